@@ -1,0 +1,63 @@
+// swift-tools-version: 6.0
+import PackageDescription
+
+let package = Package(
+    name: "Coffer",
+    platforms: [.macOS(.v14)],
+    products: [
+        .library(name: "CofferCore", targets: ["CofferCore"]),
+        .library(name: "CofferBackends", targets: ["CofferBackends"]),
+        .library(name: "FileService", targets: ["FileService"]),
+        .library(name: "CofferREPL", targets: ["CofferREPL"]),
+        .executable(name: "coffer", targets: ["coffer"]),
+    ],
+    targets: [
+        // Thin C wrappers for the Linux syscalls the Glibc module does not export.
+        .target(name: "CCofferSystem"),
+
+        // The model: paths, nodes, types, ordering, errors, the backend protocol. No I/O.
+        .target(
+            name: "CofferCore",
+            resources: [.embedInCode("Types/types.json")]
+        ),
+        .target(name: "CofferBackends", dependencies: ["CofferCore", "CCofferSystem"]),
+        .target(name: "FileService", dependencies: ["CofferCore", "CofferBackends"]),
+        .target(name: "CofferREPL", dependencies: ["CofferCore", "FileService"]),
+        .executableTarget(name: "coffer", dependencies: ["CofferREPL", "FileService", "CofferBackends"]),
+
+        .executableTarget(
+            name: "coffer-sort-bench",
+            dependencies: ["CofferCore"],
+            path: "Benchmarks/SortBench"
+        ),
+        .executableTarget(
+            name: "ComposeService",
+            dependencies: ["FileService", "CofferBackends", "CofferCore"],
+            path: "Examples/ComposeService"
+        ),
+
+        .target(name: "CofferTestSupport", dependencies: ["CofferCore"], path: "Tests/CofferTestSupport"),
+        .testTarget(name: "CofferCoreTests", dependencies: ["CofferCore", "CofferTestSupport"]),
+        .testTarget(
+            name: "CofferBackendsTests",
+            dependencies: ["CofferBackends", "CofferCore", "CofferTestSupport", "CCofferSystem"]
+        ),
+        .testTarget(
+            name: "FileServiceTests",
+            dependencies: ["FileService", "CofferBackends", "CofferCore", "CofferTestSupport"]
+        ),
+        .testTarget(name: "CofferREPLTests", dependencies: ["CofferREPL", "CofferCore", "CofferTestSupport"]),
+        .testTarget(
+            name: "EndToEndTests",
+            dependencies: ["coffer", "CofferTestSupport"]
+        ),
+    ]
+)
+
+// The same language settings for every Swift target.
+for target in package.targets where target.type != .system && target.name != "CCofferSystem" {
+    var settings = target.swiftSettings ?? []
+    settings.append(.swiftLanguageMode(.v6))
+    settings.append(.enableUpcomingFeature("ExistentialAny"))
+    target.swiftSettings = settings
+}

@@ -1,0 +1,206 @@
+#define _GNU_SOURCE
+#include "CCofferSystem.h"
+
+#include <dirent.h>
+#include <errno.h>
+#include <fcntl.h>
+#include <stdio.h>
+#include <stdlib.h>
+#include <string.h>
+#include <sys/stat.h>
+#include <unistd.h>
+
+#if defined(__linux__)
+#include <linux/openat2.h>
+#include <sys/syscall.h>
+#include <sys/xattr.h>
+#endif
+
+int coffer_openat2(int dirfd, const char *path, uint64_t flags, uint64_t mode, uint64_t resolve) {
+#if defined(__linux__) && defined(SYS_openat2)
+    struct open_how how;
+    memset(&how, 0, sizeof how);
+    how.flags = flags;
+    how.mode = mode;
+    how.resolve = resolve;
+    return (int)syscall(SYS_openat2, dirfd, path, &how, sizeof how);
+#else
+    (void)dirfd; (void)path; (void)flags; (void)mode; (void)resolve;
+    errno = ENOSYS;
+    return -1;
+#endif
+}
+
+int coffer_renameat2(int olddirfd, const char *oldpath, int newdirfd, const char *newpath, unsigned int flags) {
+#if defined(__linux__) && defined(SYS_renameat2)
+    return (int)syscall(SYS_renameat2, olddirfd, oldpath, newdirfd, newpath, flags);
+#else
+    if (flags == 0) return renameat(olddirfd, oldpath, newdirfd, newpath);
+    errno = ENOSYS;
+    return -1;
+#endif
+}
+
+ssize_t coffer_copy_file_range(int fd_in, int fd_out, size_t length) {
+#if defined(__linux__)
+    return copy_file_range(fd_in, NULL, fd_out, NULL, length, 0);
+#else
+    (void)fd_in; (void)fd_out; (void)length;
+    errno = ENOSYS;
+    return -1;
+#endif
+}
+
+static void fill_from_stat(const struct stat *st, coffer_stat *out) {
+    memset(out, 0, sizeof *out);
+    out->mode = st->st_mode;
+    out->size = (uint64_t)st->st_size;
+    out->mtime_sec = st->st_mtim.tv_sec;
+    out->mtime_nsec = (uint32_t)st->st_mtim.tv_nsec;
+    out->inode = st->st_ino;
+    out->device = st->st_dev;
+    out->nlink = (uint32_t)st->st_nlink;
+}
+
+static int statx_with_flags(int dirfd, const char *name, int flags, coffer_stat *out) {
+#if defined(__linux__) && defined(STATX_BTIME)
+    struct statx sx;
+    int r = statx(dirfd, name, flags | AT_SYMLINK_NOFOLLOW | AT_NO_AUTOMOUNT,
+                  STATX_TYPE | STATX_MODE | STATX_SIZE | STATX_MTIME | STATX_BTIME | STATX_INO | STATX_NLINK, &sx);
+    if (r == 0) {
+        memset(out, 0, sizeof *out);
+        out->mode = sx.stx_mode;
+        out->size = sx.stx_size;
+        out->mtime_sec = sx.stx_mtime.tv_sec;
+        out->mtime_nsec = sx.stx_mtime.tv_nsec;
+        out->has_btime = (sx.stx_mask & STATX_BTIME) ? 1 : 0;
+        out->btime_sec = sx.stx_btime.tv_sec;
+        out->btime_nsec = sx.stx_btime.tv_nsec;
+        out->inode = sx.stx_ino;
+        out->device = ((uint64_t)sx.stx_dev_major << 32) | sx.stx_dev_minor;
+        out->nlink = sx.stx_nlink;
+        return 0;
+    }
+    if (errno != ENOSYS) return -1;
+#endif
+    struct stat st;
+    if (fstatat(dirfd, name, &st, flags | AT_SYMLINK_NOFOLLOW) != 0) return -1;
+    fill_from_stat(&st, out);
+    return 0;
+}
+
+int coffer_statx(int dirfd, const char *name, coffer_stat *out) {
+    return statx_with_flags(dirfd, name, 0, out);
+}
+
+int coffer_fstat(int fd, coffer_stat *out) {
+    return statx_with_flags(fd, "", AT_EMPTY_PATH, out);
+}
+
+#if defined(__linux__)
+#ifndef SYS_getxattrat
+#define SYS_getxattrat 464
+#endif
+struct coffer_xattr_args {
+    uint64_t value;
+    uint32_t size;
+    uint32_t flags;
+};
+static int getxattrat_missing = 0;
+#endif
+
+ssize_t coffer_getxattr_at(int dirfd, const char *name, const char *attribute, void *value, size_t size) {
+#if defined(__linux__)
+    if (!getxattrat_missing) {
+        struct coffer_xattr_args args = { (uint64_t)(uintptr_t)value, (uint32_t)size, 0 };
+        ssize_t r = syscall(SYS_getxattrat, dirfd, name, AT_SYMLINK_NOFOLLOW, attribute, &args, sizeof args);
+        if (r >= 0 || (errno != ENOSYS && errno != EINVAL)) return r;
+        getxattrat_missing = 1;
+    }
+    char path[64 + 4096];
+    int n = snprintf(path, sizeof path, "/proc/self/fd/%d/%s", dirfd, name);
+    if (n < 0 || (size_t)n >= sizeof path) { errno = ENAMETOOLONG; return -1; }
+    return lgetxattr(path, attribute, value, size);
+#else
+    (void)dirfd; (void)name; (void)attribute; (void)value; (void)size;
+    errno = ENOTSUP;
+    return -1;
+#endif
+}
+
+int coffer_fsetxattr(int fd, const char *attribute, const void *value, size_t size, int flags) {
+#if defined(__linux__)
+    return fsetxattr(fd, attribute, value, size, flags);
+#else
+    (void)fd; (void)attribute; (void)value; (void)size; (void)flags;
+    errno = ENOTSUP;
+    return -1;
+#endif
+}
+
+ssize_t coffer_fgetxattr(int fd, const char *attribute, void *value, size_t size) {
+#if defined(__linux__)
+    return fgetxattr(fd, attribute, value, size);
+#else
+    (void)fd; (void)attribute; (void)value; (void)size;
+    errno = ENOTSUP;
+    return -1;
+#endif
+}
+
+int coffer_fremovexattr(int fd, const char *attribute) {
+#if defined(__linux__)
+    return fremovexattr(fd, attribute);
+#else
+    (void)fd; (void)attribute;
+    errno = ENOTSUP;
+    return -1;
+#endif
+}
+
+int coffer_set_mtime(int fd, int64_t sec, uint32_t nsec) {
+    struct timespec times[2];
+    times[0].tv_sec = 0;
+    times[0].tv_nsec = UTIME_OMIT;
+    times[1].tv_sec = (time_t)sec;
+    times[1].tv_nsec = (long)nsec;
+    return futimens(fd, times);
+}
+
+struct coffer_dir {
+    DIR *dir;
+};
+
+coffer_dir *coffer_opendir(int dirfd) {
+    int copy = fcntl(dirfd, F_DUPFD_CLOEXEC, 0);
+    if (copy < 0) return NULL;
+    DIR *d = fdopendir(copy);
+    if (!d) { int saved = errno; close(copy); errno = saved; return NULL; }
+    rewinddir(d);
+    coffer_dir *wrapper = malloc(sizeof *wrapper);
+    if (!wrapper) { closedir(d); errno = ENOMEM; return NULL; }
+    wrapper->dir = d;
+    return wrapper;
+}
+
+const char *coffer_readdir(coffer_dir *dir, unsigned char *type) {
+    for (;;) {
+        errno = 0;
+        struct dirent *e = readdir(dir->dir);
+        if (!e) return NULL;
+        const char *n = e->d_name;
+        if (n[0] == '.' && (n[1] == 0 || (n[1] == '.' && n[2] == 0))) continue;
+        if (type) *type = e->d_type;
+        return n;
+    }
+}
+
+void coffer_closedir(coffer_dir *dir) {
+    if (!dir) return;
+    closedir(dir->dir);
+    free(dir);
+}
+
+int coffer_is_dir(uint32_t mode) { return S_ISDIR(mode); }
+int coffer_is_reg(uint32_t mode) { return S_ISREG(mode); }
+int coffer_is_lnk(uint32_t mode) { return S_ISLNK(mode); }

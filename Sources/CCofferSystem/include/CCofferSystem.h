@@ -1,0 +1,79 @@
+// Thin wrappers for Linux syscalls that Swift's Glibc module does not export.
+// Each returns what the syscall returns (-1 with errno set on failure); on
+// platforms without the call they fail with ENOSYS so callers can fall back.
+#ifndef CCOFFER_SYSTEM_H
+#define CCOFFER_SYSTEM_H
+
+#include <stdint.h>
+#include <sys/types.h>
+
+/// Flags of `coffer_openat2`'s `resolve` argument (linux/openat2.h).
+enum {
+    COFFER_RESOLVE_NO_XDEV = 0x01,
+    COFFER_RESOLVE_NO_MAGICLINKS = 0x02,
+    COFFER_RESOLVE_NO_SYMLINKS = 0x04,
+    COFFER_RESOLVE_BENEATH = 0x08,
+};
+
+/// Flags of `coffer_renameat2`.
+enum {
+    COFFER_RENAME_NOREPLACE = 1,
+    COFFER_RENAME_EXCHANGE = 2,
+};
+
+/// openat2(2): open `path` relative to `dirfd` with path-resolution restrictions.
+int coffer_openat2(int dirfd, const char *path, uint64_t flags, uint64_t mode, uint64_t resolve);
+
+/// renameat2(2).
+int coffer_renameat2(int olddirfd, const char *oldpath, int newdirfd, const char *newpath, unsigned int flags);
+
+/// copy_file_range(2) without offsets (uses and advances both file positions).
+ssize_t coffer_copy_file_range(int fd_in, int fd_out, size_t length);
+
+/// What `coffer_statx` reports about one directory entry.
+typedef struct {
+    uint32_t mode;          // st_mode: type and permission bits
+    uint64_t size;
+    int64_t mtime_sec;
+    uint32_t mtime_nsec;
+    int64_t btime_sec;      // creation ("birth") time
+    uint32_t btime_nsec;
+    int has_btime;          // 0 when the file system does not report it
+    uint64_t inode;
+    uint64_t device;        // makedev(major, minor) of the containing file system
+    uint32_t nlink;
+} coffer_stat;
+
+/// statx(2) of `name` relative to `dirfd`, never following a final symbolic link.
+/// Falls back to fstatat when statx is unavailable (no creation time then).
+int coffer_statx(int dirfd, const char *name, coffer_stat *out);
+
+/// fstat of an open descriptor, in the same shape.
+int coffer_fstat(int fd, coffer_stat *out);
+
+/// getxattr of `name` relative to `dirfd` without following links: getxattrat(2)
+/// where the kernel has it, else through the /proc/self/fd magic link of `dirfd`.
+ssize_t coffer_getxattr_at(int dirfd, const char *name, const char *attribute, void *value, size_t size);
+
+/// fsetxattr / fgetxattr / fremovexattr on an open file.
+int coffer_fsetxattr(int fd, const char *attribute, const void *value, size_t size, int flags);
+ssize_t coffer_fgetxattr(int fd, const char *attribute, void *value, size_t size);
+int coffer_fremovexattr(int fd, const char *attribute);
+
+/// Set modification time (and access time to now) of an open file.
+int coffer_set_mtime(int fd, int64_t sec, uint32_t nsec);
+
+/// Directory reading over a descriptor the caller owns (the stream dups it).
+typedef struct coffer_dir coffer_dir;
+coffer_dir *coffer_opendir(int dirfd);
+/// Next entry name (not "." or ".."), or NULL at the end (errno 0) or on error.
+/// `type` receives the d_type hint (DT_UNKNOWN when the file system gives none).
+const char *coffer_readdir(coffer_dir *dir, unsigned char *type);
+void coffer_closedir(coffer_dir *dir);
+
+/// File type tests on a mode (the S_IS* macros are not visible to Swift).
+int coffer_is_dir(uint32_t mode);
+int coffer_is_reg(uint32_t mode);
+int coffer_is_lnk(uint32_t mode);
+
+#endif

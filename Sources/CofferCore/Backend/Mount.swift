@@ -1,0 +1,16 @@
+/// A backend under a name: `files`, `trash`, `staging`, or an application's own.
+public struct Mount: Sendable {
+    public var name: String
+    public var backend: any StorageBackend
+    /// Whether `FileService` accepts changes here (also requires a writable backend).
+    public var isWritable: Bool
+    /// Whether front ends list it in `mounts` and offer it in completion.
+    public var isVisible: Bool
+
+    public init(name: String, backend: any StorageBackend, isWritable: Bool = true, isVisible: Bool = true) {
+        self.name = name
+        self.backend = backend
+        self.isWritable = isWritable && backend.capabilities.contains(.writable)
+        self.isVisible = isVisible
+    }
+}

@@ -1,0 +1,115 @@
+import Foundation
+
+extension StorageBackend {
+    public func copyItem(at source: VirtualPath, to destination: VirtualPath, conflict: ConflictPolicy,
+                         progress: ProgressReporter) async throws {
+        try await StreamingCopy.copy(from: self, at: source, to: self, at: destination,
+                                     conflict: conflict, progress: progress)
+    }
+}
+
+/// Copies between any two backends through their read and write handles.
+///
+/// A folder is built under a hidden temporary name beside the destination and moved
+/// into place at the end, so a failed or cancelled copy leaves nothing visible; the
+/// partial tree is removed. Links, pipes, sockets and devices are skipped.
+public enum StreamingCopy {
+    /// The prefix of temporary names; listings never show items that start with it.
+    public static let partialPrefix = ".coffer-partial-"
+
+    /// Bytes per read.
+    static let chunkSize = 1 << 20
+
+    public static func copy(from sourceBackend: any StorageBackend, at source: VirtualPath,
+                            to destinationBackend: any StorageBackend, at destination: VirtualPath,
+                            conflict: ConflictPolicy, progress: ProgressReporter) async throws {
+        let node = try await sourceBackend.node(at: source)
+        let totals = try await measure(sourceBackend, node)
+        progress.expect(bytes: totals.bytes, items: totals.items)
+        if node.kind == .file {
+            try await copyFile(node, from: sourceBackend, to: destinationBackend, at: destination,
+                               conflict: conflict, progress: progress)
+            return
+        }
+        guard let parent = destination.parent else { throw CofferError(.invalidOperation, path: destination) }
+        let temporary = parent.appending(trustedName: temporaryName())
+        try await destinationBackend.createFolder(at: temporary)
+        do {
+            try await copyContents(of: node, from: sourceBackend, into: temporary, of: destinationBackend,
+                                   progress: progress)
+            progress.advance(items: 1)
+            try Task.checkCancellation()
+            try await destinationBackend.moveItem(at: temporary, to: destination, conflict: conflict)
+        } catch {
+            try? await destinationBackend.removeItem(at: temporary)
+            throw CofferError.wrapping(error, path: destination)
+        }
+    }
+
+    /// A fresh hidden name for a partial result.
+    public static func temporaryName() -> String {
+        partialPrefix + UUID().uuidString.prefix(13).lowercased()
+    }
+
+    private static func copyContents(of folder: FileNode, from source: any StorageBackend,
+                                     into destination: VirtualPath, of target: any StorageBackend,
+                                     progress: ProgressReporter) async throws {
+        for child in try await source.contentsOfFolder(at: folder.path) where child.special == nil {
+            try Task.checkCancellation()
+            let childDestination = destination.appending(trustedName: child.name)
+            if child.kind == .file {
+                try await copyFile(child, from: source, to: target, at: childDestination, conflict: .fail,
+                                   progress: progress)
+            } else {
+                try await target.createFolder(at: childDestination)
+                try await copyContents(of: child, from: source, into: childDestination, of: target, progress: progress)
+                progress.advance(items: 1)
+            }
+        }
+    }
+
+    private static func copyFile(_ node: FileNode, from source: any StorageBackend, to target: any StorageBackend,
+                                 at destination: VirtualPath, conflict: ConflictPolicy,
+                                 progress: ProgressReporter) async throws {
+        if node.special != nil { throw CofferError(.unsupported, path: node.path) }
+        let reader = try await source.openFile(at: node.path)
+        let writer: any PendingWrite
+        do {
+            writer = try await target.makeWrite(at: destination)
+        } catch {
+            await reader.close()
+            throw error
+        }
+        do {
+            while true {
+                try Task.checkCancellation()
+                let chunk = try await reader.read(upTo: chunkSize)
+                if chunk.isEmpty { break }
+                try await writer.write(chunk)
+                progress.advance(bytes: Int64(chunk.count))
+            }
+            await reader.close()
+            try await writer.setAttributes(permissions: nil, modificationDate: node.modificationDate)
+            try await writer.commit(conflict: conflict)
+            progress.advance(items: 1)
+        } catch {
+            await reader.close()
+            await writer.abort()
+            throw CofferError.wrapping(error, path: destination)
+        }
+    }
+
+    /// Bytes and items under `node` (links and special files not counted).
+    public static func measure(_ backend: any StorageBackend, _ node: FileNode) async throws -> (bytes: Int64, items: Int) {
+        if node.special != nil { return (0, 0) }
+        if node.kind == .file { return (node.size, 1) }
+        var bytes: Int64 = 0
+        var items = 1
+        for child in try await backend.contentsOfFolder(at: node.path) {
+            let (childBytes, childItems) = try await measure(backend, child)
+            bytes += childBytes
+            items += childItems
+        }
+        return (bytes, items)
+    }
+}

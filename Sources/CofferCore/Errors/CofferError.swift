@@ -1,0 +1,115 @@
+/// The one error type of Coffer.
+///
+/// Every failure has a stable ``Kind`` (what front ends and clients switch on), the
+/// virtual path it concerns, and the underlying cause kept for logs and debugging.
+/// What a person reads is decided in one place, ``CofferError/userMessage(in:)``;
+/// no message ever includes a host path of the container.
+public struct CofferError: Error, Sendable, CustomStringConvertible {
+    /// A stable identifier of what went wrong.
+    ///
+    /// A struct around a private enum, so kinds can be added without breaking
+    /// exhaustive switches in applications.
+    public struct Kind: Hashable, Sendable, CustomStringConvertible {
+        fileprivate enum Code: String, CaseIterable {
+            case noSuchFile, fileExists, notADirectory, isADirectory, directoryNotEmpty
+            case noPermission, outOfSpace, corruptFile, invalidName, outsideSandbox
+            case readOnly, cancelled, unsupported, invalidOperation, ioError
+            case unknownMount, damagedContainer, invalidArgument
+        }
+        fileprivate let code: Code
+
+        /// The item does not exist (`ENOENT`).
+        public static let noSuchFile = Kind(code: .noSuchFile)
+        /// Something with that name is already there (`EEXIST`).
+        public static let fileExists = Kind(code: .fileExists)
+        /// A folder was expected (`ENOTDIR`).
+        public static let notADirectory = Kind(code: .notADirectory)
+        /// A file was expected but this is a folder (`EISDIR`).
+        public static let isADirectory = Kind(code: .isADirectory)
+        /// The folder is not empty (`ENOTEMPTY`).
+        public static let directoryNotEmpty = Kind(code: .directoryNotEmpty)
+        /// The system refused access (`EACCES`, `EPERM`).
+        public static let noPermission = Kind(code: .noPermission)
+        /// The disk or quota is full (`ENOSPC`, `EDQUOT`).
+        public static let outOfSpace = Kind(code: .outOfSpace)
+        /// The content could not be read as expected.
+        public static let corruptFile = Kind(code: .corruptFile)
+        /// The name has `/` or NUL, is `.`/`..`, empty, or longer than 255 bytes.
+        public static let invalidName = Kind(code: .invalidName)
+        /// The path would leave its mount (a `..` above the root, a link pointing out).
+        public static let outsideSandbox = Kind(code: .outsideSandbox)
+        /// The mount does not accept changes (`EROFS` or a read-only mount).
+        public static let readOnly = Kind(code: .readOnly)
+        /// The caller cancelled the operation; nothing half-done was left.
+        public static let cancelled = Kind(code: .cancelled)
+        /// The item or backend does not support this (a link, a FIFO, a device).
+        public static let unsupported = Kind(code: .unsupported)
+        /// The request makes no sense for these items (a folder into itself).
+        public static let invalidOperation = Kind(code: .invalidOperation)
+        /// A read or write failed at the device (`EIO`) or for another system reason.
+        public static let ioError = Kind(code: .ioError)
+        /// No mount has that name.
+        public static let unknownMount = Kind(code: .unknownMount)
+        /// A part of the container that must be a folder is something else.
+        public static let damagedContainer = Kind(code: .damagedContainer)
+        /// A command or request was given arguments it cannot use.
+        public static let invalidArgument = Kind(code: .invalidArgument)
+
+        /// Every kind, for documentation and tests.
+        public static var allKinds: [Kind] { Code.allCases.map(Kind.init(code:)) }
+
+        /// The stable name, as used in RPC `data.kind` (`"noSuchFile"`).
+        public var identifier: String { code.rawValue }
+        public var description: String { identifier }
+
+        /// The kind with this stable name.
+        public init?(identifier: String) {
+            guard let code = Code(rawValue: identifier) else { return nil }
+            self.code = code
+        }
+
+        fileprivate init(code: Code) { self.code = code }
+    }
+
+    public var kind: Kind
+    /// The virtual path the failure concerns, if any.
+    public var path: VirtualPath?
+    /// A short machine-oriented detail (`"too-long"` for names, the offending text of a path).
+    public var detail: String?
+    /// The system error number behind the failure, if there was one.
+    public var errno: Int32?
+    /// The underlying error, kept for logs.
+    public var underlying: (any Error & Sendable)?
+
+    public init(_ kind: Kind, path: VirtualPath? = nil, detail: String? = nil,
+                errno: Int32? = nil, underlying: (any Error & Sendable)? = nil) {
+        self.kind = kind
+        self.path = path
+        self.detail = detail
+        self.errno = errno
+        self.underlying = underlying
+    }
+
+    public var description: String {
+        var text = "CofferError.\(kind)"
+        if let path { text += " \(path)" }
+        if let detail { text += " (\(detail))" }
+        if let errno { text += " errno \(errno)" }
+        return text
+    }
+}
+
+extension CofferError {
+    /// Wraps any error as a `CofferError`, keeping Coffer's own and turning
+    /// `CancellationError` into ``Kind/cancelled``.
+    public static func wrapping(_ error: any Error, path: VirtualPath? = nil) -> CofferError {
+        switch error {
+        case let error as CofferError:
+            return error
+        case is CancellationError:
+            return CofferError(.cancelled, path: path)
+        default:
+            return CofferError(.ioError, path: path, detail: String(describing: error))
+        }
+    }
+}

@@ -1,0 +1,62 @@
+import Foundation
+
+/// One item in a mount, with everything a listing shows, read once when listed.
+public struct FileNode: Sendable, Hashable, Identifiable {
+    /// What an item is to the user.
+    public enum Kind: String, Sendable, Hashable, Codable, CaseIterable {
+        /// A folder the user opens to see its contents.
+        case folder
+        /// A file, or anything that is not a folder (links, pipes and devices are shown as files).
+        case file
+        /// A folder with a package extension (`.app`, `.bundle`, `.rtfd`…), shown as one document.
+        case package
+    }
+
+    /// What an item is on disk when it is not a plain file or folder.
+    public enum Special: String, Sendable, Hashable, Codable {
+        case symbolicLink, fifo, socket, device
+    }
+
+    public var path: VirtualPath
+    public var kind: Kind
+    /// Size in bytes (0 for folders and packages; `du` sums their contents).
+    public var size: Int64
+    public var modificationDate: Date
+    /// When the file system reports it (statx birth time); `nil` otherwise.
+    public var creationDate: Date?
+    /// A dot-name, or a name listed in its folder's `.hidden` file.
+    public var isHidden: Bool
+    /// The uniform type identifier, from the type registry (`public.jpeg`, `public.folder`).
+    public var typeIdentifier: String
+    /// Whether backups skip this item (`user.xdg.robots.backup=false`).
+    public var isExcludedFromBackup: Bool
+    /// Set for links, pipes, sockets and devices, which Coffer lists but never opens.
+    public var special: Special?
+    /// Where a symbolic link points, as stored in the link (never followed).
+    public var linkTarget: String?
+
+    public var id: VirtualPath { path }
+    public var name: String { path.name }
+    /// Folders and packages: things that contain other items on disk.
+    public var isContainer: Bool { kind != .file }
+
+    public init(path: VirtualPath, kind: Kind, size: Int64 = 0, modificationDate: Date,
+                creationDate: Date? = nil, isHidden: Bool = false, typeIdentifier: String,
+                isExcludedFromBackup: Bool = false, special: Special? = nil, linkTarget: String? = nil) {
+        self.path = path
+        self.kind = kind
+        self.size = size
+        self.modificationDate = modificationDate
+        self.creationDate = creationDate
+        self.isHidden = isHidden
+        self.typeIdentifier = typeIdentifier
+        self.isExcludedFromBackup = isExcludedFromBackup
+        self.special = special
+        self.linkTarget = linkTarget
+    }
+}
+
+extension FileNode {
+    /// Whether a name is hidden by the dot-name rule alone.
+    public static func isDotName(_ name: String) -> Bool { name.utf8.first == UInt8(ascii: ".") }
+}

@@ -1,0 +1,41 @@
+/// Rules for a single file or folder name, shared by every backend.
+///
+/// A name may hold any Unicode text except `/` and NUL, may not be `.` or `..`,
+/// and is at most 255 bytes of UTF-8 (the ext4 and most POSIX limits). Names are
+/// kept byte for byte: Coffer never normalises NFC/NFD, so two names that look
+/// alike but are encoded differently stay two different files, as on disk.
+public enum FileName {
+    /// The longest name, in UTF-8 bytes.
+    public static let maximumByteCount = 255
+
+    /// Why a name was refused, or `nil` if it is acceptable.
+    public static func problem(with name: String) -> Problem? {
+        if name.isEmpty { return .empty }
+        if name == "." || name == ".." { return .dotName }
+        var count = 0
+        for byte in name.utf8 {
+            if byte == 0 { return .containsNUL }
+            if byte == UInt8(ascii: "/") { return .containsSlash }
+            count += 1
+        }
+        if count > maximumByteCount { return .tooLong }
+        return nil
+    }
+
+    /// Throws ``CofferError/Kind/invalidName`` unless `name` is acceptable.
+    public static func validate(_ name: String, path: VirtualPath? = nil) throws(CofferError) {
+        if let problem = problem(with: name) {
+            throw CofferError(.invalidName, path: path, detail: problem.rawValue)
+        }
+    }
+
+    public enum Problem: String, Sendable {
+        case empty, dotName = "dot-name", containsNUL = "nul", containsSlash = "slash", tooLong = "too-long"
+    }
+
+    /// Whether two names are the same bytes (not merely canonically equivalent).
+    @inlinable
+    public static func same(_ a: String, _ b: String) -> Bool {
+        a.utf8.elementsEqual(b.utf8)
+    }
+}

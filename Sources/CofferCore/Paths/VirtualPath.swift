@@ -1,0 +1,162 @@
+/// A location inside one mount, as users and clients write it: `mount:/a/b`.
+///
+/// A virtual path is always normalised (no `.`, `..` or empty components) and never
+/// points outside its mount: the parser refuses a `..` that would climb above the
+/// mount's root before any system call sees the path. Components are compared
+/// byte for byte, so NFC and NFD spellings of a name are different paths.
+public struct VirtualPath: Sendable, CustomStringConvertible {
+    /// The mount used when a path has no `mount:` prefix.
+    public static let defaultMount = "files"
+
+    /// The mount name, such as `files` or `trash`.
+    public let mount: String
+    /// The validated names from the mount's root down to the item.
+    public let components: [String]
+
+    /// The root of `mount`.
+    public static func root(of mount: String = defaultMount) -> VirtualPath {
+        VirtualPath(uncheckedMount: mount, components: [])
+    }
+
+    /// A path from already separated names, each of which is validated.
+    public init(mount: String = defaultMount, components: [String]) throws(CofferError) {
+        for name in components { try FileName.validate(name) }
+        self.init(uncheckedMount: mount, components: components)
+    }
+
+    init(uncheckedMount mount: String, components: [String]) {
+        self.mount = mount
+        self.components = components
+    }
+
+    /// Parses `text` the way a shell user would mean it.
+    ///
+    /// - `mount:/a/b` or `mount:a/b` names a path in `mount` (`trash:` alone is its root);
+    ///   a prefix counts as a mount only if it is a plain identifier followed by `:` and
+    ///   then `/` or the end, so `notes:v2.txt` is a file name.
+    /// - `/a/b` is in the default mount (`files:`).
+    /// - `a/b` is relative to `base` (the current folder), or to `files:/` without one.
+    ///
+    /// - Throws: ``CofferError/Kind/outsideSandbox`` when `..` would climb above the
+    ///   mount's root, ``CofferError/Kind/invalidName`` for a NUL byte or an over-long name.
+    public init(parsing text: String, relativeTo base: VirtualPath? = nil) throws(CofferError) {
+        var mount = base?.mount ?? Self.defaultMount
+        var rest = Substring(text)
+        var components = base?.components ?? []
+        if let (prefix, remainder) = Self.splitMountPrefix(text) {
+            mount = prefix
+            rest = remainder
+            components = []
+        } else if rest.hasPrefix("/") {
+            mount = Self.defaultMount
+            components = []
+        }
+        if text.utf8.contains(0) {
+            throw CofferError(.invalidName, path: nil, detail: FileName.Problem.containsNUL.rawValue)
+        }
+        for part in rest.split(separator: "/", omittingEmptySubsequences: true) {
+            switch part {
+            case ".":
+                continue
+            case "..":
+                if components.isEmpty {
+                    throw CofferError(.outsideSandbox, path: VirtualPath.root(of: mount), detail: text)
+                }
+                components.removeLast()
+            default:
+                let name = String(part)
+                if FileName.problem(with: name) == .tooLong {
+                    throw CofferError(.invalidName, path: VirtualPath(uncheckedMount: mount, components: components),
+                                      detail: FileName.Problem.tooLong.rawValue)
+                }
+                components.append(name)
+            }
+        }
+        self.init(uncheckedMount: mount, components: components)
+    }
+
+    /// `("trash", "/a")` for `trash:/a`; `nil` when the text has no mount prefix.
+    static func splitMountPrefix(_ text: String) -> (String, Substring)? {
+        guard let colon = text.firstIndex(of: ":") else { return nil }
+        let prefix = text[..<colon]
+        guard let first = prefix.unicodeScalars.first, ("a"..."z").contains(first) || ("A"..."Z").contains(first),
+              prefix.unicodeScalars.allSatisfy({ $0.isASCII && ($0.properties.isAlphabetic || ("0"..."9").contains($0) || $0 == "-" || $0 == "_") })
+        else { return nil }
+        let after = text[text.index(after: colon)...]
+        guard after.isEmpty || after.hasPrefix("/") else { return nil }
+        return (String(prefix), after)
+    }
+
+    /// The last component, or `""` for a mount's root.
+    public var name: String { components.last ?? "" }
+    /// Whether this is the root of its mount.
+    public var isRoot: Bool { components.isEmpty }
+    /// The enclosing folder, or `nil` for a root.
+    public var parent: VirtualPath? {
+        isRoot ? nil : VirtualPath(uncheckedMount: mount, components: Array(components.dropLast()))
+    }
+
+    /// This path with one more component.
+    public func appending(_ name: String) throws(CofferError) -> VirtualPath {
+        try FileName.validate(name, path: self)
+        return VirtualPath(uncheckedMount: mount, components: components + [name])
+    }
+
+    /// This path with one more component that the caller guarantees is a valid name,
+    /// such as one just read from a directory (it cannot hold `/` or NUL).
+    public func appending(trustedName name: String) -> VirtualPath {
+        VirtualPath(uncheckedMount: mount, components: components + [name])
+    }
+
+    /// The same components in another mount.
+    public func inMount(_ mount: String) -> VirtualPath {
+        VirtualPath(uncheckedMount: mount, components: components)
+    }
+
+    /// A sibling with another last component (for renames).
+    public func replacingName(with name: String) throws(CofferError) -> VirtualPath {
+        guard let parent else { throw CofferError(.invalidOperation, path: self) }
+        return try parent.appending(name)
+    }
+
+    /// `a/b` — the path relative to the mount's root, with no leading slash.
+    public var relativeString: String { components.joined(separator: "/") }
+
+    /// `/a/b` within the mount.
+    public var absoluteString: String { "/" + relativeString }
+
+    /// `files:/a/b`.
+    public var description: String { "\(mount):\(absoluteString)" }
+
+    /// Whether `self` is `other` or contains it.
+    public func contains(_ other: VirtualPath) -> Bool {
+        guard FileName.same(mount, other.mount), other.components.count >= components.count else { return false }
+        return zip(components, other.components).allSatisfy { FileName.same($0, $1) }
+    }
+}
+
+extension VirtualPath: Hashable {
+    public static func == (lhs: VirtualPath, rhs: VirtualPath) -> Bool {
+        lhs.components.count == rhs.components.count && lhs.contains(rhs)
+    }
+
+    public func hash(into hasher: inout Hasher) {
+        for byte in mount.utf8 { hasher.combine(byte) }
+        for component in components {
+            hasher.combine(0xFF as UInt8)
+            for byte in component.utf8 { hasher.combine(byte) }
+        }
+    }
+}
+
+extension VirtualPath: Codable {
+    public init(from decoder: any Decoder) throws {
+        let text = try decoder.singleValueContainer().decode(String.self)
+        try self.init(parsing: text)
+    }
+
+    public func encode(to encoder: any Encoder) throws {
+        var container = encoder.singleValueContainer()
+        try container.encode(description)
+    }
+}

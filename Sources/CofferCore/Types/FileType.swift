@@ -1,0 +1,55 @@
+/// A uniform type identifier as Coffer knows it: conformance, extensions, MIME types.
+public struct FileType: Sendable, Hashable, Codable, Identifiable {
+    /// `public.jpeg`, `com.adobe.pdf`…
+    public var id: String
+    /// Identifiers this type directly conforms to.
+    public var conformsTo: [String]
+    /// Lowercased extensions without the dot; the first is the preferred one.
+    public var extensions: [String]
+    /// Lowercased MIME types; the first is the preferred one.
+    public var mimeTypes: [String]
+    public var englishName: String
+    public var chineseName: String
+
+    public init(id: String, conformsTo: [String] = [], extensions: [String] = [], mimeTypes: [String] = [],
+                englishName: String, chineseName: String? = nil) {
+        self.id = id
+        self.conformsTo = conformsTo
+        self.extensions = extensions.map { $0.lowercased() }
+        self.mimeTypes = mimeTypes.map { $0.lowercased() }
+        self.englishName = englishName
+        self.chineseName = chineseName ?? englishName
+    }
+
+    /// The name a person reads, in `language`.
+    public func name(in language: Language) -> String {
+        language == .english ? englishName : chineseName
+    }
+
+    private enum CodingKeys: String, CodingKey {
+        case id, conformsTo, extensions = "ext", mimeTypes = "mime", englishName = "en", chineseName = "zh"
+    }
+
+    public init(from decoder: any Decoder) throws {
+        let container = try decoder.container(keyedBy: CodingKeys.self)
+        self.init(id: try container.decode(String.self, forKey: .id),
+                  conformsTo: try container.decodeIfPresent([String].self, forKey: .conformsTo) ?? [],
+                  extensions: try container.decodeIfPresent([String].self, forKey: .extensions) ?? [],
+                  mimeTypes: try container.decodeIfPresent([String].self, forKey: .mimeTypes) ?? [],
+                  englishName: try container.decode(String.self, forKey: .englishName),
+                  chineseName: try container.decodeIfPresent(String.self, forKey: .chineseName))
+    }
+}
+
+extension FileType {
+    /// Identifiers used by Coffer itself.
+    public enum Identifier {
+        public static let item = "public.item"
+        public static let data = "public.data"
+        public static let folder = "public.folder"
+        public static let directory = "public.directory"
+        public static let package = "com.apple.package"
+        public static let bundle = "com.apple.bundle"
+        public static let symbolicLink = "public.symlink"
+    }
+}
