@@ -204,3 +204,13 @@ void coffer_closedir(coffer_dir *dir) {
 int coffer_is_dir(uint32_t mode) { return S_ISDIR(mode); }
 int coffer_is_reg(uint32_t mode) { return S_ISREG(mode); }
 int coffer_is_lnk(uint32_t mode) { return S_ISLNK(mode); }
+
+int coffer_syncfs(int fd) {
+#if defined(__linux__)
+    return syncfs(fd);
+#else
+    (void)fd;
+    sync();
+    return 0;
+#endif
+}

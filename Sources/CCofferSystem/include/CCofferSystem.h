@@ -71,6 +71,9 @@ coffer_dir *coffer_opendir(int dirfd);
 const char *coffer_readdir(coffer_dir *dir, unsigned char *type);
 void coffer_closedir(coffer_dir *dir);
 
+/// syncfs(2): flush the file system holding `fd`.
+int coffer_syncfs(int fd);
+
 /// File type tests on a mode (the S_IS* macros are not visible to Swift).
 int coffer_is_dir(uint32_t mode);
 int coffer_is_reg(uint32_t mode);

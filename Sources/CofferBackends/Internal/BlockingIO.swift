@@ -1,0 +1,41 @@
+import CofferCore
+import Dispatch
+import Synchronization
+
+/// Runs blocking system calls on Dispatch threads, never on Swift's cooperative pool.
+enum BlockingIO {
+    private static let queue = DispatchQueue(label: "coffer.blocking-io", qos: .userInitiated,
+                                             attributes: .concurrent)
+
+    /// Runs `body` off the cooperative pool. If the calling task is cancelled, the flag
+    /// handed to `body` turns true; long loops check it and clean up.
+    static func run<T: Sendable>(_ body: @escaping @Sendable (CancellationFlag) throws(CofferError) -> T)
+        async throws(CofferError) -> T
+    {
+        let flag = CancellationFlag()
+        let result: Result<T, CofferError> = await withTaskCancellationHandler {
+            await withCheckedContinuation { continuation in
+                queue.async {
+                    continuation.resume(returning: Result { () throws(CofferError) -> T in try body(flag) })
+                }
+            }
+        } onCancel: {
+            flag.cancel()
+        }
+        return try result.get()
+    }
+}
+
+/// Set when the task that started a blocking operation is cancelled.
+final class CancellationFlag: Sendable {
+    private let cancelled = Atomic<Bool>(false)
+
+    func cancel() { cancelled.store(true, ordering: .relaxed) }
+
+    var isCancelled: Bool { cancelled.load(ordering: .relaxed) }
+
+    /// Throws ``CofferError/Kind/cancelled`` once cancelled.
+    func check(_ path: VirtualPath?) throws(CofferError) {
+        if isCancelled { throw CofferError(.cancelled, path: path) }
+    }
+}

@@ -1,0 +1,180 @@
+import CCofferSystem
+import CofferCore
+import Foundation
+import Synchronization
+#if canImport(Glibc)
+import Glibc
+#endif
+
+/// A file being written under a hidden temporary name in its destination folder.
+///
+/// The destination folder is held open from the start, so the file lands in the folder
+/// that was asked for even if that folder is renamed or swapped for a link meanwhile.
+final class LocalPendingWrite: PendingWrite {
+    private struct State {
+        var file: Descriptor?
+        var finished = false
+    }
+
+    private let folder: Descriptor
+    private let temporaryName: String
+    private let finalName: String
+    private let path: VirtualPath
+    private let sync: Bool
+    private let state: Mutex<State>
+
+    init(folder: Descriptor, finalName: String, path: VirtualPath, sync: Bool, mode: mode_t = 0o666) throws(CofferError) {
+        self.folder = folder
+        self.finalName = finalName
+        self.path = path
+        self.sync = sync
+        self.temporaryName = StreamingCopy.temporaryName()
+        let fd = openat(folder.raw, temporaryName, O_WRONLY | O_CREAT | O_EXCL | O_NOFOLLOW | O_CLOEXEC, mode)
+        guard fd >= 0 else { throw CofferError.lastSystemError("openat", path: path) }
+        self.state = Mutex(State(file: Descriptor(fd)))
+    }
+
+    private func openFile() throws(CofferError) -> Descriptor {
+        guard let file = state.withLock({ $0.finished ? nil : $0.file }) else {
+            throw CofferError(.invalidOperation, path: path)
+        }
+        return file
+    }
+
+    func write(_ bytes: [UInt8]) async throws {
+        let file = try openFile()
+        let path = self.path
+        try await BlockingIO.run { _ throws(CofferError) in
+            try Self.writeAll(bytes[...], to: file.raw, path: path)
+        }
+    }
+
+    static func writeAll(_ bytes: ArraySlice<UInt8>, to fd: Int32, path: VirtualPath) throws(CofferError) {
+        var offset = bytes.startIndex
+        while offset < bytes.endIndex {
+            let written = bytes[offset...].withUnsafeBytes { Glibc.write(fd, $0.baseAddress, $0.count) }
+            if written < 0 {
+                if errno == EINTR { continue }
+                throw CofferError.lastSystemError("write", path: path)
+            }
+            offset += written
+        }
+    }
+
+    func setAttributes(permissions: UInt16?, modificationDate: Date?) async throws {
+        let file = try openFile()
+        if let permissions { _ = fchmod(file.raw, mode_t(permissions & 0o7777)) }
+        if let modificationDate {
+            let seconds = modificationDate.timeIntervalSince1970.rounded(.down)
+            let nanoseconds = UInt32((modificationDate.timeIntervalSince1970 - seconds) * 1e9)
+            _ = coffer_set_mtime(file.raw, Int64(seconds), nanoseconds)
+        }
+    }
+
+    func commit(conflict: ConflictPolicy) async throws {
+        let file = try openFile()
+        try await BlockingIO.run { _ throws(CofferError) in
+            if self.sync && fdatasync(file.raw) != 0 {
+                throw CofferError.lastSystemError("fdatasync", path: self.path)
+            }
+            do throws(CofferError) {
+                try Placement.place(self.temporaryName, as: self.finalName, in: self.folder, conflict: conflict, path: self.path)
+            } catch {
+                self.discard()
+                throw error
+            }
+            self.state.withLock { $0 = State(file: nil, finished: true) }
+        }
+    }
+
+    func abort() async { discard() }
+
+    private func discard() {
+        let wasOpen = state.withLock { state -> Bool in
+            defer { state = State(file: nil, finished: true) }
+            return !state.finished
+        }
+        if wasOpen { _ = unlinkat(folder.raw, temporaryName, 0) }
+    }
+}
+
+/// Moving a finished temporary item to its real name, in one place for every writer.
+enum Placement {
+    /// Renames `temporary` to `final` inside `folder`.
+    ///
+    /// `.fail` (and `.keepBoth`, which the service resolved to a free name) never
+    /// overwrites: `renameat2(RENAME_NOREPLACE)`. `.replace` swaps the two atomically
+    /// with `RENAME_EXCHANGE`, carries the old item's backup exclusion over, and then
+    /// removes the old item. On failure the temporary item is left for the caller to clean.
+    static func place(_ temporary: String, as final: String, in folder: Descriptor, conflict: ConflictPolicy,
+                      path: VirtualPath) throws(CofferError) {
+        try place(temporary, from: folder, as: final, in: folder, conflict: conflict, path: path)
+    }
+
+    static func place(_ source: String, from sourceFolder: Descriptor, as final: String, in folder: Descriptor,
+                      conflict: ConflictPolicy, path: VirtualPath) throws(CofferError) {
+        if coffer_renameat2(sourceFolder.raw, source, folder.raw, final, UInt32(COFFER_RENAME_NOREPLACE)) == 0 {
+            return
+        }
+        let code = errno
+        if code == ENOSYS || code == EINVAL {
+            // No renameat2 here: check, then rename (not race-free; only on old kernels).
+            var info = coffer_stat()
+            if coffer_statx(folder.raw, final, &info) == 0 && conflict != .replace {
+                throw CofferError(.fileExists, path: path)
+            }
+            guard renameat(sourceFolder.raw, source, folder.raw, final) == 0 else {
+                throw CofferError.lastSystemError("renameat", path: path)
+            }
+            return
+        }
+        guard code == EEXIST, conflict == .replace else {
+            throw CofferError.system(code, "renameat2", path: path)
+        }
+        let excluded = BackupExclusion.isExcluded(in: folder, name: final)
+        BackupExclusion.carry(excluded, to: source, in: sourceFolder)
+        guard coffer_renameat2(sourceFolder.raw, source, folder.raw, final, UInt32(COFFER_RENAME_EXCHANGE)) == 0 else {
+            throw CofferError.lastSystemError("renameat2", path: path)
+        }
+        // The replaced item now sits under the source name: remove it for good.
+        try? RemoveTree.remove(source, in: sourceFolder, path: path)
+    }
+}
+
+/// Removing a file or a whole folder tree relative to a folder descriptor, never following links.
+enum RemoveTree {
+    static func remove(_ name: String, in folder: Descriptor, path: VirtualPath) throws(CofferError) {
+        let result = name.withCString { raw in
+            Result { () throws(CofferError) in try remove(name, rawName: raw, in: folder, path: path) }
+        }
+        try result.get()
+    }
+
+    private static func remove(_ displayName: String, rawName name: UnsafePointer<CChar>, in folder: Descriptor,
+                               path: VirtualPath) throws(CofferError) {
+        if unlinkat(folder.raw, name, 0) == 0 { return }
+        guard errno == EISDIR || errno == EPERM else { throw CofferError.lastSystemError("unlinkat", path: path) }
+        let fd = openat(folder.raw, name, O_RDONLY | O_DIRECTORY | O_NOFOLLOW | O_CLOEXEC)
+        guard fd >= 0 else { throw CofferError.lastSystemError("openat", path: path) }
+        let child = Descriptor(fd)
+        guard let stream = coffer_opendir(child.raw) else { throw CofferError.lastSystemError("opendir", path: path) }
+        // Raw bytes, so names that are not valid UTF-8 are removed too.
+        var names: [[CChar]] = []
+        var type: UInt8 = 0
+        while let entry = coffer_readdir(stream, &type) {
+            names.append(Array(UnsafeBufferPointer(start: entry, count: strlen(entry) + 1)))
+        }
+        coffer_closedir(stream)
+        for entry in names {
+            let result = entry.withUnsafeBufferPointer { buffer in
+                Result { () throws(CofferError) in
+                    try remove(String(cString: buffer.baseAddress!), rawName: buffer.baseAddress!, in: child, path: path)
+                }
+            }
+            try result.get()
+        }
+        guard unlinkat(folder.raw, name, AT_REMOVEDIR) == 0 else {
+            throw CofferError.lastSystemError("unlinkat", path: path)
+        }
+    }
+}

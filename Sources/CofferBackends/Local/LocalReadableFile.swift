@@ -1,0 +1,35 @@
+import CofferCore
+import Synchronization
+#if canImport(Glibc)
+import Glibc
+#endif
+
+/// A regular file opened for reading in a local backend.
+final class LocalReadableFile: ReadableFile {
+    let size: Int64
+    private let descriptor: Mutex<Descriptor?>
+    private let path: VirtualPath
+
+    init(descriptor: Descriptor, size: Int64, path: VirtualPath) {
+        self.descriptor = Mutex(descriptor)
+        self.size = size
+        self.path = path
+    }
+
+    func read(upTo count: Int) async throws -> [UInt8] {
+        guard let fd = descriptor.withLock({ $0 }) else { throw CofferError(.invalidOperation, path: path) }
+        let path = self.path
+        return try await BlockingIO.run { _ throws(CofferError) in
+            var buffer = [UInt8](repeating: 0, count: count)
+            while true {
+                let got = buffer.withUnsafeMutableBytes { Glibc.read(fd.raw, $0.baseAddress, count) }
+                if got >= 0 { buffer.removeSubrange(got...); return buffer }
+                if errno != EINTR { throw CofferError.lastSystemError("read", path: path) }
+            }
+        }
+    }
+
+    func close() async {
+        descriptor.withLock { $0 = nil }
+    }
+}

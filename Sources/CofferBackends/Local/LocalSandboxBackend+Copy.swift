@@ -1,0 +1,172 @@
+import CCofferSystem
+import CofferCore
+#if canImport(Glibc)
+import Glibc
+#endif
+
+extension LocalSandboxBackend {
+    /// Copies inside this backend with `copy_file_range`, so data moves in the kernel.
+    ///
+    /// The copy is built under a hidden temporary name in the destination folder and
+    /// renamed into place at the end; a failed or cancelled copy removes it. Symbolic
+    /// links are copied as links (never followed), pipes, sockets and devices are skipped.
+    public func copyItem(at source: VirtualPath, to destination: VirtualPath, conflict: ConflictPolicy,
+                         progress: ProgressReporter) async throws {
+        try requireWritable(destination)
+        try await BlockingIO.run { cancellation throws(CofferError) in
+            let sourceFolder = try self.openParent(of: source)
+            let destinationFolder = try self.openParent(of: destination)
+            var info = coffer_stat()
+            guard coffer_statx(sourceFolder.raw, source.name, &info) == 0 else {
+                throw CofferError.lastSystemError("statx", path: source)
+            }
+            let copier = TreeCopier(cancellation: cancellation, progress: progress, path: destination)
+            let temporary = StreamingCopy.temporaryName()
+            switch FileMode(info.mode) {
+            case .regular:
+                progress.expect(bytes: Int64(info.size), items: 1)
+            case .directory:
+                let folder = try self.openFolder(at: source)
+                let (bytes, items) = copier.measure(folder)
+                progress.expect(bytes: bytes, items: items + 1)
+            default:
+                throw CofferError(.unsupported, path: source)
+            }
+            do throws(CofferError) {
+                try copier.copyEntry(source.name, from: sourceFolder, to: temporary, in: destinationFolder)
+                try cancellation.check(destination)
+                if self.syncBeforeCommit { _ = coffer_syncfs(destinationFolder.raw) }
+                try Placement.place(temporary, as: destination.name, in: destinationFolder, conflict: conflict,
+                                    path: destination)
+            } catch {
+                try? RemoveTree.remove(temporary, in: destinationFolder, path: destination)
+                throw error
+            }
+        }
+    }
+}
+
+/// The recursive part of a local copy, relative to open folder descriptors.
+struct TreeCopier {
+    let cancellation: CancellationFlag
+    let progress: ProgressReporter
+    let path: VirtualPath
+
+    /// Bytes in copy_file_range calls between progress and cancellation checks.
+    static let chunk = 32 << 20
+
+    /// Bytes and items below `folder` that a copy will write.
+    func measure(_ folder: Descriptor) -> (Int64, Int) {
+        guard let stream = coffer_opendir(folder.raw) else { return (0, 0) }
+        defer { coffer_closedir(stream) }
+        var bytes: Int64 = 0
+        var items = 0
+        var type: UInt8 = 0
+        while let entry = coffer_readdir(stream, &type) {
+            var info = coffer_stat()
+            guard coffer_statx(folder.raw, entry, &info) == 0 else { continue }
+            switch FileMode(info.mode) {
+            case .regular:
+                bytes += Int64(info.size); items += 1
+            case .directory:
+                let fd = openat(folder.raw, entry, O_RDONLY | O_DIRECTORY | O_NOFOLLOW | O_CLOEXEC)
+                guard fd >= 0 else { continue }
+                let (childBytes, childItems) = measure(Descriptor(fd))
+                bytes += childBytes; items += childItems + 1
+            case .symbolicLink:
+                items += 1
+            default:
+                continue
+            }
+        }
+        return (bytes, items)
+    }
+
+    /// Copies `name` in `sourceFolder` to `targetName` in `targetFolder`, which must not exist.
+    func copyEntry(_ name: String, from sourceFolder: Descriptor, to targetName: String,
+                   in targetFolder: Descriptor) throws(CofferError) {
+        try cancellation.check(path)
+        var info = coffer_stat()
+        guard coffer_statx(sourceFolder.raw, name, &info) == 0 else {
+            if errno == ENOENT { return }  // vanished while copying a folder
+            throw CofferError.lastSystemError("statx", path: path)
+        }
+        switch FileMode(info.mode) {
+        case .regular:
+            try copyFile(name, from: sourceFolder, to: targetName, in: targetFolder)
+        case .directory:
+            let sourceFD = openat(sourceFolder.raw, name, O_RDONLY | O_DIRECTORY | O_NOFOLLOW | O_CLOEXEC)
+            guard sourceFD >= 0 else { throw CofferError.lastSystemError("openat", path: path) }
+            let source = Descriptor(sourceFD)
+            guard mkdirat(targetFolder.raw, targetName, mode_t(info.mode & 0o777) | 0o700) == 0 else {
+                throw CofferError.lastSystemError("mkdirat", path: path)
+            }
+            let targetFD = openat(targetFolder.raw, targetName, O_RDONLY | O_DIRECTORY | O_NOFOLLOW | O_CLOEXEC)
+            guard targetFD >= 0 else { throw CofferError.lastSystemError("openat", path: path) }
+            let target = Descriptor(targetFD)
+            guard let stream = coffer_opendir(source.raw) else { throw CofferError.lastSystemError("opendir", path: path) }
+            var names: [String] = []
+            var type: UInt8 = 0
+            while let entry = coffer_readdir(stream, &type) { names.append(String(cString: entry)) }
+            coffer_closedir(stream)
+            for child in names where !child.hasPrefix(StreamingCopy.partialPrefix) {
+                try copyEntry(child, from: source, to: child, in: target)
+            }
+            if BackupExclusion.isExcluded(fd: source.raw) { BackupExclusion.set(true, fd: target.raw) }
+            _ = coffer_set_mtime(target.raw, info.mtime_sec, info.mtime_nsec)
+            progress.advance(items: 1)
+        case .symbolicLink:
+            // A link is copied as the same link text; it is never followed.
+            if let destination = LocalSandboxBackend.readLink(in: sourceFolder, name: name) {
+                guard symlinkat(destination, targetFolder.raw, targetName) == 0 else {
+                    throw CofferError.lastSystemError("symlinkat", path: path)
+                }
+            }
+            progress.advance(items: 1)
+        case .fifo, .socket, .device:
+            return
+        }
+    }
+
+    private func copyFile(_ name: String, from sourceFolder: Descriptor, to targetName: String,
+                          in targetFolder: Descriptor) throws(CofferError) {
+        let (source, info) = try LocalSandboxBackend.openRegularFile(in: sourceFolder, name: name, path: path)
+        let targetFD = openat(targetFolder.raw, targetName, O_WRONLY | O_CREAT | O_EXCL | O_NOFOLLOW | O_CLOEXEC,
+                              mode_t(info.mode & 0o777))
+        guard targetFD >= 0 else { throw CofferError.lastSystemError("openat", path: path) }
+        let target = Descriptor(targetFD)
+        try copyContents(from: source.raw, to: target.raw, size: Int64(info.size))
+        if BackupExclusion.isExcluded(fd: source.raw) { BackupExclusion.set(true, fd: target.raw) }
+        _ = coffer_set_mtime(target.raw, info.mtime_sec, info.mtime_nsec)
+        progress.advance(items: 1)
+    }
+
+    /// `copy_file_range` until the end of the source, falling back to read/write where the
+    /// kernel or file system cannot do it.
+    private func copyContents(from source: Int32, to target: Int32, size: Int64) throws(CofferError) {
+        var kernelCopy = true
+        var buffer: [UInt8] = []
+        while true {
+            try cancellation.check(path)
+            if kernelCopy {
+                let copied = coffer_copy_file_range(source, target, TreeCopier.chunk)
+                if copied > 0 { progress.advance(bytes: Int64(copied)); continue }
+                if copied == 0 { return }
+                switch errno {
+                case EINTR: continue
+                case EXDEV, ENOSYS, EINVAL, EOPNOTSUPP, EBADF: kernelCopy = false
+                default: throw CofferError.lastSystemError("copy_file_range", path: path)
+                }
+            }
+            if buffer.isEmpty { buffer = [UInt8](repeating: 0, count: 1 << 20) }
+            let got = buffer.withUnsafeMutableBytes { Glibc.read(source, $0.baseAddress, $0.count) }
+            if got < 0 {
+                if errno == EINTR { continue }
+                throw CofferError.lastSystemError("read", path: path)
+            }
+            if got == 0 { return }
+            try LocalPendingWrite.writeAll(buffer[..<got], to: target, path: path)
+            progress.advance(bytes: Int64(got))
+        }
+    }
+}

@@ -1,0 +1,74 @@
+import CCofferSystem
+import CofferCore
+#if canImport(Glibc)
+import Glibc
+#endif
+
+extension LocalSandboxBackend {
+    public func createFolder(at path: VirtualPath) async throws {
+        try requireWritable(path)
+        try await BlockingIO.run { _ throws(CofferError) in
+            let parent = try self.openParent(of: path)
+            guard mkdirat(parent.raw, path.name, 0o777) == 0 else {
+                throw CofferError.lastSystemError("mkdirat", path: path)
+            }
+        }
+    }
+
+    public func makeWrite(at path: VirtualPath) async throws -> any PendingWrite {
+        try requireWritable(path)
+        return try await BlockingIO.run { _ throws(CofferError) in
+            let parent = try self.openParent(of: path)
+            return try LocalPendingWrite(folder: parent, finalName: path.name, path: path, sync: self.syncBeforeCommit)
+        }
+    }
+
+    public func moveItem(at source: VirtualPath, to destination: VirtualPath, conflict: ConflictPolicy) async throws {
+        try requireWritable(destination)
+        let needsCopy = try await BlockingIO.run { _ throws(CofferError) -> Bool in
+            let sourceFolder = try self.openParent(of: source)
+            let destinationFolder = try self.openParent(of: destination)
+            var info = coffer_stat()
+            guard coffer_statx(sourceFolder.raw, source.name, &info) == 0 else {
+                throw CofferError.lastSystemError("statx", path: source)
+            }
+            var existing = coffer_stat()
+            if coffer_statx(destinationFolder.raw, destination.name, &existing) == 0,
+               existing.inode == info.inode && existing.device == info.device {
+                return false  // already there (same item under the same name)
+            }
+            do throws(CofferError) {
+                try Placement.place(source.name, from: sourceFolder, as: destination.name, in: destinationFolder,
+                                    conflict: conflict, path: destination)
+                return false
+            } catch where error.errno == EXDEV {
+                return true  // another file system below the root: copy, then remove
+            }
+        }
+        if needsCopy {
+            try await copyItem(at: source, to: destination, conflict: conflict, progress: .none)
+            try await removeItem(at: source)
+        }
+    }
+
+    public func removeItem(at path: VirtualPath) async throws {
+        try requireWritable(path)
+        try await BlockingIO.run { _ throws(CofferError) in
+            let parent = try self.openParent(of: path)
+            try RemoveTree.remove(path.name, in: parent, path: path)
+        }
+    }
+
+    /// Sets or clears backup exclusion on a file or folder (`user.xdg.robots.backup`).
+    public func setExcludedFromBackup(_ excluded: Bool, at path: VirtualPath) async throws {
+        try requireWritable(path)
+        try await BlockingIO.run { _ throws(CofferError) in
+            let parent = try self.openParent(of: path)
+            let fd = openat(parent.raw, path.name, O_RDONLY | O_NOFOLLOW | O_NONBLOCK | O_CLOEXEC | O_NOCTTY)
+            guard fd >= 0 else { throw CofferError.lastSystemError("openat", path: path) }
+            let file = Descriptor(fd)
+            let code = BackupExclusion.set(excluded, fd: file.raw)
+            if code != 0 { throw CofferError.system(code, "fsetxattr", path: path) }
+        }
+    }
+}

@@ -1,0 +1,111 @@
+import CofferBackends
+import CofferCore
+import Foundation
+#if canImport(Glibc)
+import Glibc
+#endif
+
+/// The folder that holds everything Coffer keeps for an application.
+///
+/// ```
+/// <container>/
+///   Documents/UserFiles/          files:   (Download/, Import/ created on first launch)
+///   Documents/ExportTemp/         staging area, never shown to the user
+///   Library/Application Support/AppData/
+///   Library/Caches/{SearchIndex,Thumbnails,Downloading}/   (CACHEDIR.TAG)
+///   Library/Trash/
+///   tmp/                          (CACHEDIR.TAG; entries older than 24 h removed at open)
+/// ```
+public struct Container: Sendable {
+    /// The container's host folder. Front ends never show it.
+    public let hostPath: String
+
+    /// Folders every container has, relative to its root.
+    public static let layout = [
+        "Documents", "Documents/UserFiles", "Documents/ExportTemp",
+        "Library", "Library/Application Support", "Library/Application Support/AppData",
+        "Library/Caches", "Library/Caches/SearchIndex", "Library/Caches/Thumbnails", "Library/Caches/Downloading",
+        "Library/Trash", "tmp",
+    ]
+    /// Folders marked as rebuildable for backup tools.
+    public static let cacheFolders = [
+        "Library/Caches/SearchIndex", "Library/Caches/Thumbnails", "Library/Caches/Downloading", "tmp",
+    ]
+    /// Folders created inside `files:` on first launch.
+    public static let userFolders = ["Download", "Import"]
+    /// How long an entry may stay in `tmp/`.
+    public static let temporaryLifetime: TimeInterval = 24 * 60 * 60
+
+    public var userFilesPath: String { hostPath + "/Documents/UserFiles" }
+    public var exportStagingPath: String { hostPath + "/Documents/ExportTemp" }
+    public var appDataPath: String { hostPath + "/Library/Application Support/AppData" }
+    public var cachesPath: String { hostPath + "/Library/Caches" }
+    public var trashPath: String { hostPath + "/Library/Trash" }
+    public var temporaryPath: String { hostPath + "/tmp" }
+
+    /// `$XDG_DATA_HOME/coffer`, else `~/.local/share/coffer`.
+    public static func defaultLocation(environment: [String: String] = ProcessInfo.processInfo.environment) -> String {
+        if let data = environment["XDG_DATA_HOME"], data.hasPrefix("/") { return data + "/coffer" }
+        let home = environment["HOME"] ?? NSHomeDirectory()
+        return home + "/.local/share/coffer"
+    }
+
+    /// Opens the container at `hostPath`, creating and repairing its layout.
+    ///
+    /// Missing folders are created; a part of the layout that exists but is not a folder
+    /// (a file, or a link) is reported as ``CofferError/Kind/damagedContainer`` naming the
+    /// part relative to the container, never the host path. Entries in `tmp/` older than
+    /// 24 hours are removed.
+    public static func open(at hostPath: String, now: Date = Date()) async throws(CofferError) -> Container {
+        let root = hostPath.count > 1 && hostPath.hasSuffix("/") ? String(hostPath.dropLast()) : hostPath
+        try makeFolder(root, part: ".", withParents: true)
+        for part in layout { try makeFolder(root + "/" + part, part: part, withParents: false) }
+        for part in userFolders {
+            try makeFolder(root + "/Documents/UserFiles/" + part, part: "Documents/UserFiles/" + part, withParents: false)
+        }
+        for part in cacheFolders {
+            do { try CacheDirectoryTag.ensure(inFolderAt: root + "/" + part) } catch {
+                throw CofferError(.ioError, detail: part, underlying: CofferError.wrapping(error))
+            }
+        }
+        let container = Container(hostPath: root)
+        try await container.removeExpiredEntries(inFolderAt: container.temporaryPath, now: now,
+                                           keeping: [CacheDirectoryTag.fileName])
+        return container
+    }
+
+    private static func makeFolder(_ path: String, part: String, withParents: Bool) throws(CofferError) {
+        var info = stat()
+        if lstat(path, &info) == 0 {
+            guard info.st_mode & S_IFMT == S_IFDIR else { throw CofferError(.damagedContainer, detail: part) }
+            return
+        }
+        if withParents {
+            do {
+                try FileManager.default.createDirectory(atPath: path, withIntermediateDirectories: true)
+            } catch {
+                throw CofferError(.noPermission, detail: part, underlying: CofferError.wrapping(error))
+            }
+            return
+        }
+        guard mkdir(path, 0o755) == 0 || errno == EEXIST else {
+            let code = errno
+            throw CofferError(code == ENOSPC ? .outOfSpace : .noPermission, detail: part, errno: code)
+        }
+    }
+
+    /// Removes entries of a folder whose modification time is older than the lifetime.
+    func removeExpiredEntries(inFolderAt path: String, now: Date, keeping: Set<String>) async throws(CofferError) {
+        let backend = try LocalSandboxBackend(rootPath: path, syncBeforeCommit: false)
+        let cutoff = now.addingTimeInterval(-Self.temporaryLifetime)
+        do {
+            for node in try await backend.contentsOfFolder(at: .root(of: "tmp"))
+            where node.modificationDate < cutoff && !keeping.contains(node.name) {
+                try await backend.removeItem(at: node.path)
+            }
+        } catch {
+            throw CofferError.wrapping(error)
+        }
+    }
+}
+

@@ -1,0 +1,270 @@
+import CofferBackends
+import CofferCore
+import Foundation
+
+/// The one entry point for every file operation, over a set of mounts.
+///
+/// `FileService` decides what an operation means — which mount, whether it may change,
+/// how a name conflict is settled, where a copy lands — once, for every backend and every
+/// front end. Backends do the I/O off Swift's cooperative pool; cancellation is Swift task
+/// cancellation, and a cancelled copy or move leaves nothing half-done.
+public actor FileService {
+    /// The mounts by name, fixed when the service is made.
+    public nonisolated let mounts: [Mount]
+    private nonisolated let mountsByName: [String: Mount]
+
+    /// A service over `mounts`. Mount names must be unique.
+    public init(mounts: [Mount]) {
+        self.mounts = mounts
+        self.mountsByName = Dictionary(mounts.map { ($0.name, $0) }, uniquingKeysWith: { first, _ in first })
+    }
+
+    /// The mounts of a standard container: `files:` over `Documents/UserFiles`.
+    public static func standard(container: Container, registry: TypeRegistry = .standard,
+                                extraMounts: [Mount] = []) throws(CofferError) -> FileService {
+        let files = try LocalSandboxBackend(rootPath: container.userFilesPath, registry: registry)
+        return FileService(mounts: [Mount(name: VirtualPath.defaultMount, backend: files)] + extraMounts)
+    }
+
+    /// The mount named in `path`.
+    public nonisolated func mount(for path: VirtualPath) throws(CofferError) -> Mount {
+        guard let mount = mountsByName[path.mount] else {
+            throw CofferError(.unknownMount, path: nil, detail: path.mount)
+        }
+        return mount
+    }
+
+    private nonisolated func writableMount(for path: VirtualPath) throws(CofferError) -> Mount {
+        let mount = try mount(for: path)
+        guard mount.isWritable else { throw CofferError(.readOnly, path: path) }
+        return mount
+    }
+
+    // MARK: Reading
+
+    /// One page of a folder's items, sorted.
+    public func list(_ path: VirtualPath, options: ListOptions = ListOptions()) async throws(CofferError) -> ListPage {
+        let backend = try mount(for: path).backend
+        let all = try await self.call(path) { try await backend.contentsOfFolder(at: path) }
+        let visible = options.includeHidden ? all : all.filter { !$0.isHidden }
+        let sorted = visible.sorted(by: options.order)
+        let start = min(max(0, options.offset), sorted.count)
+        let end = options.limit.map { min(sorted.count, start + max(0, $0)) } ?? sorted.count
+        return ListPage(items: Array(sorted[start..<end]), offset: start, total: sorted.count)
+    }
+
+    /// The item at `path`.
+    public func stat(_ path: VirtualPath) async throws(CofferError) -> FileNode {
+        let backend = try mount(for: path).backend
+        return try await self.call(path) { try await backend.node(at: path) }
+    }
+
+    /// Whether something exists at `path`.
+    public func exists(_ path: VirtualPath) async throws(CofferError) -> Bool {
+        do {
+            _ = try await stat(path)
+            return true
+        } catch where error.kind == .noSuchFile {
+            return false
+        }
+    }
+
+    /// Walks a folder depth-first, one level at a time, children in natural order.
+    ///
+    /// Entries stream as they are read, so a 50,000-item tree is never held in memory at
+    /// once. Folders that cannot be read are reported as entries with an error and skipped.
+    public nonisolated func walk(_ path: VirtualPath, maxDepth: Int? = nil,
+                                 includeHidden: Bool = false) -> AsyncThrowingStream<WalkEntry, any Error> {
+        AsyncThrowingStream { continuation in
+            let task = Task {
+                do {
+                    let backend = try self.mount(for: path).backend
+                    try await Self.walk(backend, path, depth: 1, maxDepth: maxDepth, includeHidden: includeHidden,
+                                        into: continuation)
+                    continuation.finish()
+                } catch {
+                    continuation.finish(throwing: CofferError.wrapping(error, path: path))
+                }
+            }
+            continuation.onTermination = { _ in task.cancel() }
+        }
+    }
+
+    private static func walk(_ backend: any StorageBackend, _ folder: VirtualPath, depth: Int, maxDepth: Int?,
+                             includeHidden: Bool, into continuation: AsyncThrowingStream<WalkEntry, any Error>.Continuation) async throws {
+        let children: [FileNode]
+        do {
+            children = try await backend.contentsOfFolder(at: folder)
+        } catch {
+            if depth == 1 { throw CofferError.wrapping(error, path: folder) }
+            continuation.yield(WalkEntry(node: nil, path: folder, depth: depth - 1, error: CofferError.wrapping(error, path: folder)))
+            return
+        }
+        for child in children.filter({ includeHidden || !$0.isHidden }).sorted(by: .byName) {
+            try Task.checkCancellation()
+            continuation.yield(WalkEntry(node: child, path: child.path, depth: depth, error: nil))
+            if child.kind == .folder && child.special == nil, maxDepth.map({ depth < $0 }) ?? true {
+                try await walk(backend, child.path, depth: depth + 1, maxDepth: maxDepth, includeHidden: includeHidden,
+                               into: continuation)
+            }
+        }
+    }
+
+    /// Total size and counts below `path` (hidden items included; links not followed).
+    public func diskUsage(_ path: VirtualPath) async throws(CofferError) -> DiskUsage {
+        let node = try await stat(path)
+        var usage = DiskUsage()
+        if node.kind == .file {
+            usage.bytes = node.size
+            usage.files = node.special == nil ? 1 : 0
+            return usage
+        }
+        do {
+            for try await entry in walk(path, includeHidden: true) {
+                guard let child = entry.node else { usage.unreadableFolders += 1; continue }
+                if child.kind == .file { usage.bytes += child.size; usage.files += 1 } else { usage.folders += 1 }
+            }
+        } catch {
+            throw CofferError.wrapping(error, path: path)
+        }
+        return usage
+    }
+
+    // MARK: Changing
+
+    /// Creates a folder. With `intermediates`, missing parents are created and an existing
+    /// folder is not an error (like `mkdir -p`).
+    @discardableResult
+    public func createFolder(at path: VirtualPath, intermediates: Bool = false) async throws(CofferError) -> FileNode {
+        let backend = try writableMount(for: path).backend
+        guard !path.isRoot else {
+            if intermediates { return try await stat(path) }
+            throw CofferError(.fileExists, path: path)
+        }
+        if intermediates {
+            var current = VirtualPath.root(of: path.mount)
+            for name in path.components {
+                current = current.appending(trustedName: name)
+                do {
+                    try await backend.createFolder(at: current)
+                } catch let error as CofferError where error.kind == .fileExists {
+                    let existing = try await stat(current)
+                    guard existing.kind != .file else { throw CofferError(.notADirectory, path: current) }
+                } catch {
+                    throw CofferError.wrapping(error, path: current)
+                }
+            }
+        } else {
+            try await self.call(path) { try await backend.createFolder(at: path) }
+        }
+        return try await stat(path)
+    }
+
+    /// Gives an item a new name in the same folder.
+    @discardableResult
+    public func rename(_ path: VirtualPath, to newName: String,
+                       conflict: ConflictPolicy = .fail) async throws(CofferError) -> VirtualPath {
+        guard !path.isRoot else { throw CofferError(.invalidOperation, path: path) }
+        let destination = try path.replacingName(with: newName)
+        return try await move(path, to: destination, conflict: conflict)
+    }
+
+    /// Where `source` lands when a user names `target`: inside it when it is an existing
+    /// folder, else at `target` itself (as `mv` and `cp` do).
+    public func destination(for source: VirtualPath, target: VirtualPath) async throws(CofferError) -> VirtualPath {
+        if let node = try? await stat(target), node.kind == .folder {
+            guard !source.isRoot else { throw CofferError(.invalidOperation, path: source) }
+            return target.appending(trustedName: source.name)
+        }
+        return target
+    }
+
+    /// Moves an item to exactly `destination`, across mounts if needed.
+    ///
+    /// Within a mount this is a rename. Across mounts the item is copied, and the source is
+    /// removed only once the copy is complete and in place.
+    @discardableResult
+    public func move(_ source: VirtualPath, to destination: VirtualPath, conflict: ConflictPolicy = .fail,
+                     progress: ProgressReporter = .none) async throws(CofferError) -> VirtualPath {
+        let sourceMount = try writableMount(for: source)
+        let destinationMount = try writableMount(for: destination)
+        try Self.checkTransfer(source, to: destination)
+        if source == destination { return destination }
+        _ = try await stat(source)
+        return try await settle(destination, conflict: conflict) { target, policy in
+            if sourceMount.name == destinationMount.name {
+                try await sourceMount.backend.moveItem(at: source, to: target, conflict: policy)
+            } else {
+                try await StreamingCopy.copy(from: sourceMount.backend, at: source, to: destinationMount.backend,
+                                             at: target, conflict: policy, progress: progress)
+                try await sourceMount.backend.removeItem(at: source)
+            }
+        }
+    }
+
+    /// Copies an item to exactly `destination`, across mounts if needed.
+    @discardableResult
+    public func copy(_ source: VirtualPath, to destination: VirtualPath, conflict: ConflictPolicy = .fail,
+                     progress: ProgressReporter = .none) async throws(CofferError) -> VirtualPath {
+        let sourceMount = try mount(for: source)
+        let destinationMount = try writableMount(for: destination)
+        try Self.checkTransfer(source, to: destination)
+        if source == destination && conflict != .keepBoth { throw CofferError(.fileExists, path: destination) }
+        _ = try await stat(source)
+        return try await settle(destination, conflict: conflict) { target, policy in
+            if sourceMount.name == destinationMount.name {
+                try await sourceMount.backend.copyItem(at: source, to: target, conflict: policy, progress: progress)
+            } else {
+                try await StreamingCopy.copy(from: sourceMount.backend, at: source, to: destinationMount.backend,
+                                             at: target, conflict: policy, progress: progress)
+            }
+        }
+    }
+
+    /// Refuses transfers that make no sense: a mount's root, or a folder into itself.
+    private static func checkTransfer(_ source: VirtualPath, to destination: VirtualPath) throws(CofferError) {
+        guard !source.isRoot, !destination.isRoot else { throw CofferError(.invalidOperation, path: source) }
+        if source != destination && source.contains(destination) {
+            throw CofferError(.invalidOperation, path: source, detail: "into-itself")
+        }
+    }
+
+    /// Runs `operation` at `destination` under `conflict`, settling "keep both" here.
+    ///
+    /// Backends only know `fail` and `replace`. For `keepBoth` the service picks the first
+    /// free name (`x (2).pdf`, `x (3).pdf`…) and asks with `fail`; if another process took
+    /// that name meanwhile, it tries the next one.
+    private func settle(_ destination: VirtualPath, conflict: ConflictPolicy,
+                        _ operation: (VirtualPath, ConflictPolicy) async throws -> Void) async throws(CofferError) -> VirtualPath {
+        guard conflict == .keepBoth else {
+            try await self.call(destination) { try await operation(destination, conflict) }
+            return destination
+        }
+        var candidate = destination
+        var names = UniqueName.candidates(for: destination.name).makeIterator()
+        for _ in 0..<10_000 {
+            if try await !exists(candidate) {
+                do {
+                    try await operation(candidate, .fail)
+                    return candidate
+                } catch let error as CofferError where error.kind == .fileExists {
+                    // Taken between the check and the operation: try the next name.
+                } catch {
+                    throw CofferError.wrapping(error, path: candidate)
+                }
+            }
+            guard let next = names.next() else { break }
+            candidate = try destination.replacingName(with: next)
+        }
+        throw CofferError(.fileExists, path: destination)
+    }
+
+    /// Awaits a backend call, turning whatever it throws into a `CofferError` about `path`.
+    private func call<T>(_ path: VirtualPath, _ body: () async throws -> T) async throws(CofferError) -> T {
+        do {
+            return try await body()
+        } catch {
+            throw CofferError.wrapping(error, path: path)
+        }
+    }
+}

@@ -1,0 +1,51 @@
+import CofferCore
+
+/// What `FileService.list` returns and how.
+public struct ListOptions: Sendable, Hashable {
+    /// Include dot-names and names in `.hidden`.
+    public var includeHidden: Bool
+    public var order: SortOrder
+    /// Index of the first item of the page.
+    public var offset: Int
+    /// At most this many items; `nil` for all.
+    public var limit: Int?
+
+    public init(includeHidden: Bool = false, order: SortOrder = .byName, offset: Int = 0, limit: Int? = nil) {
+        self.includeHidden = includeHidden
+        self.order = order
+        self.offset = offset
+        self.limit = limit
+    }
+}
+
+/// One page of a sorted folder listing.
+public struct ListPage: Sendable, Hashable {
+    public var items: [FileNode]
+    /// Index of the first item in the whole listing.
+    public var offset: Int
+    /// How many items the whole listing has.
+    public var total: Int
+
+    /// The offset of the next page, or `nil` after the last one.
+    public var nextOffset: Int? { offset + items.count < total ? offset + items.count : nil }
+}
+
+/// One item met by `FileService.walk`.
+public struct WalkEntry: Sendable {
+    /// The item, or `nil` when `error` says a folder could not be read.
+    public var node: FileNode?
+    public var path: VirtualPath
+    /// 1 for the walked folder's direct children.
+    public var depth: Int
+    public var error: CofferError?
+}
+
+/// What `FileService.diskUsage` adds up.
+public struct DiskUsage: Sendable, Hashable {
+    public var bytes: Int64 = 0
+    public var files = 0
+    public var folders = 0
+    public var unreadableFolders = 0
+
+    public init() {}
+}
