@@ -1,0 +1,111 @@
+import CofferCore
+import FileService
+
+/// Runs REPL commands against a `FileService`: parsing, then calling the service, then
+/// printing. It holds no file logic of its own.
+///
+/// Used from one task at a time (the REPL loop or a `-c` script).
+public final class CommandInterpreter {
+    public enum Outcome: Sendable, Equatable {
+        case success, failure, quit
+    }
+
+    public let service: FileService
+    public var language: Language
+    /// The folder relative paths start from.
+    public private(set) var currentFolder: VirtualPath = .root()
+    let output: TextOutput
+    let errors: TextOutput
+
+    public init(service: FileService, language: Language, output: TextOutput, errors: TextOutput) {
+        self.service = service
+        self.language = language
+        self.output = output
+        self.errors = errors
+    }
+
+    /// Runs every command of a line (`;` separates commands). Stops at `quit`.
+    /// - Returns: `.failure` if any command failed, `.quit` if one asked to leave.
+    public func run(line: String) async -> Outcome {
+        let commands: [[String]]
+        do {
+            commands = try CommandLineSplitter.commands(line)
+        } catch {
+            report(CofferError(.invalidArgument, detail: Self.describe(error, language)))
+            return .failure
+        }
+        var outcome = Outcome.success
+        for words in commands {
+            switch await run(words: words) {
+            case .quit: return outcome == .failure ? .failure : .quit
+            case .failure: outcome = .failure
+            case .success: break
+            }
+        }
+        return outcome
+    }
+
+    /// Runs one command given as words.
+    public func run(words: [String]) async -> Outcome {
+        guard let name = words.first else { return .success }
+        defer {
+            output.flush()
+            errors.flush()
+        }
+        do {
+            let arguments = words.dropFirst()
+            switch name {
+            case "ls": try await list(arguments)
+            case "cd": try await changeFolder(arguments)
+            case "pwd": output.line(currentFolder.description)
+            case "tree": try await tree(arguments)
+            case "mkdir": try await makeFolders(arguments)
+            case "mv": try await move(arguments)
+            case "rename": try await rename(arguments)
+            case "cp": try await copy(arguments)
+            case "info": try await info(arguments)
+            case "du": try await diskUsage(arguments)
+            case "mounts": showMounts()
+            case "help": try help(arguments)
+            case "quit", "exit": return .quit
+            default:
+                throw CofferError(.invalidArgument, detail: LocalizedText(
+                    "unknown command “\(name)”", "未知命令“\(name)”")(language))
+            }
+            return .success
+        } catch is Reported {
+            return .failure
+        } catch {
+            report(CofferError.wrapping(error))
+            return .failure
+        }
+    }
+
+    /// Prints an error's message on standard error.
+    public func report(_ error: CofferError) {
+        let message = error.userMessage(in: language)
+        errors.line("coffer: \(message)")
+        errors.flush()
+    }
+
+    /// A path as the user typed it, relative to the current folder.
+    func resolve(_ text: String) throws(CofferError) -> VirtualPath {
+        try VirtualPath(parsing: text, relativeTo: currentFolder)
+    }
+
+    func usage(_ command: String) -> CofferError {
+        let usage = CommandHelp.named(command)?.usage ?? command
+        return CofferError(.invalidArgument, detail: LocalizedText("usage: \(usage)", "用法：\(usage)")(language))
+    }
+
+    private static func describe(_ error: CommandLineSplitter.Failure, _ language: Language) -> String {
+        switch error {
+        case .unterminatedQuote(let quote):
+            LocalizedText("a \(quote) quote is not closed", "引号 \(quote) 没有闭合")(language)
+        case .danglingBackslash:
+            LocalizedText("the line ends with a backslash", "行尾是一个反斜杠")(language)
+        }
+    }
+
+    func setCurrentFolder(_ path: VirtualPath) { currentFolder = path }
+}

@@ -1,0 +1,184 @@
+import CofferCore
+import FileService
+
+extension CommandInterpreter {
+    func list(_ words: ArraySlice<String>) async throws(CofferError) {
+        let arguments = try ParsedArguments(words, flags: "laStr1", language: language)
+        let long = arguments.flags.contains("l")
+        var order = SortOrder.byName
+        if arguments.flags.contains("t") { order = SortOrder(.modificationDate) }
+        if arguments.flags.contains("S") { order = SortOrder(.size) }
+        if arguments.flags.contains("r") { order.ascending.toggle() }
+        let options = ListOptions(includeHidden: arguments.flags.contains("a"), order: order)
+        let targets = arguments.operands.isEmpty ? ["."] : arguments.operands
+        for (index, target) in targets.enumerated() {
+            let path = try resolve(target)
+            let node = try await service.stat(path)
+            if targets.count > 1 {
+                if index > 0 { output.line() }
+                output.line("\(path):")
+            }
+            if node.kind == .file {
+                long ? printLong([node]) : output.line(node.name)
+                continue
+            }
+            let page = try await service.list(path, options: options)
+            if long {
+                printLong(page.items)
+            } else {
+                for item in page.items { output.line(item.name) }
+            }
+        }
+    }
+
+    /// `name  size  date  type`, name first, columns aligned.
+    private func printLong(_ nodes: [FileNode]) {
+        let nameWidth = min(48, nodes.reduce(0) { max($0, Formatting.width($1.name)) })
+        let sizes = nodes.map { $0.kind == .file && $0.special == nil ? Formatting.size($0.size) : "-" }
+        let sizeWidth = sizes.reduce(1) { max($0, $1.count) }
+        for (node, size) in zip(nodes, sizes) {
+            output.line("\(Formatting.padded(node.name, to: nameWidth))  \(Formatting.leftPadded(size, to: sizeWidth))  "
+                        + "\(Formatting.date(node.modificationDate))  \(Formatting.kind(node))")
+        }
+    }
+
+    func changeFolder(_ words: ArraySlice<String>) async throws(CofferError) {
+        let arguments = try ParsedArguments(words, language: language)
+        guard arguments.operands.count <= 1 else { throw usage("cd") }
+        let path = try arguments.operands.first.map { (text) throws(CofferError) in try resolve(text) } ?? .root()
+        let node = try await service.stat(path)
+        guard node.kind != .file else { throw CofferError(.notADirectory, path: path) }
+        setCurrentFolder(path)
+    }
+
+    func tree(_ words: ArraySlice<String>) async throws(CofferError) {
+        let arguments = try ParsedArguments(words, flags: "a", options: "L", language: language)
+        guard arguments.operands.count <= 1 else { throw usage("tree") }
+        var depth: Int?
+        if let text = arguments.options["L"] {
+            guard let value = Int(text), value > 0 else { throw usage("tree") }
+            depth = value
+        }
+        let path = try resolve(arguments.operands.first ?? ".")
+        let root = try await service.stat(path)
+        guard root.kind != .file else { throw CofferError(.notADirectory, path: path) }
+        output.line(arguments.operands.first ?? path.description)
+        var counts = (folders: 0, files: 0)
+        try await drawTree(path, prefix: "", depth: 1, maxDepth: depth, hidden: arguments.flags.contains("a"),
+                           counts: &counts)
+        output.line()
+        output.line(LocalizedText("\(counts.folders) folders, \(counts.files) files",
+                                  "\(counts.folders) 个文件夹，\(counts.files) 个文件")(language))
+    }
+
+    /// One level at a time, so only the folders on the current branch are in memory.
+    private func drawTree(_ folder: VirtualPath, prefix: String, depth: Int, maxDepth: Int?, hidden: Bool,
+                          counts: inout (folders: Int, files: Int)) async throws(CofferError) {
+        let items: [FileNode]
+        do {
+            items = try await service.list(folder, options: ListOptions(includeHidden: hidden)).items
+        } catch {
+            output.line("\(prefix)[\(error.userMessage(in: language).text)]")
+            return
+        }
+        for (index, item) in items.enumerated() {
+            let last = index == items.count - 1
+            output.line(prefix + (last ? "└── " : "├── ") + item.name + (item.kind == .folder ? "/" : ""))
+            if item.kind == .file { counts.files += 1; continue }
+            counts.folders += 1
+            if item.kind == .folder, maxDepth.map({ depth < $0 }) ?? true {
+                try await drawTree(item.path, prefix: prefix + (last ? "    " : "│   "), depth: depth + 1,
+                                   maxDepth: maxDepth, hidden: hidden, counts: &counts)
+            }
+        }
+    }
+
+    func info(_ words: ArraySlice<String>) async throws(CofferError) {
+        let arguments = try ParsedArguments(words, language: language)
+        guard !arguments.operands.isEmpty else { throw usage("info") }
+        let registry = TypeRegistry.standard
+        for (index, text) in arguments.operands.enumerated() {
+            let node = try await service.stat(try resolve(text))
+            if index > 0 { output.line() }
+            let typeName = registry.type(withIdentifier: node.typeIdentifier)?.name(in: language) ?? node.typeIdentifier
+            let yes = LocalizedText("yes", "是")(language), no = LocalizedText("no", "否")(language)
+            var rows: [(LocalizedText, String)] = [
+                (LocalizedText("Name", "名称"), node.name.isEmpty ? "/" : node.name),
+                (LocalizedText("Path", "路径"), node.path.description),
+                (LocalizedText("Kind", "种类"), Self.kindName(node, language)),
+                (LocalizedText("Type", "类型"), "\(typeName) (\(node.typeIdentifier))"),
+            ]
+            if node.kind == .file {
+                rows.append((LocalizedText("Size", "大小"), "\(Formatting.size(node.size)) (\(node.size) bytes)"))
+            }
+            rows.append((LocalizedText("Modified", "修改时间"), Formatting.dateWithSeconds(node.modificationDate)))
+            rows.append((LocalizedText("Created", "创建时间"),
+                         node.creationDate.map(Formatting.dateWithSeconds) ?? LocalizedText("unknown", "未知")(language)))
+            rows.append((LocalizedText("Hidden", "隐藏"), node.isHidden ? yes : no))
+            rows.append((LocalizedText("Backup", "备份"), node.isExcludedFromBackup
+                         ? LocalizedText("excluded", "不备份")(language) : LocalizedText("included", "备份")(language)))
+            if let target = node.linkTarget { rows.append((LocalizedText("Link to", "链接到"), target)) }
+            let width = rows.reduce(0) { max($0, Formatting.width($1.0(language))) }
+            for (label, value) in rows {
+                output.line("\(Formatting.padded(label(language) + ":", to: width + 1))  \(value)")
+            }
+        }
+    }
+
+    static func kindName(_ node: FileNode, _ language: Language) -> String {
+        if let special = node.special {
+            switch special {
+            case .symbolicLink: return LocalizedText("symbolic link (never followed)", "符号链接（不会被跟随）")(language)
+            case .fifo: return LocalizedText("named pipe (never opened)", "命名管道（不会被打开）")(language)
+            case .socket: return LocalizedText("socket (never opened)", "套接字（不会被打开）")(language)
+            case .device: return LocalizedText("device (never opened)", "设备文件（不会被打开）")(language)
+            }
+        }
+        switch node.kind {
+        case .folder: return LocalizedText("folder", "文件夹")(language)
+        case .package: return LocalizedText("package", "包")(language)
+        case .file: return LocalizedText("file", "文件")(language)
+        }
+    }
+
+    func diskUsage(_ words: ArraySlice<String>) async throws(CofferError) {
+        let arguments = try ParsedArguments(words, language: language)
+        for text in arguments.operands.isEmpty ? ["."] : arguments.operands {
+            let path = try resolve(text)
+            let usage = try await service.diskUsage(path)
+            let summary = LocalizedText("\(usage.files) files, \(usage.folders) folders",
+                                        "\(usage.files) 个文件，\(usage.folders) 个文件夹")(language)
+            output.line("\(Formatting.size(usage.bytes))\t\(usage.bytes)\t\(path)\t(\(summary))")
+        }
+    }
+
+    func showMounts() {
+        for mount in service.mounts where mount.isVisible {
+            let access = mount.isWritable ? LocalizedText("read-write", "可读写")(language)
+                                          : LocalizedText("read-only", "只读")(language)
+            output.line("\(mount.name):\t\(access)")
+        }
+    }
+
+    func help(_ words: ArraySlice<String>) throws(CofferError) {
+        guard let name = words.first else {
+            let width = CommandHelp.all.reduce(0) { max($0, $1.name.count) }
+            for command in CommandHelp.all {
+                output.line("\(Formatting.padded(command.name, to: width))  \(command.summary(language))")
+            }
+            output.line()
+            output.line(LocalizedText("Run “help COMMAND” for usage and examples.", "运行“help 命令名”查看用法和示例。")(language))
+            return
+        }
+        guard let command = CommandHelp.named(name) else {
+            throw CofferError(.invalidArgument, detail: LocalizedText("unknown command “\(name)”", "未知命令“\(name)”")(language))
+        }
+        output.line(LocalizedText("Usage: ", "用法：")(language) + command.usage)
+        output.line(command.summary(language))
+        if !command.details(language).isEmpty { output.line(command.details(language)) }
+        if !command.examples.isEmpty {
+            output.line(LocalizedText("Examples:", "示例：")(language))
+            for example in command.examples { output.line("  \(example)") }
+        }
+    }
+}

@@ -1,0 +1,81 @@
+import CofferCore
+import Foundation
+#if canImport(Glibc)
+import Glibc
+#endif
+
+/// How the REPL writes sizes, dates and names.
+enum Formatting {
+    /// `512 B`, `1.2 KB`, `34 MB` (decimal units, as file browsers show them).
+    static func size(_ bytes: Int64) -> String {
+        if bytes < 1000 { return "\(bytes) B" }
+        let units = ["KB", "MB", "GB", "TB", "PB"]
+        var value = Double(bytes) / 1000
+        var unit = 0
+        while value >= 999.95 && unit < units.count - 1 { value /= 1000; unit += 1 }
+        let rounded = value < 10 ? (value * 10).rounded() / 10 : value.rounded()
+        let text = rounded == rounded.rounded() && value >= 10 ? String(Int(rounded)) : String(format: "%.1f", rounded)
+        return "\(text) \(units[unit])"
+    }
+
+    /// `2026-11-29 13:47` in local time.
+    static func date(_ date: Date) -> String {
+        var seconds = time_t(date.timeIntervalSince1970.rounded(.down))
+        var parts = tm()
+        localtime_r(&seconds, &parts)
+        return "\(parts.tm_year + 1900)-\(two(parts.tm_mon + 1))-\(two(parts.tm_mday)) \(two(parts.tm_hour)):\(two(parts.tm_min))"
+    }
+
+    /// `2026-11-29 13:47:05` in local time.
+    static func dateWithSeconds(_ date: Date) -> String {
+        var seconds = time_t(date.timeIntervalSince1970.rounded(.down))
+        var parts = tm()
+        localtime_r(&seconds, &parts)
+        return "\(Self.date(date)):\(two(parts.tm_sec))"
+    }
+
+    private static func two(_ value: Int32) -> String { value < 10 ? "0\(value)" : "\(value)" }
+
+    /// Columns a string takes on a terminal (East Asian wide characters take two).
+    static func width(_ text: String) -> Int {
+        var width = 0
+        for scalar in text.unicodeScalars {
+            let value = scalar.value
+            if value < 0x1100 { width += 1; continue }
+            let wide = (0x1100...0x115F).contains(value) || (0x2E80...0xA4CF).contains(value)
+                || (0xAC00...0xD7A3).contains(value) || (0xF900...0xFAFF).contains(value)
+                || (0xFE30...0xFE4F).contains(value) || (0xFF00...0xFF60).contains(value)
+                || (0xFFE0...0xFFE6).contains(value) || (0x1F300...0x1F64F).contains(value)
+                || (0x20000...0x3FFFD).contains(value)
+            width += wide ? 2 : (scalar.properties.generalCategory == .nonspacingMark ? 0 : 1)
+        }
+        return width
+    }
+
+    static func padded(_ text: String, to columns: Int) -> String {
+        let missing = columns - width(text)
+        return missing > 0 ? text + String(repeating: " ", count: missing) : text
+    }
+
+    static func leftPadded(_ text: String, to columns: Int) -> String {
+        let missing = columns - width(text)
+        return missing > 0 ? String(repeating: " ", count: missing) + text : text
+    }
+
+    /// A short kind column: `folder`, `package`, `link`, or the type identifier.
+    static func kind(_ node: FileNode) -> String {
+        if let special = node.special {
+            switch special {
+            case .symbolicLink: return "link -> \(node.linkTarget ?? "?")"
+            case .fifo: return "fifo"
+            case .socket: return "socket"
+            case .device: return "device"
+            }
+        }
+        switch node.kind {
+        case .folder: return "folder"
+        case .package: return "package (\(node.typeIdentifier))"
+        case .file: return node.typeIdentifier
+        }
+    }
+}

@@ -1,0 +1,88 @@
+import CofferCore
+import FileService
+
+/// What `coffer` was asked to do, from its arguments and environment.
+struct LaunchOptions {
+    enum Action: Equatable {
+        case interactive
+        case commands(String)
+        case help([String])
+        case showHelp
+        case showVersion
+        case rpc
+    }
+
+    var action: Action = .interactive
+    var containerPath: String
+    var language: Language
+
+    init(arguments: [String], environment: [String: String]) throws(CofferError) {
+        language = Language.preferred(environment: environment)
+        containerPath = Container.defaultLocation(environment: environment)
+        var index = 0
+        func value(for option: String) throws(CofferError) -> String {
+            index += 1
+            guard index < arguments.count else {
+                throw CofferError(.invalidArgument, detail: "\(option) needs a value")
+            }
+            return arguments[index]
+        }
+        while index < arguments.count {
+            let argument = arguments[index]
+            switch argument {
+            case "-c":
+                action = .commands(try value(for: "-c"))
+            case "--container":
+                containerPath = try value(for: "--container")
+            case _ where argument.hasPrefix("--container="):
+                containerPath = String(argument.dropFirst("--container=".count))
+            case "--lang":
+                let code = try value(for: "--lang")
+                guard let chosen = Language(code: code) else {
+                    throw CofferError(.invalidArgument, detail: "--lang \(code): use en or zh-Hans")
+                }
+                language = chosen
+            case "-h", "--help":
+                action = .showHelp
+            case "-V", "--version":
+                action = .showVersion
+            case "help":
+                action = .help(Array(arguments[(index + 1)...]))
+                index = arguments.count
+                continue
+            case "rpc":
+                action = .rpc
+                index = arguments.count
+                continue
+            default:
+                throw CofferError(.invalidArgument, detail: "unexpected argument “\(argument)”")
+            }
+            index += 1
+        }
+        if containerPath.isEmpty { throw CofferError(.invalidArgument, detail: "--container needs a folder") }
+    }
+
+    static func usage(_ language: Language) -> String {
+        switch language {
+        case .english:
+            return """
+                Usage: coffer [--container DIR] [--lang en|zh-Hans] [-c 'COMMAND; COMMAND']
+                       coffer help [COMMAND]
+                       coffer --version
+
+                Without -c, commands are read from standard input: interactively on a terminal,
+                one per line when piped. The default container is $XDG_DATA_HOME/coffer
+                (~/.local/share/coffer). Run “coffer help” for the list of commands.
+                """
+        case .simplifiedChinese:
+            return """
+                用法：coffer [--container 目录] [--lang en|zh-Hans] [-c '命令; 命令']
+                      coffer help [命令]
+                      coffer --version
+
+                不带 -c 时从标准输入读取命令：在终端中交互运行，通过管道输入时每行一条命令。
+                默认容器为 $XDG_DATA_HOME/coffer（~/.local/share/coffer）。运行“coffer help”查看命令列表。
+                """
+        }
+    }
+}
