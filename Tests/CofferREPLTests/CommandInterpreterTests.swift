@@ -1,0 +1,75 @@
+import CofferBackends
+import CofferCore
+import CofferREPL
+import CofferTestSupport
+import FileService
+import Testing
+
+struct CommandInterpreterTests {
+    let directory = TemporaryDirectory("repl")
+    let output = TextOutput()
+    let errors = TextOutput()
+    let interpreter: CommandInterpreter
+
+    init() async throws {
+        let container = try await Container.open(at: directory.path)
+        let service = try FileService.standard(container: container)
+        interpreter = CommandInterpreter(service: service, language: .english, output: output, errors: errors)
+    }
+
+    @Test func listsNameFirstInServiceOrder() async throws {
+        #expect(await interpreter.run(line: "mkdir Zeta alpha; cd alpha; mkdir file10 file2; cd ..") == .success)
+        #expect(await interpreter.run(line: "ls; ls alpha") == .success)
+        #expect(output.text == "alpha\nDownload\nImport\nZeta\nfile2\nfile10\n")
+    }
+
+    @Test func failuresPrintTheUserMessageAndCarryOn() async throws {
+        #expect(await interpreter.run(line: "cd nowhere; mkdir ok") == .failure)
+        #expect(errors.text == "coffer: “files:/nowhere” doesn't exist. It may have been moved or deleted; check the name and list the folder again.\n")
+        #expect(directory.exists("Documents/UserFiles/ok"))
+    }
+
+    @Test func speaksChinese() async throws {
+        interpreter.language = .simplifiedChinese
+        #expect(await interpreter.run(line: "cd 不存在") == .failure)
+        #expect(errors.text.contains("“files:/不存在” 不存在。"))
+        #expect(await interpreter.run(line: "help") == .success)
+        #expect(output.text.contains("新建文件夹。"))
+    }
+
+    @Test func conflictFlagsChooseThePolicy() async throws {
+        directory.make(["Documents/UserFiles/a.txt": "A", "Documents/UserFiles/Download/a.txt": "old"])
+        #expect(await interpreter.run(line: "cp a.txt Download") == .failure)
+        #expect(await interpreter.run(line: "cp --keep-both a.txt Download") == .success)
+        #expect(directory.contents("Documents/UserFiles/Download/a (2).txt") == "A")
+        #expect(await interpreter.run(line: "mv --replace a.txt Download") == .success)
+        #expect(directory.contents("Documents/UserFiles/Download/a.txt") == "A")
+        #expect(await interpreter.run(line: "cp --keep-both --replace x y") == .failure)
+        #expect(errors.text.contains("cannot be used together"))
+    }
+
+    @Test func copyingAFolderNeedsR() async throws {
+        #expect(await interpreter.run(line: "cp Download D2") == .failure)
+        #expect(await interpreter.run(line: "cp -r Download D2") == .success)
+        #expect(directory.exists("Documents/UserFiles/D2"))
+    }
+
+    @Test func cdAndPwdAndRelativePaths() async throws {
+        #expect(await interpreter.run(line: "cd Download; pwd; cd; pwd; cd /Import; cd ../Download; pwd") == .success)
+        #expect(output.text == "files:/Download\nfiles:/\nfiles:/Download\n")
+        #expect(await interpreter.run(line: "cd ../..") == .failure)
+        #expect(errors.text.contains("leads outside"))
+    }
+
+    @Test func quitStopsTheLine() async throws {
+        #expect(await interpreter.run(line: "pwd; quit; mkdir never") == .quit)
+        #expect(!directory.exists("Documents/UserFiles/never"))
+    }
+
+    @Test func unknownCommandsAndBadOptionsFail() async throws {
+        #expect(await interpreter.run(line: "frobnicate") == .failure)
+        #expect(await interpreter.run(line: "ls -Q") == .failure)
+        #expect(errors.text.contains("unknown command “frobnicate”"))
+        #expect(errors.text.contains("unknown option -Q"))
+    }
+}
