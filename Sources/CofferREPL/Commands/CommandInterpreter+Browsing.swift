@@ -67,8 +67,7 @@ extension CommandInterpreter {
         try await drawTree(path, prefix: "", depth: 1, maxDepth: depth, hidden: arguments.flags.contains("a"),
                            counts: &counts)
         output.line()
-        output.line(LocalizedText("\(counts.folders) folders, \(counts.files) files",
-                                  "\(counts.folders) 个文件夹，\(counts.files) 个文件")(language))
+        output.line(Self.counted(folders: counts.folders, files: counts.files, language))
     }
 
     /// One level at a time, so only the folders on the current branch are in memory.
@@ -125,6 +124,12 @@ extension CommandInterpreter {
         }
     }
 
+    /// `3 folders, 1 file` / `3 个文件夹，1 个文件`.
+    static func counted(folders: Int, files: Int, _ language: Language) -> String {
+        LocalizedText("\(folders) \(folders == 1 ? "folder" : "folders"), \(files) \(files == 1 ? "file" : "files")",
+                      "\(folders) 个文件夹，\(files) 个文件")(language)
+    }
+
     static func kindName(_ node: FileNode, _ language: Language) -> String {
         if let special = node.special {
             switch special {
@@ -146,8 +151,7 @@ extension CommandInterpreter {
         for text in arguments.operands.isEmpty ? ["."] : arguments.operands {
             let path = try resolve(text)
             let usage = try await service.diskUsage(path)
-            let summary = LocalizedText("\(usage.files) files, \(usage.folders) folders",
-                                        "\(usage.files) 个文件，\(usage.folders) 个文件夹")(language)
+            let summary = Self.counted(folders: usage.folders, files: usage.files, language)
             output.line("\(Formatting.size(usage.bytes))\t\(usage.bytes)\t\(path)\t(\(summary))")
         }
     }

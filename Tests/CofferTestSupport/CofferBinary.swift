@@ -1,0 +1,65 @@
+import Foundation
+
+/// Runs the built `coffer` executable, for end-to-end tests.
+public enum CofferBinary {
+    /// The executable: `$COFFER_BINARY`, else beside the test bundle, else `.build/debug/coffer`.
+    public static let url: URL = {
+        if let explicit = ProcessInfo.processInfo.environment["COFFER_BINARY"] {
+            return URL(fileURLWithPath: explicit)
+        }
+        let runner = URL(fileURLWithPath: CommandLine.arguments[0]).resolvingSymlinksInPath()
+        var folder = runner.deletingLastPathComponent()
+        for _ in 0..<4 {
+            let candidate = folder.appendingPathComponent("coffer")
+            if FileManager.default.isExecutableFile(atPath: candidate.path) { return candidate }
+            folder = folder.deletingLastPathComponent()
+        }
+        let root = URL(fileURLWithPath: #filePath).deletingLastPathComponent().deletingLastPathComponent()
+            .deletingLastPathComponent()
+        return root.appendingPathComponent(".build/debug/coffer")
+    }()
+
+    public struct Result: Sendable {
+        public var status: Int32
+        public var output: String
+        public var errors: String
+    }
+
+    /// Runs `coffer` with `arguments`, feeding `input` on standard input (closed when empty).
+    public static func run(_ arguments: [String], input: String = "",
+                           environment: [String: String] = [:]) throws -> Result {
+        let process = Process()
+        process.executableURL = url
+        process.arguments = arguments
+        var env = ProcessInfo.processInfo.environment
+        env["LANG"] = "C.UTF-8"
+        env.removeValue(forKey: "LC_ALL")
+        env.removeValue(forKey: "LC_MESSAGES")
+        for (key, value) in environment { env[key] = value }
+        process.environment = env
+        let stdin = Pipe(), stdout = Pipe(), stderr = Pipe()
+        process.standardInput = stdin
+        process.standardOutput = stdout
+        process.standardError = stderr
+        try process.run()
+        stdin.fileHandleForWriting.write(Data(input.utf8))
+        try stdin.fileHandleForWriting.close()
+        // Read both pipes concurrently so a large output cannot block the child.
+        let errorData = LockedData()
+        let reader = Thread { errorData.set(stderr.fileHandleForReading.readDataToEndOfFile()) }
+        reader.start()
+        let outputData = stdout.fileHandleForReading.readDataToEndOfFile()
+        process.waitUntilExit()
+        while !errorData.isSet { usleep(1000) }
+        return Result(status: process.terminationStatus, output: String(decoding: outputData, as: UTF8.self),
+                      errors: String(decoding: errorData.value, as: UTF8.self))
+    }
+}
+
+private final class LockedData: @unchecked Sendable {
+    private let lock = NSLock()
+    private var data: Data?
+    func set(_ value: Data) { lock.withLock { data = value } }
+    var isSet: Bool { lock.withLock { data != nil } }
+    var value: Data { lock.withLock { data ?? Data() } }
+}

@@ -1,0 +1,132 @@
+import CofferTestSupport
+import Foundation
+import Testing
+
+/// Runs the built `coffer` binary and checks what it prints and what is on disk.
+@Suite(.serialized)
+struct CommandEndToEndTests {
+    let directory = TemporaryDirectory("e2e")
+    var container: String { directory.url("container") }
+    var files: String { directory.url("container/Documents/UserFiles") }
+
+    func coffer(_ commands: String, language: String = "en") throws -> CofferBinary.Result {
+        try CofferBinary.run(["--container", container, "--lang", language, "-c", commands])
+    }
+
+    @Test func firstRunCreatesTheContainerAndListsIt() throws {
+        let result = try coffer("ls")
+        #expect(result.status == 0)
+        #expect(result.output == "Download\nImport\n")
+        #expect(result.errors.isEmpty)
+        #expect(directory.exists("container/Library/Caches/SearchIndex/CACHEDIR.TAG"))
+        #expect(directory.exists("container/Library/Application Support/AppData"))
+    }
+
+    @Test func commandsChangeTheDisk() throws {
+        _ = try coffer("ls")
+        directory.make(["container/Documents/UserFiles/notes.txt": "hello"])
+        let result = try coffer("""
+            mkdir -p "Projects/报告 2026"; cp notes.txt 'Projects/报告 2026'; cd Projects; \
+            mv '报告 2026/notes.txt' '报告 2026/final.txt'; rename '报告 2026' Reports; cp -r Reports Reports2; pwd
+            """)
+        #expect(result.status == 0, "\(result.errors)")
+        #expect(result.output == "files:/Projects\n")
+        #expect(directory.contents("container/Documents/UserFiles/Projects/Reports/final.txt") == "hello")
+        #expect(directory.contents("container/Documents/UserFiles/Projects/Reports2/final.txt") == "hello")
+        #expect(directory.contents("container/Documents/UserFiles/notes.txt") == "hello")
+        #expect(!directory.exists("container/Documents/UserFiles/Projects/报告 2026"))
+    }
+
+    @Test func exitStatusIsZeroOnlyWhenEveryCommandSucceeded() throws {
+        let result = try coffer("mkdir A; mkdir A; mkdir B")
+        #expect(result.status == 1)
+        #expect(result.errors == "coffer: An item named “files:/A” already exists. Choose another name, or ask to keep both or replace.\n")
+        #expect(directory.exists("container/Documents/UserFiles/B"))
+    }
+
+    @Test func conflictsFailUnlessAFlagChose() throws {
+        _ = try coffer("ls")
+        directory.make(["container/Documents/UserFiles/a.pdf": "new", "container/Documents/UserFiles/Download/a.pdf": "old"])
+        #expect(try coffer("cp a.pdf Download").status == 1)
+        #expect(directory.contents("container/Documents/UserFiles/Download/a.pdf") == "old")
+        #expect(try coffer("cp --keep-both a.pdf Download; cp --keep-both a.pdf Download").status == 0)
+        #expect(directory.names("container/Documents/UserFiles/Download") == ["a (2).pdf", "a (3).pdf", "a.pdf"])
+        #expect(try coffer("mv --replace a.pdf Download").status == 0)
+        #expect(directory.contents("container/Documents/UserFiles/Download/a.pdf") == "new")
+        #expect(!directory.exists("container/Documents/UserFiles/a.pdf"))
+    }
+
+    @Test func pipedCommandsPrintNoPromptAndNoEcho() throws {
+        let result = try CofferBinary.run(["--container", container], input: "mkdir 'Piped Folder'\nls\nnosuch\npwd\n")
+        #expect(result.output == "Download\nImport\nPiped Folder\nfiles:/\n")
+        #expect(result.status == 1)
+        #expect(result.errors.contains("unknown command “nosuch”"))
+    }
+
+    @Test func longListingPutsTheNameFirst() throws {
+        _ = try coffer("ls")
+        directory.make(["container/Documents/UserFiles/报告.pdf": "12345", "container/Documents/UserFiles/.hidden-file": ""])
+        let result = try coffer("ls -l")
+        let lines = result.output.split(separator: "\n").map(String.init)
+        #expect(lines.count == 3)
+        #expect(lines[0].hasPrefix("Download ") && lines[0].hasSuffix("folder"))
+        #expect(lines[2].hasPrefix("报告.pdf") && lines[2].contains("5 B") && lines[2].hasSuffix("com.adobe.pdf"))
+        #expect(try coffer("ls -a").output.contains(".hidden-file"))
+    }
+
+    @Test func errorsAreInTheChosenLanguageWithoutHostPaths() throws {
+        let english = try coffer("cd missing")
+        #expect(english.errors.contains("“files:/missing” doesn't exist."))
+        let chinese = try coffer("cd missing", language: "zh-Hans")
+        #expect(chinese.errors.contains("“files:/missing” 不存在。"))
+        let fromLocale = try CofferBinary.run(["--container", container, "-c", "cd missing"],
+                                              environment: ["LANG": "zh_CN.UTF-8"])
+        #expect(fromLocale.errors.contains("不存在"))
+        for result in [english, chinese, fromLocale] { #expect(!result.errors.contains(directory.path)) }
+    }
+
+    @Test func escapesAreRefused() throws {
+        _ = try coffer("ls")
+        directory.make(["outside/secret.txt": "SECRET"])
+        directory.link("container/Documents/UserFiles/out", to: directory.url("outside"))
+        let result = try coffer("ls ../..; cd out; cp out/secret.txt Download; ls out; mkdir out/x")
+        #expect(result.status == 1)
+        #expect(!result.output.contains("secret.txt"))
+        #expect(directory.names("outside") == ["secret.txt"])
+        #expect(directory.names("container/Documents/UserFiles/Download").isEmpty)
+        #expect(result.errors.contains("leads outside"))
+    }
+
+    @Test func aDamagedContainerIsReportedClearly() throws {
+        directory.make(["container/Documents/UserFiles": "I am a file"])
+        let result = try coffer("ls")
+        #expect(result.status == 1)
+        #expect(result.errors.contains("“Documents/UserFiles” should be a folder"))
+        #expect(!result.errors.contains(directory.path))
+    }
+
+    @Test func treeInfoDuMountsAndHelp() throws {
+        _ = try coffer("mkdir -p A/B; mkdir C")
+        directory.make(["container/Documents/UserFiles/A/B/x.json": "{}"])
+        let tree = try coffer("tree")
+        #expect(tree.output == "files:/\n├── A/\n│   └── B/\n│       └── x.json\n├── C/\n├── Download/\n└── Import/\n\n5 folders, 1 file\n")
+        #expect(try coffer("tree -L 1").output.contains("└── Import/\n\n4 folders, 0 files"))
+        let info = try coffer("info A/B/x.json")
+        #expect(info.output.contains("JSON document (public.json)"))
+        #expect(info.output.contains("2 B (2 bytes)"))
+        #expect(try coffer("du A").output.hasPrefix("2 B\t2\tfiles:/A\t"))
+        #expect(try coffer("mounts").output == "files:\tread-write\n")
+        let help = try coffer("help cp")
+        #expect(help.output.hasPrefix("Usage: cp [-r]"))
+        #expect(try coffer("help cp", language: "zh-Hans").output.hasPrefix("用法：cp [-r]"))
+    }
+
+    @Test func versionAndUsage() throws {
+        let version = try CofferBinary.run(["--version"])
+        #expect(version.status == 0 && version.output.hasPrefix("coffer "))
+        let usage = try CofferBinary.run(["--help"])
+        #expect(usage.output.contains("--container DIR"))
+        let bad = try CofferBinary.run(["--bogus"])
+        #expect(bad.status == 2 && bad.errors.contains("unexpected argument"))
+    }
+}
