@@ -153,14 +153,26 @@ public final class LocalSandboxBackend: StorageBackend {
         }
         if errno != 0 { throw CofferError.lastSystemError("readdir", path: path) }
         let hidden = names.contains(HiddenList.fileName) ? HiddenList(folder: folder) : HiddenList.empty
-        var nodes: [FileNode] = []
-        nodes.reserveCapacity(names.count)
-        for name in names where !name.hasPrefix(StreamingCopy.partialPrefix) {
-            if let node = try entryNode(in: folder, name: name, path: path.appending(trustedName: name), hidden: hidden) {
-                nodes.append(node)
-            }
+        names.removeAll { $0.hasPrefix(StreamingCopy.partialPrefix) }
+        let entries = names
+        // Large folders are stat'ed on every core: statx and getxattr are independent
+        // lookups relative to the same open folder.
+        let slices = entries.count >= 512 ? min(8, ProcessInfo.processInfo.activeProcessorCount) : 1
+        let results = SliceResults(count: slices)
+        DispatchQueue.concurrentPerform(iterations: slices) { slice in
+            let range = (entries.count * slice / slices)..<(entries.count * (slice + 1) / slices)
+            results.store(slice, Result { () throws(CofferError) -> [FileNode] in
+                var nodes: [FileNode] = []
+                nodes.reserveCapacity(range.count)
+                for name in entries[range] {
+                    if let node = try entryNode(in: folder, name: name, path: path.appending(trustedName: name), hidden: hidden) {
+                        nodes.append(node)
+                    }
+                }
+                return nodes
+            })
         }
-        return nodes
+        return try results.joined()
     }
 
     /// The node for `name` in `folder`, or `nil` if it vanished meanwhile.
@@ -243,6 +255,24 @@ public final class LocalSandboxBackend: StorageBackend {
         guard FileMode(after.mode) == .regular else { throw CofferError(.unsupported, path: path) }
         _ = fcntl(fd, F_SETFL, fcntl(fd, F_GETFL) & ~O_NONBLOCK)
         return (descriptor, after)
+    }
+}
+
+/// Per-slice results of a parallel listing.
+private final class SliceResults: @unchecked Sendable {
+    private var results: [Result<[FileNode], CofferError>?]
+    private let lock = NSLock()
+
+    init(count: Int) { results = Array(repeating: nil, count: count) }
+
+    func store(_ slice: Int, _ result: Result<[FileNode], CofferError>) {
+        lock.withLock { results[slice] = result }
+    }
+
+    func joined() throws(CofferError) -> [FileNode] {
+        var nodes: [FileNode] = []
+        for result in results { nodes += try result!.get() }
+        return nodes
     }
 }
 

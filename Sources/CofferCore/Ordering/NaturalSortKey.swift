@@ -23,26 +23,34 @@ public struct NaturalSortKey: Sendable, Hashable, Comparable {
     public init(_ name: String) {
         bytes = Array(name.utf8)
         if bytes.allSatisfy({ $0 < 0x80 }) {
-            weights = Self.weights(ofASCII: bytes)
+            weights = bytes.withUnsafeBufferPointer { Self.weights(ofASCII: $0) }
         } else {
-            let folded = name.folding(options: [.caseInsensitive, .diacriticInsensitive, .widthInsensitive], locale: nil)
-            weights = Self.weights(ofScalars: Array(folded.unicodeScalars.lazy.map(\.value)))
+            var scalars = name.unicodeScalars
+            // Only Latin, Greek and Cyrillic letters carry case and accents worth folding;
+            // CJK and most other scripts go straight through without Foundation.
+            if scalars.contains(where: { (0xC0...0x52F).contains($0.value) || (0x1E00...0x1FFF).contains($0.value)
+                                         || (0xFF01...0xFF5E).contains($0.value) }) {
+                scalars = name.folding(options: [.caseInsensitive, .diacriticInsensitive, .widthInsensitive],
+                                       locale: nil).unicodeScalars
+            }
+            let values = Array(scalars.lazy.map(\.value))
+            weights = values.withUnsafeBufferPointer { Self.weights(ofScalars: $0) }
         }
     }
 
-    private static func weights(ofASCII bytes: [UInt8]) -> [UInt32] {
+    private static func weights(ofASCII bytes: UnsafeBufferPointer<UInt8>) -> [UInt32] {
         var result: [UInt32] = []
         result.reserveCapacity(bytes.count + 2)
         var index = 0
         while index < bytes.count {
             let byte = bytes[index]
             if byte >= 0x30 && byte <= 0x39 {
-                index = appendNumber(from: bytes.withUnsafeBufferPointer { $0 }, at: index, into: &result) { UInt32($0) }
+                index = appendNumber(from: bytes, at: index, into: &result) { UInt32($0) }
                 continue
             }
             if byte >= 0x41 && byte <= 0x5A {
                 result.append(letterClass | UInt32(byte + 0x20))
-            } else if (byte >= 0x61 && byte <= 0x7A) {
+            } else if byte >= 0x61 && byte <= 0x7A {
                 result.append(letterClass | UInt32(byte))
             } else {
                 result.append(punctuationClass | UInt32(byte))
@@ -52,23 +60,34 @@ public struct NaturalSortKey: Sendable, Hashable, Comparable {
         return result
     }
 
-    private static func weights(ofScalars scalars: [UInt32]) -> [UInt32] {
+    private static func weights(ofScalars scalars: UnsafeBufferPointer<UInt32>) -> [UInt32] {
         var result: [UInt32] = []
         result.reserveCapacity(scalars.count + 2)
         var index = 0
         while index < scalars.count {
             let value = scalars[index]
             if value >= 0x30 && value <= 0x39 {
-                index = appendNumber(from: scalars.withUnsafeBufferPointer { $0 }, at: index, into: &result) { $0 }
+                index = appendNumber(from: scalars, at: index, into: &result) { $0 }
                 continue
             }
-            let scalar = Unicode.Scalar(value) ?? "?"
-            let properties = scalar.properties
-            if properties.isAlphabetic || properties.numericType != nil {
-                let lower = properties.lowercaseMapping.unicodeScalars.first?.value ?? value
-                result.append(letterClass | lower)
+            if value < 0x80 {
+                let byte = UInt8(value)
+                if byte >= 0x41 && byte <= 0x5A {
+                    result.append(letterClass | (value + 0x20))
+                } else if byte >= 0x61 && byte <= 0x7A {
+                    result.append(letterClass | value)
+                } else {
+                    result.append(punctuationClass | value)
+                }
+            } else if (0x4E00...0x9FFF).contains(value) || (0x3040...0x30FF).contains(value) || (0xAC00...0xD7A3).contains(value) {
+                result.append(letterClass | value)  // CJK ideographs, kana, Hangul: letters without case
             } else {
-                result.append(punctuationClass | value)
+                let properties = (Unicode.Scalar(value) ?? "?").properties
+                if properties.isAlphabetic || properties.numericType != nil {
+                    result.append(letterClass | (properties.lowercaseMapping.unicodeScalars.first?.value ?? value))
+                } else {
+                    result.append(punctuationClass | value)
+                }
             }
             index += 1
         }

@@ -21,30 +21,33 @@ extension Sequence where Element == FileNode {
     /// The nodes in `order`, with every name's sort key computed once.
     public func sorted(by order: SortOrder) -> [FileNode] {
         let nodes = Array(self)
+        // Everything the comparison needs, gathered once into flat arrays, so the sort
+        // itself never copies a node.
         let keys = nodes.map { NaturalSortKey($0.name) }
+        let isFile = nodes.map { $0.kind == .file }
+        let field: [Double]
+        switch order.field {
+        case .name: field = []
+        case .modificationDate: field = nodes.map { $0.modificationDate.timeIntervalSinceReferenceDate }
+        case .size: field = nodes.map { Double($0.size) }
+        case .kind:
+            let kinds = Array(Set(nodes.map(\.typeIdentifier))).sorted()
+            let rank = Dictionary(uniqueKeysWithValues: kinds.enumerated().map { ($1, Double($0)) })
+            field = nodes.map { rank[$0.typeIdentifier]! }
+        }
+        let byNameDescending = order.field == .name && !order.ascending
         var indices = Array(nodes.indices)
-        indices.sort { i, j in
-            let a = nodes[i], b = nodes[j]
-            let aFolder = a.kind != .file, bFolder = b.kind != .file
-            if aFolder != bFolder { return aFolder }
-            var primary = 0
-            switch order.field {
-            case .name:
-                primary = 0
-            case .modificationDate:
-                primary = a.modificationDate == b.modificationDate ? 0 : (a.modificationDate < b.modificationDate ? -1 : 1)
-            case .size:
-                primary = a.size == b.size ? 0 : (a.size < b.size ? -1 : 1)
-            case .kind:
-                primary = a.typeIdentifier == b.typeIdentifier ? 0 : (a.typeIdentifier < b.typeIdentifier ? -1 : 1)
-            }
-            if order.field == .name || primary == 0 {
+        indices.withUnsafeMutableBufferPointer { buffer in
+            buffer.sort { i, j in
+                if isFile[i] != isFile[j] { return !isFile[i] }
+                if !field.isEmpty && field[i] != field[j] {
+                    return order.ascending ? field[i] < field[j] : field[i] > field[j]
+                }
                 // Equal by the chosen field: the natural name order decides, ascending
-                // unless the listing is by name itself.
+                // unless the listing is by name, descending.
                 let byName = NaturalSortKey.compare(keys[i], keys[j])
-                return order.field == .name && !order.ascending ? byName > 0 : byName < 0
+                return byNameDescending ? byName > 0 : byName < 0
             }
-            return order.ascending ? primary < 0 : primary > 0
         }
         return indices.map { nodes[$0] }
     }

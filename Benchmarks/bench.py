@@ -1,0 +1,88 @@
+#!/usr/bin/env python3
+"""Runs Coffer and a reference tool side by side and prints medians and ratios.
+
+Usage: bench.py COFFER_BINARY WORK_DIR [--quick]
+
+  ls   coffer -c 'ls -l Big' vs GNU `ls -l Big` on a 20,000-file folder (goal: not slower)
+  cp   coffer -c 'cp big.bin copy.bin' vs `cp big.bin copy.bin` on 1 GiB (goal: >= 95% of cp's speed)
+
+Each command runs several times; the median wall time counts. Output goes to /dev/null.
+"""
+import os
+import shutil
+import statistics
+import subprocess
+import sys
+import time
+
+
+def timed(argv, env, setup=None, runs=7):
+    times = []
+    for _ in range(runs):
+        if setup:
+            setup()
+        start = time.perf_counter()
+        subprocess.run(argv, stdout=subprocess.DEVNULL, stderr=subprocess.DEVNULL, env=env, check=True)
+        times.append(time.perf_counter() - start)
+    return statistics.median(times), min(times), max(times)
+
+
+def report(label, coffer, reference, goal_text, goal_met):
+    print(f"{label}")
+    print(f"  coffer     median {coffer[0]*1000:9.1f} ms  (min {coffer[1]*1000:.1f}, max {coffer[2]*1000:.1f})")
+    print(f"  reference  median {reference[0]*1000:9.1f} ms  (min {reference[1]*1000:.1f}, max {reference[2]*1000:.1f})")
+    print(f"  ratio coffer/reference time: {coffer[0]/reference[0]:.2f}  -> {goal_text}: {'met' if goal_met else 'NOT met'}")
+
+
+def main():
+    coffer, work = sys.argv[1], sys.argv[2]
+    quick = "--quick" in sys.argv
+    container = os.path.join(work, "container")
+    files = os.path.join(container, "Documents", "UserFiles")
+    env = dict(os.environ, LANG="C.UTF-8", LC_ALL="C.UTF-8")
+    subprocess.run([coffer, "--container", container, "-c", "ls"], stdout=subprocess.DEVNULL, check=True, env=env)
+
+    # 20,000 files in one folder.
+    big = os.path.join(files, "Big")
+    count = 20_000
+    if not os.path.isdir(big) or len(os.listdir(big)) != count:
+        shutil.rmtree(big, ignore_errors=True)
+        os.makedirs(big)
+        for index in range(count):
+            with open(os.path.join(big, f"file {index}.txt"), "wb") as handle:
+                handle.write(b"x" * (index % 700))
+    runs = 5 if quick else 11
+    ours = timed([coffer, "--container", container, "-c", "ls -l Big"], env, runs=runs)
+    gnu = timed(["ls", "-l", big], env, runs=runs)
+    report(f"ls -l of a {count:,}-file folder", ours, gnu, "goal not slower than GNU ls", ours[0] <= gnu[0])
+
+    # 1 GiB copy.
+    size = (256 if quick else 1024) << 20
+    source = os.path.join(files, "big.bin")
+    if not os.path.exists(source) or os.path.getsize(source) != size:
+        with open(source, "wb") as handle:
+            block = os.urandom(1 << 20)
+            for _ in range(size >> 20):
+                handle.write(block)
+    target = os.path.join(files, "copy.bin")
+
+    def clean():
+        if os.path.exists(target):
+            os.remove(target)
+        os.sync()
+
+    runs = 3 if quick else 5
+    ours = timed([coffer, "--container", container, "-c", "cp big.bin copy.bin"], env, setup=clean, runs=runs)
+    plain = timed(["cp", source, target], env, setup=clean, runs=runs)
+    durable = timed(["sh", "-c", f'cp "{source}" "{target}" && sync "{target}"'], env, setup=clean, runs=runs)
+    clean()
+    report(f"copy of {size >> 20} MiB (coffer flushes the copy before it appears) vs cp", ours, plain,
+           "goal at least 95% of cp's speed", plain[0] / ours[0] >= 0.95)
+    print(f"  speed: coffer {size / ours[0] / 2**20:.0f} MiB/s, cp {size / plain[0] / 2**20:.0f} MiB/s "
+          f"({plain[0] / ours[0] * 100:.0f}% of cp)")
+    print(f"  same durability: cp + sync median {durable[0]*1000:.1f} ms -> coffer at "
+          f"{durable[0] / ours[0] * 100:.0f}% of its speed")
+
+
+if __name__ == "__main__":
+    main()

@@ -1,0 +1,14 @@
+#!/usr/bin/env bash
+# Builds Coffer in release mode and runs every benchmark side by side with its reference.
+#   Benchmarks/run.sh [--quick]
+set -euo pipefail
+cd "$(dirname "$0")/.."
+swift build -c release --product coffer >/dev/null
+swift build -c release --product coffer-sort-bench >/dev/null
+work="${COFFER_BENCH_DIR:-Benchmarks/.work}"
+mkdir -p "$work"
+echo "== sorting names (Benchmarks/SortBench) =="
+.build/release/coffer-sort-bench 20000
+echo
+echo "== commands (Benchmarks/bench.py) =="
+python3 Benchmarks/bench.py .build/release/coffer "$work" "$@"
