@@ -214,3 +214,12 @@ int coffer_syncfs(int fd) {
     return 0;
 #endif
 }
+
+int coffer_start_writeback(int fd, int64_t offset, int64_t length) {
+#if defined(__linux__)
+    return sync_file_range(fd, offset, length, SYNC_FILE_RANGE_WRITE);
+#else
+    (void)fd; (void)offset; (void)length;
+    return 0;
+#endif
+}

@@ -71,6 +71,9 @@ coffer_dir *coffer_opendir(int dirfd);
 const char *coffer_readdir(coffer_dir *dir, unsigned char *type);
 void coffer_closedir(coffer_dir *dir);
 
+/// sync_file_range(2) with SYNC_FILE_RANGE_WRITE: start writing back a range without waiting.
+int coffer_start_writeback(int fd, int64_t offset, int64_t length);
+
 /// syncfs(2): flush the file system holding `fd`.
 int coffer_syncfs(int fd);
 
