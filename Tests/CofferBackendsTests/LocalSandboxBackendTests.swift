@@ -119,7 +119,7 @@ struct LocalSandboxBackendTests {
     @Test func aCancelledCopyLeavesNoPartialFile() async throws {
         let big = directory.url("big.bin")
         let chunk = Data(repeating: 7, count: 1 << 20)
-        FileManager.default.createFile(atPath: big, contents: nil)
+        #expect(FileManager.default.createFile(atPath: big, contents: nil))
         let handle = try FileHandle(forWritingTo: URL(fileURLWithPath: big))
         for _ in 0..<256 { handle.write(chunk) }
         try handle.close()
