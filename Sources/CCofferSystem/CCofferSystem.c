@@ -201,9 +201,6 @@ void coffer_closedir(coffer_dir *dir) {
     free(dir);
 }
 
-int coffer_is_dir(uint32_t mode) { return S_ISDIR(mode); }
-int coffer_is_reg(uint32_t mode) { return S_ISREG(mode); }
-int coffer_is_lnk(uint32_t mode) { return S_ISLNK(mode); }
 
 int coffer_syncfs(int fd) {
 #if defined(__linux__)

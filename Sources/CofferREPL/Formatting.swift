@@ -20,18 +20,22 @@ enum Formatting {
 
     /// `2026-11-29 13:47` in local time.
     static func date(_ date: Date) -> String {
-        var seconds = time_t(date.timeIntervalSince1970.rounded(.down))
-        var parts = tm()
-        localtime_r(&seconds, &parts)
+        let parts = localParts(date)
         return "\(parts.tm_year + 1900)-\(two(parts.tm_mon + 1))-\(two(parts.tm_mday)) \(two(parts.tm_hour)):\(two(parts.tm_min))"
     }
 
     /// `2026-11-29 13:47:05` in local time.
     static func dateWithSeconds(_ date: Date) -> String {
+        let parts = localParts(date)
+        return "\(parts.tm_year + 1900)-\(two(parts.tm_mon + 1))-\(two(parts.tm_mday)) "
+            + "\(two(parts.tm_hour)):\(two(parts.tm_min)):\(two(parts.tm_sec))"
+    }
+
+    private static func localParts(_ date: Date) -> tm {
         var seconds = time_t(date.timeIntervalSince1970.rounded(.down))
         var parts = tm()
         localtime_r(&seconds, &parts)
-        return "\(Self.date(date)):\(two(parts.tm_sec))"
+        return parts
     }
 
     private static func two(_ value: Int32) -> String { value < 10 ? "0\(value)" : "\(value)" }

@@ -77,9 +77,4 @@ int coffer_start_writeback(int fd, int64_t offset, int64_t length);
 /// syncfs(2): flush the file system holding `fd`.
 int coffer_syncfs(int fd);
 
-/// File type tests on a mode (the S_IS* macros are not visible to Swift).
-int coffer_is_dir(uint32_t mode);
-int coffer_is_reg(uint32_t mode);
-int coffer_is_lnk(uint32_t mode);
-
 #endif

@@ -145,31 +145,20 @@ enum Placement {
 enum RemoveTree {
     static func remove(_ name: String, in folder: Descriptor, path: VirtualPath) throws(CofferError) {
         let result = name.withCString { raw in
-            Result { () throws(CofferError) in try remove(name, rawName: raw, in: folder, path: path) }
+            Result { () throws(CofferError) in try remove(rawName: raw, in: folder, path: path) }
         }
         try result.get()
     }
 
-    private static func remove(_ displayName: String, rawName name: UnsafePointer<CChar>, in folder: Descriptor,
+    /// Works on raw names so that names which are not valid UTF-8 are removed too.
+    private static func remove(rawName name: UnsafePointer<CChar>, in folder: Descriptor,
                                path: VirtualPath) throws(CofferError) {
         if unlinkat(folder.raw, name, 0) == 0 { return }
         guard errno == EISDIR || errno == EPERM else { throw CofferError.lastSystemError("unlinkat", path: path) }
-        let fd = openat(folder.raw, name, O_RDONLY | O_DIRECTORY | O_NOFOLLOW | O_CLOEXEC)
-        guard fd >= 0 else { throw CofferError.lastSystemError("openat", path: path) }
-        let child = Descriptor(fd)
-        guard let stream = coffer_opendir(child.raw) else { throw CofferError.lastSystemError("opendir", path: path) }
-        // Raw bytes, so names that are not valid UTF-8 are removed too.
-        var names: [[CChar]] = []
-        var type: UInt8 = 0
-        while let entry = coffer_readdir(stream, &type) {
-            names.append(Array(UnsafeBufferPointer(start: entry, count: strlen(entry) + 1)))
-        }
-        coffer_closedir(stream)
-        for entry in names {
+        let child = try folder.openFolder(rawName: name, reporting: path)
+        for entry in try child.rawEntryNames(reporting: path) {
             let result = entry.withUnsafeBufferPointer { buffer in
-                Result { () throws(CofferError) in
-                    try remove(String(cString: buffer.baseAddress!), rawName: buffer.baseAddress!, in: child, path: path)
-                }
+                Result { () throws(CofferError) in try remove(rawName: buffer.baseAddress!, in: child, path: path) }
             }
             try result.get()
         }

@@ -63,21 +63,18 @@ struct TreeCopier {
 
     /// Bytes and items below `folder` that a copy will write.
     func measure(_ folder: Descriptor) -> (Int64, Int) {
-        guard let stream = coffer_opendir(folder.raw) else { return (0, 0) }
-        defer { coffer_closedir(stream) }
+        guard let names = try? folder.entryNames(reporting: path) else { return (0, 0) }
         var bytes: Int64 = 0
         var items = 0
-        var type: UInt8 = 0
-        while let entry = coffer_readdir(stream, &type) {
+        for entry in names {
             var info = coffer_stat()
             guard coffer_statx(folder.raw, entry, &info) == 0 else { continue }
             switch FileMode(info.mode) {
             case .regular:
                 bytes += Int64(info.size); items += 1
             case .directory:
-                let fd = openat(folder.raw, entry, O_RDONLY | O_DIRECTORY | O_NOFOLLOW | O_CLOEXEC)
-                guard fd >= 0 else { continue }
-                let (childBytes, childItems) = measure(Descriptor(fd))
+                guard let child = try? folder.openFolder(named: entry, reporting: path) else { continue }
+                let (childBytes, childItems) = measure(child)
                 bytes += childBytes; items += childItems + 1
             case .symbolicLink:
                 items += 1
@@ -101,24 +98,15 @@ struct TreeCopier {
         case .regular:
             try copyFile(name, from: sourceFolder, to: targetName, in: targetFolder)
         case .directory:
-            let sourceFD = openat(sourceFolder.raw, name, O_RDONLY | O_DIRECTORY | O_NOFOLLOW | O_CLOEXEC)
-            guard sourceFD >= 0 else { throw CofferError.lastSystemError("openat", path: path) }
-            let source = Descriptor(sourceFD)
+            let source = try sourceFolder.openFolder(named: name, reporting: path)
             guard mkdirat(targetFolder.raw, targetName, mode_t(info.mode & 0o777) | 0o700) == 0 else {
                 throw CofferError.lastSystemError("mkdirat", path: path)
             }
-            let targetFD = openat(targetFolder.raw, targetName, O_RDONLY | O_DIRECTORY | O_NOFOLLOW | O_CLOEXEC)
-            guard targetFD >= 0 else { throw CofferError.lastSystemError("openat", path: path) }
-            let target = Descriptor(targetFD)
-            guard let stream = coffer_opendir(source.raw) else { throw CofferError.lastSystemError("opendir", path: path) }
-            var names: [String] = []
-            var type: UInt8 = 0
-            while let entry = coffer_readdir(stream, &type) { names.append(String(cString: entry)) }
-            coffer_closedir(stream)
-            for child in names where !child.hasPrefix(StreamingCopy.partialPrefix) {
+            let target = try targetFolder.openFolder(named: targetName, reporting: path)
+            for child in try source.entryNames(reporting: path) where !child.hasPrefix(StreamingCopy.partialPrefix) {
                 try copyEntry(child, from: source, to: child, in: target)
             }
-            if BackupExclusion.isExcluded(fd: source.raw) { BackupExclusion.set(true, fd: target.raw) }
+            BackupExclusion.copy(from: source.raw, to: target.raw)
             _ = coffer_set_mtime(target.raw, info.mtime_sec, info.mtime_nsec)
             progress.advance(items: 1)
         case .symbolicLink:
@@ -142,7 +130,7 @@ struct TreeCopier {
         guard targetFD >= 0 else { throw CofferError.lastSystemError("openat", path: path) }
         let target = Descriptor(targetFD)
         try copyContents(from: source.raw, to: target.raw, size: Int64(info.size))
-        if BackupExclusion.isExcluded(fd: source.raw) { BackupExclusion.set(true, fd: target.raw) }
+        BackupExclusion.copy(from: source.raw, to: target.raw)
         _ = coffer_set_mtime(target.raw, info.mtime_sec, info.mtime_nsec)
         progress.advance(items: 1)
     }

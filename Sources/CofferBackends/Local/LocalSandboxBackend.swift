@@ -144,14 +144,7 @@ public final class LocalSandboxBackend: StorageBackend {
 
     /// Reads a folder once: `readdir`, then one `statx` per entry relative to the folder.
     func listFolder(_ folder: Descriptor, at path: VirtualPath) throws(CofferError) -> [FileNode] {
-        guard let stream = coffer_opendir(folder.raw) else { throw CofferError.lastSystemError("opendir", path: path) }
-        defer { coffer_closedir(stream) }
-        var names: [String] = []
-        var type: UInt8 = 0
-        while let entry = coffer_readdir(stream, &type) {
-            names.append(String(cString: entry))
-        }
-        if errno != 0 { throw CofferError.lastSystemError("readdir", path: path) }
+        var names = try folder.entryNames(reporting: path)
         let hidden = names.contains(HiddenList.fileName) ? HiddenList(folder: folder) : HiddenList.empty
         names.removeAll { $0.hasPrefix(StreamingCopy.partialPrefix) }
         let entries = names

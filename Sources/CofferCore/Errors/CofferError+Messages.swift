@@ -12,14 +12,10 @@ public struct UserMessage: Sendable, Hashable, CustomStringConvertible {
 extension CofferError {
     /// The message for this error in `language`, naming the virtual path (never a host path).
     public func userMessage(in language: Language) -> UserMessage {
-        let item = path.map { Self.quote($0.description, language) }
+        let item = path.map { "“\($0.description)”" }
         let entry = Self.catalog[kind.identifier]!
         let text = entry.text(item, detail, language)
         return UserMessage(text: text, hint: entry.hint(language))
-    }
-
-    private static func quote(_ text: String, _ language: Language) -> String {
-        language == .english ? "“\(text)”" : "“\(text)”"
     }
 
     private struct Entry: Sendable {

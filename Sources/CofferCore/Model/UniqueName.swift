@@ -26,13 +26,6 @@ public enum UniqueName {
         return (name[..<stemEnd], name[stemEnd...])
     }
 
-    /// The `n`th name to try for `name` (n ≥ 2).
-    public static func candidate(for name: String, number: Int) -> String {
-        let (stem, extensions) = split(name)
-        let (base, _) = stripCounter(stem)
-        return fitted(base: base, counter: " (\(number))", extensions: extensions)
-    }
-
     /// Candidates in order: `x (2).pdf`, `x (3).pdf`, … continuing after an existing ` (n)`.
     public static func candidates(for name: String) -> some Sequence<String> {
         let (stem, extensions) = split(name)

@@ -108,11 +108,6 @@ public struct VirtualPath: Sendable, CustomStringConvertible {
         VirtualPath(uncheckedMount: mount, components: components + [name])
     }
 
-    /// The same components in another mount.
-    public func inMount(_ mount: String) -> VirtualPath {
-        VirtualPath(uncheckedMount: mount, components: components)
-    }
-
     /// A sibling with another last component (for renames).
     public func replacingName(with name: String) throws(CofferError) -> VirtualPath {
         guard let parent else { throw CofferError(.invalidOperation, path: self) }
