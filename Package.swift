@@ -14,6 +14,8 @@ let package = Package(
     targets: [
         // Thin C wrappers for the Linux syscalls the Glibc module does not export.
         .target(name: "CCofferSystem"),
+        // GNU readline, for the interactive REPL.
+        .systemLibrary(name: "CReadline", providers: [.apt(["libreadline-dev"])]),
 
         // The model: paths, nodes, types, ordering, errors, the backend protocol. No I/O.
         .target(
@@ -22,7 +24,7 @@ let package = Package(
         ),
         .target(name: "CofferBackends", dependencies: ["CofferCore", "CCofferSystem"]),
         .target(name: "FileService", dependencies: ["CofferCore", "CofferBackends"]),
-        .target(name: "CofferREPL", dependencies: ["CofferCore", "FileService"]),
+        .target(name: "CofferREPL", dependencies: ["CofferCore", "FileService", "CReadline"]),
         .executableTarget(name: "coffer", dependencies: ["CofferREPL", "FileService", "CofferBackends"]),
 
         .executableTarget(

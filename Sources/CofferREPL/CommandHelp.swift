@@ -4,6 +4,8 @@ import CofferCore
 public struct CommandHelp: Sendable {
     public var name: String
     public var usage: String
+    /// Flags, options and operands, for the parser and for completion.
+    public var syntax: CommandSyntax
     public var summary: LocalizedText
     public var details: LocalizedText
     public var examples: [String]
@@ -12,6 +14,7 @@ public struct CommandHelp: Sendable {
     public static let all: [CommandHelp] = [
         CommandHelp(
             name: "ls", usage: "ls [-l] [-a] [-t|-S] [-r] [path]",
+            syntax: CommandSyntax(shortFlags: "laStr1", operands: [.sandboxPath]),
             summary: LocalizedText("List a folder: folders first, in natural order.", "列出文件夹内容：文件夹在前，按自然顺序排列。"),
             details: LocalizedText(
                 "-l adds size, date and type; -a shows hidden items; -t sorts newest first, -S largest first; -r reverses.",
@@ -19,28 +22,33 @@ public struct CommandHelp: Sendable {
             examples: ["ls", "ls -l Download", "ls -la 'My Notes'"]),
         CommandHelp(
             name: "cd", usage: "cd [path]",
+            syntax: CommandSyntax(operands: [.sandboxFolder]),
             summary: LocalizedText("Change the current folder (alone: go to files:/).", "切换当前文件夹（不带参数时回到 files:/）。"),
             details: LocalizedText("Paths are relative to the current folder; “..” goes up, “trash:” changes mount.",
                                    "路径相对于当前文件夹；“..”返回上一级，“trash:”切换挂载点。"),
             examples: ["cd Download", "cd ..", "cd /"]),
         CommandHelp(
             name: "pwd", usage: "pwd",
+            syntax: CommandSyntax(),
             summary: LocalizedText("Print the current folder.", "显示当前文件夹。"),
             details: LocalizedText("", ""), examples: ["pwd"]),
         CommandHelp(
             name: "tree", usage: "tree [-L depth] [-a] [path]",
+            syntax: CommandSyntax(shortFlags: "a", shortOptions: ["L": .text], operands: [.sandboxFolder]),
             summary: LocalizedText("Show a folder and everything below it.", "以树形显示文件夹及其下所有内容。"),
             details: LocalizedText("-L limits the depth; -a includes hidden items. Folders are read one level at a time.",
                                    "-L 限制层数；-a 包含隐藏项目。逐层读取文件夹。"),
             examples: ["tree", "tree -L 2 Download"]),
         CommandHelp(
             name: "mkdir", usage: "mkdir [-p] path…",
+            syntax: CommandSyntax(shortFlags: "p", operands: [.sandboxPath]),
             summary: LocalizedText("Create folders.", "新建文件夹。"),
             details: LocalizedText("-p creates missing parents and accepts folders that already exist.",
                                    "-p 会创建缺少的上级文件夹，已存在的文件夹不报错。"),
             examples: ["mkdir Notes", "mkdir -p 'Projects/2026/报告'"]),
         CommandHelp(
             name: "mv", usage: "mv [--keep-both|--replace] source… destination",
+            syntax: CommandSyntax(longFlags: ["keep-both", "replace"], operands: [.sandboxPath]),
             summary: LocalizedText("Move items; into the destination when it is a folder.", "移动项目；目标是文件夹时移入其中。"),
             details: LocalizedText(
                 "If the name is taken the move fails, unless --keep-both picks a name like “a (2).pdf” or --replace overwrites.",
@@ -48,12 +56,14 @@ public struct CommandHelp: Sendable {
             examples: ["mv report.pdf Download", "mv --keep-both a.txt b.txt Notes"]),
         CommandHelp(
             name: "rename", usage: "rename [--keep-both|--replace] path new-name",
+            syntax: CommandSyntax(longFlags: ["keep-both", "replace"], operands: [.sandboxPath, .text]),
             summary: LocalizedText("Rename an item in place.", "在原位置重命名项目。"),
             details: LocalizedText("The new name is a name, not a path: it may not contain “/”.",
                                    "新名称只能是名称而不是路径，不能包含“/”。"),
             examples: ["rename draft.txt final.txt", "rename 'old name' '新名称'"]),
         CommandHelp(
             name: "cp", usage: "cp [-r] [--keep-both|--replace] source… destination",
+            syntax: CommandSyntax(shortFlags: "rR", longFlags: ["keep-both", "replace"], operands: [.sandboxPath]),
             summary: LocalizedText("Copy items; -r for folders.", "复制项目；复制文件夹需要 -r。"),
             details: LocalizedText(
                 "Copies are written under a hidden name and appear only when complete. Conflicts work as for mv.",
@@ -61,26 +71,34 @@ public struct CommandHelp: Sendable {
             examples: ["cp report.pdf Download", "cp -r Photos 'Photos backup'"]),
         CommandHelp(
             name: "info", usage: "info path…",
+            syntax: CommandSyntax(operands: [.sandboxPath]),
             summary: LocalizedText("Show an item's kind, type, size, dates and backup flag.", "显示项目的种类、类型、大小、日期和备份标记。"),
             details: LocalizedText("", ""), examples: ["info report.pdf"]),
         CommandHelp(
             name: "du", usage: "du [path…]",
+            syntax: CommandSyntax(operands: [.sandboxPath]),
             summary: LocalizedText("Add up the size of files below a folder.", "统计文件夹下文件的总大小。"),
             details: LocalizedText("Hidden items count; links are not followed.", "包含隐藏项目；不跟随链接。"),
             examples: ["du", "du Download"]),
         CommandHelp(
             name: "mounts", usage: "mounts",
+            syntax: CommandSyntax(),
             summary: LocalizedText("List the mounts and whether they can be changed.", "列出挂载点及其是否可修改。"),
             details: LocalizedText("", ""), examples: ["mounts"]),
         CommandHelp(
             name: "help", usage: "help [command]",
+            syntax: CommandSyntax(operands: [.command]),
             summary: LocalizedText("List commands, or explain one.", "列出所有命令，或说明某个命令。"),
             details: LocalizedText("", ""), examples: ["help", "help cp"]),
         CommandHelp(
             name: "quit", usage: "quit | exit",
+            syntax: CommandSyntax(),
             summary: LocalizedText("Leave Coffer (Ctrl-D works too).", "退出 Coffer（也可以按 Ctrl-D）。"),
             details: LocalizedText("", ""), examples: ["quit"]),
     ]
+
+    /// Every word that starts a command, aliases included.
+    public static var commandNames: [String] { all.map(\.name) + ["exit"] }
 
     public static func named(_ name: String) -> CommandHelp? {
         all.first { $0.name == name } ?? (name == "exit" ? named("quit") : nil)

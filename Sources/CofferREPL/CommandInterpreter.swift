@@ -4,7 +4,9 @@ import FileService
 /// Runs REPL commands against a `FileService`: parsing, then calling the service, then
 /// printing. It holds no file logic of its own.
 ///
-/// Used from one task at a time (the REPL loop or a `-c` script).
+/// It lives on the main actor: a REPL reads one line at a time, and the session may cancel
+/// the task running a command (Ctrl-C) while the interpreter waits on the service.
+@MainActor
 public final class CommandInterpreter {
     public enum Outcome: Sendable, Equatable {
         case success, failure, quit
@@ -16,6 +18,16 @@ public final class CommandInterpreter {
     public private(set) var currentFolder: VirtualPath = .root()
     let output: TextOutput
     let errors: TextOutput
+
+    /// Colours for what goes to standard output (folder names); plain by default.
+    public var outputStyle = TextStyle.plain
+    /// Colours for what goes to standard error (the `coffer:` of errors); plain by default.
+    public var errorStyle = TextStyle.plain
+    /// Asked when a move, copy or rename finds its name taken and no flag chose a policy.
+    /// Returns the policy to retry with, or `nil` to cancel. Without it such commands fail.
+    public var askConflict: ((VirtualPath) async -> ConflictPolicy?)?
+    /// Makes a progress display for a long operation, given its label (“Copying”).
+    public var progressBar: ((String) -> ProgressBar)?
 
     public init(service: FileService, language: Language, output: TextOutput, errors: TextOutput) {
         self.service = service
@@ -84,13 +96,18 @@ public final class CommandInterpreter {
     /// Prints an error's message on standard error.
     public func report(_ error: CofferError) {
         let message = error.userMessage(in: language)
-        errors.line("coffer: \(message)")
+        errors.line("\(errorStyle.error("coffer:")) \(message)")
         errors.flush()
     }
 
     /// A path as the user typed it, relative to the current folder.
     func resolve(_ text: String) throws(CofferError) -> VirtualPath {
         try VirtualPath(parsing: text, relativeTo: currentFolder)
+    }
+
+    /// A command's words, parsed by the syntax `help` documents for it.
+    func parse(_ words: ArraySlice<String>, as command: String) throws(CofferError) -> ParsedArguments {
+        try ParsedArguments(words, syntax: CommandHelp.named(command)?.syntax ?? CommandSyntax(), language: language)
     }
 
     func usage(_ command: String) -> CofferError {

@@ -1,16 +1,24 @@
 import CofferCore
 
-/// A command's words split into flags, options with values, and operands.
+/// A command's words split into flags, options with values, and operands, by its syntax.
 struct ParsedArguments {
     var flags: Set<String> = []
     var options: [String: String] = [:]
     var operands: [String] = []
 
-    /// Parses `-la`, `-L 2`, `--keep-both` and operands; `--` ends the flags.
-    init(_ words: ArraySlice<String>, flags shortFlags: String = "", options shortOptions: String = "",
-         longFlags: Set<String> = [], language: Language) throws(CofferError) {
+    /// Parses `-la`, `-L 2`, `-L2`, `--keep-both`, `--into DIR`, `--into=DIR` and operands;
+    /// `--` ends the flags and a lone `-` is an operand.
+    init(_ words: ArraySlice<String>, syntax: CommandSyntax, language: Language) throws(CofferError) {
         var index = words.startIndex
         var flagsEnded = false
+        func value(for option: String) throws(CofferError) -> String {
+            guard index < words.endIndex else {
+                throw CofferError(.invalidArgument, detail: LocalizedText(
+                    "option \(option) needs a value", "选项 \(option) 需要一个值")(language))
+            }
+            defer { index += 1 }
+            return words[index]
+        }
         while index < words.endIndex {
             let word = words[index]
             index += 1
@@ -20,28 +28,25 @@ struct ParsedArguments {
             }
             if word == "--" { flagsEnded = true; continue }
             if word.hasPrefix("--") {
-                let name = String(word.dropFirst(2))
-                guard longFlags.contains(name) else { throw Self.unknown(word, language) }
-                flags.insert(name)
+                let body = word.dropFirst(2)
+                let name = String(body.prefix { $0 != "=" })
+                if syntax.longOptions[name] != nil {
+                    options[name] = body.contains("=") ? String(body.drop { $0 != "=" }.dropFirst())
+                                                       : try value(for: word)
+                } else if syntax.longFlags.contains(name) && !body.contains("=") {
+                    flags.insert(name)
+                } else {
+                    throw Self.unknown(word, language)
+                }
                 continue
             }
             var letters = word.dropFirst()[...]
             while let letter = letters.first {
                 letters = letters.dropFirst()
-                if shortOptions.contains(letter) {
-                    let value: String
-                    if !letters.isEmpty {
-                        value = String(letters)
-                        letters = ""
-                    } else if index < words.endIndex {
-                        value = words[index]
-                        index += 1
-                    } else {
-                        throw CofferError(.invalidArgument, detail: LocalizedText(
-                            "option -\(letter) needs a value", "选项 -\(letter) 需要一个值")(language))
-                    }
-                    options[String(letter)] = value
-                } else if shortFlags.contains(letter) {
+                if syntax.shortOptions[letter] != nil {
+                    options[String(letter)] = letters.isEmpty ? try value(for: "-\(letter)") : String(letters)
+                    letters = ""
+                } else if syntax.shortFlags.contains(letter) {
                     flags.insert(String(letter))
                 } else {
                     throw Self.unknown("-\(letter)", language)
@@ -54,15 +59,15 @@ struct ParsedArguments {
         CofferError(.invalidArgument, detail: LocalizedText("unknown option \(flag)", "未知选项 \(flag)")(language))
     }
 
-    /// The conflict policy chosen with `--keep-both` or `--replace` (`fail` without either).
-    func conflictPolicy(language: Language) throws(CofferError) -> ConflictPolicy {
+    /// The conflict policy chosen with `--keep-both` or `--replace`, or `nil` when neither was given.
+    func chosenConflictPolicy(language: Language) throws(CofferError) -> ConflictPolicy? {
         switch (flags.contains("keep-both"), flags.contains("replace")) {
         case (true, true):
             throw CofferError(.invalidArgument, detail: LocalizedText(
                 "--keep-both and --replace cannot be used together", "--keep-both 和 --replace 不能同时使用")(language))
         case (true, false): return .keepBoth
         case (false, true): return .replace
-        case (false, false): return .fail
+        case (false, false): return nil
         }
     }
 }

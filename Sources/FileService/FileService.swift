@@ -260,7 +260,10 @@ public actor FileService {
     }
 
     /// Awaits a backend call, turning whatever it throws into a `CofferError` about `path`.
+    /// A cancelled task gets ``CofferError/Kind/cancelled`` before anything starts, so a
+    /// command walking many folders stops at the next one.
     private func call<T>(_ path: VirtualPath, _ body: () async throws -> T) async throws(CofferError) -> T {
+        if Task.isCancelled { throw CofferError(.cancelled, path: path) }
         do {
             return try await body()
         } catch {

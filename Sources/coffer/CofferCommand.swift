@@ -14,6 +14,7 @@ import Glibc
 struct CofferCommand {
     static let version = "0.1.0"
 
+    @MainActor
     static func main() async {
         let environment = ProcessInfo.processInfo.environment
         let options: LaunchOptions
@@ -28,6 +29,7 @@ struct CofferCommand {
         exit(await run(options))
     }
 
+    @MainActor
     static func run(_ options: LaunchOptions) async -> Int32 {
         let output = TextOutput.standardOutput()
         let errors = TextOutput.standardError()
@@ -50,8 +52,9 @@ struct CofferCommand {
         }
 
         let service: FileService
+        let container: Container
         do {
-            let container = try await Container.open(at: options.containerPath)
+            container = try await Container.open(at: options.containerPath)
             service = try FileService.standard(container: container)
         } catch {
             errors.line("coffer: \(error.userMessage(in: options.language))")
@@ -66,27 +69,25 @@ struct CofferCommand {
         case .help(let words):
             return await interpreter.run(words: ["help"] + words) == .failure ? 1 : 0
         default:
-            return await runLines(interpreter, prompt: isatty(0) == 1)
+            guard isatty(0) == 1 else { return await PipedSession(interpreter: interpreter).run() }
+            return await interactive(interpreter, container: container, options: options)
         }
     }
 
-    /// Reads commands one line at a time from standard input. On a terminal a prompt is
-    /// shown; piped input gets no prompt and no echo.
-    static func runLines(_ interpreter: CommandInterpreter, prompt: Bool) async -> Int32 {
-        var failed = false
-        while true {
-            if prompt {
-                let text = "\(interpreter.currentFolder)> "
-                FileHandle.standardOutput.write(Data(text.utf8))
-            }
-            guard let line = readLine(strippingNewline: true) else { break }
-            switch await interpreter.run(line: line) {
-            case .quit: return failed ? 1 : 0
-            case .failure: failed = true
-            case .success: break
-            }
+    /// The REPL on a terminal: readline, history in `AppData/history`, completion from the
+    /// service; colours and progress bars where the output is a terminal.
+    @MainActor
+    static func interactive(_ interpreter: CommandInterpreter, container: Container, options: LaunchOptions) async -> Int32 {
+        let environment = ProcessInfo.processInfo.environment
+        interpreter.outputStyle = .forDescriptor(1, environment: environment)
+        interpreter.errorStyle = .forDescriptor(2, environment: environment)
+        if isatty(2) == 1 {
+            interpreter.progressBar = { label in ProgressBar(label: label) }
         }
-        if prompt { FileHandle.standardOutput.write(Data("\n".utf8)) }
-        return failed ? 1 : 0
+        let history = HistoryFile(path: container.appDataPath + "/history")
+        let session = InteractiveSession(
+            interpreter: interpreter, editor: ReadlineEditor(historyLimit: history.limit), historyFile: history,
+            completionSource: ServiceCompletionSource(service: interpreter.service), interrupts: InterruptMonitor())
+        return await session.run()
     }
 }

@@ -3,7 +3,7 @@ import FileService
 
 extension CommandInterpreter {
     func list(_ words: ArraySlice<String>) async throws(CofferError) {
-        let arguments = try ParsedArguments(words, flags: "laStr1", language: language)
+        let arguments = try parse(words, as: "ls")
         let long = arguments.flags.contains("l")
         var order = SortOrder.byName
         if arguments.flags.contains("t") { order = SortOrder(.modificationDate) }
@@ -19,14 +19,14 @@ extension CommandInterpreter {
                 output.line("\(path):")
             }
             if node.kind == .file {
-                long ? printLong([node]) : output.line(node.name)
+                long ? printLong([node]) : output.line(styled(node))
                 continue
             }
             let page = try await service.list(path, options: options)
             if long {
                 printLong(page.items)
             } else {
-                for item in page.items { output.line(item.name) }
+                for item in page.items { output.line(styled(item)) }
             }
         }
     }
@@ -37,13 +37,14 @@ extension CommandInterpreter {
         let sizes = nodes.map { $0.kind == .file && $0.special == nil ? Formatting.size($0.size) : "-" }
         let sizeWidth = sizes.reduce(1) { max($0, $1.count) }
         for (node, size) in zip(nodes, sizes) {
-            output.line("\(Formatting.padded(node.name, to: nameWidth))  \(Formatting.leftPadded(size, to: sizeWidth))  "
+            let padding = String(repeating: " ", count: max(0, nameWidth - Formatting.width(node.name)))
+            output.line("\(styled(node))\(padding)  \(Formatting.leftPadded(size, to: sizeWidth))  "
                         + "\(Formatting.date(node.modificationDate))  \(Formatting.kind(node))")
         }
     }
 
     func changeFolder(_ words: ArraySlice<String>) async throws(CofferError) {
-        let arguments = try ParsedArguments(words, language: language)
+        let arguments = try parse(words, as: "cd")
         guard arguments.operands.count <= 1 else { throw usage("cd") }
         let path = try arguments.operands.first.map { (text) throws(CofferError) in try resolve(text) } ?? .root()
         let node = try await service.stat(path)
@@ -52,7 +53,7 @@ extension CommandInterpreter {
     }
 
     func tree(_ words: ArraySlice<String>) async throws(CofferError) {
-        let arguments = try ParsedArguments(words, flags: "a", options: "L", language: language)
+        let arguments = try parse(words, as: "tree")
         guard arguments.operands.count <= 1 else { throw usage("tree") }
         var depth: Int?
         if let text = arguments.options["L"] {
@@ -82,7 +83,7 @@ extension CommandInterpreter {
         }
         for (index, item) in items.enumerated() {
             let last = index == items.count - 1
-            output.line(prefix + (last ? "└── " : "├── ") + item.name + (item.kind == .folder ? "/" : ""))
+            output.line(prefix + (last ? "└── " : "├── ") + styled(item) + (item.kind == .folder ? "/" : ""))
             if item.kind == .file { counts.files += 1; continue }
             counts.folders += 1
             if item.kind == .folder, maxDepth.map({ depth < $0 }) ?? true {
@@ -93,7 +94,7 @@ extension CommandInterpreter {
     }
 
     func info(_ words: ArraySlice<String>) async throws(CofferError) {
-        let arguments = try ParsedArguments(words, language: language)
+        let arguments = try parse(words, as: "info")
         guard !arguments.operands.isEmpty else { throw usage("info") }
         let registry = TypeRegistry.standard
         for (index, text) in arguments.operands.enumerated() {
@@ -124,6 +125,17 @@ extension CommandInterpreter {
         }
     }
 
+    /// A name coloured by kind when colours are on: folders, packages and special items
+    /// each look different from plain files.
+    func styled(_ node: FileNode) -> String {
+        if node.special != nil { return outputStyle.special(node.name) }
+        switch node.kind {
+        case .folder: return outputStyle.folder(node.name)
+        case .package: return outputStyle.package(node.name)
+        case .file: return node.name
+        }
+    }
+
     /// `3 folders, 1 file` / `3 个文件夹，1 个文件`.
     static func counted(folders: Int, files: Int, _ language: Language) -> String {
         LocalizedText("\(folders) \(folders == 1 ? "folder" : "folders"), \(files) \(files == 1 ? "file" : "files")",
@@ -147,7 +159,7 @@ extension CommandInterpreter {
     }
 
     func diskUsage(_ words: ArraySlice<String>) async throws(CofferError) {
-        let arguments = try ParsedArguments(words, language: language)
+        let arguments = try parse(words, as: "du")
         for text in arguments.operands.isEmpty ? ["."] : arguments.operands {
             let path = try resolve(text)
             let usage = try await service.diskUsage(path)

@@ -1,0 +1,106 @@
+import CofferCore
+import Foundation
+
+/// The REPL for a person at a terminal: a prompt with the current folder, line editing,
+/// history, Tab completion, Ctrl-C, progress bars, colours and conflict questions.
+///
+/// The session only wires these to a ``CommandInterpreter``; every file operation is the
+/// interpreter's (and so the service's).
+@MainActor
+public final class InteractiveSession {
+    public let interpreter: CommandInterpreter
+    private let editor: any LineEditor
+    private let historyFile: HistoryFile?
+    private var history: History
+    private let completionSource: (any CompletionSource)?
+    private let interrupts: InterruptMonitor
+    private let running = RunningCommand()
+
+    /// - Parameters:
+    ///   - editor: reads lines (``ReadlineEditor`` on a terminal).
+    ///   - historyFile: where history is loaded from and appended to, if anywhere.
+    ///   - completionSource: names for Tab completion; none without it.
+    ///   - interrupts: where Ctrl-C comes from.
+    public init(interpreter: CommandInterpreter, editor: any LineEditor, historyFile: HistoryFile?,
+                completionSource: (any CompletionSource)?, interrupts: InterruptMonitor) {
+        self.interpreter = interpreter
+        self.editor = editor
+        self.historyFile = historyFile
+        self.completionSource = completionSource
+        self.interrupts = interrupts
+        self.history = historyFile?.load() ?? History()
+        for line in history.entries { editor.addToHistory(line) }
+    }
+
+    /// Reads and runs commands until `quit`, `exit` or Ctrl-D. Returns the exit status (0).
+    public func run() async -> Int32 {
+        interpreter.askConflict = { [editor, interpreter] path in
+            await Self.ask(about: path, editor: editor, language: interpreter.language)
+        }
+        interrupts.onSignal { [editor, running] in
+            // At a prompt or question the editor takes it; during a command it cancels it.
+            if !editor.interrupt() { running.cancel() }
+        }
+        defer { interrupts.onSignal(nil) }
+
+        while true {
+            let completer = completionSource.map { Completer(currentFolder: interpreter.currentFolder, source: $0) }
+            let input = await editor.readLine(prompt: prompt(), completion: completer.map { completer in
+                { @Sendable prefix in completer.complete(prefix) }
+            }, interruptible: false)
+            switch input {
+            case .endOfInput:
+                interpreter.output.line()
+                interpreter.output.flush()
+                return 0
+            case .interrupted:
+                continue
+            case .line(let line):
+                remember(line)
+                if await running.run(line, on: interpreter) == .quit { return 0 }
+            }
+        }
+    }
+
+    /// `files:/Download> `, the location in bold when colours are on. readline needs the
+    /// invisible escape codes between \u{01} and \u{02} to know the prompt's width.
+    func prompt() -> String {
+        let location = interpreter.currentFolder.description
+        guard interpreter.outputStyle.isEnabled else { return location + "> " }
+        return "\u{01}\u{1B}[1m\u{02}\(location)\u{01}\u{1B}[0m\u{02}> "
+    }
+
+    private func remember(_ line: String) {
+        guard history.add(line), let entry = history.entries.last else { return }
+        editor.addToHistory(entry)
+        historyFile?.append(entry)
+    }
+
+    /// Asks what to do about a name that is taken. An empty answer, Ctrl-C or Ctrl-D cancel.
+    static func ask(about path: VirtualPath, editor: any LineEditor, language: Language) async -> ConflictPolicy? {
+        let folder = path.parent?.description ?? path.mount + ":/"
+        let question = LocalizedText(
+            "“\(path.name)” already exists in \(folder). Replace it, keep both, or cancel? [r/k/C] ",
+            "“\(path.name)” 已存在于 \(folder)。替换、保留两者，还是取消？[r/k/C] ")(language)
+        while true {
+            guard case .line(let answer) = await editor.readLine(prompt: question, completion: nil, interruptible: true)
+            else { return nil }
+            if let choice = ConflictAnswer(answer) { return choice.policy }
+        }
+    }
+}
+
+/// An answer to the conflict question, in either language.
+struct ConflictAnswer: Equatable {
+    var policy: ConflictPolicy?
+
+    /// `nil` when the answer means nothing (ask again).
+    init?(_ text: String) {
+        switch text.trimmingCharacters(in: .whitespaces).lowercased() {
+        case "r", "replace", "替换": policy = .replace
+        case "k", "b", "keep", "keep both", "both", "保留", "保留两者": policy = .keepBoth
+        case "", "c", "n", "cancel", "no", "取消": policy = nil
+        default: return nil
+        }
+    }
+}
