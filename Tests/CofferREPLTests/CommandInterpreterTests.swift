@@ -5,6 +5,7 @@ import CofferTestSupport
 import FileService
 import Testing
 
+@MainActor
 struct CommandInterpreterTests {
     let directory = TemporaryDirectory("repl")
     let output = TextOutput()

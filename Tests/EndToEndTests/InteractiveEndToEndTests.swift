@@ -1,0 +1,178 @@
+import CofferTestSupport
+import Foundation
+import Testing
+
+/// The REPL in a real terminal (tmux): prompt, completion, history, Ctrl-C, quitting,
+/// colours, conflict questions and cancelling a long copy.
+@Suite(.serialized)
+struct InteractiveEndToEndTests {
+    let directory = TemporaryDirectory("tty")
+    var container: String { directory.url("container") }
+    var files: String { directory.url("container/Documents/UserFiles") }
+
+    init() throws {
+        // Create the container (and its Download and Import folders) before each test.
+        let result = try CofferBinary.run(["--container", directory.url("container"), "-c", "pwd"])
+        #expect(result.status == 0)
+    }
+
+    func start(_ extra: [String: String] = ["NO_COLOR": "1"]) throws -> TerminalSession {
+        var environment = ["TERM": "screen", "LANG": "C.UTF-8", "HOME": directory.path]
+        environment.merge(extra) { $1 }
+        let session = try TerminalSession([CofferBinary.url.path, "--container", container, "--lang", "en"],
+                                          environment: environment)
+        try session.waitForLastLine("files:/>")
+        return session
+    }
+
+    @Test func tabCompletesCommandsAndFolderNames() throws {
+        directory.make(["container/Documents/UserFiles/Projects/plan.txt": "x"])
+        let session = try start()
+        try session.type("mkd")
+        try session.press("Tab")
+        try session.waitForLastLine("files:/> mkdir")
+        try session.type("Notes")
+        try session.press("Enter")
+        try session.waitForLastLine("files:/>")
+        #expect(directory.exists("container/Documents/UserFiles/Notes"))
+
+        try session.type("cd Pro")
+        try session.press("Tab")
+        try session.waitForLastLine("files:/> cd Projects/")
+        try session.press("Enter")
+        try session.waitForLastLine("files:/Projects>")
+
+        try session.type("info pl")
+        try session.press("Tab")
+        try session.waitForLastLine("files:/Projects> info plan.txt")
+    }
+
+    @Test func namesWithSpacesAndChineseCompleteQuoted() throws {
+        directory.make(["container/Documents/UserFiles/My Notes/a.txt": "x",
+                        "container/Documents/UserFiles/报告 2026/b.txt": "y"])
+        let session = try start()
+        try session.type("cd My")
+        try session.press("Tab")
+        try session.waitForLastLine("files:/> cd 'My Notes/'")
+        try session.press("Enter")
+        try session.waitForLastLine("files:/My Notes>")
+
+        try session.type("cd ../报")
+        try session.press("Tab")
+        try session.waitForLastLine("files:/My Notes> cd '../报告 2026/'")
+        try session.press("Enter")
+        try session.waitForLastLine("files:/报告 2026>")
+    }
+
+    @Test func secondTabListsTheMatches() throws {
+        directory.make(["container/Documents/UserFiles/Report 1.txt": "1",
+                        "container/Documents/UserFiles/Report 2.txt": "2"])
+        let session = try start()
+        try session.type("info Rep")
+        try session.press("Tab")
+        try session.waitForLastLine("files:/> info 'Report ")
+        try session.press("Tab")
+        let screen = try session.wait { $0.contains("Report 1.txt") && $0.contains("Report 2.txt") }
+        #expect(screen.hasSuffix("files:/> info 'Report"))  // capture-pane drops trailing spaces
+    }
+
+    @Test func historySurvivesARestartWithoutRepeats() throws {
+        var session = try start()
+        for line in ["mkdir Alpha", "pwd", "pwd"] {
+            try session.type(line)
+            try session.press("Enter")
+        }
+        try session.type("quit")
+        try session.press("Enter")
+        try session.waitForExit()
+        #expect(directory.contents("container/Library/Application Support/AppData/history")
+                == "mkdir Alpha\npwd\nquit\n")
+
+        session = try start()
+        try session.press("Up")
+        try session.waitForLastLine("files:/> quit")
+        try session.press("Up")
+        try session.waitForLastLine("files:/> pwd")
+        try session.press("Up")
+        try session.waitForLastLine("files:/> mkdir Alpha")
+    }
+
+    @Test func ctrlCAtThePromptClearsTheLineAndQuitLeaves() throws {
+        let session = try start()
+        try session.type("mkdir Nope")
+        try session.press("C-c")
+        try session.waitForLastLine("files:/>")
+        #expect(session.screen().contains("files:/> mkdir Nope^C"))
+        try session.press("Enter")
+        usleep(200_000)
+        #expect(session.isRunning)
+        #expect(!directory.exists("container/Documents/UserFiles/Nope"))
+
+        try session.type("quit")
+        try session.press("Enter")
+        try session.waitForExit()
+    }
+
+    @Test func ctrlDLeaves() throws {
+        let session = try start()
+        try session.press("C-d")
+        try session.waitForExit()
+    }
+
+    @Test func aConflictAsksReplaceKeepBothOrCancel() throws {
+        directory.make(["container/Documents/UserFiles/a.txt": "new",
+                        "container/Documents/UserFiles/Download/a.txt": "old"])
+        let session = try start()
+        try session.type("cp a.txt Download")
+        try session.press("Enter")
+        try session.waitForLastLine("“a.txt” already exists in files:/Download. Replace it, keep both, or cancel? [r/k/C]")
+        try session.type("k")
+        try session.press("Enter")
+        try session.waitForLastLine("files:/>")
+        #expect(directory.contents("container/Documents/UserFiles/Download/a (2).txt") == "new")
+
+        try session.type("mv a.txt Download")
+        try session.press("Enter")
+        try session.wait { $0.hasSuffix("[r/k/C]") }
+        try session.press("Enter")  // the default is to cancel
+        try session.waitForLastLine("files:/>")
+        #expect(session.screen().contains("was cancelled"))
+        #expect(directory.contents("container/Documents/UserFiles/Download/a.txt") == "old")
+        #expect(directory.contents("container/Documents/UserFiles/a.txt") == "new")
+    }
+
+    @Test func coloursOnlyWithoutNoColor() throws {
+        let coloured = try start([:])
+        try coloured.type("ls")
+        try coloured.press("Enter")
+        try coloured.wait { $0.contains("Import") }
+        #expect(coloured.screen(escapes: true).contains("\u{1B}[1m\u{1B}[34mDownload"))
+        coloured.close()
+
+        let plain = try start(["NO_COLOR": "1"])
+        try plain.type("ls")
+        try plain.press("Enter")
+        try plain.wait { $0.contains("Import") }
+        #expect(!plain.screen(escapes: true).contains("\u{1B}["))
+    }
+
+    @Test func ctrlCCancelsALongCopyAndLeavesNothingBehind() throws {
+        // A sparse file: large to copy, cheap to create.
+        let big = directory.url("container/Documents/UserFiles/big.bin")
+        #expect(FileManager.default.createFile(atPath: big, contents: nil))
+        let handle = try FileHandle(forWritingTo: URL(fileURLWithPath: big))
+        try handle.truncate(atOffset: 6 << 30)
+        try handle.close()
+
+        let session = try start()
+        try session.type("cp big.bin copy.bin")
+        try session.press("Enter")
+        // The progress bar shows once the copy has run for half a second.
+        try session.wait { $0.contains("Copying") && $0.contains("%") }
+        try session.press("C-c")
+        try session.waitForLastLine("files:/>", timeout: 30)
+        #expect(session.screen().contains("was cancelled"))
+        let names = try FileManager.default.contentsOfDirectory(atPath: files).sorted()
+        #expect(names == ["Download", "Import", "big.bin"])
+    }
+}
