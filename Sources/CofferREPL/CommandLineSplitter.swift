@@ -17,6 +17,11 @@ public enum CommandLineSplitter {
         public var text: String
         /// Offset in UTF-8 bytes of the word's first character (a quote, if it starts with one).
         public var start: Int
+
+        public init(text: String, start: Int) {
+            self.text = text
+            self.start = start
+        }
     }
 
     /// What a scan of a whole line, or of the part before the cursor, found.

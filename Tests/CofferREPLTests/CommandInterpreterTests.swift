@@ -73,4 +73,45 @@ struct CommandInterpreterTests {
         #expect(errors.text.contains("unknown command “frobnicate”"))
         #expect(errors.text.contains("unknown option -Q"))
     }
+
+    @Test func coloursMarkFoldersAndErrorsOnlyWhenOn() async throws {
+        directory.make(["Documents/UserFiles/notes.txt": "x"])
+        #expect(await interpreter.run(line: "ls; cd nowhere") == .failure)
+        #expect(!output.text.contains("\u{1B}") && !errors.text.contains("\u{1B}"))
+        interpreter.outputStyle = .colored
+        interpreter.errorStyle = .colored
+        #expect(await interpreter.run(line: "ls; cd nowhere") == .failure)
+        #expect(output.text.hasSuffix("\u{1B}[1;34mDownload\u{1B}[0m\n\u{1B}[1;34mImport\u{1B}[0m\nnotes.txt\n"))
+        #expect(errors.text.hasSuffix("\u{1B}[1;31mcoffer:\u{1B}[0m “files:/nowhere” doesn't exist. "
+                                      + "It may have been moved or deleted; check the name and list the folder again.\n"))
+    }
+
+    @Test func longListingsStayAlignedWithColours() async throws {
+        directory.make(["Documents/UserFiles/a-long-name.txt": "x"])
+        interpreter.outputStyle = .colored
+        #expect(await interpreter.run(line: "ls -l") == .success)
+        let lines = output.text.split(separator: "\n").map { $0.replacingOccurrences(of: "\u{1B}[1;34m", with: "")
+            .replacingOccurrences(of: "\u{1B}[0m", with: "") }
+        let sizeColumns = Set(lines.map { $0.distance(from: $0.startIndex, to: $0.firstIndex(of: "2")!) })
+        #expect(sizeColumns.count == 1, "\(lines)")
+    }
+
+    @Test func optionsTakeValuesJoinedOrApart() async throws {
+        directory.make(["Documents/UserFiles/A/B/C/d.txt": "x"])
+        #expect(await interpreter.run(line: "tree -L1 A; tree -L 2 A") == .success)
+        #expect(output.text == "A\n└── B/\n\n1 folder, 0 files\nA\n└── B/\n    └── C/\n\n2 folders, 0 files\n")
+        #expect(await interpreter.run(line: "tree -L") == .failure)
+        #expect(errors.text.contains("option -L needs a value"))
+    }
+
+    @Test func helpForOneCommandInBothLanguages() async throws {
+        #expect(await interpreter.run(line: "help cp") == .success)
+        #expect(output.text.hasPrefix("Usage: cp [-r] [--keep-both|--replace] source… destination\n"))
+        #expect(output.text.contains("Examples:\n  cp report.pdf Download\n"))
+        interpreter.language = .simplifiedChinese
+        #expect(await interpreter.run(line: "help cp") == .success)
+        #expect(output.text.contains("用法：cp [-r]"))
+        #expect(output.text.contains("复制项目；复制文件夹需要 -r。"))
+        #expect(output.text.contains("示例：\n  cp report.pdf Download\n"))
+    }
 }

@@ -34,3 +34,37 @@ struct CommandLineSplitterTests {
         #expect(try CommandLineSplitter.words("cmd " + CommandLineSplitter.quote(word)) == ["cmd", word])
     }
 }
+
+/// The tolerant scan completion uses on a line still being typed.
+struct CommandLineScanTests {
+    typealias Word = CommandLineSplitter.Word
+
+    @Test func recordsWhereEachWordStartsInBytes() {
+        let scan = CommandLineSplitter.scan("cd '报告 2026' x")
+        #expect(scan.commands == [[Word(text: "cd", start: 0), Word(text: "报告 2026", start: 3), Word(text: "x", start: 17)]])
+        #expect(scan.endsInWord)
+        #expect(scan.openQuote == nil)
+    }
+
+    @Test func anOpenQuoteIsRecordedNotThrown() {
+        let scan = CommandLineSplitter.scan("cd \"My No")
+        #expect(scan.openQuote == "\"")
+        #expect(scan.commands.last?.last == Word(text: "My No", start: 3))
+        #expect(scan.endsInWord)
+    }
+
+    @Test func aTrailingSpaceOrSemicolonStartsAFreshWordOrCommand() {
+        #expect(!CommandLineSplitter.scan("ls ").endsInWord)
+        let scan = CommandLineSplitter.scan("ls; mk")
+        #expect(scan.commands == [[Word(text: "ls", start: 0)], [Word(text: "mk", start: 4)]])
+        #expect(CommandLineSplitter.scan("ls;").commands.last == [])
+    }
+
+    @Test func backslashesAndCommentsAreKnown() {
+        let escaped = CommandLineSplitter.scan("cd My\\ No")
+        #expect(escaped.commands.last?.last == Word(text: "My No", start: 3))
+        #expect(CommandLineSplitter.scan("cd My\\").danglingBackslash)
+        #expect(CommandLineSplitter.scan("ls # note").endsInComment)
+        #expect(!CommandLineSplitter.scan("ls a#b").endsInComment)
+    }
+}
