@@ -12,3 +12,6 @@ echo "== sorting names (Benchmarks/SortBench) =="
 echo
 echo "== commands (Benchmarks/bench.py) =="
 python3 Benchmarks/bench.py .build/release/coffer "$work" "$@"
+echo
+echo "== startup to first prompt (Benchmarks/startup.py) =="
+python3 Benchmarks/startup.py .build/release/coffer "$work" "$@"
