@@ -63,6 +63,30 @@ struct CommandEndToEndTests {
         #expect(result.errors.contains("unknown command “nosuch”"))
     }
 
+    @Test func sigintCancelsAPipedCopyAndExits130() throws {
+        _ = try coffer("ls")
+        let big = directory.url("container/Documents/UserFiles/big.bin")
+        #expect(FileManager.default.createFile(atPath: big, contents: nil))
+        #expect(truncate(big, 6 << 30) == 0)  // sparse: large to copy, cheap to make
+
+        let process = Process()
+        process.executableURL = CofferBinary.url
+        process.arguments = ["--container", container]
+        let input = Pipe()
+        process.standardInput = input
+        process.standardOutput = FileHandle.nullDevice
+        process.standardError = FileHandle.nullDevice
+        try process.run()
+        // The copy runs while standard input stays open; then Ctrl-C arrives.
+        input.fileHandleForWriting.write(Data("cp big.bin copy.bin\npwd\n".utf8))
+        usleep(400_000)
+        kill(process.processIdentifier, SIGINT)
+        process.waitUntilExit()
+        #expect(process.terminationStatus == 130)
+        let names = try FileManager.default.contentsOfDirectory(atPath: files).sorted()
+        #expect(names == ["Download", "Import", "big.bin"])
+    }
+
     @Test func longListingPutsTheNameFirst() throws {
         _ = try coffer("ls")
         directory.make(["container/Documents/UserFiles/报告.pdf": "12345", "container/Documents/UserFiles/.hidden-file": ""])
