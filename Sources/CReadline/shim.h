@@ -48,13 +48,13 @@ static inline void coffer_rl_show_list(char *_Nullable *_Nonnull matches, int co
     rl_forced_update_display();
 }
 
-/// Ctrl-C: leave the typed text visible with ^C after it, forget it, and move to a new
-/// line. (Used to end a question.)
-static inline void coffer_rl_end_interrupted(void) {
+/// Ends the line being edited: leaves the typed text visible with `mark` after it (^C),
+/// forgets it, and moves to a new line.
+static inline void coffer_rl_end_line(const char *_Nonnull mark) {
     FILE *out = rl_outstream ? rl_outstream : stdout;
     rl_point = rl_end;
     rl_redisplay();
-    fputs("^C", out);
+    fputs(mark, out);
     rl_free_line_state();
     rl_callback_sigcleanup();
     rl_replace_line("", 0);
@@ -63,9 +63,9 @@ static inline void coffer_rl_end_interrupted(void) {
     fflush(out);
 }
 
-/// Ctrl-C at the prompt: as above, then a fresh prompt on the new line.
+/// Ctrl-C at the prompt: end the line with ^C, then a fresh prompt on the new line.
 static inline void coffer_rl_abandon_line(void) {
-    coffer_rl_end_interrupted();
+    coffer_rl_end_line("^C");
     rl_on_new_line();
     rl_redisplay();
 }

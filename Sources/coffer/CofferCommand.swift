@@ -65,7 +65,8 @@ struct CofferCommand {
 
         switch options.action {
         case .commands(let script):
-            return await interpreter.run(line: script) == .failure ? 1 : 0
+            var lines = [script].makeIterator()
+            return await PipedSession(interpreter: interpreter).run(lines: { lines.next() })
         case .help(let words):
             return await interpreter.run(words: ["help"] + words) == .failure ? 1 : 0
         default:
@@ -87,7 +88,7 @@ struct CofferCommand {
         let history = HistoryFile(path: container.appDataPath + "/history")
         let session = InteractiveSession(
             interpreter: interpreter, editor: ReadlineEditor(historyLimit: history.limit), historyFile: history,
-            completionSource: ServiceCompletionSource(service: interpreter.service), interrupts: InterruptMonitor())
+            completionSource: ServiceCompletionSource(service: interpreter.service))
         return await session.run()
     }
 }

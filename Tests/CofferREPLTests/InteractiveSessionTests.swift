@@ -33,6 +33,7 @@ final class ScriptedEditor: LineEditor {
 
     func addToHistory(_ line: String) { state.withLock { $0.history.append(line) } }
     func interrupt() -> Bool { false }
+    func endInput() -> Bool { false }
 
     var prompts: [String] { state.withLock { $0.prompts } }
     var history: [String] { state.withLock { $0.history } }

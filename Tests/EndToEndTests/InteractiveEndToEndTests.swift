@@ -111,12 +111,23 @@ struct InteractiveEndToEndTests {
         try session.type("quit")
         try session.press("Enter")
         try session.waitForExit()
+        #expect(session.exitStatus == 0)
     }
 
     @Test func ctrlDLeaves() throws {
         let session = try start()
         try session.press("C-d")
         try session.waitForExit()
+        #expect(session.exitStatus == 0)
+    }
+
+    @Test func sigtermAtThePromptEndsCleanly() throws {
+        let session = try start()
+        try session.type("mkdir Half")
+        kill(try #require(session.processID), SIGTERM)
+        try session.waitForExit()
+        #expect(session.exitStatus == 143)
+        #expect(!directory.exists("container/Documents/UserFiles/Half"))
     }
 
     @Test func aConflictAsksReplaceKeepBothOrCancel() throws {
@@ -172,7 +183,17 @@ struct InteractiveEndToEndTests {
         try session.press("C-c")
         try session.waitForLastLine("files:/>", timeout: 30)
         #expect(session.screen().contains("was cancelled"))
-        let names = try FileManager.default.contentsOfDirectory(atPath: files).sorted()
+        var names = try FileManager.default.contentsOfDirectory(atPath: files).sorted()
+        #expect(names == ["Download", "Import", "big.bin"])
+
+        // SIGTERM during a copy cancels it too, then ends the REPL.
+        try session.type("cp big.bin copy.bin")
+        try session.press("Enter")
+        try session.wait { ($0.components(separatedBy: "\n").last ?? "").hasPrefix("Copying") }
+        kill(try #require(session.processID), SIGTERM)
+        try session.waitForExit(timeout: 30)
+        #expect(session.exitStatus == 143)
+        names = try FileManager.default.contentsOfDirectory(atPath: files).sorted()
         #expect(names == ["Download", "Import", "big.bin"])
     }
 }

@@ -1,5 +1,8 @@
 import CofferCore
 import Foundation
+#if canImport(Glibc)
+import Glibc
+#endif
 
 /// The REPL for a person at a terminal: a prompt with the current folder, line editing,
 /// history, Tab completion, Ctrl-C, progress bars, colours and conflict questions.
@@ -14,6 +17,8 @@ public final class InteractiveSession {
     private var history: History
     private let completionSource: (any CompletionSource)?
     private let interrupts: InterruptMonitor
+    /// SIGTERM and SIGHUP, with the exit status each gives.
+    private let terminations: [(InterruptMonitor, Int32)]
     private let running = RunningCommand()
 
     /// - Parameters:
@@ -21,18 +26,23 @@ public final class InteractiveSession {
     ///   - historyFile: where history is loaded from and appended to, if anywhere.
     ///   - completionSource: names for Tab completion; none without it.
     ///   - interrupts: where Ctrl-C comes from.
+    ///
+    /// SIGTERM and SIGHUP end the session: a running command is cancelled first (nothing
+    /// half-done is left), the terminal is restored, and ``run()`` returns 143 or 129.
     public init(interpreter: CommandInterpreter, editor: any LineEditor, historyFile: HistoryFile?,
-                completionSource: (any CompletionSource)?, interrupts: InterruptMonitor) {
+                completionSource: (any CompletionSource)?, interrupts: InterruptMonitor = InterruptMonitor()) {
         self.interpreter = interpreter
         self.editor = editor
         self.historyFile = historyFile
         self.completionSource = completionSource
         self.interrupts = interrupts
+        self.terminations = [(InterruptMonitor(signal: SIGTERM), 143), (InterruptMonitor(signal: SIGHUP), 129)]
         self.history = historyFile?.load() ?? History()
         for line in history.entries { editor.addToHistory(line) }
     }
 
-    /// Reads and runs commands until `quit`, `exit` or Ctrl-D. Returns the exit status (0).
+    /// Reads and runs commands until `quit`, `exit` or Ctrl-D. Returns the exit status: 0,
+    /// or 143/129 after SIGTERM/SIGHUP.
     public func run() async -> Int32 {
         interpreter.askConflict = { [editor, interpreter] path in
             await Self.ask(about: path, editor: editor, language: interpreter.language)
@@ -41,13 +51,23 @@ public final class InteractiveSession {
             // At a prompt or question the editor takes it; during a command it cancels it.
             if !editor.interrupt() { running.cancel() }
         }
-        defer { interrupts.onSignal(nil) }
+        for (monitor, status) in terminations {
+            monitor.onSignal { [editor, running] in
+                running.cancel(recording: status)
+                _ = editor.endInput()
+            }
+        }
+        defer {
+            interrupts.onSignal(nil)
+            for (monitor, _) in terminations { monitor.onSignal(nil) }
+        }
 
         while true {
             let completer = completionSource.map { Completer(currentFolder: interpreter.currentFolder, source: $0) }
             let input = await editor.readLine(prompt: prompt(), completion: completer.map { completer in
                 { @Sendable prefix in completer.complete(prefix) }
             }, interruptible: false)
+            if let signal = running.signal { return signal }
             switch input {
             case .endOfInput:
                 interpreter.output.line()
@@ -57,7 +77,9 @@ public final class InteractiveSession {
                 continue
             case .line(let line):
                 remember(line)
-                if await running.run(line, on: interpreter) == .quit { return 0 }
+                let outcome = await running.run(line, on: interpreter)
+                if let signal = running.signal { return signal }
+                if outcome == .quit { return 0 }
             }
         }
     }

@@ -3,8 +3,8 @@ import Foundation
 import Glibc
 #endif
 
-/// Commands read from standard input when it is not a terminal: no prompt, no echo, no
-/// line editing, one command line per line.
+/// Commands read from standard input when it is not a terminal (or given with `-c`): no
+/// prompt, no echo, no line editing, one command line per line.
 ///
 /// The exit status is 0 only if every command succeeded. Ctrl-C (SIGINT) or SIGTERM
 /// cancels the running command through the service — nothing half-done is left — and

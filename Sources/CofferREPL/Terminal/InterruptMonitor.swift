@@ -11,11 +11,14 @@ public final class InterruptMonitor: @unchecked Sendable {
     // The dispatch source is created in `init` and only cancelled in `deinit`.
     private let source: any DispatchSourceSignal
     private let handler = Mutex<(@Sendable () -> Void)?>(nil)
+    private let number: Int32
+    private let previous: sighandler_t?
 
     /// Starts catching `signal`. Its default action (ending the process) is turned off
     /// for as long as the monitor lives.
     public init(signal number: Int32 = SIGINT) {
-        signal(number, SIG_IGN)
+        self.number = number
+        previous = signal(number, SIG_IGN)
         source = DispatchSource.makeSignalSource(signal: number, queue: .global(qos: .userInteractive))
         source.setEventHandler { [weak self] in
             let body = self?.handler.withLock { $0 }
@@ -29,5 +32,9 @@ public final class InterruptMonitor: @unchecked Sendable {
         handler.withLock { $0 = body }
     }
 
-    deinit { source.cancel() }
+    /// Puts the signal's previous disposition back.
+    deinit {
+        source.cancel()
+        signal(number, previous ?? SIG_DFL)
+    }
 }

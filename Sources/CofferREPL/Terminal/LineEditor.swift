@@ -20,4 +20,8 @@ public protocol LineEditor: AnyObject, Sendable {
 
     /// Ctrl-C arrived. Returns whether a read in progress took it.
     func interrupt() -> Bool
+
+    /// The program must end (SIGTERM, SIGHUP): a read in progress ends with `.endOfInput`,
+    /// leaving the terminal as it found it. Returns whether a read was in progress.
+    func endInput() -> Bool
 }

@@ -13,8 +13,8 @@ import Glibc
 /// which only that queue touches.
 ///
 /// readline runs in its callback mode: a `poll` loop waits on the terminal and on a pipe
-/// that ``interrupt()`` writes to, so Ctrl-C is handled as an ordinary event (clear the
-/// line, or end an interruptible read) and never inside a signal handler.
+/// that ``interrupt()`` and ``endInput()`` write to, so Ctrl-C is handled as an ordinary
+/// event (clear the line, or end an interruptible read) and never inside a signal handler.
 public final class ReadlineEditor: LineEditor, @unchecked Sendable {
     // `queue` serialises all readline calls; the descriptors never change after `init`.
     private let queue = DispatchQueue(label: "coffer.readline", qos: .userInteractive)
@@ -60,9 +60,16 @@ public final class ReadlineEditor: LineEditor, @unchecked Sendable {
         queue.async { add_history(line) }
     }
 
-    public func interrupt() -> Bool {
+    public func interrupt() -> Bool { wake(with: Self.interruptByte) }
+
+    public func endInput() -> Bool { wake(with: Self.endByte) }
+
+    private static let interruptByte: UInt8 = 3
+    private static let endByte: UInt8 = 4
+
+    private func wake(with byte: UInt8) -> Bool {
         guard reading.load(ordering: .acquiring) else { return false }
-        var byte: UInt8 = 3
+        var byte = byte
         _ = write(wakeWrite, &byte, 1)
         return true
     }
@@ -88,9 +95,14 @@ public final class ReadlineEditor: LineEditor, @unchecked Sendable {
                 break
             }
             if fds[1].revents != 0 {
-                drainWakePipe()
+                let events = drainWakePipe()
+                if events.contains(Self.endByte) {
+                    coffer_rl_end_line("")
+                    received = .endOfInput
+                    break
+                }
                 if interruptible {
-                    coffer_rl_end_interrupted()
+                    coffer_rl_end_line("^C")
                     received = .interrupted
                     break
                 }
@@ -104,9 +116,16 @@ public final class ReadlineEditor: LineEditor, @unchecked Sendable {
         return received ?? .endOfInput
     }
 
-    private func drainWakePipe() {
+    /// Empties the wake pipe; returns the bytes that were in it.
+    @discardableResult
+    private func drainWakePipe() -> [UInt8] {
+        var events: [UInt8] = []
         var buffer = [UInt8](repeating: 0, count: 64)
-        while Glibc.read(wakeRead, &buffer, buffer.count) > 0 {}
+        while true {
+            let count = Glibc.read(wakeRead, &buffer, buffer.count)
+            guard count > 0 else { return events }
+            events += buffer[..<count]
+        }
     }
 
     /// readline decodes keys by the C library's locale: without a UTF-8 one it would show
