@@ -184,6 +184,9 @@ extension CommandInterpreter {
             }
             output.line()
             output.line(LocalizedText("Run “help COMMAND” for usage and examples.", "运行“help 命令名”查看用法和示例。")(language))
+            output.line(LocalizedText(
+                "At the prompt, Tab completes commands and names and Ctrl-C cancels a running command.",
+                "在提示符下，Tab 键补全命令和名称，Ctrl-C 取消正在运行的命令。")(language))
             return
         }
         guard let command = CommandHelp.named(name) else {

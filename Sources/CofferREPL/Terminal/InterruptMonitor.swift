@@ -12,13 +12,12 @@ public final class InterruptMonitor: @unchecked Sendable {
     private let source: any DispatchSourceSignal
     private let handler = Mutex<(@Sendable () -> Void)?>(nil)
     private let number: Int32
-    private let previous: sighandler_t?
 
     /// Starts catching `signal`. Its default action (ending the process) is turned off
-    /// for as long as the monitor lives.
+    /// for as long as a monitor of that signal lives.
     public init(signal number: Int32 = SIGINT) {
         self.number = number
-        previous = signal(number, SIG_IGN)
+        Self.retainIgnored(number)
         source = DispatchSource.makeSignalSource(signal: number, queue: .global(qos: .userInteractive))
         source.setEventHandler { [weak self] in
             let body = self?.handler.withLock { $0 }
@@ -32,9 +31,34 @@ public final class InterruptMonitor: @unchecked Sendable {
         handler.withLock { $0 = body }
     }
 
-    /// Puts the signal's previous disposition back.
+    /// Puts the signal's previous disposition back once no monitor of it is left.
     deinit {
         source.cancel()
-        signal(number, previous ?? SIG_DFL)
+        Self.releaseIgnored(number)
+    }
+
+    /// Per signal: how many monitors need it ignored, and what to restore after the last.
+    private static let ignored = Mutex<[Int32: (count: Int, previous: sighandler_t?)]>([:])
+
+    private static func retainIgnored(_ number: Int32) {
+        ignored.withLock { table in
+            if let entry = table[number] {
+                table[number] = (entry.count + 1, entry.previous)
+            } else {
+                table[number] = (1, signal(number, SIG_IGN))
+            }
+        }
+    }
+
+    private static func releaseIgnored(_ number: Int32) {
+        ignored.withLock { table in
+            guard let entry = table[number] else { return }
+            if entry.count > 1 {
+                table[number] = (entry.count - 1, entry.previous)
+            } else {
+                table[number] = nil
+                signal(number, entry.previous ?? SIG_DFL)
+            }
+        }
     }
 }
