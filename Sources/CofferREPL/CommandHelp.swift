@@ -70,6 +70,39 @@ public struct CommandHelp: Sendable {
                 "副本先以隐藏名称写入，完成后才出现。名称冲突的处理与 mv 相同。"),
             examples: ["cp report.pdf Download", "cp -r Photos 'Photos backup'"]),
         CommandHelp(
+            name: "rm", usage: "rm path…",
+            syntax: CommandSyntax(operands: [.sandboxPath]),
+            summary: LocalizedText("Move items to the trash (nothing is deleted).", "将项目移到废纸篓（不会真正删除）。"),
+            details: LocalizedText(
+                "Folders go whole. “restore” puts items back; only “empty-trash” deletes for good.",
+                "文件夹整体移入。用“restore”放回原处；只有“empty-trash”才会永久删除。"),
+            examples: ["rm draft.txt", "rm 'Old Photos' notes.txt"]),
+        CommandHelp(
+            name: "trash", usage: "trash",
+            syntax: CommandSyntax(),
+            summary: LocalizedText("List the trash: name, original place, deletion time, size.",
+                                   "列出废纸篓：名称、原位置、删除时间、大小。"),
+            details: LocalizedText(
+                "The name is what restore takes. The trash can also be browsed read-only: ls trash:, info trash:/NAME.",
+                "名称即 restore 所需的参数。也可以只读浏览废纸篓：ls trash:、info trash:/名称。"),
+            examples: ["trash", "ls -l trash:"]),
+        CommandHelp(
+            name: "restore", usage: "restore [--keep-both|--replace] name…",
+            syntax: CommandSyntax(longFlags: ["keep-both", "replace"], operands: [.trashItem]),
+            summary: LocalizedText("Put trashed items back where they were.", "将废纸篓中的项目放回原处。"),
+            details: LocalizedText(
+                "A name is the item's name in the trash, or its original name when only one item has it. Missing folders are recreated. If the place is taken it fails, unless --keep-both or --replace (which moves the item in the way to the trash).",
+                "名称可以是项目在废纸篓中的名称，或在唯一时使用原名称。缺少的上级文件夹会重新创建。原位置被占用时操作失败，除非使用 --keep-both 或 --replace（占位的项目会被移到废纸篓）。"),
+            examples: ["restore report.pdf", "restore --keep-both 'notes (2).txt'"]),
+        CommandHelp(
+            name: "empty-trash", usage: "empty-trash [--older-than DAYS]",
+            syntax: CommandSyntax(longOptions: ["older-than": .text]),
+            summary: LocalizedText("Delete what is in the trash, for good.", "永久删除废纸篓中的内容。"),
+            details: LocalizedText(
+                "The only command that deletes files. --older-than keeps items trashed within the last DAYS days. On a terminal it asks first.",
+                "这是唯一会删除文件的命令。--older-than 保留最近 DAYS 天内移入的项目。在终端中会先询问确认。"),
+            examples: ["empty-trash", "empty-trash --older-than 30"]),
+        CommandHelp(
             name: "info", usage: "info path…",
             syntax: CommandSyntax(operands: [.sandboxPath]),
             summary: LocalizedText("Show an item's kind, type, size, dates and backup flag.", "显示项目的种类、类型、大小、日期和备份标记。"),

@@ -26,6 +26,9 @@ public final class CommandInterpreter {
     /// Asked when a move, copy or rename finds its name taken and no flag chose a policy.
     /// Returns the policy to retry with, or `nil` to cancel. Without it such commands fail.
     public var askConflict: ((VirtualPath) async -> ConflictPolicy?)?
+    /// Asked before something that cannot be undone (emptying the trash); `true` goes
+    /// ahead. Without it, the command goes ahead (scripts chose by running it).
+    public var confirm: ((String) async -> Bool)?
     /// Makes a progress display for a long operation, given its label (“Copying”).
     public var progressBar: ((String) -> ProgressBar)?
 
@@ -75,6 +78,10 @@ public final class CommandInterpreter {
             case "mv": try await move(arguments)
             case "rename": try await rename(arguments)
             case "cp": try await copy(arguments)
+            case "rm": try await remove(arguments)
+            case "trash": try await listTrash(arguments)
+            case "restore": try await restore(arguments)
+            case "empty-trash": try await emptyTrash(arguments)
             case "info": try await info(arguments)
             case "du": try await diskUsage(arguments)
             case "mounts": showMounts()

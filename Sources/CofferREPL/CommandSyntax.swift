@@ -11,6 +11,8 @@ public struct CommandSyntax: Sendable {
         case hostPath
         /// A command name (for `help`).
         case command
+        /// The name of an item in the trash (for `restore`).
+        case trashItem
         /// Free text: a new name, a number, a pattern. Nothing is offered.
         case text
     }

@@ -10,10 +10,10 @@ import Glibc
 /// ```
 /// <container>/
 ///   Documents/UserFiles/          files:   (Download/, Import/ created on first launch)
-///   Documents/ExportTemp/         staging area, never shown to the user
+///   Documents/ExportTemp/         staging:  (never shown; stages older than 24 h removed at open)
 ///   Library/Application Support/AppData/
 ///   Library/Caches/{SearchIndex,Thumbnails,Downloading}/   (CACHEDIR.TAG)
-///   Library/Trash/
+///   Library/Trash/                trash:    (freedesktop.org layout: files/, info/)
 ///   tmp/                          (CACHEDIR.TAG; entries older than 24 h removed at open)
 /// ```
 public struct Container: Sendable {
@@ -55,7 +55,7 @@ public struct Container: Sendable {
     /// Missing folders are created; a part of the layout that exists but is not a folder
     /// (a file, or a link) is reported as ``CofferError/Kind/damagedContainer`` naming the
     /// part relative to the container, never the host path. Entries in `tmp/` older than
-    /// 24 hours are removed.
+    /// 24 hours are removed, and so are export stages (`Documents/ExportTemp`) that old.
     public static func open(at hostPath: String, now: Date = Date()) async throws(CofferError) -> Container {
         let root = hostPath.count > 1 && hostPath.hasSuffix("/") ? String(hostPath.dropLast()) : hostPath
         try makeFolder(root, part: ".", withParents: true)
@@ -71,6 +71,7 @@ public struct Container: Sendable {
         let container = Container(hostPath: root)
         try await container.removeExpiredEntries(inFolderAt: container.temporaryPath, now: now,
                                            keeping: [CacheDirectoryTag.fileName])
+        try await container.removeExpiredEntries(inFolderAt: container.exportStagingPath, now: now, keeping: [])
         return container
     }
 

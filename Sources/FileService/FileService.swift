@@ -12,18 +12,34 @@ public actor FileService {
     /// The mounts by name, fixed when the service is made.
     public nonisolated let mounts: [Mount]
     private nonisolated let mountsByName: [String: Mount]
+    /// Where `trash(_:)` puts items; `nil` when the service has no trash.
+    public nonisolated let trashBackend: TrashBackend?
+    /// Where exports are staged; `nil` when the service has none.
+    public nonisolated let stagingBackend: ExportStagingBackend?
 
-    /// A service over `mounts`. Mount names must be unique.
-    public init(mounts: [Mount]) {
+    /// A service over `mounts`. Mount names must be unique. A trash or staging backend
+    /// given here should also be among the mounts, to be browsable.
+    public init(mounts: [Mount], trash: TrashBackend? = nil, staging: ExportStagingBackend? = nil) {
         self.mounts = mounts
         self.mountsByName = Dictionary(mounts.map { ($0.name, $0) }, uniquingKeysWith: { first, _ in first })
+        self.trashBackend = trash
+        self.stagingBackend = staging
     }
 
-    /// The mounts of a standard container: `files:` over `Documents/UserFiles`.
+    /// The mounts of a standard container: `files:` over `Documents/UserFiles`, `trash:`
+    /// (read-only) over `Library/Trash`, and `staging:` (hidden) over `Documents/ExportTemp`.
     public static func standard(container: Container, registry: TypeRegistry = .standard,
                                 extraMounts: [Mount] = []) throws(CofferError) -> FileService {
         let files = try LocalSandboxBackend(rootPath: container.userFilesPath, registry: registry)
-        return FileService(mounts: [Mount(name: VirtualPath.defaultMount, backend: files)] + extraMounts)
+        let staging = try ExportStagingBackend(path: container.exportStagingPath)
+        let trash = try TrashBackend(path: container.trashPath, origins: [
+            VirtualPath.defaultMount: container.userFilesPath, staging.mountName: container.exportStagingPath,
+        ])
+        return FileService(mounts: [
+            Mount(name: VirtualPath.defaultMount, backend: files),
+            Mount(name: trash.mountName, backend: trash, isWritable: false),
+            Mount(name: staging.mountName, backend: staging, isVisible: false),
+        ] + extraMounts, trash: trash, staging: staging)
     }
 
     /// The mount named in `path`.
@@ -34,7 +50,7 @@ public actor FileService {
         return mount
     }
 
-    private nonisolated func writableMount(for path: VirtualPath) throws(CofferError) -> Mount {
+    nonisolated func writableMount(for path: VirtualPath) throws(CofferError) -> Mount {
         let mount = try mount(for: path)
         guard mount.isWritable else { throw CofferError(.readOnly, path: path) }
         return mount
@@ -234,7 +250,7 @@ public actor FileService {
     /// Backends only know `fail` and `replace`. For `keepBoth` the service picks the first
     /// free name (`x (2).pdf`, `x (3).pdf`…) and asks with `fail`; if another process took
     /// that name meanwhile, it tries the next one.
-    private func settle(_ destination: VirtualPath, conflict: ConflictPolicy,
+    func settle(_ destination: VirtualPath, conflict: ConflictPolicy,
                         _ operation: (VirtualPath, ConflictPolicy) async throws -> Void) async throws(CofferError) -> VirtualPath {
         guard conflict == .keepBoth else {
             try await self.call(destination) { try await operation(destination, conflict) }
@@ -262,7 +278,7 @@ public actor FileService {
     /// Awaits a backend call, turning whatever it throws into a `CofferError` about `path`.
     /// A cancelled task gets ``CofferError/Kind/cancelled`` before anything starts, so a
     /// command walking many folders stops at the next one.
-    private func call<T>(_ path: VirtualPath, _ body: () async throws -> T) async throws(CofferError) -> T {
+    func call<T>(_ path: VirtualPath, _ body: () async throws -> T) async throws(CofferError) -> T {
         if Task.isCancelled { throw CofferError(.cancelled, path: path) }
         do {
             return try await body()

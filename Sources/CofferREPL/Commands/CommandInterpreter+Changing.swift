@@ -75,7 +75,7 @@ extension CommandInterpreter {
     /// replace / keep both / cancel and tries again with the answer.
     ///
     /// A progress bar shows while the operation runs, when the session has one.
-    private func settlingConflicts(
+    func settlingConflicts(
         at destination: VirtualPath, chosen: ConflictPolicy?, progress label: LocalizedText?,
         _ operation: (ConflictPolicy, ProgressReporter) async throws(CofferError) -> Void
     ) async throws(CofferError) {

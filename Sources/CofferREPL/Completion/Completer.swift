@@ -120,6 +120,9 @@ public struct Completer: Sendable {
             return sandboxMatches(typed, foldersOnly: kind == .sandboxFolder)
         case .hostPath:
             return hostMatches(typed)
+        case .trashItem:
+            let entries = source.sandboxEntries(in: .root(of: "trash"), includeHidden: typed.hasPrefix("."))
+            return entries.filter { $0.name.hasPrefix(typed) }.map { Match(word: $0.name, display: $0.name, isFinal: true) }
         case .text:
             return []
         }

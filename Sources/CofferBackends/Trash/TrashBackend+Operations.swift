@@ -1,0 +1,265 @@
+import CCofferSystem
+import CofferCore
+import Foundation
+#if canImport(Glibc)
+import Glibc
+#endif
+
+extension TrashBackend {
+    // MARK: Putting in
+
+    /// Moves the item at `path` of `backend` into the trash.
+    ///
+    /// The information file is created first (`O_EXCL`, so two processes never pick the
+    /// same name), then the item is moved under the same name: a crash between the two
+    /// leaves the item where it was and an information file without an item, which
+    /// listing reports and emptying removes. Within one file system the move is a rename;
+    /// otherwise the item is copied in and removed once the copy is complete.
+    public func put(_ path: VirtualPath, from backend: any StorageBackend,
+                    date: Date = Date()) async throws(CofferError) -> TrashItem {
+        guard !path.isRoot else { throw CofferError(.invalidOperation, path: path) }
+        let info = TrashInfo(path: hostPath(for: path), deletionDate: date, virtualPath: path)
+        if let local = backend as? LocalSandboxBackend {
+            let moved = try await BlockingIO.run { _ throws(CofferError) -> TrashItem? in
+                let parent = try local.openParent(of: path)
+                var existing = coffer_stat()
+                guard coffer_statx(parent.raw, path.name, &existing) == 0 else {
+                    throw CofferError.lastSystemError("statx", path: path)
+                }
+                while true {
+                    let id = try self.reserveName(for: path.name, info: info, path: path)
+                    if coffer_renameat2(parent.raw, path.name, self.filesFolder.raw, id,
+                                        UInt32(COFFER_RENAME_NOREPLACE)) == 0 {
+                        return try self.makeItem(id: id, info: info)
+                    }
+                    let code = errno
+                    unlinkat(self.infoFolder.raw, id + TrashInfo.suffix, 0)
+                    if code == EEXIST { continue }  // an item without info took the name meanwhile
+                    if code == EXDEV { return nil }  // another file system: copy below
+                    throw CofferError.system(code, "renameat2", path: path)
+                }
+            }
+            if let moved { return moved }
+        }
+        _ = try await call(path) { try await backend.node(at: path) }
+        let id = try await BlockingIO.run { _ throws(CofferError) in
+            try self.reserveName(for: path.name, info: info, path: path)
+        }
+        do {
+            try await StreamingCopy.copy(from: backend, at: path, to: writer, at: trashPath(id), conflict: .fail,
+                                         progress: .none)
+        } catch {
+            // A failed copy leaves nothing in files/; the original is untouched.
+            unlinkat(infoFolder.raw, id + TrashInfo.suffix, 0)
+            throw CofferError.wrapping(error, path: path)
+        }
+        // If removing the original fails, the complete copy stays in the trash: nothing is lost.
+        _ = try await call(path) { try await backend.removeItem(at: path) }
+        return try await BlockingIO.run { _ throws(CofferError) in try self.makeItem(id: id, info: info) }
+    }
+
+    /// Creates `info/<id>.trashinfo` under the first free name for `name`. The item name
+    /// leaves room for the suffix within 255 bytes.
+    private func reserveName(for name: String, info: TrashInfo, path: VirtualPath) throws(CofferError) -> String {
+        var base = name
+        while base.utf8.count > 255 - TrashInfo.suffix.utf8.count - 12 { base.removeLast() }
+        var candidates = UniqueName.candidates(for: base).makeIterator()
+        var candidate = base
+        let bytes = Array(info.text.utf8)
+        for _ in 0..<100_000 {
+            let fd = openat(infoFolder.raw, candidate + TrashInfo.suffix,
+                            O_WRONLY | O_CREAT | O_EXCL | O_NOFOLLOW | O_CLOEXEC, 0o600)
+            if fd >= 0 {
+                let written = bytes.withUnsafeBytes { Glibc.write(fd, $0.baseAddress, $0.count) }
+                let code = errno
+                Glibc.close(fd)
+                guard written == bytes.count else {
+                    unlinkat(infoFolder.raw, candidate + TrashInfo.suffix, 0)
+                    throw CofferError.system(written < 0 ? code : ENOSPC, "write", path: path)
+                }
+                if (try? exists(candidate)) != true { return candidate }
+                unlinkat(infoFolder.raw, candidate + TrashInfo.suffix, 0)  // an item without info has it
+            } else if errno != EEXIST {
+                throw CofferError.lastSystemError("openat", path: path)
+            }
+            guard let next = candidates.next() else { break }
+            candidate = next
+        }
+        throw CofferError(.fileExists, path: path)
+    }
+
+    // MARK: Listing
+
+    /// Everything in the trash, oldest first, and what does not follow the specification.
+    ///
+    /// An information file without an item, or one that cannot be read, is reported and
+    /// skipped; an item without (readable) information is listed, to be restored to the
+    /// root of `files:`, and reported too. Nothing here is fatal.
+    public func items() async throws(CofferError) -> (items: [TrashItem], problems: [TrashProblem]) {
+        try await BlockingIO.run { _ throws(CofferError) in try self.scan() }
+    }
+
+    func scan() throws(CofferError) -> (items: [TrashItem], problems: [TrashProblem]) {
+        let infoNames = try infoFolder.entryNames(reporting: nil).filter { $0.hasSuffix(TrashInfo.suffix) }
+        var itemNames = Set(try filesFolder.entryNames(reporting: nil))
+        var sizes = DirectorySizes.load(from: trashFolder)
+        let cachedSizes = sizes
+        var items: [TrashItem] = []
+        var problems: [TrashProblem] = []
+        for infoName in infoNames {
+            let id = String(infoName.dropLast(TrashInfo.suffix.count))
+            guard itemNames.contains(id) else {
+                problems.append(TrashProblem(id: id, reason: .missingItem))
+                continue
+            }
+            guard let info = readInfo(id) else {
+                problems.append(TrashProblem(id: id, reason: .damagedInfo))
+                continue  // listed below, as an item without information
+            }
+            itemNames.remove(id)
+            if let item = try? makeItem(id: id, info: info, sizes: &sizes) { items.append(item) }
+        }
+        for id in itemNames.sorted() {
+            if !problems.contains(where: { $0.id == id }) { problems.append(TrashProblem(id: id, reason: .missingInfo)) }
+            let info = TrashInfo(path: id, deletionDate: nil, virtualPath: nil)
+            if var item = try? makeItem(id: id, info: info, sizes: &sizes) {
+                item.originalPath = Self.foreignTarget(name: id, id: id)
+                items.append(item)
+            }
+        }
+        sizes.entries = sizes.entries.filter { name, _ in items.contains { $0.id == name } }
+        if sizes != cachedSizes { sizes.write(to: trashFolder) }
+        items.sort { ($0.deletionDate ?? .distantPast, $0.id) < ($1.deletionDate ?? .distantPast, $1.id) }
+        return (items, problems.sorted { $0.id < $1.id })
+    }
+
+    /// The item with `id`, if it is in the trash.
+    public func item(_ id: String) async throws(CofferError) -> TrashItem {
+        try Self.checkID(id, mount: mountName)
+        return try await BlockingIO.run { _ throws(CofferError) in
+            guard try self.exists(id) else { throw CofferError(.noSuchFile, path: self.trashPath(id)) }
+            if let info = self.readInfo(id) { return try self.makeItem(id: id, info: info) }
+            var item = try self.makeItem(id: id, info: TrashInfo(path: id, deletionDate: nil, virtualPath: nil))
+            item.originalPath = Self.foreignTarget(name: id, id: id)
+            return item
+        }
+    }
+
+    func readInfo(_ id: String) -> TrashInfo? {
+        readSmallFile(named: id + TrashInfo.suffix, in: infoFolder, limit: 65536).flatMap(TrashInfo.init(parsing:))
+    }
+
+    func makeItem(id: String, info: TrashInfo) throws(CofferError) -> TrashItem {
+        var sizes = DirectorySizes.load(from: trashFolder)
+        let before = sizes
+        let item = try makeItem(id: id, info: info, sizes: &sizes)
+        if sizes != before { sizes.write(to: trashFolder) }
+        return item
+    }
+
+    private func makeItem(id: String, info: TrashInfo, sizes: inout DirectorySizes) throws(CofferError) -> TrashItem {
+        let node = try browser.nodeSync(at: trashPath(id))
+        let (target, foreign) = restoreTarget(for: info, id: id)
+        var size = node.size
+        if node.kind != .file {
+            var infoStat = stat()
+            let modified = fstatat(infoFolder.raw, id + TrashInfo.suffix, &infoStat, AT_SYMLINK_NOFOLLOW) == 0
+                ? Int64(infoStat.st_mtim.tv_sec) : 0
+            if let cached = sizes.entries[id], cached.infoModified == modified {
+                size = cached.size
+            } else {
+                size = DirectorySizes.diskUsage(of: id, in: filesFolder)
+                sizes.entries[id] = DirectorySizes.Entry(size: size, infoModified: modified)
+            }
+        }
+        return TrashItem(id: id, originalPath: target, isForeign: foreign, originalHostPath: foreign ? info.path : nil,
+                         deletionDate: info.deletionDate, node: node, size: size)
+    }
+
+    // MARK: Restoring and emptying
+
+    /// Moves the item `id` to `target` in `backend`, then removes its information file.
+    ///
+    /// `target`'s folder must exist. With `.fail` nothing is overwritten; `.replace`
+    /// replaces atomically (the service trashes the replaced item first, so nothing is lost).
+    public func restore(_ id: String, to target: VirtualPath, in backend: any StorageBackend,
+                        conflict: ConflictPolicy) async throws(CofferError) {
+        try Self.checkID(id, mount: mountName)
+        if let local = backend as? LocalSandboxBackend {
+            let done = try await BlockingIO.run { _ throws(CofferError) -> Bool in
+                guard try self.exists(id) else { throw CofferError(.noSuchFile, path: self.trashPath(id)) }
+                let parent = try local.openParent(of: target)
+                do throws(CofferError) {
+                    try Placement.place(id, from: self.filesFolder, as: target.name, in: parent, conflict: conflict,
+                                        path: target)
+                } catch where error.errno == EXDEV {
+                    return false
+                }
+                unlinkat(self.infoFolder.raw, id + TrashInfo.suffix, 0)
+                return true
+            }
+            if done { return }
+        }
+        do {
+            try await StreamingCopy.copy(from: browser, at: trashPath(id), to: backend, at: target, conflict: conflict,
+                                         progress: .none)
+        } catch {
+            throw CofferError.wrapping(error, path: target)
+        }
+        try await BlockingIO.run { _ throws(CofferError) in try self.discard(id) }
+    }
+
+    /// Deletes for good every item trashed before `cutoff` (everything when `nil`; then
+    /// also information files without an item and items without information).
+    /// - Returns: how many items were deleted.
+    @discardableResult
+    public func empty(olderThan cutoff: Date? = nil) async throws(CofferError) -> Int {
+        try await BlockingIO.run { cancellation throws(CofferError) -> Int in
+            let (items, problems) = try self.scan()
+            var removed = 0
+            for item in items {
+                try cancellation.check(nil)
+                if let cutoff {
+                    guard let date = item.deletionDate, date < cutoff else { continue }
+                }
+                try self.discard(item.id)
+                removed += 1
+            }
+            if cutoff == nil {
+                for problem in problems where problem.reason == .missingItem {
+                    unlinkat(self.infoFolder.raw, problem.id + TrashInfo.suffix, 0)
+                }
+            }
+            _ = try? self.scan()  // prunes directorysizes
+            return removed
+        }
+    }
+
+    /// Removes an item, then its information file (the order the specification asks for).
+    private func discard(_ id: String) throws(CofferError) {
+        if try exists(id) { try RemoveTree.remove(id, in: filesFolder, path: trashPath(id)) }
+        unlinkat(infoFolder.raw, id + TrashInfo.suffix, 0)
+    }
+
+    // MARK: Helpers
+
+    func trashPath(_ id: String) -> VirtualPath { VirtualPath.root(of: mountName).appending(trustedName: id) }
+
+    func exists(_ id: String) throws(CofferError) -> Bool {
+        var info = coffer_stat()
+        if coffer_statx(filesFolder.raw, id, &info) == 0 { return true }
+        if errno == ENOENT { return false }
+        throw CofferError.lastSystemError("statx", path: trashPath(id))
+    }
+
+    /// An id names one entry of `files/`: a plain name, never a path.
+    static func checkID(_ id: String, mount: String) throws(CofferError) {
+        guard FileName.problem(with: id) == nil else {
+            throw CofferError(.noSuchFile, path: nil, detail: id)
+        }
+    }
+
+    private func call<T>(_ path: VirtualPath, _ body: () async throws -> T) async throws(CofferError) -> T {
+        do { return try await body() } catch { throw CofferError.wrapping(error, path: path) }
+    }
+}

@@ -1,0 +1,148 @@
+import CCofferSystem
+import CofferCore
+import Foundation
+#if canImport(Glibc)
+import Glibc
+#endif
+
+/// An item in the trash.
+public struct TrashItem: Sendable, Hashable {
+    /// Its name in the trash (`files/<id>`, `info/<id>.trashinfo`); unique there.
+    public var id: String
+    /// Where restoring puts it back.
+    public var originalPath: VirtualPath
+    /// Whether it came from outside every mount (put there by another program): then
+    /// `originalPath` is the root of `files:` and `originalHostPath` says where it was.
+    public var isForeign: Bool
+    /// The host path of a foreign item's original place.
+    public var originalHostPath: String?
+    /// When it was trashed, if the information file says.
+    public var deletionDate: Date?
+    /// The item as it is now, at `trash:/<id>`.
+    public var node: FileNode
+    /// Bytes: a file's size, or a folder's disk usage (as `du -B1`, which the spec's
+    /// `directorysizes` cache holds).
+    public var size: Int64
+}
+
+/// Something in the trash that does not follow the specification.
+public struct TrashProblem: Sendable, Hashable {
+    public enum Reason: String, Sendable {
+        /// `info/<id>.trashinfo` cannot be read as an information file.
+        case damagedInfo
+        /// `info/<id>.trashinfo` has no item in `files/` (already restored or removed).
+        case missingItem
+        /// `files/<id>` has no information file; it is listed, and restored to `files:/`.
+        case missingInfo
+    }
+    public var id: String
+    public var reason: Reason
+}
+
+/// The trash: soft delete, restorable, in the freedesktop.org Trash specification 1.0
+/// layout so desktop tools (trash-cli, file managers) read it too.
+///
+/// ```
+/// <container>/Library/Trash/
+///   files/<id>                 the trashed item, whole
+///   info/<id>.trashinfo        where it came from and when
+///   directorysizes             cached sizes of trashed folders
+/// ```
+///
+/// Mounted read-only as `trash:`: browsing goes through a ``LocalSandboxBackend`` over
+/// `files/`, with the same confinement as `files:`. Putting in, restoring and emptying are
+/// the trash's own operations, which `FileService` calls.
+public final class TrashBackend: StorageBackend, Sendable {
+    /// The mount name it is meant to be mounted under.
+    public let mountName: String
+    let trashFolder: Descriptor
+    let infoFolder: Descriptor
+    let filesFolder: Descriptor
+    /// Read-only browsing of `files/`.
+    let browser: LocalSandboxBackend
+    /// Writing into `files/`, for items that come from a backend that cannot rename into it.
+    let writer: LocalSandboxBackend
+    /// Host folders of the mounts items come from, to write `Path=` and read it back.
+    let origins: [(mount: String, hostPath: String)]
+
+    /// Opens (creating `files/` and `info/` if needed) the trash at `path`.
+    ///
+    /// - Parameter origins: for each mount whose items may be trashed, its host folder.
+    public init(path: String, mountName: String = "trash", origins: [String: String] = [:]) throws(CofferError) {
+        let trash = Glibc.open(path, O_RDONLY | O_DIRECTORY | O_NOFOLLOW | O_CLOEXEC)
+        guard trash >= 0 else { throw CofferError.lastSystemError("open", path: nil) }
+        trashFolder = Descriptor(trash)
+        for part in ["files", "info"] where mkdirat(trash, part, 0o700) != 0 && errno != EEXIST {
+            throw CofferError.lastSystemError("mkdirat", path: nil)
+        }
+        infoFolder = try trashFolder.openFolder(named: "info", reporting: nil)
+        filesFolder = try trashFolder.openFolder(named: "files", reporting: nil)
+        browser = try LocalSandboxBackend(rootPath: path + "/files", writable: false)
+        writer = try LocalSandboxBackend(rootPath: path + "/files", syncBeforeCommit: false)
+        self.mountName = mountName
+        self.origins = origins.map { ($0.key, $0.value.hasSuffix("/") ? String($0.value.dropLast()) : $0.value) }
+            .sorted { $0.hostPath.count > $1.hostPath.count }
+    }
+
+    // MARK: Browsing (read-only)
+
+    public var capabilities: BackendCapabilities { [] }
+
+    public func contentsOfFolder(at path: VirtualPath) async throws -> [FileNode] {
+        try await browser.contentsOfFolder(at: path)
+    }
+
+    public func node(at path: VirtualPath) async throws -> FileNode {
+        try await browser.node(at: path)
+    }
+
+    public func openFile(at path: VirtualPath) async throws -> any ReadableFile {
+        try await browser.openFile(at: path)
+    }
+
+    public func createFolder(at path: VirtualPath) async throws { throw CofferError(.readOnly, path: path) }
+
+    public func makeWrite(at path: VirtualPath) async throws -> any PendingWrite { throw CofferError(.readOnly, path: path) }
+
+    public func moveItem(at source: VirtualPath, to destination: VirtualPath, conflict: ConflictPolicy) async throws {
+        throw CofferError(.readOnly, path: source)
+    }
+
+    public func removeItem(at path: VirtualPath) async throws { throw CofferError(.readOnly, path: path) }
+
+    public func copyItem(at source: VirtualPath, to destination: VirtualPath, conflict: ConflictPolicy,
+                         progress: ProgressReporter) async throws {
+        throw CofferError(.readOnly, path: destination)
+    }
+
+    // MARK: Paths
+
+    /// The host path written as `Path=` for a virtual path (the virtual path itself when
+    /// its mount has no host folder).
+    func hostPath(for path: VirtualPath) -> String {
+        guard let origin = origins.first(where: { $0.mount == path.mount }) else { return path.description }
+        return path.isRoot ? origin.hostPath : origin.hostPath + "/" + path.relativeString
+    }
+
+    /// Where an item from outside every mount goes back: the root of `files:`.
+    static func foreignTarget(name: String, id: String) -> VirtualPath {
+        (try? VirtualPath.root().appending(name)) ?? VirtualPath.root().appending(trustedName: id)
+    }
+
+    /// Where an item goes back: the info's virtual path, else its host path mapped into a
+    /// mount, else (a foreign item) the root of the first mount under its own name.
+    func restoreTarget(for info: TrashInfo, id: String) -> (VirtualPath, foreign: Bool) {
+        if let virtual = info.virtualPath, origins.contains(where: { $0.mount == virtual.mount }) || origins.isEmpty {
+            return (virtual, false)
+        }
+        for origin in origins where info.path.hasPrefix(origin.hostPath + "/") {
+            let relative = String(info.path.dropFirst(origin.hostPath.count + 1))
+            if let path = try? VirtualPath(mount: origin.mount, components: relative.split(separator: "/").map(String.init)),
+               !path.isRoot {
+                return (path, false)
+            }
+        }
+        let name = info.path.split(separator: "/").last.map(String.init) ?? id
+        return (Self.foreignTarget(name: name, id: id), true)
+    }
+}

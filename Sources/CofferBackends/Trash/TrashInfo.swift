@@ -1,0 +1,128 @@
+import CofferCore
+import Foundation
+#if canImport(Glibc)
+import Glibc
+#endif
+
+/// The contents of a `.trashinfo` file (freedesktop.org Trash specification 1.0).
+///
+/// ```
+/// [Trash Info]
+/// Path=/home/me/container/Documents/UserFiles/My%20Notes
+/// DeletionDate=2026-11-29T15:16:33
+/// X-Coffer-Path=files:/My%20Notes
+/// ```
+///
+/// `Path` is the original location, percent-encoded as in a URI; `DeletionDate` is local
+/// time without a zone. `X-Coffer-Path` is Coffer's own key (readers of the spec ignore
+/// keys they do not know): the virtual path, so restore works even after the container
+/// folder has moved.
+struct TrashInfo: Equatable {
+    var path: String
+    var deletionDate: Date?
+    var virtualPath: VirtualPath?
+
+    static let header = "[Trash Info]"
+    static let suffix = ".trashinfo"
+    static let virtualPathKey = "X-Coffer-Path"
+
+    /// The file's text.
+    var text: String {
+        var lines = [Self.header, "Path=\(Self.percentEncoded(path))"]
+        if let deletionDate { lines.append("DeletionDate=\(Self.format(deletionDate))") }
+        if let virtualPath { lines.append("\(Self.virtualPathKey)=\(Self.percentEncoded(virtualPath.description))") }
+        return lines.joined(separator: "\n") + "\n"
+    }
+
+    /// Reads an info file's text; `nil` when it has no `[Trash Info]` group or no `Path`.
+    init?(parsing text: String) {
+        var inGroup = false
+        var values: [String: String] = [:]
+        for rawLine in text.split(whereSeparator: \.isNewline) {
+            let line = rawLine.trimmingCharacters(in: .whitespaces)
+            if line.isEmpty || line.hasPrefix("#") { continue }
+            if line.hasPrefix("[") {
+                inGroup = line == Self.header
+                continue
+            }
+            guard inGroup, let equals = line.firstIndex(of: "=") else { continue }
+            let key = line[..<equals].trimmingCharacters(in: .whitespaces)
+            if values[key] == nil { values[key] = String(line[line.index(after: equals)...]) }
+        }
+        guard let encoded = values["Path"], let path = Self.percentDecoded(encoded), !path.isEmpty else { return nil }
+        self.path = path
+        deletionDate = values["DeletionDate"].flatMap(Self.parse)
+        virtualPath = values[Self.virtualPathKey].flatMap(Self.percentDecoded).flatMap { try? VirtualPath(parsing: $0) }
+    }
+
+    init(path: String, deletionDate: Date?, virtualPath: VirtualPath?) {
+        self.path = path
+        self.deletionDate = deletionDate
+        self.virtualPath = virtualPath
+    }
+
+    // MARK: Encoding
+
+    /// Escapes every byte but unreserved ASCII (`A–Z a–z 0–9 - . _ ~`) and `/`, as `%XX`.
+    static func percentEncoded(_ text: String) -> String {
+        var result = ""
+        for byte in text.utf8 {
+            let scalar = Unicode.Scalar(byte)
+            if byte < 0x80 && (scalar.properties.isASCIIHexDigit || scalar.properties.isAlphabetic
+                               || "-._~/0123456789".unicodeScalars.contains(scalar)) {
+                result.unicodeScalars.append(scalar)
+            } else {
+                result += "%" + String(byte, radix: 16, uppercase: true).leftPadded(to: 2)
+            }
+        }
+        return result
+    }
+
+    /// Undoes `%XX` escapes; `nil` for a bad escape or bytes that are not UTF-8.
+    static func percentDecoded(_ text: String) -> String? {
+        var bytes: [UInt8] = []
+        var iterator = Array(text.utf8).makeIterator()
+        while let byte = iterator.next() {
+            guard byte == UInt8(ascii: "%") else { bytes.append(byte); continue }
+            guard let high = iterator.next(), let low = iterator.next(),
+                  let value = UInt8(String(decoding: [high, low], as: UTF8.self), radix: 16) else { return nil }
+            bytes.append(value)
+        }
+        return String(validating: bytes, as: UTF8.self)
+    }
+
+    // MARK: Dates
+
+    /// `2026-11-29T15:16:33` in local time.
+    static func format(_ date: Date) -> String {
+        var seconds = time_t(date.timeIntervalSince1970.rounded(.down))
+        var parts = tm()
+        localtime_r(&seconds, &parts)
+        func two(_ value: Int32) -> String { value < 10 ? "0\(value)" : "\(value)" }
+        return "\(parts.tm_year + 1900)-\(two(parts.tm_mon + 1))-\(two(parts.tm_mday))T"
+            + "\(two(parts.tm_hour)):\(two(parts.tm_min)):\(two(parts.tm_sec))"
+    }
+
+    /// Reads `YYYY-MM-DDThh:mm:ss` as local time.
+    static func parse(_ text: String) -> Date? {
+        let fields = text.split(whereSeparator: { "-T:".contains($0) }).map { Int32($0) }
+        guard fields.count == 6, fields.allSatisfy({ $0 != nil }) else { return nil }
+        var parts = tm()
+        parts.tm_year = fields[0]! - 1900
+        parts.tm_mon = fields[1]! - 1
+        parts.tm_mday = fields[2]!
+        parts.tm_hour = fields[3]!
+        parts.tm_min = fields[4]!
+        parts.tm_sec = fields[5]!
+        parts.tm_isdst = -1
+        let seconds = mktime(&parts)
+        guard seconds != -1 else { return nil }
+        return Date(timeIntervalSince1970: TimeInterval(seconds))
+    }
+}
+
+private extension String {
+    func leftPadded(to width: Int) -> String {
+        count >= width ? self : String(repeating: "0", count: width - count) + self
+    }
+}

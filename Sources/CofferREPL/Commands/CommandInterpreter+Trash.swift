@@ -1,0 +1,131 @@
+import CofferBackends
+import CofferCore
+import FileService
+import Foundation
+
+extension CommandInterpreter {
+    /// `rm`: to the trash, one item at a time; a failure is reported and the rest go on.
+    func remove(_ words: ArraySlice<String>) async throws {
+        let arguments = try parse(words, as: "rm")
+        guard !arguments.operands.isEmpty else { throw usage("rm") }
+        var firstError: CofferError?
+        for text in arguments.operands {
+            do throws(CofferError) {
+                try await service.trash(try resolve(text))
+            } catch {
+                if arguments.operands.count == 1 { throw error }
+                report(error)
+                firstError = firstError ?? error
+            }
+        }
+        if let firstError { throw Reported(error: firstError) }
+    }
+
+    /// `trash`: name, original place, deletion time and size, oldest first. Entries that
+    /// break the specification are reported on standard error; they never fail the command.
+    func listTrash(_ words: ArraySlice<String>) async throws(CofferError) {
+        let arguments = try parse(words, as: "trash")
+        guard arguments.operands.isEmpty else { throw usage("trash") }
+        let listing = try await service.trashItems()
+        for problem in listing.problems { errors.line("coffer: \(Self.describe(problem, language))") }
+        guard !listing.items.isEmpty else {
+            output.line(LocalizedText("The trash is empty.", "废纸篓是空的。")(language))
+            return
+        }
+        let rows = listing.items.map { item -> [String] in
+            [item.id, item.isForeign ? (item.originalHostPath ?? item.originalPath.description) : item.originalPath.description,
+             item.deletionDate.map(Formatting.date) ?? "-", Formatting.size(item.size)]
+        }
+        var widths = [0, 0, 0, 0]
+        for row in rows { for (column, text) in row.enumerated() { widths[column] = max(widths[column], Formatting.width(text)) } }
+        widths[0] = min(widths[0], 40)
+        widths[1] = min(widths[1], 60)
+        for row in rows {
+            output.line("\(Formatting.padded(row[0], to: widths[0]))  \(Formatting.padded(row[1], to: widths[1]))  "
+                        + "\(Formatting.padded(row[2], to: widths[2]))  \(Formatting.leftPadded(row[3], to: widths[3]))")
+        }
+    }
+
+    /// `restore`: each name back to where it was; prints where it went.
+    func restore(_ words: ArraySlice<String>) async throws {
+        let arguments = try parse(words, as: "restore")
+        let chosen = try arguments.chosenConflictPolicy(language: language)
+        guard !arguments.operands.isEmpty else { throw usage("restore") }
+        var firstError: CofferError?
+        for name in arguments.operands {
+            do throws(CofferError) {
+                let item = try await trashItem(named: name)
+                var restored: VirtualPath?
+                try await settlingConflicts(at: item.originalPath, chosen: chosen, progress: nil) {
+                    [service] policy, _ throws(CofferError) in
+                    restored = try await service.restore(item.id, conflict: policy)
+                }
+                if let restored { output.line(restored.description) }
+            } catch {
+                if arguments.operands.count == 1 { throw error }
+                report(error)
+                firstError = firstError ?? error
+            }
+        }
+        if let firstError { throw Reported(error: firstError) }
+    }
+
+    /// An item by its name in the trash, else by its original name when only one has it.
+    private func trashItem(named name: String) async throws(CofferError) -> TrashItem {
+        let items = try await service.trashItems().items
+        if let exact = items.first(where: { $0.id == name }) { return exact }
+        let matches = items.filter { $0.originalPath.name == name }
+        guard matches.count <= 1 else {
+            let ids = matches.map { "“\($0.id)”" }.joined(separator: ", ")
+            throw CofferError(.invalidArgument, detail: LocalizedText(
+                "several items in the trash were named “\(name)”: \(ids); restore one by its name in the trash",
+                "废纸篓中有多个项目原名为“\(name)”：\(ids)；请用其在废纸篓中的名称恢复")(language))
+        }
+        guard let only = matches.first else {
+            throw CofferError(.noSuchFile, path: VirtualPath.root(of: "trash").appending(trustedName: name))
+        }
+        return only
+    }
+
+    /// `empty-trash [--older-than DAYS]`: asks first when someone is there to answer.
+    func emptyTrash(_ words: ArraySlice<String>) async throws(CofferError) {
+        let arguments = try parse(words, as: "empty-trash")
+        guard arguments.operands.isEmpty else { throw usage("empty-trash") }
+        var cutoff: Date?
+        if let text = arguments.options["older-than"] {
+            guard let days = Double(text), days >= 0, days.isFinite else { throw usage("empty-trash") }
+            cutoff = Date().addingTimeInterval(-days * 86_400)
+        }
+        let items = try await service.trashItems().items
+        let count = items.filter { item in
+            guard let cutoff else { return true }
+            return item.deletionDate.map { $0 < cutoff } ?? false
+        }.count
+        guard count > 0 else {
+            output.line(LocalizedText("Nothing to delete.", "没有需要删除的项目。")(language))
+            return
+        }
+        if let confirm {
+            let question = LocalizedText(
+                "Delete \(count) \(count == 1 ? "item" : "items") in the trash for good? This cannot be undone. [y/N] ",
+                "永久删除废纸篓中的 \(count) 个项目？此操作无法撤销。[y/N] ")(language)
+            guard await confirm(question) else { throw CofferError(.cancelled, path: .root(of: "trash")) }
+        }
+        let removed = try await service.emptyTrash(olderThan: cutoff)
+        output.line(LocalizedText("Deleted \(removed) \(removed == 1 ? "item" : "items").", "已删除 \(removed) 个项目。")(language))
+    }
+
+    static func describe(_ problem: TrashProblem, _ language: Language) -> String {
+        switch problem.reason {
+        case .damagedInfo:
+            LocalizedText("the trash entry “\(problem.id)” has an information file that can't be read; it is listed without its original place.",
+                          "废纸篓项目“\(problem.id)”的信息文件无法读取；列出时不含原位置。")(language)
+        case .missingItem:
+            LocalizedText("the trash has information about “\(problem.id)” but not the item; skipped (empty-trash removes it).",
+                          "废纸篓中有“\(problem.id)”的信息但没有该项目；已跳过（empty-trash 会清除它）。")(language)
+        case .missingInfo:
+            LocalizedText("the trash entry “\(problem.id)” has no information file; restore puts it in files:/.",
+                          "废纸篓项目“\(problem.id)”没有信息文件；restore 会将其放到 files:/。")(language)
+        }
+    }
+}

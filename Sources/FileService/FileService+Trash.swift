@@ -1,0 +1,65 @@
+import CofferBackends
+import CofferCore
+import Foundation
+
+/// What is in the trash, and what in it does not follow the specification.
+public struct TrashListing: Sendable {
+    /// Oldest first.
+    public var items: [TrashItem]
+    /// Entries skipped or listed without information; never fatal.
+    public var problems: [TrashProblem]
+}
+
+extension FileService {
+    /// Moves an item to the trash. Nothing is deleted: ``restore(_:conflict:)`` puts it back.
+    @discardableResult
+    public func trash(_ path: VirtualPath) async throws(CofferError) -> TrashItem {
+        let trash = try requireTrash(path)
+        let mount = try writableMount(for: path)
+        guard !path.isRoot, mount.name != trash.mountName else { throw CofferError(.invalidOperation, path: path) }
+        if Task.isCancelled { throw CofferError(.cancelled, path: path) }
+        return try await trash.put(path, from: mount.backend)
+    }
+
+    /// Everything in the trash, oldest first.
+    public func trashItems() async throws(CofferError) -> TrashListing {
+        let (items, problems) = try await requireTrash(nil).items()
+        return TrashListing(items: items, problems: problems)
+    }
+
+    /// Puts the trashed item `id` back where it was, recreating missing parent folders.
+    ///
+    /// With `.fail` (the default) an item now at that place wins and nothing changes;
+    /// `.keepBoth` restores under a free name (`a (2).txt`); `.replace` first moves the
+    /// item in the way to the trash — a restore never deletes anything.
+    /// - Returns: where the item now is.
+    @discardableResult
+    public func restore(_ id: String, conflict: ConflictPolicy = .fail) async throws(CofferError) -> VirtualPath {
+        let trash = try requireTrash(nil)
+        let item = try await trash.item(id)
+        let target = item.originalPath
+        let mount = try writableMount(for: target)
+        if let parent = target.parent, !parent.isRoot {
+            try await createFolder(at: parent, intermediates: true)
+        }
+        if conflict == .replace, try await exists(target) {
+            try await self.trash(target)
+        }
+        return try await settle(target, conflict: conflict == .keepBoth ? .keepBoth : .fail) { destination, policy in
+            try await trash.restore(id, to: destination, in: mount.backend, conflict: policy)
+        }
+    }
+
+    /// Deletes for good what was trashed before `cutoff` (everything when `nil`).
+    /// This is the only operation in Coffer that deletes a user's file.
+    /// - Returns: how many items were deleted.
+    @discardableResult
+    public func emptyTrash(olderThan cutoff: Date? = nil) async throws(CofferError) -> Int {
+        try await requireTrash(nil).empty(olderThan: cutoff)
+    }
+
+    private nonisolated func requireTrash(_ path: VirtualPath?) throws(CofferError) -> TrashBackend {
+        guard let trashBackend else { throw CofferError(.unsupported, path: path, detail: "no-trash") }
+        return trashBackend
+    }
+}
