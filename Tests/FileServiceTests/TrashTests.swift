@@ -30,7 +30,7 @@ struct TrashTests {
         let info = try #require(directory.contents(trash("info/a b%c 报告.txt.trashinfo")))
         let lines = info.split(separator: "\n").map(String.init)
         #expect(lines[0] == "[Trash Info]")
-        #expect(lines[1] == "Path=\(container.userFilesPath)/Docs/a%20b%25c%20%E6%8A%A5%E5%91%8A.txt")
+        #expect(lines[1] == "Path=\(TrashBackend.canonical(container.userFilesPath))/Docs/a%20b%25c%20%E6%8A%A5%E5%91%8A.txt")
         #expect(lines[2].range(of: #"^DeletionDate=\d{4}-\d\d-\d\dT\d\d:\d\d:\d\d$"#, options: .regularExpression) != nil)
         #expect(lines[3] == "X-Coffer-Path=files%3A/Docs/a%20b%25c%20%E6%8A%A5%E5%91%8A.txt")
         // The date is local time, to the second.

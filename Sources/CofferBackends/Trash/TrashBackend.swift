@@ -80,7 +80,8 @@ public final class TrashBackend: StorageBackend, Sendable {
         browser = try LocalSandboxBackend(rootPath: path + "/files", writable: false)
         writer = try LocalSandboxBackend(rootPath: path + "/files", syncBeforeCommit: false)
         self.mountName = mountName
-        self.origins = origins.map { ($0.key, $0.value.hasSuffix("/") ? String($0.value.dropLast()) : $0.value) }
+        // Canonical paths (no `//`, `.` or links on the way), as other tools write them.
+        self.origins = origins.map { ($0.key, Self.canonical($0.value)) }
             .sorted { $0.hostPath.count > $1.hostPath.count }
     }
 
@@ -116,6 +117,16 @@ public final class TrashBackend: StorageBackend, Sendable {
     }
 
     // MARK: Paths
+
+    /// `path` resolved by `realpath`, else with its slashes tidied.
+    static func canonical(_ path: String) -> String {
+        if let resolved = realpath(path, nil) {
+            defer { free(resolved) }
+            return String(cString: resolved)
+        }
+        let parts = path.split(separator: "/")
+        return "/" + parts.joined(separator: "/")
+    }
 
     /// The host path written as `Path=` for a virtual path (the virtual path itself when
     /// its mount has no host folder).
