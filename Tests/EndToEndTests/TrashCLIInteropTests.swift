@@ -8,9 +8,7 @@ import Testing
 /// trash-cli is found in `$COFFER_TRASH_CLI` (a folder with `trash-put`, `trash-list`,
 /// `trash-restore`), else `.ci/venv/bin`, which `.ci/run` creates. Without it the tests
 /// are skipped, unless `COFFER_REQUIRE_TRASH_CLI=1` (set by `.ci/run`) makes that a failure.
-@Suite(.serialized, .enabled(if: TrashCLIInteropTests.tools != nil || TrashCLIInteropTests.required,
-                             "trash-cli not found; .ci/run installs it in .ci/venv"))
-struct TrashCLIInteropTests {
+enum TrashCLI {
     static let tools: String? = {
         let environment = ProcessInfo.processInfo.environment
         let packageRoot = URL(fileURLWithPath: #filePath).deletingLastPathComponent().deletingLastPathComponent()
@@ -19,6 +17,11 @@ struct TrashCLIInteropTests {
         return candidates.first { FileManager.default.isExecutableFile(atPath: $0 + "/trash-put") }
     }()
     static let required = ProcessInfo.processInfo.environment["COFFER_REQUIRE_TRASH_CLI"] == "1"
+}
+
+@Suite(.serialized, .enabled(if: TrashCLI.tools != nil || TrashCLI.required,
+                             "trash-cli not found; .ci/run installs it in .ci/venv"))
+struct TrashCLIInteropTests {
 
     let directory = TemporaryDirectory("interop")
     var container: String { directory.url("c") }
@@ -28,7 +31,7 @@ struct TrashCLIInteropTests {
     var canonicalFiles: String { URL(fileURLWithPath: files).resolvingSymlinksInPath().path }
 
     func tool(_ name: String, _ arguments: [String], input: String = "") throws -> (status: Int32, output: String) {
-        guard let tools = Self.tools else { throw Missing() }
+        guard let tools = TrashCLI.tools else { throw Missing() }
         let process = Process()
         process.executableURL = URL(fileURLWithPath: tools + "/" + name)
         process.arguments = arguments
