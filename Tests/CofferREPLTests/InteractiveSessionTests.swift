@@ -112,3 +112,94 @@ struct InteractiveSessionTests {
         #expect(ConflictAnswer("maybe") == nil)
     }
 }
+
+@MainActor
+struct TrashCommandTests {
+    let directory = TemporaryDirectory("trash-repl")
+    let output = TextOutput()
+    let errors = TextOutput()
+    let interpreter: CommandInterpreter
+
+    init() async throws {
+        let container = try await Container.open(at: directory.path)
+        interpreter = CommandInterpreter(service: try FileService.standard(container: container), language: .english,
+                                         output: output, errors: errors)
+    }
+
+    @Test func rmTrashRestoreRoundTrip() async {
+        directory.make(["Documents/UserFiles/Notes/a.txt": "a", "Documents/UserFiles/b c.txt": "b"])
+        #expect(await interpreter.run(line: "rm Notes 'b c.txt'") == .success)
+        #expect(output.text.isEmpty)
+        #expect(!directory.exists("Documents/UserFiles/Notes"))
+        #expect(await interpreter.run(line: "trash") == .success)
+        let rows = output.text.split(separator: "\n")
+        #expect(rows.count == 2)
+        #expect(rows.contains { $0.hasPrefix("Notes    files:/Notes    ") && $0.hasSuffix("8.2 KB") })
+        #expect(rows.contains { $0.hasPrefix("b c.txt  files:/b c.txt  ") && $0.hasSuffix("1 B") })
+        #expect(await interpreter.run(line: "ls trash:; restore Notes 'b c.txt'; trash") == .success)
+        #expect(output.text.hasSuffix("Notes\nb c.txt\nfiles:/Notes\nfiles:/b c.txt\nThe trash is empty.\n"))
+        #expect(directory.contents("Documents/UserFiles/Notes/a.txt") == "a")
+    }
+
+    @Test func restoreByOriginalNameWhenUniqueAndAsksOnConflict() async {
+        directory.make(["Documents/UserFiles/x/r.txt": "1", "Documents/UserFiles/y/r.txt": "2"])
+        #expect(await interpreter.run(line: "rm x/r.txt y/r.txt") == .success)
+        #expect(await interpreter.run(line: "restore nothing") == .failure)
+        #expect(errors.text.contains("“trash:/nothing” doesn't exist"))
+        // Both were named r.txt: the name in the trash decides.
+        #expect(await interpreter.run(line: "restore 'r (2).txt'") == .success)
+        #expect(directory.contents("Documents/UserFiles/y/r.txt") == "2")
+        directory.make(["Documents/UserFiles/x/r.txt": "new"])
+        var asked: [VirtualPath] = []
+        interpreter.askConflict = { path in asked.append(path); return .keepBoth }
+        #expect(await interpreter.run(line: "restore r.txt") == .success)
+        #expect(asked.map(\.description) == ["files:/x/r.txt"])
+        #expect(output.text.hasSuffix("files:/x/r (2).txt\n"))
+        #expect(directory.contents("Documents/UserFiles/x/r (2).txt") == "1")
+    }
+
+    @Test func severalItemsWithTheSameOriginalNameNeedTheirTrashName() async {
+        directory.make(["Documents/UserFiles/x/r.txt": "1", "Documents/UserFiles/y/r.txt": "2"])
+        #expect(await interpreter.run(line: "rm x/r.txt y/r.txt; restore r.txt") == .success)
+        // “r.txt” is the first one's name in the trash, so it is restored by that.
+        #expect(directory.contents("Documents/UserFiles/x/r.txt") == "1")
+        #expect(await interpreter.run(line: "rm x/r.txt") == .success)
+        #expect(await interpreter.run(line: "restore 'r (3).txt'") == .failure)
+    }
+
+    @Test func emptyTrashAsksWhenItCanAndCountsWhatItDeleted() async {
+        directory.make(["Documents/UserFiles/a.txt": "a", "Documents/UserFiles/b.txt": "b"])
+        #expect(await interpreter.run(line: "rm a.txt b.txt") == .success)
+        var questions: [String] = []
+        interpreter.confirm = { question in questions.append(question); return false }
+        #expect(await interpreter.run(line: "empty-trash") == .failure)
+        #expect(questions == ["Delete 2 items in the trash for good? This cannot be undone. [y/N] "])
+        #expect(directory.names("Library/Trash/files").count == 2)
+        #expect(await interpreter.run(line: "empty-trash --older-than 1") == .success)
+        #expect(output.text == "Nothing to delete.\n")
+        interpreter.confirm = { _ in true }
+        #expect(await interpreter.run(line: "empty-trash") == .success)
+        #expect(output.text.hasSuffix("Deleted 2 items.\n"))
+        #expect(directory.names("Library/Trash/files").isEmpty)
+        #expect(await interpreter.run(line: "empty-trash --older-than x") == .failure)
+    }
+
+    @Test func problemsAreReportedButTheListingSucceeds() async {
+        directory.make(["Library/Trash/info/gone.txt.trashinfo": "[Trash Info]\nPath=/x/gone.txt\n",
+                        "Library/Trash/files/stray.txt": "s"])
+        #expect(await interpreter.run(line: "trash") == .success)
+        #expect(errors.text.contains("information about “gone.txt” but not the item"))
+        #expect(errors.text.contains("“stray.txt” has no information file"))
+        #expect(output.text.hasPrefix("stray.txt  files:/stray.txt  -  "))
+    }
+
+    @Test func trashNamesComplete() async throws {
+        directory.make(["Documents/UserFiles/report.pdf": "r"])
+        #expect(await interpreter.run(line: "rm report.pdf") == .success)
+        let completer = Completer(currentFolder: .root(), source: ServiceCompletionSource(service: interpreter.service))
+        let completion = await withCheckedContinuation { continuation in
+            DispatchQueue(label: "completion").async { continuation.resume(returning: completer.complete("restore rep")) }
+        }
+        #expect(completion.replacement == "report.pdf ")
+    }
+}

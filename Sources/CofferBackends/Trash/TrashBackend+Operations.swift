@@ -124,6 +124,7 @@ extension TrashBackend {
             let info = TrashInfo(path: id, deletionDate: nil, virtualPath: nil)
             if var item = try? makeItem(id: id, info: info, sizes: &sizes) {
                 item.originalPath = Self.foreignTarget(name: id, id: id)
+                item.originalHostPath = nil  // unknown
                 items.append(item)
             }
         }
@@ -141,6 +142,7 @@ extension TrashBackend {
             if let info = self.readInfo(id) { return try self.makeItem(id: id, info: info) }
             var item = try self.makeItem(id: id, info: TrashInfo(path: id, deletionDate: nil, virtualPath: nil))
             item.originalPath = Self.foreignTarget(name: id, id: id)
+            item.originalHostPath = nil  // unknown
             return item
         }
     }

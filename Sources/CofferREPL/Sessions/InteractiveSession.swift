@@ -47,6 +47,9 @@ public final class InteractiveSession {
         interpreter.askConflict = { [editor, interpreter] path in
             await Self.ask(about: path, editor: editor, language: interpreter.language)
         }
+        interpreter.confirm = { [editor] question in
+            await Self.confirm(question, editor: editor)
+        }
         interrupts.onSignal { [editor, running] in
             // At a prompt or question the editor takes it; during a command it cancels it.
             if !editor.interrupt() { running.cancel() }
@@ -109,6 +112,15 @@ public final class InteractiveSession {
             else { return nil }
             if let choice = ConflictAnswer(answer) { return choice.policy }
         }
+    }
+}
+
+extension InteractiveSession {
+    /// A yes/no question whose default is no: only `y`, `yes` or `是` go ahead.
+    static func confirm(_ question: String, editor: any LineEditor) async -> Bool {
+        guard case .line(let answer) = await editor.readLine(prompt: question, completion: nil, interruptible: true)
+        else { return false }
+        return ["y", "yes", "是"].contains(answer.trimmingCharacters(in: .whitespaces).lowercased())
     }
 }
 
