@@ -21,6 +21,31 @@ extension FileService {
         return try await trash.put(path, from: mount.backend)
     }
 
+    /// Moves several items to the trash in one pass (much faster than one at a time for
+    /// many items). Each gets its own result; a failure does not stop the others.
+    public func trash(_ paths: [VirtualPath]) async -> [Result<TrashItem, CofferError>] {
+        var results = [Result<TrashItem, CofferError>](repeating: .failure(CofferError(.cancelled)), count: paths.count)
+        var index = 0
+        while index < paths.count {
+            // A run of paths on the same mount goes to the trash together.
+            var end = index + 1
+            while end < paths.count && paths[end].mount == paths[index].mount { end += 1 }
+            do throws(CofferError) {
+                let trash = try requireTrash(paths[index])
+                let mount = try writableMount(for: paths[index])
+                guard mount.name != trash.mountName else { throw CofferError(.invalidOperation, path: paths[index]) }
+                let batch = Array(paths[index..<end])
+                for (offset, result) in await trash.put(batch, from: mount.backend).enumerated() {
+                    results[index + offset] = result
+                }
+            } catch {
+                for position in index..<end { results[position] = .failure(CofferError.wrapping(error, path: paths[position])) }
+            }
+            index = end
+        }
+        return results
+    }
+
     /// Everything in the trash, oldest first.
     public func trashItems() async throws(CofferError) -> TrashListing {
         let (items, problems) = try await requireTrash(nil).items()

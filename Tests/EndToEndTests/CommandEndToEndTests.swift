@@ -87,6 +87,23 @@ struct CommandEndToEndTests {
         #expect(names == ["Download", "Import", "big.bin"])
     }
 
+    @Test func rmTrashRestoreAndEmptyFromAScript() throws {
+        _ = try coffer("ls")
+        directory.make(["container/Documents/UserFiles/a.txt": "a", "container/Documents/UserFiles/b 报告.txt": "b"])
+        let removed = try coffer("rm a.txt missing.txt 'b 报告.txt'")
+        #expect(removed.status == 1)
+        #expect(removed.errors == "coffer: “files:/missing.txt” doesn't exist. It may have been moved or deleted; "
+                + "check the name and list the folder again.\n")
+        #expect(directory.names("container/Library/Trash/files").sorted() == ["a.txt", "b 报告.txt"])
+        let restored = try coffer("restore 'b 报告.txt'; ls")
+        #expect(restored.output == "files:/b 报告.txt\nDownload\nImport\nb 报告.txt\n")
+        // Not on a terminal, empty-trash does not ask: running it was the choice.
+        let emptied = try CofferBinary.run(["--container", container, "--lang", "en"], input: "empty-trash\ntrash\n")
+        #expect(emptied.status == 0)
+        #expect(emptied.output == "Deleted 1 item.\nThe trash is empty.\n")
+        #expect(directory.names("container/Library/Trash/files").isEmpty)
+    }
+
     @Test func longListingPutsTheNameFirst() throws {
         _ = try coffer("ls")
         directory.make(["container/Documents/UserFiles/报告.pdf": "12345", "container/Documents/UserFiles/.hidden-file": ""])
@@ -139,7 +156,7 @@ struct CommandEndToEndTests {
         #expect(info.output.contains("JSON document (public.json)"))
         #expect(info.output.contains("2 B (2 bytes)"))
         #expect(try coffer("du A").output.hasPrefix("2 B\t2\tfiles:/A\t"))
-        #expect(try coffer("mounts").output == "files:\tread-write\n")
+        #expect(try coffer("mounts").output == "files:\tread-write\ntrash:\tread-only\n")
         let help = try coffer("help cp")
         #expect(help.output.hasPrefix("Usage: cp [-r]"))
         #expect(try coffer("help cp", language: "zh-Hans").output.hasPrefix("用法：cp [-r]"))

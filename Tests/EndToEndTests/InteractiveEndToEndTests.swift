@@ -152,6 +152,27 @@ struct InteractiveEndToEndTests {
         #expect(directory.contents("container/Documents/UserFiles/a.txt") == "new")
     }
 
+    @Test func emptyTrashAsksFirst() throws {
+        directory.make(["container/Documents/UserFiles/a.txt": "a"])
+        let session = try start()
+        try session.type("rm a.txt")
+        try session.press("Enter")
+        try session.type("empty-trash")
+        try session.press("Enter")
+        try session.waitForLastLine("Delete 1 item in the trash for good? This cannot be undone. [y/N]")
+        try session.press("Enter")
+        try session.waitForLastLine("files:/>")
+        #expect(directory.names("container/Library/Trash/files") == ["a.txt"])
+        try session.type("empty-trash")
+        try session.press("Enter")
+        try session.wait { $0.hasSuffix("[y/N]") }
+        try session.type("y")
+        try session.press("Enter")
+        try session.waitForLastLine("files:/>")
+        #expect(session.screen().contains("Deleted 1 item."))
+        #expect(directory.names("container/Library/Trash/files").isEmpty)
+    }
+
     @Test func coloursOnlyWithoutNoColor() throws {
         let coloured = try start([:])
         try coloured.type("ls")

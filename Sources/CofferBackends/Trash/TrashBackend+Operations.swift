@@ -17,54 +17,106 @@ extension TrashBackend {
     /// otherwise the item is copied in and removed once the copy is complete.
     public func put(_ path: VirtualPath, from backend: any StorageBackend,
                     date: Date = Date()) async throws(CofferError) -> TrashItem {
+        try await put([path], from: backend, date: date)[0].get()
+    }
+
+    /// Moves several items of one backend into the trash, each as ``put(_:from:date:)``
+    /// does, in one pass: a failure is returned for its item and the others go on.
+    public func put(_ paths: [VirtualPath], from backend: any StorageBackend,
+                    date: Date = Date()) async -> [Result<TrashItem, CofferError>] {
+        var results = [Result<TrashItem, CofferError>?](repeating: nil, count: paths.count)
+        if let local = backend as? LocalSandboxBackend {
+            let moved = (try? await BlockingIO.run { cancellation throws(CofferError) in
+                paths.map { path -> Result<TrashItem, CofferError>? in
+                    if cancellation.isCancelled { return .failure(CofferError(.cancelled, path: path)) }
+                    do throws(CofferError) {
+                        // nil: another file system, copied below.
+                        return try self.rename(path, from: local, date: date).map { .success($0) }
+                    } catch {
+                        return .failure(error)
+                    }
+                }
+            }) ?? []
+            for (index, result) in moved.enumerated() { results[index] = result }
+        }
+        for (index, path) in paths.enumerated() where results[index] == nil {
+            do throws(CofferError) {
+                results[index] = .success(try await copyIn(path, from: backend, date: date))
+            } catch {
+                results[index] = .failure(error)
+            }
+        }
+        return results.map { $0! }
+    }
+
+    /// The rename path: `nil` when the item is on another file system (copy it instead).
+    private func rename(_ path: VirtualPath, from local: LocalSandboxBackend, date: Date) throws(CofferError) -> TrashItem? {
         guard !path.isRoot else { throw CofferError(.invalidOperation, path: path) }
         let info = TrashInfo(path: hostPath(for: path), deletionDate: date, virtualPath: path)
-        if let local = backend as? LocalSandboxBackend {
-            let moved = try await BlockingIO.run { _ throws(CofferError) -> TrashItem? in
-                let parent = try local.openParent(of: path)
-                var existing = coffer_stat()
-                guard coffer_statx(parent.raw, path.name, &existing) == 0 else {
-                    throw CofferError.lastSystemError("statx", path: path)
-                }
-                while true {
-                    let id = try self.reserveName(for: path.name, info: info, path: path)
-                    if coffer_renameat2(parent.raw, path.name, self.filesFolder.raw, id,
-                                        UInt32(COFFER_RENAME_NOREPLACE)) == 0 {
-                        return try self.makeItem(id: id, info: info)
-                    }
-                    let code = errno
-                    unlinkat(self.infoFolder.raw, id + TrashInfo.suffix, 0)
-                    if code == EEXIST { continue }  // an item without info took the name meanwhile
-                    if code == EXDEV { return nil }  // another file system: copy below
-                    throw CofferError.system(code, "renameat2", path: path)
-                }
+        let parent = try local.openParent(of: path)
+        var existing = coffer_stat()
+        guard coffer_statx(parent.raw, path.name, &existing) == 0 else {
+            throw CofferError.lastSystemError("statx", path: path)
+        }
+        var attempt = 0
+        while true {
+            let id = try reserveName(for: path.name, info: info, path: path, skipping: attempt)
+            if coffer_renameat2(parent.raw, path.name, filesFolder.raw, id, UInt32(COFFER_RENAME_NOREPLACE)) == 0 {
+                let node = browser.makeNode(existing, name: id, path: trashPath(id), linkTarget: nil, hidden: false,
+                                            excluded: false)
+                let (target, foreign) = restoreTarget(for: info, id: id)
+                return TrashItem(id: id, originalPath: target, isForeign: foreign, originalHostPath: nil,
+                                 deletionDate: date, node: node, size: node.kind == .file ? node.size : nil)
             }
-            if let moved { return moved }
-        }
-        _ = try await call(path) { try await backend.node(at: path) }
-        let id = try await BlockingIO.run { _ throws(CofferError) in
-            try self.reserveName(for: path.name, info: info, path: path)
-        }
-        do {
-            try await StreamingCopy.copy(from: backend, at: path, to: writer, at: trashPath(id), conflict: .fail,
-                                         progress: .none)
-        } catch {
-            // A failed copy leaves nothing in files/; the original is untouched.
+            let code = errno
             unlinkat(infoFolder.raw, id + TrashInfo.suffix, 0)
-            throw CofferError.wrapping(error, path: path)
+            if code == EXDEV { return nil }
+            // An item without information holds that name: try the next one.
+            guard code == EEXIST, attempt < 10_000 else { throw CofferError.system(code, "renameat2", path: path) }
+            attempt += 1
+        }
+    }
+
+    /// The copy path, for other backends and other file systems.
+    private func copyIn(_ path: VirtualPath, from backend: any StorageBackend, date: Date) async throws(CofferError) -> TrashItem {
+        guard !path.isRoot else { throw CofferError(.invalidOperation, path: path) }
+        let info = TrashInfo(path: hostPath(for: path), deletionDate: date, virtualPath: path)
+        _ = try await call(path) { try await backend.node(at: path) }
+        var attempt = 0
+        var id: String
+        while true {
+            id = try await BlockingIO.run { [attempt] _ throws(CofferError) in
+                try self.reserveName(for: path.name, info: info, path: path, skipping: attempt)
+            }
+            do {
+                try await StreamingCopy.copy(from: backend, at: path, to: writer, at: trashPath(id), conflict: .fail,
+                                             progress: .none)
+                break
+            } catch {
+                // A failed copy leaves nothing in files/; the original is untouched.
+                unlinkat(infoFolder.raw, id + TrashInfo.suffix, 0)
+                let failure = CofferError.wrapping(error, path: path)
+                // An item without information holds that name: try the next one.
+                guard failure.kind == .fileExists, attempt < 10_000 else { throw failure }
+                attempt += 1
+            }
         }
         // If removing the original fails, the complete copy stays in the trash: nothing is lost.
         _ = try await call(path) { try await backend.removeItem(at: path) }
-        return try await BlockingIO.run { _ throws(CofferError) in try self.makeItem(id: id, info: info) }
+        let placed = id
+        return try await BlockingIO.run { _ throws(CofferError) in try self.makeItem(id: placed, info: info) }
     }
 
-    /// Creates `info/<id>.trashinfo` under the first free name for `name`. The item name
-    /// leaves room for the suffix within 255 bytes.
-    private func reserveName(for name: String, info: TrashInfo, path: VirtualPath) throws(CofferError) -> String {
+    /// Creates `info/<id>.trashinfo` under the first free name for `name`, after
+    /// `skipping` names known to be taken in `files/`. The item name leaves room for the
+    /// suffix within 255 bytes.
+    private func reserveName(for name: String, info: TrashInfo, path: VirtualPath,
+                             skipping: Int) throws(CofferError) -> String {
         var base = name
         while base.utf8.count > 255 - TrashInfo.suffix.utf8.count - 12 { base.removeLast() }
         var candidates = UniqueName.candidates(for: base).makeIterator()
         var candidate = base
+        for _ in 0..<skipping { candidate = candidates.next() ?? candidate }
         let bytes = Array(info.text.utf8)
         for _ in 0..<100_000 {
             let fd = openat(infoFolder.raw, candidate + TrashInfo.suffix,
@@ -77,8 +129,7 @@ extension TrashBackend {
                     unlinkat(infoFolder.raw, candidate + TrashInfo.suffix, 0)
                     throw CofferError.system(written < 0 ? code : ENOSPC, "write", path: path)
                 }
-                if (try? exists(candidate)) != true { return candidate }
-                unlinkat(infoFolder.raw, candidate + TrashInfo.suffix, 0)  // an item without info has it
+                return candidate
             } else if errno != EEXIST {
                 throw CofferError.lastSystemError("openat", path: path)
             }

@@ -21,8 +21,8 @@ public struct TrashItem: Sendable, Hashable {
     /// The item as it is now, at `trash:/<id>`.
     public var node: FileNode
     /// Bytes: a file's size, or a folder's disk usage (as `du -B1`, which the spec's
-    /// `directorysizes` cache holds).
-    public var size: Int64
+    /// `directorysizes` cache holds). `nil` for a folder just trashed: listing measures it.
+    public var size: Int64?
 }
 
 /// Something in the trash that does not follow the specification.

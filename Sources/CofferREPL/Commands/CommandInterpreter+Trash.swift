@@ -4,21 +4,19 @@ import FileService
 import Foundation
 
 extension CommandInterpreter {
-    /// `rm`: to the trash, one item at a time; a failure is reported and the rest go on.
+    /// `rm`: to the trash, all in one pass; a failure is reported and the rest go on.
     func remove(_ words: ArraySlice<String>) async throws {
         let arguments = try parse(words, as: "rm")
         guard !arguments.operands.isEmpty else { throw usage("rm") }
-        var firstError: CofferError?
-        for text in arguments.operands {
-            do throws(CofferError) {
-                try await service.trash(try resolve(text))
-            } catch {
-                if arguments.operands.count == 1 { throw error }
-                report(error)
-                firstError = firstError ?? error
-            }
+        let paths = try arguments.operands.map { (text) throws(CofferError) in try resolve(text) }
+        let failures = await service.trash(paths).compactMap { result -> CofferError? in
+            if case .failure(let error) = result { return error }
+            return nil
         }
-        if let firstError { throw Reported(error: firstError) }
+        guard let first = failures.first else { return }
+        if paths.count == 1 { throw first }
+        for failure in failures { report(failure) }
+        throw Reported(error: first)
     }
 
     /// `trash`: name, original place, deletion time and size, oldest first. Entries that
@@ -34,7 +32,7 @@ extension CommandInterpreter {
         }
         let rows = listing.items.map { item -> [String] in
             [item.id, item.isForeign ? (item.originalHostPath ?? item.originalPath.description) : item.originalPath.description,
-             item.deletionDate.map(Formatting.date) ?? "-", Formatting.size(item.size)]
+             item.deletionDate.map(Formatting.date) ?? "-", item.size.map(Formatting.size) ?? "-"]
         }
         var widths = [0, 0, 0, 0]
         for row in rows { for (column, text) in row.enumerated() { widths[column] = max(widths[column], Formatting.width(text)) } }
