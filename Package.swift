@@ -10,6 +10,8 @@ let package = Package(
         .library(name: "FileService", targets: ["FileService"]),
         .library(name: "CofferREPL", targets: ["CofferREPL"]),
         .executable(name: "coffer", targets: ["coffer"]),
+        .executable(name: "coffer-document-types", targets: ["coffer-document-types"]),
+        .plugin(name: "GenerateDocumentTypes", targets: ["GenerateDocumentTypes"]),
     ],
     targets: [
         // Thin C wrappers for the Linux syscalls the Glibc module does not export.
@@ -25,7 +27,26 @@ let package = Package(
         .target(name: "CofferBackends", dependencies: ["CofferCore", "CCofferSystem"]),
         .target(name: "FileService", dependencies: ["CofferCore", "CofferBackends"]),
         .target(name: "CofferREPL", dependencies: ["CofferCore", "FileService", "CReadline"]),
-        .executableTarget(name: "coffer", dependencies: ["CofferREPL", "FileService", "CofferBackends"]),
+        .executableTarget(
+            name: "coffer",
+            dependencies: ["CofferREPL", "FileService", "CofferBackends"],
+            // The package's own manifest (a link to DocumentTypes.json at the root).
+            resources: [.embedInCode("DocumentTypes.json")]
+        ),
+
+        // Document types: Info.plist entries from DocumentTypes.json. The plugin is a thin
+        // shell; the logic is in the library, which the executable runs and tests import.
+        .target(name: "DocumentTypesGenerator", dependencies: ["CofferCore"]),
+        .executableTarget(name: "coffer-document-types", dependencies: ["DocumentTypesGenerator", "CofferCore"]),
+        .plugin(
+            name: "GenerateDocumentTypes",
+            capability: .command(
+                intent: .custom(verb: "generate-document-types",
+                                description: "Write Info.plist document-type entries from DocumentTypes.json"),
+                permissions: [.writeToPackageDirectory(reason: "Writes the Info.plist it generates")]
+            ),
+            dependencies: ["coffer-document-types"]
+        ),
 
         .executableTarget(
             name: "coffer-sort-bench",
@@ -40,6 +61,10 @@ let package = Package(
 
         .target(name: "CofferTestSupport", dependencies: ["CofferCore"], path: "Tests/CofferTestSupport"),
         .testTarget(name: "CofferCoreTests", dependencies: ["CofferCore", "CofferTestSupport"]),
+        .testTarget(
+            name: "DocumentTypesTests",
+            dependencies: ["DocumentTypesGenerator", "CofferCore", "CofferTestSupport", "coffer-document-types"]
+        ),
         .testTarget(
             name: "CofferBackendsTests",
             dependencies: ["CofferBackends", "CofferCore", "CofferTestSupport", "CCofferSystem"]
@@ -57,7 +82,7 @@ let package = Package(
 )
 
 // The same language settings for every Swift target.
-for target in package.targets where target.type != .system && target.name != "CCofferSystem" {
+for target in package.targets where ![.system, .plugin].contains(target.type) && target.name != "CCofferSystem" {
     var settings = target.swiftSettings ?? []
     settings.append(.swiftLanguageMode(.v6))
     settings.append(.enableUpcomingFeature("ExistentialAny"))

@@ -16,14 +16,18 @@ public actor FileService {
     public nonisolated let trashBackend: TrashBackend?
     /// Where exports are staged; `nil` when the service has none.
     public nonisolated let stagingBackend: ExportStagingBackend?
+    /// The types the service knows: the system's plus the application's manifest.
+    public nonisolated let registry: TypeRegistry
 
     /// A service over `mounts`. Mount names must be unique. A trash or staging backend
     /// given here should also be among the mounts, to be browsable.
-    public init(mounts: [Mount], trash: TrashBackend? = nil, staging: ExportStagingBackend? = nil) {
+    public init(mounts: [Mount], trash: TrashBackend? = nil, staging: ExportStagingBackend? = nil,
+                registry: TypeRegistry = .standard) {
         self.mounts = mounts
         self.mountsByName = Dictionary(mounts.map { ($0.name, $0) }, uniquingKeysWith: { first, _ in first })
         self.trashBackend = trash
         self.stagingBackend = staging
+        self.registry = registry
     }
 
     /// The mounts of a standard container: `files:` over `Documents/UserFiles`, `trash:`
@@ -31,15 +35,15 @@ public actor FileService {
     public static func standard(container: Container, registry: TypeRegistry = .standard,
                                 extraMounts: [Mount] = []) throws(CofferError) -> FileService {
         let files = try LocalSandboxBackend(rootPath: container.userFilesPath, registry: registry)
-        let staging = try ExportStagingBackend(path: container.exportStagingPath)
-        let trash = try TrashBackend(path: container.trashPath, origins: [
+        let staging = try ExportStagingBackend(path: container.exportStagingPath, registry: registry)
+        let trash = try TrashBackend(path: container.trashPath, registry: registry, origins: [
             VirtualPath.defaultMount: container.userFilesPath, staging.mountName: container.exportStagingPath,
         ])
         return FileService(mounts: [
             Mount(name: VirtualPath.defaultMount, backend: files),
             Mount(name: trash.mountName, backend: trash, isWritable: false),
             Mount(name: staging.mountName, backend: staging, isVisible: false),
-        ] + extraMounts, trash: trash, staging: staging)
+        ] + extraMounts, trash: trash, staging: staging, registry: registry)
     }
 
     /// The mount named in `path`.

@@ -51,11 +51,20 @@ struct CofferCommand {
             break
         }
 
+        let registry: TypeRegistry
+        do {
+            registry = try documentTypes(options).registry()
+        } catch {
+            // A bad --document-types is a bad argument: status 2, like the others.
+            errors.line("coffer: \(error.userMessage(in: options.language))")
+            errors.flush()
+            return 2
+        }
         let service: FileService
         let container: Container
         do {
             container = try await Container.open(at: options.containerPath)
-            service = try FileService.standard(container: container)
+            service = try FileService.standard(container: container, registry: registry)
         } catch {
             errors.line("coffer: \(error.userMessage(in: options.language))")
             errors.flush()
@@ -73,6 +82,23 @@ struct CofferCommand {
             guard isatty(0) == 1 else { return await PipedSession(interpreter: interpreter).run() }
             return await interactive(interpreter, container: container, options: options)
         }
+    }
+
+    /// The application's document types: `--document-types`, else the built-in manifest.
+    /// A manifest that breaks a rule is refused, as the Info.plist generator refuses it.
+    static func documentTypes(_ options: LaunchOptions) throws(CofferError) -> DocumentTypesManifest {
+        guard let path = options.documentTypesPath else {
+            return try DocumentTypesManifest(jsonData: Data(PackageResources.DocumentTypes_json))
+        }
+        guard let data = FileManager.default.contents(atPath: path) else {
+            throw CofferError(.noSuchFile, detail: "--document-types")
+        }
+        let manifest = try DocumentTypesManifest(jsonData: data)
+        let validation = manifest.validate()
+        guard validation.isValid else {
+            throw CofferError(.invalidArgument, detail: "--document-types: " + validation.errors.joined(separator: "; "))
+        }
+        return manifest
     }
 
     /// The REPL on a terminal: readline, history in `AppData/history`, completion from the

@@ -15,6 +15,8 @@ struct LaunchOptions {
     var action: Action = .interactive
     var containerPath: String
     var language: Language
+    /// The application's document types; the package's own `DocumentTypes.json` when nil.
+    var documentTypesPath: String?
 
     init(arguments: [String], environment: [String: String]) throws(CofferError) {
         language = Language.preferred(environment: environment)
@@ -36,6 +38,8 @@ struct LaunchOptions {
                 containerPath = try value(for: "--container")
             case _ where argument.hasPrefix("--container="):
                 containerPath = String(argument.dropFirst("--container=".count))
+            case "--document-types":
+                documentTypesPath = try value(for: "--document-types")
             case "--lang":
                 let code = try value(for: "--lang")
                 guard let chosen = Language(code: code) else {
@@ -66,22 +70,24 @@ struct LaunchOptions {
         switch language {
         case .english:
             return """
-                Usage: coffer [--container DIR] [--lang en|zh-Hans] [-c 'COMMAND; COMMAND']
+                Usage: coffer [--container DIR] [--lang en|zh-Hans] [--document-types JSON] [-c 'COMMAND; COMMAND']
                        coffer help [COMMAND]
                        coffer --version
 
                 Without -c, commands are read from standard input: interactively on a terminal,
                 one per line when piped. The default container is $XDG_DATA_HOME/coffer
-                (~/.local/share/coffer). Run “coffer help” for the list of commands.
+                (~/.local/share/coffer). --document-types names the application's manifest of
+                document types (default: the one built in). Run “coffer help” for the list of commands.
                 """
         case .simplifiedChinese:
             return """
-                用法：coffer [--container 目录] [--lang en|zh-Hans] [-c '命令; 命令']
+                用法：coffer [--container 目录] [--lang en|zh-Hans] [--document-types JSON] [-c '命令; 命令']
                       coffer help [命令]
                       coffer --version
 
                 不带 -c 时从标准输入读取命令：在终端中交互运行，通过管道输入时每行一条命令。
-                默认容器为 $XDG_DATA_HOME/coffer（~/.local/share/coffer）。运行“coffer help”查看命令列表。
+                默认容器为 $XDG_DATA_HOME/coffer（~/.local/share/coffer）。--document-types 指定应用的
+                文稿类型清单（默认使用内置清单）。运行“coffer help”查看命令列表。
                 """
         }
     }

@@ -104,6 +104,27 @@ struct CommandEndToEndTests {
         #expect(directory.names("container/Library/Trash/files").isEmpty)
     }
 
+    @Test func documentTypesManifestExtendsTheRegistry() throws {
+        directory.make(["types.json": """
+            {"supportsOpeningDocumentsInPlace": true,
+             "documentTypes": [{"name": "Trip", "role": "Editor", "rank": "Owner", "contentTypes": ["com.example.trip"]}],
+             "exportedTypes": [{"identifier": "com.example.trip", "description": "Trip Plan",
+                                "conformsTo": ["com.apple.package"], "extensions": ["trip"]}]}
+            """, "bad.json": #"{"documentTypes": [{"name": "T", "role": "Boss", "rank": "Owner", "contentTypes": ["public.data"]}]}"#])
+        let result = try CofferBinary.run(["--container", container, "--document-types", directory.url("types.json"),
+                                           "-c", "mkdir Japan.trip; info Japan.trip"])
+        #expect(result.status == 0, "\(result.errors)")
+        #expect(result.output.contains("Kind:      package\n"))
+        #expect(result.output.contains("Type:      Trip Plan (com.example.trip)\n"))
+        // Without the manifest the same folder is only a folder.
+        #expect(try coffer("info Japan.trip").output.contains("Kind:      folder\n"))
+
+        let refused = try CofferBinary.run(["--container", container, "--document-types", directory.url("bad.json"),
+                                            "-c", "ls"])
+        #expect(refused.status == 2)
+        #expect(refused.errors.contains("role “Boss” must be one of"))
+    }
+
     @Test func longListingPutsTheNameFirst() throws {
         _ = try coffer("ls")
         directory.make(["container/Documents/UserFiles/报告.pdf": "12345", "container/Documents/UserFiles/.hidden-file": ""])

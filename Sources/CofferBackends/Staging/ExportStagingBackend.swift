@@ -11,9 +11,9 @@ public final class ExportStagingBackend: StorageBackend, Sendable {
     public let mountName: String
     let local: LocalSandboxBackend
 
-    public init(path: String, mountName: String = "staging") throws(CofferError) {
+    public init(path: String, mountName: String = "staging", registry: TypeRegistry = .standard) throws(CofferError) {
         self.mountName = mountName
-        local = try LocalSandboxBackend(rootPath: path, syncBeforeCommit: false)
+        local = try LocalSandboxBackend(rootPath: path, registry: registry, syncBeforeCommit: false)
     }
 
     /// Creates an empty stage and returns its path (`staging:/stage-…`).

@@ -68,7 +68,8 @@ public final class TrashBackend: StorageBackend, Sendable {
     /// Opens (creating `files/` and `info/` if needed) the trash at `path`.
     ///
     /// - Parameter origins: for each mount whose items may be trashed, its host folder.
-    public init(path: String, mountName: String = "trash", origins: [String: String] = [:]) throws(CofferError) {
+    public init(path: String, mountName: String = "trash", registry: TypeRegistry = .standard,
+                origins: [String: String] = [:]) throws(CofferError) {
         let trash = Glibc.open(path, O_RDONLY | O_DIRECTORY | O_NOFOLLOW | O_CLOEXEC)
         guard trash >= 0 else { throw CofferError.lastSystemError("open", path: nil) }
         trashFolder = Descriptor(trash)
@@ -77,8 +78,8 @@ public final class TrashBackend: StorageBackend, Sendable {
         }
         infoFolder = try trashFolder.openFolder(named: "info", reporting: nil)
         filesFolder = try trashFolder.openFolder(named: "files", reporting: nil)
-        browser = try LocalSandboxBackend(rootPath: path + "/files", writable: false)
-        writer = try LocalSandboxBackend(rootPath: path + "/files", syncBeforeCommit: false)
+        browser = try LocalSandboxBackend(rootPath: path + "/files", registry: registry, writable: false)
+        writer = try LocalSandboxBackend(rootPath: path + "/files", registry: registry, syncBeforeCommit: false)
         self.mountName = mountName
         // Canonical paths (no `//`, `.` or links on the way), as other tools write them.
         self.origins = origins.map { ($0.key, Self.canonical($0.value)) }

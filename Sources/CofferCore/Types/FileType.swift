@@ -10,15 +10,19 @@ public struct FileType: Sendable, Hashable, Codable, Identifiable {
     public var mimeTypes: [String]
     public var englishName: String
     public var chineseName: String
+    /// Declared by the operating systems (Apple's core types). Applications must not
+    /// declare these again; the others (Markdown, say) they import themselves.
+    public var isSystem: Bool
 
     public init(id: String, conformsTo: [String] = [], extensions: [String] = [], mimeTypes: [String] = [],
-                englishName: String, chineseName: String? = nil) {
+                englishName: String, chineseName: String? = nil, isSystem: Bool = false) {
         self.id = id
         self.conformsTo = conformsTo
         self.extensions = extensions.map { $0.lowercased() }
         self.mimeTypes = mimeTypes.map { $0.lowercased() }
         self.englishName = englishName
         self.chineseName = chineseName ?? englishName
+        self.isSystem = isSystem
     }
 
     /// The name a person reads, in `language`.
@@ -28,6 +32,7 @@ public struct FileType: Sendable, Hashable, Codable, Identifiable {
 
     private enum CodingKeys: String, CodingKey {
         case id, conformsTo, extensions = "ext", mimeTypes = "mime", englishName = "en", chineseName = "zh"
+        case isSystem = "system"
     }
 
     public init(from decoder: any Decoder) throws {
@@ -37,7 +42,9 @@ public struct FileType: Sendable, Hashable, Codable, Identifiable {
                   extensions: try container.decodeIfPresent([String].self, forKey: .extensions) ?? [],
                   mimeTypes: try container.decodeIfPresent([String].self, forKey: .mimeTypes) ?? [],
                   englishName: try container.decode(String.self, forKey: .englishName),
-                  chineseName: try container.decodeIfPresent(String.self, forKey: .chineseName))
+                  chineseName: try container.decodeIfPresent(String.self, forKey: .chineseName),
+                  // In types.json every type is a system type unless marked otherwise.
+                  isSystem: try container.decodeIfPresent(Bool.self, forKey: .isSystem) ?? true)
     }
 }
 

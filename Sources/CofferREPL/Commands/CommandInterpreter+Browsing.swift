@@ -96,7 +96,7 @@ extension CommandInterpreter {
     func info(_ words: ArraySlice<String>) async throws(CofferError) {
         let arguments = try parse(words, as: "info")
         guard !arguments.operands.isEmpty else { throw usage("info") }
-        let registry = TypeRegistry.standard
+        let registry = service.registry
         for (index, text) in arguments.operands.enumerated() {
             let node = try await service.stat(try resolve(text))
             if index > 0 { output.line() }

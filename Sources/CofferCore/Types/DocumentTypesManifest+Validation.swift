@@ -1,0 +1,105 @@
+import Foundation
+
+/// What is wrong with a manifest: errors stop the Info.plist generator before it writes
+/// anything; warnings are printed and do not.
+public struct ManifestValidation: Sendable, Equatable {
+    public var errors: [String] = []
+    public var warnings: [String] = []
+
+    public var isValid: Bool { errors.isEmpty }
+}
+
+extension DocumentTypesManifest {
+    public static let roles = ["Editor", "Viewer", "Shell", "QLGenerator", "None"]
+    public static let ranks = ["Owner", "Default", "Alternate", "None"]
+
+    /// Checks every rule the systems and App Store Connect apply, against `registry` (the
+    /// system types). Each message names the entry (`documentTypes[0] “PDF Document”`) and
+    /// the rule it breaks.
+    public func validate(against registry: TypeRegistry = .standard) -> ManifestValidation {
+        var result = ManifestValidation()
+        let extended = self.registry(extending: registry)
+        let exported = Set(exportedTypes.map(\.identifier))
+
+        if !documentTypes.isEmpty && supportsOpeningDocumentsInPlace == nil && supportsDocumentBrowser != true {
+            result.errors.append(
+                "documentTypes: an app with document types must set supportsOpeningDocumentsInPlace (true or false) "
+                + "or supportsDocumentBrowser: true; App Store Connect rejects it otherwise (ITMS-90737)")
+        }
+
+        for (index, document) in documentTypes.enumerated() {
+            let entry = "documentTypes[\(index)] “\(document.name)”"
+            if document.name.trimmingCharacters(in: .whitespaces).isEmpty {
+                result.errors.append("\(entry): name must not be empty")
+            }
+            if !Self.roles.contains(document.role) {
+                result.errors.append("\(entry): role “\(document.role)” must be one of \(Self.roles.joined(separator: ", "))")
+            }
+            if !Self.ranks.contains(document.rank) {
+                result.errors.append("\(entry): rank “\(document.rank)” must be one of \(Self.ranks.joined(separator: ", "))")
+            }
+            if document.contentTypes.isEmpty {
+                result.errors.append("\(entry): contentTypes must name at least one type")
+            }
+            for type in document.contentTypes {
+                if !Self.isValidIdentifier(type) {
+                    result.errors.append("\(entry): content type “\(type)” may contain only letters, digits, “-” and “.”")
+                } else if extended.type(withIdentifier: type) == nil {
+                    result.errors.append("\(entry): content type “\(type)” is not a system type nor declared in this manifest")
+                }
+                if document.rank == "Owner" && !exported.contains(type) {
+                    result.warnings.append("\(entry): rank Owner on “\(type)”, which this app does not export; "
+                                           + "Owner is for the app that defines the type")
+                }
+            }
+        }
+
+        var seen: [String: String] = [:]
+        for (list, types) in [("exportedTypes", exportedTypes), ("importedTypes", importedTypes)] {
+            for (index, declared) in types.enumerated() {
+                let entry = "\(list)[\(index)] “\(declared.identifier)”"
+                if !Self.isValidIdentifier(declared.identifier) {
+                    result.errors.append("\(entry): identifier may contain only letters, digits, “-” and “.”")
+                }
+                if let earlier = seen[declared.identifier] {
+                    result.errors.append(earlier == list
+                        ? "\(entry): declared twice in \(list)"
+                        : "\(entry): declared in both exportedTypes and importedTypes")
+                }
+                seen[declared.identifier] = list
+                if let system = registry.type(withIdentifier: declared.identifier), system.isSystem {
+                    result.errors.append("\(entry): is a system type; do not declare it again, name it in contentTypes")
+                }
+                if declared.description.trimmingCharacters(in: .whitespaces).isEmpty {
+                    result.errors.append("\(entry): description must not be empty")
+                }
+                for ext in declared.extensions {
+                    if ext.hasPrefix(".") {
+                        result.errors.append("\(entry): extension “\(ext)” must be written without the leading dot")
+                    } else if ext.isEmpty || ext.contains("/") || ext.contains(where: \.isWhitespace) {
+                        result.errors.append("\(entry): extension “\(ext)” is not a file name extension")
+                    }
+                }
+                for mime in declared.mimeTypes where !mime.contains("/") {
+                    result.errors.append("\(entry): MIME type “\(mime)” must look like type/subtype")
+                }
+                for parent in declared.conformsTo where extended.type(withIdentifier: parent) == nil {
+                    result.errors.append("\(entry): conforms to “\(parent)”, which is not a system type nor declared here")
+                }
+                let data = FileType.Identifier.data, package = FileType.Identifier.package
+                if !extended.conforms(declared.identifier, to: data) && !extended.conforms(declared.identifier, to: package) {
+                    result.errors.append("\(entry): must conform, directly or through its parents, to \(data) or \(package); "
+                                         + "otherwise the system never binds files to it")
+                }
+            }
+        }
+        return result
+    }
+
+    /// Letters, digits, `-` and `.` only (ASCII), and not empty.
+    static func isValidIdentifier(_ identifier: String) -> Bool {
+        !identifier.isEmpty && identifier.unicodeScalars.allSatisfy { scalar in
+            scalar.isASCII && (scalar.properties.isAlphabetic || ("0"..."9").contains(scalar) || scalar == "-" || scalar == ".")
+        }
+    }
+}
