@@ -3,6 +3,7 @@
 it with Python's plistlib (plistutil exits 0 even on failure, so it proves nothing).
 
 Usage: check_info_plist.py MANIFEST.json Info.plist
+       check_info_plist.py --strip Info.plist OUT.plist   (a copy without the generated keys)
 """
 import json
 import plistlib
@@ -50,7 +51,23 @@ def expected(manifest):
     return keys
 
 
+OWNED = ["CFBundleDocumentTypes", "UTExportedTypeDeclarations", "UTImportedTypeDeclarations",
+         "LSSupportsOpeningDocumentsInPlace", "UIFileSharingEnabled", "UISupportsDocumentBrowser"]
+
+
+def strip(source, destination):
+    with open(source, "rb") as file:
+        plist = plistlib.load(file)
+    for key in OWNED:
+        plist.pop(key, None)
+    with open(destination, "wb") as file:
+        plistlib.dump(plist, file)
+
+
 def main():
+    if sys.argv[1] == "--strip":
+        strip(sys.argv[2], sys.argv[3])
+        return
     manifest = json.load(open(sys.argv[1]))
     with open(sys.argv[2], "rb") as file:
         plist = plistlib.load(file)  # raises on anything that is not a valid property list
