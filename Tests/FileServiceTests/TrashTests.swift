@@ -186,3 +186,16 @@ struct TrashTests {
         #expect(directory.names("c/Documents/ExportTemp") == ["stage-new"])
     }
 }
+
+extension TrashTests {
+    @Test func restoreFollowsTheVirtualPathAfterTheContainerMoved() async throws {
+        directory.make([user("Projects/plan.txt"): "p"])
+        try await service.trash(try path("/Projects/plan.txt"))
+        // Move the whole container: Path= now names a folder that is gone.
+        try FileManager.default.moveItem(atPath: directory.url("c"), toPath: directory.url("moved"))
+        let moved = try FileService.standard(container: try await Container.open(at: directory.url("moved")))
+        #expect(try await moved.trashItems().items.map(\.isForeign) == [false])
+        #expect(try await moved.restore("plan.txt") == (try path("/Projects/plan.txt")))
+        #expect(directory.contents("moved/Documents/UserFiles/Projects/plan.txt") == "p")
+    }
+}

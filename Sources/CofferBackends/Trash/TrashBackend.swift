@@ -144,7 +144,9 @@ public final class TrashBackend: StorageBackend, Sendable {
     /// Where an item goes back: the info's virtual path, else its host path mapped into a
     /// mount, else (a foreign item) the root of the first mount under its own name.
     func restoreTarget(for info: TrashInfo, id: String) -> (VirtualPath, foreign: Bool) {
-        if let virtual = info.virtualPath, origins.contains(where: { $0.mount == virtual.mount }) || origins.isEmpty {
+        // Coffer's own key wins: it survives the container folder moving. (A mount that no
+        // longer exists makes the restore fail with a clear error rather than guess.)
+        if let virtual = info.virtualPath, !virtual.isRoot {
             return (virtual, false)
         }
         for origin in origins where info.path.hasPrefix(origin.hostPath + "/") {
