@@ -66,6 +66,7 @@ public final class InteractiveSession {
         }
 
         while true {
+            if let signal = running.signal { return signal }  // arrived between two lines
             let completer = completionSource.map { Completer(currentFolder: interpreter.currentFolder, source: $0) }
             let input = await editor.readLine(prompt: prompt(), completion: completer.map { completer in
                 { @Sendable prefix in completer.complete(prefix) }
