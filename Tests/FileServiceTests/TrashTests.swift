@@ -199,3 +199,19 @@ extension TrashTests {
         #expect(directory.contents("moved/Documents/UserFiles/Projects/plan.txt") == "p")
     }
 }
+
+extension TrashTests {
+    @Test func longNamesAndNewlinesSurviveTheTrip() async throws {
+        let long = String(repeating: "报", count: 83) + ".txt"  // 253 bytes: no room for “.trashinfo”
+        let odd = "two\nlines %0A.txt"
+        directory.make([user(long): "long", user(odd): "odd"])
+        let item = try await service.trash(try path("/" + long))
+        #expect(item.id.utf8.count + ".trashinfo".utf8.count <= 255)
+        let oddItem = try await service.trash(try path("/" + odd))
+        #expect(directory.contents(trash("info/\(oddItem.id).trashinfo"))?.contains("two%0Alines%20%250A.txt") == true)
+        try await service.restore(item.id)
+        try await service.restore(oddItem.id)
+        #expect(directory.contents(user(long)) == "long")
+        #expect(directory.contents(user(odd)) == "odd")
+    }
+}
