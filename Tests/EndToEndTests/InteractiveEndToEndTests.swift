@@ -45,6 +45,12 @@ struct InteractiveEndToEndTests {
         try session.type("info pl")
         try session.press("Tab")
         try session.waitForLastLine("files:/Projects> info plan.txt")
+        try session.press("C-c")
+
+        // Mount names complete too.
+        try session.type("ls tras")
+        try session.press("Tab")
+        try session.waitForLastLine("files:/Projects> ls trash:/")
     }
 
     @Test func namesWithSpacesAndChineseCompleteQuoted() throws {
