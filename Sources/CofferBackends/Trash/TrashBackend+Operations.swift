@@ -170,8 +170,9 @@ extension TrashBackend {
             itemNames.remove(id)
             if let item = try? makeItem(id: id, info: info, sizes: &sizes) { items.append(item) }
         }
+        let reported = Set(problems.map(\.id))
         for id in itemNames.sorted() {
-            if !problems.contains(where: { $0.id == id }) { problems.append(TrashProblem(id: id, reason: .missingInfo)) }
+            if !reported.contains(id) { problems.append(TrashProblem(id: id, reason: .missingInfo)) }
             let info = TrashInfo(path: id, deletionDate: nil, virtualPath: nil)
             if var item = try? makeItem(id: id, info: info, sizes: &sizes) {
                 item.originalPath = Self.foreignTarget(name: id, id: id)
@@ -179,7 +180,8 @@ extension TrashBackend {
                 items.append(item)
             }
         }
-        sizes.entries = sizes.entries.filter { name, _ in items.contains { $0.id == name } }
+        let listed = Set(items.map(\.id))
+        sizes.entries = sizes.entries.filter { name, _ in listed.contains(name) }
         if sizes != cachedSizes { sizes.write(to: trashFolder) }
         items.sort { ($0.deletionDate ?? .distantPast, $0.id) < ($1.deletionDate ?? .distantPast, $1.id) }
         return (items, problems.sorted { $0.id < $1.id })
