@@ -80,7 +80,8 @@ extension CommandInterpreter {
                 "废纸篓中有多个项目原名为“\(name)”：\(ids)；请用其在废纸篓中的名称恢复")(language))
         }
         guard let only = matches.first else {
-            throw CofferError(.noSuchFile, path: VirtualPath.root(of: "trash").appending(trustedName: name))
+            // A name, never a path: “../x” is refused as a name before anything is looked up.
+            throw CofferError(.noSuchFile, path: try VirtualPath.root(of: "trash").appending(name))
         }
         return only
     }
