@@ -44,18 +44,22 @@ public final class TextOutput {
     public func flush() {
         guard !buffer.isEmpty else { return }
         guard let fd else { captured += buffer; buffer.removeAll(keepingCapacity: true); return }
+        Self.writeAll(buffer, to: fd)
+        buffer.removeAll(keepingCapacity: true)
+    }
+
+    /// Writes all of `bytes` to `fd`, retrying after signals; on a closed pipe or another
+    /// error the rest is dropped.
+    static func writeAll(_ bytes: [UInt8], to fd: Int32) {
         var offset = 0
-        buffer.withUnsafeBytes { bytes in
-            while offset < bytes.count {
-                let written = Glibc.write(fd, bytes.baseAddress! + offset, bytes.count - offset)
-                if written < 0 {
-                    if errno == EINTR { continue }
-                    break  // a closed pipe: drop the rest
-                }
+        bytes.withUnsafeBytes { raw in
+            while offset < raw.count {
+                let written = Glibc.write(fd, raw.baseAddress! + offset, raw.count - offset)
+                if written < 0 && errno == EINTR { continue }
+                guard written > 0 else { break }
                 offset += written
             }
         }
-        buffer.removeAll(keepingCapacity: true)
     }
 
     deinit { flush() }

@@ -14,11 +14,7 @@ extension FileService {
     /// Moves an item to the trash. Nothing is deleted: ``restore(_:conflict:)`` puts it back.
     @discardableResult
     public func trash(_ path: VirtualPath) async throws(CofferError) -> TrashItem {
-        let trash = try requireTrash(path)
-        let mount = try writableMount(for: path)
-        guard !path.isRoot, mount.name != trash.mountName else { throw CofferError(.invalidOperation, path: path) }
-        if Task.isCancelled { throw CofferError(.cancelled, path: path) }
-        return try await trash.put(path, from: mount.backend)
+        try await trash([path])[0].get()
     }
 
     /// Moves several items to the trash in one pass (much faster than one at a time for

@@ -58,17 +58,14 @@ struct DirectorySizes: Equatable {
     }
 }
 
-/// The text of a small regular file (at most 1 MiB) in `folder`, never following links.
+/// The text of a small regular file (at most `limit` bytes) in `folder`, never following links.
 func readSmallFile(named name: String, in folder: Descriptor, limit: Int = 1 << 20) -> String? {
-    let fd = openat(folder.raw, name, O_RDONLY | O_NOFOLLOW | O_CLOEXEC | O_NONBLOCK)
-    guard fd >= 0 else { return nil }
-    defer { Glibc.close(fd) }
-    var info = stat()
-    guard fstat(fd, &info) == 0, info.st_mode & S_IFMT == S_IFREG else { return nil }
+    guard let (fd, info) = try? LocalSandboxBackend.openRegularFile(in: folder, name: name, path: .root()),
+          info.size <= UInt64(limit) else { return nil }
     var bytes: [UInt8] = []
     var buffer = [UInt8](repeating: 0, count: 16384)
     while bytes.count <= limit {
-        let count = Glibc.read(fd, &buffer, buffer.count)
+        let count = Glibc.read(fd.raw, &buffer, buffer.count)
         if count < 0 && errno == EINTR { continue }
         guard count > 0 else { break }
         bytes += buffer[..<count]

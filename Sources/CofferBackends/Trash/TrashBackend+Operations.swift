@@ -189,7 +189,7 @@ extension TrashBackend {
 
     /// The item with `id`, if it is in the trash.
     public func item(_ id: String) async throws(CofferError) -> TrashItem {
-        try Self.checkID(id, mount: mountName)
+        try Self.checkID(id)
         return try await BlockingIO.run { _ throws(CofferError) in
             guard try self.exists(id) else { throw CofferError(.noSuchFile, path: self.trashPath(id)) }
             if let info = self.readInfo(id) { return try self.makeItem(id: id, info: info) }
@@ -239,7 +239,7 @@ extension TrashBackend {
     /// replaces atomically (the service trashes the replaced item first, so nothing is lost).
     public func restore(_ id: String, to target: VirtualPath, in backend: any StorageBackend,
                         conflict: ConflictPolicy) async throws(CofferError) {
-        try Self.checkID(id, mount: mountName)
+        try Self.checkID(id)
         if let local = backend as? LocalSandboxBackend {
             let done = try await BlockingIO.run { _ throws(CofferError) -> Bool in
                 guard try self.exists(id) else { throw CofferError(.noSuchFile, path: self.trashPath(id)) }
@@ -308,7 +308,7 @@ extension TrashBackend {
     }
 
     /// An id names one entry of `files/`: a plain name, never a path.
-    static func checkID(_ id: String, mount: String) throws(CofferError) {
+    static func checkID(_ id: String) throws(CofferError) {
         guard FileName.problem(with: id) == nil else {
             throw CofferError(.noSuchFile, path: nil, detail: id)
         }

@@ -30,31 +30,39 @@ extension CommandInterpreter {
             guard node.kind == .folder else { throw CofferError(.notADirectory, path: target) }
         }
         let recursive = arguments.flags.contains("r") || arguments.flags.contains("R")
-        var firstError: CofferError?
-        for source in sources {
-            do throws(CofferError) {
-                let destination = try await service.destination(for: source, target: target)
+        try await forEach(sources) { source throws(CofferError) in
+            let destination = try await service.destination(for: source, target: target)
+            if command == "cp" {
+                let node = try await service.stat(source)
+                if node.kind != .file && !recursive { throw CofferError(.isADirectory, path: source) }
+            }
+            let label = command == "cp" ? LocalizedText("Copying", "正在复制") : LocalizedText("Moving", "正在移动")
+            try await settlingConflicts(at: destination, chosen: chosen, progress: label) {
+                [service] policy, progress throws(CofferError) in
                 if command == "cp" {
-                    let node = try await service.stat(source)
-                    if node.kind != .file && !recursive { throw CofferError(.isADirectory, path: source) }
+                    try await service.copy(source, to: destination, conflict: policy, progress: progress)
+                } else {
+                    try await service.move(source, to: destination, conflict: policy, progress: progress)
                 }
-                let label = command == "cp" ? LocalizedText("Copying", "正在复制") : LocalizedText("Moving", "正在移动")
-                try await settlingConflicts(at: destination, chosen: chosen, progress: label) {
-                    [service] policy, progress throws(CofferError) in
-                    if command == "cp" {
-                        try await service.copy(source, to: destination, conflict: policy, progress: progress)
-                    } else {
-                        try await service.move(source, to: destination, conflict: policy, progress: progress)
-                    }
-                }
+            }
+        }
+    }
+
+    /// Runs `body` for each item, as `mv`, `cp` and `rm` treat their operands: with one
+    /// item its failure is the command's; with several, each failure is reported, the
+    /// others still run, and the command fails at the end if any did.
+    func forEach<Item: Sendable>(_ items: [Item], _ body: (Item) async throws(CofferError) -> Void) async throws {
+        var firstError: CofferError?
+        for item in items {
+            do throws(CofferError) {
+                try await body(item)
             } catch {
-                // Carry on with the other sources, as mv and cp do; report each failure.
-                if sources.count == 1 { throw error }
+                if items.count == 1 { throw error }
                 report(error)
                 firstError = firstError ?? error
             }
         }
-        if let firstError, sources.count > 1 { throw Reported(error: firstError) }
+        if let firstError { throw Reported(error: firstError) }
     }
 
     func rename(_ words: ArraySlice<String>) async throws(CofferError) {

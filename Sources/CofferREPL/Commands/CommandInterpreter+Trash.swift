@@ -49,23 +49,15 @@ extension CommandInterpreter {
         let arguments = try parse(words, as: "restore")
         let chosen = try arguments.chosenConflictPolicy(language: language)
         guard !arguments.operands.isEmpty else { throw usage("restore") }
-        var firstError: CofferError?
-        for name in arguments.operands {
-            do throws(CofferError) {
-                let item = try await trashItem(named: name)
-                var restored: VirtualPath?
-                try await settlingConflicts(at: item.originalPath, chosen: chosen, progress: nil) {
-                    [service] policy, _ throws(CofferError) in
-                    restored = try await service.restore(item.id, conflict: policy)
-                }
-                if let restored { output.line(restored.description) }
-            } catch {
-                if arguments.operands.count == 1 { throw error }
-                report(error)
-                firstError = firstError ?? error
+        try await forEach(arguments.operands) { name throws(CofferError) in
+            let item = try await trashItem(named: name)
+            var restored: VirtualPath?
+            try await settlingConflicts(at: item.originalPath, chosen: chosen, progress: nil) {
+                [service] policy, _ throws(CofferError) in
+                restored = try await service.restore(item.id, conflict: policy)
             }
+            if let restored { output.line(restored.description) }
         }
-        if let firstError { throw Reported(error: firstError) }
     }
 
     /// An item by its name in the trash, else by its original name when only one has it.

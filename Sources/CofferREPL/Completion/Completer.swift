@@ -86,9 +86,7 @@ public struct Completer: Sendable {
     }
 
     private func candidates(for typed: String, after words: [String]) -> [Match] {
-        guard let command = words.first else {
-            return CommandHelp.commandNames.filter { $0.hasPrefix(typed) }.map { Match(word: $0, display: $0, isFinal: true) }
-        }
+        guard let command = words.first else { return matches(typed, kind: .command) }
         guard let syntax = syntax(command) else { return [] }
         var operandIndex = 0
         var valueKind: CommandSyntax.Operand?

@@ -53,14 +53,7 @@ public final class ProgressBar: Sendable {
 
     /// Writes to descriptor 2 directly, so a bar appears even while other output is buffered.
     public static let writeToStandardError: @Sendable (String) -> Void = { text in
-        var bytes = Array(text.utf8)
-        var offset = 0
-        while offset < bytes.count {
-            let written = bytes.withUnsafeMutableBytes { Glibc.write(2, $0.baseAddress! + offset, $0.count - offset) }
-            if written < 0 && errno == EINTR { continue }
-            guard written > 0 else { return }
-            offset += written
-        }
+        TextOutput.writeAll(Array(text.utf8), to: 2)
     }
 
     /// The width of the terminal on `fd`, or 80 when it is not one.
