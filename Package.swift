@@ -18,13 +18,15 @@ let package = Package(
         .target(name: "CCofferSystem"),
         // GNU readline, for the interactive REPL.
         .systemLibrary(name: "CReadline", providers: [.apt(["libreadline-dev"])]),
+        // libmagic, for recognising files by their content.
+        .systemLibrary(name: "CMagic", providers: [.apt(["libmagic-dev"])]),
 
         // The model: paths, nodes, types, ordering, errors, the backend protocol. No I/O.
         .target(
             name: "CofferCore",
             resources: [.embedInCode("Types/types.json")]
         ),
-        .target(name: "CofferBackends", dependencies: ["CofferCore", "CCofferSystem"]),
+        .target(name: "CofferBackends", dependencies: ["CofferCore", "CCofferSystem", "CMagic"]),
         .target(name: "FileService", dependencies: ["CofferCore", "CofferBackends"]),
         .target(name: "CofferREPL", dependencies: ["CofferCore", "FileService", "CReadline"]),
         .executableTarget(

@@ -18,21 +18,34 @@ public actor FileService {
     public nonisolated let stagingBackend: ExportStagingBackend?
     /// The types the service knows: the system's plus the application's manifest.
     public nonisolated let registry: TypeRegistry
+    /// Which host paths `importItems`, `exportItem` and `open(hostPath:)` may use.
+    public nonisolated let hostAccess: HostAccessPolicy
+    /// Where bookmarks of files opened in place are kept; `nil` keeps none.
+    nonisolated let bookmarkStore: BookmarkStore?
 
     /// A service over `mounts`. Mount names must be unique. A trash or staging backend
     /// given here should also be among the mounts, to be browsable.
+    ///
+    /// Host access is `.nowhere` unless given; the REPL passes `.anywhere`, the RPC server
+    /// the folders allowed at start. `bookmarksPath` is the JSON file bookmarks are kept in.
     public init(mounts: [Mount], trash: TrashBackend? = nil, staging: ExportStagingBackend? = nil,
-                registry: TypeRegistry = .standard) {
+                registry: TypeRegistry = .standard, hostAccess: HostAccessPolicy = .nowhere,
+                bookmarksPath: String? = nil) {
         self.mounts = mounts
         self.mountsByName = Dictionary(mounts.map { ($0.name, $0) }, uniquingKeysWith: { first, _ in first })
         self.trashBackend = trash
         self.stagingBackend = staging
         self.registry = registry
+        self.hostAccess = hostAccess
+        self.bookmarkStore = bookmarksPath.map(BookmarkStore.init(path:))
     }
 
     /// The mounts of a standard container: `files:` over `Documents/UserFiles`, `trash:`
     /// (read-only) over `Library/Trash`, and `staging:` (hidden) over `Documents/ExportTemp`.
+    /// Bookmarks live in `AppData/bookmarks.json`; the host bridge never reaches into the
+    /// container itself, whatever `hostAccess` allows.
     public static func standard(container: Container, registry: TypeRegistry = .standard,
+                                hostAccess: HostAccessPolicy = .nowhere,
                                 extraMounts: [Mount] = []) throws(CofferError) -> FileService {
         let files = try LocalSandboxBackend(rootPath: container.userFilesPath, registry: registry)
         let staging = try ExportStagingBackend(path: container.exportStagingPath, registry: registry)
@@ -43,7 +56,9 @@ public actor FileService {
             Mount(name: VirtualPath.defaultMount, backend: files),
             Mount(name: trash.mountName, backend: trash, isWritable: false),
             Mount(name: staging.mountName, backend: staging, isVisible: false),
-        ] + extraMounts, trash: trash, staging: staging, registry: registry)
+        ] + extraMounts, trash: trash, staging: staging, registry: registry,
+           hostAccess: hostAccess.excluding(container.hostPath),
+           bookmarksPath: container.appDataPath + "/bookmarks.json")
     }
 
     /// The mount named in `path`.

@@ -49,7 +49,18 @@ final class LocalPendingWrite: PendingWrite {
         }
     }
 
-    static func writeAll(_ bytes: ArraySlice<UInt8>, to fd: Int32, path: VirtualPath) throws(CofferError) {
+    /// Copies the rest of `source` into the file in the kernel (`copy_file_range`).
+    func fill(from source: Descriptor, progress: ProgressReporter) async throws {
+        let file = try openFile()
+        let path = self.path
+        let flush = self.sync
+        try await BlockingIO.run { cancellation throws(CofferError) in
+            try KernelCopy.copy(from: source.raw, to: file.raw, cancellation: cancellation, progress: progress,
+                                flush: flush, path: path)
+        }
+    }
+
+    static func writeAll(_ bytes: ArraySlice<UInt8>, to fd: Int32, path: VirtualPath?) throws(CofferError) {
         var offset = bytes.startIndex
         while offset < bytes.endIndex {
             let written = bytes[offset...].withUnsafeBytes { Glibc.write(fd, $0.baseAddress, $0.count) }

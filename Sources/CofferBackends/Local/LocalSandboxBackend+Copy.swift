@@ -58,9 +58,6 @@ struct TreeCopier {
     /// flush before the copy is placed (`syncfs`) only waits for the tail.
     let flush: Bool
 
-    /// Bytes in copy_file_range calls between progress and cancellation checks.
-    static let chunk = 32 << 20
-
     /// Bytes and items below `folder` that a copy will write.
     func measure(_ folder: Descriptor) -> (Int64, Int) {
         guard let names = try? folder.entryNames(reporting: path) else { return (0, 0) }
@@ -129,22 +126,31 @@ struct TreeCopier {
                               mode_t(info.mode & 0o777))
         guard targetFD >= 0 else { throw CofferError.lastSystemError("openat", path: path) }
         let target = Descriptor(targetFD)
-        try copyContents(from: source.raw, to: target.raw, size: Int64(info.size))
+        try KernelCopy.copy(from: source.raw, to: target.raw, cancellation: cancellation, progress: progress,
+                            flush: flush, path: path)
         BackupExclusion.copy(from: source.raw, to: target.raw)
         _ = coffer_set_mtime(target.raw, info.mtime_sec, info.mtime_nsec)
         progress.advance(items: 1)
     }
+}
 
-    /// `copy_file_range` until the end of the source, falling back to read/write where the
-    /// kernel or file system cannot do it.
-    private func copyContents(from source: Int32, to target: Int32, size: Int64) throws(CofferError) {
+/// Copying the rest of one open file into another, in the kernel where it can.
+enum KernelCopy {
+    /// Bytes per `copy_file_range` call, between progress and cancellation checks.
+    static let chunk = 32 << 20
+
+    /// `copy_file_range` from the current positions until the end of the source, falling
+    /// back to read/write where the kernel or file system cannot do it. With `flush`,
+    /// writeback of each chunk starts at once, so a later `fdatasync` only waits for the tail.
+    static func copy(from source: Int32, to target: Int32, cancellation: CancellationFlag,
+                     progress: ProgressReporter, flush: Bool, path: VirtualPath?) throws(CofferError) {
         var kernelCopy = true
         var buffer: [UInt8] = []
         var offset: Int64 = 0
         while true {
             try cancellation.check(path)
             if kernelCopy {
-                let copied = coffer_copy_file_range(source, target, TreeCopier.chunk)
+                let copied = coffer_copy_file_range(source, target, chunk)
                 if copied > 0 {
                     if flush { _ = coffer_start_writeback(target, offset, Int64(copied)) }
                     offset += Int64(copied)

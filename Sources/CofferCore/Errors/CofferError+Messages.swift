@@ -100,11 +100,18 @@ extension CofferError {
             LocalizedText("The operation was cancelled.", "操作已取消。"),
             hint: LocalizedText("Nothing half-done was left; run it again when you are ready.",
                                 "没有留下未完成的内容，可随时重新执行。")),
-        "unsupported": entry(
-            LocalizedText("%@ can't be used this way.", "%@ 不支持此操作。"),
-            LocalizedText("That isn't supported here.", "此处不支持该操作。"),
-            hint: LocalizedText("Links, pipes and devices are listed but never opened.",
-                                "链接、管道和设备文件只会被列出，不会被打开。")),
+        "unsupported": Entry(text: { item, detail, language in
+            if detail == "not-text" {
+                guard let item else {
+                    return language == .english ? "This file isn't text." : "该文件不是文本。"
+                }
+                return language == .english ? "\(item) isn't text in UTF-8, UTF-16 or GB 18030."
+                                            : "\(item) 不是 UTF-8、UTF-16 或 GB 18030 编码的文本。"
+            }
+            guard let item else { return language == .english ? "That isn't supported here." : "此处不支持该操作。" }
+            return language == .english ? "\(item) can't be used this way." : "\(item) 不支持此操作。"
+        }, hint: LocalizedText("Links, pipes and devices are listed but never opened; binary files are shown with info.",
+                               "链接、管道和设备文件只会被列出，不会被打开；二进制文件请用 info 查看。")),
         "invalidOperation": entry(
             LocalizedText("That can't be done with %@.", "无法对 %@ 执行该操作。"),
             LocalizedText("That operation isn't possible.", "无法执行该操作。"),
@@ -125,6 +132,24 @@ extension CofferError {
                                         : "Coffer 的存储已损坏：\(part) 应该是一个文件夹。"
         }, hint: LocalizedText("Move that item out of the container folder, then start Coffer again.",
                                "请把该项目移出容器文件夹，然后重新启动 Coffer。")),
+        "typeNotAllowed": Entry(text: { item, detail, language in
+            let subject = item ?? (language == .english ? "This file" : "该文件")
+            let kind = detail.map { language == .english ? " (it is \($0))" : "（实际为 \($0)）" } ?? ""
+            return language == .english ? "\(subject) isn't one of the allowed types\(kind)."
+                                        : "\(subject) 不属于允许的类型\(kind)。"
+        }, hint: LocalizedText("Coffer checks the content, not only the extension; choose a file of an allowed type.",
+                               "Coffer 会检查文件内容而不只是扩展名；请选择允许类型的文件。")),
+        "staleBookmark": Entry(text: { _, detail, language in
+            let name = detail.map { "“\($0)”" } ?? ""
+            return language == .english ? "The bookmarked file \(name) was deleted or replaced."
+                                        : "书签指向的文件 \(name) 已被删除或替换。"
+        }, hint: LocalizedText("Open the file again to make a new bookmark.", "请重新打开该文件以创建新书签。")),
+        "hostAccessDenied": Entry(text: { _, detail, language in
+            let name = detail.map { "“\($0)”" } ?? (language == .english ? "that place" : "该位置")
+            return language == .english ? "Coffer may not use \(name) on this computer."
+                                        : "Coffer 无权使用本机上的 \(name)。"
+        }, hint: LocalizedText("Only folders allowed when Coffer was started can be used (coffer rpc --allow-host DIR).",
+                               "只能使用启动时允许的文件夹（coffer rpc --allow-host 目录）。")),
         "invalidArgument": Entry(text: { _, detail, language in
             let what = detail ?? ""
             return language == .english ? "Invalid arguments: \(what)." : "参数无效：\(what)。"

@@ -15,6 +15,7 @@ public struct CofferError: Error, Sendable, CustomStringConvertible {
             case noPermission, outOfSpace, corruptFile, invalidName, outsideSandbox
             case readOnly, cancelled, unsupported, invalidOperation, ioError
             case unknownMount, damagedContainer, invalidArgument
+            case typeNotAllowed, staleBookmark, hostAccessDenied
         }
         fileprivate let code: Code
 
@@ -54,6 +55,13 @@ public struct CofferError: Error, Sendable, CustomStringConvertible {
         public static let damagedContainer = Kind(code: .damagedContainer)
         /// A command or request was given arguments it cannot use.
         public static let invalidArgument = Kind(code: .invalidArgument)
+
+        /// The item's type (by its content, not only its name) is not among those allowed.
+        public static let typeNotAllowed = Kind(code: .typeNotAllowed)
+        /// A bookmarked host file was deleted or replaced since it was opened.
+        public static let staleBookmark = Kind(code: .staleBookmark)
+        /// The front end may not use this host path (outside the folders allowed at start).
+        public static let hostAccessDenied = Kind(code: .hostAccessDenied)
 
         /// Every kind, for documentation and tests.
         public static var allKinds: [Kind] { Code.allCases.map(Kind.init(code:)) }

@@ -58,5 +58,7 @@ extension FileType {
         public static let package = "com.apple.package"
         public static let bundle = "com.apple.bundle"
         public static let symbolicLink = "public.symlink"
+        public static let text = "public.text"
+        public static let plainText = "public.plain-text"
     }
 }

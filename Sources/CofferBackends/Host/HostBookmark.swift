@@ -1,0 +1,151 @@
+import CCofferSystem
+import CofferCore
+import Foundation
+import Synchronization
+#if canImport(Glibc)
+import Glibc
+#endif
+
+/// A remembered host file, opened in place rather than copied (seed 003 §6).
+///
+/// It records where the file was and what it was — device, inode and creation time, which
+/// together name one file even across renames, plus size and modification time — so that
+/// later uses notice when the file was deleted or replaced, and find it again when it was
+/// renamed inside its folder.
+public struct HostBookmark: Sendable, Hashable, Codable, Identifiable {
+    public var id: Int
+    /// The resolved host path, updated when the file is found under a new name.
+    public var hostPath: String
+    public var device: UInt64
+    public var inode: UInt64
+    /// Creation time where the file system records it; guards against a reused inode.
+    public var creationDate: Date?
+    public var size: Int64
+    public var modificationDate: Date
+    /// When the bookmark was made.
+    public var createdAt: Date
+
+    public init(id: Int, item: HostItem, createdAt: Date = Date()) {
+        self.id = id
+        self.hostPath = item.path
+        self.device = item.device
+        self.inode = item.inode
+        self.creationDate = item.creationDate
+        self.size = item.size
+        self.modificationDate = item.modificationDate
+        self.createdAt = createdAt
+    }
+
+    /// The file's name.
+    public var name: String { HostAccessPolicy.lastComponent(of: hostPath) }
+
+    /// Whether `item` is the file this bookmark remembers (not merely one at the same path).
+    public func identifies(_ item: HostItem) -> Bool {
+        guard item.device == device, item.inode == inode, !item.isFolder else { return false }
+        if let creationDate, let other = item.creationDate { return abs(creationDate.timeIntervalSince(other)) < 0.001 }
+        return true
+    }
+
+    /// This bookmark with the size, time and path of `item`.
+    public func updated(with item: HostItem) -> HostBookmark {
+        var copy = self
+        copy.hostPath = item.path
+        copy.size = item.size
+        copy.modificationDate = item.modificationDate
+        return copy
+    }
+
+    /// Finds the remembered file: at its path, or renamed inside the same folder.
+    ///
+    /// - Throws: `staleBookmark` when it was deleted, or replaced by another file with the
+    ///   same name; the policy's and the system's errors otherwise.
+    public func locate(using policy: HostAccessPolicy) throws(CofferError) -> HostItem {
+        do throws(CofferError) {
+            let item = try policy.open(hostPath)
+            guard identifies(item) else { throw CofferError(.staleBookmark, detail: name) }
+            return item
+        } catch where error.kind == .noSuchFile {
+            // Gone from its path: look for it under another name in the same folder.
+        }
+        let folderPath = (hostPath as NSString).deletingLastPathComponent
+        guard let folder = try? policy.open(folderPath), folder.isFolder,
+              let names = try? folder.descriptor.entryNames(reporting: nil)
+        else { throw CofferError(.staleBookmark, detail: name) }
+        for candidate in names {
+            var info = coffer_stat()
+            guard coffer_statx(folder.descriptor.raw, candidate, &info) == 0,
+                  info.inode == inode, info.device == device,
+                  let item = try? policy.open(folder.path == "/" ? "/" + candidate : folder.path + "/" + candidate),
+                  identifies(item)
+            else { continue }
+            return item
+        }
+        throw CofferError(.staleBookmark, detail: name)
+    }
+}
+
+/// A bookmarked host file while access to it is granted.
+///
+/// Handed to the body of `FileService.withAccess(to:_:)` and closed when the body returns,
+/// whichever way it returns; reading afterwards fails. Code cannot forget to give access back.
+public final class HostFileAccess: Sendable {
+    public let bookmark: HostBookmark
+    private let file: ManagedDescriptor
+
+    init(bookmark: HostBookmark, item: HostItem) {
+        self.bookmark = bookmark
+        self.file = ManagedDescriptor(item.descriptor)
+    }
+
+    public var size: Int64 { bookmark.size }
+
+    /// Up to `length` bytes from `offset`; fewer at the end of the file.
+    public func read(offset: Int64, length: Int) async throws(CofferError) -> [UInt8] {
+        guard let descriptor = file.current else { throw CofferError(.invalidOperation, detail: "access ended") }
+        return try await BlockingIO.run { _ throws(CofferError) in
+            try Self.pread(descriptor, offset: offset, length: length)
+        }
+    }
+
+    /// The MIME type libmagic sees in the file.
+    public func sniffedMIMEType() -> String? {
+        file.current.flatMap { ContentSniffer.shared.mimeType(ofDescriptor: $0.raw) }
+    }
+
+    /// Ends access; later reads fail.
+    func revoke() { file.release() }
+
+    static func pread(_ descriptor: Descriptor, offset: Int64, length: Int) throws(CofferError) -> [UInt8] {
+        var buffer = [UInt8](repeating: 0, count: max(0, length))
+        var filled = 0
+        while filled < buffer.count {
+            let got = buffer.withUnsafeMutableBytes { raw in
+                Glibc.pread(descriptor.raw, raw.baseAddress! + filled, raw.count - filled, off_t(offset) + off_t(filled))
+            }
+            if got < 0 && errno == EINTR { continue }
+            if got < 0 { throw CofferError.lastSystemError("pread", path: nil) }
+            if got == 0 { break }
+            filled += got
+        }
+        buffer.removeSubrange(filled...)
+        return buffer
+    }
+}
+
+extension HostBookmark {
+    /// Runs `body` with `item` (what ``locate(using:)`` found) open, and closes it afterwards.
+    public func withAccess<T>(to item: HostItem,
+                              _ body: (HostFileAccess) async throws -> T) async throws -> T {
+        let access = HostFileAccess(bookmark: updated(with: item), item: item)
+        defer { access.revoke() }
+        return try await body(access)
+    }
+}
+
+/// A descriptor that can be let go of once, by whoever holds the grant.
+private final class ManagedDescriptor: Sendable {
+    private let state: Mutex<Descriptor?>
+    init(_ descriptor: Descriptor) { state = Mutex(descriptor) }
+    var current: Descriptor? { state.withLock { $0 } }
+    func release() { state.withLock { $0 = nil } }
+}

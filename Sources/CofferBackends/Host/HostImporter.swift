@@ -1,0 +1,226 @@
+import CCofferSystem
+import CofferCore
+import Foundation
+#if canImport(Glibc)
+import Glibc
+#endif
+
+/// Something inside an imported folder that was left out, and why.
+public struct ImportSkip: Sendable {
+    /// Where it is on the host.
+    public var hostPath: String
+    public var error: CofferError
+}
+
+/// Copies host files and folders into any backend (seed 001 §2.2: the picker hands over a
+/// temporary copy; move it into the sandbox at once, under a name that does not clash).
+///
+/// A file is written through the backend's ``PendingWrite``, so it appears only complete;
+/// into the local sandbox the bytes move with `copy_file_range`. A folder is built under a
+/// hidden temporary name beside its destination and moved into place at the end; a failed
+/// or cancelled import removes it. The host side is only ever read.
+///
+/// Inside a folder, an entry that cannot be imported (unreadable, of a type not allowed,
+/// a pipe, a link to a folder or to a place the policy forbids) is left out and reported;
+/// running out of space or being cancelled ends the whole item.
+public struct HostImporter: Sendable {
+    public let policy: HostAccessPolicy
+    public let registry: TypeRegistry
+    /// Types by conformance; empty admits everything.
+    public let allowedTypes: [String]
+    public let progress: ProgressReporter
+
+    public init(policy: HostAccessPolicy, registry: TypeRegistry, allowedTypes: [String], progress: ProgressReporter) {
+        self.policy = policy
+        self.registry = registry
+        self.allowedTypes = allowedTypes
+        self.progress = progress
+    }
+
+    /// Bytes per read when the destination is not the local sandbox.
+    static let chunkSize = 1 << 20
+
+    // MARK: Types
+
+    /// Refuses a file, or a package, whose type the filter does not admit.
+    public func checkType(of item: HostItem) throws(CofferError) {
+        guard !allowedTypes.isEmpty else { return }
+        let type: String
+        if item.isFolder {
+            type = registry.typeIdentifier(forFolderNamed: item.name)
+            // A plain folder is walked, and its files are filtered one by one.
+            if type == FileType.Identifier.folder { return }
+        } else {
+            type = registry.assess(fileNamed: item.name, contentMIMEType: item.sniffedMIMEType()).effective
+        }
+        guard registry.admits(type, allowed: allowedTypes) else {
+            throw CofferError(.typeNotAllowed, detail: type)
+        }
+    }
+
+    // MARK: Measuring
+
+    /// Bytes and items an import of `item` will copy, for progress.
+    public func measure(_ item: HostItem) async -> (bytes: Int64, items: Int) {
+        guard item.isFolder else { return (item.size, 1) }
+        return (try? await BlockingIO.run { _ throws(CofferError) in self.measureSync(item.descriptor) }) ?? (0, 1)
+    }
+
+    private func measureSync(_ folder: Descriptor) -> (bytes: Int64, items: Int) {
+        var total: (bytes: Int64, items: Int) = (0, 1)
+        for name in (try? folder.entryNames(reporting: nil)) ?? [] {
+            var info = coffer_stat()
+            guard coffer_statx(folder.raw, name, &info) == 0 else { continue }
+            switch FileMode(info.mode) {
+            case .regular:
+                total.bytes += Int64(info.size); total.items += 1
+            case .directory:
+                guard let child = try? folder.openFolder(named: name, reporting: nil) else { continue }
+                let inner = measureSync(child)
+                total.bytes += inner.bytes; total.items += inner.items
+            default:
+                total.items += 1
+            }
+        }
+        return total
+    }
+
+    // MARK: Copying
+
+    /// Copies `item` to `destination` in `backend`, which must not exist unless `conflict`
+    /// is `.replace`. Returns what was left out inside a folder.
+    public func copy(_ item: HostItem, to backend: any StorageBackend, at destination: VirtualPath,
+                     conflict: ConflictPolicy) async throws(CofferError) -> [ImportSkip] {
+        do {
+            if !item.isFolder {
+                try await copyFile(item, to: backend, at: destination, conflict: conflict)
+                return []
+            }
+            guard let parent = destination.parent else { throw CofferError(.invalidOperation, path: destination) }
+            let temporary = parent.appending(trustedName: StreamingCopy.temporaryName())
+            try await backend.createFolder(at: temporary)
+            do {
+                var skipped: [ImportSkip] = []
+                let filtering = !allowedTypes.isEmpty && !registry.isPackage(folderNamed: item.name)
+                try await copyContents(of: item, to: backend, at: temporary, filtering: filtering, skipped: &skipped)
+                try Task.checkCancellation()
+                try await backend.moveItem(at: temporary, to: destination, conflict: conflict)
+                progress.advance(items: 1)
+                return skipped
+            } catch {
+                try? await backend.removeItem(at: temporary)
+                throw error
+            }
+        } catch {
+            throw CofferError.wrapping(error, path: destination)
+        }
+    }
+
+    private func copyContents(of folder: HostItem, to backend: any StorageBackend, at destination: VirtualPath,
+                              filtering: Bool, skipped: inout [ImportSkip]) async throws {
+        let entries = try await BlockingIO.run { _ throws(CofferError) in
+            try folder.descriptor.entryNames(reporting: nil).map { name in (name, self.openEntry(name, in: folder)) }
+        }
+        for (name, opened) in entries {
+            try Task.checkCancellation()
+            let hostPath = folder.path + "/" + name
+            let child: HostItem
+            switch opened {
+            case .success(let item): child = item
+            case .failure(let error): skipped.append(ImportSkip(hostPath: hostPath, error: error)); continue
+            }
+            guard let target = try? destination.appending(name) else {
+                skipped.append(ImportSkip(hostPath: hostPath, error: CofferError(.invalidName, detail: "not-utf8")))
+                continue
+            }
+            if filtering {
+                do throws(CofferError) {
+                    try checkType(of: child)
+                } catch {
+                    progress.advance(bytes: child.size, items: 1)
+                    skipped.append(ImportSkip(hostPath: hostPath, error: error))
+                    continue
+                }
+            }
+            if child.isFolder {
+                try await backend.createFolder(at: target)
+                let keepFiltering = filtering && !registry.isPackage(folderNamed: name)
+                try await copyContents(of: child, to: backend, at: target, filtering: keepFiltering, skipped: &skipped)
+                progress.advance(items: 1)
+            } else {
+                do {
+                    try await copyFile(child, to: backend, at: target, conflict: .fail)
+                } catch let error as CofferError where Self.skippable.contains(error.kind) {
+                    skipped.append(ImportSkip(hostPath: hostPath, error: error))
+                }
+            }
+        }
+    }
+
+    /// Failures that leave one file out of a folder rather than ending the import.
+    private static let skippable: Set<CofferError.Kind> = [.noPermission, .noSuchFile, .unsupported, .ioError]
+
+    /// Opens an entry of a host folder. Plain entries are opened without following
+    /// anything; a link is followed only where the policy allows, and only to a file.
+    private func openEntry(_ name: String, in folder: HostItem) -> Result<HostItem, CofferError> {
+        Result { () throws(CofferError) -> HostItem in
+            var info = coffer_stat()
+            guard coffer_statx(folder.descriptor.raw, name, &info) == 0 else {
+                throw CofferError.lastSystemError("statx", path: nil)
+            }
+            let path = folder.path + "/" + name
+            switch FileMode(info.mode) {
+            case .regular, .directory:
+                let flags = O_RDONLY | O_NOFOLLOW | O_NONBLOCK | O_NOCTTY | O_CLOEXEC
+                let fd = openat(folder.descriptor.raw, name, flags)
+                guard fd >= 0 else { throw CofferError.lastSystemError("openat", path: nil) }
+                return try HostItem(descriptor: Descriptor(fd), path: path, name: name)
+            case .symbolicLink:
+                let target = try policy.open(path)
+                // A link to a folder could loop back on its own parent: never walked.
+                if target.isFolder { throw CofferError(.unsupported, detail: "link-to-folder") }
+                return try HostItem(descriptor: target.descriptor, path: target.path, name: name)
+            case .fifo, .socket, .device:
+                throw CofferError(.unsupported)
+            }
+        }
+    }
+
+    private func copyFile(_ item: HostItem, to backend: any StorageBackend, at destination: VirtualPath,
+                          conflict: ConflictPolicy) async throws {
+        let writer = try await backend.makeWrite(at: destination)
+        do {
+            if let local = writer as? LocalPendingWrite {
+                try await local.fill(from: item.descriptor, progress: progress)
+            } else {
+                var offset: Int64 = 0
+                while true {
+                    try Task.checkCancellation()
+                    let chunk = try await Self.read(item.descriptor, at: offset)
+                    if chunk.isEmpty { break }
+                    try await writer.write(chunk)
+                    offset += Int64(chunk.count)
+                    progress.advance(bytes: Int64(chunk.count))
+                }
+            }
+            let permissions = UInt16(item.info.mode & 0o777) | 0o600
+            try await writer.setAttributes(permissions: permissions, modificationDate: item.modificationDate)
+            try await writer.commit(conflict: conflict)
+            progress.advance(items: 1)
+        } catch {
+            await writer.abort()
+            throw CofferError.wrapping(error, path: destination)
+        }
+    }
+
+    private static func read(_ file: Descriptor, at offset: Int64) async throws(CofferError) -> [UInt8] {
+        try await BlockingIO.run { _ throws(CofferError) in
+            var buffer = [UInt8](repeating: 0, count: chunkSize)
+            while true {
+                let got = buffer.withUnsafeMutableBytes { pread(file.raw, $0.baseAddress, $0.count, off_t(offset)) }
+                if got >= 0 { buffer.removeSubrange(got...); return buffer }
+                if errno != EINTR { throw CofferError.lastSystemError("pread", path: nil) }
+            }
+        }
+    }
+}

@@ -1,0 +1,261 @@
+import CofferBackends
+import CofferCore
+import Foundation
+
+/// What happened to one host item given to ``FileService/importItems(hostPaths:into:allowedTypes:conflict:progress:)``.
+public struct ImportResult: Sendable {
+    /// The host path as the caller gave it.
+    public var hostPath: String
+    /// The imported item, or why it was not imported.
+    public var outcome: Result<FileNode, CofferError>
+    /// Items inside an imported folder that were left out.
+    public var skipped: [ImportSkip]
+}
+
+/// A bookmark and whether it still finds its file.
+public struct BookmarkStatus: Sendable {
+    public var bookmark: HostBookmark
+    /// `nil` when the file is there (perhaps under a new name); the reason otherwise.
+    public var problem: CofferError?
+    public var isStale: Bool { problem?.kind == .staleBookmark }
+}
+
+/// A host file opened in place.
+public struct OpenedHostFile: Sendable {
+    public var bookmark: HostBookmark
+    public var type: TypeAssessment
+}
+
+/// The host bridge: copies in, copies out, and files opened where they are (seeds 001–003).
+extension FileService {
+    /// Where imports go when the caller names no folder: `files:/Import`.
+    public static let defaultImportFolder = VirtualPath.root().appending(trustedName: "Import")
+
+    // MARK: Import
+
+    /// Copies host files and folders into `folder` (default `files:/Import`, created when
+    /// missing).
+    ///
+    /// Each item lands atomically under its own name, or with `.keepBoth` (the default) the
+    /// first free variant of it; the host side is never changed. Every item gets a result
+    /// and one failure does not stop the others. `allowedTypes` admits items by conformance,
+    /// judged by their content as well as their name. Progress covers all items together.
+    ///
+    /// - Throws: only for the destination folder itself (missing, not a folder, read-only).
+    public func importItems(hostPaths: [String], into folder: VirtualPath? = nil, allowedTypes: [String] = [],
+                            conflict: ConflictPolicy = .keepBoth,
+                            progress: ProgressReporter = .none) async throws(CofferError) -> [ImportResult] {
+        let folder = folder ?? Self.defaultImportFolder
+        let backend = try writableMount(for: folder).backend
+        for type in allowedTypes where registry.type(withIdentifier: type) == nil {
+            throw CofferError(.invalidArgument, detail: "unknown type \(type)")
+        }
+        if folder == Self.defaultImportFolder { try await createFolder(at: folder, intermediates: true) }
+        guard try await stat(folder).kind != .file else { throw CofferError(.notADirectory, path: folder) }
+
+        let importer = HostImporter(policy: hostAccess, registry: registry, allowedTypes: allowedTypes, progress: progress)
+        var results: [ImportResult] = []
+        var ready: [(index: Int, item: HostItem)] = []
+        for hostPath in hostPaths {
+            do throws(CofferError) {
+                let item = try hostAccess.open(hostPath)
+                try importer.checkType(of: item)
+                ready.append((results.count, item))
+                results.append(ImportResult(hostPath: hostPath, outcome: .failure(CofferError(.cancelled)), skipped: []))
+            } catch {
+                results.append(ImportResult(hostPath: hostPath, outcome: .failure(error), skipped: []))
+            }
+        }
+        for (_, item) in ready {
+            let (bytes, items) = await importer.measure(item)
+            progress.expect(bytes: bytes, items: items)
+        }
+        for (index, item) in ready {
+            if Task.isCancelled { results[index].outcome = .failure(CofferError(.cancelled)); continue }
+            do throws(CofferError) {
+                let target = try folder.appending(item.name)
+                var skipped: [ImportSkip] = []
+                let placed = try await settle(target, conflict: conflict) { destination, policy in
+                    skipped = try await importer.copy(item, to: backend, at: destination, conflict: policy)
+                }
+                results[index].skipped = skipped
+                results[index].outcome = .success(try await stat(placed))
+            } catch {
+                results[index].outcome = .failure(error)
+            }
+        }
+        return results
+    }
+
+    // MARK: Export
+
+    /// Copies an item out to a host folder and returns the host path it was written to.
+    ///
+    /// The item is first copied into a fresh stage in `staging:`, then from there into the
+    /// host folder, and the stage is removed (seed 000 §5.6). It is never moved: the sandbox
+    /// copy stays. With `.keepBoth` (the default) an existing host item keeps its name.
+    public func exportItem(_ path: VirtualPath, toHostDirectory hostDirectory: String,
+                           conflict: ConflictPolicy = .keepBoth,
+                           progress: ProgressReporter = .none) async throws(CofferError) -> String {
+        guard let staging = stagingBackend else { throw CofferError(.unsupported, path: path) }
+        guard !path.isRoot else { throw CofferError(.invalidOperation, path: path) }
+        let source = try mount(for: path).backend
+        let node = try await stat(path)
+        let folder = try hostAccess.open(hostDirectory)
+        guard folder.isFolder else { throw CofferError(.notADirectory, detail: folder.name) }
+
+        let stage = try await staging.makeStage()
+        do {
+            // Both halves count: the copy into the stage and the copy out of it.
+            let (bytes, items) = try await StreamingCopy.measure(source, node)
+            progress.expect(bytes: bytes, items: items)
+            let staged = stage.appending(trustedName: path.name)
+            try await StreamingCopy.copy(from: source, at: path, to: staging, at: staged, conflict: .fail,
+                                         progress: progress)
+            let hostPath = try await staging.deliver(staged, to: folder, conflict: conflict, progress: progress)
+            try? await staging.removeStage(stage)
+            return hostPath
+        } catch {
+            try? await staging.removeStage(stage)
+            var failure = CofferError.wrapping(error, path: path)
+            // The stage is an implementation detail: name the item the caller asked for.
+            if failure.path?.mount == staging.mountName { failure.path = path }
+            throw failure
+        }
+    }
+
+    // MARK: Open in place
+
+    /// Opens a host file where it is, without copying it, and remembers it as a bookmark
+    /// (the same file opened again keeps its bookmark).
+    public func open(hostPath: String) async throws(CofferError) -> OpenedHostFile {
+        let item = try hostAccess.open(hostPath)
+        guard !item.isFolder else { throw CofferError(.isADirectory, detail: item.name) }
+        let store = try requireBookmarkStore()
+        let bookmark = try store.update { bookmarks throws(CofferError) -> HostBookmark in
+            if let index = bookmarks.firstIndex(where: { $0.identifies(item) || $0.hostPath == item.path }) {
+                bookmarks[index] = HostBookmark(id: bookmarks[index].id, item: item, createdAt: bookmarks[index].createdAt)
+                return bookmarks[index]
+            }
+            let bookmark = HostBookmark(id: (bookmarks.map(\.id).max() ?? 0) + 1, item: item)
+            bookmarks.append(bookmark)
+            return bookmark
+        }
+        let type = registry.assess(fileNamed: item.name, contentMIMEType: item.sniffedMIMEType())
+        return OpenedHostFile(bookmark: bookmark, type: type)
+    }
+
+    /// Every bookmark, checked: files renamed within their folder are found again (and the
+    /// bookmark updated); deleted or replaced ones are reported stale.
+    public func bookmarks() async throws(CofferError) -> [BookmarkStatus] {
+        let store = try requireBookmarkStore()
+        let policy = hostAccess
+        return try store.update { bookmarks throws(CofferError) -> [BookmarkStatus] in
+            bookmarks.indices.map { index in
+                do throws(CofferError) {
+                    let item = try bookmarks[index].locate(using: policy)
+                    bookmarks[index] = bookmarks[index].updated(with: item)
+                    return BookmarkStatus(bookmark: bookmarks[index], problem: nil)
+                } catch {
+                    return BookmarkStatus(bookmark: bookmarks[index], problem: error)
+                }
+            }
+        }
+    }
+
+    /// Forgets a bookmark. The host file is not touched.
+    public func removeBookmark(_ id: Int) async throws(CofferError) {
+        let store = try requireBookmarkStore()
+        try store.update { bookmarks throws(CofferError) in
+            guard let index = bookmarks.firstIndex(where: { $0.id == id }) else {
+                throw CofferError(.noSuchFile, detail: "bookmark \(id)")
+            }
+            bookmarks.remove(at: index)
+        }
+    }
+
+    /// Runs `body` with access to the bookmarked file, and ends the access when `body`
+    /// returns or throws: start and stop are paired by construction (seed 003 §2.2).
+    ///
+    /// - Throws: `staleBookmark` when the file was deleted or replaced; `noSuchFile` for an
+    ///   unknown bookmark; whatever `body` throws, as a `CofferError`.
+    public func withAccess<T: Sendable>(to bookmarkID: Int,
+                                        _ body: @Sendable (HostFileAccess) async throws -> T) async throws(CofferError) -> T {
+        let store = try requireBookmarkStore()
+        let policy = hostAccess
+        let (bookmark, item) = try store.update { bookmarks throws(CofferError) -> (HostBookmark, HostItem) in
+            guard let index = bookmarks.firstIndex(where: { $0.id == bookmarkID }) else {
+                throw CofferError(.noSuchFile, detail: "bookmark \(bookmarkID)")
+            }
+            let item = try bookmarks[index].locate(using: policy)
+            bookmarks[index] = bookmarks[index].updated(with: item)
+            return (bookmarks[index], item)
+        }
+        do {
+            return try await bookmark.withAccess(to: item, body)
+        } catch {
+            throw CofferError.wrapping(error)
+        }
+    }
+
+    private nonisolated func requireBookmarkStore() throws(CofferError) -> BookmarkStore {
+        guard let bookmarkStore else { throw CofferError(.unsupported, detail: "bookmarks") }
+        return bookmarkStore
+    }
+
+    // MARK: Content
+
+    /// The type of a file by its name and by its content (libmagic), for `info`.
+    /// Folders are judged by name only.
+    public func assessType(_ path: VirtualPath) async throws(CofferError) -> TypeAssessment {
+        let node = try await stat(path)
+        guard node.kind == .file, node.special == nil else {
+            return TypeAssessment(byName: node.typeIdentifier)
+        }
+        let backend = try mount(for: path).backend
+        let sample = try await self.call(path) { () async throws -> [UInt8] in
+            let file = try await backend.openFile(at: path)
+            var sample: [UInt8] = []
+            do {
+                while sample.count < ContentSniffer.sampleSize {
+                    let chunk = try await file.read(upTo: ContentSniffer.sampleSize - sample.count)
+                    if chunk.isEmpty { break }
+                    sample += chunk
+                }
+            } catch {
+                await file.close()
+                throw error
+            }
+            await file.close()
+            return sample
+        }
+        return registry.assess(fileNamed: node.name, contentMIMEType: ContentSniffer.shared.mimeType(of: sample))
+    }
+
+    /// Opens a sandbox file as text, detecting its encoding.
+    public nonisolated func openText(_ path: VirtualPath) async throws(CofferError) -> TextReader {
+        let backend = try mount(for: path).backend
+        let file: any ReadableFile
+        do { file = try await backend.openFile(at: path) } catch { throw CofferError.wrapping(error, path: path) }
+        return try await TextReader(path: path) { try await file.read(upTo: 1 << 20) }
+    }
+
+    /// Opens a bookmarked host file as text, for the duration of `body`.
+    public func withText<T: Sendable>(ofBookmark bookmarkID: Int,
+                                      _ body: @Sendable (TextReader) async throws -> T) async throws(CofferError) -> T {
+        try await withAccess(to: bookmarkID) { access in
+            let offset = OffsetCounter()
+            let reader = try await TextReader(path: nil) {
+                let chunk = try await access.read(offset: offset.value, length: 1 << 20)
+                offset.value += Int64(chunk.count)
+                return chunk
+            }
+            return try await body(reader)
+        }
+    }
+}
+
+/// The read position of a text reader over a bookmarked file.
+private final class OffsetCounter: @unchecked Sendable {
+    var value: Int64 = 0
+}
