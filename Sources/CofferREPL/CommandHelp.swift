@@ -103,10 +103,62 @@ public struct CommandHelp: Sendable {
                 "这是唯一会删除文件的命令。--older-than 保留最近 DAYS 天内移入的项目。在终端中会先询问确认。"),
             examples: ["empty-trash", "empty-trash --older-than 30"]),
         CommandHelp(
+            name: "import", usage: "import [--into folder] [--types uti,…] [--keep-both|--replace] host-path…",
+            syntax: CommandSyntax(longFlags: ["keep-both", "replace"],
+                                  longOptions: ["into": .sandboxFolder, "types": .text], operands: [.hostPath]),
+            summary: LocalizedText("Copy files and folders in from this computer.", "从本机复制文件和文件夹进来。"),
+            details: LocalizedText(
+                "Items go to files:/Import unless --into names a folder, each under a free name (“photo (2).png”) unless --replace. --types admits only those types and what conforms to them, judged by content, not only by name. One line per item; the command fails if any item did.",
+                "项目默认放入 files:/Import，可用 --into 指定文件夹；重名时自动改名（“photo (2).png”），除非使用 --replace。--types 只接受这些类型及其子类型，并按内容而不只是扩展名判断。每个项目输出一行；任一项目失败则命令失败。"),
+            examples: ["import ~/Pictures/cat.png", "import ~/Downloads/Album --into Photos --types public.image"]),
+        CommandHelp(
+            name: "export", usage: "export [--keep-both|--replace] path host-folder",
+            syntax: CommandSyntax(longFlags: ["keep-both", "replace"], operands: [.sandboxPath, .hostPath]),
+            summary: LocalizedText("Copy an item out to a folder on this computer (never a move).",
+                                   "把项目复制到本机的文件夹（绝不是移动）。"),
+            details: LocalizedText(
+                "The copy goes through a staging area and appears only when complete. A name already in the folder is kept, and the copy is named “report (2).pdf”, unless --replace.",
+                "副本经由暂存区写出，完成后才出现。目标文件夹中的同名项目会保留，副本命名为“report (2).pdf”，除非使用 --replace。"),
+            examples: ["export report.pdf ~/Desktop"]),
+        CommandHelp(
+            name: "open", usage: "open host-path…",
+            syntax: CommandSyntax(operands: [.hostPath]),
+            summary: LocalizedText("Open a file on this computer in place, without copying it, and bookmark it.",
+                                   "原位打开本机上的文件（不复制），并为其创建书签。"),
+            details: LocalizedText(
+                "The bookmark remembers the file itself: it is found again after a rename in its folder, and reported stale once deleted or replaced.",
+                "书签记住的是文件本身：文件在原文件夹中改名后仍能找到；被删除或替换后会标记为已失效。"),
+            examples: ["open ~/Documents/notes.txt", "cat --bookmark 1"]),
+        CommandHelp(
+            name: "bookmarks", usage: "bookmarks [--remove ID]",
+            syntax: CommandSyntax(longOptions: ["remove": .text]),
+            summary: LocalizedText("List the files opened in place and whether each is still there.",
+                                   "列出原位打开的文件，以及它们是否仍然可用。"),
+            details: LocalizedText("--remove forgets a bookmark; the file itself is not touched.",
+                                   "--remove 删除书签，文件本身不受影响。"),
+            examples: ["bookmarks", "bookmarks --remove 2"]),
+        CommandHelp(
+            name: "cat", usage: "cat [--bookmark ID] [path…]",
+            syntax: CommandSyntax(longOptions: ["bookmark": .text], operands: [.sandboxPath]),
+            summary: LocalizedText("Show text files, in UTF-8, UTF-16 or GB 18030.", "显示文本文件（UTF-8、UTF-16 或 GB 18030）。"),
+            details: LocalizedText(
+                "The encoding is detected; when it is not UTF-8 a note on standard error says which was used. Binary files are refused. --bookmark reads a file opened in place.",
+                "自动检测编码；不是 UTF-8 时会在标准错误中注明所用编码。二进制文件会被拒绝。--bookmark 读取原位打开的文件。"),
+            examples: ["cat notes.txt", "cat --bookmark 1"]),
+        CommandHelp(
+            name: "head", usage: "head [-n N] [--bookmark ID] [path…]",
+            syntax: CommandSyntax(shortOptions: ["n": .text], longOptions: ["bookmark": .text], operands: [.sandboxPath]),
+            summary: LocalizedText("Show the first lines of text files (10 unless -n).", "显示文本文件的前几行（默认 10 行）。"),
+            details: LocalizedText("Encodings as for cat.", "编码处理与 cat 相同。"),
+            examples: ["head notes.txt", "head -n 3 报告.txt"]),
+        CommandHelp(
             name: "info", usage: "info path…",
             syntax: CommandSyntax(operands: [.sandboxPath]),
             summary: LocalizedText("Show an item's kind, type, size, dates and backup flag.", "显示项目的种类、类型、大小、日期和备份标记。"),
-            details: LocalizedText("", ""), examples: ["info report.pdf"]),
+            details: LocalizedText(
+                "A file's type is shown by its name and by its content (libmagic), with a warning when they disagree; text files show their encoding.",
+                "文件类型会分别按名称和按内容（libmagic）显示，两者不一致时给出提示；文本文件还会显示其编码。"),
+            examples: ["info report.pdf"]),
         CommandHelp(
             name: "du", usage: "du [path…]",
             syntax: CommandSyntax(operands: [.sandboxPath]),

@@ -179,8 +179,11 @@ extension FileService {
     ///
     /// - Throws: `staleBookmark` when the file was deleted or replaced; `noSuchFile` for an
     ///   unknown bookmark; whatever `body` throws, as a `CofferError`.
-    public func withAccess<T: Sendable>(to bookmarkID: Int,
-                                        _ body: @Sendable (HostFileAccess) async throws -> T) async throws(CofferError) -> T {
+    /// The body runs on the caller's actor (`nonisolated(nonsending)`), so it may use the
+    /// caller's state.
+    public nonisolated(nonsending) func withAccess<T>(
+        to bookmarkID: Int, _ body: (HostFileAccess) async throws -> T
+    ) async throws(CofferError) -> T {
         let store = try requireBookmarkStore()
         let policy = hostAccess
         let (bookmark, item) = try store.update { bookmarks throws(CofferError) -> (HostBookmark, HostItem) in
@@ -241,21 +244,17 @@ extension FileService {
     }
 
     /// Opens a bookmarked host file as text, for the duration of `body`.
-    public func withText<T: Sendable>(ofBookmark bookmarkID: Int,
-                                      _ body: @Sendable (TextReader) async throws -> T) async throws(CofferError) -> T {
+    public nonisolated(nonsending) func withText<T>(
+        ofBookmark bookmarkID: Int, _ body: (TextReader) async throws -> T
+    ) async throws(CofferError) -> T {
         try await withAccess(to: bookmarkID) { access in
-            let offset = OffsetCounter()
+            var offset: Int64 = 0
             let reader = try await TextReader(path: nil) {
-                let chunk = try await access.read(offset: offset.value, length: 1 << 20)
-                offset.value += Int64(chunk.count)
+                let chunk = try await access.read(offset: offset, length: 1 << 20)
+                offset += Int64(chunk.count)
                 return chunk
             }
             return try await body(reader)
         }
     }
-}
-
-/// The read position of a text reader over a bookmarked file.
-private final class OffsetCounter: @unchecked Sendable {
-    var value: Int64 = 0
 }

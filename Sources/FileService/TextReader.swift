@@ -39,7 +39,7 @@ public final class TextReader {
     }
 
     /// The next piece of text, or `nil` at the end.
-    public func next() async throws -> String? {
+    public nonisolated(nonsending) func next() async throws -> String? {
         if pending.isEmpty && !finished {
             let chunk = try await readChunk()
             if chunk.isEmpty { finished = true } else { pending = chunk }

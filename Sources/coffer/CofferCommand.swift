@@ -64,7 +64,8 @@ struct CofferCommand {
         let container: Container
         do {
             container = try await Container.open(at: options.containerPath)
-            service = try FileService.standard(container: container, registry: registry)
+            // A person at the REPL may name any host path their account can read.
+            service = try FileService.standard(container: container, registry: registry, hostAccess: .anywhere)
         } catch {
             errors.line("coffer: \(error.userMessage(in: options.language))")
             errors.flush()

@@ -116,15 +116,16 @@ struct CompleterTests {
     }
 
     @Test func hostPathsForArgumentsThatTakeThem() {
-        let hostSyntax = CommandSyntax(longOptions: ["into": .sandboxFolder], operands: [.hostPath])
-        var host = completer
-        host.syntax = { $0 == "import" ? hostSyntax : CommandHelp.named($0)?.syntax }
-        #expect(host.complete("import ~/Pi").replacement == "~/Pictures/")
-        #expect(host.complete("import ~/ph").replacement == "'~/photo 1.jpg' ")
-        #expect(host.complete("import ~/").candidates == ["photo 1.jpg", "Pictures/"])
-        #expect(host.complete("import lo").replacement == "local.txt ")
+        #expect(completer.complete("import ~/Pi").replacement == "~/Pictures/")
+        #expect(completer.complete("import ~/ph").replacement == "'~/photo 1.jpg' ")
+        #expect(completer.complete("import ~/").candidates == ["photo 1.jpg", "Pictures/"])
+        #expect(completer.complete("import lo").replacement == "local.txt ")
+        #expect(completer.complete("open ~/Pi").replacement == "~/Pictures/")
         // An option's value is of the option's kind.
-        #expect(host.complete("import x --into Dow").replacement == "Download/")
+        #expect(completer.complete("import x --into Dow").replacement == "Download/")
+        // export: a sandbox item, then a host folder.
+        #expect(completer.complete("export Dow").replacement == "Download/")
+        #expect(completer.complete("export notes.txt ~/Pi").replacement == "~/Pictures/")
     }
 
     @Test func optionValuesAndFreeTextGetNothing() {

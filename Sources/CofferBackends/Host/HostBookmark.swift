@@ -134,8 +134,8 @@ public final class HostFileAccess: Sendable {
 
 extension HostBookmark {
     /// Runs `body` with `item` (what ``locate(using:)`` found) open, and closes it afterwards.
-    public func withAccess<T>(to item: HostItem,
-                              _ body: (HostFileAccess) async throws -> T) async throws -> T {
+    public nonisolated(nonsending) func withAccess<T>(to item: HostItem,
+                                                      _ body: (HostFileAccess) async throws -> T) async throws -> T {
         let access = HostFileAccess(bookmark: updated(with: item), item: item)
         defer { access.revoke() }
         return try await body(access)

@@ -96,18 +96,19 @@ extension CommandInterpreter {
     func info(_ words: ArraySlice<String>) async throws(CofferError) {
         let arguments = try parse(words, as: "info")
         guard !arguments.operands.isEmpty else { throw usage("info") }
-        let registry = service.registry
         for (index, text) in arguments.operands.enumerated() {
             let node = try await service.stat(try resolve(text))
             if index > 0 { output.line() }
-            let typeName = registry.type(withIdentifier: node.typeIdentifier)?.name(in: language) ?? node.typeIdentifier
             let yes = LocalizedText("yes", "是")(language), no = LocalizedText("no", "否")(language)
             var rows: [(LocalizedText, String)] = [
                 (LocalizedText("Name", "名称"), node.name.isEmpty ? "/" : node.name),
                 (LocalizedText("Path", "路径"), node.path.description),
                 (LocalizedText("Kind", "种类"), Self.kindName(node, language)),
-                (LocalizedText("Type", "类型"), "\(typeName) (\(node.typeIdentifier))"),
+                (LocalizedText("Type", "类型"), typeName(node.typeIdentifier)),
             ]
+            if node.kind == .file && node.special == nil {
+                rows += await contentRows(node)
+            }
             if node.kind == .file {
                 rows.append((LocalizedText("Size", "大小"), "\(Formatting.size(node.size)) (\(node.size) bytes)"))
             }
@@ -123,6 +124,24 @@ extension CommandInterpreter {
                 output.line("\(Formatting.padded(label(language) + ":", to: width + 1))  \(value)")
             }
         }
+    }
+
+    /// What the content of a file says: its type by libmagic, a warning when the name
+    /// disagrees, and for text its encoding. A file that cannot be read only loses these rows.
+    private func contentRows(_ node: FileNode) async -> [(LocalizedText, String)] {
+        var rows: [(LocalizedText, String)] = []
+        if let type = try? await service.assessType(node.path), let content = type.byContent {
+            let label = LocalizedText("By content", "按内容")
+            if type.isMismatch {
+                rows.append((label, typeName(content) + LocalizedText(" — does not match the name", "，与名称不符")(language)))
+            } else {
+                rows.append((label, typeName(content)))
+            }
+        }
+        if let reader = try? await service.openText(node.path) {
+            rows.append((LocalizedText("Encoding", "编码"), reader.charset.name))
+        }
+        return rows
     }
 
     /// A name coloured by kind when colours are on: folders, packages and special items
