@@ -56,10 +56,14 @@ extension FileService {
         let importer = HostImporter(policy: hostAccess, registry: registry, allowedTypes: allowedTypes, progress: progress)
         var results: [ImportResult] = []
         var ready: [(index: Int, item: HostItem)] = []
+        let policy = hostAccess
         for hostPath in hostPaths {
             do throws(CofferError) {
-                let item = try hostAccess.open(hostPath)
-                try importer.checkType(of: item)
+                let item = try await BlockingIO.run { _ throws(CofferError) in
+                    let item = try policy.open(hostPath)
+                    try importer.checkType(of: item)
+                    return item
+                }
                 ready.append((results.count, item))
                 results.append(ImportResult(hostPath: hostPath, outcome: .failure(CofferError(.cancelled)), skipped: []))
             } catch {
@@ -101,7 +105,8 @@ extension FileService {
         guard !path.isRoot else { throw CofferError(.invalidOperation, path: path) }
         let source = try mount(for: path).backend
         let node = try await stat(path)
-        let folder = try hostAccess.open(hostDirectory)
+        let policy = hostAccess
+        let folder = try await BlockingIO.run { _ throws(CofferError) in try policy.open(hostDirectory) }
         guard folder.isFolder else { throw CofferError(.notADirectory, detail: folder.name) }
 
         let stage = try await staging.makeStage()
@@ -129,28 +134,27 @@ extension FileService {
     /// Opens a host file where it is, without copying it, and remembers it as a bookmark
     /// (the same file opened again keeps its bookmark).
     public func open(hostPath: String) async throws(CofferError) -> OpenedHostFile {
-        let item = try hostAccess.open(hostPath)
-        guard !item.isFolder else { throw CofferError(.isADirectory, detail: item.name) }
-        let store = try requireBookmarkStore()
-        let bookmark = try store.update { bookmarks throws(CofferError) -> HostBookmark in
+        let registry = self.registry
+        return try await updatingBookmarks { bookmarks, policy throws(CofferError) in
+            let item = try policy.open(hostPath)
+            guard !item.isFolder else { throw CofferError(.isADirectory, detail: item.name) }
+            let bookmark: HostBookmark
             if let index = bookmarks.firstIndex(where: { $0.identifies(item) || $0.hostPath == item.path }) {
-                bookmarks[index] = HostBookmark(id: bookmarks[index].id, item: item, createdAt: bookmarks[index].createdAt)
-                return bookmarks[index]
+                bookmark = HostBookmark(id: bookmarks[index].id, item: item, createdAt: bookmarks[index].createdAt)
+                bookmarks[index] = bookmark
+            } else {
+                bookmark = HostBookmark(id: (bookmarks.map(\.id).max() ?? 0) + 1, item: item)
+                bookmarks.append(bookmark)
             }
-            let bookmark = HostBookmark(id: (bookmarks.map(\.id).max() ?? 0) + 1, item: item)
-            bookmarks.append(bookmark)
-            return bookmark
+            let type = registry.assess(fileNamed: item.name, contentMIMEType: item.sniffedMIMEType())
+            return OpenedHostFile(bookmark: bookmark, type: type)
         }
-        let type = registry.assess(fileNamed: item.name, contentMIMEType: item.sniffedMIMEType())
-        return OpenedHostFile(bookmark: bookmark, type: type)
     }
 
     /// Every bookmark, checked: files renamed within their folder are found again (and the
     /// bookmark updated); deleted or replaced ones are reported stale.
     public func bookmarks() async throws(CofferError) -> [BookmarkStatus] {
-        let store = try requireBookmarkStore()
-        let policy = hostAccess
-        return try store.update { bookmarks throws(CofferError) -> [BookmarkStatus] in
+        try await updatingBookmarks { bookmarks, policy in
             bookmarks.indices.map { index in
                 do throws(CofferError) {
                     let item = try bookmarks[index].locate(using: policy)
@@ -165,8 +169,7 @@ extension FileService {
 
     /// Forgets a bookmark. The host file is not touched.
     public func removeBookmark(_ id: Int) async throws(CofferError) {
-        let store = try requireBookmarkStore()
-        try store.update { bookmarks throws(CofferError) in
+        try await updatingBookmarks { bookmarks, _ throws(CofferError) in
             guard let index = bookmarks.firstIndex(where: { $0.id == id }) else {
                 throw CofferError(.noSuchFile, detail: "bookmark \(id)")
             }
@@ -176,17 +179,15 @@ extension FileService {
 
     /// Runs `body` with access to the bookmarked file, and ends the access when `body`
     /// returns or throws: start and stop are paired by construction (seed 003 §2.2).
+    /// The body runs on the caller's actor (`nonisolated(nonsending)`), so it may use the
+    /// caller's state.
     ///
     /// - Throws: `staleBookmark` when the file was deleted or replaced; `noSuchFile` for an
     ///   unknown bookmark; whatever `body` throws, as a `CofferError`.
-    /// The body runs on the caller's actor (`nonisolated(nonsending)`), so it may use the
-    /// caller's state.
     public nonisolated(nonsending) func withAccess<T>(
         to bookmarkID: Int, _ body: (HostFileAccess) async throws -> T
     ) async throws(CofferError) -> T {
-        let store = try requireBookmarkStore()
-        let policy = hostAccess
-        let (bookmark, item) = try store.update { bookmarks throws(CofferError) -> (HostBookmark, HostItem) in
+        let (bookmark, item) = try await updatingBookmarks { bookmarks, policy throws(CofferError) in
             guard let index = bookmarks.firstIndex(where: { $0.id == bookmarkID }) else {
                 throw CofferError(.noSuchFile, detail: "bookmark \(bookmarkID)")
             }
@@ -198,6 +199,18 @@ extension FileService {
             return try await bookmark.withAccess(to: item, body)
         } catch {
             throw CofferError.wrapping(error)
+        }
+    }
+
+    /// Loads the bookmarks, lets `change` edit them, and saves them if it did, all off the
+    /// cooperative pool (it touches the host's file system).
+    private nonisolated func updatingBookmarks<T: Sendable>(
+        _ change: @escaping @Sendable (inout [HostBookmark], HostAccessPolicy) throws(CofferError) -> T
+    ) async throws(CofferError) -> T {
+        let store = try requireBookmarkStore()
+        let policy = hostAccess
+        return try await BlockingIO.run { _ throws(CofferError) in
+            try store.update { bookmarks throws(CofferError) in try change(&bookmarks, policy) }
         }
     }
 

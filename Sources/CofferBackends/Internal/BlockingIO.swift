@@ -3,13 +3,15 @@ import Dispatch
 import Synchronization
 
 /// Runs blocking system calls on Dispatch threads, never on Swift's cooperative pool.
-enum BlockingIO {
+/// Public so the service can keep its own host-side calls (opening host paths, sniffing,
+/// the bookmark file) off the pool too.
+public enum BlockingIO {
     private static let queue = DispatchQueue(label: "coffer.blocking-io", qos: .userInitiated,
                                              attributes: .concurrent)
 
     /// Runs `body` off the cooperative pool. If the calling task is cancelled, the flag
     /// handed to `body` turns true; long loops check it and clean up.
-    static func run<T: Sendable>(_ body: @escaping @Sendable (CancellationFlag) throws(CofferError) -> T)
+    public static func run<T: Sendable>(_ body: @escaping @Sendable (CancellationFlag) throws(CofferError) -> T)
         async throws(CofferError) -> T
     {
         let flag = CancellationFlag()
@@ -27,15 +29,15 @@ enum BlockingIO {
 }
 
 /// Set when the task that started a blocking operation is cancelled.
-final class CancellationFlag: Sendable {
+public final class CancellationFlag: Sendable {
     private let cancelled = Atomic<Bool>(false)
 
     func cancel() { cancelled.store(true, ordering: .relaxed) }
 
-    var isCancelled: Bool { cancelled.load(ordering: .relaxed) }
+    public var isCancelled: Bool { cancelled.load(ordering: .relaxed) }
 
     /// Throws ``CofferError/Kind/cancelled`` once cancelled.
-    func check(_ path: VirtualPath?) throws(CofferError) {
+    public func check(_ path: VirtualPath?) throws(CofferError) {
         if isCancelled { throw CofferError(.cancelled, path: path) }
     }
 }

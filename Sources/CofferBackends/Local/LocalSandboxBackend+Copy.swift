@@ -136,8 +136,11 @@ struct TreeCopier {
 
 /// Copying the rest of one open file into another, in the kernel where it can.
 enum KernelCopy {
-    /// Bytes per `copy_file_range` call, between progress and cancellation checks.
-    static let chunk = 32 << 20
+    /// Bytes per `copy_file_range` call, between progress and cancellation checks. Small
+    /// enough that the writeback started after each one keeps the disk busy throughout, so
+    /// the flush at the end waits only for a short tail (4 MiB measured best on this disk:
+    /// 1 GiB durable in ~325 ms against ~390 ms with 32 MiB).
+    static let chunk = 4 << 20
 
     /// `copy_file_range` from the current positions until the end of the source, falling
     /// back to read/write where the kernel or file system cannot do it. With `flush`,
