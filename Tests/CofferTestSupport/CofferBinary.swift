@@ -26,11 +26,18 @@ public enum CofferBinary {
     }
 
     /// Runs `coffer` with `arguments`, feeding `input` on standard input (closed when empty).
-    public static func run(_ arguments: [String], input: String = "",
-                           environment: [String: String] = [:]) throws -> Result {
+    /// A `launcher` runs first with the binary's path and the arguments after its own words
+    /// (`["/bin/sh", "-c", "ulimit -f 64; exec \"$0\" \"$@\""]`).
+    public static func run(_ arguments: [String], input: String = "", environment: [String: String] = [:],
+                           launcher: [String] = []) throws -> Result {
         let process = Process()
-        process.executableURL = url
-        process.arguments = arguments
+        if let program = launcher.first {
+            process.executableURL = URL(fileURLWithPath: program)
+            process.arguments = Array(launcher.dropFirst()) + [url.path] + arguments
+        } else {
+            process.executableURL = url
+            process.arguments = arguments
+        }
         var env = ProcessInfo.processInfo.environment
         env["LANG"] = "C.UTF-8"
         env.removeValue(forKey: "LC_ALL")

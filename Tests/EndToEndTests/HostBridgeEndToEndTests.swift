@@ -109,4 +109,41 @@ struct HostBridgeEndToEndTests {
         #expect(result.output.contains("类型:      PNG 图像 (public.png)\n"))
         #expect(result.output.contains("按内容:    纯文本 (public.plain-text)，与名称不符\n"))
     }
+
+    @Test func aFullDiskFailsOneItemAndLeavesNoPartialFile() throws {
+        let random = (0..<(3 << 20)).map { UInt8(truncatingIfNeeded: $0 &* 2_654_435_761 >> 7) }
+        try Data(random).write(to: URL(fileURLWithPath: host("big.bin")))
+        // A file-size limit makes every write past 512 KiB fail with EFBIG, as a full disk would
+        // with ENOSPC; SIGXFSZ is ignored so the write fails instead of killing the process.
+        let limited = ["/bin/sh", "-c", "trap '' XFSZ; ulimit -f 1024; exec \"$0\" \"$@\""]
+        let result = try CofferBinary.run(
+            ["--container", container, "-c", "import '\(host("big.bin"))' '\(host("notes.txt"))'"], launcher: limited)
+        #expect(result.status == 1)
+        #expect(result.output == "\(host("notes.txt")) → files:/Import/notes.txt\n")
+        #expect(result.errors.hasPrefix(
+            "coffer: \(host("big.bin")): There isn't enough space to write “files:/Import/big.bin”."))
+        // Nothing partial, under any name, hidden ones included.
+        #expect(directory.names(user("Import")) == ["notes.txt"])
+        #expect(try Data(contentsOf: URL(fileURLWithPath: host("big.bin"))).count == 3 << 20)
+    }
+
+    @Test func unreadableItemsFailAloneAndUnreadableEntriesAreLeftOut() throws {
+        directory.make(["host/secret.txt": "s", "host/Box/locked.txt": "l", "host/Box/open.txt": "o"])
+        chmod(host("secret.txt"), 0)
+        chmod(host("Box/locked.txt"), 0)
+        // Root reads everything: run as nobody then, in folders nobody may use.
+        var launcher: [String] = []
+        if getuid() == 0 {
+            launcher = ["/usr/bin/setpriv", "--reuid=65534", "--regid=65534", "--clear-groups"]
+            for folder in [directory.path, host(""), host("Box"), host("Album"), host("Album/Sub")] { chmod(folder, 0o777) }
+        }
+        let result = try CofferBinary.run(
+            ["--container", container, "-c",
+             "import '\(host("secret.txt"))' '\(host("notes.txt"))' '\(host("Box"))'"], launcher: launcher)
+        #expect(result.status == 1)
+        #expect(result.output == "\(host("notes.txt")) → files:/Import/notes.txt\n\(host("Box")) → files:/Import/Box\n")
+        #expect(result.errors.contains("coffer: \(host("secret.txt")): You don't have permission to do that."))
+        #expect(result.errors.contains("/Box/locked.txt: You don't have permission to do that."))
+        #expect(directory.names(user("Import/Box")) == ["open.txt"])
+    }
 }

@@ -110,19 +110,6 @@ struct HostBridgeTests {
         #expect(results[0].skipped.allSatisfy { $0.error.kind == .typeNotAllowed })
     }
 
-    @Test func anUnreadableFileIsOneFailureAndAnUnreadableEntryIsSkipped() async throws {
-        guard getuid() != 0 else { return }  // root reads everything
-        directory.make(["host/secret.txt": "s", "host/fine.txt": "f", "host/Box/locked.txt": "l", "host/Box/open.txt": "o"])
-        chmod(host("secret.txt"), 0)
-        chmod(host("Box/locked.txt"), 0)
-        let results = try await service.importItems(hostPaths: [host("secret.txt"), host("fine.txt"), host("Box")])
-        if case .failure(let error) = results[0].outcome { #expect(error.kind == .noPermission) } else { Issue.record("read") }
-        #expect(try results[1].outcome.get().name == "fine.txt")
-        #expect(try results[2].outcome.get().name == "Box")
-        #expect(results[2].skipped.map(\.error.kind) == [.noPermission])
-        #expect(directory.names(user("Import/Box")) == ["open.txt"])
-    }
-
     @Test func linksInHostFoldersAreFollowedOnlyToAllowedFiles() async throws {
         directory.make(["host/Shared/own.txt": "own", "outside/secret.txt": "secret", "host/target.txt": "target"])
         directory.link("host/Shared/to-outside.txt", to: directory.url("outside/secret.txt"))
