@@ -46,6 +46,8 @@ struct InteractiveEndToEndTests {
         try session.press("Tab")
         try session.waitForLastLine("files:/Projects> info plan.txt")
         try session.press("C-c")
+        // Ctrl-C arrives as a signal, apart from the keys: wait for the fresh prompt before typing.
+        try session.waitForLastLine("files:/Projects>")
 
         // Mount names complete too.
         try session.type("ls tras")
