@@ -157,8 +157,11 @@ struct HostBridgeTests {
         let handle = try FileHandle(forWritingTo: URL(fileURLWithPath: big))
         try handle.truncate(atOffset: 3 << 30)  // sparse: fast to make, slow to copy
         try handle.close()
-        let task = Task { try await service.importItems(hostPaths: [big]) }
-        try await Task.sleep(for: .milliseconds(150))
+        let progress = ProgressReporter()
+        let task = Task { try await service.importItems(hostPaths: [big], progress: progress) }
+        // Cancel in the middle of the copy, once bytes have moved.
+        for _ in 0..<1000 where progress.current.completedBytes == 0 { try await Task.sleep(for: .milliseconds(10)) }
+        #expect(progress.current.completedBytes > 0)
         task.cancel()
         let results = try await task.value
         if case .failure(let error) = results[0].outcome { #expect(error.kind == .cancelled) } else { Issue.record("finished") }
