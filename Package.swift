@@ -9,6 +9,7 @@ let package = Package(
         .library(name: "CofferBackends", targets: ["CofferBackends"]),
         .library(name: "FileService", targets: ["FileService"]),
         .library(name: "CofferREPL", targets: ["CofferREPL"]),
+        .library(name: "CofferRPC", targets: ["CofferRPC"]),
         .executable(name: "coffer", targets: ["coffer"]),
         .executable(name: "coffer-document-types", targets: ["coffer-document-types"]),
         .plugin(name: "GenerateDocumentTypes", targets: ["GenerateDocumentTypes"]),
@@ -29,9 +30,11 @@ let package = Package(
         .target(name: "CofferBackends", dependencies: ["CofferCore", "CCofferSystem", "CMagic"]),
         .target(name: "FileService", dependencies: ["CofferCore", "CofferBackends"]),
         .target(name: "CofferREPL", dependencies: ["CofferCore", "FileService", "CReadline"]),
+        // The JSON-RPC 2.0 front end (`coffer rpc`).
+        .target(name: "CofferRPC", dependencies: ["CofferCore", "FileService", "CofferBackends"]),
         .executableTarget(
             name: "coffer",
-            dependencies: ["CofferREPL", "FileService", "CofferBackends"],
+            dependencies: ["CofferREPL", "CofferRPC", "FileService", "CofferBackends"],
             // The package's own manifest (a link to DocumentTypes.json at the root).
             resources: [.embedInCode("DocumentTypes.json")]
         ),

@@ -67,6 +67,33 @@ public final class CommandInterpreter {
             output.flush()
             errors.flush()
         }
+        let outcome = await dispatch(name, words)
+        if Self.changingCommands.contains(name), outcome.result != .quit {
+            service.audit?.record(frontEnd: "repl", method: name, paths: auditedPaths(name, words.dropFirst()),
+                                  outcome: outcome.error.map { $0.kind.identifier } ?? "ok")
+        }
+        return outcome.result
+    }
+
+    /// Commands that change something, recorded in the audit log.
+    static let changingCommands: Set<String> = [
+        "mkdir", "mv", "rename", "cp", "rm", "restore", "empty-trash", "import", "export",
+    ]
+
+    /// The virtual paths a command names, for the audit log (host paths are left out).
+    private func auditedPaths(_ name: String, _ words: ArraySlice<String>) -> [String] {
+        guard let arguments = try? parse(words, as: name) else { return [] }
+        let virtual = { (text: String) in (try? self.resolve(text))?.description }
+        switch name {
+        case "import": return [arguments.options["into"].flatMap(virtual) ?? FileService.defaultImportFolder.description]
+        case "export": return arguments.operands.first.flatMap(virtual).map { [$0] } ?? []
+        case "restore": return arguments.operands.map { "trash:/" + $0 }
+        case "empty-trash": return ["trash:/"]
+        default: return arguments.operands.compactMap(virtual)
+        }
+    }
+
+    private func dispatch(_ name: String, _ words: [String]) async -> (result: Outcome, error: CofferError?) {
         do {
             let arguments = words.dropFirst()
             switch name {
@@ -92,17 +119,18 @@ public final class CommandInterpreter {
             case "du": try await diskUsage(arguments)
             case "mounts": showMounts()
             case "help": try help(arguments)
-            case "quit", "exit": return .quit
+            case "quit", "exit": return (.quit, nil)
             default:
                 throw CofferError(.invalidArgument, detail: LocalizedText(
                     "unknown command “\(name)”", "未知命令“\(name)”")(language))
             }
-            return .success
-        } catch is Reported {
-            return .failure
+            return (.success, nil)
+        } catch let reported as Reported {
+            return (.failure, reported.error)
         } catch {
-            report(CofferError.wrapping(error))
-            return .failure
+            let failure = CofferError.wrapping(error)
+            report(failure)
+            return (.failure, failure)
         }
     }
 

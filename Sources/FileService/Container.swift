@@ -41,6 +41,8 @@ public struct Container: Sendable {
     public var appDataPath: String { hostPath + "/Library/Application Support/AppData" }
     public var cachesPath: String { hostPath + "/Library/Caches" }
     public var trashPath: String { hostPath + "/Library/Trash" }
+    /// Uploads in progress (RPC `files/upload/*`): partial transfers, rebuildable.
+    public var uploadsPath: String { hostPath + "/Library/Caches/Downloading" }
     public var temporaryPath: String { hostPath + "/tmp" }
 
     /// `$XDG_DATA_HOME/coffer`, else `~/.local/share/coffer`.
@@ -55,7 +57,8 @@ public struct Container: Sendable {
     /// Missing folders are created; a part of the layout that exists but is not a folder
     /// (a file, or a link) is reported as ``CofferError/Kind/damagedContainer`` naming the
     /// part relative to the container, never the host path. Entries in `tmp/` older than
-    /// 24 hours are removed, and so are export stages (`Documents/ExportTemp`) that old.
+    /// 24 hours are removed, and so are export stages (`Documents/ExportTemp`) that old, and
+    /// uploads in `Library/Caches/Downloading` abandoned for an hour.
     public static func open(at hostPath: String, now: Date = Date()) async throws(CofferError) -> Container {
         let root = hostPath.count > 1 && hostPath.hasSuffix("/") ? String(hostPath.dropLast()) : hostPath
         try makeFolder(root, part: ".", withParents: true)
@@ -72,6 +75,10 @@ public struct Container: Sendable {
         try await container.removeExpiredEntries(inFolderAt: container.temporaryPath, now: now,
                                            keeping: [CacheDirectoryTag.fileName])
         try await container.removeExpiredEntries(inFolderAt: container.exportStagingPath, now: now, keeping: [])
+        // Uploads that a crash interrupted: they expire after an hour without data anyway.
+        let uploads = try LocalSandboxBackend(rootPath: container.uploadsPath, syncBeforeCommit: false)
+        _ = try? await uploads.removeAbandonedPartials(in: .root(of: "uploads"),
+                                                       olderThan: now.addingTimeInterval(-FileService.uploadIdleLimit))
         return container
     }
 

@@ -22,6 +22,10 @@ public actor FileService {
     public nonisolated let hostAccess: HostAccessPolicy
     /// Where bookmarks of files opened in place are kept; `nil` keeps none.
     nonisolated let bookmarkStore: BookmarkStore?
+    /// Uploads in progress; `nil` when the service has nowhere to keep them.
+    nonisolated let uploadRegistry: UploadRegistry?
+    /// Where front ends record the requests that changed something; `nil` records nothing.
+    public nonisolated let audit: AuditLog?
 
     /// A service over `mounts`. Mount names must be unique. A trash or staging backend
     /// given here should also be among the mounts, to be browsable.
@@ -30,7 +34,7 @@ public actor FileService {
     /// the folders allowed at start. `bookmarksPath` is the JSON file bookmarks are kept in.
     public init(mounts: [Mount], trash: TrashBackend? = nil, staging: ExportStagingBackend? = nil,
                 registry: TypeRegistry = .standard, hostAccess: HostAccessPolicy = .nowhere,
-                bookmarksPath: String? = nil) {
+                bookmarksPath: String? = nil, uploadsPath: String? = nil, audit: AuditLog? = nil) {
         self.mounts = mounts
         self.mountsByName = Dictionary(mounts.map { ($0.name, $0) }, uniquingKeysWith: { first, _ in first })
         self.trashBackend = trash
@@ -38,11 +42,14 @@ public actor FileService {
         self.registry = registry
         self.hostAccess = hostAccess
         self.bookmarkStore = bookmarksPath.map(BookmarkStore.init(path:))
+        self.uploadRegistry = uploadsPath.flatMap { try? UploadRegistry(path: $0) }
+        self.audit = audit
     }
 
     /// The mounts of a standard container: `files:` over `Documents/UserFiles`, `trash:`
     /// (read-only) over `Library/Trash`, and `staging:` (hidden) over `Documents/ExportTemp`.
-    /// Bookmarks live in `AppData/bookmarks.json`; the host bridge never reaches into the
+    /// Bookmarks live in `AppData/bookmarks.json`, uploads in progress in
+    /// `Library/Caches/Downloading`, the audit log in `AppData/logs/audit.jsonl`; the host bridge never reaches into the
     /// container itself, whatever `hostAccess` allows.
     public static func standard(container: Container, registry: TypeRegistry = .standard,
                                 hostAccess: HostAccessPolicy = .nowhere,
@@ -58,7 +65,8 @@ public actor FileService {
             Mount(name: staging.mountName, backend: staging, isVisible: false),
         ] + extraMounts, trash: trash, staging: staging, registry: registry,
            hostAccess: hostAccess.excluding(container.hostPath),
-           bookmarksPath: container.appDataPath + "/bookmarks.json")
+           bookmarksPath: container.appDataPath + "/bookmarks.json", uploadsPath: container.uploadsPath,
+           audit: AuditLog(path: container.appDataPath + "/logs/audit.jsonl"))
     }
 
     /// The mount named in `path`.

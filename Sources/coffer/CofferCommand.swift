@@ -1,5 +1,7 @@
 import CofferCore
+import CofferBackends
 import CofferREPL
+import CofferRPC
 import FileService
 import Foundation
 #if canImport(Glibc)
@@ -42,12 +44,7 @@ struct CofferCommand {
             output.line("coffer \(version)")
             output.flush()
             return 0
-        case .rpc:
-            let error = CofferError(.unsupported, detail: "rpc")
-            errors.line("coffer: \(LocalizedText("The JSON-RPC server is not part of this build yet.", "此版本尚未包含 JSON-RPC 服务器。")(options.language)) \(error.userMessage(in: options.language).hint)")
-            errors.flush()
-            return 2
-        case .commands, .interactive, .help:
+        case .rpc, .commands, .interactive, .help:
             break
         }
 
@@ -64,12 +61,19 @@ struct CofferCommand {
         let container: Container
         do {
             container = try await Container.open(at: options.containerPath)
-            // A person at the REPL may name any host path their account can read.
-            service = try FileService.standard(container: container, registry: registry, hostAccess: .anywhere)
+            // A person at the REPL may name any host path their account can read; a program
+            // only the folders allowed at start.
+            let hostAccess = options.action == .rpc ? try HostAccessPolicy.only(options.allowedHostFolders) : .anywhere
+            service = try FileService.standard(container: container, registry: registry, hostAccess: hostAccess)
         } catch {
             errors.line("coffer: \(error.userMessage(in: options.language))")
             errors.flush()
             return 1
+        }
+        if options.action == .rpc {
+            var configuration = RPCServer.Configuration(language: options.language, version: version)
+            configuration.framing = options.framing.flatMap(Framing.init(rawValue:))
+            return await RPCServer(service: service, configuration: configuration).run()
         }
         let interpreter = CommandInterpreter(service: service, language: options.language, output: output, errors: errors)
 

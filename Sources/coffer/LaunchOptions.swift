@@ -12,6 +12,11 @@ struct LaunchOptions {
         case rpc
     }
 
+    /// `coffer rpc --framing lsp|ndjson`; detected from the first byte when nil.
+    var framing: String?
+    /// `coffer rpc --allow-host DIR`, repeatable: the host folders programs may use.
+    var allowedHostFolders: [String] = []
+
     var action: Action = .interactive
     var containerPath: String
     var language: Language
@@ -56,8 +61,16 @@ struct LaunchOptions {
                 continue
             case "rpc":
                 action = .rpc
-                index = arguments.count
-                continue
+            case "--framing" where action == .rpc, _ where action == .rpc && argument.hasPrefix("--framing="):
+                let value = argument == "--framing" ? try value(for: "--framing") : String(argument.dropFirst("--framing=".count))
+                guard value == "lsp" || value == "ndjson" else {
+                    throw CofferError(.invalidArgument, detail: "--framing \(value): use lsp or ndjson")
+                }
+                framing = value
+            case "--allow-host" where action == .rpc, _ where action == .rpc && argument.hasPrefix("--allow-host="):
+                let value = argument == "--allow-host" ? try value(for: "--allow-host")
+                                                       : String(argument.dropFirst("--allow-host=".count))
+                allowedHostFolders.append(value)
             default:
                 throw CofferError(.invalidArgument, detail: "unexpected argument “\(argument)”")
             }
@@ -71,6 +84,7 @@ struct LaunchOptions {
         case .english:
             return """
                 Usage: coffer [--container DIR] [--lang en|zh-Hans] [--document-types JSON] [-c 'COMMAND; COMMAND']
+                       coffer [--container DIR] rpc [--framing lsp|ndjson] [--allow-host DIR]…
                        coffer help [COMMAND]
                        coffer --version
 
@@ -78,16 +92,21 @@ struct LaunchOptions {
                 one per line when piped. The default container is $XDG_DATA_HOME/coffer
                 (~/.local/share/coffer). --document-types names the application's manifest of
                 document types (default: the one built in). Run “coffer help” for the list of commands.
+                “coffer rpc” serves JSON-RPC 2.0 on standard input and output instead; programs may
+                use only the host folders named with --allow-host.
                 """
         case .simplifiedChinese:
             return """
                 用法：coffer [--container 目录] [--lang en|zh-Hans] [--document-types JSON] [-c '命令; 命令']
+                      coffer [--container 目录] rpc [--framing lsp|ndjson] [--allow-host 目录]…
                       coffer help [命令]
                       coffer --version
 
                 不带 -c 时从标准输入读取命令：在终端中交互运行，通过管道输入时每行一条命令。
                 默认容器为 $XDG_DATA_HOME/coffer（~/.local/share/coffer）。--document-types 指定应用的
                 文稿类型清单（默认使用内置清单）。运行“coffer help”查看命令列表。
+                “coffer rpc”改为在标准输入输出上提供 JSON-RPC 2.0 服务；程序只能使用 --allow-host
+                指定的本机文件夹。
                 """
         }
     }

@@ -37,18 +37,9 @@ public final class ContentSniffer: Sendable {
 
     /// The MIME type of an open regular file, from its first ``sampleSize`` bytes read with
     /// `pread` (the file position is left alone).
-    func mimeType(ofDescriptor fd: Int32) -> String? {
-        var sample = [UInt8](repeating: 0, count: Self.sampleSize)
-        var filled = 0
-        while filled < sample.count {
-            let got = sample.withUnsafeMutableBytes { buffer in
-                pread(fd, buffer.baseAddress! + filled, buffer.count - filled, off_t(filled))
-            }
-            if got < 0 && errno == EINTR { continue }
-            if got <= 0 { break }
-            filled += got
-        }
-        return sample.withUnsafeBytes { mimeType(of: UnsafeRawBufferPointer(rebasing: $0[..<filled])) }
+    func mimeType(of file: Descriptor) -> String? {
+        guard let sample = try? file.read(at: 0, length: Self.sampleSize) else { return nil }
+        return mimeType(of: sample)
     }
 
     private func borrow() -> MagicHandle? {

@@ -162,6 +162,6 @@ public final class HostItem: Sendable {
 
     /// The MIME type libmagic sees in the file's content (`nil` for folders).
     public func sniffedMIMEType() -> String? {
-        isFolder ? nil : ContentSniffer.shared.mimeType(ofDescriptor: descriptor.raw)
+        isFolder ? nil : ContentSniffer.shared.mimeType(of: descriptor)
     }
 }

@@ -103,33 +103,17 @@ public final class HostFileAccess: Sendable {
     public func read(offset: Int64, length: Int) async throws(CofferError) -> [UInt8] {
         guard let descriptor = file.current else { throw CofferError(.invalidOperation, detail: "access ended") }
         return try await BlockingIO.run { _ throws(CofferError) in
-            try Self.pread(descriptor, offset: offset, length: length)
+            try descriptor.read(at: offset, length: length)
         }
     }
 
     /// The MIME type libmagic sees in the file.
     public func sniffedMIMEType() -> String? {
-        file.current.flatMap { ContentSniffer.shared.mimeType(ofDescriptor: $0.raw) }
+        file.current.flatMap { ContentSniffer.shared.mimeType(of: $0) }
     }
 
     /// Ends access; later reads fail.
     func revoke() { file.release() }
-
-    static func pread(_ descriptor: Descriptor, offset: Int64, length: Int) throws(CofferError) -> [UInt8] {
-        var buffer = [UInt8](repeating: 0, count: max(0, length))
-        var filled = 0
-        while filled < buffer.count {
-            let got = buffer.withUnsafeMutableBytes { raw in
-                Glibc.pread(descriptor.raw, raw.baseAddress! + filled, raw.count - filled, off_t(offset) + off_t(filled))
-            }
-            if got < 0 && errno == EINTR { continue }
-            if got < 0 { throw CofferError.lastSystemError("pread", path: nil) }
-            if got == 0 { break }
-            filled += got
-        }
-        buffer.removeSubrange(filled...)
-        return buffer
-    }
 }
 
 extension HostBookmark {

@@ -29,6 +29,18 @@ final class LocalReadableFile: ReadableFile {
         }
     }
 
+    func read(at offset: Int64, upTo count: Int) async throws -> [UInt8] {
+        guard let fd = descriptor.withLock({ $0 }) else { throw CofferError(.invalidOperation, path: path) }
+        let path = self.path
+        return try await BlockingIO.run { _ throws(CofferError) in
+            do throws(CofferError) {
+                return try fd.read(at: offset, length: count)
+            } catch {
+                throw CofferError(error.kind, path: path, detail: error.detail, errno: error.errno)
+            }
+        }
+    }
+
     func close() async {
         descriptor.withLock { $0 = nil }
     }

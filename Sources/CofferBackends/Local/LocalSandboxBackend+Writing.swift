@@ -1,5 +1,6 @@
 import CCofferSystem
 import CofferCore
+import Foundation
 #if canImport(Glibc)
 import Glibc
 #endif
@@ -69,6 +70,26 @@ extension LocalSandboxBackend {
             let file = Descriptor(fd)
             let code = BackupExclusion.set(excluded, fd: file.raw)
             if code != 0 { throw CofferError.system(code, "fsetxattr", path: path) }
+        }
+    }
+
+    /// Removes hidden partial items (`.coffer-partial-…`) directly in the folder at `path`
+    /// last changed before `cutoff`: what a crash in the middle of a write leaves behind.
+    /// Returns how many were removed.
+    @discardableResult
+    public func removeAbandonedPartials(in path: VirtualPath, olderThan cutoff: Date) async throws -> Int {
+        try requireWritable(path)
+        return try await BlockingIO.run { _ throws(CofferError) in
+            let folder = try self.openFolder(at: path)
+            var removed = 0
+            for name in try folder.entryNames(reporting: path) where name.hasPrefix(StreamingCopy.partialPrefix) {
+                var info = coffer_stat()
+                guard coffer_statx(folder.raw, name, &info) == 0,
+                      Double(info.mtime_sec) < cutoff.timeIntervalSince1970 else { continue }
+                try RemoveTree.remove(name, in: folder, path: path)
+                removed += 1
+            }
+            return removed
         }
     }
 }

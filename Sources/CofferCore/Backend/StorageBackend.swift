@@ -65,6 +65,10 @@ public protocol ReadableFile: Sendable {
     var size: Int64 { get }
     /// Up to `count` bytes from the current position; empty at the end.
     func read(upTo count: Int) async throws -> [UInt8]
+    /// Up to `count` bytes from `offset`, leaving the current position alone. The default
+    /// reads forward from the current position, so it only works for offsets not yet passed;
+    /// backends with random access override it.
+    func read(at offset: Int64, upTo count: Int) async throws -> [UInt8]
     /// Releases the file. Reading afterwards is an error.
     func close() async
 }
@@ -83,3 +87,15 @@ public protocol PendingWrite: Sendable {
 }
 
 import Foundation
+
+extension ReadableFile {
+    public func read(at offset: Int64, upTo count: Int) async throws -> [UInt8] {
+        var skipped: Int64 = 0
+        while skipped < offset {
+            let chunk = try await read(upTo: Int(min(offset - skipped, 1 << 20)))
+            if chunk.isEmpty { return [] }
+            skipped += Int64(chunk.count)
+        }
+        return try await read(upTo: count)
+    }
+}

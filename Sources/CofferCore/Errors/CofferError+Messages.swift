@@ -150,6 +150,21 @@ extension CofferError {
                                         : "Coffer 无权使用本机上的 \(name)。"
         }, hint: LocalizedText("Only folders allowed when Coffer was started can be used (coffer rpc --allow-host DIR).",
                                "只能使用启动时允许的文件夹（coffer rpc --allow-host 目录）。")),
+        "tooLarge": Entry(text: { item, detail, language in
+            let limit = detail.map { language == .english ? " (the limit is \($0))" : "（上限为 \($0)）" } ?? ""
+            guard let item else {
+                return language == .english ? "That is too large to send in one request\(limit)."
+                                            : "数据太大，无法在一次请求中发送\(limit)。"
+            }
+            return language == .english ? "The data for \(item) is too large to send in one request\(limit)."
+                                        : "\(item) 的数据太大，无法在一次请求中发送\(limit)。"
+        }, hint: LocalizedText("Send it in chunks with files/upload.", "请使用 files/upload 分块发送。")),
+        "notFoundUpload": Entry(text: { _, detail, language in
+            let id = detail.map { "“\($0)”" } ?? ""
+            return language == .english ? "There is no upload \(id) in progress."
+                                        : "没有进行中的上传 \(id)。"
+        }, hint: LocalizedText("It was committed, aborted, or expired after an hour without data; begin a new one.",
+                               "该上传已提交、已中止，或因一小时无数据而过期；请重新开始。")),
         "invalidArgument": Entry(text: { _, detail, language in
             let what = detail ?? ""
             return language == .english ? "Invalid arguments: \(what)." : "参数无效：\(what)。"

@@ -15,7 +15,7 @@ public struct CofferError: Error, Sendable, CustomStringConvertible {
             case noPermission, outOfSpace, corruptFile, invalidName, outsideSandbox
             case readOnly, cancelled, unsupported, invalidOperation, ioError
             case unknownMount, damagedContainer, invalidArgument
-            case typeNotAllowed, staleBookmark, hostAccessDenied
+            case typeNotAllowed, staleBookmark, hostAccessDenied, tooLarge, notFoundUpload
         }
         fileprivate let code: Code
 
@@ -62,6 +62,11 @@ public struct CofferError: Error, Sendable, CustomStringConvertible {
         public static let staleBookmark = Kind(code: .staleBookmark)
         /// The front end may not use this host path (outside the folders allowed at start).
         public static let hostAccessDenied = Kind(code: .hostAccessDenied)
+
+        /// The data is larger than this request may carry (an inline write, an upload chunk).
+        public static let tooLarge = Kind(code: .tooLarge)
+        /// No upload in progress has that identifier (finished, aborted, or expired).
+        public static let notFoundUpload = Kind(code: .notFoundUpload)
 
         /// Every kind, for documentation and tests.
         public static var allKinds: [Kind] { Code.allCases.map(Kind.init(code:)) }

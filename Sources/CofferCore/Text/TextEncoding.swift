@@ -54,6 +54,8 @@ public struct StreamingTextDecoder {
     public let charset: TextCharset
     /// Bytes that were not valid in the charset so far.
     public private(set) var invalidSequences = 0
+    /// Bytes of a character cut at the end of the last chunk, held for the next one.
+    public var pendingByteCount: Int { carry.count }
     private var carry: [UInt8] = []
 
     public init(charset: TextCharset) { self.charset = charset }

@@ -1,0 +1,41 @@
+import CofferCore
+import FileService
+
+/// `files/list`: one page of a folder, folders first, in natural order.
+struct FilesList: RPCMethod {
+    static let name = "files/list"
+
+    struct Params: Decodable, Sendable {
+        enum Sort: String, Decodable, Sendable { case name, modified, size, kind }
+        var path: PathParam
+        var hidden: Bool?
+        var sort: Sort?
+        var descending: Bool?
+        var offset: Int?
+        var limit: Int?
+    }
+
+    struct Result: Encodable, Sendable {
+        var entries: [NodeResult]
+        var total: Int
+    }
+
+    static func run(_ params: Params, _ context: RequestContext) async throws -> Result {
+        guard (params.offset ?? 0) >= 0, (params.limit ?? 0) >= 0 else {
+            throw RPCError.invalidParams("param “offset” and “limit” must not be negative")
+        }
+        var options = ListOptions()
+        options.includeHidden = params.hidden ?? false
+        options.offset = params.offset ?? 0
+        options.limit = params.limit ?? 1000
+        let field: SortOrder.Field = switch params.sort ?? .name {
+        case .name: .name
+        case .modified: .modificationDate
+        case .size: .size
+        case .kind: .kind
+        }
+        options.order = SortOrder(field, ascending: !(params.descending ?? false))
+        let page = try await context.service.list(try params.path.resolved(), options: options)
+        return Result(entries: page.items.map(NodeResult.init), total: page.total)
+    }
+}

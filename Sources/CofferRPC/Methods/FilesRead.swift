@@ -1,0 +1,44 @@
+import CofferCore
+import Foundation
+
+/// `files/read`: a range of a file, as base64 or as text in its detected encoding.
+///
+/// At most `maxInlineBytes` per call. As text, a character cut at the end of the range is
+/// left out, and `bytes` says how far the text reaches, so the next read starts at
+/// `offset + bytes`.
+struct FilesRead: RPCMethod {
+    static let name = "files/read"
+    struct Params: Decodable, Sendable {
+        var path: PathParam
+        var offset: Int64?
+        var length: Int?
+        var encoding: DataEncoding?
+    }
+    struct Result: Encodable, Sendable {
+        var data: String
+        var encoding: String
+        var charset: String?
+        var offset: Int64
+        var bytes: Int
+        var size: Int64
+        var eof: Bool
+    }
+
+    static func run(_ params: Params, _ context: RequestContext) async throws -> Result {
+        let offset = params.offset ?? 0
+        let length = min(params.length ?? context.limits.maxInlineBytes, context.limits.maxInlineBytes)
+        guard offset >= 0 else { throw RPCError.invalidParams("param “offset” must not be negative") }
+        guard length >= 0 else { throw RPCError.invalidParams("param “length” must not be negative") }
+        let path = try params.path.resolved()
+        switch params.encoding ?? .base64 {
+        case .base64:
+            let range = try await context.service.readBytes(path, offset: offset, length: length)
+            return Result(data: Data(range.bytes).base64EncodedString(), encoding: "base64", charset: nil,
+                          offset: offset, bytes: range.bytes.count, size: range.size, eof: range.isEndOfFile)
+        case .text:
+            let range = try await context.service.readText(path, offset: offset, length: length)
+            return Result(data: range.text, encoding: "text", charset: range.charset.name, offset: offset,
+                          bytes: range.bytesRead, size: range.size, eof: range.isEndOfFile)
+        }
+    }
+}

@@ -1,0 +1,9 @@
+/// `files/stat`: one node.
+struct FilesStat: RPCMethod {
+    static let name = "files/stat"
+    struct Params: Decodable, Sendable { var path: PathParam }
+
+    static func run(_ params: Params, _ context: RequestContext) async throws -> NodeResult {
+        NodeResult(try await context.service.stat(try params.path.resolved()))
+    }
+}

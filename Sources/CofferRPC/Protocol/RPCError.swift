@@ -1,0 +1,71 @@
+import CofferCore
+import Foundation
+
+/// A JSON-RPC error response: a code, a message, and for failed requests, data.
+public struct RPCError: Error, Sendable {
+    public var code: Int
+    public var message: String
+    /// `{kind, path?, suggestion?}` for `-32803`.
+    public var data: [String: String]?
+
+    public init(code: Int, message: String, data: [String: String]? = nil) {
+        self.code = code
+        self.message = message
+        self.data = data
+    }
+
+    // The codes of the contract (RPC.md).
+    public static let parseError = -32700
+    public static let invalidRequest = -32600
+    public static let methodNotFound = -32601
+    public static let invalidParams = -32602
+    public static let internalError = -32603
+    public static let notInitialized = -32002
+    public static let requestCancelled = -32800
+    public static let requestFailed = -32803
+
+    static func invalidParams(_ message: String) -> RPCError { RPCError(code: invalidParams, message: message) }
+
+    /// A failure of a well-formed request, with the user message in `language`. A
+    /// cancelled request is `-32800`.
+    static func failure(_ error: CofferError, language: Language) -> RPCError {
+        let message = error.userMessage(in: language)
+        if error.kind == .cancelled { return RPCError(code: requestCancelled, message: message.text) }
+        var data = ["kind": error.kind.identifier]
+        if let path = error.path { data["path"] = path.description }
+        if !message.hint.isEmpty { data["suggestion"] = message.hint }
+        return RPCError(code: requestFailed, message: message.text, data: data)
+    }
+
+    /// Invalid params, naming the param (`path`, `entries[2].name`).
+    static func from(_ error: DecodingError) -> RPCError {
+        func name(_ path: [any CodingKey], _ key: (any CodingKey)? = nil) -> String {
+            var parts = path.map { $0.intValue.map { "[\($0)]" } ?? $0.stringValue }
+            if let key { parts.append(key.stringValue) }
+            return parts.reduce("") { $0.isEmpty || $1.hasPrefix("[") ? $0 + $1 : $0 + "." + $1 }
+        }
+        switch error {
+        case .keyNotFound(let key, let context):
+            return invalidParams("missing param “\(name(context.codingPath, key))”")
+        case .typeMismatch(let type, let context), .valueNotFound(let type, let context):
+            return invalidParams("param “\(name(context.codingPath))” must be \(describe(type))")
+        case .dataCorrupted(let context):
+            let param = name(context.codingPath)
+            return invalidParams(param.isEmpty ? "params must be an object"
+                                               : "param “\(param)”: \(context.debugDescription)")
+        @unknown default:
+            return invalidParams("invalid params")
+        }
+    }
+
+    private static func describe(_ type: Any.Type) -> String {
+        switch type {
+        case is String.Type: "a string"
+        case is Bool.Type: "true or false"
+        case is Int.Type, is Int64.Type: "an integer"
+        case is Double.Type: "a number"
+        case is [String].Type: "an array of strings"
+        default: "of another type"
+        }
+    }
+}

@@ -1,0 +1,92 @@
+import CofferBackends
+import CofferCore
+import FileService
+import Foundation
+
+/// A node as the contract shows it. `size` is bytes for files and is left out for folders
+/// and packages (their size is a walk, `du`'s job).
+struct NodeResult: Encodable, Sendable {
+    var path: String
+    var name: String
+    var kind: String
+    var size: Int64?
+    var modified: Date
+    var created: Date?
+    var hidden: Bool
+    var type: String
+    var excludedFromBackup: Bool
+    /// For links, where they point (as written; never followed).
+    var linkTarget: String?
+
+    init(_ node: FileNode) {
+        path = node.path.description
+        name = node.name
+        kind = node.kind.rawValue
+        size = node.kind == .file ? node.size : nil
+        modified = node.modificationDate
+        created = node.creationDate
+        hidden = node.isHidden
+        type = node.typeIdentifier
+        excludedFromBackup = node.isExcludedFromBackup
+        linkTarget = node.linkTarget
+    }
+}
+
+/// `null`.
+struct NullResult: Encodable, Sendable {
+    func encode(to encoder: any Encoder) throws {
+        var container = encoder.singleValueContainer()
+        try container.encodeNil()
+    }
+}
+
+/// For methods without params.
+struct NoParams: Decodable, Sendable {}
+
+/// A path param: parsed when used, so a bad path is a failed request with its kind
+/// (`invalidName`, `outsideSandbox`), as the contract lists them.
+struct PathParam: Decodable, Sendable {
+    var text: String
+    init(from decoder: any Decoder) throws { text = try decoder.singleValueContainer().decode(String.self) }
+    func resolved() throws(CofferError) -> VirtualPath { try VirtualPath(parsing: text) }
+    /// The path as the audit log records it: normalised when it parses, else as sent.
+    var audited: String { (try? resolved())?.description ?? text }
+}
+
+/// `text` or `base64`.
+enum DataEncoding: String, Decodable, Sendable {
+    case text, base64
+}
+
+extension JSONEncoder {
+    /// Dates in ISO 8601, UTC, with milliseconds.
+    static let rpc: JSONEncoder = {
+        let encoder = JSONEncoder()
+        encoder.outputFormatting = [.withoutEscapingSlashes, .sortedKeys]
+        encoder.dateEncodingStrategy = .custom { date, encoder in
+            var container = encoder.singleValueContainer()
+            try container.encode(AuditLog.format(date))
+        }
+        return encoder
+    }()
+}
+
+/// A `workDoneToken`: a string or an integer, echoed in `$/progress`.
+enum ProgressToken: Decodable, Sendable, Hashable {
+    case string(String)
+    case integer(Int64)
+
+    init(from decoder: any Decoder) throws {
+        let container = try decoder.singleValueContainer()
+        if let text = try? container.decode(String.self) { self = .string(text); return }
+        self = .integer(try container.decode(Int64.self))
+    }
+
+    /// The token as JSONSerialization writes it.
+    var jsonObject: Any {
+        switch self {
+        case .string(let text): text
+        case .integer(let value): NSNumber(value: value)
+        }
+    }
+}

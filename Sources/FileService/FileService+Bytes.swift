@@ -1,0 +1,86 @@
+import CofferBackends
+import CofferCore
+import Foundation
+
+/// A range of a file's bytes.
+public struct ByteRange: Sendable {
+    public var bytes: [UInt8]
+    public var offset: Int64
+    /// The file's size when read.
+    public var size: Int64
+    public var isEndOfFile: Bool
+}
+
+/// A range of a file read as text.
+public struct TextRange: Sendable {
+    public var text: String
+    public var charset: TextCharset
+    public var offset: Int64
+    /// Bytes of the file the text covers; a character cut at the end of the range is left
+    /// for the next read, which should start at `offset + bytesRead`.
+    public var bytesRead: Int
+    public var size: Int64
+    public var isEndOfFile: Bool
+}
+
+/// Reading and writing whole ranges of bytes, for clients that cannot stream (RPC).
+extension FileService {
+    /// Up to `length` bytes of the file at `path`, from `offset`.
+    public func readBytes(_ path: VirtualPath, offset: Int64 = 0, length: Int) async throws(CofferError) -> ByteRange {
+        guard offset >= 0, length >= 0 else { throw CofferError(.invalidArgument, path: path, detail: "negative offset or length") }
+        let backend = try mount(for: path).backend
+        return try await self.call(path) {
+            let file = try await backend.openFile(at: path)
+            do {
+                let bytes = try await file.read(at: offset, upTo: length)
+                await file.close()
+                return ByteRange(bytes: bytes, offset: offset, size: file.size,
+                                 isEndOfFile: offset + Int64(bytes.count) >= file.size)
+            } catch {
+                await file.close()
+                throw error
+            }
+        }
+    }
+
+    /// Up to `length` bytes from `offset`, as text in the file's encoding (decided from the
+    /// file's start, byte-order mark included, wherever the range is).
+    public func readText(_ path: VirtualPath, offset: Int64 = 0, length: Int) async throws(CofferError) -> TextRange {
+        let head = try await readBytes(path, offset: 0, length: TextReader.sampleSize)
+        guard case .text(let charset, let bomLength) = TextDetection.detect(head.bytes, isComplete: head.isEndOfFile) else {
+            throw CofferError(.unsupported, path: path, detail: "not-text")
+        }
+        let start = max(offset, Int64(bomLength))
+        let range = try await readBytes(path, offset: start, length: max(0, length - Int(start - offset)))
+        var decoder = StreamingTextDecoder(charset: charset)
+        let text = decoder.decode(range.bytes, isFinal: range.isEndOfFile)
+        let consumed = Int(start - offset) + range.bytes.count - decoder.pendingByteCount
+        return TextRange(text: text, charset: charset, offset: offset, bytesRead: consumed, size: range.size,
+                         isEndOfFile: range.isEndOfFile && decoder.pendingByteCount == 0)
+    }
+
+    /// Writes a whole file from bytes in memory: invisible until complete, then placed under
+    /// `conflict` (keep both settled here as everywhere).
+    @discardableResult
+    public func writeFile(_ path: VirtualPath, bytes: [UInt8], conflict: ConflictPolicy = .fail) async throws(CofferError) -> FileNode {
+        guard !path.isRoot else { throw CofferError(.isADirectory, path: path) }
+        let backend = try writableMount(for: path).backend
+        let placed = try await settle(path, conflict: conflict) { target, policy in
+            let writer = try await backend.makeWrite(at: target)
+            do {
+                var offset = 0
+                while offset < bytes.count {
+                    try Task.checkCancellation()
+                    let end = min(bytes.count, offset + (1 << 20))
+                    try await writer.write(Array(bytes[offset..<end]))
+                    offset = end
+                }
+                try await writer.commit(conflict: policy)
+            } catch {
+                await writer.abort()
+                throw error
+            }
+        }
+        return try await stat(placed)
+    }
+}

@@ -1,0 +1,175 @@
+import CofferBackends
+import CofferCore
+import Foundation
+import Synchronization
+
+/// Uploads in progress: files sent in chunks, kept out of sight until committed.
+///
+/// Each upload writes to a hidden temporary file in `Library/Caches/Downloading` through a
+/// `PendingWrite`. Commit places it at its destination like any copy (conflicts settled by
+/// the service); abort, end of input and an hour without data remove it. Nothing of an
+/// upload is ever visible in `files:` before commit.
+final class UploadRegistry: Sendable {
+    struct Upload {
+        var writer: any PendingWrite
+        var destination: VirtualPath
+        var conflict: ConflictPolicy
+        var expectedSize: Int64?
+        var received: Int64 = 0
+        var lastActivity: Date
+        var isBusy = false
+    }
+
+    let backend: LocalSandboxBackend
+    private let uploads = Mutex<[String: Upload]>([:])
+    static let mountName = "uploads"
+
+    init(path: String) throws(CofferError) {
+        backend = try LocalSandboxBackend(rootPath: path, syncBeforeCommit: false)
+    }
+
+    func add(_ upload: Upload) -> String {
+        let id = UUID().uuidString.lowercased()
+        uploads.withLock { $0[id] = upload }
+        return id
+    }
+
+    /// Marks an upload busy for one append, checking that `offset` continues it.
+    func claim(_ id: String, offset: Int64, count: Int) throws(CofferError) -> Upload {
+        let result = uploads.withLock { uploads -> Result<Upload, CofferError> in
+            guard var upload = uploads[id] else { return .failure(CofferError(.notFoundUpload, detail: id)) }
+            guard !upload.isBusy else {
+                return .failure(CofferError(.invalidArgument, detail: "another chunk of upload \(id) is being written"))
+            }
+            guard offset == upload.received else {
+                return .failure(CofferError(.invalidArgument, path: upload.destination,
+                                            detail: "offset \(offset), but \(upload.received) bytes were received"))
+            }
+            if let expected = upload.expectedSize, upload.received + Int64(count) > expected {
+                return .failure(CofferError(.tooLarge, path: upload.destination, detail: "\(expected) bytes"))
+            }
+            upload.isBusy = true
+            uploads[id] = upload
+            return .success(upload)
+        }
+        return try result.get()
+    }
+
+    func release(_ id: String, adding count: Int) {
+        uploads.withLock { uploads in
+            uploads[id]?.isBusy = false
+            uploads[id]?.received += Int64(count)
+            uploads[id]?.lastActivity = Date()
+        }
+    }
+
+    /// Removes an upload from the registry (for commit or abort).
+    func take(_ id: String) throws(CofferError) -> Upload {
+        let upload = uploads.withLock { uploads -> Upload? in
+            guard let upload = uploads[id], !upload.isBusy else { return nil }
+            uploads[id] = nil
+            return upload
+        }
+        guard let upload else { throw CofferError(.notFoundUpload, detail: id) }
+        return upload
+    }
+
+    /// Removes uploads idle since before `cutoff` (all of them for `.distantFuture`).
+    func takeIdle(before cutoff: Date) -> [Upload] {
+        uploads.withLock { uploads in
+            let idle = uploads.filter { !$0.value.isBusy && $0.value.lastActivity < cutoff }
+            for id in idle.keys { uploads[id] = nil }
+            return Array(idle.values)
+        }
+    }
+}
+
+extension FileService {
+    /// How long an upload may go without data before it is removed.
+    public static let uploadIdleLimit: TimeInterval = 60 * 60
+
+    private nonisolated func requireUploads() throws(CofferError) -> UploadRegistry {
+        guard let uploadRegistry else { throw CofferError(.unsupported, detail: "uploads") }
+        return uploadRegistry
+    }
+
+    /// Starts an upload to `path`. Its folder must exist; with `.fail` the name must be free
+    /// now (and is checked again at commit). `size`, when given, caps what may be appended.
+    public func beginUpload(to path: VirtualPath, conflict: ConflictPolicy = .fail,
+                            size: Int64? = nil) async throws(CofferError) -> String {
+        let registry = try requireUploads()
+        _ = try writableMount(for: path)
+        guard let parent = path.parent else { throw CofferError(.isADirectory, path: path) }
+        guard try await stat(parent).kind != .file else { throw CofferError(.notADirectory, path: parent) }
+        if conflict == .fail, try await exists(path) { throw CofferError(.fileExists, path: path) }
+        if let size, size < 0 { throw CofferError(.invalidArgument, path: path, detail: "negative size") }
+        let temporary = VirtualPath.root(of: UploadRegistry.mountName).appending(trustedName: "upload-\(UUID().uuidString)")
+        let writer = try await self.call(path) { try await registry.backend.makeWrite(at: temporary) }
+        return registry.add(UploadRegistry.Upload(writer: writer, destination: path, conflict: conflict,
+                                                  expectedSize: size, lastActivity: Date()))
+    }
+
+    /// Appends `bytes` at `offset`, which must be what was received so far. Returns the new total.
+    @discardableResult
+    public func appendUpload(_ id: String, offset: Int64, bytes: [UInt8]) async throws(CofferError) -> Int64 {
+        let registry = try requireUploads()
+        let upload = try registry.claim(id, offset: offset, count: bytes.count)
+        do {
+            try await upload.writer.write(bytes)
+        } catch {
+            registry.release(id, adding: 0)
+            // A failed write leaves the upload in an unknown state: end it.
+            if let broken = try? registry.take(id) { await broken.writer.abort() }
+            throw CofferError.wrapping(error, path: upload.destination)
+        }
+        registry.release(id, adding: bytes.count)
+        return upload.received + Int64(bytes.count)
+    }
+
+    /// Places a finished upload at its destination and returns the node.
+    public func commitUpload(_ id: String) async throws(CofferError) -> FileNode {
+        let registry = try requireUploads()
+        let upload = try registry.take(id)
+        if let expected = upload.expectedSize, expected != upload.received {
+            await upload.writer.abort()
+            throw CofferError(.invalidArgument, path: upload.destination,
+                              detail: "\(upload.received) of \(expected) bytes were sent")
+        }
+        let destinationBackend = try writableMount(for: upload.destination).backend
+        let temporary = VirtualPath.root(of: UploadRegistry.mountName).appending(trustedName: "upload-\(id)")
+        do {
+            try await upload.writer.commit(conflict: .fail)
+        } catch {
+            throw CofferError.wrapping(error, path: upload.destination)
+        }
+        let source = registry.backend
+        let placed: Result<VirtualPath, CofferError>
+        do throws(CofferError) {
+            placed = .success(try await settle(upload.destination, conflict: upload.conflict) { target, policy in
+                try await StreamingCopy.copy(from: source, at: temporary, to: destinationBackend, at: target,
+                                             conflict: policy, progress: .none)
+            })
+        } catch {
+            placed = .failure(error)
+        }
+        try? await source.removeItem(at: temporary)
+        return try await stat(try placed.get())
+    }
+
+    /// Discards an upload.
+    public func abortUpload(_ id: String) async throws(CofferError) {
+        let upload = try requireUploads().take(id)
+        await upload.writer.abort()
+    }
+
+    /// Discards uploads that have had no data for `idle` seconds; all of them with `nil`
+    /// (end of input). Returns how many.
+    @discardableResult
+    public func abortUploads(idleFor idle: TimeInterval?) async -> Int {
+        guard let registry = uploadRegistry else { return 0 }
+        let cutoff = idle.map { Date().addingTimeInterval(-$0) } ?? .distantFuture
+        let stale = registry.takeIdle(before: cutoff)
+        for upload in stale { await upload.writer.abort() }
+        return stale.count
+    }
+}
