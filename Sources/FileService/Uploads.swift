@@ -12,6 +12,8 @@ import Synchronization
 final class UploadRegistry: Sendable {
     struct Upload {
         var writer: any PendingWrite
+        /// Where the data goes until commit, in the uploads area.
+        var temporary: VirtualPath
         var destination: VirtualPath
         var conflict: ConflictPolicy
         var expectedSize: Int64?
@@ -105,8 +107,8 @@ extension FileService {
         if let size, size < 0 { throw CofferError(.invalidArgument, path: path, detail: "negative size") }
         let temporary = VirtualPath.root(of: UploadRegistry.mountName).appending(trustedName: "upload-\(UUID().uuidString)")
         let writer = try await self.call(path) { try await registry.backend.makeWrite(at: temporary) }
-        return registry.add(UploadRegistry.Upload(writer: writer, destination: path, conflict: conflict,
-                                                  expectedSize: size, lastActivity: Date()))
+        return registry.add(UploadRegistry.Upload(writer: writer, temporary: temporary, destination: path,
+                                                  conflict: conflict, expectedSize: size, lastActivity: Date()))
     }
 
     /// Appends `bytes` at `offset`, which must be what was received so far. Returns the new total.
@@ -136,7 +138,7 @@ extension FileService {
                               detail: "\(upload.received) of \(expected) bytes were sent")
         }
         let destinationBackend = try writableMount(for: upload.destination).backend
-        let temporary = VirtualPath.root(of: UploadRegistry.mountName).appending(trustedName: "upload-\(id)")
+        let temporary = upload.temporary
         do {
             try await upload.writer.commit(conflict: .fail)
         } catch {
@@ -150,7 +152,10 @@ extension FileService {
                                              conflict: policy, progress: .none)
             })
         } catch {
-            placed = .failure(error)
+            // The uploads area is an implementation detail: name the destination.
+            placed = .failure(error.path?.mount == UploadRegistry.mountName
+                              ? CofferError(error.kind, path: upload.destination, detail: error.detail, errno: error.errno)
+                              : error)
         }
         try? await source.removeItem(at: temporary)
         return try await stat(try placed.get())
