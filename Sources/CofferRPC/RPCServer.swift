@@ -95,9 +95,9 @@ public final class RPCServer: Sendable {
             case .tooLarge(let size):
                 send(error: RPCError(code: RPCError.invalidRequest, message:
                     "the message of \(size) bytes is larger than maxMessageBytes (\(configuration.limits.maxMessageBytes))"),
-                     id: NSNull())
+                     id: .null)
             case .malformed(let problem):
-                send(error: RPCError(code: RPCError.parseError, message: "malformed frame: \(problem)"), id: NSNull())
+                send(error: RPCError(code: RPCError.parseError, message: "malformed frame: \(problem)"), id: .null)
             case .end(let truncated):
                 if truncated { log("the input ended inside a message") }
                 return truncated ? .truncated : .endOfInput
@@ -109,55 +109,68 @@ public final class RPCServer: Sendable {
 
     /// One message (or batch): lifecycle decided now, work started as tasks.
     private func handle(_ body: Data) -> Handling {
-        let json: Any
-        do {
-            json = try JSONSerialization.jsonObject(with: body, options: [.fragmentsAllowed])
-        } catch {
-            send(error: RPCError(code: RPCError.parseError, message: "parse error: \(Self.describe(error))"), id: NSNull())
+        // JSONDecoder checks the UTF-8 of the strings it reads, not of those it skips.
+        guard String(validating: body, as: UTF8.self) != nil else {
+            send(error: RPCError(code: RPCError.parseError, message: "parse error: the message is not valid UTF-8"), id: .null)
             return .continueReading
         }
-        if let batch = json as? [Any] {
-            guard !batch.isEmpty else {
-                send(error: RPCError(code: RPCError.invalidRequest, message: "an empty batch"), id: NSNull())
-                return .continueReading
-            }
-            let steps = batch.map(prepare)
-            let work = steps.compactMap { step -> Work? in if case .run(let work) = step { work } else { nil } }
-            let immediate = steps.compactMap { step -> Data? in if case .respond(let data) = step { data } else { nil } }
-            inFlight.start(key: nil) { [self] in
-                var responses = immediate
-                await withTaskGroup(of: Data?.self) { group in
-                    for item in work {
-                        group.addTask { await self.execute(item) }
-                    }
-                    for await response in group { if let response { responses.append(response) } }
+        let first = body.first { !($0 == 0x20 || $0 == 0x09 || $0 == 0x0A || $0 == 0x0D) }
+        guard first == UInt8(ascii: "[") else {
+            switch prepare(body) {
+            case .respond(let data): writer.send(data)
+            case .run(let work) where work.method == Shutdown.self:
+                // Requests read before `shutdown` are answered before it.
+                let earlier = inFlight.running()
+                inFlight.start(key: work.id.key) { [self] in
+                    for task in earlier { await task.value }
+                    if let data = await execute(work) { writer.send(data) }
                 }
-                if !responses.isEmpty { writer.send(Self.array(responses)) }
+            case .run(let work):
+                inFlight.start(key: work.id.key) { [self] in if let data = await execute(work) { writer.send(data) } }
+            case .ignore: break
+            case .exit: return .exit
             }
-            return steps.contains { if case .exit = $0 { true } else { false } } ? .exit : .continueReading
+            return .continueReading
         }
-        switch prepare(json) {
-        case .respond(let data): writer.send(data)
-        case .run(let work) where work.method == Shutdown.self:
-            // Requests read before `shutdown` are answered before it.
-            let earlier = inFlight.running()
-            inFlight.start(key: work.key) { [self] in
-                for task in earlier { await task.value }
-                if let data = await execute(work) { writer.send(data) }
+        // A batch: each element is handled as a message of its own, answered together.
+        let batch: [Any]
+        do {
+            guard let array = try JSONSerialization.jsonObject(with: body) as? [Any] else { throw CocoaError(.coderReadCorrupt) }
+            batch = array
+        } catch {
+            send(error: RPCError(code: RPCError.parseError, message: "parse error: \(Self.describe(error))"), id: .null)
+            return .continueReading
+        }
+        guard !batch.isEmpty else {
+            send(error: RPCError(code: RPCError.invalidRequest, message: "an empty batch"), id: .null)
+            return .continueReading
+        }
+        let steps = batch.map { element -> Step in
+            guard element is [String: Any], let data = try? JSONSerialization.data(withJSONObject: element) else {
+                return .respond(Self.response(error: RPCError(code: RPCError.invalidRequest, message: "a message must be an object"), id: .null))
             }
-        case .run(let work): inFlight.start(key: work.key) { [self] in if let data = await execute(work) { writer.send(data) } }
-        case .ignore: break
-        case .exit: return .exit
+            return prepare(data)
         }
-        return .continueReading
+        let work = steps.compactMap { step -> Work? in if case .run(let work) = step { work } else { nil } }
+        let immediate = steps.compactMap { step -> Data? in if case .respond(let data) = step { data } else { nil } }
+        inFlight.start(key: nil) { [self] in
+            var responses = immediate
+            await withTaskGroup(of: Data?.self) { group in
+                for item in work {
+                    group.addTask { await self.execute(item) }
+                }
+                for await response in group { if let response { responses.append(response) } }
+            }
+            if !responses.isEmpty { writer.send(Self.array(responses)) }
+        }
+        return steps.contains { if case .exit = $0 { true } else { false } } ? .exit : .continueReading
     }
 
-    /// A request ready to run.
-    struct Work: @unchecked Sendable {
-        var id: Any
-        var key: RequestKey?
+    /// A request ready to run: its method, and the message its params are decoded from.
+    struct Work: Sendable {
+        var id: RequestID
         var method: any RPCMethod.Type
-        var params: Data
+        var body: Data
         var token: ProgressToken?
         var language: Language
     }
@@ -169,40 +182,34 @@ public final class RPCServer: Sendable {
         case exit
     }
 
-    private func prepare(_ json: Any) -> Step {
-        guard let message = json as? [String: Any] else {
-            return .respond(Self.response(error: RPCError(code: RPCError.invalidRequest, message: "a message must be an object"), id: NSNull()))
+    private func prepare(_ body: Data) -> Step {
+        let envelope: Envelope
+        do {
+            envelope = try JSONDecoder().decode(Envelope.self, from: body)
+        } catch DecodingError.dataCorrupted(let context) where context.codingPath.isEmpty {
+            let reason = (context.underlyingError.map(Self.describe)) ?? "the message is not valid JSON"
+            return .respond(Self.response(error: RPCError(code: RPCError.parseError, message: "parse error: \(reason)"), id: .null))
+        } catch {
+            return .respond(Self.response(error: RPCError(code: RPCError.invalidRequest, message: "a message must be an object"), id: .null))
         }
-        let rawID = message["id"]
-        let isNotification = rawID == nil
-        var id: Any = NSNull()
-        if let rawID {
-            guard RequestKey(rawID) != nil || rawID is NSNull else {
-                return .respond(Self.response(error: RPCError(code: RPCError.invalidRequest, message: "“id” must be a string or a number"), id: NSNull()))
-            }
-            id = rawID
+        let id: RequestID
+        switch envelope.id {
+        case .invalid:
+            return .respond(Self.response(error: RPCError(code: RPCError.invalidRequest, message: "“id” must be a string or a number"), id: .null))
+        case .absent:
+            guard envelope.jsonrpc == "2.0", let name = envelope.method else { return .ignore }
+            return notification(name, envelope)
+        case .valid(let valid):
+            id = valid
         }
-        guard message["jsonrpc"] as? String == "2.0" else {
-            if isNotification { return .ignore }
+        guard envelope.jsonrpc == "2.0" else {
             return .respond(Self.response(error: RPCError(code: RPCError.invalidRequest, message: "“jsonrpc” must be \"2.0\""), id: id))
         }
-        guard let name = message["method"] as? String else {
-            if isNotification { return .ignore }
+        guard let name = envelope.method else {
             return .respond(Self.response(error: RPCError(code: RPCError.invalidRequest, message: "“method” must be a string"), id: id))
         }
-        let rawParams = message["params"]
-        if isNotification || name == "exit" { return notification(name, params: rawParams as? [String: Any]) }
-
-        let params: Data
-        switch rawParams {
-        case nil, is NSNull:
-            params = Data("{}".utf8)
-        case let object as [String: Any]:
-            guard let data = try? JSONSerialization.data(withJSONObject: object) else {
-                return .respond(Self.response(error: .invalidParams("params could not be read"), id: id))
-            }
-            params = data
-        default:
+        if name == "exit" { return .exit }
+        if envelope.params == .notObject {
             return .respond(Self.response(error: .invalidParams("params must be an object (by name)"), id: id))
         }
         // The lifecycle, decided in arrival order.
@@ -210,9 +217,7 @@ public final class RPCServer: Sendable {
             switch (state.phase, name) {
             case (.waiting, "initialize"):
                 state.phase = .running
-                if let locale = (rawParams as? [String: Any])?["locale"] as? String, let language = Language(code: locale) {
-                    state.language = language
-                }
+                if let locale = envelope.locale, let language = Language(code: locale) { state.language = language }
                 return .success(state.language)
             case (.waiting, _):
                 return .failure(RPCError(code: RPCError.notInitialized, message: "the server is not initialized: send “initialize” first"))
@@ -235,16 +240,15 @@ public final class RPCServer: Sendable {
         guard let method = RPCMethods.byName[name] else {
             return .respond(Self.response(error: RPCError(code: RPCError.methodNotFound, message: "no method “\(name)”"), id: id))
         }
-        let token = ((rawParams as? [String: Any])?["workDoneToken"]).flatMap(ProgressToken.init(jsonObject:))
-        return .run(Work(id: id, key: RequestKey(id), method: method, params: params, token: token, language: language))
+        return .run(Work(id: id, method: method, body: body, token: envelope.workDoneToken, language: language))
     }
 
-    private func notification(_ name: String, params: [String: Any]?) -> Step {
+    private func notification(_ name: String, _ envelope: Envelope) -> Step {
         switch name {
         case "exit":
             return .exit
         case "$/cancelRequest":
-            if let id = params?["id"], let key = RequestKey(id) { inFlight.cancel(key) }
+            if let key = envelope.cancelID?.key { inFlight.cancel(key) }
             return .ignore
         default:
             // `initialized` and anything unknown: notifications get no answer.
@@ -263,17 +267,17 @@ public final class RPCServer: Sendable {
         progress?.begin()
         defer { progress?.end() }
         do {
-            let result = try await invoke(work.method, params: work.params, context: context)
+            let result = try await invoke(work.method, body: work.body, context: context)
             return Self.response(result: result, id: work.id)
         } catch {
             return Self.response(error: rpcError(error, language: work.language), id: work.id)
         }
     }
 
-    private func invoke<M: RPCMethod>(_ method: M.Type, params data: Data, context: RequestContext) async throws -> Data {
+    private func invoke<M: RPCMethod>(_ method: M.Type, body: Data, context: RequestContext) async throws -> Data {
         let params: M.Params
         do {
-            params = try JSONDecoder().decode(M.Params.self, from: data)
+            params = try JSONDecoder().decode(ParamsEnvelope<M.Params>.self, from: body).params
         } catch let error as DecodingError {
             throw RPCError.from(error)
         }
@@ -305,24 +309,24 @@ public final class RPCServer: Sendable {
 
     // MARK: Writing
 
-    private func send(error: RPCError, id: Any) {
+    private func send(error: RPCError, id: RequestID) {
         writer.send(Self.response(error: error, id: id))
     }
 
-    static func response(result: Data, id: Any) -> Data {
+    static func response(result: Data, id: RequestID) -> Data {
         var data = Data(#"{"jsonrpc":"2.0","id":"#.utf8)
-        data.append(jsonData(id))
+        data.append(id.json)
         data.append(contentsOf: Array(#","result":"#.utf8))
         data.append(result)
         data.append(UInt8(ascii: "}"))
         return data
     }
 
-    static func response(error: RPCError, id: Any) -> Data {
+    static func response(error: RPCError, id: RequestID) -> Data {
         var object: [String: Any] = ["code": error.code, "message": error.message]
         if let data = error.data { object["data"] = data }
         var data = Data(#"{"jsonrpc":"2.0","id":"#.utf8)
-        data.append(jsonData(id))
+        data.append(id.json)
         data.append(contentsOf: Array(#","error":"#.utf8))
         data.append(jsonData(object))
         data.append(UInt8(ascii: "}"))

@@ -84,9 +84,11 @@ public actor FileService {
     }
 
     // MARK: Reading
+    // Reads are `nonisolated`: the service keeps no mutable state, so they run at once on
+    // any thread instead of queueing behind the actor (a big listing's sort included).
 
     /// One page of a folder's items, sorted.
-    public func list(_ path: VirtualPath, options: ListOptions = ListOptions()) async throws(CofferError) -> ListPage {
+    public nonisolated func list(_ path: VirtualPath, options: ListOptions = ListOptions()) async throws(CofferError) -> ListPage {
         let backend = try mount(for: path).backend
         let all = try await self.call(path) { try await backend.contentsOfFolder(at: path) }
         let visible = options.includeHidden ? all : all.filter { !$0.isHidden }
@@ -97,13 +99,13 @@ public actor FileService {
     }
 
     /// The item at `path`.
-    public func stat(_ path: VirtualPath) async throws(CofferError) -> FileNode {
+    public nonisolated func stat(_ path: VirtualPath) async throws(CofferError) -> FileNode {
         let backend = try mount(for: path).backend
         return try await self.call(path) { try await backend.node(at: path) }
     }
 
     /// Whether something exists at `path`.
-    public func exists(_ path: VirtualPath) async throws(CofferError) -> Bool {
+    public nonisolated func exists(_ path: VirtualPath) async throws(CofferError) -> Bool {
         do {
             _ = try await stat(path)
             return true
@@ -305,7 +307,7 @@ public actor FileService {
     /// Awaits a backend call, turning whatever it throws into a `CofferError` about `path`.
     /// A cancelled task gets ``CofferError/Kind/cancelled`` before anything starts, so a
     /// command walking many folders stops at the next one.
-    func call<T>(_ path: VirtualPath, _ body: () async throws -> T) async throws(CofferError) -> T {
+    nonisolated(nonsending) func call<T>(_ path: VirtualPath, _ body: () async throws -> T) async throws(CofferError) -> T {
         if Task.isCancelled { throw CofferError(.cancelled, path: path) }
         do {
             return try await body()

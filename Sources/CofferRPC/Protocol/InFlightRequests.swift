@@ -1,30 +1,11 @@
 import Foundation
 import Synchronization
 
-/// A request id as a dictionary key: `$/cancelRequest` names requests by it.
+/// A request id as a dictionary key: `$/cancelRequest` names requests by it (see `RequestID`).
 enum RequestKey: Hashable, Sendable {
     case integer(Int64)
     case number(Double)
     case string(String)
-
-    /// The key of a JSON id (a string or a number; booleans are not ids).
-    init?(_ id: Any) {
-        switch id {
-        case let text as String:
-            self = .string(text)
-        case let number as NSNumber:
-            let type = String(cString: number.objCType)
-            if type == "c" || type == "B" { return nil }
-            if type == "d" || type == "f" {
-                let value = number.doubleValue
-                self = value == value.rounded() && abs(value) < 9e15 ? .integer(Int64(value)) : .number(value)
-            } else {
-                self = .integer(number.int64Value)
-            }
-        default:
-            return nil
-        }
-    }
 }
 
 /// The tasks answering requests, so they can be cancelled by id and waited for at the end.

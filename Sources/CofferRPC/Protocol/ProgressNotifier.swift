@@ -51,15 +51,3 @@ final class ProgressNotifier: Sendable {
 private final class WeakBox: @unchecked Sendable {
     weak var notifier: ProgressNotifier?
 }
-
-extension ProgressToken {
-    /// The token of a raw params value, if it is a string or an integer.
-    init?(jsonObject: Any) {
-        switch jsonObject {
-        case let text as String: self = .string(text)
-        case let number as NSNumber where RequestKey(number).map({ if case .integer = $0 { true } else { false } }) == true:
-            self = .integer(number.int64Value)
-        default: return nil
-        }
-    }
-}

@@ -40,7 +40,9 @@ public struct RPCError: Error, Sendable {
     /// Invalid params, naming the param (`path`, `entries[2].name`).
     static func from(_ error: DecodingError) -> RPCError {
         func name(_ path: [any CodingKey], _ key: (any CodingKey)? = nil) -> String {
-            var parts = path.map { $0.intValue.map { "[\($0)]" } ?? $0.stringValue }
+            // Params are decoded inside the message: leave out the leading `params`.
+            let inside = path.first?.stringValue == "params" ? Array(path.dropFirst()) : path
+            var parts = inside.map { $0.intValue.map { "[\($0)]" } ?? $0.stringValue }
             if let key { parts.append(key.stringValue) }
             return parts.reduce("") { $0.isEmpty || $1.hasPrefix("[") ? $0 + $1 : $0 + "." + $1 }
         }

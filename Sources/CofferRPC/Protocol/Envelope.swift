@@ -1,0 +1,98 @@
+import Foundation
+
+/// A request id exactly as sent: echoed back byte for byte in meaning.
+enum RequestID: Sendable, Hashable {
+    case integer(Int64)
+    case number(Double)
+    case string(String)
+    case null
+
+    /// The id as JSON text.
+    var json: Data {
+        switch self {
+        case .integer(let value): Data(String(value).utf8)
+        case .number(let value): RPCServer.jsonData(NSNumber(value: value))
+        case .string(let text): RPCServer.jsonData(text)
+        case .null: Data("null".utf8)
+        }
+    }
+
+    /// The key `$/cancelRequest` finds the request by (`nil` for a null id).
+    var key: RequestKey? {
+        switch self {
+        case .integer(let value): .integer(value)
+        case .number(let value): .number(value)
+        case .string(let text): .string(text)
+        case .null: nil
+        }
+    }
+}
+
+/// The parts of a message the server reads before knowing its method: decoded in one pass
+/// with `JSONDecoder` (no dictionaries, no casts), leaving `params` to the method's own type.
+struct Envelope: Decodable {
+    enum IDField { case absent, valid(RequestID), invalid }
+    enum ParamsField { case absent, object, notObject }
+
+    var jsonrpc: String?
+    var id: IDField
+    var method: String?
+    var params: ParamsField
+    /// What the server itself needs from params: `initialize`'s locale, a progress token,
+    /// the id a `$/cancelRequest` names.
+    var locale: String?
+    var workDoneToken: ProgressToken?
+    var cancelID: RequestID?
+
+    private enum Keys: String, CodingKey { case jsonrpc, id, method, params }
+    private enum ParamKeys: String, CodingKey { case locale, workDoneToken, id }
+
+    init(from decoder: any Decoder) throws {
+        // `decodeIfPresent` and the most likely type first: a failed `try?` builds an error,
+        // which costs more than the rest of the decoding.
+        let container = try decoder.container(keyedBy: Keys.self)
+        jsonrpc = (try? container.decodeIfPresent(String.self, forKey: .jsonrpc)) ?? nil
+        method = (try? container.decodeIfPresent(String.self, forKey: .method)) ?? nil
+        id = container.contains(.id) ? Self.decodeID(container, .id).map(IDField.valid) ?? .invalid : .absent
+        guard container.contains(.params), (try? container.decodeNil(forKey: .params)) == false else {
+            params = .absent
+            return
+        }
+        guard let fields = try? container.nestedContainer(keyedBy: ParamKeys.self, forKey: .params) else {
+            params = .notObject
+            return
+        }
+        params = .object
+        switch method {
+        case "initialize": locale = (try? fields.decodeIfPresent(String.self, forKey: .locale)) ?? nil
+        case "$/cancelRequest": cancelID = fields.contains(.id) ? Self.decodeID(fields, .id) : nil
+        default: workDoneToken = (try? fields.decodeIfPresent(ProgressToken.self, forKey: .workDoneToken)) ?? nil
+        }
+    }
+
+    private static func decodeID<K: CodingKey>(_ container: KeyedDecodingContainer<K>, _ key: K) -> RequestID? {
+        if (try? container.decodeNil(forKey: key)) == true { return .null }
+        if let value = try? container.decode(Int64.self, forKey: key) { return .integer(value) }
+        if let text = try? container.decode(String.self, forKey: key) { return .string(text) }
+        // Booleans must not pass as numbers.
+        if (try? container.decode(Bool.self, forKey: key)) != nil { return nil }
+        if let value = try? container.decode(Double.self, forKey: key) { return .number(value) }
+        return nil
+    }
+}
+
+/// A method's params, decoded from the same message; an absent `params` is an empty object.
+struct ParamsEnvelope<Params: Decodable>: Decodable {
+    var params: Params
+
+    private enum Keys: String, CodingKey { case params }
+
+    init(from decoder: any Decoder) throws {
+        let container = try decoder.container(keyedBy: Keys.self)
+        if container.contains(.params), (try? container.decodeNil(forKey: .params)) == false {
+            params = try container.decode(Params.self, forKey: .params)
+        } else {
+            params = try JSONDecoder().decode(Params.self, from: Data("{}".utf8))
+        }
+    }
+}

@@ -1,0 +1,53 @@
+import CofferCore
+import CofferTestSupport
+import FileService
+import Foundation
+import Testing
+
+/// Chunked uploads in the service: invisible until committed, conflicts at commit, expiry.
+struct UploadTests {
+    let directory = TemporaryDirectory("uploads")
+    let service: FileService
+
+    init() async throws {
+        service = try FileService.standard(container: try await Container.open(at: directory.url("c")))
+    }
+
+    var partials: [String] { directory.names("c/Library/Caches/Downloading").filter { $0 != "CACHEDIR.TAG" } }
+
+    @Test func idleUploadsExpireAndBusyOnesDoNot() async throws {
+        let id = try await service.beginUpload(to: try VirtualPath(parsing: "/a.bin"))
+        try await service.appendUpload(id, offset: 0, bytes: [1, 2, 3])
+        #expect(partials.count == 1)
+        #expect(await service.abortUploads(idleFor: 3600) == 0)
+        #expect(await service.abortUploads(idleFor: 0) == 1)
+        #expect(partials.isEmpty)
+        await #expect(throws: CofferError.self) { try await service.appendUpload(id, offset: 3, bytes: [4]) }
+    }
+
+    @Test func commitSettlesConflictsAsChosenAtBegin() async throws {
+        directory.make(["c/Documents/UserFiles/a.txt": "old"])
+        await #expect(throws: CofferError.self) { _ = try await service.beginUpload(to: try VirtualPath(parsing: "/a.txt")) }
+        let keep = try await service.beginUpload(to: try VirtualPath(parsing: "/a.txt"), conflict: .keepBoth)
+        try await service.appendUpload(keep, offset: 0, bytes: Array("new".utf8))
+        #expect(try await service.commitUpload(keep).name == "a (2).txt")
+        #expect(directory.contents("c/Documents/UserFiles/a.txt") == "old")
+        #expect(directory.contents("c/Documents/UserFiles/a (2).txt") == "new")
+        #expect(partials.isEmpty)
+        // Fewer bytes than announced: refused, and nothing placed.
+        let short = try await service.beginUpload(to: try VirtualPath(parsing: "/b.txt"), size: 10)
+        try await service.appendUpload(short, offset: 0, bytes: [1])
+        await #expect(throws: CofferError.self) { _ = try await service.commitUpload(short) }
+        #expect(!directory.exists("c/Documents/UserFiles/b.txt"))
+        #expect(partials.isEmpty)
+    }
+
+    @Test func anUploadLeftByACrashIsRemovedAtTheNextStart() async throws {
+        directory.make(["c/Library/Caches/Downloading/.coffer-partial-left": "x"])
+        let old = Date().addingTimeInterval(-2 * 3600)
+        try FileManager.default.setAttributes([.modificationDate: old],
+                                              ofItemAtPath: directory.url("c/Library/Caches/Downloading/.coffer-partial-left"))
+        _ = try await Container.open(at: directory.url("c"))
+        #expect(partials.isEmpty)
+    }
+}
