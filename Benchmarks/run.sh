@@ -15,3 +15,6 @@ python3 Benchmarks/bench.py .build/release/coffer "$work" "$@"
 echo
 echo "== startup to first prompt (Benchmarks/startup.py) =="
 python3 Benchmarks/startup.py .build/release/coffer "$work" "$@"
+echo
+echo "== JSON-RPC round trips (Benchmarks/rpc.py) =="
+python3 Benchmarks/rpc.py .build/release/coffer "$work" "$@"
