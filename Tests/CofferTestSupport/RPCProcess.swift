@@ -17,11 +17,14 @@ public final class RPCProcess: @unchecked Sendable {
     private var headerProblems: [String] = []
     private var nextID = 1
 
+    /// Starts `coffer --container C rpc ARGUMENTS`; a `launcher` runs first, as for `CofferBinary.run`.
     public init(container: String, framing: Framing = .ndjson, arguments: [String] = [],
-                environment: [String: String] = [:]) throws {
+                environment: [String: String] = [:], launcher: [String] = []) throws {
         self.framing = framing
-        process.executableURL = CofferBinary.url
-        process.arguments = ["--container", container, "rpc"] + arguments
+        let command = [CofferBinary.url.path, "--container", container, "rpc"] + arguments
+        let argv = launcher + command
+        process.executableURL = URL(fileURLWithPath: argv[0])
+        process.arguments = Array(argv.dropFirst())
         var env = ProcessInfo.processInfo.environment
         env["LANG"] = "C.UTF-8"
         env.removeValue(forKey: "LC_ALL")

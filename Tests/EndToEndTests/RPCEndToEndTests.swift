@@ -234,6 +234,19 @@ struct RPCEndToEndTests {
         #expect(!directory.exists(user("big.txt")))
     }
 
+    @Test func aFullDiskFailsTheWriteAndLeavesNothing() throws {
+        _ = try CofferBinary.run(["--container", container, "-c", "ls"])
+        // Writes past 512 KiB fail with EFBIG, as a full disk would with ENOSPC.
+        let rpc = try RPCProcess(container: container, launcher: ["/bin/sh", "-c", "trap '' XFSZ; ulimit -f 1024; exec \"$0\" \"$@\""])
+        try rpc.initialize()
+        let data = Data(repeating: 7, count: 2 << 20).base64EncodedString()
+        let response = try rpc.call("files/write", ["path": "/Download/big.bin", "data": data, "encoding": "base64"])
+        #expect(errorKind(response) == "outOfSpace")
+        #expect(errorMessage(response) == "There isn't enough space to write “files:/Download/big.bin”.")
+        #expect(directory.names(user("Download")).isEmpty)
+        #expect(result(try rpc.call("files/write", ["path": "/Download/small.txt", "data": "fits"])) != nil)
+    }
+
     @Test func badParamsAreNamed() throws {
         let rpc = try server()
         try rpc.initialize()

@@ -51,3 +51,26 @@ struct UploadTests {
         #expect(partials.isEmpty)
     }
 }
+
+/// The audit log's lines and its rotation by size.
+struct AuditLogTests {
+    let directory = TemporaryDirectory("audit")
+
+    @Test func linesAreJSONAndTheFileRotatesBySize() throws {
+        let log = AuditLog(path: directory.url("logs/audit.jsonl"), maxBytes: 300, keep: 2)
+        for index in 0..<12 {
+            log.record(frontEnd: "rpc", method: "files/write", paths: ["files:/报告 \(index).txt"], outcome: "ok",
+                       at: Date(timeIntervalSince1970: 1_795_000_000.25))
+        }
+        #expect(directory.names("logs") == ["audit.1.jsonl", "audit.2.jsonl", "audit.jsonl"])
+        let current = try #require(directory.contents("logs/audit.jsonl"))
+        let lines = current.split(separator: "\n")
+        #expect(!lines.isEmpty && current.utf8.count < 300 + 120)
+        let entry = try #require(try JSONSerialization.jsonObject(with: Data(lines.last!.utf8)) as? [String: Any])
+        #expect(entry["paths"] as? [String] == ["files:/报告 11.txt"])
+        #expect(entry["time"] as? String == "2026-11-18T11:06:40.250Z")
+        #expect(entry["frontEnd"] as? String == "rpc")
+        // Older files hold older lines; nothing beyond `keep` is kept.
+        #expect(directory.contents("logs/audit.2.jsonl")?.contains("报告 0.txt") == false)
+    }
+}
