@@ -57,13 +57,23 @@ struct CofferCommand {
             errors.flush()
             return 2
         }
+        // A person at the REPL may name any host path their account can read; a program only
+        // the folders allowed at start, each of which must be a folder (a bad one is a bad argument).
+        var hostAccess = HostAccessPolicy.anywhere
+        if options.action == .rpc {
+            for folder in options.allowedHostFolders {
+                do { _ = try HostAccessPolicy.only([folder]) } catch {
+                    errors.line("coffer: --allow-host “\(folder)”: \(error.userMessage(in: options.language))")
+                    errors.flush()
+                    return 2
+                }
+            }
+            hostAccess = (try? HostAccessPolicy.only(options.allowedHostFolders)) ?? .nowhere
+        }
         let service: FileService
         let container: Container
         do {
             container = try await Container.open(at: options.containerPath)
-            // A person at the REPL may name any host path their account can read; a program
-            // only the folders allowed at start.
-            let hostAccess = options.action == .rpc ? try HostAccessPolicy.only(options.allowedHostFolders) : .anywhere
             service = try FileService.standard(container: container, registry: registry, hostAccess: hostAccess)
         } catch {
             errors.line("coffer: \(error.userMessage(in: options.language))")

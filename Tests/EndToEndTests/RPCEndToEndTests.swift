@@ -47,6 +47,17 @@ struct RPCEndToEndTests {
         #expect(rpc.badHeaders.isEmpty)
     }
 
+    @Test func badAllowHostFoldersAreRefusedAtStart() throws {
+        directory.make(["file.txt": "x"])
+        for folder in [directory.url("missing"), directory.url("file.txt")] {
+            let result = try CofferBinary.run(["--container", container, "rpc", "--allow-host", folder])
+            #expect(result.status == 2)
+            #expect(result.errors.hasPrefix("coffer: --allow-host “\(folder)”: "))
+            #expect(result.output.isEmpty)
+        }
+        #expect(try CofferBinary.run(["--container", container, "rpc", "--framing", "xml"]).status == 2)
+    }
+
     @Test func exitWithoutShutdownIsAFailure() throws {
         let rpc = try server()
         try rpc.initialize()
@@ -406,6 +417,13 @@ struct RPCEndToEndTests {
         rpc.sendRaw(Data("Content-Length: \(third.utf8.count)\r\n\r\n\(third)".utf8))
         #expect(result(try rpc.response(to: 3)) != nil)
         #expect(rpc.received.contains { ($0 as? [String: Any]).map { errorCode($0) == -32700 } ?? false })
+        // A frame over maxMessageBytes: skipped by its length, then the next one is read.
+        let big = 17 << 20
+        rpc.sendRaw(Data("Content-Length: \(big)\r\n\r\n".utf8) + Data(repeating: UInt8(ascii: " "), count: big))
+        let fourth = #"{"jsonrpc":"2.0","id":4,"method":"files/stat","params":{"path":"/"}}"#
+        rpc.sendRaw(Data("Content-Length: \(fourth.utf8.count)\r\n\r\n\(fourth)".utf8))
+        #expect(result(try rpc.response(to: 4)) != nil)
+        #expect(rpc.received.contains { ($0 as? [String: Any]).map { errorCode($0) == -32600 && $0["id"] is NSNull } ?? false })
         // Input that ends inside a frame: a clean exit.
         rpc.sendRaw(Data("Content-Length: 100\r\n\r\n{\"jsonrpc\"".utf8))
         rpc.closeInput()
