@@ -143,6 +143,16 @@ struct HostBridgeTests {
         await #expect(throws: CofferError.self) { _ = try await service.exportItem(try path("/inside.txt"), toHostDirectory: directory.url("c/tmp")) }
     }
 
+    @Test func importingAFolderThatHoldsTheContainerLeavesTheContainerOut() async throws {
+        directory.make([user("inside.txt"): "x", "notes.txt": "n"])
+        let results = try await service.importItems(hostPaths: [directory.path])
+        let node = try results[0].outcome.get()
+        #expect(results[0].skipped.map(\.error.kind).contains(.hostAccessDenied))
+        #expect(results[0].skipped.contains { $0.hostPath.hasSuffix("/c") })
+        #expect(directory.exists(user("Import/\(node.name)/notes.txt")))
+        #expect(!directory.exists(user("Import/\(node.name)/c")))
+    }
+
     @Test func theDefaultPolicyAllowsNothing() async throws {
         directory.make(["host/a.txt": "a"])
         let closed = try FileService.standard(container: container)

@@ -21,12 +21,20 @@ public struct HostAccessPolicy: Sendable {
     public let allowedFolders: [String]?
     /// Canonical folders that may never be used (the container).
     public let excludedFolders: [String]
+    /// The same folders by device and inode, so a walk that reaches one through a parent
+    /// folder's descriptor (never through its path) still recognises it.
+    let excludedIdentities: [FileIdentity]
+
+    struct FileIdentity: Sendable, Equatable {
+        var device: UInt64
+        var inode: UInt64
+    }
 
     /// Anything the account can read, as at the REPL.
-    public static let anywhere = HostAccessPolicy(allowedFolders: nil, excludedFolders: [])
+    public static let anywhere = HostAccessPolicy(allowedFolders: nil, excludedFolders: [], excludedIdentities: [])
 
     /// Nothing at all: the default for programs.
-    public static let nowhere = HostAccessPolicy(allowedFolders: [], excludedFolders: [])
+    public static let nowhere = HostAccessPolicy(allowedFolders: [], excludedFolders: [], excludedIdentities: [])
 
     /// Only inside `folders` (each resolved now; a folder that does not exist is an error).
     public static func only(_ folders: [String]) throws(CofferError) -> HostAccessPolicy {
@@ -39,13 +47,24 @@ public struct HostAccessPolicy: Sendable {
             }
             canonical.append(resolved)
         }
-        return HostAccessPolicy(allowedFolders: canonical, excludedFolders: [])
+        return HostAccessPolicy(allowedFolders: canonical, excludedFolders: [], excludedIdentities: [])
     }
 
     /// This policy, never allowing anything inside `folder`.
     public func excluding(_ folder: String) -> HostAccessPolicy {
         let resolved = (try? Self.canonicalPath(folder)) ?? folder
-        return HostAccessPolicy(allowedFolders: allowedFolders, excludedFolders: excludedFolders + [resolved])
+        var identities = excludedIdentities
+        var info = coffer_stat()
+        if coffer_statx(AT_FDCWD, resolved, &info) == 0 {
+            identities.append(FileIdentity(device: info.device, inode: info.inode))
+        }
+        return HostAccessPolicy(allowedFolders: allowedFolders, excludedFolders: excludedFolders + [resolved],
+                                excludedIdentities: identities)
+    }
+
+    /// Whether `item` is one of the excluded folders, however it was reached.
+    func isExcluded(_ item: HostItem) -> Bool {
+        excludedIdentities.contains(FileIdentity(device: item.device, inode: item.inode))
     }
 
     /// Whether a canonical path may be used, and below which allowed folder.

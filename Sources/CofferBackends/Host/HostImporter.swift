@@ -174,7 +174,10 @@ public struct HostImporter: Sendable {
                 let flags = O_RDONLY | O_NOFOLLOW | O_NONBLOCK | O_NOCTTY | O_CLOEXEC
                 let fd = openat(folder.descriptor.raw, name, flags)
                 guard fd >= 0 else { throw CofferError.lastSystemError("openat", path: nil) }
-                return try HostItem(descriptor: Descriptor(fd), path: path, name: name)
+                let item = try HostItem(descriptor: Descriptor(fd), path: path, name: name)
+                // Importing a folder that holds the container must not copy the container into itself.
+                if item.isFolder && policy.isExcluded(item) { throw CofferError(.hostAccessDenied, detail: name) }
+                return item
             case .symbolicLink:
                 let target = try policy.open(path)
                 // A link to a folder could loop back on its own parent: never walked.
