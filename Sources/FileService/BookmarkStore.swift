@@ -1,6 +1,9 @@
 import CofferBackends
 import CofferCore
 import Foundation
+#if canImport(Glibc)
+import Glibc
+#endif
 
 /// Bookmarks of host files opened in place, kept as JSON in `AppData/bookmarks.json`.
 ///
@@ -28,8 +31,15 @@ struct BookmarkStore: Sendable {
         }
     }
 
-    /// Loads, lets `change` edit the list, and saves when it changed.
+    /// Loads, lets `change` edit the list, and saves when it changed, holding an exclusive
+    /// `flock` on `bookmarks.json.lock` throughout, so two processes never lose each other's
+    /// changes.
     func update<T>(_ change: (inout [HostBookmark]) throws(CofferError) -> T) throws(CofferError) -> T {
+        let lock = open(path + ".lock", O_RDWR | O_CREAT | O_CLOEXEC | O_NOFOLLOW, 0o600)
+        if lock >= 0 {
+            while flock(lock, LOCK_EX) != 0 && errno == EINTR {}
+        }
+        defer { if lock >= 0 { close(lock) } }
         var bookmarks = load()
         let before = bookmarks
         let result = try change(&bookmarks)

@@ -254,6 +254,21 @@ struct HostBridgeTests {
         #expect(await thrownError(of: try await service.withAccess(to: 99) { _ in 0 })?.kind == .noSuchFile)
     }
 
+    @Test func bookmarksMadeAtOnceByTwoServicesAreAllKept() async throws {
+        for index in 0..<24 { directory.make(["host/f\(index).txt": "\(index)"]) }
+        let other = try FileService.standard(container: container, hostAccess: .anywhere)
+        await withTaskGroup(of: Void.self) { group in
+            for index in 0..<24 {
+                let chosen = index % 2 == 0 ? service : other
+                let path = host("f\(index).txt")
+                group.addTask { _ = try? await chosen.open(hostPath: path) }
+            }
+        }
+        let bookmarks = try await service.bookmarks().map(\.bookmark)
+        #expect(bookmarks.count == 24)
+        #expect(Set(bookmarks.map(\.id)).count == 24)
+    }
+
     @Test func accessEndsWhenTheBodyReturns() async throws {
         directory.make(["host/a.txt": "abc"])
         let id = try await service.open(hostPath: host("a.txt")).bookmark.id
