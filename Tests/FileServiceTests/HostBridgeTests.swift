@@ -110,6 +110,22 @@ struct HostBridgeTests {
         #expect(results[0].skipped.allSatisfy { $0.error.kind == .typeNotAllowed })
     }
 
+    @Test func aHostNameThatIsNotUTF8IsReportedNotGuessed() async throws {
+        directory.make(["host/Mixed/fine.txt": "f"])
+        // "caf\xE9.txt" in Latin-1, as an old archive might hold it.
+        let raw: [UInt8] = Array(host("Mixed/").utf8) + [0x63, 0x61, 0x66, 0xE9, 0x2E, 0x74, 0x78, 0x74, 0]
+        let fd = raw.withUnsafeBufferPointer { buffer in
+            buffer.withMemoryRebound(to: CChar.self) { open($0.baseAddress!, O_WRONLY | O_CREAT, 0o644) }
+        }
+        #expect(fd >= 0)
+        close(fd)
+        let results = try await service.importItems(hostPaths: [host("Mixed")])
+        #expect(try results[0].outcome.get().name == "Mixed")
+        #expect(results[0].skipped.map(\.error.kind) == [.invalidName])
+        #expect(results[0].skipped.first?.error.userMessage(in: .english).text == "That name is not valid UTF-8.")
+        #expect(directory.names(user("Import/Mixed")) == ["fine.txt"])
+    }
+
     @Test func linksInHostFoldersAreFollowedOnlyToAllowedFiles() async throws {
         directory.make(["host/Shared/own.txt": "own", "outside/secret.txt": "secret", "host/target.txt": "target"])
         directory.link("host/Shared/to-outside.txt", to: directory.url("outside/secret.txt"))

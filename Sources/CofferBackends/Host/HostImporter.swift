@@ -119,7 +119,14 @@ public struct HostImporter: Sendable {
     private func copyContents(of folder: HostItem, to backend: any StorageBackend, at destination: VirtualPath,
                               filtering: Bool, skipped: inout [ImportSkip]) async throws {
         let entries = try await BlockingIO.run { _ throws(CofferError) in
-            try folder.descriptor.entryNames(reporting: nil).map { name in (name, self.openEntry(name, in: folder)) }
+            try folder.descriptor.rawEntryNames(reporting: nil).map { raw -> (String, Result<HostItem, CofferError>) in
+                // A name that is not UTF-8 cannot become a sandbox name: reported, never guessed at.
+                guard let name = raw.withUnsafeBufferPointer({ String(validatingCString: $0.baseAddress!) }) else {
+                    let shown = String(decoding: raw.dropLast().map { UInt8(bitPattern: $0) }, as: UTF8.self)
+                    return (shown, .failure(CofferError(.invalidName, detail: "not-utf8")))
+                }
+                return (name, self.openEntry(name, in: folder))
+            }
         }
         for (name, opened) in entries {
             try Task.checkCancellation()

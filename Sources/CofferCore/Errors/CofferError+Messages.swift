@@ -73,6 +73,7 @@ extension CofferError {
         "invalidName": Entry(text: { item, detail, language in
             let reason: LocalizedText = switch detail {
             case "too-long": LocalizedText("is longer than 255 bytes", "超过 255 字节")
+            case "not-utf8": LocalizedText("is not valid UTF-8", "不是有效的 UTF-8")
             case "slash": LocalizedText("contains “/”", "包含“/”")
             case "nul": LocalizedText("contains a NUL character", "包含空字符（NUL）")
             case "dot-name": LocalizedText("cannot be “.” or “..”", "不能是“.”或“..”")
