@@ -369,22 +369,22 @@ struct RPCEndToEndTests {
             let response = try rpc.call("files/stat", ["path": "/"])
             #expect(result(response) != nil, "after \(label)")
         }
-        func expectError(_ code: Int, after label: String) throws {
+        /// Sends `bytes` and waits for a new error with `code` and a null id. What was received
+        /// is counted before sending, so a fast answer cannot be missed.
+        func expectError(_ code: Int, after label: String, sending bytes: Data) throws {
             let before = rpc.received.count
+            rpc.sendRaw(bytes)
             _ = try rpc.waitFor("error \(code) after \(label)") { _ -> Bool? in
                 rpc.received.dropFirst(before).contains { message in
                     (message as? [String: Any]).map { errorCode($0) == code && $0["id"] is NSNull } ?? false
                 } ? true : nil
             }
         }
-        rpc.sendRaw(Data("this is not json\n".utf8))
-        try expectError(-32700, after: "garbage")
+        try expectError(-32700, after: "garbage", sending: Data("this is not json\n".utf8))
         try expectAlive("garbage")
-        rpc.sendRaw(Data([0x7B, 0x22, 0x61, 0x22, 0x3A, 0x22, 0xFF, 0xFE, 0x22, 0x7D, 0x0A]))
-        try expectError(-32700, after: "invalid UTF-8")
+        try expectError(-32700, after: "invalid UTF-8", sending: Data([0x7B, 0x22, 0x61, 0x22, 0x3A, 0x22, 0xFF, 0xFE, 0x22, 0x7D, 0x0A]))
         try expectAlive("invalid UTF-8")
-        rpc.sendRaw(Data((String(repeating: "[", count: 100_000) + "\n").utf8))
-        try expectError(-32700, after: "deep nesting")
+        try expectError(-32700, after: "deep nesting", sending: Data((String(repeating: "[", count: 100_000) + "\n").utf8))
         try expectAlive("deep nesting")
         rpc.sendRaw(Data((#"{"jsonrpc":"2.0","id":1}"# + "\n").utf8))
         _ = try rpc.waitFor("a missing method") { ($0 as? [String: Any]).flatMap { errorCode($0) == -32600 && RPCProcess.sameID($0["id"], 1) ? true : nil } }
@@ -392,8 +392,7 @@ struct RPCEndToEndTests {
         var huge = Data(#"{"jsonrpc":"2.0","id":5,"method":"files/write","params":{"path":"/x","data":""#.utf8)
         huge.append(Data(repeating: UInt8(ascii: "x"), count: 17 << 20))
         huge.append(Data("\"}}\n".utf8))
-        rpc.sendRaw(huge)
-        try expectError(-32600, after: "an over-long message")
+        try expectError(-32600, after: "an over-long message", sending: huge)
         try expectAlive("an over-long message")
         #expect(!directory.exists(user("x")))
         rpc.closeInput()
