@@ -63,26 +63,10 @@ public struct HostImporter: Sendable {
     /// Bytes and items an import of `item` will copy, for progress.
     public func measure(_ item: HostItem) async -> (bytes: Int64, items: Int) {
         guard item.isFolder else { return (item.size, 1) }
-        return (try? await BlockingIO.run { _ throws(CofferError) in self.measureSync(item.descriptor) }) ?? (0, 1)
-    }
-
-    private func measureSync(_ folder: Descriptor) -> (bytes: Int64, items: Int) {
-        var total: (bytes: Int64, items: Int) = (0, 1)
-        for name in (try? folder.entryNames(reporting: nil)) ?? [] {
-            var info = coffer_stat()
-            guard coffer_statx(folder.raw, name, &info) == 0 else { continue }
-            switch FileMode(info.mode) {
-            case .regular:
-                total.bytes += Int64(info.size); total.items += 1
-            case .directory:
-                guard let child = try? folder.openFolder(named: name, reporting: nil) else { continue }
-                let inner = measureSync(child)
-                total.bytes += inner.bytes; total.items += inner.items
-            default:
-                total.items += 1
-            }
-        }
-        return total
+        // The folder itself is one item more, as local copies count it.
+        let folder = item.descriptor
+        let (bytes, items) = (try? await BlockingIO.run { _ throws(CofferError) in TreeCopier.measure(folder) }) ?? (0, 0)
+        return (bytes, items + 1)
     }
 
     // MARK: Copying
@@ -206,7 +190,10 @@ public struct HostImporter: Sendable {
                 var offset: Int64 = 0
                 while true {
                     try Task.checkCancellation()
-                    let chunk = try await Self.read(item.descriptor, at: offset)
+                    let (descriptor, position) = (item.descriptor, offset)
+                    let chunk = try await BlockingIO.run { _ throws(CofferError) in
+                        try descriptor.read(at: position, length: Self.chunkSize)
+                    }
                     if chunk.isEmpty { break }
                     try await writer.write(chunk)
                     offset += Int64(chunk.count)
@@ -220,17 +207,6 @@ public struct HostImporter: Sendable {
         } catch {
             await writer.abort()
             throw CofferError.wrapping(error, path: destination)
-        }
-    }
-
-    private static func read(_ file: Descriptor, at offset: Int64) async throws(CofferError) -> [UInt8] {
-        try await BlockingIO.run { _ throws(CofferError) in
-            var buffer = [UInt8](repeating: 0, count: chunkSize)
-            while true {
-                let got = buffer.withUnsafeMutableBytes { pread(file.raw, $0.baseAddress, $0.count, off_t(offset)) }
-                if got >= 0 { buffer.removeSubrange(got...); return buffer }
-                if errno != EINTR { throw CofferError.lastSystemError("pread", path: nil) }
-            }
         }
     }
 }

@@ -28,7 +28,7 @@ extension LocalSandboxBackend {
                 progress.expect(bytes: Int64(info.size), items: 1)
             case .directory:
                 let folder = try self.openFolder(at: source)
-                let (bytes, items) = copier.measure(folder)
+                let (bytes, items) = TreeCopier.measure(folder)
                 progress.expect(bytes: bytes, items: items + 1)
             default:
                 throw CofferError(.unsupported, path: source)
@@ -58,9 +58,9 @@ struct TreeCopier {
     /// flush before the copy is placed (`syncfs`) only waits for the tail.
     let flush: Bool
 
-    /// Bytes and items below `folder` that a copy will write.
-    func measure(_ folder: Descriptor) -> (Int64, Int) {
-        guard let names = try? folder.entryNames(reporting: path) else { return (0, 0) }
+    /// Bytes and items below `folder` that a copy will write (unreadable parts count nothing).
+    static func measure(_ folder: Descriptor) -> (Int64, Int) {
+        guard let names = try? folder.entryNames(reporting: nil) else { return (0, 0) }
         var bytes: Int64 = 0
         var items = 0
         for entry in names {
@@ -70,7 +70,7 @@ struct TreeCopier {
             case .regular:
                 bytes += Int64(info.size); items += 1
             case .directory:
-                guard let child = try? folder.openFolder(named: entry, reporting: path) else { continue }
+                guard let child = try? folder.openFolder(named: entry, reporting: nil) else { continue }
                 let (childBytes, childItems) = measure(child)
                 bytes += childBytes; items += childItems + 1
             case .symbolicLink:
