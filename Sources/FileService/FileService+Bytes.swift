@@ -51,7 +51,16 @@ extension FileService {
             throw CofferError(.unsupported, path: path, detail: "not-text")
         }
         let start = max(offset, Int64(bomLength))
-        let range = try await readBytes(path, offset: start, length: max(0, length - Int(start - offset)))
+        let wanted = max(0, length - Int(start - offset))
+        let range: ByteRange
+        if start + Int64(wanted) <= Int64(head.bytes.count) || (head.isEndOfFile && start <= Int64(head.bytes.count)) {
+            // Within the bytes already read to detect the encoding: no second read.
+            let slice = Array(head.bytes[Int(start)..<min(head.bytes.count, Int(start) + wanted)])
+            range = ByteRange(bytes: slice, offset: start, size: head.size,
+                              isEndOfFile: start + Int64(slice.count) >= head.size)
+        } else {
+            range = try await readBytes(path, offset: start, length: wanted)
+        }
         var decoder = StreamingTextDecoder(charset: charset)
         let text = decoder.decode(range.bytes, isFinal: range.isEndOfFile)
         let consumed = Int(start - offset) + range.bytes.count - decoder.pendingByteCount

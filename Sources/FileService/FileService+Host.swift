@@ -122,10 +122,7 @@ extension FileService {
             return hostPath
         } catch {
             try? await staging.removeStage(stage)
-            var failure = CofferError.wrapping(error, path: path)
-            // The stage is an implementation detail: name the item the caller asked for.
-            if failure.path?.mount == staging.mountName { failure.path = path }
-            throw failure
+            throw CofferError.wrapping(error, path: path).naming(path, insteadOf: staging.mountName)
         }
     }
 
@@ -228,23 +225,7 @@ extension FileService {
         guard node.kind == .file, node.special == nil else {
             return TypeAssessment(byName: node.typeIdentifier)
         }
-        let backend = try mount(for: path).backend
-        let sample = try await self.call(path) { () async throws -> [UInt8] in
-            let file = try await backend.openFile(at: path)
-            var sample: [UInt8] = []
-            do {
-                while sample.count < ContentSniffer.sampleSize {
-                    let chunk = try await file.read(upTo: ContentSniffer.sampleSize - sample.count)
-                    if chunk.isEmpty { break }
-                    sample += chunk
-                }
-            } catch {
-                await file.close()
-                throw error
-            }
-            await file.close()
-            return sample
-        }
+        let sample = try await readBytes(path, length: ContentSniffer.sampleSize).bytes
         return registry.assess(fileNamed: node.name, contentMIMEType: ContentSniffer.shared.mimeType(of: sample))
     }
 
@@ -269,5 +250,16 @@ extension FileService {
             }
             return try await body(reader)
         }
+    }
+}
+
+extension CofferError {
+    /// This error naming `path` when it named something in `mount`, an area (the export
+    /// stage, the uploads) the caller never sees.
+    func naming(_ path: VirtualPath, insteadOf mount: String) -> CofferError {
+        guard self.path?.mount == mount else { return self }
+        var renamed = self
+        renamed.path = path
+        return renamed
     }
 }

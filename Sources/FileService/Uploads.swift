@@ -152,10 +152,7 @@ extension FileService {
                                              conflict: policy, progress: .none)
             })
         } catch {
-            // The uploads area is an implementation detail: name the destination.
-            placed = .failure(error.path?.mount == UploadRegistry.mountName
-                              ? CofferError(error.kind, path: upload.destination, detail: error.detail, errno: error.errno)
-                              : error)
+            placed = .failure(error.naming(upload.destination, insteadOf: UploadRegistry.mountName))
         }
         try? await source.removeItem(at: temporary)
         return try await stat(try placed.get())
