@@ -5,26 +5,32 @@ import FileService
 struct FilesCopy: RPCMethod {
     static let name = "files/copy"
     static let changesFiles = true
-    struct Params: Decodable, Sendable {
-        var path: PathParam
-        var toDirectory: PathParam
-        var conflict: ConflictPolicy?
-        var workDoneToken: ProgressToken?
-    }
-    static func auditedPaths(_ params: Params) -> [String] { [params.path.audited, params.toDirectory.audited] }
+    static func auditedPaths(_ params: TransferParams) -> [String] { params.auditedPaths }
 
-    static func run(_ params: Params, _ context: RequestContext) async throws -> NodeResult {
-        let source = try params.path.resolved()
-        let destination = try await intoFolder(source, try params.toDirectory.resolved(), context.service)
+    static func run(_ params: TransferParams, _ context: RequestContext) async throws -> NodeResult {
+        let (source, destination) = try await params.endpoints(context.service)
         let copied = try await context.service.copy(source, to: destination, conflict: params.conflict ?? .keepBoth,
                                                     progress: context.progress)
         return NodeResult(try await context.service.stat(copied))
     }
 }
 
-/// `folder/name-of-source`, after checking `folder` is a folder.
-func intoFolder(_ source: VirtualPath, _ folder: VirtualPath, _ service: FileService) async throws(CofferError) -> VirtualPath {
-    guard try await service.stat(folder).kind != .file else { throw CofferError(.notADirectory, path: folder) }
-    guard !source.isRoot else { throw CofferError(.invalidOperation, path: source) }
-    return folder.appending(trustedName: source.name)
+/// The params of `files/move` and `files/copy`: an item, the folder it goes into, and how
+/// a name already there is handled.
+struct TransferParams: Decodable, Sendable {
+    var path: PathParam
+    var toDirectory: PathParam
+    var conflict: ConflictPolicy?
+    var workDoneToken: ProgressToken?
+
+    var auditedPaths: [String] { [path.audited, toDirectory.audited] }
+
+    /// The source, and `toDirectory/name-of-source` after checking `toDirectory` is a folder.
+    func endpoints(_ service: FileService) async throws(CofferError) -> (VirtualPath, VirtualPath) {
+        let source = try path.resolved()
+        let folder = try toDirectory.resolved()
+        guard try await service.stat(folder).kind != .file else { throw CofferError(.notADirectory, path: folder) }
+        guard !source.isRoot else { throw CofferError(.invalidOperation, path: source) }
+        return (source, folder.appending(trustedName: source.name))
+    }
 }
