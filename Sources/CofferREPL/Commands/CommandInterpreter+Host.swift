@@ -217,13 +217,6 @@ extension CommandInterpreter {
         return "\(name) (\(identifier))"
     }
 
-    /// An error about a host path: the path the user typed, then the message.
-    func report(_ error: CofferError, about hostPath: String) {
-        let message = error.userMessage(in: language)
-        errors.line("\(errorStyle.error("coffer:")) \(hostPath): \(message)")
-        errors.flush()
-    }
-
     /// `~` and `~/…` at the start of a host path mean the home folder, as in a shell.
     static func expandingHome(_ path: String) -> String {
         guard path == "~" || path.hasPrefix("~/") else { return path }
