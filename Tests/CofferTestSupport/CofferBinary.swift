@@ -19,6 +19,17 @@ public enum CofferBinary {
         return root.appendingPathComponent(".build/debug/coffer")
     }()
 
+    /// This process's environment with `LANG=C.UTF-8` and no other locale variables (so
+    /// messages are English unless a test asks), plus `extra`.
+    public static func environment(_ extra: [String: String]) -> [String: String] {
+        var environment = ProcessInfo.processInfo.environment
+        environment["LANG"] = "C.UTF-8"
+        environment.removeValue(forKey: "LC_ALL")
+        environment.removeValue(forKey: "LC_MESSAGES")
+        environment.merge(extra) { $1 }
+        return environment
+    }
+
     public struct Result: Sendable {
         public var status: Int32
         public var output: String
@@ -38,12 +49,7 @@ public enum CofferBinary {
             process.executableURL = url
             process.arguments = arguments
         }
-        var env = ProcessInfo.processInfo.environment
-        env["LANG"] = "C.UTF-8"
-        env.removeValue(forKey: "LC_ALL")
-        env.removeValue(forKey: "LC_MESSAGES")
-        for (key, value) in environment { env[key] = value }
-        process.environment = env
+        process.environment = Self.environment(environment)
         let stdin = Pipe(), stdout = Pipe(), stderr = Pipe()
         process.standardInput = stdin
         process.standardOutput = stdout

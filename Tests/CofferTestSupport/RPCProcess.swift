@@ -25,11 +25,7 @@ public final class RPCProcess: @unchecked Sendable {
         let argv = launcher + command
         process.executableURL = URL(fileURLWithPath: argv[0])
         process.arguments = Array(argv.dropFirst())
-        var env = ProcessInfo.processInfo.environment
-        env["LANG"] = "C.UTF-8"
-        env.removeValue(forKey: "LC_ALL")
-        for (key, value) in environment { env[key] = value }
-        process.environment = env
+        process.environment = CofferBinary.environment(environment)
         process.standardInput = stdin
         process.standardOutput = stdout
         process.standardError = stderr
