@@ -21,6 +21,8 @@ let package = Package(
         .systemLibrary(name: "CReadline", providers: [.apt(["libreadline-dev"])]),
         // libmagic, for recognising files by their content.
         .systemLibrary(name: "CMagic", providers: [.apt(["libmagic-dev"])]),
+        // SQLite, for the search index.
+        .systemLibrary(name: "CSQLite", providers: [.apt(["libsqlite3-dev"])]),
 
         // The model: paths, nodes, types, ordering, errors, the backend protocol. No I/O.
         .target(
@@ -28,7 +30,9 @@ let package = Package(
             resources: [.embedInCode("Types/types.json")]
         ),
         .target(name: "CofferBackends", dependencies: ["CofferCore", "CCofferSystem", "CMagic"]),
-        .target(name: "FileService", dependencies: ["CofferCore", "CofferBackends"]),
+        // The search index (SQLite FTS5), kept current by the service and by watching.
+        .target(name: "CofferSearch", dependencies: ["CofferCore", "CofferBackends", "CSQLite"]),
+        .target(name: "FileService", dependencies: ["CofferCore", "CofferBackends", "CofferSearch"]),
         .target(name: "CofferREPL", dependencies: ["CofferCore", "FileService", "CReadline"]),
         // The JSON-RPC 2.0 front end (`coffer rpc`).
         .target(name: "CofferRPC", dependencies: ["CofferCore", "FileService", "CofferBackends"]),

@@ -160,6 +160,25 @@ public struct CommandHelp: Sendable {
                 "文件类型会分别按名称和按内容（libmagic）显示，两者不一致时给出提示；文本文件还会显示其编码。"),
             examples: ["info report.pdf"]),
         CommandHelp(
+            name: "find", usage: "find pattern [path] [--type uti,…] [--limit N] [--walk]",
+            syntax: CommandSyntax(longFlags: ["walk"], longOptions: ["type": .text, "limit": .text],
+                                  operands: [.text, .sandboxFolder]),
+            summary: LocalizedText("Find items whose names contain a pattern.", "查找名称包含指定文字的项目。"),
+            details: LocalizedText(
+                "Case, accents and width are ignored. --type keeps items conforming to a type (public.image); --limit stops after N. "
+                    + "The search index answers when it is ready, else the folders are walked (--walk forces it). Hidden items and package contents are skipped.",
+                "不区分大小写、重音和全半角。--type 只保留符合该类型的项目（如 public.image）；--limit 最多显示 N 个。"
+                    + "索引就绪时由索引回答，否则逐个文件夹查找（--walk 强制如此）。不包括隐藏项目和文件包内部。"),
+            examples: ["find report", "find 报告 Download", "find --type public.image photo"]),
+        CommandHelp(
+            name: "reindex", usage: "reindex [--rebuild]",
+            syntax: CommandSyntax(longFlags: ["rebuild"]),
+            summary: LocalizedText("Bring the search index up to date now.", "立即更新搜索索引。"),
+            details: LocalizedText(
+                "The index normally keeps itself current; this waits for it. --rebuild throws it away and builds it again.",
+                "索引通常会自动保持最新；此命令会等待更新完成。--rebuild 会丢弃索引并重新建立。"),
+            examples: ["reindex", "reindex --rebuild"]),
+        CommandHelp(
             name: "du", usage: "du [path…]",
             syntax: CommandSyntax(operands: [.sandboxPath]),
             summary: LocalizedText("Add up the size of files below a folder.", "统计文件夹下文件的总大小。"),

@@ -117,6 +117,8 @@ public final class CommandInterpreter {
             case "head": try await head(arguments)
             case "info": try await info(arguments)
             case "du": try await diskUsage(arguments)
+            case "find": try await find(arguments)
+            case "reindex": try await reindex(arguments)
             case "mounts": showMounts()
             case "help": try help(arguments)
             case "quit", "exit": return (.quit, nil)

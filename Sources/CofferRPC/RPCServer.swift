@@ -42,12 +42,14 @@ public final class RPCServer: Sendable {
     private let input: Int32
     private let state: Mutex<State>
     let inFlight = InFlightRequests()
+    private let watches: WatchRegistry
 
     public init(service: FileService, configuration: Configuration, input: Int32 = 0, output: Int32 = 1) {
         self.service = service
         self.configuration = configuration
         self.input = input
         self.writer = FrameWriter(fd: output)
+        self.watches = WatchRegistry(writer: writer)
         self.state = Mutex(State(language: configuration.language))
     }
 
@@ -56,6 +58,8 @@ public final class RPCServer: Sendable {
     /// input that ended inside a frame.
     public func run() async -> Int32 {
         signal(SIGPIPE, SIG_IGN)
+        // Build or catch up the search index in the background, and keep it current.
+        let indexing = Task { [service] in await service.startIndexing(watching: true) }
         let sweeper = Task { [service] in
             while !Task.isCancelled {
                 try? await Task.sleep(for: .seconds(60))
@@ -68,9 +72,13 @@ public final class RPCServer: Sendable {
             thread.start()
         }
         sweeper.cancel()
+        // The client has gone: nothing is watched for it any longer.
+        watches.closeAll()
         if ending == .exit { inFlight.cancelAll() }
         await inFlight.waitForAll()
         await service.abortUploads(idleFor: nil)
+        indexing.cancel()
+        service.stopIndexing()
         writer.flush()
         switch ending {
         case .exit: return state.withLock { $0.phase == .shutDown } ? 0 : 1
@@ -263,7 +271,7 @@ public final class RPCServer: Sendable {
         let context = RequestContext(service: service, language: work.language, limits: configuration.limits,
                                      progress: progress?.reporter ?? .none,
                                      allowedHostFolders: service.hostAccess.allowedFolders ?? [],
-                                     session: RPCSessionInfo(version: configuration.version))
+                                     session: RPCSessionInfo(version: configuration.version), watches: watches)
         progress?.begin()
         defer { progress?.end() }
         do {

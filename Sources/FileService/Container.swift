@@ -40,6 +40,8 @@ public struct Container: Sendable {
     public var exportStagingPath: String { hostPath + "/Documents/ExportTemp" }
     public var appDataPath: String { hostPath + "/Library/Application Support/AppData" }
     public var cachesPath: String { hostPath + "/Library/Caches" }
+    /// The search index of `files:` (rebuildable).
+    public var searchIndexPath: String { hostPath + "/Library/Caches/SearchIndex" }
     public var trashPath: String { hostPath + "/Library/Trash" }
     /// Uploads in progress (RPC `files/upload/*`): partial transfers, rebuildable.
     public var uploadsPath: String { hostPath + "/Library/Caches/Downloading" }

@@ -39,6 +39,7 @@ extension FileService {
             }
             index = end
         }
+        await indexChanged(zip(paths, results).compactMap { path, result in (try? result.get()) == nil ? nil : path })
         return results
     }
 

@@ -1,5 +1,6 @@
 import CofferBackends
 import CofferCore
+import CofferSearch
 import Foundation
 
 /// The one entry point for every file operation, over a set of mounts.
@@ -26,6 +27,8 @@ public actor FileService {
     nonisolated let uploadRegistry: UploadRegistry?
     /// Where front ends record the requests that changed something; `nil` records nothing.
     public nonisolated let audit: AuditLog?
+    /// The name index of one mount (`files:` in a standard container); `nil`: searches walk.
+    public nonisolated let searchIndex: SearchIndex?
 
     /// A service over `mounts`. Mount names must be unique. A trash or staging backend
     /// given here should also be among the mounts, to be browsable.
@@ -34,7 +37,8 @@ public actor FileService {
     /// the folders allowed at start. `bookmarksPath` is the JSON file bookmarks are kept in.
     public init(mounts: [Mount], trash: TrashBackend? = nil, staging: ExportStagingBackend? = nil,
                 registry: TypeRegistry = .standard, hostAccess: HostAccessPolicy = .nowhere,
-                bookmarksPath: String? = nil, uploadsPath: String? = nil, audit: AuditLog? = nil) {
+                bookmarksPath: String? = nil, uploadsPath: String? = nil, audit: AuditLog? = nil,
+                searchIndex: SearchIndex? = nil) {
         self.mounts = mounts
         self.mountsByName = Dictionary(mounts.map { ($0.name, $0) }, uniquingKeysWith: { first, _ in first })
         self.trashBackend = trash
@@ -44,13 +48,15 @@ public actor FileService {
         self.bookmarkStore = bookmarksPath.map(BookmarkStore.init(path:))
         self.uploadRegistry = uploadsPath.flatMap { try? UploadRegistry(path: $0) }
         self.audit = audit
+        self.searchIndex = searchIndex
     }
 
     /// The mounts of a standard container: `files:` over `Documents/UserFiles`, `trash:`
     /// (read-only) over `Library/Trash`, and `staging:` (hidden) over `Documents/ExportTemp`.
     /// Bookmarks live in `AppData/bookmarks.json`, uploads in progress in
-    /// `Library/Caches/Downloading`, the audit log in `AppData/logs/audit.jsonl`; the host bridge never reaches into the
-    /// container itself, whatever `hostAccess` allows.
+    /// `Library/Caches/Downloading`, the audit log in `AppData/logs/audit.jsonl`, the
+    /// search index of `files:` in `Library/Caches/SearchIndex`; the host bridge never
+    /// reaches into the container itself, whatever `hostAccess` allows.
     public static func standard(container: Container, registry: TypeRegistry = .standard,
                                 hostAccess: HostAccessPolicy = .nowhere,
                                 extraMounts: [Mount] = []) throws(CofferError) -> FileService {
@@ -66,7 +72,9 @@ public actor FileService {
         ] + extraMounts, trash: trash, staging: staging, registry: registry,
            hostAccess: hostAccess.excluding(container.hostPath),
            bookmarksPath: container.appDataPath + "/bookmarks.json", uploadsPath: container.uploadsPath,
-           audit: AuditLog(path: container.appDataPath + "/logs/audit.jsonl"))
+           audit: AuditLog(path: container.appDataPath + "/logs/audit.jsonl"),
+           searchIndex: SearchIndex(databasePath: container.searchIndexPath + "/index.sqlite",
+                                    mount: VirtualPath.defaultMount, backend: files, registry: registry))
     }
 
     /// The mount named in `path`.
@@ -187,20 +195,33 @@ public actor FileService {
             throw CofferError(.fileExists, path: path)
         }
         if intermediates {
-            var current = VirtualPath.root(of: path.mount)
-            for name in path.components {
-                current = current.appending(trustedName: name)
-                do {
-                    try await backend.createFolder(at: current)
-                } catch let error as CofferError where error.kind == .fileExists {
-                    let existing = try await stat(current)
-                    guard existing.kind != .file else { throw CofferError(.notADirectory, path: current) }
-                } catch {
-                    throw CofferError.wrapping(error, path: current)
+            // Only the folders made here are new to the index; the rest were there.
+            var created: [VirtualPath] = []
+            func makeEach() async throws(CofferError) {
+                var current = VirtualPath.root(of: path.mount)
+                for name in path.components {
+                    current = current.appending(trustedName: name)
+                    do {
+                        try await backend.createFolder(at: current)
+                        created.append(current)
+                    } catch let error as CofferError where error.kind == .fileExists {
+                        let existing = try await stat(current)
+                        guard existing.kind != .file else { throw CofferError(.notADirectory, path: current) }
+                    } catch {
+                        throw CofferError.wrapping(error, path: current)
+                    }
                 }
             }
+            do {
+                try await makeEach()
+            } catch {
+                await indexChanged(created)
+                throw CofferError.wrapping(error, path: path)
+            }
+            await indexChanged(created)
         } else {
             try await self.call(path) { try await backend.createFolder(at: path) }
+            await indexChanged([path])
         }
         return try await stat(path)
     }
@@ -236,7 +257,7 @@ public actor FileService {
         try Self.checkTransfer(source, to: destination)
         if source == destination { return destination }
         _ = try await stat(source)
-        return try await settle(destination, conflict: conflict) { target, policy in
+        let placed = try await settle(destination, conflict: conflict) { target, policy in
             if sourceMount.name == destinationMount.name {
                 try await sourceMount.backend.moveItem(at: source, to: target, conflict: policy)
             } else {
@@ -245,6 +266,8 @@ public actor FileService {
                 try await sourceMount.backend.removeItem(at: source)
             }
         }
+        await indexChanged([source])
+        return placed
     }
 
     /// Copies an item to exactly `destination`, across mounts if needed.
@@ -278,11 +301,13 @@ public actor FileService {
     ///
     /// Backends only know `fail` and `replace`. For `keepBoth` the service picks the first
     /// free name (`x (2).pdf`, `x (3).pdf`…) and asks with `fail`; if another process took
-    /// that name meanwhile, it tries the next one.
+    /// that name meanwhile, it tries the next one. Every operation that puts an item
+    /// somewhere goes through here, so here is where the search index hears of it.
     func settle(_ destination: VirtualPath, conflict: ConflictPolicy,
                         _ operation: (VirtualPath, ConflictPolicy) async throws -> Void) async throws(CofferError) -> VirtualPath {
         guard conflict == .keepBoth else {
             try await self.call(destination) { try await operation(destination, conflict) }
+            await indexChanged([destination])
             return destination
         }
         var candidate = destination
@@ -291,6 +316,7 @@ public actor FileService {
             if try await !exists(candidate) {
                 do {
                     try await operation(candidate, .fail)
+                    await indexChanged([candidate])
                     return candidate
                 } catch let error as CofferError where error.kind == .fileExists {
                     // Taken between the check and the operation: try the next name.

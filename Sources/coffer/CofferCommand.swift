@@ -126,6 +126,9 @@ struct CofferCommand {
         if isatty(2) == 1 {
             interpreter.progressBar = { label in ProgressBar(label: label) }
         }
+        // A person may stay a while: keep the search index current as files change.
+        let service = interpreter.service
+        Task { await service.startIndexing(watching: true) }
         let history = HistoryFile(path: container.appDataPath + "/history")
         let session = InteractiveSession(
             interpreter: interpreter, editor: ReadlineEditor(historyLimit: history.limit), historyFile: history,

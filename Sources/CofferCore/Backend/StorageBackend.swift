@@ -44,6 +44,47 @@ public protocol StorageBackend: Sendable {
     /// Copies within this backend. The default streams file contents and recreates folders.
     func copyItem(at source: VirtualPath, to destination: VirtualPath, conflict: ConflictPolicy,
                   progress: ProgressReporter) async throws
+
+    /// The names in a folder with just enough to walk it: what each entry is and whether
+    /// it is hidden. Searches and the index call this for every folder, so it should be
+    /// cheaper than ``contentsOfFolder(at:)``; the default derives it from that.
+    func entries(inFolderAt path: VirtualPath) async throws -> [FolderEntry]
+
+    /// ``entries(inFolderAt:)`` for several folders at once, each with its own outcome.
+    /// A walk asks for a folder's subfolders together; backends where each call has a
+    /// fixed cost (a thread hop, a network round trip) answer them in one go.
+    func entries(inFoldersAt paths: [VirtualPath]) async -> [Result<[FolderEntry], CofferError>]
+
+    /// ``node(at:)`` for several items at once; `nil` for one that cannot be read.
+    func nodes(at paths: [VirtualPath]) async -> [FileNode?]
+
+    /// The modification dates of folders, `nil` for one that is gone or not a folder.
+    /// The search index compares them to tell which folders changed since it read them.
+    /// The default asks ``node(at:)`` for each.
+    func folderModificationDates(at paths: [VirtualPath]) async throws -> [Date?]
+}
+
+/// One entry of a folder, as a walk needs it.
+public struct FolderEntry: Sendable, Hashable {
+    public enum Kind: Sendable, Hashable {
+        /// A folder (or a package): something a walk may go into.
+        case folder
+        /// A regular file.
+        case file
+        /// A link, pipe, socket or device: listed, never opened or followed.
+        case special
+    }
+
+    public var name: String
+    public var kind: Kind
+    /// A dot-name, or listed in the folder's `.hidden`.
+    public var isHidden: Bool
+
+    public init(name: String, kind: Kind, isHidden: Bool) {
+        self.name = name
+        self.kind = kind
+        self.isHidden = isHidden
+    }
 }
 
 /// What a backend supports.
@@ -87,6 +128,59 @@ public protocol PendingWrite: Sendable {
 }
 
 import Foundation
+
+extension StorageBackend {
+    public func entries(inFolderAt path: VirtualPath) async throws -> [FolderEntry] {
+        try await contentsOfFolder(at: path).map { node in
+            let kind: FolderEntry.Kind = node.special != nil ? .special : (node.kind == .file ? .file : .folder)
+            return FolderEntry(name: node.name, kind: kind, isHidden: node.isHidden)
+        }
+    }
+
+    public func entries(inFoldersAt paths: [VirtualPath]) async -> [Result<[FolderEntry], CofferError>] {
+        var results: [Result<[FolderEntry], CofferError>] = []
+        for path in paths {
+            do {
+                results.append(.success(try await entries(inFolderAt: path)))
+            } catch {
+                results.append(.failure(CofferError.wrapping(error, path: path)))
+            }
+        }
+        return results
+    }
+
+    public func nodes(at paths: [VirtualPath]) async -> [FileNode?] {
+        var nodes: [FileNode?] = []
+        for path in paths { nodes.append(try? await node(at: path)) }
+        return nodes
+    }
+
+    public func folderModificationDates(at paths: [VirtualPath]) async throws -> [Date?] {
+        var dates: [Date?] = []
+        for path in paths {
+            let node = try? await node(at: path)
+            dates.append(node.flatMap { $0.kind == .file ? nil : $0.modificationDate })
+        }
+        return dates
+    }
+}
+
+/// A backend that can report changes to its items as they happen, including changes
+/// made by other processes.
+public protocol WatchableBackend: StorageBackend {
+    /// Starts reporting changes below the folder at `path` (in every subfolder when
+    /// `recursive`), or to the file at `path`. `handler` receives batches of changes,
+    /// coalesced over about 100 ms, on a thread of the backend's choosing; it is never
+    /// called after ``ChangeWatch/cancel()`` returns.
+    func watch(_ path: VirtualPath, recursive: Bool,
+               handler: @escaping @Sendable ([FileChange]) -> Void) async throws -> any ChangeWatch
+}
+
+/// A watch in progress.
+public protocol ChangeWatch: Sendable {
+    /// Stops the watch and releases what it holds. Safe to call more than once.
+    func cancel()
+}
 
 extension ReadableFile {
     public func read(at offset: Int64, upTo count: Int) async throws -> [UInt8] {

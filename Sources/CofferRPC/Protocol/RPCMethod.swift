@@ -40,6 +40,8 @@ struct RequestContext: Sendable {
     let allowedHostFolders: [String]
     /// The server's own state, for the lifecycle methods.
     let session: RPCSessionInfo
+    /// The session's watches (`files/watch`).
+    let watches: WatchRegistry
 }
 
 /// What `initialize` reports about the server.
@@ -64,7 +66,7 @@ enum RPCMethods {
     static let all: [any RPCMethod.Type] = [
         Initialize.self, Shutdown.self,
         FilesList.self, FilesStat.self, FilesCreateDirectory.self, FilesRename.self, FilesMove.self, FilesCopy.self,
-        FilesTrash.self, FilesRead.self, FilesWrite.self,
+        FilesTrash.self, FilesRead.self, FilesWrite.self, FilesSearch.self, FilesWatch.self, FilesUnwatch.self,
         UploadBegin.self, UploadAppend.self, UploadCommit.self, UploadAbort.self,
         TrashList.self, TrashRestore.self, TrashEmpty.self,
         HostImport.self, HostExport.self, HostOpen.self, BookmarksList.self,

@@ -1,0 +1,72 @@
+/// Something that changed at a path, as a watch reports it.
+public struct FileChange: Sendable, Hashable {
+    public enum Kind: String, Sendable, Hashable, Codable {
+        /// The item appeared (created, copied, or moved here).
+        case created
+        /// Its contents or attributes changed, or it was replaced.
+        case changed
+        /// It went away (deleted, trashed, or moved elsewhere).
+        case deleted
+    }
+
+    public var path: VirtualPath
+    public var kind: Kind
+
+    public init(path: VirtualPath, kind: Kind) {
+        self.path = path
+        self.kind = kind
+    }
+}
+
+/// Folds a burst of raw events into one change per path.
+///
+/// Watchers see every step of an operation: a file is created, written ten times and
+/// closed; a temporary file appears and is renamed away. Within one coalescing window,
+/// the events of a path reduce to what a client needs to know:
+///
+/// | events, in order           | reported  |
+/// |----------------------------|-----------|
+/// | created, then changed      | created   |
+/// | changed, changed…          | changed   |
+/// | created … deleted          | nothing   |
+/// | deleted, then created      | changed   |
+/// | changed … deleted          | deleted   |
+///
+/// Paths keep the order of their first event.
+public struct ChangeCoalescer: Sendable {
+    private var order: [VirtualPath] = []
+    private var state: [VirtualPath: FileChange.Kind?] = [:]
+
+    public init() {}
+
+    public var isEmpty: Bool { order.isEmpty }
+
+    public mutating func add(_ change: FileChange) {
+        guard let current = state[change.path] else {
+            order.append(change.path)
+            state[change.path] = change.kind
+            return
+        }
+        state[change.path] = Self.merge(current, change.kind)
+    }
+
+    /// The reduced changes, in order; the coalescer is empty afterwards.
+    public mutating func drain() -> [FileChange] {
+        defer { order.removeAll(); state.removeAll() }
+        return order.compactMap { path in state[path].flatMap { $0 }.map { FileChange(path: path, kind: $0) } }
+    }
+
+    /// `nil` stands for "appeared and went away again": nothing to report so far.
+    private static func merge(_ current: FileChange.Kind?, _ next: FileChange.Kind) -> FileChange.Kind? {
+        switch (current, next) {
+        case (nil, .deleted): return nil
+        case (nil, _): return .created
+        case (.created?, .deleted): return nil
+        case (.created?, _): return .created
+        case (.changed?, .deleted): return .deleted
+        case (.changed?, _): return .changed
+        case (.deleted?, .deleted): return .deleted
+        case (.deleted?, _): return .changed
+        }
+    }
+}

@@ -1,0 +1,50 @@
+import CofferCore
+import FileService
+
+extension CommandInterpreter {
+    /// `find pattern [path] [--type uti,…] [--limit N] [--walk]`: one matching virtual
+    /// path a line, as they are found; folders that could not be read go to stderr.
+    func find(_ words: ArraySlice<String>) async throws(CofferError) {
+        let arguments = try parse(words, as: "find")
+        guard (1...2).contains(arguments.operands.count) else { throw usage("find") }
+        var query = SearchQuery(pattern: try NamePattern(arguments.operands[0]),
+                                scope: try resolve(arguments.operands.count == 2 ? arguments.operands[1] : "."))
+        query.types = (arguments.options["type"] ?? "").split(separator: ",").map(String.init)
+        if let text = arguments.options["limit"] {
+            guard let limit = Int(text), limit > 0 else { throw usage("find") }
+            query.limit = limit
+        }
+        if arguments.flags.contains("walk") { query.engine = .walk }
+        let results = try await service.search(query)
+        do {
+            for try await event in results.events {
+                switch event {
+                case .match(let node):
+                    output.line(node.path.description)
+                case .unreadable(_, let error):
+                    report(error)
+                case .truncated:
+                    errors.line(LocalizedText("(more matches not shown: --limit \(query.limit ?? 0))",
+                                              "（还有更多结果未显示：--limit \(query.limit ?? 0)）")(language))
+                }
+            }
+        } catch {
+            throw CofferError.wrapping(error, path: query.scope)
+        }
+    }
+
+    /// `reindex [--rebuild]`: brings the search index up to date and says what it holds.
+    func reindex(_ words: ArraySlice<String>) async throws(CofferError) {
+        let arguments = try parse(words, as: "reindex")
+        guard arguments.operands.isEmpty else { throw usage("reindex") }
+        let started = ContinuousClock.now
+        guard let summary = await service.updateSearchIndex(rebuild: arguments.flags.contains("rebuild")) else {
+            throw CofferError(.unsupported, detail: "search-index")
+        }
+        let elapsed = started.duration(to: .now)
+        let seconds = Double(elapsed.components.seconds) + Double(elapsed.components.attoseconds) / 1e18
+        let time = String(format: "%.2f", seconds)
+        output.line(LocalizedText("Search index: \(summary.items) items in \(summary.folders) folders (\(time) s).",
+                                  "搜索索引：\(summary.folders) 个文件夹中的 \(summary.items) 个项目（\(time) 秒）。")(language))
+    }
+}

@@ -1,0 +1,45 @@
+import CofferCore
+import FileService
+
+/// `files/search`: names containing `query`, in walk order, up to `limit` (100).
+struct FilesSearch: RPCMethod {
+    static let name = "files/search"
+    /// The most matches one request may ask for.
+    static let maxLimit = 10_000
+
+    struct Params: Decodable, Sendable {
+        var query: String
+        var path: PathParam?
+        var types: [String]?
+        var limit: Int?
+    }
+
+    struct Result: Encodable, Sendable {
+        var matches: [NodeResult]
+        /// More matches exist than were returned.
+        var truncated: Bool
+        /// `index` or `walk`: which engine answered.
+        var engine: String
+        /// Folders the walk could not read (the index never reports any).
+        var unreadable: [String]
+    }
+
+    static func run(_ params: Params, _ context: RequestContext) async throws -> Result {
+        let limit = params.limit ?? 100
+        guard (0...maxLimit).contains(limit) else {
+            throw RPCError.invalidParams("param “limit” must be between 0 and \(maxLimit)")
+        }
+        let query = SearchQuery(pattern: try NamePattern(params.query), scope: try params.path?.resolved() ?? .root(),
+                                types: params.types ?? [], limit: limit)
+        let results = try await context.service.search(query)
+        var result = Result(matches: [], truncated: false, engine: results.engine.rawValue, unreadable: [])
+        for try await event in results.events {
+            switch event {
+            case .match(let node): result.matches.append(NodeResult(node))
+            case .unreadable(let path, _): result.unreadable.append(path.description)
+            case .truncated: result.truncated = true
+            }
+        }
+        return result
+    }
+}

@@ -1,0 +1,290 @@
+import CofferBackends
+import CofferCore
+import CofferSearch
+import Foundation
+import Synchronization
+
+/// What the search index holds.
+public struct SearchIndexSummary: Sendable, Equatable {
+    public var items: Int
+    public var folders: Int
+}
+
+/// Which search engine answered.
+public enum SearchEngine: String, Sendable, Codable {
+    /// A walk of the folders, reading them as it goes.
+    case walk
+    /// The mount's SQLite index.
+    case index
+}
+
+/// A name search.
+public struct SearchQuery: Sendable {
+    public var pattern: NamePattern
+    /// The folder searched, with everything below it.
+    public var scope: VirtualPath
+    /// Type identifiers; a match must conform to one of them. Empty: any type.
+    public var types: [String]
+    /// The most matches reported; `nil`: all.
+    public var limit: Int?
+    /// Forces an engine; `nil` uses the index when it can answer, else walks.
+    public var engine: SearchEngine?
+
+    public init(pattern: NamePattern, scope: VirtualPath = .root(), types: [String] = [], limit: Int? = nil,
+                engine: SearchEngine? = nil) {
+        self.pattern = pattern
+        self.scope = scope
+        self.types = types
+        self.limit = limit
+        self.engine = engine
+    }
+}
+
+/// What a search reports, as it goes.
+public enum SearchEvent: Sendable {
+    /// An item whose name matches.
+    case match(FileNode)
+    /// A folder the walk could not read and went past.
+    case unreadable(VirtualPath, CofferError)
+    /// The limit was reached and more matches exist. Always the last event.
+    case truncated
+}
+
+/// A search under way: the engine answering, and its events.
+public struct SearchResults: Sendable {
+    public let engine: SearchEngine
+    /// Matches in walk order: each folder's items in natural order, folders first, each
+    /// folder's contents right after it.
+    public let events: AsyncThrowingStream<SearchEvent, any Error>
+}
+
+extension FileService {
+    /// Finds items below `query.scope` whose names contain the pattern (ignoring case,
+    /// accents and width), leaving out hidden items and the insides of packages.
+    ///
+    /// The mount's index answers when it is complete and covers the scope; otherwise (or
+    /// with `engine: .walk`) the folders are walked, streaming, one level in memory at a
+    /// time, never following links, and reporting folders that cannot be read.
+    public nonisolated func search(_ query: SearchQuery) async throws(CofferError) -> SearchResults {
+        let backend = try mount(for: query.scope).backend
+        for type in query.types where registry.type(withIdentifier: type) == nil {
+            throw CofferError(.invalidArgument, detail: "unknown type \(type)")
+        }
+        guard query.limit.map({ $0 >= 0 }) ?? true else { throw CofferError(.invalidArgument, detail: "negative limit") }
+        let scope = try await stat(query.scope)
+        guard scope.kind != .file else { throw CofferError(.notADirectory, path: query.scope) }
+        if query.engine != .walk, let index = searchIndex,
+           let candidates = await index.candidates(for: query.pattern, below: query.scope) {
+            return SearchResults(engine: .index, events: stream(query) { filter in
+                var nodes = Lookahead(candidates, size: 256) { await backend.nodes(at: $0) }
+                for path in candidates {
+                    try Task.checkCancellation()
+                    guard let node = await nodes.value(for: path) else {
+                        // Gone since it was indexed (a change the index has not seen yet).
+                        await index.update([path])
+                        continue
+                    }
+                    guard filter.admit(node) else { return }
+                }
+            })
+        }
+        return SearchResults(engine: .walk, events: stream(query) { filter in
+            try await self.walkSearch(backend, query.scope, filter: filter)
+        })
+    }
+
+    /// Runs `body` as a task feeding a stream; a consumer that stops listening cancels it.
+    private nonisolated func stream(_ query: SearchQuery,
+                                    _ body: @escaping @Sendable (SearchFilter) async throws -> Void)
+        -> AsyncThrowingStream<SearchEvent, any Error>
+    {
+        AsyncThrowingStream { continuation in
+            let filter = SearchFilter(query: query, registry: registry, continuation: continuation)
+            let task = Task {
+                do {
+                    try await body(filter)
+                    continuation.finish()
+                } catch {
+                    continuation.finish(throwing: CofferError.wrapping(error, path: query.scope))
+                }
+            }
+            continuation.onTermination = { _ in task.cancel() }
+        }
+    }
+
+    /// Walks `scope` depth-first, reporting matches through `filter`.
+    private nonisolated func walkSearch(_ backend: any StorageBackend, _ scope: VirtualPath,
+                                        filter: SearchFilter) async throws {
+        let entries = try await backend.entries(inFoldersAt: [scope])[0].get()
+        let matches = PendingMatches(backend: backend, filter: filter)
+        if try await walkSearch(backend, scope, entries: entries, matches: matches) { _ = await matches.flush() }
+    }
+
+    /// One folder of a walk, whose entries have been read; `false` once the search is over.
+    ///
+    /// Only matches and subfolders need ordering (most names are neither). Matches' nodes
+    /// and the next subfolders' entries are asked for in batches, so a walk costs a few
+    /// backend calls per batch of folders and of matches rather than one per item.
+    private nonisolated func walkSearch(_ backend: any StorageBackend, _ folder: VirtualPath, entries: [FolderEntry],
+                                        matches: PendingMatches) async throws -> Bool {
+        let filter = matches.filter
+        var chosen: [(path: VirtualPath, isFile: Bool, matches: Bool, descends: Bool, key: NaturalSortKey)] = []
+        for entry in entries where !entry.isHidden {
+            let matches = filter.query.pattern.matches(entry.name)
+            let descends = entry.kind == .folder && !registry.isPackage(folderNamed: entry.name)
+            if matches || descends {
+                chosen.append((folder.appending(trustedName: entry.name), entry.kind != .folder, matches, descends,
+                               NaturalSortKey(entry.name)))
+            }
+        }
+        chosen.sort { a, b in a.isFile != b.isFile ? !a.isFile : a.key < b.key }
+        var listings = Lookahead(chosen.filter(\.descends).map(\.path), size: 32) { await backend.entries(inFoldersAt: $0) }
+        for item in chosen {
+            try Task.checkCancellation()
+            if item.matches, await !matches.add(item.path) { return false }
+            guard item.descends else { continue }
+            switch await listings.value(for: item.path) {
+            case .success(let entries):
+                if try await !walkSearch(backend, item.path, entries: entries, matches: matches) { return false }
+            case .failure(let error):
+                // Reported in its place: the matches before it go out first.
+                guard await matches.flush() else { return false }
+                filter.report(.unreadable(item.path, error))
+            }
+        }
+        return true
+    }
+
+    // MARK: Keeping the index current
+
+    /// Tells the search index that the items at `paths` changed (created, replaced, moved
+    /// away or here, removed), before the operation that changed them returns.
+    nonisolated func indexChanged(_ paths: [VirtualPath]) async {
+        guard let searchIndex else { return }
+        let covered = paths.filter { $0.mount == searchIndex.mount }
+        if !covered.isEmpty { await searchIndex.update(covered) }
+    }
+
+    /// Brings the search index up to date in the background. With `watching`, the mount is
+    /// also watched, so changes made by other programs reach the index while this process
+    /// runs (the interactive REPL and the RPC server do this; one-off commands do not, and
+    /// their searches compare folder times first instead).
+    public nonisolated func startIndexing(watching: Bool) async {
+        await searchIndex?.start(watching: watching)
+    }
+
+    /// Brings the search index up to date now, building it if needed (from scratch with
+    /// `rebuild`), and waits. `nil` when the service has no index or its database fails.
+    public nonisolated func updateSearchIndex(rebuild: Bool = false) async -> SearchIndexSummary? {
+        guard let searchIndex else { return nil }
+        if rebuild { searchIndex.rebuild() }
+        await searchIndex.reconcile()
+        guard searchIndex.isComplete, let counts = await searchIndex.counts() else { return nil }
+        return SearchIndexSummary(items: counts.items, folders: counts.folders)
+    }
+
+    /// Stops the index's watch and any pass in progress.
+    public nonisolated func stopIndexing() {
+        searchIndex?.stop()
+    }
+
+    // MARK: Watching
+
+    /// Reports changes below the folder at `path` (in all its subfolders unless
+    /// `recursive` is false), or to the file at `path`, including changes made by other
+    /// programs. `onChange` gets batches, coalesced over about 100 ms; moves arrive as
+    /// `deleted` at the old path and `created` at the new one. Cancel the returned watch
+    /// to stop.
+    public nonisolated func watch(_ path: VirtualPath, recursive: Bool = true,
+                                  onChange: @escaping @Sendable ([FileChange]) -> Void) async throws(CofferError) -> any ChangeWatch {
+        guard let backend = try mount(for: path).backend as? any WatchableBackend else {
+            throw CofferError(.unsupported, path: path, detail: "watch")
+        }
+        return try await call(path) { try await backend.watch(path, recursive: recursive, handler: onChange) }
+    }
+}
+
+/// Matches a walk has found, read (`nodes(at:)`) and passed to the filter in batches.
+final class PendingMatches {
+    static let batchSize = 256
+    let filter: SearchFilter
+    private let backend: any StorageBackend
+    private var paths: [VirtualPath] = []
+
+    init(backend: any StorageBackend, filter: SearchFilter) {
+        self.backend = backend
+        self.filter = filter
+    }
+
+    /// Queues a match; `false` once the search is over.
+    func add(_ path: VirtualPath) async -> Bool {
+        paths.append(path)
+        return paths.count < Self.batchSize ? true : await flush()
+    }
+
+    /// Reads and reports the queued matches in order; `false` once the search is over.
+    func flush() async -> Bool {
+        let batch = paths
+        paths.removeAll(keepingCapacity: true)
+        guard !batch.isEmpty else { return true }
+        for node in await backend.nodes(at: batch) {
+            if let node, !filter.admit(node) { return false }
+        }
+        return true
+    }
+}
+
+/// Values for keys asked for in a known order, fetched `size` at a time.
+struct Lookahead<Value: Sendable> {
+    private let keys: [VirtualPath]
+    private let size: Int
+    private let fetch: ([VirtualPath]) async -> [Value]
+    private var next = 0
+    private var fetched: [VirtualPath: Value] = [:]
+
+    init(_ keys: [VirtualPath], size: Int, fetch: @escaping ([VirtualPath]) async -> [Value]) {
+        self.keys = keys
+        self.size = size
+        self.fetch = fetch
+    }
+
+    /// The value of `key`, which must come next in `keys` after those already asked for.
+    mutating func value(for key: VirtualPath) async -> Value {
+        if let value = fetched.removeValue(forKey: key) { return value }
+        let chunk = Array(keys[next..<min(next + size, keys.count)])
+        next += chunk.count
+        for (chunkKey, value) in zip(chunk, await fetch(chunk)) { fetched[chunkKey] = value }
+        return fetched.removeValue(forKey: key)!
+    }
+}
+
+/// Applies a query's type filter and limit to matches, and feeds the stream.
+final class SearchFilter: Sendable {
+    let query: SearchQuery
+    private let registry: TypeRegistry
+    private let continuation: AsyncThrowingStream<SearchEvent, any Error>.Continuation
+    private let count = Mutex(0)
+
+    init(query: SearchQuery, registry: TypeRegistry, continuation: AsyncThrowingStream<SearchEvent, any Error>.Continuation) {
+        self.query = query
+        self.registry = registry
+        self.continuation = continuation
+    }
+
+    /// Reports `node` if it passes; `false` once the search should stop (the limit was
+    /// reached and one more match was found).
+    func admit(_ node: FileNode) -> Bool {
+        guard !node.isHidden else { return true }
+        guard query.types.isEmpty || query.types.contains(where: { registry.conforms(node.typeIdentifier, to: $0) })
+        else { return true }
+        let reached = count.withLock { count -> Bool in
+            if let limit = query.limit, count >= limit { return true }
+            count += 1
+            return false
+        }
+        continuation.yield(reached ? .truncated : .match(node))
+        return !reached
+    }
+
+    func report(_ event: SearchEvent) { continuation.yield(event) }
+}
