@@ -227,33 +227,34 @@ public final class SearchIndex: Sendable {
     /// Rereads `paths` after an operation changed them: each that exists and is visible
     /// is (re)indexed with everything below it, each that is gone is dropped.
     public func update(_ paths: [VirtualPath]) async {
-        for path in paths where path.mount == mount && !path.isRoot {
-            await writer.acquire()
-            let folders = await updateLocked(path)
-            await writer.release()
-            if !folders.isEmpty { _ = await scan(folders) }
-        }
-    }
-
-    private func updateLocked(_ path: VirtualPath) async -> [String] {
-        let node = try? await backend.node(at: path)
-        let key = Self.key(path), parentKey = Self.key(path.parent ?? .root(of: mount))
+        let paths = paths.filter { $0.mount == mount && !$0.isRoot }
+        // No database yet: nothing to correct, the first build will read everything.
+        guard !paths.isEmpty, state.withLock({ $0.connection != nil }) || access(databasePath, F_OK) == 0 else { return }
+        await writer.acquire()
+        let nodes = await backend.nodes(at: paths)
         let registry = registry
-        let result = await database { connection throws(SQLiteError) -> [String] in
+        let folders = await database { connection throws(SQLiteError) -> [String] in
             try connection.transaction { () throws(SQLiteError) -> [String] in
-                try Self.deleteTree(key, in: connection)
-                let parentIndexed = try connection.statement("SELECT 1 FROM folders WHERE path = ?1")
-                    .bind(1, parentKey).step()
-                guard parentIndexed, let node, !node.isHidden else { return [] }
-                let kind: FolderEntry.Kind = node.special != nil ? .special : (node.kind == .file ? .file : .folder)
-                try Self.insert(name: path.name, kind: kind, parentKey: parentKey,
-                                parentSortKey: Self.sortKey(ofFolder: parentKey), in: connection)
-                // The folder's stamp no longer describes what the index holds.
-                try connection.statement("UPDATE folders SET stamp = NULL WHERE path = ?1").bind(1, parentKey).run()
-                return kind == .folder && !registry.isPackage(folderNamed: path.name) ? [key] : []
+                var folders: [String] = []
+                for (path, node) in zip(paths, nodes) {
+                    let key = Self.key(path), parentKey = Self.key(path.parent ?? .root(of: self.mount))
+                    try Self.deleteTree(key, in: connection)
+                    let parentIndexed = try connection.statement("SELECT 1 FROM folders WHERE path = ?1")
+                        .bind(1, parentKey).step()
+                    guard parentIndexed, let node, !node.isHidden else { continue }
+                    let kind: FolderEntry.Kind = node.special != nil ? .special : (node.kind == .file ? .file : .folder)
+                    try Self.insert(name: path.name, kind: kind, parentKey: parentKey,
+                                    parentSortKey: Self.sortKey(ofFolder: parentKey), in: connection)
+                    // The folder's stamp no longer describes what the index holds.
+                    try connection.statement("UPDATE folders SET stamp = NULL WHERE path = ?1").bind(1, parentKey).run()
+                    if kind == .folder && !registry.isPackage(folderNamed: path.name) { folders.append(key) }
+                }
+                return folders
             }
         }
-        return result ?? []
+        await writer.release()
+        // New folders are read with everything in them.
+        if let folders, !folders.isEmpty { _ = await scan(folders) }
     }
 
     /// Applies a batch of changes a watch reported.
@@ -278,7 +279,7 @@ public final class SearchIndex: Sendable {
         let plan = await passPlan()
         await writer.release()
         guard let plan, await scan(plan) else { return }
-        let marked = await database { connection throws(SQLiteError) in try Self.markComplete(connection) }
+        let marked = isComplete ? () : await database { connection throws(SQLiteError) in try Self.markComplete(connection) }
         state.withLock { state in
             if marked != nil { state.complete = true }
             state.statistics.passes += 1

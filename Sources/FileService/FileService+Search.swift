@@ -42,8 +42,9 @@ public struct SearchQuery: Sendable {
 
 /// What a search reports, as it goes.
 public enum SearchEvent: Sendable {
-    /// An item whose name matches.
-    case match(FileNode)
+    /// Items whose names match, the next in order (a batch, so long answers do not cost
+    /// one hand-over each).
+    case matches([FileNode])
     /// A folder the walk could not read and went past.
     case unreadable(VirtualPath, CofferError)
     /// The limit was reached and more matches exist. Always the last event.
@@ -76,15 +77,14 @@ extension FileService {
         if query.engine != .walk, let index = searchIndex,
            let candidates = await index.candidates(for: query.pattern, below: query.scope) {
             return SearchResults(engine: .index, events: stream(query) { filter in
-                var nodes = Lookahead(candidates, size: 256) { await backend.nodes(at: $0) }
-                for path in candidates {
+                for start in stride(from: 0, to: candidates.count, by: PendingMatches.batchSize) {
                     try Task.checkCancellation()
-                    guard let node = await nodes.value(for: path) else {
-                        // Gone since it was indexed (a change the index has not seen yet).
-                        await index.update([path])
-                        continue
-                    }
-                    guard filter.admit(node) else { return }
+                    let batch = Array(candidates[start..<min(start + PendingMatches.batchSize, candidates.count)])
+                    let nodes = await backend.nodes(at: batch)
+                    // Gone since they were indexed (changes the index has not seen yet).
+                    let gone = zip(batch, nodes).filter { $0.1 == nil }.map(\.0)
+                    if !gone.isEmpty { await index.update(gone) }
+                    guard filter.admit(nodes) else { return }
                 }
             })
         }
@@ -227,10 +227,7 @@ final class PendingMatches {
         let batch = paths
         paths.removeAll(keepingCapacity: true)
         guard !batch.isEmpty else { return true }
-        for node in await backend.nodes(at: batch) {
-            if let node, !filter.admit(node) { return false }
-        }
-        return true
+        return filter.admit(await backend.nodes(at: batch))
     }
 }
 
@@ -271,18 +268,22 @@ final class SearchFilter: Sendable {
         self.continuation = continuation
     }
 
-    /// Reports `node` if it passes; `false` once the search should stop (the limit was
-    /// reached and one more match was found).
-    func admit(_ node: FileNode) -> Bool {
-        guard !node.isHidden else { return true }
-        guard query.types.isEmpty || query.types.contains(where: { registry.conforms(node.typeIdentifier, to: $0) })
-        else { return true }
-        let reached = count.withLock { count -> Bool in
-            if let limit = query.limit, count >= limit { return true }
-            count += 1
-            return false
+    /// Reports the nodes that pass, in one event; `false` once the search should stop (the
+    /// limit was reached and one more match was found, which is reported as `.truncated`).
+    /// `nil` stands for an item that could not be read (gone meanwhile): it is skipped.
+    func admit(_ nodes: [FileNode?]) -> Bool {
+        var admitted: [FileNode] = []
+        var reached = false
+        count.withLock { count in
+            for case let node? in nodes where !node.isHidden
+                && (query.types.isEmpty || query.types.contains(where: { registry.conforms(node.typeIdentifier, to: $0) })) {
+                if let limit = query.limit, count >= limit { reached = true; break }
+                count += 1
+                admitted.append(node)
+            }
         }
-        continuation.yield(reached ? .truncated : .match(node))
+        if !admitted.isEmpty { continuation.yield(.matches(admitted)) }
+        if reached { continuation.yield(.truncated) }
         return !reached
     }
 

@@ -34,7 +34,7 @@ struct SearchTests {
         var truncated = false
         for try await event in results.events {
             switch event {
-            case .match(let node): paths.append(node.path.description)
+            case .matches(let nodes): paths += nodes.map(\.path.description)
             case .unreadable(let path, _): unreadable.append(path.description)
             case .truncated: truncated = true
             }

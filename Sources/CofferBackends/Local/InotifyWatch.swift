@@ -58,7 +58,7 @@ final class InotifyWatch: ChangeWatch, @unchecked Sendable {
             throw error
         }
         let source = DispatchSource.makeReadSource(fileDescriptor: fd, queue: queue)
-        source.setEventHandler { [unowned self] in self.readEvents() }
+        source.setEventHandler { [weak self] in self?.readEvents() }
         source.setCancelHandler { Glibc.close(fd) }
         self.source = source
         source.resume()

@@ -19,8 +19,8 @@ extension CommandInterpreter {
         do {
             for try await event in results.events {
                 switch event {
-                case .match(let node):
-                    output.line(node.path.description)
+                case .matches(let nodes):
+                    for node in nodes { output.line(node.path.description) }
                 case .unreadable(_, let error):
                     report(error)
                 case .truncated:

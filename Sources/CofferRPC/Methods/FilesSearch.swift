@@ -35,7 +35,7 @@ struct FilesSearch: RPCMethod {
         var result = Result(matches: [], truncated: false, engine: results.engine.rawValue, unreadable: [])
         for try await event in results.events {
             switch event {
-            case .match(let node): result.matches.append(NodeResult(node))
+            case .matches(let nodes): result.matches += nodes.map(NodeResult.init)
             case .unreadable(let path, _): result.unreadable.append(path.description)
             case .truncated: result.truncated = true
             }

@@ -1,0 +1,106 @@
+#!/usr/bin/env python3
+"""Name search on 100,000 files in 1,000 folders: Coffer's walk and index beside GNU find.
+
+Usage: search.py COFFER_BINARY WORK_DIR [--quick] [--cold]
+
+  find          find FILES -iname '*budget*'
+  coffer walk   coffer -c 'find --walk budget'     (no index: reads the folders)
+  coffer index  coffer -c 'find budget'            (complete index; the process compares
+                                                    folder times with the index first)
+  index build   coffer -c 'reindex --rebuild'      (from nothing)
+
+Every figure includes process start-up. Two patterns: "budget" (1,000 matches) and
+"budget 000" (10). With --cold the page cache is dropped before every run (needs root);
+otherwise runs are warm. Peak memory is each process's maximum resident set (wait4).
+Goals (issue 8): the walk not slower than find; the index 20 times faster than find.
+"""
+import os
+import statistics
+import subprocess
+import sys
+import time
+
+sys.path.insert(0, os.path.dirname(os.path.abspath(__file__)))
+import search_tree  # noqa: E402
+
+ENV = dict(os.environ, LC_ALL="C.UTF-8")
+
+
+def drop_caches():
+    subprocess.run(["sync"], check=True)
+    with open("/proc/sys/vm/drop_caches", "w") as control:
+        control.write("3\n")
+
+
+def run(argv, cold):
+    """Wall time (s) and the number of output lines of one run."""
+    if cold:
+        drop_caches()
+    started = time.perf_counter()
+    result = subprocess.run(argv, stdout=subprocess.PIPE, stderr=subprocess.DEVNULL, env=ENV)
+    elapsed = time.perf_counter() - started
+    if result.returncode != 0:
+        sys.exit(f"{argv} failed with status {result.returncode}")
+    return elapsed, result.stdout.count(b"\n")
+
+
+def peak_memory(argv):
+    """The maximum resident set of one more run, in KiB, from GNU time (measuring the
+    child from Python would count the interpreter's own pages copied at fork)."""
+    report = subprocess.run(["/usr/bin/time", "-f", "%M", *argv], stdout=subprocess.DEVNULL,
+                            stderr=subprocess.PIPE, env=ENV, text=True).stderr
+    return int(report.strip().splitlines()[-1])
+
+
+def measure(argv, runs, cold):
+    """Median wall time, peak memory and output lines."""
+    results = [run(argv, cold) for _ in range(runs)]
+    return statistics.median(r[0] for r in results), peak_memory(argv), results[0][1]
+
+
+def main():
+    if len(sys.argv) < 3:
+        sys.exit(__doc__)
+    coffer, work = os.path.abspath(sys.argv[1]), os.path.abspath(sys.argv[2])
+    quick, cold = "--quick" in sys.argv, "--cold" in sys.argv
+    runs = 3 if quick or cold else 9
+    container = os.path.join(work, "search-container")
+    files = os.path.join(container, "Documents", "UserFiles")
+    if not os.path.isdir(os.path.join(files, "Area 09")):
+        subprocess.run([coffer, "--container", container, "-c", "pwd"], check=True, stdout=subprocess.DEVNULL, env=ENV)
+        print("generating 100,000 files in 1,000 folders…", file=sys.stderr)
+        search_tree.build(files)
+    count = sum(len(names) for _, _, names in os.walk(files))
+    print(f"tree: {count:,} files; {'cold' if cold else 'warm'} page cache; median of {runs} runs\n")
+
+    def coffer_command(command):
+        return [coffer, "--container", container, "-c", command]
+
+    build = measure(coffer_command("reindex --rebuild"), 3, cold)
+    print(f"index build from nothing: {build[0] * 1000:,.0f} ms, peak {build[1] / 1024:.1f} MiB")
+    index_file = os.path.join(container, "Library", "Caches", "SearchIndex", "index.sqlite")
+    size = sum(os.path.getsize(index_file + s) for s in ("", "-wal") if os.path.exists(index_file + s))
+    print(f"index size: {size / 1048576:.1f} MiB\n")
+
+    print("| pattern | matches | find | coffer walk | coffer index | walk vs find | index vs find |")
+    print("|---|---|---|---|---|---|---|")
+    memory = {}
+    for pattern in ["budget", "budget 000"]:
+        reference = measure(["find", files, "-iname", f"*{pattern}*"], runs, cold)
+        walk = measure(coffer_command(f"find --walk '{pattern}'"), runs, cold)
+        index = measure(coffer_command(f"find '{pattern}'"), runs, cold)
+        if not reference[2] == walk[2] == index[2]:
+            sys.exit(f"different answers for {pattern}: find {reference[2]}, walk {walk[2]}, index {index[2]}")
+        print(f"| {pattern} | {reference[2]:,} | {reference[0] * 1000:.1f} ms | {walk[0] * 1000:.1f} ms "
+              f"| {index[0] * 1000:.1f} ms | {reference[0] / walk[0]:.2f}× | {reference[0] / index[0]:.2f}× |")
+        for name, figures in (("find", reference), ("coffer walk", walk), ("coffer index", index)):
+            memory[name] = max(memory.get(name, 0), figures[1])
+    startup = measure(coffer_command("pwd"), runs, cold)
+    print(f"\ncoffer -c pwd (start-up alone): {startup[0] * 1000:.1f} ms, peak {startup[1] / 1024:.1f} MiB")
+    print("peak memory: " + ", ".join(f"{name} {kib / 1024:.1f} MiB" for name, kib in memory.items())
+          + f", index build {build[1] / 1024:.1f} MiB")
+    print("(ratios above 1 mean Coffer is faster)")
+
+
+if __name__ == "__main__":
+    main()
