@@ -18,3 +18,6 @@ python3 Benchmarks/startup.py .build/release/coffer "$work" "$@"
 echo
 echo "== JSON-RPC round trips (Benchmarks/rpc.py) =="
 python3 Benchmarks/rpc.py .build/release/coffer "$work" "$@"
+echo
+echo "== name search (Benchmarks/search.py) =="
+python3 Benchmarks/search.py .build/release/coffer "$work" "$@"
