@@ -29,10 +29,16 @@ async def main(binary):
 
     client = JsonRPCClient()
     progress = []
+    changes = []
 
     @client.feature("$/progress")
     def on_progress(params):
         progress.append(field(params, "value"))
+
+    @client.feature("files/didChange")
+    def on_change(params):
+        for change in field(params, "changes"):
+            changes.append((field(params, "watchId"), field(change, "type"), field(change, "path")))
 
     await client.start_io(binary, "--container", os.path.join(work, "c"), "rpc", "--allow-host", host)
     send = client.protocol.send_request_async
@@ -59,6 +65,22 @@ async def main(binary):
     assert field(field(result, "node"), "path") == "files:/Import/報告 notes.txt", imported
     kinds = [field(value, "kind") for value in progress]
     assert kinds[0] == "begin" and kinds[-1] == "end", progress
+
+    # Search finds by name ignoring case; a watch hears of a file written by this process
+    # behind Coffer's back, through the file system.
+    found = await call("files/search", {"query": "A.TXT"})
+    assert [field(n, "path") for n in field(found, "matches")] == ["files:/Notes 笔记/a.txt"], found
+    assert field(found, "truncated") is False and field(found, "engine") in ("walk", "index"), found
+    watch = field(await call("files/watch", {"path": "/Notes 笔记"}), "watchId")
+    folder = os.path.join(work, "c", "Documents", "UserFiles", "Notes 笔记")
+    with open(os.path.join(folder, "outside.txt"), "w", encoding="utf-8") as handle:
+        handle.write("written by another program\n")
+    for _ in range(100):
+        if (watch, "created", "files:/Notes 笔记/outside.txt") in changes:
+            break
+        await asyncio.sleep(0.05)
+    assert (watch, "created", "files:/Notes 笔记/outside.txt") in changes, changes
+    assert await call("files/unwatch", {"watchId": watch}) is None
 
     try:
         await call("files/stat", {"path": "/missing.txt"})
