@@ -10,6 +10,7 @@ let package = Package(
         .library(name: "FileService", targets: ["FileService"]),
         .library(name: "CofferREPL", targets: ["CofferREPL"]),
         .library(name: "CofferRPC", targets: ["CofferRPC"]),
+        .library(name: "CofferApp", targets: ["CofferApp"]),
         .executable(name: "coffer", targets: ["coffer"]),
         .executable(name: "coffer-document-types", targets: ["coffer-document-types"]),
         .plugin(name: "GenerateDocumentTypes", targets: ["GenerateDocumentTypes"]),
@@ -36,12 +37,14 @@ let package = Package(
         .target(name: "CofferREPL", dependencies: ["CofferCore", "FileService", "CReadline"]),
         // The JSON-RPC 2.0 front end (`coffer rpc`).
         .target(name: "CofferRPC", dependencies: ["CofferCore", "FileService", "CofferBackends"]),
-        .executableTarget(
-            name: "coffer",
-            dependencies: ["CofferREPL", "CofferRPC", "FileService", "CofferBackends"],
+        // `coffer`'s command line and front ends, for any application that adds its own mounts.
+        .target(
+            name: "CofferApp",
+            dependencies: ["CofferREPL", "CofferRPC", "FileService", "CofferBackends", "CofferCore"],
             // The package's own manifest (a link to DocumentTypes.json at the root).
             resources: [.embedInCode("DocumentTypes.json")]
         ),
+        .executableTarget(name: "coffer", dependencies: ["CofferApp"]),
 
         // Document types: Info.plist entries from DocumentTypes.json. The plugin is a thin
         // shell; the logic is in the library, which the executable runs and tests import.

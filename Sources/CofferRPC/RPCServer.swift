@@ -21,6 +21,8 @@ public final class RPCServer: Sendable {
         /// The language before `initialize` names one.
         public var language: Language
         public var version: String
+        /// The name `initialize` reports (`coffer`, or an application built on it).
+        public var serverName = "coffer"
 
         public init(framing: Framing? = nil, language: Language, version: String) {
             self.framing = framing
@@ -271,7 +273,7 @@ public final class RPCServer: Sendable {
         let context = RequestContext(service: service, language: work.language, limits: configuration.limits,
                                      progress: progress?.reporter ?? .none,
                                      allowedHostFolders: service.hostAccess.allowedFolders ?? [],
-                                     session: RPCSessionInfo(version: configuration.version), watches: watches)
+                                     session: RPCSessionInfo(name: configuration.serverName, version: configuration.version), watches: watches)
         progress?.begin()
         defer { progress?.end() }
         do {

@@ -47,11 +47,12 @@ public struct Container: Sendable {
     public var uploadsPath: String { hostPath + "/Library/Caches/Downloading" }
     public var temporaryPath: String { hostPath + "/tmp" }
 
-    /// `$XDG_DATA_HOME/coffer`, else `~/.local/share/coffer`.
-    public static func defaultLocation(environment: [String: String] = ProcessInfo.processInfo.environment) -> String {
-        if let data = environment["XDG_DATA_HOME"], data.hasPrefix("/") { return data + "/coffer" }
+    /// `$XDG_DATA_HOME/<application>`, else `~/.local/share/<application>` (`coffer` by default).
+    public static func defaultLocation(environment: [String: String] = ProcessInfo.processInfo.environment,
+                                       application: String = "coffer") -> String {
+        if let data = environment["XDG_DATA_HOME"], data.hasPrefix("/") { return data + "/" + application }
         let home = environment["HOME"] ?? NSHomeDirectory()
-        return home + "/.local/share/coffer"
+        return home + "/.local/share/" + application
     }
 
     /// Opens the container at `hostPath`, creating and repairing its layout.

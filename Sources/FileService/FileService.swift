@@ -66,8 +66,9 @@ public actor FileService {
             VirtualPath.defaultMount: container.userFilesPath, staging.mountName: container.exportStagingPath,
         ])
         return FileService(mounts: [
-            Mount(name: VirtualPath.defaultMount, backend: files),
-            Mount(name: trash.mountName, backend: trash, isWritable: false),
+            Mount(name: VirtualPath.defaultMount, backend: files, description: LocalizedText("Your files", "你的文件")),
+            Mount(name: trash.mountName, backend: trash, isWritable: false,
+                  description: LocalizedText("Deleted items, restorable (read-only)", "已删除、可恢复的项目（只读）")),
             Mount(name: staging.mountName, backend: staging, isVisible: false),
         ] + extraMounts, trash: trash, staging: staging, registry: registry,
            hostAccess: hostAccess.excluding(container.hostPath),

@@ -6,11 +6,15 @@ public struct Mount: Sendable {
     public var isWritable: Bool
     /// Whether front ends list it in `mounts` and offer it in completion.
     public var isVisible: Bool
+    /// What it holds, in words for people (RPC `initialize` shows it); `nil`: the name says it.
+    public var description: LocalizedText?
 
-    public init(name: String, backend: any StorageBackend, isWritable: Bool = true, isVisible: Bool = true) {
+    public init(name: String, backend: any StorageBackend, isWritable: Bool = true, isVisible: Bool = true,
+                description: LocalizedText? = nil) {
         self.name = name
         self.backend = backend
         self.isWritable = isWritable && backend.capabilities.contains(.writable)
         self.isVisible = isVisible
+        self.description = description
     }
 }

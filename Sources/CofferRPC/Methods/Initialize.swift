@@ -28,21 +28,13 @@ struct Initialize: RPCMethod {
     static func run(_ params: Params, _ context: RequestContext) async throws -> Result {
         let mounts = context.service.mounts.filter(\.isVisible).map { mount in
             Result.MountInfo(name: mount.name, writable: mount.isWritable,
-                             description: Self.describe(mount.name, language: context.language))
+                             description: mount.description?(context.language) ?? mount.name)
         }
-        return Result(serverInfo: .init(name: "coffer", version: context.session.version), protocolVersion: 1,
+        return Result(serverInfo: .init(name: context.session.name, version: context.session.version), protocolVersion: 1,
                       mounts: mounts,
                       limits: .init(maxMessageBytes: context.limits.maxMessageBytes,
                                     maxInlineBytes: context.limits.maxInlineBytes,
                                     maxChunkBytes: context.limits.maxChunkBytes),
                       hostAccess: context.allowedHostFolders)
-    }
-
-    private static func describe(_ mount: String, language: Language) -> String {
-        switch mount {
-        case "files": LocalizedText("Your files", "你的文件")(language)
-        case "trash": LocalizedText("Deleted items, restorable (read-only)", "已删除、可恢复的项目（只读）")(language)
-        default: mount
-        }
     }
 }

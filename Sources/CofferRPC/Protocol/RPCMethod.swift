@@ -46,6 +46,7 @@ struct RequestContext: Sendable {
 
 /// What `initialize` reports about the server.
 struct RPCSessionInfo: Sendable {
+    var name: String
     var version: String
 }
 

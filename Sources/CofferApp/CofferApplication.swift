@@ -8,40 +8,73 @@ import Foundation
 import Glibc
 #endif
 
-/// `coffer`: opens a container and runs the command interpreter over it.
+/// An application built on Coffer, with `coffer`'s command line and both front ends.
 ///
-/// This is one application of the Coffer libraries: it parses its arguments, composes a
-/// `FileService` on the standard container, and hands it to a front end.
-@main
-struct CofferCommand {
-    static let version = "0.1.0"
+/// It parses the arguments (`-c`, piped standard input, the interactive REPL, `rpc`, and
+/// the options `coffer --help` lists), opens the container, composes a `FileService` with
+/// the standard mounts (`files:`, `trash:`, `staging:`) **plus the application's own**,
+/// and hands it to the front end asked for. The `coffer` executable is this with no extra
+/// mounts; `Examples/custom-backend` adds a `mem:` mount:
+///
+/// ```swift
+/// @main struct App {
+///     static func main() async {
+///         await CofferApplication(name: "my-app") { container, registry in
+///             [Mount(name: "mem", backend: InMemoryBackend(mountName: "mem"))]
+///         }.main()
+///     }
+/// }
+/// ```
+///
+/// The mounts are registered in that one closure; neither front end needs to know about
+/// them: `mounts`, completion, `initialize` and every `files/*` method see them all.
+public struct CofferApplication: Sendable {
+    /// The program's name, in messages, usage and its default container folder.
+    public var name: String
+    public var version: String
+    /// The application's own mounts, made once the container is open.
+    public var extraMounts: @Sendable (Container, TypeRegistry) throws(CofferError) -> [Mount]
 
+    public init(name: String = "coffer", version: String = "0.1.0",
+                extraMounts: @escaping @Sendable (Container, TypeRegistry) throws(CofferError) -> [Mount] = { _, _ in [] }) {
+        self.name = name
+        self.version = version
+        self.extraMounts = extraMounts
+    }
+
+    /// Runs with the process's arguments and environment, then exits with the status.
     @MainActor
-    static func main() async {
-        let environment = ProcessInfo.processInfo.environment
+    public func main() async -> Never {
+        exit(await run(arguments: Array(CommandLine.arguments.dropFirst()), environment: ProcessInfo.processInfo.environment))
+    }
+
+    /// Runs with these arguments (without the program name); returns the exit status:
+    /// 0 for success, 1 when a command failed, 2 for bad arguments.
+    @MainActor
+    public func run(arguments: [String], environment: [String: String]) async -> Int32 {
         let options: LaunchOptions
         do {
-            options = try LaunchOptions(arguments: Array(CommandLine.arguments.dropFirst()), environment: environment)
+            options = try LaunchOptions(arguments: arguments, environment: environment, application: name)
         } catch {
             let language = Language.preferred(environment: environment)
-            FileHandle.standardError.write(Data("coffer: \(error.userMessage(in: language))\n".utf8))
-            FileHandle.standardError.write(Data("\(LaunchOptions.usage(language))\n".utf8))
-            exit(2)
+            FileHandle.standardError.write(Data("\(name): \(error.userMessage(in: language))\n".utf8))
+            FileHandle.standardError.write(Data("\(LaunchOptions.usage(language, program: name))\n".utf8))
+            return 2
         }
-        exit(await run(options))
+        return await run(options)
     }
 
     @MainActor
-    static func run(_ options: LaunchOptions) async -> Int32 {
+    func run(_ options: LaunchOptions) async -> Int32 {
         let output = TextOutput.standardOutput()
         let errors = TextOutput.standardError()
         switch options.action {
         case .showHelp:
-            output.line(LaunchOptions.usage(options.language))
+            output.line(LaunchOptions.usage(options.language, program: name))
             output.flush()
             return 0
         case .showVersion:
-            output.line("coffer \(version)")
+            output.line("\(name) \(version)")
             output.flush()
             return 0
         case .rpc, .commands, .interactive, .help:
@@ -53,7 +86,7 @@ struct CofferCommand {
             registry = try documentTypes(options).registry()
         } catch {
             // A bad --document-types is a bad argument: status 2, like the others.
-            errors.line("coffer: \(error.userMessage(in: options.language))")
+            errors.line("\(name): \(error.userMessage(in: options.language))")
             errors.flush()
             return 2
         }
@@ -63,7 +96,7 @@ struct CofferCommand {
         if options.action == .rpc {
             for folder in options.allowedHostFolders {
                 do { _ = try HostAccessPolicy.only([folder]) } catch {
-                    errors.line("coffer: --allow-host “\(folder)”: \(error.userMessage(in: options.language))")
+                    errors.line("\(name): --allow-host “\(folder)”: \(error.userMessage(in: options.language))")
                     errors.flush()
                     return 2
                 }
@@ -74,14 +107,16 @@ struct CofferCommand {
         let container: Container
         do {
             container = try await Container.open(at: options.containerPath)
-            service = try FileService.standard(container: container, registry: registry, hostAccess: hostAccess)
+            service = try FileService.standard(container: container, registry: registry, hostAccess: hostAccess,
+                                               extraMounts: try extraMounts(container, registry))
         } catch {
-            errors.line("coffer: \(error.userMessage(in: options.language))")
+            errors.line("\(name): \(error.userMessage(in: options.language))")
             errors.flush()
             return 1
         }
         if options.action == .rpc {
             var configuration = RPCServer.Configuration(language: options.language, version: version)
+            configuration.serverName = name
             configuration.framing = options.framing.flatMap(Framing.init(rawValue:))
             return await RPCServer(service: service, configuration: configuration).run()
         }
@@ -101,7 +136,7 @@ struct CofferCommand {
 
     /// The application's document types: `--document-types`, else the built-in manifest.
     /// A manifest that breaks a rule is refused, as the Info.plist generator refuses it.
-    static func documentTypes(_ options: LaunchOptions) throws(CofferError) -> DocumentTypesManifest {
+    func documentTypes(_ options: LaunchOptions) throws(CofferError) -> DocumentTypesManifest {
         guard let path = options.documentTypesPath else {
             return try DocumentTypesManifest(jsonData: Data(PackageResources.DocumentTypes_json))
         }
@@ -119,7 +154,7 @@ struct CofferCommand {
     /// The REPL on a terminal: readline, history in `AppData/history`, completion from the
     /// service; colours and progress bars where the output is a terminal.
     @MainActor
-    static func interactive(_ interpreter: CommandInterpreter, container: Container, options: LaunchOptions) async -> Int32 {
+    func interactive(_ interpreter: CommandInterpreter, container: Container, options: LaunchOptions) async -> Int32 {
         let environment = ProcessInfo.processInfo.environment
         interpreter.outputStyle = .forDescriptor(1, environment: environment)
         interpreter.errorStyle = .forDescriptor(2, environment: environment)

@@ -23,9 +23,9 @@ struct LaunchOptions {
     /// The application's document types; the package's own `DocumentTypes.json` when nil.
     var documentTypesPath: String?
 
-    init(arguments: [String], environment: [String: String]) throws(CofferError) {
+    init(arguments: [String], environment: [String: String], application: String = "coffer") throws(CofferError) {
         language = Language.preferred(environment: environment)
-        containerPath = Container.defaultLocation(environment: environment)
+        containerPath = Container.defaultLocation(environment: environment, application: application)
         var index = 0
         func value(for option: String) throws(CofferError) -> String {
             index += 1
@@ -79,33 +79,34 @@ struct LaunchOptions {
         if containerPath.isEmpty { throw CofferError(.invalidArgument, detail: "--container needs a folder") }
     }
 
-    static func usage(_ language: Language) -> String {
+    /// The usage text, naming the program (`coffer`, or an application built the same way).
+    static func usage(_ language: Language, program: String = "coffer") -> String {
         switch language {
         case .english:
             return """
-                Usage: coffer [--container DIR] [--lang en|zh-Hans] [--document-types JSON] [-c 'COMMAND; COMMAND']
-                       coffer [--container DIR] rpc [--framing lsp|ndjson] [--allow-host DIR]…
-                       coffer help [COMMAND]
-                       coffer --version
+                Usage: \(program) [--container DIR] [--lang en|zh-Hans] [--document-types JSON] [-c 'COMMAND; COMMAND']
+                       \(program) [--container DIR] rpc [--framing lsp|ndjson] [--allow-host DIR]…
+                       \(program) help [COMMAND]
+                       \(program) --version
 
                 Without -c, commands are read from standard input: interactively on a terminal,
-                one per line when piped. The default container is $XDG_DATA_HOME/coffer
-                (~/.local/share/coffer). --document-types names the application's manifest of
-                document types (default: the one built in). Run “coffer help” for the list of commands.
-                “coffer rpc” serves JSON-RPC 2.0 on standard input and output instead; programs may
+                one per line when piped. The default container is $XDG_DATA_HOME/\(program)
+                (~/.local/share/\(program)). --document-types names the application's manifest of
+                document types (default: the one built in). Run “\(program) help” for the list of commands.
+                “\(program) rpc” serves JSON-RPC 2.0 on standard input and output instead; programs may
                 use only the host folders named with --allow-host.
                 """
         case .simplifiedChinese:
             return """
-                用法：coffer [--container 目录] [--lang en|zh-Hans] [--document-types JSON] [-c '命令; 命令']
-                      coffer [--container 目录] rpc [--framing lsp|ndjson] [--allow-host 目录]…
-                      coffer help [命令]
-                      coffer --version
+                用法：\(program) [--container 目录] [--lang en|zh-Hans] [--document-types JSON] [-c '命令; 命令']
+                      \(program) [--container 目录] rpc [--framing lsp|ndjson] [--allow-host 目录]…
+                      \(program) help [命令]
+                      \(program) --version
 
                 不带 -c 时从标准输入读取命令：在终端中交互运行，通过管道输入时每行一条命令。
-                默认容器为 $XDG_DATA_HOME/coffer（~/.local/share/coffer）。--document-types 指定应用的
-                文稿类型清单（默认使用内置清单）。运行“coffer help”查看命令列表。
-                “coffer rpc”改为在标准输入输出上提供 JSON-RPC 2.0 服务；程序只能使用 --allow-host
+                默认容器为 $XDG_DATA_HOME/\(program)（~/.local/share/\(program)）。--document-types 指定应用的
+                文稿类型清单（默认使用内置清单）。运行“\(program) help”查看命令列表。
+                “\(program) rpc”改为在标准输入输出上提供 JSON-RPC 2.0 服务；程序只能使用 --allow-host
                 指定的本机文件夹。
                 """
         }

@@ -1,0 +1,4 @@
+import CofferApp
+
+// `coffer`: the standard mounts and both front ends, nothing added.
+await CofferApplication(name: "coffer").main()
