@@ -7,6 +7,8 @@ let package = Package(
     products: [
         .library(name: "CofferCore", targets: ["CofferCore"]),
         .library(name: "CofferBackends", targets: ["CofferBackends"]),
+        .library(name: "CofferInMemory", targets: ["CofferInMemory"]),
+        .library(name: "CofferBackendConformance", targets: ["CofferBackendConformance"]),
         .library(name: "FileService", targets: ["FileService"]),
         .library(name: "CofferREPL", targets: ["CofferREPL"]),
         .library(name: "CofferRPC", targets: ["CofferRPC"]),
@@ -31,6 +33,10 @@ let package = Package(
             resources: [.embedInCode("Types/types.json")]
         ),
         .target(name: "CofferBackends", dependencies: ["CofferCore", "CCofferSystem", "CMagic"]),
+        // A backend in memory: for tests, scratch space, and as a model of the contract.
+        .target(name: "CofferInMemory", dependencies: ["CofferCore"]),
+        // The checks any backend can run from its own tests.
+        .target(name: "CofferBackendConformance", dependencies: ["CofferCore"]),
         // The search index (SQLite FTS5), kept current by the service and by watching.
         .target(name: "CofferSearch", dependencies: ["CofferCore", "CofferBackends", "CSQLite"]),
         .target(name: "FileService", dependencies: ["CofferCore", "CofferBackends", "CofferSearch"]),
@@ -84,6 +90,10 @@ let package = Package(
         .testTarget(
             name: "FileServiceTests",
             dependencies: ["FileService", "CofferBackends", "CofferCore", "CofferTestSupport"]
+        ),
+        .testTarget(
+            name: "BackendConformanceTests",
+            dependencies: ["CofferBackendConformance", "CofferInMemory", "CofferBackends", "CofferCore"]
         ),
         .testTarget(name: "CofferREPLTests", dependencies: ["CofferREPL", "CofferCore", "CofferTestSupport"]),
         .testTarget(
