@@ -15,6 +15,7 @@ let package = Package(
         .library(name: "CofferApp", targets: ["CofferApp"]),
         .executable(name: "coffer", targets: ["coffer"]),
         .executable(name: "coffer-document-types", targets: ["coffer-document-types"]),
+        .executable(name: "custom-backend-example", targets: ["CustomBackendExample"]),
         .plugin(name: "GenerateDocumentTypes", targets: ["GenerateDocumentTypes"]),
     ],
     targets: [
@@ -71,6 +72,13 @@ let package = Package(
             dependencies: ["CofferCore"],
             path: "Benchmarks/SortBench"
         ),
+        // A backend of the application's own (`mem:`, with a quota) beside the standard mounts.
+        .executableTarget(
+            name: "CustomBackendExample",
+            dependencies: ["CofferApp", "CofferCore", "CofferInMemory"],
+            path: "Examples/custom-backend",
+            exclude: ["Tests", "README.md"]
+        ),
         .executableTarget(
             name: "ComposeService",
             dependencies: ["FileService", "CofferBackends", "CofferCore"],
@@ -92,13 +100,18 @@ let package = Package(
             dependencies: ["FileService", "CofferBackends", "CofferCore", "CofferTestSupport"]
         ),
         .testTarget(
+            name: "CustomBackendExampleTests",
+            dependencies: ["CustomBackendExample", "CofferBackendConformance", "CofferCore", "CofferTestSupport"],
+            path: "Examples/custom-backend/Tests"
+        ),
+        .testTarget(
             name: "BackendConformanceTests",
             dependencies: ["CofferBackendConformance", "CofferInMemory", "CofferBackends", "CofferCore"]
         ),
         .testTarget(name: "CofferREPLTests", dependencies: ["CofferREPL", "CofferCore", "CofferTestSupport"]),
         .testTarget(
             name: "EndToEndTests",
-            dependencies: ["coffer", "CofferTestSupport"]
+            dependencies: ["coffer", "CustomBackendExample", "CofferTestSupport"]
         ),
     ]
 )

@@ -121,6 +121,7 @@ public struct CofferApplication: Sendable {
             return await RPCServer(service: service, configuration: configuration).run()
         }
         let interpreter = CommandInterpreter(service: service, language: options.language, output: output, errors: errors)
+        interpreter.programName = name
 
         switch options.action {
         case .commands(let script):

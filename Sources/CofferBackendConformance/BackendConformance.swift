@@ -153,6 +153,9 @@ public enum BackendConformance {
                 report.passed.append(check.name)
             } catch let violation as Violation {
                 report.failures.append(Failure(check: check.name, message: violation.message))
+            } catch let error as CofferError {
+                let subject = error.path.map { " about \($0)" } ?? ""
+                report.failures.append(Failure(check: check.name, message: "an operation the check relies on failed: \(error.kind)\(subject)"))
             } catch {
                 report.failures.append(Failure(check: check.name, message: "unexpected error: \(error)"))
             }

@@ -21,6 +21,8 @@ public final class CommandInterpreter {
 
     /// Colours for what goes to standard output (folder names); plain by default.
     public var outputStyle = TextStyle.plain
+    /// The name errors start with (`coffer:`), the program's.
+    public var programName = "coffer"
     /// Colours for what goes to standard error (the `coffer:` of errors); plain by default.
     public var errorStyle = TextStyle.plain
     /// Asked when a move, copy or rename finds its name taken and no flag chose a policy.
@@ -141,7 +143,7 @@ public final class CommandInterpreter {
     public func report(_ error: CofferError, about hostPath: String? = nil) {
         let message = error.userMessage(in: language)
         let subject = hostPath.map { " \($0):" } ?? ""
-        errors.line("\(errorStyle.error("coffer:"))\(subject) \(message)")
+        errors.line("\(errorStyle.error(programName + ":"))\(subject) \(message)")
         errors.flush()
     }
 

@@ -1,23 +1,28 @@
 import Foundation
 
-/// Runs the built `coffer` executable, for end-to-end tests.
+/// Runs the built `coffer` executable (or another built the same way), for end-to-end tests.
 public enum CofferBinary {
-    /// The executable: `$COFFER_BINARY`, else beside the test bundle, else `.build/debug/coffer`.
+    /// The `coffer` executable: `$COFFER_BINARY`, else beside the test bundle, else `.build/debug/coffer`.
     public static let url: URL = {
         if let explicit = ProcessInfo.processInfo.environment["COFFER_BINARY"] {
             return URL(fileURLWithPath: explicit)
         }
+        return url(named: "coffer")
+    }()
+
+    /// A product of this package by name: beside the test bundle, else in `.build/debug`.
+    public static func url(named name: String) -> URL {
         let runner = URL(fileURLWithPath: CommandLine.arguments[0]).resolvingSymlinksInPath()
         var folder = runner.deletingLastPathComponent()
         for _ in 0..<4 {
-            let candidate = folder.appendingPathComponent("coffer")
+            let candidate = folder.appendingPathComponent(name)
             if FileManager.default.isExecutableFile(atPath: candidate.path) { return candidate }
             folder = folder.deletingLastPathComponent()
         }
         let root = URL(fileURLWithPath: #filePath).deletingLastPathComponent().deletingLastPathComponent()
             .deletingLastPathComponent()
-        return root.appendingPathComponent(".build/debug/coffer")
-    }()
+        return root.appendingPathComponent(".build/debug/" + name)
+    }
 
     /// This process's environment with `LANG=C.UTF-8` and no other locale variables (so
     /// messages are English unless a test asks), plus `extra`.
@@ -40,7 +45,8 @@ public enum CofferBinary {
     /// A `launcher` runs first with the binary's path and the arguments after its own words
     /// (`["/bin/sh", "-c", "ulimit -f 64; exec \"$0\" \"$@\""]`).
     public static func run(_ arguments: [String], input: String = "", environment: [String: String] = [:],
-                           launcher: [String] = []) throws -> Result {
+                           launcher: [String] = [], program: URL = url) throws -> Result {
+        let url = program
         let process = Process()
         if let program = launcher.first {
             process.executableURL = URL(fileURLWithPath: program)

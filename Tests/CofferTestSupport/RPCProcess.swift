@@ -19,9 +19,9 @@ public final class RPCProcess: @unchecked Sendable {
 
     /// Starts `coffer --container C rpc ARGUMENTS`; a `launcher` runs first, as for `CofferBinary.run`.
     public init(container: String, framing: Framing = .ndjson, arguments: [String] = [],
-                environment: [String: String] = [:], launcher: [String] = []) throws {
+                environment: [String: String] = [:], launcher: [String] = [], program: URL = CofferBinary.url) throws {
         self.framing = framing
-        let command = [CofferBinary.url.path, "--container", container, "rpc"] + arguments
+        let command = [program.path, "--container", container, "rpc"] + arguments
         let argv = launcher + command
         process.executableURL = URL(fileURLWithPath: argv[0])
         process.arguments = Array(argv.dropFirst())

@@ -1,20 +1,52 @@
 /// Where a mount keeps its items: the local sandbox, the trash, an application's own store.
 ///
+/// A backend is one type, registered as a ``Mount`` in one place (`CofferApplication`'s
+/// `extraMounts`, or `FileService.standard(container:extraMounts:)`); both front ends then
+/// show it with no change to them. `CofferBackendConformance` checks a backend against this
+/// contract from its own tests; `Documentation/Writing a storage backend.md` walks through one.
+///
 /// ## Contract
-/// - Every path a backend receives has been normalised and checked by ``VirtualPath``:
-///   no `.`/`..`, no empty or over-long names. Only `components` matter to the backend;
-///   the mount name is a label it copies into the nodes it returns.
-/// - A backend never reads or writes outside its own root, whatever links or races it meets.
-/// - Writes are invisible until ``PendingWrite/commit(conflict:)``; ``PendingWrite/abort()``
-///   leaves nothing behind. Moves and commits honour ``ConflictPolicy/fail`` and
-///   ``ConflictPolicy/replace``; ``ConflictPolicy/keepBoth`` is decided by `FileService`,
-///   which picks a free name and asks again with `.fail`.
-/// - Every error thrown is a ``CofferError`` naming the virtual path it concerns.
-/// - Blocking I/O must not run on Swift's cooperative thread pool.
+/// - **Paths.** Every path a backend receives has been normalised and checked by
+///   ``VirtualPath``: no `.`/`..`, no empty or over-long names, no NUL. Only `components`
+///   matter to the backend (relative to its root); the mount name is a label it copies into
+///   the nodes it returns. Names are compared byte for byte: `café` in NFC and in NFD are
+///   two items (a Swift `String` key would merge them).
+/// - **Confinement.** A backend never reads or writes outside its own root, whatever links
+///   or races it meets.
+/// - **Atomic writes.** A write is invisible — to listings, to ``node(at:)``, to readers —
+///   until ``PendingWrite/commit(conflict:)``, which makes the whole file appear at once;
+///   ``PendingWrite/abort()`` leaves nothing behind, also after a failed write or commit.
+/// - **Conflicts.** Commits and moves honour ``ConflictPolicy/fail`` (an existing item wins:
+///   throw `fileExists`, change nothing) and ``ConflictPolicy/replace``.
+///   ``ConflictPolicy/keepBoth`` never reaches a backend: `FileService` picks a free name
+///   and asks again with `.fail`, so `.fail` must be exact even when two commits race.
+/// - **Partial results.** Names starting with ``StreamingCopy/partialPrefix`` are Coffer's
+///   own unfinished copies; listings leave them out.
+/// - **Errors.** Every error thrown is a ``CofferError`` naming the virtual path it concerns:
+///
+///   | situation | kind |
+///   |---|---|
+///   | the item, or a folder on the way to it, does not exist | `noSuchFile` |
+///   | a file stands where a folder is needed (`a.txt/b`) | `notADirectory` (or `noSuchFile`) |
+///   | ``openFile(at:)`` of a folder | `isADirectory` |
+///   | a name is taken (`createFolder`, `.fail` commits and moves) | `fileExists` |
+///   | a folder moved into itself, the root renamed | `invalidOperation` |
+///   | no room left (disk, quota) | `outOfSpace` |
+///   | not allowed by the store | `noPermission` |
+///   | any change to a backend without ``BackendCapabilities/writable`` | `readOnly` |
+///   | a link, pipe or device opened as a file | `unsupported` |
+///   | anything else | `ioError` |
+///
+///   Front ends turn these into the user's messages; `cancelled` is the service's to throw.
+/// - **Threads.** Blocking I/O must not run on Swift's cooperative thread pool (run it on
+///   Dispatch, as `BlockingIO` does); a backend that never blocks (in memory) may stay put.
 ///
 /// Only listing, stat, folder creation, reading, writing, moving and removing are required.
 /// Copying has a default that streams through ``openFile(at:)`` and ``makeWrite(at:)``, so
-/// any two backends can copy to each other; a backend may override it with a fast path.
+/// any two backends can copy to each other, and copies across mounts always go that way; a
+/// backend may override ``copyItem(at:to:conflict:progress:)`` with a fast path. The batch
+/// reads searches use (``entries(inFoldersAt:)``, ``nodes(at:)``,
+/// ``folderModificationDates(at:)``) have defaults built on the required methods too.
 public protocol StorageBackend: Sendable {
     /// What this backend can do; `FileService` refuses changes to read-only backends.
     var capabilities: BackendCapabilities { get }
@@ -87,16 +119,19 @@ public struct FolderEntry: Sendable, Hashable {
     }
 }
 
-/// What a backend supports.
+/// What a backend supports. The service consults it; the backend must still refuse what it
+/// cannot do.
 public struct BackendCapabilities: OptionSet, Sendable, Hashable {
     public let rawValue: Int
     public init(rawValue: Int) { self.rawValue = rawValue }
 
-    /// Items can be created, changed, moved and removed.
+    /// Items can be created, changed, moved and removed. Without it a mount is read-only:
+    /// `FileService` refuses changes with `readOnly` before calling the backend.
     public static let writable = BackendCapabilities(rawValue: 1 << 0)
-    /// Per-item backup exclusion is stored.
+    /// Per-item backup exclusion is stored (`FileNode.isExcludedFromBackup` means something).
     public static let backupExclusion = BackendCapabilities(rawValue: 1 << 1)
-    /// Moves within the backend are atomic renames.
+    /// Moves within the backend are atomic renames: an observer sees the item at the old
+    /// place or at the new one, never both or neither.
     public static let atomicMove = BackendCapabilities(rawValue: 1 << 2)
 }
 

@@ -25,7 +25,7 @@ extension CommandInterpreter {
         let arguments = try parse(words, as: "trash")
         guard arguments.operands.isEmpty else { throw usage("trash") }
         let listing = try await service.trashItems()
-        for problem in listing.problems { errors.line("coffer: \(Self.describe(problem, language))") }
+        for problem in listing.problems { errors.line("\(programName): \(Self.describe(problem, language))") }
         guard !listing.items.isEmpty else {
             output.line(LocalizedText("The trash is empty.", "废纸篓是空的。")(language))
             return
