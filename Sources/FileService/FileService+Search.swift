@@ -64,8 +64,10 @@ extension FileService {
     /// accents and width), leaving out hidden items and the insides of packages.
     ///
     /// The mount's index answers when it is complete and covers the scope; otherwise (or
-    /// with `engine: .walk`) the folders are walked, streaming, one level in memory at a
-    /// time, never following links, and reporting folders that cannot be read.
+    /// with `engine: .walk`) the folders are walked, streaming — in memory, the names of the
+    /// folders on the current branch, plus subfolders read ahead up to about 32,768 names
+    /// and 256 matches waiting for their details —, never following links, and reporting
+    /// folders that cannot be read.
     public nonisolated func search(_ query: SearchQuery) async throws(CofferError) -> SearchResults {
         let backend = try mount(for: query.scope).backend
         for type in query.types where registry.type(withIdentifier: type) == nil {
@@ -138,7 +140,8 @@ extension FileService {
             }
         }
         chosen.sort { a, b in a.isFile != b.isFile ? !a.isFile : a.key < b.key }
-        var listings = Lookahead(chosen.filter(\.descends).map(\.path), size: 32) { await backend.entries(inFoldersAt: $0) }
+        var listings = Lookahead(chosen.filter(\.descends).map(\.path), size: 32, budget: 32_768,
+                                 weigh: { (try? $0.get().count) ?? 1 }) { await backend.entries(inFoldersAt: $0) }
         for item in chosen {
             try Task.checkCancellation()
             if item.matches, await !matches.add(item.path) { return false }
@@ -234,15 +237,26 @@ final class PendingMatches {
 /// Values for keys asked for in a known order, fetched `size` at a time.
 struct Lookahead<Value: Sendable> {
     private let keys: [VirtualPath]
-    private let size: Int
+    /// The most keys fetched at once.
+    private let limit: Int
+    /// How much fetched values may weigh together, and how to weigh one.
+    private let budget: Int
+    private let weigh: (Value) -> Int
     private let fetch: ([VirtualPath]) async -> [Value]
+    private var size = 1
     private var next = 0
     private var fetched: [VirtualPath: Value] = [:]
 
-    init(_ keys: [VirtualPath], size: Int, fetch: @escaping ([VirtualPath]) async -> [Value]) {
+    /// Fetches up to `size` keys at once, fewer when the values fetched so far weigh so
+    /// much that `size` of them would pass `budget` (folders of 100,000 names come one by one).
+    init(_ keys: [VirtualPath], size: Int, budget: Int = .max, weigh: @escaping (Value) -> Int = { _ in 1 },
+         fetch: @escaping ([VirtualPath]) async -> [Value]) {
         self.keys = keys
-        self.size = size
+        self.limit = size
+        self.budget = budget
+        self.weigh = weigh
         self.fetch = fetch
+        self.size = min(size, 4)
     }
 
     /// The value of `key`, which must come next in `keys` after those already asked for.
@@ -250,7 +264,11 @@ struct Lookahead<Value: Sendable> {
         if let value = fetched.removeValue(forKey: key) { return value }
         let chunk = Array(keys[next..<min(next + size, keys.count)])
         next += chunk.count
-        for (chunkKey, value) in zip(chunk, await fetch(chunk)) { fetched[chunkKey] = value }
+        let values = await fetch(chunk)
+        for (chunkKey, value) in zip(chunk, values) { fetched[chunkKey] = value }
+        // Start small, then fetch as many as the budget allows at the weight seen so far.
+        let weight = max(1, values.reduce(0) { $0 + weigh($1) } / max(1, values.count))
+        size = max(1, min(limit, budget / weight))
         return fetched.removeValue(forKey: key)!
     }
 }
