@@ -57,6 +57,45 @@ struct CustomBackendEndToEndTests {
         #expect(directory.contents("container/Documents/UserFiles/from-mem.txt") == "report one")
     }
 
+    @Test func pipedCommandsWorkOnMem() throws {
+        try fixture()
+        let result = try CofferBinary.run(["--container", container], input: "cp notes.txt mem:/\ncd mem:/\nls\npwd\ncat notes.txt\n",
+                                          program: program)
+        #expect(result.status == 0, "\(result.errors)")
+        #expect(result.output == "notes.txt\nmem:/\nfiles notes\n")
+    }
+
+    /// On a terminal: the prompt, completion of the mount's name and of names inside it.
+    @Test func theInteractiveREPLCompletesMem() throws {
+        try fixture()
+        let session = try TerminalSession([program.path, "--container", container, "--lang", "en"],
+                                          environment: ["TERM": "screen", "LANG": "C.UTF-8", "HOME": directory.path,
+                                                        "NO_COLOR": "1"])
+        defer { session.close() }
+        try session.waitForLastLine("files:/>")
+        try session.type("mkdir me")
+        try session.press("Tab")
+        try session.waitForLastLine("files:/> mkdir mem:/")
+        try session.type("Projects")
+        try session.press("Enter")
+        try session.waitForLastLine("files:/>")
+        try session.type("cp notes.txt mem:/Pro")
+        try session.press("Tab")
+        try session.waitForLastLine("files:/> cp notes.txt mem:/Projects/")
+        try session.press("Enter")
+        try session.waitForLastLine("files:/>")
+        try session.type("cd mem:/Projects")
+        try session.press("Enter")
+        try session.waitForLastLine("mem:/Projects>")
+        try session.type("ls")
+        try session.press("Enter")
+        let screen = try session.wait { $0.contains("notes.txt") }
+        #expect(screen.contains("mem:/Projects> ls\nnotes.txt"), "\(screen)")
+        try session.type("quit")
+        try session.press("Enter")
+        try session.waitForExit()
+    }
+
     @Test func theQuotaErrorIsAUserMessage() throws {
         try fixture()
         let english = try example("cp notes.txt mem:/; cp big.bin mem:/; ls mem:/", quota: 2_000)
@@ -102,7 +141,21 @@ struct CustomBackendEndToEndTests {
         let search = try #require(result(try rpc.call("files/search", ["query": "notes", "path": "mem:/"])))
         #expect(search["engine"] as? String == "walk")
         #expect((search["matches"] as? [[String: Any]])?.count == 2)
-        #expect(try rpc.call("files/trash", ["path": "mem:/Docs.txt"])["result"] != nil)
+        // The other files/* methods, on mem: as on files:.
+        #expect(result(try rpc.call("files/createDirectory", ["path": "mem:/New"]))?["kind"] as? String == "folder")
+        #expect(result(try rpc.call("files/rename", ["path": "mem:/notes (2).txt", "newName": "second.txt"]))?["path"] as? String
+                == "mem:/second.txt")
+        #expect(result(try rpc.call("files/move", ["path": "mem:/second.txt", "toDirectory": "mem:/New"]))?["path"] as? String
+                == "mem:/New/second.txt")
+        #expect(result(try rpc.call("files/move", ["path": "mem:/New/second.txt", "toDirectory": "/"]))?["path"] as? String
+                == "files:/second.txt")
+        #expect(directory.contents("container/Documents/UserFiles/second.txt") == "files notes")
+        let upload = try #require(result(try rpc.call("files/upload/begin", ["path": "mem:/up.bin"]))?["uploadId"] as? String)
+        _ = try rpc.call("files/upload/append", ["uploadId": upload, "offset": 0, "data": "AQID"])
+        #expect(result(try rpc.call("files/upload/commit", ["uploadId": upload]))?["size"] as? Int == 3)
+        let trashed = try #require(result(try rpc.call("files/trash", ["path": "mem:/Docs.txt"])))
+        #expect(trashed["originalPath"] as? String == "mem:/Docs.txt")
+        #expect(errorKind(try rpc.call("files/stat", ["path": "mem:/Docs.txt"])) == "noSuchFile")
         rpc.closeInput()
         #expect(try rpc.waitForExit() == 0)
     }

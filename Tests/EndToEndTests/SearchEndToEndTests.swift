@@ -68,6 +68,37 @@ struct SearchEndToEndTests {
             """, "\(found.output)")
     }
 
+    /// A folder the walk cannot read is reported, and the walk goes on. Root reads
+    /// everything, so the binary runs as nobody then.
+    @Test func theWalkReportsFoldersItCannotReadAndGoesOn() throws {
+        try fixture()
+        directory.make(["container/Documents/UserFiles/Locked/report locked.txt": "",
+                        "container/Documents/UserFiles/Open/report open.txt": ""])
+        chmod(files + "/Locked", 0)
+        defer { chmod(files + "/Locked", 0o755) }
+        var launcher: [String] = []
+        if getuid() == 0 {
+            // The container belongs to the user who runs Coffer: give it to nobody.
+            launcher = ["/usr/bin/setpriv", "--reuid=65534", "--regid=65534", "--clear-groups"]
+            chmod(directory.path, 0o777)
+            let chown = try Process.run(URL(fileURLWithPath: "/bin/chown"), arguments: ["-R", "65534:65534", container])
+            chown.waitUntilExit()
+        }
+        let result = try CofferBinary.run(["--container", container, "--lang", "en", "-c", "find --walk report"],
+                                          launcher: launcher)
+        #expect(result.status == 1)
+        #expect(result.output == """
+            files:/Open/report open.txt
+            files:/Reports
+            files:/Reports/report 9.jpg
+            files:/Reports/report 10.jpg
+            files:/Q3-Report.pdf
+
+            """, "\(result.output)")
+        #expect(result.errors.hasPrefix("coffer: You don't have permission to use “files:/Locked”."), "\(result.errors)")
+        #expect(result.errors.split(separator: "\n").count == 1)
+    }
+
     @Test func badFindsAreExplained() throws {
         try fixture()
         let missing = try coffer("find")

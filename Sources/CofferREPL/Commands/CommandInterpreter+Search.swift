@@ -3,8 +3,9 @@ import FileService
 
 extension CommandInterpreter {
     /// `find pattern [path] [--type uti,…] [--limit N] [--walk]`: one matching virtual
-    /// path a line, as they are found; folders that could not be read go to stderr.
-    func find(_ words: ArraySlice<String>) async throws(CofferError) {
+    /// path a line, as they are found; folders that could not be read go to stderr, and
+    /// make the status a failure once the search has gone on past them (as `find` does).
+    func find(_ words: ArraySlice<String>) async throws {
         let arguments = try parse(words, as: "find")
         guard (1...2).contains(arguments.operands.count) else { throw usage("find") }
         var query = SearchQuery(pattern: try NamePattern(arguments.operands[0]),
@@ -16,6 +17,7 @@ extension CommandInterpreter {
         }
         if arguments.flags.contains("walk") { query.engine = .walk }
         let results = try await service.search(query)
+        var firstUnreadable: CofferError?
         do {
             for try await event in results.events {
                 switch event {
@@ -23,6 +25,7 @@ extension CommandInterpreter {
                     for node in nodes { output.line(node.path.description) }
                 case .unreadable(_, let error):
                     report(error)
+                    firstUnreadable = firstUnreadable ?? error
                 case .truncated:
                     errors.line(LocalizedText("(more matches not shown: --limit \(query.limit ?? 0))",
                                               "（还有更多结果未显示：--limit \(query.limit ?? 0)）")(language))
@@ -31,6 +34,7 @@ extension CommandInterpreter {
         } catch {
             throw CofferError.wrapping(error, path: query.scope)
         }
+        if let firstUnreadable { throw Reported(error: firstUnreadable) }
     }
 
     /// `reindex [--rebuild]`: brings the search index up to date and says what it holds.
