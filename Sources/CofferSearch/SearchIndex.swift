@@ -176,7 +176,10 @@ public final class SearchIndex: Sendable {
             startPass()
             return nil
         }
-        if !isLive { await reconcile() }
+        // Without a watch, compare folder times now; with one, changes arrive as they
+        // happen, but the pass that catches up with what changed before (at start, or after
+        // lost events) must have finished.
+        if isLive { await waitForPass() } else { await reconcile() }
         return await query(pattern, below: scope)
     }
 
