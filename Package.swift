@@ -101,7 +101,8 @@ let package = Package(
         ),
         .testTarget(
             name: "CustomBackendExampleTests",
-            dependencies: ["CustomBackendExample", "CofferBackendConformance", "CofferCore", "CofferTestSupport"],
+            dependencies: ["CustomBackendExample", "CofferBackendConformance", "CofferApp", "CofferInMemory", "CofferCore",
+                           "CofferTestSupport"],
             path: "Examples/custom-backend/Tests"
         ),
         .testTarget(

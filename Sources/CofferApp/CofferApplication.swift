@@ -107,8 +107,10 @@ public struct CofferApplication: Sendable {
         let container: Container
         do {
             container = try await Container.open(at: options.containerPath)
+            let added = try extraMounts(container, registry)
+            try Self.checkMountNames(added)
             service = try FileService.standard(container: container, registry: registry, hostAccess: hostAccess,
-                                               extraMounts: try extraMounts(container, registry))
+                                               extraMounts: added)
         } catch {
             errors.line("\(name): \(error.userMessage(in: options.language))")
             errors.flush()
@@ -132,6 +134,19 @@ public struct CofferApplication: Sendable {
         default:
             guard isatty(0) == 1 else { return await PipedSession(interpreter: interpreter).run() }
             return await interactive(interpreter, container: container, options: options)
+        }
+    }
+
+    /// An application's mounts must be typeable (`mem:`) and must not take a standard name.
+    static func checkMountNames(_ mounts: [Mount]) throws(CofferError) {
+        var taken: Set<String> = [VirtualPath.defaultMount, "trash", "staging"]
+        for mount in mounts {
+            guard VirtualPath.isValidMountName(mount.name) else {
+                throw CofferError(.invalidArgument, detail: "mount name “\(mount.name)”: use a letter, then letters, digits, - or _")
+            }
+            guard taken.insert(mount.name).inserted else {
+                throw CofferError(.invalidArgument, detail: "mount name “\(mount.name)” is already used")
+            }
         }
     }
 

@@ -1,5 +1,7 @@
+@testable import CofferApp
 import CofferBackendConformance
 import CofferCore
+import CofferInMemory
 import CofferTestSupport
 @testable import CustomBackendExample
 import Foundation
@@ -48,5 +50,24 @@ struct QuotaMemoryBackendTests {
         }
         #expect(error?.kind == .outOfSpace)
         #expect(try await backend.contentsOfFolder(at: .root(of: "mem")).map(\.name) == ["a.bin"])
+    }
+}
+
+/// Mounts an application registers must be typeable and must not shadow the standard ones.
+struct MountRegistrationTests {
+    @Test(arguments: ["files", "trash", "staging", "my mem", "9lives", "mem:", ""])
+    func badNamesAreRefused(_ name: String) {
+        #expect(throws: CofferError.self) {
+            try CofferApplication.checkMountNames([Mount(name: name, backend: InMemoryBackend())])
+        }
+    }
+
+    @Test func goodNamesPassOnceEach() throws {
+        try CofferApplication.checkMountNames([Mount(name: "mem", backend: InMemoryBackend()),
+                                               Mount(name: "cloud-2_b", backend: InMemoryBackend())])
+        #expect(throws: CofferError.self) {
+            try CofferApplication.checkMountNames([Mount(name: "mem", backend: InMemoryBackend()),
+                                                   Mount(name: "mem", backend: InMemoryBackend())])
+        }
     }
 }

@@ -75,6 +75,12 @@ public struct VirtualPath: Sendable, CustomStringConvertible {
         self.init(uncheckedMount: mount, components: components)
     }
 
+    /// Whether `name` can be typed as a mount prefix (`mem:`): an ASCII letter, then
+    /// letters, digits, `-` or `_`.
+    public static func isValidMountName(_ name: String) -> Bool {
+        splitMountPrefix(name + ":") != nil
+    }
+
     /// `("trash", "/a")` for `trash:/a`; `nil` when the text has no mount prefix.
     static func splitMountPrefix(_ text: String) -> (String, Substring)? {
         guard let colon = text.firstIndex(of: ":") else { return nil }
