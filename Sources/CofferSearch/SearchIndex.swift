@@ -245,7 +245,7 @@ public final class SearchIndex: Sendable {
                     let parentIndexed = try connection.statement("SELECT 1 FROM folders WHERE path = ?1")
                         .bind(1, parentKey).step()
                     guard parentIndexed, let node, !node.isHidden else { continue }
-                    let kind: FolderEntry.Kind = node.special != nil ? .special : (node.kind == .file ? .file : .folder)
+                    let kind = FolderEntry.Kind(of: node)
                     try Self.insert(name: path.name, kind: kind, parentKey: parentKey,
                                     parentSortKey: Self.sortKey(ofFolder: parentKey), in: connection)
                     // The folder's stamp no longer describes what the index holds.

@@ -47,9 +47,7 @@ extension FileService {
                             progress: ProgressReporter = .none) async throws(CofferError) -> [ImportResult] {
         let folder = folder ?? Self.defaultImportFolder
         let backend = try writableMount(for: folder).backend
-        for type in allowedTypes where registry.type(withIdentifier: type) == nil {
-            throw CofferError(.invalidArgument, detail: "unknown type \(type)")
-        }
+        try requireKnownTypes(allowedTypes)
         if folder == Self.defaultImportFolder { try await createFolder(at: folder, intermediates: true) }
         guard try await stat(folder).kind != .file else { throw CofferError(.notADirectory, path: folder) }
 

@@ -70,9 +70,7 @@ extension FileService {
     /// folders that cannot be read.
     public nonisolated func search(_ query: SearchQuery) async throws(CofferError) -> SearchResults {
         let backend = try mount(for: query.scope).backend
-        for type in query.types where registry.type(withIdentifier: type) == nil {
-            throw CofferError(.invalidArgument, detail: "unknown type \(type)")
-        }
+        try requireKnownTypes(query.types)
         guard query.limit.map({ $0 >= 0 }) ?? true else { throw CofferError(.invalidArgument, detail: "negative limit") }
         let scope = try await stat(query.scope)
         guard scope.kind != .file else { throw CofferError(.notADirectory, path: query.scope) }

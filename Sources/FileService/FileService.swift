@@ -86,6 +86,13 @@ public actor FileService {
         return mount
     }
 
+    /// Refuses type identifiers the registry does not know (a filter by them would match nothing).
+    nonisolated func requireKnownTypes(_ types: [String]) throws(CofferError) {
+        for type in types where registry.type(withIdentifier: type) == nil {
+            throw CofferError(.invalidArgument, detail: "unknown type \(type)")
+        }
+    }
+
     nonisolated func writableMount(for path: VirtualPath) throws(CofferError) -> Mount {
         let mount = try mount(for: path)
         guard mount.isWritable else { throw CofferError(.readOnly, path: path) }

@@ -168,9 +168,7 @@ public final class HostItem: Sendable {
 
     public var isFolder: Bool { FileMode(info.mode) == .directory }
     public var size: Int64 { isFolder ? 0 : Int64(info.size) }
-    public var modificationDate: Date {
-        Date(timeIntervalSince1970: Double(info.mtime_sec) + Double(info.mtime_nsec) / 1e9)
-    }
+    public var modificationDate: Date { info.modificationDate }
     /// The file system's identity of the item: device and inode.
     public var device: UInt64 { info.device }
     public var inode: UInt64 { info.inode }

@@ -26,22 +26,25 @@ extension Descriptor {
     /// The raw (NUL-terminated) names in this folder, without `.` and `..`, read once.
     /// Raw bytes keep names that are not valid UTF-8 addressable.
     func rawEntryNames(reporting path: VirtualPath?) throws(CofferError) -> [[CChar]] {
-        try readEntries(reporting: path) { Array(UnsafeBufferPointer(start: $0, count: strlen($0) + 1)) }
+        try readEntries(reporting: path) { name, _ in Array(UnsafeBufferPointer(start: name, count: strlen(name) + 1)) }
     }
 
     /// The names in this folder as strings, without `.` and `..`.
     func entryNames(reporting path: VirtualPath?) throws(CofferError) -> [String] {
-        try readEntries(reporting: path) { String(cString: $0) }
+        try readEntries(reporting: path) { name, _ in String(cString: name) }
     }
 
-    /// One pass of `readdir` over this folder, each name turned into an element by `make`.
-    private func readEntries<Element>(reporting path: VirtualPath?,
-                                      _ make: (UnsafePointer<CChar>) -> Element) throws(CofferError) -> [Element] {
+    /// One pass of `readdir` over this folder, each name and its `d_type` hint turned into
+    /// an element by `make`, which returns `nil` to leave an entry out.
+    func readEntries<Element>(reporting path: VirtualPath?,
+                              _ make: (UnsafePointer<CChar>, UInt8) -> Element?) throws(CofferError) -> [Element] {
         guard let stream = coffer_opendir(raw) else { throw CofferError.lastSystemError("opendir", path: path) }
         defer { coffer_closedir(stream) }
         var entries: [Element] = []
         var type: UInt8 = 0
-        while let entry = coffer_readdir(stream, &type) { entries.append(make(entry)) }
+        while let entry = coffer_readdir(stream, &type) {
+            if let element = make(entry, type) { entries.append(element) }
+        }
         if errno != 0 { throw CofferError.lastSystemError("readdir", path: path) }
         return entries
     }

@@ -150,22 +150,22 @@ public final class LocalSandboxBackend: StorageBackend {
         let entries = names
         // Large folders are stat'ed on every core: statx and getxattr are independent
         // lookups relative to the same open folder.
-        let slices = entries.count >= 512 ? min(8, ProcessInfo.processInfo.activeProcessorCount) : 1
-        let results = SliceResults(count: slices)
-        DispatchQueue.concurrentPerform(iterations: slices) { slice in
-            let range = (entries.count * slice / slices)..<(entries.count * (slice + 1) / slices)
-            results.store(slice, Result { () throws(CofferError) -> [FileNode] in
+        let slices = Parallel.slices(for: entries.count, threshold: 512, most: 8)
+        let results = Parallel.perSlice(entries, slices: slices) { names in
+            Result { () throws(CofferError) -> [FileNode] in
                 var nodes: [FileNode] = []
-                nodes.reserveCapacity(range.count)
-                for name in entries[range] {
+                nodes.reserveCapacity(names.count)
+                for name in names {
                     if let node = try entryNode(in: folder, name: name, path: path.appending(trustedName: name), hidden: hidden) {
                         nodes.append(node)
                     }
                 }
                 return nodes
-            })
+            }
         }
-        return try results.joined()
+        var nodes: [FileNode] = []
+        for result in results { nodes += try result.get() }
+        return nodes
     }
 
     /// The node for `name` in `folder`, or `nil` if it vanished meanwhile.
@@ -207,7 +207,7 @@ public final class LocalSandboxBackend: StorageBackend {
         }
         return FileNode(
             path: path, kind: kind, size: mode == .directory ? 0 : Int64(info.size),
-            modificationDate: Date(timeIntervalSince1970: Double(info.mtime_sec) + Double(info.mtime_nsec) / 1e9),
+            modificationDate: info.modificationDate,
             creationDate: info.has_btime != 0
                 ? Date(timeIntervalSince1970: Double(info.btime_sec) + Double(info.btime_nsec) / 1e9) : nil,
             isHidden: hidden, typeIdentifier: typeIdentifier, isExcludedFromBackup: excluded,
@@ -248,24 +248,6 @@ public final class LocalSandboxBackend: StorageBackend {
         guard FileMode(after.mode) == .regular else { throw CofferError(.unsupported, path: path) }
         _ = fcntl(fd, F_SETFL, fcntl(fd, F_GETFL) & ~O_NONBLOCK)
         return (descriptor, after)
-    }
-}
-
-/// Per-slice results of a parallel listing.
-private final class SliceResults: @unchecked Sendable {
-    private var results: [Result<[FileNode], CofferError>?]
-    private let lock = NSLock()
-
-    init(count: Int) { results = Array(repeating: nil, count: count) }
-
-    func store(_ slice: Int, _ result: Result<[FileNode], CofferError>) {
-        lock.withLock { results[slice] = result }
-    }
-
-    func joined() throws(CofferError) -> [FileNode] {
-        var nodes: [FileNode] = []
-        for result in results { nodes += try result!.get() }
-        return nodes
     }
 }
 

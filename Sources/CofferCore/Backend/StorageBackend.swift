@@ -105,6 +105,11 @@ public struct FolderEntry: Sendable, Hashable {
         case file
         /// A link, pipe, socket or device: listed, never opened or followed.
         case special
+
+        /// What `node` is, as a walk sees it.
+        public init(of node: FileNode) {
+            self = node.special != nil ? .special : (node.kind == .file ? .file : .folder)
+        }
     }
 
     public var name: String
@@ -167,8 +172,7 @@ import Foundation
 extension StorageBackend {
     public func entries(inFolderAt path: VirtualPath) async throws -> [FolderEntry] {
         try await contentsOfFolder(at: path).map { node in
-            let kind: FolderEntry.Kind = node.special != nil ? .special : (node.kind == .file ? .file : .folder)
-            return FolderEntry(name: node.name, kind: kind, isHidden: node.isHidden)
+            FolderEntry(name: node.name, kind: FolderEntry.Kind(of: node), isHidden: node.isHidden)
         }
     }
 

@@ -1,0 +1,43 @@
+import CCofferSystem
+import Foundation
+
+/// Work split over the cores, for batches of independent system calls.
+enum Parallel {
+    /// How many slices to split `count` items into: one below `threshold`, else one per
+    /// core (at most `most`).
+    static func slices(for count: Int, threshold: Int, most: Int = .max) -> Int {
+        count >= threshold ? max(1, min(most, ProcessInfo.processInfo.activeProcessorCount)) : 1
+    }
+
+    /// `body` of each of `slices` consecutive slices of `items`, run concurrently; the
+    /// outputs in slice order.
+    static func perSlice<Element: Sendable, Output>(_ items: [Element], slices: Int,
+                                                    _ body: @Sendable (ArraySlice<Element>) -> Output) -> [Output] {
+        let slices = max(1, min(slices, items.count))
+        let outputs = Outputs<Output>(count: slices)
+        DispatchQueue.concurrentPerform(iterations: slices) { slice in
+            let range = (items.count * slice / slices)..<(items.count * (slice + 1) / slices)
+            outputs.store(slice, body(items[range]))
+        }
+        return outputs.values
+    }
+
+    /// One output per slice, filled in by concurrent workers.
+    private final class Outputs<Output>: @unchecked Sendable {
+        private var slots: [Output?]
+        private let lock = NSLock()
+
+        init(count: Int) { slots = Array(repeating: nil, count: count) }
+
+        func store(_ slice: Int, _ output: Output) { lock.withLock { slots[slice] = output } }
+
+        var values: [Output] { lock.withLock { slots.map { $0! } } }
+    }
+}
+
+extension coffer_stat {
+    /// The modification time as a `Date`.
+    var modificationDate: Date {
+        Date(timeIntervalSince1970: Double(mtime_sec) + Double(mtime_nsec) / 1e9)
+    }
+}
