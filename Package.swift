@@ -33,17 +33,20 @@ let package = Package(
             name: "CofferCore",
             resources: [.embedInCode("Types/types.json")]
         ),
-        .target(name: "CofferBackends", dependencies: ["CofferCore", "CCofferSystem", "CMagic"]),
+        // Running blocking calls off Swift's cooperative pool, and signals as Dispatch events:
+        // shared by the backends, the search index and the front ends.
+        .target(name: "CofferRuntime", dependencies: ["CofferCore"]),
+        .target(name: "CofferBackends", dependencies: ["CofferCore", "CofferRuntime", "CCofferSystem", "CMagic"]),
         // A backend in memory: for tests, scratch space, and as a model of the contract.
         .target(name: "CofferInMemory", dependencies: ["CofferCore"]),
         // The checks any backend can run from its own tests.
         .target(name: "CofferBackendConformance", dependencies: ["CofferCore"]),
         // The search index (SQLite FTS5), kept current by the service and by watching.
-        .target(name: "CofferSearch", dependencies: ["CofferCore", "CofferBackends", "CSQLite"]),
-        .target(name: "FileService", dependencies: ["CofferCore", "CofferBackends", "CofferSearch"]),
-        .target(name: "CofferREPL", dependencies: ["CofferCore", "FileService", "CReadline"]),
+        .target(name: "CofferSearch", dependencies: ["CofferCore", "CofferRuntime", "CSQLite"]),
+        .target(name: "FileService", dependencies: ["CofferCore", "CofferRuntime", "CofferBackends", "CofferSearch"]),
+        .target(name: "CofferREPL", dependencies: ["CofferCore", "CofferRuntime", "FileService", "CReadline"]),
         // The JSON-RPC 2.0 front end (`coffer rpc`).
-        .target(name: "CofferRPC", dependencies: ["CofferCore", "FileService", "CofferBackends"]),
+        .target(name: "CofferRPC", dependencies: ["CofferCore", "CofferRuntime", "FileService"]),
         // `coffer`'s command line and front ends, for any application that adds its own mounts.
         .target(
             name: "CofferApp",
@@ -109,7 +112,7 @@ let package = Package(
             name: "BackendConformanceTests",
             dependencies: ["CofferBackendConformance", "CofferInMemory", "CofferBackends", "CofferCore"]
         ),
-        .testTarget(name: "CofferREPLTests", dependencies: ["CofferREPL", "CofferCore", "CofferTestSupport"]),
+        .testTarget(name: "CofferREPLTests", dependencies: ["CofferREPL", "CofferCore", "CofferRuntime", "CofferTestSupport"]),
         .testTarget(
             name: "EndToEndTests",
             dependencies: ["coffer", "CustomBackendExample", "CofferTestSupport"]

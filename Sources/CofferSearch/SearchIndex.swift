@@ -1,5 +1,5 @@
 import CSQLite
-import CofferBackends
+import CofferRuntime
 import CofferCore
 import Foundation
 import Synchronization

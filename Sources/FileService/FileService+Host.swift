@@ -1,5 +1,6 @@
 import CofferBackends
 import CofferCore
+import CofferRuntime
 import Foundation
 
 /// What happened to one host item given to ``FileService/importItems(hostPaths:into:allowedTypes:conflict:progress:)``.

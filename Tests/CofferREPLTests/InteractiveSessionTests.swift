@@ -1,5 +1,6 @@
 import CofferCore
 @testable import CofferREPL
+import CofferRuntime
 import CofferTestSupport
 import Dispatch
 import FileService
@@ -58,7 +59,7 @@ struct InteractiveSessionTests {
     func session(_ editor: ScriptedEditor) -> InteractiveSession {
         InteractiveSession(interpreter: interpreter, editor: editor, historyFile: historyFile,
                            completionSource: ServiceCompletionSource(service: interpreter.service),
-                           interrupts: InterruptMonitor())
+                           interrupts: SignalMonitor())
     }
 
     @Test func promptsWithTheFolderAndKeepsHistory() async {

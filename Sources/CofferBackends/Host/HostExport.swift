@@ -1,5 +1,6 @@
 import CofferCore
 #if canImport(Glibc)
+import CofferRuntime
 import Glibc
 #endif
 

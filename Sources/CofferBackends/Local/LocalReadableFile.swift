@@ -1,4 +1,5 @@
 import CofferCore
+import CofferRuntime
 import Synchronization
 #if canImport(Glibc)
 import Glibc

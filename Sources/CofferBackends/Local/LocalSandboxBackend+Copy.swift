@@ -1,6 +1,7 @@
 import CCofferSystem
 import CofferCore
 #if canImport(Glibc)
+import CofferRuntime
 import Glibc
 #endif
 

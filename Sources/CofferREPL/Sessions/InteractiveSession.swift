@@ -1,4 +1,5 @@
 import CofferCore
+import CofferRuntime
 import Foundation
 #if canImport(Glibc)
 import Glibc
@@ -16,9 +17,9 @@ public final class InteractiveSession {
     private let historyFile: HistoryFile?
     private var history: History
     private let completionSource: (any CompletionSource)?
-    private let interrupts: InterruptMonitor
+    private let interrupts: SignalMonitor
     /// SIGTERM and SIGHUP, with the exit status each gives.
-    private let terminations: [(InterruptMonitor, Int32)]
+    private let terminations: [(SignalMonitor, Int32)]
     private let running = RunningCommand()
 
     /// - Parameters:
@@ -30,13 +31,13 @@ public final class InteractiveSession {
     /// SIGTERM and SIGHUP end the session: a running command is cancelled first (nothing
     /// half-done is left), the terminal is restored, and ``run()`` returns 143 or 129.
     public init(interpreter: CommandInterpreter, editor: any LineEditor, historyFile: HistoryFile?,
-                completionSource: (any CompletionSource)?, interrupts: InterruptMonitor = InterruptMonitor()) {
+                completionSource: (any CompletionSource)?, interrupts: SignalMonitor = SignalMonitor()) {
         self.interpreter = interpreter
         self.editor = editor
         self.historyFile = historyFile
         self.completionSource = completionSource
         self.interrupts = interrupts
-        self.terminations = [(InterruptMonitor(signal: SIGTERM), 143), (InterruptMonitor(signal: SIGHUP), 129)]
+        self.terminations = [(SignalMonitor(signal: SIGTERM), 143), (SignalMonitor(signal: SIGHUP), 129)]
         self.history = historyFile?.load() ?? History()
         for line in history.entries { editor.addToHistory(line) }
     }

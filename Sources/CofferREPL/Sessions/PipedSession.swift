@@ -1,3 +1,4 @@
+import CofferRuntime
 import Foundation
 #if canImport(Glibc)
 import Glibc
@@ -12,12 +13,12 @@ import Glibc
 @MainActor
 public final class PipedSession {
     public let interpreter: CommandInterpreter
-    private let interrupts: [(InterruptMonitor, Int32)]
+    private let interrupts: [(SignalMonitor, Int32)]
     private let running = RunningCommand()
 
     public init(interpreter: CommandInterpreter) {
         self.interpreter = interpreter
-        self.interrupts = [(InterruptMonitor(signal: SIGINT), 130), (InterruptMonitor(signal: SIGTERM), 143)]
+        self.interrupts = [(SignalMonitor(signal: SIGINT), 130), (SignalMonitor(signal: SIGTERM), 143)]
     }
 
     /// Runs every line of standard input (or `lines`, for tests) and returns the exit status.

@@ -5,9 +5,9 @@ import Glibc
 #endif
 
 /// Receives a signal (SIGINT for Ctrl-C, SIGTERM) as an ordinary call on a queue, instead
-/// of letting it end the process, and hands it to whoever is listening now: the line
-/// editor at the prompt, or the session while a command runs (which cancels it).
-public final class InterruptMonitor: @unchecked Sendable {
+/// of letting it end the process, and hands it to whoever is listening now: the REPL's line
+/// editor at the prompt or the command it runs, a JSON-RPC server that stops cleanly.
+public final class SignalMonitor: @unchecked Sendable {
     // The dispatch source is created in `init` and only cancelled in `deinit`.
     private let source: any DispatchSourceSignal
     private let handler = Mutex<(@Sendable () -> Void)?>(nil)
