@@ -3,30 +3,6 @@ import CofferCore
 import CofferRuntime
 import Foundation
 
-/// What happened to one host item given to ``FileService/importItems(hostPaths:into:allowedTypes:conflict:progress:)``.
-public struct ImportResult: Sendable {
-    /// The host path as the caller gave it.
-    public var hostPath: String
-    /// The imported item, or why it was not imported.
-    public var outcome: Result<FileNode, CofferError>
-    /// Items inside an imported folder that were left out.
-    public var skipped: [ImportSkip]
-}
-
-/// A bookmark and whether it still finds its file.
-public struct BookmarkStatus: Sendable {
-    public var bookmark: HostBookmark
-    /// `nil` when the file is there (perhaps under a new name); the reason otherwise.
-    public var problem: CofferError?
-    public var isStale: Bool { problem?.kind == .staleBookmark }
-}
-
-/// A host file opened in place.
-public struct OpenedHostFile: Sendable {
-    public var bookmark: HostBookmark
-    public var type: TypeAssessment
-}
-
 /// The host bridge: copies in, copies out, and files opened where they are (seeds 001–003).
 extension FileService {
     /// Where imports go when the caller names no folder: `files:/Import`.

@@ -2,14 +2,6 @@ import CofferBackends
 import CofferCore
 import Foundation
 
-/// What is in the trash, and what in it does not follow the specification.
-public struct TrashListing: Sendable {
-    /// Oldest first.
-    public var items: [TrashItem]
-    /// Entries skipped or listed without information; never fatal.
-    public var problems: [TrashProblem]
-}
-
 extension FileService {
     /// Moves an item to the trash. Nothing is deleted: ``restore(_:conflict:)`` puts it back.
     @discardableResult

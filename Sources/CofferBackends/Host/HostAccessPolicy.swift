@@ -43,7 +43,7 @@ public struct HostAccessPolicy: Sendable {
             let resolved = try canonicalPath(folder)
             var info = stat()
             guard stat(resolved, &info) == 0, info.st_mode & S_IFMT == S_IFDIR else {
-                throw CofferError(.notADirectory, detail: lastComponent(of: folder))
+                throw CofferError(.notADirectory, detail: HostAccess.lastComponent(of: folder))
             }
             canonical.append(resolved)
         }
@@ -93,18 +93,13 @@ public struct HostAccessPolicy: Sendable {
         return String(cString: resolved)
     }
 
-    static func lastComponent(of path: String) -> String {
-        let trimmed = path.count > 1 && path.hasSuffix("/") ? String(path.dropLast()) : path
-        return trimmed.split(separator: "/").last.map(String.init) ?? trimmed
-    }
-
     /// Opens the host item at `path` if this policy allows it.
     ///
     /// - Throws: `hostAccessDenied` outside the allowed folders, `noSuchFile`,
     ///   `noPermission`, or `unsupported` for anything but a regular file or a folder.
     public func open(_ path: String) throws(CofferError) -> HostItem {
         let canonical = try Self.canonicalPath(path)
-        let name = Self.lastComponent(of: path)
+        let name = HostAccess.lastComponent(of: path)
         guard let root = allowedRoot(for: canonical) else {
             throw CofferError(.hostAccessDenied, detail: name)
         }

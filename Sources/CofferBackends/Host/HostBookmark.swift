@@ -7,38 +7,12 @@ import Synchronization
 import Glibc
 #endif
 
-/// A remembered host file, opened in place rather than copied (seed 003 §6).
-///
-/// It records where the file was and what it was — device, inode and creation time, which
-/// together name one file even across renames, plus size and modification time — so that
-/// later uses notice when the file was deleted or replaced, and find it again when it was
-/// renamed inside its folder.
-public struct HostBookmark: Sendable, Hashable, Codable, Identifiable {
-    public var id: Int
-    /// The resolved host path, updated when the file is found under a new name.
-    public var hostPath: String
-    public var device: UInt64
-    public var inode: UInt64
-    /// Creation time where the file system records it; guards against a reused inode.
-    public var creationDate: Date?
-    public var size: Int64
-    public var modificationDate: Date
-    /// When the bookmark was made.
-    public var createdAt: Date
-
+extension HostBookmark {
+    /// A bookmark of `item`, which the host access policy opened.
     public init(id: Int, item: HostItem, createdAt: Date = Date()) {
-        self.id = id
-        self.hostPath = item.path
-        self.device = item.device
-        self.inode = item.inode
-        self.creationDate = item.creationDate
-        self.size = item.size
-        self.modificationDate = item.modificationDate
-        self.createdAt = createdAt
+        self.init(id: id, hostPath: item.path, device: item.device, inode: item.inode, creationDate: item.creationDate,
+                  size: item.size, modificationDate: item.modificationDate, createdAt: createdAt)
     }
-
-    /// The file's name.
-    public var name: String { HostAccessPolicy.lastComponent(of: hostPath) }
 
     /// Whether `item` is the file this bookmark remembers (not merely one at the same path).
     public func identifies(_ item: HostItem) -> Bool {
@@ -89,7 +63,7 @@ public struct HostBookmark: Sendable, Hashable, Codable, Identifiable {
 ///
 /// Handed to the body of `FileService.withAccess(to:_:)` and closed when the body returns,
 /// whichever way it returns; reading afterwards fails. Code cannot forget to give access back.
-public final class HostFileAccess: Sendable {
+public final class HostFileAccess: HostFileReading {
     public let bookmark: HostBookmark
     private let file: ManagedDescriptor
 

@@ -6,13 +6,6 @@ import Foundation
 import Glibc
 #endif
 
-/// Something inside an imported folder that was left out, and why.
-public struct ImportSkip: Sendable {
-    /// Where it is on the host.
-    public var hostPath: String
-    public var error: CofferError
-}
-
 /// Copies host files and folders into any backend (seed 001 §2.2: the picker hands over a
 /// temporary copy; move it into the sandbox at once, under a name that does not clash).
 ///

@@ -273,11 +273,8 @@ extension TrashBackend {
         try await BlockingIO.run { cancellation throws(CofferError) -> Int in
             let (items, problems) = try self.scan()
             var removed = 0
-            for item in items {
+            for item in items where item.isEmptied(olderThan: cutoff) {
                 try cancellation.check(nil)
-                if let cutoff {
-                    guard let date = item.deletionDate, date < cutoff else { continue }
-                }
                 try self.discard(item.id)
                 removed += 1
             }

@@ -5,40 +5,6 @@ import Foundation
 import Glibc
 #endif
 
-/// An item in the trash.
-public struct TrashItem: Sendable, Hashable {
-    /// Its name in the trash (`files/<id>`, `info/<id>.trashinfo`); unique there.
-    public var id: String
-    /// Where restoring puts it back.
-    public var originalPath: VirtualPath
-    /// Whether it came from outside every mount (put there by another program): then
-    /// `originalPath` is the root of `files:` and `originalHostPath` says where it was.
-    public var isForeign: Bool
-    /// The host path of a foreign item's original place.
-    public var originalHostPath: String?
-    /// When it was trashed, if the information file says.
-    public var deletionDate: Date?
-    /// The item as it is now, at `trash:/<id>`.
-    public var node: FileNode
-    /// Bytes: a file's size, or a folder's disk usage (as `du -B1`, which the spec's
-    /// `directorysizes` cache holds). `nil` for a folder just trashed: listing measures it.
-    public var size: Int64?
-}
-
-/// Something in the trash that does not follow the specification.
-public struct TrashProblem: Sendable, Hashable {
-    public enum Reason: String, Sendable {
-        /// `info/<id>.trashinfo` cannot be read as an information file.
-        case damagedInfo
-        /// `info/<id>.trashinfo` has no item in `files/` (already restored or removed).
-        case missingItem
-        /// `files/<id>` has no information file; it is listed, and restored to `files:/`.
-        case missingInfo
-    }
-    public var id: String
-    public var reason: Reason
-}
-
 /// The trash: soft delete, restorable, in the freedesktop.org Trash specification 1.0
 /// layout so desktop tools (trash-cli, file managers) read it too.
 ///

@@ -1,0 +1,27 @@
+/// What happened to one host item given to an import.
+public struct ImportResult: Sendable {
+    /// The host path as the caller gave it.
+    public var hostPath: String
+    /// The imported item, or why it was not imported.
+    public var outcome: Result<FileNode, CofferError>
+    /// Items inside an imported folder that were left out.
+    public var skipped: [ImportSkip]
+
+    public init(hostPath: String, outcome: Result<FileNode, CofferError>, skipped: [ImportSkip] = []) {
+        self.hostPath = hostPath
+        self.outcome = outcome
+        self.skipped = skipped
+    }
+}
+
+/// An entry inside an imported host folder that was left out, and why.
+public struct ImportSkip: Sendable {
+    /// Its host path.
+    public var hostPath: String
+    public var error: CofferError
+
+    public init(hostPath: String, error: CofferError) {
+        self.hostPath = hostPath
+        self.error = error
+    }
+}

@@ -1,0 +1,71 @@
+import Foundation
+
+/// An item in the trash.
+public struct TrashItem: Sendable, Hashable {
+    /// Its name in the trash (`files/<id>`, `info/<id>.trashinfo`); unique there.
+    public var id: String
+    /// Where restoring puts it back.
+    public var originalPath: VirtualPath
+    /// Whether it came from outside every mount (put there by another program): then
+    /// `originalPath` is the root of `files:` and `originalHostPath` says where it was.
+    public var isForeign: Bool
+    /// The host path of a foreign item's original place.
+    public var originalHostPath: String?
+    /// When it was trashed, if the information file says.
+    public var deletionDate: Date?
+    /// The item as it is now, at `trash:/<id>`.
+    public var node: FileNode
+    /// Bytes: a file's size, or a folder's disk usage (as `du -B1`, which the spec's
+    /// `directorysizes` cache holds). `nil` for a folder just trashed: listing measures it.
+    public var size: Int64?
+
+    public init(id: String, originalPath: VirtualPath, isForeign: Bool = false, originalHostPath: String? = nil,
+                deletionDate: Date?, node: FileNode, size: Int64?) {
+        self.id = id
+        self.originalPath = originalPath
+        self.isForeign = isForeign
+        self.originalHostPath = originalHostPath
+        self.deletionDate = deletionDate
+        self.node = node
+        self.size = size
+    }
+
+    /// Whether emptying the trash of what was trashed before `cutoff` removes this item
+    /// (`nil`: emptying everything). An item without a deletion date is kept by a cutoff.
+    public func isEmptied(olderThan cutoff: Date?) -> Bool {
+        guard let cutoff else { return true }
+        return deletionDate.map { $0 < cutoff } ?? false
+    }
+}
+
+/// Something in the trash that does not follow the specification.
+public struct TrashProblem: Sendable, Hashable {
+    public enum Reason: String, Sendable {
+        /// `info/<id>.trashinfo` cannot be read as an information file.
+        case damagedInfo
+        /// `info/<id>.trashinfo` has no item in `files/` (already restored or removed).
+        case missingItem
+        /// `files/<id>` has no information file; it is listed, and restored to `files:/`.
+        case missingInfo
+    }
+    public var id: String
+    public var reason: Reason
+
+    public init(id: String, reason: Reason) {
+        self.id = id
+        self.reason = reason
+    }
+}
+
+/// What is in the trash, and what in it does not follow the specification.
+public struct TrashListing: Sendable {
+    /// Oldest first.
+    public var items: [TrashItem]
+    /// Entries skipped or listed without information; never fatal.
+    public var problems: [TrashProblem]
+
+    public init(items: [TrashItem], problems: [TrashProblem]) {
+        self.items = items
+        self.problems = problems
+    }
+}
