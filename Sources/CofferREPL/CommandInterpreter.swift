@@ -141,7 +141,7 @@ public final class CommandInterpreter {
     /// Prints an error's message on standard error, after the host path it concerns when
     /// there is one (the path the user typed: host errors carry no virtual path).
     public func report(_ error: CofferError, about hostPath: String? = nil) {
-        let message = error.userMessage(in: language)
+        let message = error.userMessage(in: language, hints: .repl)
         let subject = hostPath.map { " \($0):" } ?? ""
         errors.line("\(errorStyle.error(programName + ":"))\(subject) \(message)")
         errors.flush()

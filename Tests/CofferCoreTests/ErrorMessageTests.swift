@@ -15,6 +15,25 @@ struct ErrorMessageTests {
         }
     }
 
+    /// Core's hints are shared by every front end, so they name no command, method or option.
+    @Test(arguments: CofferError.Kind.allKinds)
+    func coreHintsNameNoFrontEndsWords(_ kind: CofferError.Kind) {
+        let hint = CofferError(kind).userMessage(in: .english).hint
+        for word in ["“help”", "“mounts”", "cp -r", " info", "files/", "initialize", "--", "coffer rpc"] {
+            #expect(!hint.contains(word), "\(kind): \(hint)")
+        }
+    }
+
+    @Test func aFrontEndsHintReplacesCoresForItsKindsOnly() {
+        let hints = MessageHints([.unknownMount: LocalizedText("Run “mounts”.", "运行“mounts”。")])
+        let unknown = CofferError(.unknownMount, detail: "nope")
+        #expect(unknown.userMessage(in: .english, hints: hints).hint == "Run “mounts”.")
+        #expect(unknown.userMessage(in: .simplifiedChinese, hints: hints).hint == "运行“mounts”。")
+        #expect(unknown.userMessage(in: .english, hints: hints).text == unknown.userMessage(in: .english).text)
+        let missing = CofferError(.noSuchFile)
+        #expect(missing.userMessage(in: .english, hints: hints) == missing.userMessage(in: .english))
+    }
+
     @Test func messagesNameTheVirtualPath() throws {
         let error = CofferError(.noSuchFile, path: try VirtualPath(parsing: "/a b.txt"))
         #expect(error.userMessage(in: .english).text == "“files:/a b.txt” doesn't exist.")

@@ -115,3 +115,14 @@ struct CommandInterpreterTests {
         #expect(output.text.contains("示例：\n  cp report.pdf Download\n"))
     }
 }
+
+/// The REPL's own hints: every one in both languages, and used for what it covers.
+struct REPLHintTests {
+    @Test(arguments: CofferError.Kind.allKinds)
+    func everyHintIsInBothLanguages(_ kind: CofferError.Kind) {
+        guard let hint = MessageHints.repl[kind] else { return }
+        #expect(!hint.english.isEmpty && hint.english != hint.chinese)
+        #expect(hint.chinese.unicodeScalars.contains { $0.value >= 0x4E00 && $0.value <= 0x9FFF })
+        #expect(CofferError(kind).userMessage(in: .english, hints: .repl).hint == hint.english)
+    }
+}

@@ -7,17 +7,18 @@
 public struct CofferError: Error, Sendable, CustomStringConvertible {
     /// A stable identifier of what went wrong.
     ///
-    /// A struct around a private enum, so kinds can be added without breaking
-    /// exhaustive switches in applications.
+    /// A struct around an enum of Core's own, so kinds can be added without breaking
+    /// exhaustive switches in applications (Core's message catalog switches over it, so a
+    /// kind without messages does not compile).
     public struct Kind: Hashable, Sendable, CustomStringConvertible {
-        fileprivate enum Code: String, CaseIterable {
+        enum Code: String, CaseIterable {
             case noSuchFile, fileExists, notADirectory, isADirectory, directoryNotEmpty
             case noPermission, outOfSpace, corruptFile, invalidName, outsideSandbox
             case readOnly, cancelled, unsupported, invalidOperation, ioError
             case unknownMount, damagedContainer, invalidArgument
             case typeNotAllowed, staleBookmark, hostAccessDenied, tooLarge, notFoundUpload
         }
-        fileprivate let code: Code
+        let code: Code
 
         /// The item does not exist (`ENOENT`).
         public static let noSuchFile = Kind(code: .noSuchFile)
@@ -81,7 +82,7 @@ public struct CofferError: Error, Sendable, CustomStringConvertible {
             self.code = code
         }
 
-        fileprivate init(code: Code) { self.code = code }
+        init(code: Code) { self.code = code }
     }
 
     public var kind: Kind

@@ -78,7 +78,7 @@ extension CommandInterpreter {
         do {
             items = try await service.list(folder, options: ListOptions(includeHidden: hidden)).items
         } catch {
-            output.line("\(prefix)[\(error.userMessage(in: language).text)]")
+            output.line("\(prefix)[\(error.userMessage(in: language, hints: .repl).text)]")
             return
         }
         for (index, item) in items.enumerated() {

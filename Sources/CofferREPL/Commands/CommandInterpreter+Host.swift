@@ -111,7 +111,7 @@ extension CommandInterpreter {
             let state: String = switch status.problem {
             case nil: LocalizedText("ok", "可用")(language)
             case let problem? where problem.kind == .staleBookmark: LocalizedText("stale", "已失效")(language)
-            case let problem?: problem.userMessage(in: language).text
+            case let problem?: problem.userMessage(in: language, hints: .repl).text
             }
             return ["\(status.bookmark.id)", state, status.bookmark.hostPath]
         }

@@ -31,7 +31,7 @@ struct HostImport: RPCMethod {
             hostPaths: params.hostPaths, into: try params.toDirectory?.resolved(),
             allowedTypes: params.allowedTypes ?? [], conflict: params.conflict ?? .keepBoth, progress: context.progress)
         func failure(_ error: CofferError) -> Item.Failure {
-            Item.Failure(kind: error.kind.identifier, message: error.userMessage(in: context.language).text)
+            Item.Failure(kind: error.kind.identifier, message: error.userMessage(in: context.language, hints: .rpc).text)
         }
         return Result(results: results.map { result in
             let skipped = result.skipped.map { Item.Skipped(hostPath: $0.hostPath, error: failure($0.error)) }

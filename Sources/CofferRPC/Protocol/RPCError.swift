@@ -29,7 +29,7 @@ public struct RPCError: Error, Sendable {
     /// A failure of a well-formed request, with the user message in `language`. A
     /// cancelled request is `-32800`.
     static func failure(_ error: CofferError, language: Language) -> RPCError {
-        let message = error.userMessage(in: language)
+        let message = error.userMessage(in: language, hints: .rpc)
         if error.kind == .cancelled { return RPCError(code: requestCancelled, message: message.text) }
         var data = ["kind": error.kind.identifier]
         if let path = error.path { data["path"] = path.description }

@@ -1,0 +1,15 @@
+import CofferCore
+
+extension MessageHints {
+    /// What the REPL suggests, naming its own commands, where Core's hint is general.
+    public static let repl = MessageHints([
+        .isADirectory: LocalizedText("Pick a file inside it, or use the folder form of the command (for example cp -r).",
+                                     "请选择其中的文件，或使用文件夹形式的命令（例如 cp -r）。"),
+        .unsupported: LocalizedText("Links, pipes and devices are listed but never opened; binary files are shown with info.",
+                                    "链接、管道和设备文件只会被列出，不会被打开；二进制文件请用 info 查看。"),
+        .unknownMount: LocalizedText("Run “mounts” to see the mounts there are.", "运行“mounts”查看现有挂载点。"),
+        .invalidArgument: LocalizedText("Run “help” with the command's name to see how to use it.", "运行“help 命令名”查看用法。"),
+        .hostAccessDenied: LocalizedText("Coffer's own container is never a host folder: name a place outside it.",
+                                         "Coffer 自己的容器不能作为本机文件夹使用：请指定容器以外的位置。"),
+    ])
+}
