@@ -1,3 +1,4 @@
+import CofferCore
 import Foundation
 import Synchronization
 
@@ -24,7 +25,7 @@ public final class AuditLog: Sendable {
     /// Appends one entry. Logging never fails an operation: errors are dropped.
     public func record(frontEnd: String, method: String, paths: [String], outcome: String, at time: Date = Date()) {
         let entry: [String: Any] = [
-            "time": Self.format(time), "frontEnd": frontEnd, "method": method, "paths": paths, "outcome": outcome,
+            "time": Timestamp.iso8601(time), "frontEnd": frontEnd, "method": method, "paths": paths, "outcome": outcome,
         ]
         guard var line = try? JSONSerialization.data(withJSONObject: entry, options: [.sortedKeys, .withoutEscapingSlashes])
         else { return }
@@ -49,10 +50,5 @@ public final class AuditLog: Sendable {
         }
         _ = rename(path, keep > 0 ? "\(base).1.jsonl" : path + ".old")
         if keep == 0 { _ = unlink(path + ".old") }
-    }
-
-    /// ISO 8601 in UTC with milliseconds, as every date Coffer sends.
-    public static func format(_ date: Date) -> String {
-        date.formatted(Date.ISO8601FormatStyle(includingFractionalSeconds: true))
     }
 }

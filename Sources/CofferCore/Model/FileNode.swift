@@ -57,6 +57,11 @@ public struct FileNode: Sendable, Hashable, Identifiable {
 }
 
 extension FileNode {
+    /// The size every front end shows: a regular file's bytes; `nil` for folders and
+    /// packages (their size is a walk, `du`'s job) and for links, pipes, sockets and
+    /// devices (whose "size" says nothing about content).
+    public var contentSize: Int64? { kind == .file && special == nil ? size : nil }
+
     /// Whether a name is hidden by the dot-name rule alone.
     public static func isDotName(_ name: String) -> Bool { name.utf8.first == UInt8(ascii: ".") }
 }

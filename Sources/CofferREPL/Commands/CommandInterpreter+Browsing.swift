@@ -34,7 +34,7 @@ extension CommandInterpreter {
     /// `name  size  date  type`, name first, columns aligned.
     private func printLong(_ nodes: [FileNode]) {
         let nameWidth = min(48, nodes.reduce(0) { max($0, Formatting.width($1.name)) })
-        let sizes = nodes.map { $0.kind == .file && $0.special == nil ? Formatting.size($0.size) : "-" }
+        let sizes = nodes.map { $0.contentSize.map(Formatting.size) ?? "-" }
         let sizeWidth = sizes.reduce(1) { max($0, $1.count) }
         for (node, size) in zip(nodes, sizes) {
             let padding = String(repeating: " ", count: max(0, nameWidth - Formatting.width(node.name)))
@@ -109,8 +109,8 @@ extension CommandInterpreter {
             if node.kind == .file && node.special == nil {
                 rows += await contentRows(node)
             }
-            if node.kind == .file {
-                rows.append((LocalizedText("Size", "大小"), "\(Formatting.size(node.size)) (\(node.size) bytes)"))
+            if let size = node.contentSize {
+                rows.append((LocalizedText("Size", "大小"), "\(Formatting.size(size)) (\(size) bytes)"))
             }
             rows.append((LocalizedText("Modified", "修改时间"), Formatting.dateWithSeconds(node.modificationDate)))
             rows.append((LocalizedText("Created", "创建时间"),

@@ -34,7 +34,7 @@ struct FilesList: RPCMethod {
         case .size: .size
         case .kind: .kind
         }
-        options.order = SortOrder(field, ascending: !(params.descending ?? false))
+        options.order = SortOrder(field, ascending: params.descending.map { !$0 })
         let page = try await context.service.list(try params.path.resolved(), options: options)
         return Result(entries: page.items.map(NodeResult.init), total: page.total)
     }

@@ -2,8 +2,8 @@ import CofferCore
 import FileService
 import Foundation
 
-/// A node as the contract shows it. `size` is bytes for files and is left out for folders
-/// and packages (their size is a walk, `du`'s job).
+/// A node as the contract shows it. `size` is ``FileNode/contentSize``: bytes for regular
+/// files, left out for folders, packages, links and other special items.
 struct NodeResult: Encodable, Sendable {
     var path: String
     var name: String
@@ -21,7 +21,7 @@ struct NodeResult: Encodable, Sendable {
         path = node.path.description
         name = node.name
         kind = node.kind.rawValue
-        size = node.kind == .file ? node.size : nil
+        size = node.contentSize
         modified = node.modificationDate
         created = node.creationDate
         hidden = node.isHidden
@@ -64,7 +64,7 @@ extension JSONEncoder {
         encoder.outputFormatting = [.withoutEscapingSlashes, .sortedKeys]
         encoder.dateEncodingStrategy = .custom { date, encoder in
             var container = encoder.singleValueContainer()
-            try container.encode(AuditLog.format(date))
+            try container.encode(Timestamp.iso8601(date))
         }
         return encoder
     }()
