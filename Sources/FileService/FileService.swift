@@ -318,24 +318,21 @@ public actor FileService {
             await indexChanged([destination])
             return destination
         }
-        var candidate = destination
-        var names = UniqueName.candidates(for: destination.name).makeIterator()
-        for _ in 0..<10_000 {
-            if try await !exists(candidate) {
-                do {
-                    try await operation(candidate, .fail)
-                    await indexChanged([candidate])
-                    return candidate
-                } catch let error as CofferError where error.kind == .fileExists {
-                    // Taken between the check and the operation: try the next name.
-                } catch {
-                    throw CofferError.wrapping(error, path: candidate)
-                }
+        let placed = try await UniqueName.claim(destination.name) { name async throws(CofferError) -> VirtualPath? in
+            let candidate = try destination.replacingName(with: name)
+            guard try await !exists(candidate) else { return nil }
+            do {
+                try await operation(candidate, .fail)
+                return candidate
+            } catch let error as CofferError where error.kind == .fileExists {
+                return nil  // taken between the check and the operation: try the next name
+            } catch {
+                throw CofferError.wrapping(error, path: candidate)
             }
-            guard let next = names.next() else { break }
-            candidate = try destination.replacingName(with: next)
         }
-        throw CofferError(.fileExists, path: destination)
+        guard let placed else { throw CofferError(.fileExists, path: destination) }
+        await indexChanged([placed])
+        return placed
     }
 
     /// Awaits a backend call, turning whatever it throws into a `CofferError` about `path`.

@@ -26,4 +26,32 @@ struct UniqueNameTests {
         #expect(candidate.utf8.count <= 255)
         #expect(candidate.hasSuffix(" (2).txt"))
     }
+
+    @Test func claimTriesTheNameThenEachCandidate() throws {
+        var tried: [String] = []
+        let placed = try UniqueName.claim("a.txt") { name throws(CofferError) -> String? in
+            tried.append(name)
+            return tried.count == 3 ? name : nil
+        }
+        #expect(placed == "a (3).txt")
+        #expect(tried == ["a.txt", "a (2).txt", "a (3).txt"])
+    }
+
+    @Test func claimSkipsAndGivesUpAtItsLimit() throws {
+        var tried: [String] = []
+        let none: String? = try UniqueName.claim("a.txt", skipping: 2, limit: 5) { name throws(CofferError) -> String? in
+            tried.append(name)
+            return nil
+        }
+        #expect(none == nil)
+        #expect(tried == ["a (3).txt", "a (4).txt", "a (5).txt"])
+    }
+
+    @Test func claimPassesOnWhatPlacingThrows() async {
+        await #expect(throws: CofferError.self) {
+            _ = try await UniqueName.claim("a.txt") { _ async throws(CofferError) -> String? in
+                throw CofferError(.outOfSpace)
+            }
+        }
+    }
 }

@@ -215,3 +215,63 @@ extension TrashTests {
         #expect(directory.contents(user(odd)) == "odd")
     }
 }
+
+/// Someone else's backend over a local folder, forwarding to a local sandbox; it offers the
+/// rename capability only when asked to.
+struct ForwardingBackend: StorageBackend {
+    let inner: LocalSandboxBackend
+    var capabilities: BackendCapabilities { inner.capabilities }
+    func contentsOfFolder(at path: VirtualPath) async throws -> [FileNode] { try await inner.contentsOfFolder(at: path) }
+    func node(at path: VirtualPath) async throws -> FileNode { try await inner.node(at: path) }
+    func createFolder(at path: VirtualPath) async throws { try await inner.createFolder(at: path) }
+    func openFile(at path: VirtualPath) async throws -> any ReadableFile { try await inner.openFile(at: path) }
+    func makeWrite(at path: VirtualPath) async throws -> any PendingWrite { try await inner.makeWrite(at: path) }
+    func moveItem(at source: VirtualPath, to destination: VirtualPath, conflict: ConflictPolicy) async throws {
+        try await inner.moveItem(at: source, to: destination, conflict: conflict)
+    }
+    func removeItem(at path: VirtualPath) async throws { try await inner.removeItem(at: path) }
+}
+
+struct RenamingBackend: LocalFolderBackend {
+    let forwarding: ForwardingBackend
+    var capabilities: BackendCapabilities { forwarding.capabilities }
+    func contentsOfFolder(at path: VirtualPath) async throws -> [FileNode] { try await forwarding.contentsOfFolder(at: path) }
+    func node(at path: VirtualPath) async throws -> FileNode { try await forwarding.node(at: path) }
+    func createFolder(at path: VirtualPath) async throws { try await forwarding.createFolder(at: path) }
+    func openFile(at path: VirtualPath) async throws -> any ReadableFile { try await forwarding.openFile(at: path) }
+    func makeWrite(at path: VirtualPath) async throws -> any PendingWrite { try await forwarding.makeWrite(at: path) }
+    func moveItem(at source: VirtualPath, to destination: VirtualPath, conflict: ConflictPolicy) async throws {
+        try await forwarding.moveItem(at: source, to: destination, conflict: conflict)
+    }
+    func removeItem(at path: VirtualPath) async throws { try await forwarding.removeItem(at: path) }
+    func withParentFolder<T>(of path: VirtualPath,
+                             _ body: (Int32, String) throws(CofferError) -> T) throws(CofferError) -> T {
+        try forwarding.inner.withParentFolder(of: path, body)
+    }
+}
+
+extension TrashTests {
+    func inode(_ relative: String) throws -> UInt64 {
+        try #require(FileManager.default.attributesOfItem(atPath: directory.url(relative))[.systemFileNumber] as? UInt64)
+    }
+
+    /// The fast path is a capability any backend may offer, not a privilege of Coffer's own:
+    /// with it the trash renames (the inode stays the same both ways), without it it copies.
+    @Test(arguments: [true, false])
+    func aBackendOfItsOwnChoosesRenameOrCopy(offersRename: Bool) async throws {
+        directory.make(["c/Documents/UserFiles/Theirs/a.txt": "theirs"])
+        let local = try LocalSandboxBackend(rootPath: directory.url("c/Documents/UserFiles/Theirs"), syncBeforeCommit: false)
+        let forwarding = ForwardingBackend(inner: local)
+        let backend: any StorageBackend = offersRename ? RenamingBackend(forwarding: forwarding) : forwarding
+        let trashBackend = try TrashBackend(path: container.trashPath)
+        let theirs = VirtualPath.root(of: "theirs").appending(trustedName: "a.txt")
+        let before = try inode(user("Theirs/a.txt"))
+        let item = try await trashBackend.put(theirs, from: backend)
+        #expect((try inode(trash("files/a.txt")) == before) == offersRename)
+        #expect(!directory.exists(user("Theirs/a.txt")))
+        try await trashBackend.restore(item.id, to: theirs, in: backend, conflict: .fail)
+        #expect(directory.contents(user("Theirs/a.txt")) == "theirs")
+        #expect((try inode(user("Theirs/a.txt")) == before) == offersRename)
+        #expect(directory.names(trash("files")).isEmpty && directory.names(trash("info")).isEmpty)
+    }
+}

@@ -38,17 +38,15 @@ extension ExportStagingBackend {
             try Placement.place(temporary, as: name, in: folder, conflict: conflict, path: path)
             return name
         }
-        var candidates = UniqueName.candidates(for: name).makeIterator()
-        var candidate = name
-        for _ in 0..<10_000 {
+        let placed = try UniqueName.claim(name) { candidate throws(CofferError) -> String? in
             do throws(CofferError) {
                 try Placement.place(temporary, as: candidate, in: folder, conflict: .fail, path: path)
                 return candidate
             } catch where error.kind == .fileExists {
-                guard let next = candidates.next() else { break }
-                candidate = next
+                return nil
             }
         }
-        throw CofferError(.fileExists, path: path)
+        guard let placed else { throw CofferError(.fileExists, path: path) }
+        return placed
     }
 }

@@ -295,3 +295,11 @@ struct HiddenList {
         !names.isEmpty && names.contains(Array(name.utf8))
     }
 }
+
+extension LocalSandboxBackend: LocalFolderBackend {
+    public func withParentFolder<T>(of path: VirtualPath,
+                                    _ body: (_ folder: Int32, _ name: String) throws(CofferError) -> T) throws(CofferError) -> T {
+        let parent = try openParent(of: path)
+        return try withExtendedLifetime(parent) { () throws(CofferError) -> T in try body(parent.raw, path.name) }
+    }
+}

@@ -14,8 +14,9 @@ extension TrashBackend {
     /// The information file is created first (`O_EXCL`, so two processes never pick the
     /// same name), then the item is moved under the same name: a crash between the two
     /// leaves the item where it was and an information file without an item, which
-    /// listing reports and emptying removes. Within one file system the move is a rename;
-    /// otherwise the item is copied in and removed once the copy is complete.
+    /// listing reports and emptying removes. From a ``LocalFolderBackend`` on the trash's
+    /// file system the move is one rename; otherwise the item is copied in and removed once
+    /// the copy is complete.
     public func put(_ path: VirtualPath, from backend: any StorageBackend,
                     date: Date = Date()) async throws(CofferError) -> TrashItem {
         try await put([path], from: backend, date: date)[0].get()
@@ -26,7 +27,7 @@ extension TrashBackend {
     public func put(_ paths: [VirtualPath], from backend: any StorageBackend,
                     date: Date = Date()) async -> [Result<TrashItem, CofferError>] {
         var results = [Result<TrashItem, CofferError>?](repeating: nil, count: paths.count)
-        if let local = backend as? LocalSandboxBackend {
+        if let local = backend as? any LocalFolderBackend {
             let moved = (try? await BlockingIO.run { cancellation throws(CofferError) in
                 paths.map { path -> Result<TrashItem, CofferError>? in
                     if cancellation.isCancelled { return .failure(CofferError(.cancelled, path: path)) }
@@ -51,18 +52,23 @@ extension TrashBackend {
     }
 
     /// The rename path: `nil` when the item is on another file system (copy it instead).
-    private func rename(_ path: VirtualPath, from local: LocalSandboxBackend, date: Date) throws(CofferError) -> TrashItem? {
+    private func rename(_ path: VirtualPath, from local: any LocalFolderBackend, date: Date) throws(CofferError) -> TrashItem? {
         guard !path.isRoot else { throw CofferError(.invalidOperation, path: path) }
+        return try local.withParentFolder(of: path) { parent, name throws(CofferError) in
+            try rename(name, in: parent, path: path, date: date)
+        }
+    }
+
+    private func rename(_ name: String, in parent: Int32, path: VirtualPath, date: Date) throws(CofferError) -> TrashItem? {
         let info = TrashInfo(path: hostPath(for: path), deletionDate: date, virtualPath: path)
-        let parent = try local.openParent(of: path)
         var existing = coffer_stat()
-        guard coffer_statx(parent.raw, path.name, &existing) == 0 else {
+        guard coffer_statx(parent, name, &existing) == 0 else {
             throw CofferError.lastSystemError("statx", path: path)
         }
         var attempt = 0
         while true {
-            let id = try reserveName(for: path.name, info: info, path: path, skipping: attempt)
-            if coffer_renameat2(parent.raw, path.name, filesFolder.raw, id, UInt32(COFFER_RENAME_NOREPLACE)) == 0 {
+            let id = try reserveName(for: name, info: info, path: path, skipping: attempt)
+            if coffer_renameat2(parent, name, filesFolder.raw, id, UInt32(COFFER_RENAME_NOREPLACE)) == 0 {
                 let node = browser.makeNode(existing, name: id, path: trashPath(id), linkTarget: nil, hidden: false,
                                             excluded: false)
                 let (target, foreign) = restoreTarget(for: info, id: id)
@@ -73,7 +79,7 @@ extension TrashBackend {
             unlinkat(infoFolder.raw, id + TrashInfo.suffix, 0)
             if code == EXDEV { return nil }
             // An item without information holds that name: try the next one.
-            guard code == EEXIST, attempt < 10_000 else { throw CofferError.system(code, "renameat2", path: path) }
+            guard code == EEXIST, attempt < Self.nameLimit else { throw CofferError.system(code, "renameat2", path: path) }
             attempt += 1
         }
     }
@@ -98,7 +104,7 @@ extension TrashBackend {
                 unlinkat(infoFolder.raw, id + TrashInfo.suffix, 0)
                 let failure = CofferError.wrapping(error, path: path)
                 // An item without information holds that name: try the next one.
-                guard failure.kind == .fileExists, attempt < 10_000 else { throw failure }
+                guard failure.kind == .fileExists, attempt < Self.nameLimit else { throw failure }
                 attempt += 1
             }
         }
@@ -111,33 +117,33 @@ extension TrashBackend {
     /// Creates `info/<id>.trashinfo` under the first free name for `name`, after
     /// `skipping` names known to be taken in `files/`. The item name leaves room for the
     /// suffix within 255 bytes.
+    /// How many names of one item the trash tries: more than a copy does, since one name
+    /// (`untitled.txt`) may be trashed many times over the years.
+    static let nameLimit = 100_000
+
     private func reserveName(for name: String, info: TrashInfo, path: VirtualPath,
                              skipping: Int) throws(CofferError) -> String {
         var base = name
         while base.utf8.count > 255 - TrashInfo.suffix.utf8.count - 12 { base.removeLast() }
-        var candidates = UniqueName.candidates(for: base).makeIterator()
-        var candidate = base
-        for _ in 0..<skipping { candidate = candidates.next() ?? candidate }
         let bytes = Array(info.text.utf8)
-        for _ in 0..<100_000 {
+        let reserved = try UniqueName.claim(base, skipping: skipping, limit: Self.nameLimit) { candidate throws(CofferError) -> String? in
             let fd = openat(infoFolder.raw, candidate + TrashInfo.suffix,
                             O_WRONLY | O_CREAT | O_EXCL | O_NOFOLLOW | O_CLOEXEC, 0o600)
-            if fd >= 0 {
-                let written = bytes.withUnsafeBytes { Glibc.write(fd, $0.baseAddress, $0.count) }
-                let code = errno
-                Glibc.close(fd)
-                guard written == bytes.count else {
-                    unlinkat(infoFolder.raw, candidate + TrashInfo.suffix, 0)
-                    throw CofferError.system(written < 0 ? code : ENOSPC, "write", path: path)
-                }
-                return candidate
-            } else if errno != EEXIST {
+            guard fd >= 0 else {
+                if errno == EEXIST { return nil }
                 throw CofferError.lastSystemError("openat", path: path)
             }
-            guard let next = candidates.next() else { break }
-            candidate = next
+            let written = bytes.withUnsafeBytes { Glibc.write(fd, $0.baseAddress, $0.count) }
+            let code = errno
+            Glibc.close(fd)
+            guard written == bytes.count else {
+                unlinkat(infoFolder.raw, candidate + TrashInfo.suffix, 0)
+                throw CofferError.system(written < 0 ? code : ENOSPC, "write", path: path)
+            }
+            return candidate
         }
-        throw CofferError(.fileExists, path: path)
+        guard let reserved else { throw CofferError(.fileExists, path: path) }
+        return reserved
     }
 
     // MARK: Listing
@@ -238,16 +244,21 @@ extension TrashBackend {
     ///
     /// `target`'s folder must exist. With `.fail` nothing is overwritten; `.replace`
     /// replaces atomically (the service trashes the replaced item first, so nothing is lost).
+    /// Into a ``LocalFolderBackend`` on the trash's file system this is one rename.
     public func restore(_ id: String, to target: VirtualPath, in backend: any StorageBackend,
                         conflict: ConflictPolicy) async throws(CofferError) {
         try Self.checkID(id)
-        if let local = backend as? LocalSandboxBackend {
+        if let local = backend as? any LocalFolderBackend {
             let done = try await BlockingIO.run { _ throws(CofferError) -> Bool in
                 guard try self.exists(id) else { throw CofferError(.noSuchFile, path: self.trashPath(id)) }
-                let parent = try local.openParent(of: target)
                 do throws(CofferError) {
-                    try Placement.place(id, from: self.filesFolder, as: target.name, in: parent, conflict: conflict,
-                                        path: target)
+                    try local.withParentFolder(of: target) { parent, name throws(CofferError) in
+                        // Placement keeps what it is given: a descriptor of its own.
+                        let folder = fcntl(parent, F_DUPFD_CLOEXEC, 0)
+                        guard folder >= 0 else { throw CofferError.lastSystemError("fcntl", path: target) }
+                        try Placement.place(id, from: self.filesFolder, as: name, in: Descriptor(folder),
+                                            conflict: conflict, path: target)
+                    }
                 } catch where error.errno == EXDEV {
                     return false
                 }

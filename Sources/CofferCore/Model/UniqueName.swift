@@ -56,3 +56,41 @@ public enum UniqueName {
         return (stem[..<stem.index(before: open)], number)
     }
 }
+
+extension UniqueName {
+    /// The most names tried for one item before giving up.
+    public static let attemptLimit = 10_000
+
+    /// `name` itself, then its free-name candidates in order, `limit` names in all.
+    public static func attempts(for name: String, limit: Int = attemptLimit) -> some Sequence<String> {
+        sequence(state: (first: Optional(name), rest: candidates(for: name).makeIterator())) { state -> String? in
+            if let first = state.first {
+                state.first = nil
+                return first
+            }
+            return state.rest.next()
+        }.prefix(limit)
+    }
+
+    /// Puts something under the first free name for `name`: `place` is tried with each of
+    /// ``attempts(for:limit:)`` after the first `skipping`, and answers `nil` when that name is
+    /// taken. Every "keep both" in Coffer — copies, imports, exports, restores, the trash's
+    /// own names — goes through here or its `async` twin.
+    /// - Returns: what `place` returned, or `nil` when every name was taken.
+    public static func claim<T>(_ name: String, skipping: Int = 0, limit: Int = attemptLimit,
+                                _ place: (String) throws(CofferError) -> T?) throws(CofferError) -> T? {
+        for candidate in attempts(for: name, limit: limit).dropFirst(skipping) {
+            if let placed = try place(candidate) { return placed }
+        }
+        return nil
+    }
+
+    /// ``claim(_:skipping:limit:_:)`` for a `place` that awaits, run on the caller's actor.
+    public nonisolated(nonsending) static func claim<T>(_ name: String,
+                                _ place: (String) async throws(CofferError) -> T?) async throws(CofferError) -> T? {
+        for candidate in attempts(for: name) {
+            if let placed = try await place(candidate) { return placed }
+        }
+        return nil
+    }
+}
