@@ -46,7 +46,7 @@ let package = Package(
         .target(name: "FileService", dependencies: ["CofferCore", "CofferRuntime", "CofferBackends", "CofferSearch"]),
         .target(name: "CofferREPL", dependencies: ["CofferCore", "CofferRuntime", "FileService", "CReadline"]),
         // The JSON-RPC 2.0 front end (`coffer rpc`).
-        .target(name: "CofferRPC", dependencies: ["CofferCore", "CofferRuntime", "FileService"]),
+        .target(name: "CofferRPC", dependencies: ["CofferCore", "CofferRuntime", "FileService", "CCofferSystem"]),
         // `coffer`'s command line and front ends, for any application that adds its own mounts.
         .target(
             name: "CofferApp",

@@ -7,6 +7,7 @@
 #include <stdio.h>
 #include <stdlib.h>
 #include <string.h>
+#include <sys/socket.h>
 #include <sys/stat.h>
 #include <unistd.h>
 
@@ -219,4 +220,8 @@ int coffer_start_writeback(int fd, int64_t offset, int64_t length) {
     (void)fd; (void)offset; (void)length;
     return 0;
 #endif
+}
+
+int coffer_accept_cloexec(int fd) {
+    return accept4(fd, NULL, NULL, SOCK_CLOEXEC);
 }

@@ -27,18 +27,22 @@ import Glibc
 /// ```
 ///
 /// The mounts are registered in that one closure; neither front end needs to know about
-/// them: `mounts`, completion, `initialize` and every `files/*` method see them all.
+/// them: `mounts`, completion, `initialize` and every `files/*` method see them all. An
+/// application adds JSON-RPC methods of its own the same way, with `extraMethods`.
 public struct CofferApplication: Sendable {
     /// The program's name, in messages, usage and its default container folder.
     public var name: String
     public var version: String
     /// The application's own mounts, made once the container is open.
     public var extraMounts: @Sendable (Container, TypeRegistry) throws(CofferError) -> [Mount]
+    /// The application's own JSON-RPC methods, answered beside Coffer's by `rpc`.
+    public var extraMethods: [any RPCMethod.Type]
 
-    public init(name: String = "coffer", version: String = "0.1.0",
+    public init(name: String = "coffer", version: String = "0.1.0", extraMethods: [any RPCMethod.Type] = [],
                 extraMounts: @escaping @Sendable (Container, TypeRegistry) throws(CofferError) -> [Mount] = { _, _ in [] }) {
         self.name = name
         self.version = version
+        self.extraMethods = extraMethods
         self.extraMounts = extraMounts
     }
 
@@ -90,9 +94,16 @@ public struct CofferApplication: Sendable {
             errors.flush()
             return 2
         }
-        // A person at the REPL may name any host path their account can read; a program only
-        // the folders allowed at start, each of which must be a folder (a bad one is a bad argument).
-        var hostAccess = HostAccessPolicy.anywhere
+        let methods: RPCMethodRegistry
+        do {
+            methods = try RPCMethodRegistry.standard.adding(extraMethods)
+        } catch {
+            errors.line("\(name): \(error.userMessage(in: options.language))")
+            errors.flush()
+            return 1
+        }
+        // Programs may use only the folders allowed at start, each of which must be a folder
+        // (a bad one is a bad argument).
         if options.action == .rpc {
             for folder in options.allowedHostFolders {
                 do { _ = try HostAccessPolicy.only([folder]) } catch {
@@ -101,7 +112,6 @@ public struct CofferApplication: Sendable {
                     return 2
                 }
             }
-            hostAccess = (try? HostAccessPolicy.only(options.allowedHostFolders)) ?? .nowhere
         }
         let service: FileService
         let container: Container
@@ -109,8 +119,7 @@ public struct CofferApplication: Sendable {
             container = try await Container.open(at: options.containerPath)
             let added = try extraMounts(container, registry)
             try Self.checkMountNames(added)
-            service = try FileService.standard(container: container, registry: registry, hostAccess: hostAccess,
-                                               extraMounts: added)
+            service = try FileService.standard(container: container, registry: registry, extraMounts: added)
         } catch {
             errors.line("\(name): \(error.userMessage(in: options.language))")
             errors.flush()
@@ -120,20 +129,55 @@ public struct CofferApplication: Sendable {
             var configuration = RPCServer.Configuration(language: options.language, version: version)
             configuration.serverName = name
             configuration.framing = options.framing.flatMap(Framing.init(rawValue:))
-            return await RPCServer(service: service, configuration: configuration).run()
+            configuration.hostAccess = .only(options.allowedHostFolders)
+            configuration.methods = methods
+            guard let socketPath = options.socketPath else {
+                return await RPCServer.serveStandardIO(service, configuration: configuration)
+            }
+            let listener: UnixSocketListener
+            do {
+                listener = try UnixSocketListener(path: socketPath)
+            } catch {
+                errors.line("\(name): --listen: \(error.message(in: options.language))")
+                errors.flush()
+                return 2
+            }
+            return await RPCServer.serve(service, on: listener, configuration: configuration)
         }
-        let interpreter = CommandInterpreter(service: service, language: options.language, output: output, errors: errors)
-        interpreter.programName = name
 
+        // A person at the REPL may name any host path their account can read. On a terminal
+        // the session stays a while: the service keeps the search index live for it.
+        let interactive = isatty(0) == 1 && !Self.isOneShot(options.action)
+        let session: Session
+        do {
+            session = try service.openSession(SessionOptions(frontEnd: "repl", language: options.language,
+                                                             hostAccess: .anywhere, isLongLived: interactive))
+        } catch {
+            errors.line("\(name): \(error.userMessage(in: options.language))")
+            errors.flush()
+            return 1
+        }
+        let interpreter = CommandInterpreter(session: session, output: output, errors: errors)
+        interpreter.programName = name
+        let status: Int32
         switch options.action {
         case .commands(let script):
             var lines = [script].makeIterator()
-            return await PipedSession(interpreter: interpreter).run(lines: { lines.next() })
+            status = await PipedSession(interpreter: interpreter).run(lines: { lines.next() })
         case .help(let words):
-            return await interpreter.run(words: ["help"] + words) == .failure ? 1 : 0
+            status = await interpreter.run(words: ["help"] + words) == .failure ? 1 : 0
         default:
-            guard isatty(0) == 1 else { return await PipedSession(interpreter: interpreter).run() }
-            return await interactive(interpreter, container: container, options: options)
+            status = interactive ? await self.interactive(interpreter, container: container)
+                                 : await PipedSession(interpreter: interpreter).run()
+        }
+        await session.close()
+        return status
+    }
+
+    private static func isOneShot(_ action: LaunchOptions.Action) -> Bool {
+        switch action {
+        case .commands, .help: true
+        default: false
         }
     }
 
@@ -168,22 +212,19 @@ public struct CofferApplication: Sendable {
     }
 
     /// The REPL on a terminal: readline, history in `AppData/history`, completion from the
-    /// service; colours and progress bars where the output is a terminal.
+    /// session; colours and progress bars where the output is a terminal.
     @MainActor
-    func interactive(_ interpreter: CommandInterpreter, container: Container, options: LaunchOptions) async -> Int32 {
+    func interactive(_ interpreter: CommandInterpreter, container: Container) async -> Int32 {
         let environment = ProcessInfo.processInfo.environment
         interpreter.outputStyle = .forDescriptor(1, environment: environment)
         interpreter.errorStyle = .forDescriptor(2, environment: environment)
         if isatty(2) == 1 {
             interpreter.progressBar = { label in ProgressBar(label: label) }
         }
-        // A person may stay a while: keep the search index current as files change.
-        let service = interpreter.service
-        Task { await service.startIndexing(watching: true) }
         let history = HistoryFile(path: container.appDataPath + "/history")
         let session = InteractiveSession(
             interpreter: interpreter, editor: ReadlineEditor(historyLimit: history.limit), historyFile: history,
-            completionSource: ServiceCompletionSource(service: interpreter.service))
+            completionSource: ServiceCompletionSource(session: interpreter.session))
         return await session.run()
     }
 }

@@ -16,6 +16,8 @@ struct LaunchOptions {
     var framing: String?
     /// `coffer rpc --allow-host DIR`, repeatable: the host folders programs may use.
     var allowedHostFolders: [String] = []
+    /// `coffer rpc --listen unix:PATH`: the socket to serve clients on, instead of stdio.
+    var socketPath: String?
 
     var action: Action = .interactive
     var containerPath: String
@@ -71,6 +73,12 @@ struct LaunchOptions {
                 let value = argument == "--allow-host" ? try value(for: "--allow-host")
                                                        : String(argument.dropFirst("--allow-host=".count))
                 allowedHostFolders.append(value)
+            case "--listen" where action == .rpc, _ where action == .rpc && argument.hasPrefix("--listen="):
+                let value = argument == "--listen" ? try value(for: "--listen") : String(argument.dropFirst("--listen=".count))
+                guard value.hasPrefix("unix:"), value.count > "unix:".count else {
+                    throw CofferError(.invalidArgument, detail: "--listen \(value): use unix:PATH")
+                }
+                socketPath = String(value.dropFirst("unix:".count))
             default:
                 throw CofferError(.invalidArgument, detail: "unexpected argument “\(argument)”")
             }
@@ -85,7 +93,7 @@ struct LaunchOptions {
         case .english:
             return """
                 Usage: \(program) [--container DIR] [--lang en|zh-Hans] [--document-types JSON] [-c 'COMMAND; COMMAND']
-                       \(program) [--container DIR] rpc [--framing lsp|ndjson] [--allow-host DIR]…
+                       \(program) [--container DIR] rpc [--framing lsp|ndjson] [--allow-host DIR]… [--listen unix:PATH]
                        \(program) help [COMMAND]
                        \(program) --version
 
@@ -93,21 +101,22 @@ struct LaunchOptions {
                 one per line when piped. The default container is $XDG_DATA_HOME/\(program)
                 (~/.local/share/\(program)). --document-types names the application's manifest of
                 document types (default: the one built in). Run “\(program) help” for the list of commands.
-                “\(program) rpc” serves JSON-RPC 2.0 on standard input and output instead; programs may
-                use only the host folders named with --allow-host.
+                “\(program) rpc” serves JSON-RPC 2.0 on standard input and output instead, or with
+                --listen on a Unix-domain socket to many clients at once; programs may use only the
+                host folders named with --allow-host.
                 """
         case .simplifiedChinese:
             return """
                 用法：\(program) [--container 目录] [--lang en|zh-Hans] [--document-types JSON] [-c '命令; 命令']
-                      \(program) [--container 目录] rpc [--framing lsp|ndjson] [--allow-host 目录]…
+                      \(program) [--container 目录] rpc [--framing lsp|ndjson] [--allow-host 目录]… [--listen unix:路径]
                       \(program) help [命令]
                       \(program) --version
 
                 不带 -c 时从标准输入读取命令：在终端中交互运行，通过管道输入时每行一条命令。
                 默认容器为 $XDG_DATA_HOME/\(program)（~/.local/share/\(program)）。--document-types 指定应用的
                 文稿类型清单（默认使用内置清单）。运行“\(program) help”查看命令列表。
-                “\(program) rpc”改为在标准输入输出上提供 JSON-RPC 2.0 服务；程序只能使用 --allow-host
-                指定的本机文件夹。
+                “\(program) rpc”改为在标准输入输出上提供 JSON-RPC 2.0 服务，或用 --listen 在 Unix
+                域套接字上同时为多个客户端服务；程序只能使用 --allow-host 指定的本机文件夹。
                 """
         }
     }

@@ -1,8 +1,10 @@
 import CofferCore
 import FileService
 
-/// Runs REPL commands against a `FileService`: parsing, then calling the service, then
-/// printing. It holds no file logic of its own.
+/// Runs REPL commands in a ``Session``: it turns a command's words into an operation
+/// (``CopyItem``, ``TrashItems``…), performs it, and prints the result. It holds no file
+/// logic of its own, and decides nothing an operation decides (defaults, where a copy
+/// lands, the audit entry).
 ///
 /// It lives on the main actor: a REPL reads one line at a time, and the session may cancel
 /// the task running a command (Ctrl-C) while the interpreter waits on the service.
@@ -12,8 +14,14 @@ public final class CommandInterpreter {
         case success, failure, quit
     }
 
-    public let service: FileService
-    public var language: Language
+    public let session: Session
+    /// The service, for what it tells about itself (its mounts and types).
+    public var service: FileService { session.service }
+    /// The session's language.
+    public var language: Language {
+        get { session.language }
+        set { session.language = newValue }
+    }
     /// The folder relative paths start from.
     public private(set) var currentFolder: VirtualPath = .root()
     let output: TextOutput
@@ -25,18 +33,17 @@ public final class CommandInterpreter {
     public var programName = "coffer"
     /// Colours for what goes to standard error (the `coffer:` of errors); plain by default.
     public var errorStyle = TextStyle.plain
-    /// Asked when a move, copy or rename finds its name taken and no flag chose a policy.
-    /// Returns the policy to retry with, or `nil` to cancel. Without it such commands fail.
-    public var askConflict: ((VirtualPath) async -> ConflictPolicy?)?
     /// Asked before something that cannot be undone (emptying the trash); `true` goes
     /// ahead. Without it, the command goes ahead (scripts chose by running it).
     public var confirm: ((String) async -> Bool)?
     /// Makes a progress display for a long operation, given its label (“Copying”).
-    public var progressBar: ((String) -> ProgressBar)?
+    public var progressBar: (@Sendable (String) -> ProgressBar)?
 
-    public init(service: FileService, language: Language, output: TextOutput, errors: TextOutput) {
-        self.service = service
-        self.language = language
+    /// An interpreter for `session`. Moves, copies, renames and restores given no
+    /// `--keep-both` or `--replace` ask the session's ``Session/conflictQuestion`` when the
+    /// name is taken, and fail when it has none.
+    public init(session: Session, output: TextOutput, errors: TextOutput) {
+        self.session = session
         self.output = output
         self.errors = errors
     }
@@ -69,33 +76,10 @@ public final class CommandInterpreter {
             output.flush()
             errors.flush()
         }
-        let outcome = await dispatch(name, words)
-        if Self.changingCommands.contains(name), outcome.result != .quit {
-            service.audit?.record(frontEnd: "repl", method: name, paths: auditedPaths(name, words.dropFirst()),
-                                  outcome: outcome.error.map { $0.kind.identifier } ?? "ok")
-        }
-        return outcome.result
+        return await dispatch(name, words)
     }
 
-    /// Commands that change something, recorded in the audit log.
-    static let changingCommands: Set<String> = [
-        "mkdir", "mv", "rename", "cp", "rm", "restore", "empty-trash", "import", "export",
-    ]
-
-    /// The virtual paths a command names, for the audit log (host paths are left out).
-    private func auditedPaths(_ name: String, _ words: ArraySlice<String>) -> [String] {
-        guard let arguments = try? parse(words, as: name) else { return [] }
-        let virtual = { (text: String) in (try? self.resolve(text))?.description }
-        switch name {
-        case "import": return [arguments.options["into"].flatMap(virtual) ?? FileService.defaultImportFolder.description]
-        case "export": return arguments.operands.first.flatMap(virtual).map { [$0] } ?? []
-        case "restore": return arguments.operands.map { "trash:/" + $0 }
-        case "empty-trash": return ["trash:/"]
-        default: return arguments.operands.compactMap(virtual)
-        }
-    }
-
-    private func dispatch(_ name: String, _ words: [String]) async -> (result: Outcome, error: CofferError?) {
+    private func dispatch(_ name: String, _ words: [String]) async -> Outcome {
         do {
             let arguments = words.dropFirst()
             switch name {
@@ -123,19 +107,26 @@ public final class CommandInterpreter {
             case "reindex": try await reindex(arguments)
             case "mounts": showMounts()
             case "help": try help(arguments)
-            case "quit", "exit": return (.quit, nil)
+            case "quit", "exit": return .quit
             default:
                 throw CofferError(.invalidArgument, detail: LocalizedText(
                     "unknown command “\(name)”", "未知命令“\(name)”")(language))
             }
-            return (.success, nil)
-        } catch let reported as Reported {
-            return (.failure, reported.error)
+            return .success
+        } catch is Reported {
+            return .failure
         } catch {
-            let failure = CofferError.wrapping(error)
-            report(failure)
-            return (.failure, failure)
+            report(CofferError.wrapping(error))
+            return .failure
         }
+    }
+
+    /// Performs an operation in the session, made from the user's words.
+    func perform<Operation: FileOperation>(
+        _ operation: @autoclosure () throws(CofferError) -> Operation, progress label: LocalizedText? = nil
+    ) async throws(CofferError) -> Operation.Output {
+        let display = label.flatMap { label in progressBar.map { BarDisplay(label: label(language), makeBar: $0) } }
+        return try await session.perform(try operation(), progress: display)
     }
 
     /// Prints an error's message on standard error, after the host path it concerns when

@@ -1,4 +1,5 @@
 import CofferCore
+import FileService
 
 /// A command's words split into flags, options with values, and operands, by its syntax.
 struct ParsedArguments {
@@ -69,5 +70,11 @@ struct ParsedArguments {
         case (false, true): return .replace
         case (false, false): return nil
         }
+    }
+
+    /// What `--keep-both` or `--replace` chose; without either, ask (a person at a
+    /// terminal is asked, a script fails when the name is taken).
+    func conflictChoice(language: Language) throws(CofferError) -> ConflictChoice {
+        try chosenConflictPolicy(language: language).map(ConflictChoice.policy) ?? .ask
     }
 }

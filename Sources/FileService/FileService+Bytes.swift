@@ -71,7 +71,7 @@ extension FileService {
     /// Writes a whole file from bytes in memory: invisible until complete, then placed under
     /// `conflict` (keep both settled here as everywhere).
     @discardableResult
-    public func writeFile(_ path: VirtualPath, bytes: [UInt8], conflict: ConflictPolicy = .fail) async throws(CofferError) -> FileNode {
+    public func writeFile(_ path: VirtualPath, bytes: [UInt8], conflict: ConflictPolicy) async throws(CofferError) -> FileNode {
         guard !path.isRoot else { throw CofferError(.isADirectory, path: path) }
         let backend = try writableMount(for: path).backend
         let placed = try await settle(path, conflict: conflict) { target, policy in

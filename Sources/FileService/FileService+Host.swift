@@ -10,28 +10,25 @@ extension FileService {
 
     // MARK: Import
 
-    /// Copies host files and folders into `folder` (default `files:/Import`, created when
-    /// missing).
+    /// Copies host files and folders into `folder` (`files:/Import` is created when missing).
     ///
-    /// Each item lands atomically under its own name, or with `.keepBoth` (the default) the
+    /// Each item lands atomically under its own name, or with `.keepBoth` the
     /// first free variant of it; the host side is never changed. Every item gets a result
     /// and one failure does not stop the others. `allowedTypes` admits items by conformance,
     /// judged by their content as well as their name. Progress covers all items together.
+    /// Host paths are opened through `policy`, the session's.
     ///
     /// - Throws: only for the destination folder itself (missing, not a folder, read-only).
-    public func importItems(hostPaths: [String], into folder: VirtualPath? = nil, allowedTypes: [String] = [],
-                            conflict: ConflictPolicy = .keepBoth,
-                            progress: ProgressReporter = .none) async throws(CofferError) -> [ImportResult] {
-        let folder = folder ?? Self.defaultImportFolder
+    func importItems(hostPaths: [String], into folder: VirtualPath, allowedTypes: [String], conflict: ConflictPolicy,
+                     policy: HostAccessPolicy, progress: ProgressReporter) async throws(CofferError) -> [ImportResult] {
         let backend = try writableMount(for: folder).backend
         try requireKnownTypes(allowedTypes)
         if folder == Self.defaultImportFolder { try await createFolder(at: folder, intermediates: true) }
         guard try await stat(folder).kind != .file else { throw CofferError(.notADirectory, path: folder) }
 
-        let importer = HostImporter(policy: hostAccess, registry: registry, allowedTypes: allowedTypes, progress: progress)
+        let importer = HostImporter(policy: policy, registry: registry, allowedTypes: allowedTypes, progress: progress)
         var results: [ImportResult] = []
         var ready: [(index: Int, item: HostItem)] = []
-        let policy = hostAccess
         for hostPath in hostPaths {
             do throws(CofferError) {
                 let item = try await BlockingIO.run { _ throws(CofferError) in
@@ -72,15 +69,13 @@ extension FileService {
     ///
     /// The item is first copied into a fresh stage in `staging:`, then from there into the
     /// host folder, and the stage is removed (seed 000 §5.6). It is never moved: the sandbox
-    /// copy stays. With `.keepBoth` (the default) an existing host item keeps its name.
-    public func exportItem(_ path: VirtualPath, toHostDirectory hostDirectory: String,
-                           conflict: ConflictPolicy = .keepBoth,
-                           progress: ProgressReporter = .none) async throws(CofferError) -> String {
+    /// copy stays. With `.keepBoth` an existing host item keeps its name.
+    func exportItem(_ path: VirtualPath, toHostDirectory hostDirectory: String, conflict: ConflictPolicy,
+                    policy: HostAccessPolicy, progress: ProgressReporter) async throws(CofferError) -> String {
         guard let staging = stagingBackend else { throw CofferError(.unsupported, path: path) }
         guard !path.isRoot else { throw CofferError(.invalidOperation, path: path) }
         let source = try mount(for: path).backend
         let node = try await stat(path)
-        let policy = hostAccess
         let folder = try await BlockingIO.run { _ throws(CofferError) in try policy.open(hostDirectory) }
         guard folder.isFolder else { throw CofferError(.notADirectory, detail: folder.name) }
 
@@ -105,9 +100,9 @@ extension FileService {
 
     /// Opens a host file where it is, without copying it, and remembers it as a bookmark
     /// (the same file opened again keeps its bookmark).
-    public func open(hostPath: String) async throws(CofferError) -> OpenedHostFile {
+    func open(hostPath: String, policy: HostAccessPolicy) async throws(CofferError) -> OpenedHostFile {
         let registry = self.registry
-        return try await updatingBookmarks { bookmarks, policy throws(CofferError) in
+        return try await updatingBookmarks(policy) { bookmarks, policy throws(CofferError) in
             let item = try policy.open(hostPath)
             guard !item.isFolder else { throw CofferError(.isADirectory, detail: item.name) }
             let bookmark: HostBookmark
@@ -125,8 +120,8 @@ extension FileService {
 
     /// Every bookmark, checked: files renamed within their folder are found again (and the
     /// bookmark updated); deleted or replaced ones are reported stale.
-    public func bookmarks() async throws(CofferError) -> [BookmarkStatus] {
-        try await updatingBookmarks { bookmarks, policy in
+    func bookmarks(policy: HostAccessPolicy) async throws(CofferError) -> [BookmarkStatus] {
+        try await updatingBookmarks(policy) { bookmarks, policy in
             bookmarks.indices.map { index in
                 do throws(CofferError) {
                     let item = try bookmarks[index].locate(using: policy)
@@ -140,8 +135,8 @@ extension FileService {
     }
 
     /// Forgets a bookmark. The host file is not touched.
-    public func removeBookmark(_ id: Int) async throws(CofferError) {
-        try await updatingBookmarks { bookmarks, _ throws(CofferError) in
+    func removeBookmark(_ id: Int) async throws(CofferError) {
+        try await updatingBookmarks(.nowhere) { bookmarks, _ throws(CofferError) in
             guard let index = bookmarks.firstIndex(where: { $0.id == id }) else {
                 throw CofferError(.noSuchFile, detail: "bookmark \(id)")
             }
@@ -156,10 +151,10 @@ extension FileService {
     ///
     /// - Throws: `staleBookmark` when the file was deleted or replaced; `noSuchFile` for an
     ///   unknown bookmark; whatever `body` throws, as a `CofferError`.
-    public nonisolated(nonsending) func withAccess<T>(
-        to bookmarkID: Int, _ body: (HostFileAccess) async throws -> T
+    nonisolated(nonsending) func withAccess<T>(
+        to bookmarkID: Int, policy: HostAccessPolicy, _ body: (any HostFileReading) async throws -> T
     ) async throws(CofferError) -> T {
-        let (bookmark, item) = try await updatingBookmarks { bookmarks, policy throws(CofferError) in
+        let (bookmark, item) = try await updatingBookmarks(policy) { bookmarks, policy throws(CofferError) in
             guard let index = bookmarks.firstIndex(where: { $0.id == bookmarkID }) else {
                 throw CofferError(.noSuchFile, detail: "bookmark \(bookmarkID)")
             }
@@ -168,7 +163,7 @@ extension FileService {
             return (bookmarks[index], item)
         }
         do {
-            return try await bookmark.withAccess(to: item, body)
+            return try await bookmark.withAccess(to: item) { access in try await body(access) }
         } catch {
             throw CofferError.wrapping(error)
         }
@@ -177,10 +172,9 @@ extension FileService {
     /// Loads the bookmarks, lets `change` edit them, and saves them if it did, all off the
     /// cooperative pool (it touches the host's file system).
     private nonisolated func updatingBookmarks<T: Sendable>(
-        _ change: @escaping @Sendable (inout [HostBookmark], HostAccessPolicy) throws(CofferError) -> T
+        _ policy: HostAccessPolicy, _ change: @escaping @Sendable (inout [HostBookmark], HostAccessPolicy) throws(CofferError) -> T
     ) async throws(CofferError) -> T {
         let store = try requireBookmarkStore()
-        let policy = hostAccess
         return try await BlockingIO.run { _ throws(CofferError) in
             try store.update { bookmarks throws(CofferError) in try change(&bookmarks, policy) }
         }
@@ -213,10 +207,10 @@ extension FileService {
     }
 
     /// Opens a bookmarked host file as text, for the duration of `body`.
-    public nonisolated(nonsending) func withText<T>(
-        ofBookmark bookmarkID: Int, _ body: (TextReader) async throws -> T
+    nonisolated(nonsending) func withText<T>(
+        ofBookmark bookmarkID: Int, policy: HostAccessPolicy, _ body: (TextReader) async throws -> T
     ) async throws(CofferError) -> T {
-        try await withAccess(to: bookmarkID) { access in
+        try await withAccess(to: bookmarkID, policy: policy) { access in
             var offset: Int64 = 0
             let reader = try await TextReader(path: nil) {
                 let chunk = try await access.read(offset: offset, length: 1 << 20)

@@ -41,14 +41,19 @@ extension FileService {
         return TrashListing(items: items, problems: problems)
     }
 
+    /// The trashed item `id`.
+    public func trashItem(_ id: String) async throws(CofferError) -> TrashItem {
+        try await requireTrash(nil).item(id)
+    }
+
     /// Puts the trashed item `id` back where it was, recreating missing parent folders.
     ///
-    /// With `.fail` (the default) an item now at that place wins and nothing changes;
+    /// With `.fail` an item now at that place wins and nothing changes;
     /// `.keepBoth` restores under a free name (`a (2).txt`); `.replace` first moves the
     /// item in the way to the trash — a restore never deletes anything.
     /// - Returns: where the item now is.
     @discardableResult
-    public func restore(_ id: String, conflict: ConflictPolicy = .fail) async throws(CofferError) -> VirtualPath {
+    public func restore(_ id: String, conflict: ConflictPolicy) async throws(CofferError) -> VirtualPath {
         let trash = try requireTrash(nil)
         let item = try await trash.item(id)
         let target = item.originalPath

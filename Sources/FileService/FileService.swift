@@ -2,13 +2,18 @@ import CofferBackends
 import CofferCore
 import CofferSearch
 import Foundation
+import Synchronization
 
 /// The one entry point for every file operation, over a set of mounts.
 ///
-/// `FileService` decides what an operation means — which mount, whether it may change,
-/// how a name conflict is settled, where a copy lands — once, for every backend and every
-/// front end. Backends do the I/O off Swift's cooperative pool; cancellation is Swift task
-/// cancellation, and a cancelled copy or move leaves nothing half-done.
+/// Front ends open a ``Session`` on the service and perform operations in it
+/// (``FileOperation`` values: ``CopyItem``, ``TrashItems``…), which decide what a request
+/// means — its defaults, where an item lands, what the audit log records. The methods here
+/// are the engine those operations run on: they take every choice as an argument and
+/// decide the mechanics once for every backend — which mount, whether it may change, how
+/// "keep both" finds a free name, how a copy crosses mounts. Backends do the I/O off
+/// Swift's cooperative pool; cancellation is Swift task cancellation, and a cancelled copy
+/// or move leaves nothing half-done.
 public actor FileService {
     /// The mounts by name, fixed when the service is made.
     public nonisolated let mounts: [Mount]
@@ -19,24 +24,29 @@ public actor FileService {
     public nonisolated let stagingBackend: ExportStagingBackend?
     /// The types the service knows: the system's plus the application's manifest.
     public nonisolated let registry: TypeRegistry
-    /// Which host paths `importItems`, `exportItem` and `open(hostPath:)` may use.
-    public nonisolated let hostAccess: HostAccessPolicy
+    /// Host folders no session may use, whatever its ``HostAccess`` (the container).
+    nonisolated let excludedHostFolders: [String]
     /// Where bookmarks of files opened in place are kept; `nil` keeps none.
     nonisolated let bookmarkStore: BookmarkStore?
     /// Uploads in progress; `nil` when the service has nowhere to keep them.
     nonisolated let uploadRegistry: UploadRegistry?
-    /// Where front ends record the requests that changed something; `nil` records nothing.
+    /// Where sessions record the operations that changed something; `nil` records nothing.
     public nonisolated let audit: AuditLog?
     /// The name index of one mount (`files:` in a standard container); `nil`: searches walk.
     public nonisolated let searchIndex: SearchIndex?
+    /// Background work kept going while long-lived sessions are open.
+    nonisolated let housekeeping = Housekeeping()
+    /// Numbers sessions, for their activities and uploads.
+    nonisolated let sessionNumbers = Atomic<Int>(0)
 
     /// A service over `mounts`. Mount names must be unique. A trash or staging backend
     /// given here should also be among the mounts, to be browsable.
     ///
-    /// Host access is `.nowhere` unless given; the REPL passes `.anywhere`, the RPC server
-    /// the folders allowed at start. `bookmarksPath` is the JSON file bookmarks are kept in.
+    /// Which host paths a session may use is the session's (``SessionOptions/hostAccess``);
+    /// `excludedHostFolders` are closed to all of them. `bookmarksPath` is the JSON file
+    /// bookmarks are kept in.
     public init(mounts: [Mount], trash: TrashBackend? = nil, staging: ExportStagingBackend? = nil,
-                registry: TypeRegistry = .standard, hostAccess: HostAccessPolicy = .nowhere,
+                registry: TypeRegistry = .standard, excludedHostFolders: [String] = [],
                 bookmarksPath: String? = nil, uploadsPath: String? = nil, audit: AuditLog? = nil,
                 searchIndex: SearchIndex? = nil) {
         self.mounts = mounts
@@ -44,7 +54,7 @@ public actor FileService {
         self.trashBackend = trash
         self.stagingBackend = staging
         self.registry = registry
-        self.hostAccess = hostAccess
+        self.excludedHostFolders = excludedHostFolders
         self.bookmarkStore = bookmarksPath.map(BookmarkStore.init(path:))
         self.uploadRegistry = uploadsPath.flatMap { try? UploadRegistry(path: $0) }
         self.audit = audit
@@ -56,9 +66,8 @@ public actor FileService {
     /// Bookmarks live in `AppData/bookmarks.json`, uploads in progress in
     /// `Library/Caches/Downloading`, the audit log in `AppData/logs/audit.jsonl`, the
     /// search index of `files:` in `Library/Caches/SearchIndex`; the host bridge never
-    /// reaches into the container itself, whatever `hostAccess` allows.
+    /// reaches into the container itself, whatever a session's host access allows.
     public static func standard(container: Container, registry: TypeRegistry = .standard,
-                                hostAccess: HostAccessPolicy = .nowhere,
                                 extraMounts: [Mount] = []) throws(CofferError) -> FileService {
         let files = try LocalSandboxBackend(rootPath: container.userFilesPath, registry: registry)
         let staging = try ExportStagingBackend(path: container.exportStagingPath, registry: registry)
@@ -71,7 +80,7 @@ public actor FileService {
                   description: LocalizedText("Deleted items, restorable (read-only)", "已删除、可恢复的项目（只读）")),
             Mount(name: staging.mountName, backend: staging, isVisible: false),
         ] + extraMounts, trash: trash, staging: staging, registry: registry,
-           hostAccess: hostAccess.excluding(container.hostPath),
+           excludedHostFolders: [container.hostPath],
            bookmarksPath: container.appDataPath + "/bookmarks.json", uploadsPath: container.uploadsPath,
            audit: AuditLog(path: container.appDataPath + "/logs/audit.jsonl"),
            searchIndex: SearchIndex(databasePath: container.searchIndexPath + "/index.sqlite",
@@ -237,20 +246,10 @@ public actor FileService {
     /// Gives an item a new name in the same folder.
     @discardableResult
     public func rename(_ path: VirtualPath, to newName: String,
-                       conflict: ConflictPolicy = .fail) async throws(CofferError) -> VirtualPath {
+                       conflict: ConflictPolicy) async throws(CofferError) -> VirtualPath {
         guard !path.isRoot else { throw CofferError(.invalidOperation, path: path) }
         let destination = try path.replacingName(with: newName)
         return try await move(path, to: destination, conflict: conflict)
-    }
-
-    /// Where `source` lands when a user names `target`: inside it when it is an existing
-    /// folder, else at `target` itself (as `mv` and `cp` do).
-    public func destination(for source: VirtualPath, target: VirtualPath) async throws(CofferError) -> VirtualPath {
-        if let node = try? await stat(target), node.kind == .folder {
-            guard !source.isRoot else { throw CofferError(.invalidOperation, path: source) }
-            return target.appending(trustedName: source.name)
-        }
-        return target
     }
 
     /// Moves an item to exactly `destination`, across mounts if needed.
@@ -258,7 +257,7 @@ public actor FileService {
     /// Within a mount this is a rename. Across mounts the item is copied, and the source is
     /// removed only once the copy is complete and in place.
     @discardableResult
-    public func move(_ source: VirtualPath, to destination: VirtualPath, conflict: ConflictPolicy = .fail,
+    public func move(_ source: VirtualPath, to destination: VirtualPath, conflict: ConflictPolicy,
                      progress: ProgressReporter = .none) async throws(CofferError) -> VirtualPath {
         let sourceMount = try writableMount(for: source)
         let destinationMount = try writableMount(for: destination)
@@ -280,7 +279,7 @@ public actor FileService {
 
     /// Copies an item to exactly `destination`, across mounts if needed.
     @discardableResult
-    public func copy(_ source: VirtualPath, to destination: VirtualPath, conflict: ConflictPolicy = .fail,
+    public func copy(_ source: VirtualPath, to destination: VirtualPath, conflict: ConflictPolicy,
                      progress: ProgressReporter = .none) async throws(CofferError) -> VirtualPath {
         let sourceMount = try mount(for: source)
         let destinationMount = try writableMount(for: destination)

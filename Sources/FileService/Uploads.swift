@@ -7,8 +7,9 @@ import Synchronization
 ///
 /// Each upload writes to a hidden temporary file in `Library/Caches/Downloading` through a
 /// `PendingWrite`. Commit places it at its destination like any copy (conflicts settled by
-/// the service); abort, end of input and an hour without data remove it. Nothing of an
-/// upload is ever visible in `files:` before commit.
+/// the service); abort, the end of the session that began it and an hour without data
+/// remove it. Nothing of an upload is ever visible in `files:` before commit. An upload
+/// belongs to the session that began it: to any other its id is unknown.
 final class UploadRegistry: Sendable {
     struct Upload {
         var writer: any PendingWrite
@@ -19,6 +20,8 @@ final class UploadRegistry: Sendable {
         var expectedSize: Int64?
         var received: Int64 = 0
         var lastActivity: Date
+        /// The number of the session that began it (`nil`: begun outside any session).
+        var owner: Int?
         var isBusy = false
     }
 
@@ -37,9 +40,11 @@ final class UploadRegistry: Sendable {
     }
 
     /// Marks an upload busy for one append, checking that `offset` continues it.
-    func claim(_ id: String, offset: Int64, count: Int) throws(CofferError) -> Upload {
+    func claim(_ id: String, offset: Int64, count: Int, owner: Int?) throws(CofferError) -> Upload {
         let result = uploads.withLock { uploads -> Result<Upload, CofferError> in
-            guard var upload = uploads[id] else { return .failure(CofferError(.notFoundUpload, detail: id)) }
+            guard var upload = uploads[id], upload.owner == owner else {
+                return .failure(CofferError(.notFoundUpload, detail: id))
+            }
             guard !upload.isBusy else {
                 return .failure(CofferError(.invalidArgument, detail: "another chunk of upload \(id) is being written"))
             }
@@ -66,9 +71,9 @@ final class UploadRegistry: Sendable {
     }
 
     /// Removes an upload from the registry (for commit or abort).
-    func take(_ id: String) throws(CofferError) -> Upload {
+    func take(_ id: String, owner: Int?) throws(CofferError) -> Upload {
         let upload = uploads.withLock { uploads -> Upload? in
-            guard let upload = uploads[id], !upload.isBusy else { return nil }
+            guard let upload = uploads[id], upload.owner == owner, !upload.isBusy else { return nil }
             uploads[id] = nil
             return upload
         }
@@ -76,10 +81,13 @@ final class UploadRegistry: Sendable {
         return upload
     }
 
-    /// Removes uploads idle since before `cutoff` (all of them for `.distantFuture`).
-    func takeIdle(before cutoff: Date) -> [Upload] {
+    /// Removes the uploads idle since before `cutoff` (all of them for `.distantFuture`) of
+    /// one session, or of every session when `owner` is `nil`.
+    func takeIdle(before cutoff: Date, ownedBy owner: Int? = nil) -> [Upload] {
         uploads.withLock { uploads in
-            let idle = uploads.filter { !$0.value.isBusy && $0.value.lastActivity < cutoff }
+            let idle = uploads.filter { entry in
+                !entry.value.isBusy && entry.value.lastActivity < cutoff && (owner == nil || entry.value.owner == owner)
+            }
             for id in idle.keys { uploads[id] = nil }
             return Array(idle.values)
         }
@@ -95,10 +103,11 @@ extension FileService {
         return uploadRegistry
     }
 
-    /// Starts an upload to `path`. Its folder must exist; with `.fail` the name must be free
-    /// now (and is checked again at commit). `size`, when given, caps what may be appended.
-    public func beginUpload(to path: VirtualPath, conflict: ConflictPolicy = .fail,
-                            size: Int64? = nil) async throws(CofferError) -> String {
+    /// Starts an upload to `path` for the session numbered `owner`. Its folder must exist;
+    /// with `.fail` the name must be free now (and is checked again at commit). `size`,
+    /// when given, caps what may be appended.
+    func beginUpload(to path: VirtualPath, conflict: ConflictPolicy, size: Int64?,
+                     owner: Int?) async throws(CofferError) -> String {
         let registry = try requireUploads()
         _ = try writableMount(for: path)
         guard let parent = path.parent else { throw CofferError(.isADirectory, path: path) }
@@ -108,20 +117,20 @@ extension FileService {
         let temporary = VirtualPath.root(of: UploadRegistry.mountName).appending(trustedName: "upload-\(UUID().uuidString)")
         let writer = try await self.call(path) { try await registry.backend.makeWrite(at: temporary) }
         return registry.add(UploadRegistry.Upload(writer: writer, temporary: temporary, destination: path,
-                                                  conflict: conflict, expectedSize: size, lastActivity: Date()))
+                                                  conflict: conflict, expectedSize: size, lastActivity: Date(),
+                                                  owner: owner))
     }
 
     /// Appends `bytes` at `offset`, which must be what was received so far. Returns the new total.
-    @discardableResult
-    public func appendUpload(_ id: String, offset: Int64, bytes: [UInt8]) async throws(CofferError) -> Int64 {
+    func appendUpload(_ id: String, offset: Int64, bytes: [UInt8], owner: Int?) async throws(CofferError) -> Int64 {
         let registry = try requireUploads()
-        let upload = try registry.claim(id, offset: offset, count: bytes.count)
+        let upload = try registry.claim(id, offset: offset, count: bytes.count, owner: owner)
         do {
             try await upload.writer.write(bytes)
         } catch {
             registry.release(id, adding: 0)
             // A failed write leaves the upload in an unknown state: end it.
-            if let broken = try? registry.take(id) { await broken.writer.abort() }
+            if let broken = try? registry.take(id, owner: owner) { await broken.writer.abort() }
             throw CofferError.wrapping(error, path: upload.destination)
         }
         registry.release(id, adding: bytes.count)
@@ -129,9 +138,9 @@ extension FileService {
     }
 
     /// Places a finished upload at its destination and returns the node.
-    public func commitUpload(_ id: String) async throws(CofferError) -> FileNode {
+    func commitUpload(_ id: String, owner: Int?) async throws(CofferError) -> FileNode {
         let registry = try requireUploads()
-        let upload = try registry.take(id)
+        let upload = try registry.take(id, owner: owner)
         if let expected = upload.expectedSize, expected != upload.received {
             await upload.writer.abort()
             throw CofferError(.invalidArgument, path: upload.destination,
@@ -159,18 +168,19 @@ extension FileService {
     }
 
     /// Discards an upload.
-    public func abortUpload(_ id: String) async throws(CofferError) {
-        let upload = try requireUploads().take(id)
+    func abortUpload(_ id: String, owner: Int?) async throws(CofferError) {
+        let upload = try requireUploads().take(id, owner: owner)
         await upload.writer.abort()
     }
 
-    /// Discards uploads that have had no data for `idle` seconds; all of them with `nil`
-    /// (end of input). Returns how many.
+    /// Discards uploads that have had no data for `idle` seconds; all of them with `nil`.
+    /// Only the session numbered `owner`'s, when given (its end discards what it left open).
+    /// Returns how many.
     @discardableResult
-    public func abortUploads(idleFor idle: TimeInterval?) async -> Int {
+    public func abortUploads(idleFor idle: TimeInterval?, ownedBy owner: Int? = nil) async -> Int {
         guard let registry = uploadRegistry else { return 0 }
         let cutoff = idle.map { Date().addingTimeInterval(-$0) } ?? .distantFuture
-        let stale = registry.takeIdle(before: cutoff)
+        let stale = registry.takeIdle(before: cutoff, ownedBy: owner)
         for upload in stale { await upload.writer.abort() }
         return stale.count
     }

@@ -15,7 +15,8 @@ struct CommandInterpreterTests {
     init() async throws {
         let container = try await Container.open(at: directory.path)
         let service = try FileService.standard(container: container)
-        interpreter = CommandInterpreter(service: service, language: .english, output: output, errors: errors)
+        interpreter = CommandInterpreter(session: try service.openSession(SessionOptions(frontEnd: "repl", language: .english)),
+                                         output: output, errors: errors)
     }
 
     @Test func listsNameFirstInServiceOrder() async throws {

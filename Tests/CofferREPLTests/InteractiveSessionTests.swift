@@ -51,14 +51,15 @@ struct InteractiveSessionTests {
 
     init() async throws {
         let container = try await Container.open(at: directory.path)
-        interpreter = CommandInterpreter(service: try FileService.standard(container: container), language: .english,
+        interpreter = CommandInterpreter(session: try FileService.standard(container: container)
+                                             .openSession(SessionOptions(frontEnd: "repl", language: .english)),
                                          output: output, errors: errors)
         historyFile = HistoryFile(path: container.appDataPath + "/history")
     }
 
     func session(_ editor: ScriptedEditor) -> InteractiveSession {
         InteractiveSession(interpreter: interpreter, editor: editor, historyFile: historyFile,
-                           completionSource: ServiceCompletionSource(service: interpreter.service),
+                           completionSource: ServiceCompletionSource(session: interpreter.session),
                            interrupts: SignalMonitor())
     }
 
@@ -123,7 +124,8 @@ struct TrashCommandTests {
 
     init() async throws {
         let container = try await Container.open(at: directory.path)
-        interpreter = CommandInterpreter(service: try FileService.standard(container: container), language: .english,
+        interpreter = CommandInterpreter(session: try FileService.standard(container: container)
+                                             .openSession(SessionOptions(frontEnd: "repl", language: .english)),
                                          output: output, errors: errors)
     }
 
@@ -151,10 +153,13 @@ struct TrashCommandTests {
         #expect(await interpreter.run(line: "restore 'r (2).txt'") == .success)
         #expect(directory.contents("Documents/UserFiles/y/r.txt") == "2")
         directory.make(["Documents/UserFiles/x/r.txt": "new"])
-        var asked: [VirtualPath] = []
-        interpreter.askConflict = { path in asked.append(path); return .keepBoth }
+        let asked = Asked()
+        interpreter.session.conflictQuestion = { path in
+            asked.paths.withLock { $0.append(path) }
+            return .keepBoth
+        }
         #expect(await interpreter.run(line: "restore r.txt") == .success)
-        #expect(asked.map(\.description) == ["files:/x/r.txt"])
+        #expect(asked.paths.withLock { $0.map(\.description) } == ["files:/x/r.txt"])
         #expect(output.text.hasSuffix("files:/x/r (2).txt\n"))
         #expect(directory.contents("Documents/UserFiles/x/r (2).txt") == "1")
     }
@@ -197,10 +202,15 @@ struct TrashCommandTests {
     @Test func trashNamesComplete() async throws {
         directory.make(["Documents/UserFiles/report.pdf": "r"])
         #expect(await interpreter.run(line: "rm report.pdf") == .success)
-        let completer = Completer(currentFolder: .root(), source: ServiceCompletionSource(service: interpreter.service))
+        let completer = Completer(currentFolder: .root(), source: ServiceCompletionSource(session: interpreter.session))
         let completion = await withCheckedContinuation { continuation in
             DispatchQueue(label: "completion").async { continuation.resume(returning: completer.complete("restore rep")) }
         }
         #expect(completion.replacement == "report.pdf ")
     }
+}
+
+/// The destinations a conflict question was asked about.
+final class Asked: Sendable {
+    let paths = Mutex<[VirtualPath]>([])
 }

@@ -357,7 +357,7 @@ struct RPCEndToEndTests {
         #expect(kinds.last == "end")
         #expect(kinds.dropFirst().dropLast().allSatisfy { $0 == "report" })
         let audit = directory.contents("container/Library/Application Support/AppData/logs/audit.jsonl") ?? ""
-        #expect(audit.contains(#""method":"files/copy","outcome":"cancelled","paths":["files:/big.bin","files:/Download"]"#))
+        #expect(audit.contains(#""method":"copy","outcome":"cancelled","paths":["files:/big.bin","files:/Download"]"#))
     }
 
     // MARK: Malformed input
@@ -443,10 +443,64 @@ struct RPCEndToEndTests {
         _ = try CofferBinary.run(["--container", container, "-c", "rm Audited"])
         let lines = (directory.contents("container/Library/Application Support/AppData/logs/audit.jsonl") ?? "")
             .split(separator: "\n").compactMap { try? JSONSerialization.jsonObject(with: Data($0.utf8)) as? [String: Any] }
-        #expect(lines.map { $0["method"] as? String } == ["files/createDirectory", "files/createDirectory", "rm"])
+        #expect(lines.map { $0["method"] as? String } == ["createFolder", "createFolder", "trash"])
         #expect(lines.map { $0["outcome"] as? String } == ["ok", "fileExists", "ok"])
         #expect(lines.map { $0["frontEnd"] as? String } == ["rpc", "rpc", "repl"])
         #expect(lines.allSatisfy { ($0["paths"] as? [String]) == ["files:/Audited"] })
         #expect(lines.allSatisfy { ($0["time"] as? String)?.hasSuffix("Z") == true })
+    }
+
+    /// The same operations asked of the REPL and of the JSON-RPC server, in two containers
+    /// that start alike, leave the same audit entries: only the time and the front end differ.
+    @Test func theSameOperationFromEitherFrontEndIsAuditedAlike() throws {
+        let replContainer = directory.url("repl")
+        for root in [container, replContainer] {
+            _ = try CofferBinary.run(["--container", root, "-c", "pwd"])
+            directory.make([(root as NSString).lastPathComponent + "/Documents/UserFiles/a.txt": "a",
+                            (root as NSString).lastPathComponent + "/Documents/UserFiles/b.txt": "b"])
+        }
+        directory.make(["host/in.txt": "in", "out/": ""])
+        let script = [
+            "mkdir Docs", "mkdir Docs", "cp a.txt Docs", "cp --keep-both a.txt Docs", "mv b.txt Docs",
+            "rename Docs/b.txt c.txt", "rm Docs/c.txt", "restore c.txt", "rm a.txt", "empty-trash",
+            "import --into Docs \(directory.url("host/in.txt"))", "export Docs/c.txt \(directory.url("out"))",
+        ]
+        let repl = try CofferBinary.run(["--container", replContainer], input: script.joined(separator: "\n") + "\n")
+        #expect(repl.status == 1)  // the second mkdir fails, as it should
+
+        let rpc = try RPCProcess(container: container, arguments: ["--allow-host", directory.url("host"),
+                                                                    "--allow-host", directory.url("out")])
+        try rpc.initialize()
+        let calls: [(String, [String: Any])] = [
+            ("files/createDirectory", ["path": "/Docs"]), ("files/createDirectory", ["path": "/Docs"]),
+            ("files/copy", ["path": "/a.txt", "toDirectory": "/Docs"]),
+            ("files/copy", ["path": "/a.txt", "toDirectory": "/Docs", "conflict": "keepBoth"]),
+            ("files/move", ["path": "/b.txt", "toDirectory": "/Docs"]),
+            ("files/rename", ["path": "/Docs/b.txt", "newName": "c.txt"]), ("files/trash", ["path": "/Docs/c.txt"]),
+            ("trash/restore", ["trashId": "c.txt"]), ("files/trash", ["path": "/a.txt"]), ("trash/empty", [:]),
+            ("host/import", ["hostPaths": [directory.url("host/in.txt")], "toDirectory": "/Docs"]),
+            ("host/export", ["path": "/Docs/c.txt", "hostDirectory": directory.url("out")]),
+        ]
+        for (method, params) in calls { _ = try rpc.call(method, params) }
+        rpc.closeInput()
+        #expect(try rpc.waitForExit() == 0)
+
+        func entries(_ root: String) -> [[String: String]] {
+            let log = directory.contents((root as NSString).lastPathComponent + "/Library/Application Support/AppData/logs/audit.jsonl") ?? ""
+            return log.split(separator: "\n").compactMap { line in
+                guard let entry = try? JSONSerialization.jsonObject(with: Data(line.utf8)) as? [String: Any] else { return nil }
+                return ["method": entry["method"] as? String ?? "", "outcome": entry["outcome"] as? String ?? "",
+                        "paths": (entry["paths"] as? [String] ?? []).joined(separator: " | ")]
+            }
+        }
+        let fromREPL = entries(replContainer), fromRPC = entries(container)
+        #expect(fromREPL.count == 12)
+        #expect(fromREPL == fromRPC)
+        #expect(fromRPC.map { $0["method"] ?? "" } == ["createFolder", "createFolder", "copy", "copy", "move", "rename",
+                                                       "trash", "restore", "trash", "emptyTrash", "import", "export"])
+        #expect(fromRPC[1]["outcome"] == "fileExists")
+        #expect(fromRPC[3]["paths"] == "files:/a.txt | files:/Docs/a (2).txt")
+        #expect(fromRPC[7]["paths"] == "trash:/c.txt | files:/Docs/c.txt")
+        #expect(fromRPC[10]["paths"] == "files:/Docs/in.txt")
     }
 }

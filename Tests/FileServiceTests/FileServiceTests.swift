@@ -44,7 +44,7 @@ struct FileServiceTests {
 
     @Test func conflictsFailByDefaultAndReplaceOnRequest() async throws {
         await #expect(throws: CofferError.self) {
-            try await service.rename(try path("/b.txt"), to: "report.pdf")
+            try await service.rename(try path("/b.txt"), to: "report.pdf", conflict: .fail)
         }
         #expect(directory.contents("files/report.pdf") == "r1")
         #expect(directory.contents("files/b.txt") == "b")
@@ -53,20 +53,31 @@ struct FileServiceTests {
         #expect(!directory.exists("files/b.txt"))
     }
 
-    @Test func destinationFollowsShellRules() async throws {
-        #expect(try await service.destination(for: try path("/b.txt"), target: try path("/Docs")).description
+    @Test func destinationsFollowShellRulesOrGoIntoAFolder() async throws {
+        let session = try service.openSession(SessionOptions(frontEnd: "test"))
+        // Named as a shell names it: into an existing folder, else that very name.
+        #expect(try await session.perform(CopyItem(try path("/b.txt"), to: .named(try path("/Docs")))).path.description
                 == "files:/Docs/b.txt")
-        #expect(try await service.destination(for: try path("/b.txt"), target: try path("/new.txt")).description
+        #expect(try await session.perform(CopyItem(try path("/b.txt"), to: .named(try path("/new.txt")))).path.description
                 == "files:/new.txt")
+        // Into a folder, keeping both names by default; never into a file.
+        #expect(try await session.perform(CopyItem(try path("/b.txt"), to: .into(try path("/Docs")))).path.description
+                == "files:/Docs/b (2).txt")
+        let intoFile = await thrownError(of: try await session.perform(CopyItem(try path("/b.txt"), to: .into(try path("/new.txt")))))
+        #expect(intoFile?.kind == .notADirectory)
+        // Moves fail on a taken name unless told.
+        let taken = await thrownError(of: try await session.perform(MoveItem(try path("/b.txt"), to: .into(try path("/Docs")))))
+        #expect(taken?.kind == .fileExists)
+        await session.close()
     }
 
     @Test func refusesAFolderIntoItself() async throws {
         for operation in ["copy", "move"] {
             do {
                 if operation == "copy" {
-                    try await service.copy(try path("/Docs"), to: try path("/Docs/inner"))
+                    try await service.copy(try path("/Docs"), to: try path("/Docs/inner"), conflict: .fail)
                 } else {
-                    try await service.move(try path("/Docs"), to: try path("/Docs/inner"))
+                    try await service.move(try path("/Docs"), to: try path("/Docs/inner"), conflict: .fail)
                 }
                 Issue.record("\(operation) into itself succeeded")
             } catch {
@@ -77,7 +88,7 @@ struct FileServiceTests {
     }
 
     @Test func movesAcrossMountsCopyingThenRemoving() async throws {
-        let moved = try await service.move(try path("/Docs"), to: try path("other:/Docs"))
+        let moved = try await service.move(try path("/Docs"), to: try path("other:/Docs"), conflict: .fail)
         #expect(moved.description == "other:/Docs")
         #expect(directory.contents("other/Docs/a.txt") == "a")
         #expect(!directory.exists("files/Docs"))
@@ -85,7 +96,7 @@ struct FileServiceTests {
 
     @Test func aFailedCrossMountMoveKeepsTheSource() async throws {
         directory.make(["other/Docs/keep.txt": "k"])
-        await #expect(throws: CofferError.self) { try await service.move(try path("/Docs"), to: try path("other:/Docs")) }
+        await #expect(throws: CofferError.self) { try await service.move(try path("/Docs"), to: try path("other:/Docs"), conflict: .fail) }
         #expect(directory.contents("files/Docs/a.txt") == "a")
         #expect(directory.names("other/Docs") == ["keep.txt"])
         #expect(directory.names("other").allSatisfy { !$0.hasPrefix(".coffer") })
@@ -93,7 +104,7 @@ struct FileServiceTests {
 
     @Test func readOnlyMountsRefuseChanges() async throws {
         do {
-            try await service.copy(try path("/b.txt"), to: try path("ro:/b.txt"))
+            try await service.copy(try path("/b.txt"), to: try path("ro:/b.txt"), conflict: .fail)
             Issue.record("wrote to a read-only mount")
         } catch {
             #expect(error.kind == .readOnly)

@@ -19,10 +19,13 @@ struct HostBridgeTests {
     let directory = TemporaryDirectory("host")
     let container: Container
     let service: FileService
+    /// A session that may use any host path, as the REPL's.
+    let session: Session
 
     init() async throws {
         container = try await Container.open(at: directory.url("c"))
-        service = try FileService.standard(container: container, hostAccess: .anywhere)
+        service = try FileService.standard(container: container)
+        session = try service.openSession(SessionOptions(frontEnd: "test", hostAccess: .anywhere))
         try FileManager.default.createDirectory(atPath: directory.url("host"), withIntermediateDirectories: true)
     }
 
@@ -38,8 +41,7 @@ struct HostBridgeTests {
     @Test func importsFilesAndFoldersIntoImportWithOneResultEach() async throws {
         directory.make(["host/报告 2026.txt": "annual", "host/Album/a.txt": "A", "host/Album/Sub/b.txt": "B"])
         let progress = ProgressReporter()
-        let results = try await service.importItems(hostPaths: [host("报告 2026.txt"), host("Album"), host("missing.txt")],
-                                                    progress: progress)
+        let results = try await session.perform(ImportItems([host("报告 2026.txt"), host("Album"), host("missing.txt")]), progress: FixedProgress(progress))
         #expect(results.count == 3)
         #expect(try results[0].outcome.get().path == path("/Import/报告 2026.txt"))
         #expect(try results[1].outcome.get().kind == .folder)
@@ -58,11 +60,11 @@ struct HostBridgeTests {
 
     @Test func keepsBothByDefaultAndReplacesOnlyWhenAsked() async throws {
         directory.make(["host/photo.txt": "new", user("Import/photo.txt"): "old"])
-        let first = try await service.importItems(hostPaths: [host("photo.txt")])
+        let first = try await session.perform(ImportItems([host("photo.txt")]))
         #expect(try first[0].outcome.get().name == "photo (2).txt")
-        let second = try await service.importItems(hostPaths: [host("photo.txt")], conflict: .fail)
+        let second = try await session.perform(ImportItems([host("photo.txt")], conflict: .fail))
         if case .failure(let error) = second[0].outcome { #expect(error.kind == .fileExists) } else { Issue.record("imported") }
-        let third = try await service.importItems(hostPaths: [host("photo.txt")], conflict: .replace)
+        let third = try await session.perform(ImportItems([host("photo.txt")], conflict: .replace))
         #expect(try third[0].outcome.get().name == "photo.txt")
         #expect(directory.contents(user("Import/photo.txt")) == "new")
         #expect(directory.names(user("Import")) == ["photo (2).txt", "photo.txt"])
@@ -70,21 +72,21 @@ struct HostBridgeTests {
 
     @Test func importsIntoANamedFolderAndRefusesAFileAsDestination() async throws {
         directory.make(["host/a.txt": "a", user("Notes/"): "", user("plain.txt"): "x"])
-        let results = try await service.importItems(hostPaths: [host("a.txt")], into: try path("/Notes"))
+        let results = try await session.perform(ImportItems([host("a.txt")], into: try path("/Notes")))
         #expect(try results[0].outcome.get().path == path("/Notes/a.txt"))
         await #expect(throws: CofferError.self) {
-            _ = try await service.importItems(hostPaths: [host("a.txt")], into: try path("/plain.txt"))
+            _ = try await session.perform(ImportItems([host("a.txt")], into: try path("/plain.txt")))
         }
         await #expect(throws: CofferError.self) {
-            _ = try await service.importItems(hostPaths: [host("a.txt")], into: try path("trash:/"))
+            _ = try await session.perform(ImportItems([host("a.txt")], into: try path("trash:/")))
         }
     }
 
     @Test func filtersByConformanceAndByContent() async throws {
         try write(tinyPNG, to: "real.png")
         directory.make(["host/fake.png": "just some text, not an image\n", "host/notes.md": "# Notes\n"])
-        let results = try await service.importItems(
-            hostPaths: [host("real.png"), host("fake.png"), host("notes.md")], allowedTypes: ["public.image"])
+        let results = try await session.perform(ImportItems(
+            [host("real.png"), host("fake.png"), host("notes.md")], allowedTypes: ["public.image"]))
         #expect(try results[0].outcome.get().name == "real.png")
         guard case .failure(let error) = results[1].outcome else { Issue.record("a text file passed as an image"); return }
         #expect(error.kind == .typeNotAllowed)
@@ -92,7 +94,7 @@ struct HostBridgeTests {
         if case .failure(let error) = results[2].outcome { #expect(error.kind == .typeNotAllowed) }
         #expect(directory.names(user("Import")) == ["real.png"])
         // Text admits Markdown: libmagic says text/plain, the name says which kind of text.
-        let text = try await service.importItems(hostPaths: [host("notes.md")], allowedTypes: ["public.text"])
+        let text = try await session.perform(ImportItems([host("notes.md")], allowedTypes: ["public.text"]))
         #expect(try text[0].outcome.get().name == "notes.md")
     }
 
@@ -100,7 +102,7 @@ struct HostBridgeTests {
         try FileManager.default.createDirectory(atPath: host("Pics/Deep"), withIntermediateDirectories: true)
         try write(tinyPNG, to: "Pics/Deep/ok.png")
         directory.make(["host/Pics/readme.txt": "text", "host/Pics/liar.png": "text again"])
-        let results = try await service.importItems(hostPaths: [host("Pics")], allowedTypes: ["public.png"])
+        let results = try await session.perform(ImportItems([host("Pics")], allowedTypes: ["public.png"]))
         let node = try results[0].outcome.get()
         #expect(node.path == (try path("/Import/Pics")))
         #expect(directory.exists(user("Import/Pics/Deep/ok.png")))
@@ -119,7 +121,7 @@ struct HostBridgeTests {
         }
         #expect(fd >= 0)
         close(fd)
-        let results = try await service.importItems(hostPaths: [host("Mixed")])
+        let results = try await session.perform(ImportItems([host("Mixed")]))
         #expect(try results[0].outcome.get().name == "Mixed")
         #expect(results[0].skipped.map(\.error.kind) == [.invalidName])
         #expect(results[0].skipped.first?.error.userMessage(in: .english).text == "That name is not valid UTF-8.")
@@ -131,8 +133,8 @@ struct HostBridgeTests {
         directory.link("host/Shared/to-outside.txt", to: directory.url("outside/secret.txt"))
         directory.link("host/Shared/to-inside.txt", to: "../target.txt")
         directory.link("host/Shared/loop", to: ".")
-        let limited = try FileService.standard(container: container, hostAccess: try .only([directory.url("host")]))
-        let results = try await limited.importItems(hostPaths: [host("Shared")])
+        let limited = try service.openSession(SessionOptions(frontEnd: "test", hostAccess: .only([directory.url("host")])))
+        let results = try await limited.perform(ImportItems([host("Shared")]))
         #expect(try results[0].outcome.get().name == "Shared")
         // The link inside the allowed folder is imported as the content it points to.
         #expect(directory.contents(user("Import/Shared/to-inside.txt")) == "target")
@@ -141,27 +143,27 @@ struct HostBridgeTests {
         let skipped = Dictionary(uniqueKeysWithValues: results[0].skipped.map { (($0.hostPath as NSString).lastPathComponent, $0.error.kind) })
         #expect(skipped == ["to-outside.txt": .hostAccessDenied, "loop": .unsupported])
         // Named directly, outside paths are denied too, however they are spelled.
-        let denied = try await limited.importItems(hostPaths: [
+        let denied = try await limited.perform(ImportItems([
             directory.url("outside/secret.txt"), host("../outside/secret.txt"), host("Shared/to-outside.txt"),
             directory.url("host-not/x"),
-        ])
+        ]))
         #expect(denied.allSatisfy { if case .failure(let e) = $0.outcome { e.kind == .hostAccessDenied || e.kind == .noSuchFile } else { false } })
         #expect(denied.prefix(3).allSatisfy { if case .failure(let e) = $0.outcome { e.kind == .hostAccessDenied } else { false } })
     }
 
     @Test func theContainerIsNeverAHostPath() async throws {
         directory.make([user("inside.txt"): "x"])
-        let results = try await service.importItems(hostPaths: [directory.url(user("inside.txt")), directory.url("c")])
+        let results = try await session.perform(ImportItems([directory.url(user("inside.txt")), directory.url("c")]))
         for result in results {
             guard case .failure(let error) = result.outcome else { Issue.record("imported from the container"); continue }
             #expect(error.kind == .hostAccessDenied)
         }
-        await #expect(throws: CofferError.self) { _ = try await service.exportItem(try path("/inside.txt"), toHostDirectory: directory.url("c/tmp")) }
+        await #expect(throws: CofferError.self) { _ = try await session.perform(ExportItem(try path("/inside.txt"), toHostFolder: directory.url("c/tmp"))) }
     }
 
     @Test func importingAFolderThatHoldsTheContainerLeavesTheContainerOut() async throws {
         directory.make([user("inside.txt"): "x", "notes.txt": "n"])
-        let results = try await service.importItems(hostPaths: [directory.path])
+        let results = try await session.perform(ImportItems([directory.path]))
         let node = try results[0].outcome.get()
         #expect(results[0].skipped.map(\.error.kind).contains(.hostAccessDenied))
         #expect(results[0].skipped.contains { $0.hostPath.hasSuffix("/c") })
@@ -171,10 +173,10 @@ struct HostBridgeTests {
 
     @Test func theDefaultPolicyAllowsNothing() async throws {
         directory.make(["host/a.txt": "a"])
-        let closed = try FileService.standard(container: container)
-        let results = try await closed.importItems(hostPaths: [host("a.txt")])
+        let closed = try service.openSession(SessionOptions(frontEnd: "test"))
+        let results = try await closed.perform(ImportItems([host("a.txt")]))
         if case .failure(let error) = results[0].outcome { #expect(error.kind == .hostAccessDenied) } else { Issue.record("imported") }
-        #expect(await thrownError(of: try await closed.open(hostPath: host("a.txt")))?.kind == .hostAccessDenied)
+        #expect(await thrownError(of: try await closed.perform(OpenHostFile(host("a.txt"))))?.kind == .hostAccessDenied)
     }
 
     @Test func aCancelledImportLeavesNothing() async throws {
@@ -184,7 +186,7 @@ struct HostBridgeTests {
         try handle.truncate(atOffset: 3 << 30)  // sparse: fast to make, slow to copy
         try handle.close()
         let progress = ProgressReporter()
-        let task = Task { try await service.importItems(hostPaths: [big], progress: progress) }
+        let task = Task { try await session.perform(ImportItems([big]), progress: FixedProgress(progress)) }
         // Cancel in the middle of the copy, once bytes have moved.
         for _ in 0..<1000 where progress.current.completedBytes == 0 { try await Task.sleep(for: .milliseconds(10)) }
         #expect(progress.current.completedBytes > 0)
@@ -198,19 +200,19 @@ struct HostBridgeTests {
 
     @Test func exportsACopyKeepingBothAndCleansTheStage() async throws {
         directory.make([user("Docs/report.txt"): "v2", "host/Out/report.txt": "v1", user("Docs/Folder/x.txt"): "x"])
-        let written = try await service.exportItem(try path("/Docs/report.txt"), toHostDirectory: host("Out"))
+        let written = try await session.perform(ExportItem(try path("/Docs/report.txt"), toHostFolder: host("Out")))
         #expect(written == (realpath(host("Out"), nil).map { String(cString: $0) } ?? "") + "/report (2).txt")
         #expect(directory.contents("host/Out/report.txt") == "v1")
         #expect(directory.contents("host/Out/report (2).txt") == "v2")
         // Never a move: the sandbox copy stays, and no stage is left.
         #expect(directory.contents(user("Docs/report.txt")) == "v2")
         #expect(directory.names("c/Documents/ExportTemp").isEmpty)
-        _ = try await service.exportItem(try path("/Docs/Folder"), toHostDirectory: host("Out"))
+        _ = try await session.perform(ExportItem(try path("/Docs/Folder"), toHostFolder: host("Out")))
         #expect(directory.contents("host/Out/Folder/x.txt") == "x")
         await #expect(throws: CofferError.self) {
-            _ = try await service.exportItem(try path("/Docs/report.txt"), toHostDirectory: host("Out"), conflict: .fail)
+            _ = try await session.perform(ExportItem(try path("/Docs/report.txt"), toHostFolder: host("Out"), conflict: .fail))
         }
-        _ = try await service.exportItem(try path("/Docs/report.txt"), toHostDirectory: host("Out"), conflict: .replace)
+        _ = try await session.perform(ExportItem(try path("/Docs/report.txt"), toHostFolder: host("Out"), conflict: .replace))
         #expect(directory.contents("host/Out/report.txt") == "v2")
         #expect(directory.names("host/Out") == ["Folder", "report (2).txt", "report.txt"])
         #expect(directory.names("c/Documents/ExportTemp").isEmpty)
@@ -218,11 +220,11 @@ struct HostBridgeTests {
 
     @Test func exportFailuresNameTheSandboxItemAndLeaveNothing() async throws {
         directory.make(["host/Out/": ""])
-        let missing = await thrownError(of: try await service.exportItem(try path("/nope.txt"), toHostDirectory: host("Out")))
+        let missing = await thrownError(of: try await session.perform(ExportItem(try path("/nope.txt"), toHostFolder: host("Out"))))
         #expect(missing?.kind == .noSuchFile)
         #expect(missing?.path == (try path("/nope.txt")))
         directory.make([user("a.txt"): "a"])
-        let notFolder = await thrownError(of: try await service.exportItem(try path("/a.txt"), toHostDirectory: host("nowhere")))
+        let notFolder = await thrownError(of: try await session.perform(ExportItem(try path("/a.txt"), toHostFolder: host("nowhere"))))
         #expect(notFolder?.kind == .noSuchFile)
         #expect(directory.names("host/Out").isEmpty)
         #expect(directory.names("c/Documents/ExportTemp").isEmpty)
@@ -232,16 +234,16 @@ struct HostBridgeTests {
 
     @Test func bookmarksSurviveARestartAndFollowARename() async throws {
         directory.make(["host/Docs/draft.txt": "first draft"])
-        let opened = try await service.open(hostPath: host("Docs/draft.txt"))
+        let opened = try await session.perform(OpenHostFile(host("Docs/draft.txt")))
         #expect(opened.bookmark.id == 1)
         #expect(opened.type.byName == "public.plain-text")
         // Opening the same file again keeps its bookmark.
-        #expect(try await service.open(hostPath: host("Docs/draft.txt")).bookmark.id == 1)
+        #expect(try await session.perform(OpenHostFile(host("Docs/draft.txt"))).bookmark.id == 1)
 
         try FileManager.default.moveItem(atPath: host("Docs/draft.txt"), toPath: host("Docs/final.txt"))
-        let restarted = try FileService.standard(container: try await Container.open(at: directory.url("c")),
-                                                 hostAccess: .anywhere)
-        let statuses = try await restarted.bookmarks()
+        let restarted = try FileService.standard(container: try await Container.open(at: directory.url("c")))
+            .openSession(SessionOptions(frontEnd: "test", hostAccess: .anywhere))
+        let statuses = try await restarted.perform(ListBookmarks())
         #expect(statuses.count == 1)
         #expect(statuses[0].problem == nil)
         #expect(statuses[0].bookmark.hostPath.hasSuffix("/Docs/final.txt"))
@@ -256,39 +258,40 @@ struct HostBridgeTests {
 
     @Test func aDeletedOrReplacedFileMakesTheBookmarkStale() async throws {
         directory.make(["host/a.txt": "a", "host/b.txt": "b"])
-        let a = try await service.open(hostPath: host("a.txt")).bookmark.id
-        let b = try await service.open(hostPath: host("b.txt")).bookmark.id
+        let a = try await session.perform(OpenHostFile(host("a.txt"))).bookmark.id
+        let b = try await session.perform(OpenHostFile(host("b.txt"))).bookmark.id
         try FileManager.default.removeItem(atPath: host("a.txt"))
         // Replaced the way editors save: a new file renamed over the old one.
         directory.make(["host/b.new": "b2"])
         #expect(rename(host("b.new"), host("b.txt")) == 0)
-        let statuses = try await service.bookmarks()
+        let statuses = try await session.perform(ListBookmarks())
         #expect(statuses.map(\.isStale) == [true, true])
         for id in [a, b] {
-            #expect(await thrownError(of: try await service.withAccess(to: id) { _ in 0 })?.kind == .staleBookmark)
+            #expect(await thrownError(of: try await session.withAccess(to: id) { _ in 0 })?.kind == .staleBookmark)
         }
-        #expect(await thrownError(of: try await service.withAccess(to: 99) { _ in 0 })?.kind == .noSuchFile)
+        #expect(await thrownError(of: try await session.withAccess(to: 99) { _ in 0 })?.kind == .noSuchFile)
     }
 
     @Test func bookmarksMadeAtOnceByTwoServicesAreAllKept() async throws {
         for index in 0..<24 { directory.make(["host/f\(index).txt": "\(index)"]) }
-        let other = try FileService.standard(container: container, hostAccess: .anywhere)
+        let other = try FileService.standard(container: container)
+            .openSession(SessionOptions(frontEnd: "test", hostAccess: .anywhere))
         await withTaskGroup(of: Void.self) { group in
             for index in 0..<24 {
-                let chosen = index % 2 == 0 ? service : other
+                let chosen = index % 2 == 0 ? session : other
                 let path = host("f\(index).txt")
-                group.addTask { _ = try? await chosen.open(hostPath: path) }
+                group.addTask { _ = try? await chosen.perform(OpenHostFile(path)) }
             }
         }
-        let bookmarks = try await service.bookmarks().map(\.bookmark)
+        let bookmarks = try await session.perform(ListBookmarks()).map(\.bookmark)
         #expect(bookmarks.count == 24)
         #expect(Set(bookmarks.map(\.id)).count == 24)
     }
 
     @Test func accessEndsWhenTheBodyReturns() async throws {
         directory.make(["host/a.txt": "abc"])
-        let id = try await service.open(hostPath: host("a.txt")).bookmark.id
-        let escaped = try await service.withAccess(to: id) { $0 }
+        let id = try await session.perform(OpenHostFile(host("a.txt"))).bookmark.id
+        let escaped = try await session.withAccess(to: id) { $0 }
         await #expect(throws: CofferError.self) { _ = try await escaped.read(offset: 0, length: 1) }
     }
 
@@ -325,6 +328,14 @@ struct HostBridgeTests {
         #expect(failure?.kind == .unsupported)
         #expect(failure?.detail == "not-text")
     }
+}
+
+/// Shows an operation's progress in `reporter`, for tests that watch it.
+struct FixedProgress: ProgressDisplay {
+    let reporter: ProgressReporter
+    init(_ reporter: ProgressReporter) { self.reporter = reporter }
+    func begin() -> ProgressReporter { reporter }
+    func end() {}
 }
 
 /// The `CofferError` an expression throws, or `nil`.

@@ -52,8 +52,8 @@ struct TrashTests {
         #expect((photos.size ?? 0) >= 8192)  // du -B1: the folders' blocks and the files'
         #expect(directory.contents(trash("directorysizes"))?.hasSuffix(" Photos\n") == true)
 
-        #expect(try await service.restore("Photos") == (try path("/Photos")))
-        #expect(try await service.restore("notes.txt") == (try path("/notes.txt")))
+        #expect(try await service.restore("Photos", conflict: .fail) == (try path("/Photos")))
+        #expect(try await service.restore("notes.txt", conflict: .fail) == (try path("/notes.txt")))
         #expect(directory.contents(user("Photos/2026/一.jpg")) == "1")
         #expect(directory.contents(user("Photos/2026/two 2.jpg")) == "2")
         #expect(directory.contents(user("notes.txt")) == "n")
@@ -65,8 +65,8 @@ struct TrashTests {
         let first = try await service.trash(try path("/a/x.txt"))
         let second = try await service.trash(try path("/b/x.txt"))
         #expect(first.id == "x.txt" && second.id == "x (2).txt")
-        try await service.restore("x (2).txt")
-        try await service.restore("x.txt")
+        try await service.restore("x (2).txt", conflict: .fail)
+        try await service.restore("x.txt", conflict: .fail)
         #expect(directory.contents(user("a/x.txt")) == "from a")
         #expect(directory.contents(user("b/x.txt")) == "from b")
     }
@@ -75,7 +75,7 @@ struct TrashTests {
         directory.make([user("Deep/er/file.txt"): "f"])
         try await service.trash(try path("/Deep/er/file.txt"))
         try await service.trash(try path("/Deep"))
-        try await service.restore("file.txt")
+        try await service.restore("file.txt", conflict: .fail)
         #expect(directory.contents(user("Deep/er/file.txt")) == "f")
     }
 
@@ -83,7 +83,7 @@ struct TrashTests {
         directory.make([user("a.txt"): "old"])
         try await service.trash(try path("/a.txt"))
         directory.make([user("a.txt"): "new"])
-        await #expect(throws: CofferError.self) { try await service.restore("a.txt") }
+        await #expect(throws: CofferError.self) { try await service.restore("a.txt", conflict: .fail) }
         #expect(directory.contents(user("a.txt")) == "new")
         #expect(directory.contents(trash("files/a.txt")) == "old")
 
@@ -125,7 +125,7 @@ struct TrashTests {
         #expect(directory.contents(user("kept.txt")) == "safe")
         // Trashing it now picks another name; emptying clears the stray info file.
         #expect(try await service.trash(try path("/kept.txt")).id == "kept (2).txt")
-        try await service.restore("kept (2).txt")
+        try await service.restore("kept (2).txt", conflict: .fail)
         try await service.emptyTrash()
         #expect(directory.names(trash("info")).isEmpty)
         #expect(directory.contents(user("kept.txt")) == "safe")
@@ -139,8 +139,8 @@ struct TrashTests {
         #expect(Set(listing.problems) == [TrashProblem(id: "orphan.txt", reason: .missingInfo),
                                           TrashProblem(id: "bad.txt", reason: .damagedInfo)])
         #expect(listing.items.allSatisfy { $0.isForeign && $0.deletionDate == nil })
-        #expect(try await service.restore("orphan.txt") == (try path("/orphan.txt")))
-        #expect(try await service.restore("bad.txt") == (try path("/bad.txt")))
+        #expect(try await service.restore("orphan.txt", conflict: .fail) == (try path("/orphan.txt")))
+        #expect(try await service.restore("bad.txt", conflict: .fail) == (try path("/bad.txt")))
         #expect(directory.contents(user("orphan.txt")) == "o")
     }
 
@@ -150,16 +150,16 @@ struct TrashTests {
         #expect(try await service.list(try path("trash:/")).items.map(\.name) == ["t.txt"])
         await #expect(throws: CofferError.self) { try await service.createFolder(at: try path("trash:/x")) }
         await #expect(throws: CofferError.self) { try await service.trash(try path("trash:/t.txt")) }
-        await #expect(throws: CofferError.self) { try await service.move(try path("trash:/t.txt"), to: try path("/t.txt")) }
+        await #expect(throws: CofferError.self) { try await service.move(try path("trash:/t.txt"), to: try path("/t.txt"), conflict: .fail) }
         // files: never shows the trash.
         #expect(try await service.list(.root(), options: ListOptions(includeHidden: true)).items.map(\.name)
                 == ["Download", "Import"])
     }
 
     @Test func idsArePlainNames() async throws {
-        await #expect(throws: CofferError.self) { try await service.restore("../../Documents") }
-        await #expect(throws: CofferError.self) { try await service.restore("a/b") }
-        await #expect(throws: CofferError.self) { try await service.restore("missing") }
+        await #expect(throws: CofferError.self) { try await service.restore("../../Documents", conflict: .fail) }
+        await #expect(throws: CofferError.self) { try await service.restore("a/b", conflict: .fail) }
+        await #expect(throws: CofferError.self) { try await service.restore("missing", conflict: .fail) }
     }
 
     @Test func infoFilesReadWhatOtherImplementationsWrite() {
@@ -195,7 +195,7 @@ extension TrashTests {
         try FileManager.default.moveItem(atPath: directory.url("c"), toPath: directory.url("moved"))
         let moved = try FileService.standard(container: try await Container.open(at: directory.url("moved")))
         #expect(try await moved.trashItems().items.map(\.isForeign) == [false])
-        #expect(try await moved.restore("plan.txt") == (try path("/Projects/plan.txt")))
+        #expect(try await moved.restore("plan.txt", conflict: .fail) == (try path("/Projects/plan.txt")))
         #expect(directory.contents("moved/Documents/UserFiles/Projects/plan.txt") == "p")
     }
 }
@@ -209,8 +209,8 @@ extension TrashTests {
         #expect(item.id.utf8.count + ".trashinfo".utf8.count <= 255)
         let oddItem = try await service.trash(try path("/" + odd))
         #expect(directory.contents(trash("info/\(oddItem.id).trashinfo"))?.contains("two%0Alines%20%250A.txt") == true)
-        try await service.restore(item.id)
-        try await service.restore(oddItem.id)
+        try await service.restore(item.id, conflict: .fail)
+        try await service.restore(oddItem.id, conflict: .fail)
         #expect(directory.contents(user(long)) == "long")
         #expect(directory.contents(user(odd)) == "odd")
     }

@@ -4,42 +4,65 @@ import FileService
 import Foundation
 import Testing
 
-/// Chunked uploads in the service: invisible until committed, conflicts at commit, expiry.
+/// Chunked uploads in the service: invisible until committed, conflicts at commit, expiry,
+/// and each upload its session's own.
 struct UploadTests {
     let directory = TemporaryDirectory("uploads")
     let service: FileService
+    let session: Session
 
     init() async throws {
         service = try FileService.standard(container: try await Container.open(at: directory.url("c")))
+        session = try service.openSession(SessionOptions(frontEnd: "test"))
     }
 
     var partials: [String] { directory.names("c/Library/Caches/Downloading").filter { $0 != "CACHEDIR.TAG" } }
 
     @Test func idleUploadsExpireAndBusyOnesDoNot() async throws {
-        let id = try await service.beginUpload(to: try VirtualPath(parsing: "/a.bin"))
-        try await service.appendUpload(id, offset: 0, bytes: [1, 2, 3])
+        let id = try await session.perform(BeginUpload(try VirtualPath(parsing: "/a.bin")))
+        _ = try await session.perform(AppendUpload(id, offset: 0, bytes: [1, 2, 3]))
         #expect(partials.count == 1)
         #expect(await service.abortUploads(idleFor: 3600) == 0)
         #expect(await service.abortUploads(idleFor: 0) == 1)
         #expect(partials.isEmpty)
-        await #expect(throws: CofferError.self) { try await service.appendUpload(id, offset: 3, bytes: [4]) }
+        await #expect(throws: CofferError.self) { try await session.perform(AppendUpload(id, offset: 3, bytes: [4])) }
     }
 
     @Test func commitSettlesConflictsAsChosenAtBegin() async throws {
         directory.make(["c/Documents/UserFiles/a.txt": "old"])
-        await #expect(throws: CofferError.self) { _ = try await service.beginUpload(to: try VirtualPath(parsing: "/a.txt")) }
-        let keep = try await service.beginUpload(to: try VirtualPath(parsing: "/a.txt"), conflict: .keepBoth)
-        try await service.appendUpload(keep, offset: 0, bytes: Array("new".utf8))
-        #expect(try await service.commitUpload(keep).name == "a (2).txt")
+        await #expect(throws: CofferError.self) { _ = try await session.perform(BeginUpload(try VirtualPath(parsing: "/a.txt"))) }
+        let keep = try await session.perform(BeginUpload(try VirtualPath(parsing: "/a.txt"), conflict: .keepBoth))
+        _ = try await session.perform(AppendUpload(keep, offset: 0, bytes: Array("new".utf8)))
+        #expect(try await session.perform(CommitUpload(keep)).name == "a (2).txt")
         #expect(directory.contents("c/Documents/UserFiles/a.txt") == "old")
         #expect(directory.contents("c/Documents/UserFiles/a (2).txt") == "new")
         #expect(partials.isEmpty)
         // Fewer bytes than announced: refused, and nothing placed.
-        let short = try await service.beginUpload(to: try VirtualPath(parsing: "/b.txt"), size: 10)
-        try await service.appendUpload(short, offset: 0, bytes: [1])
-        await #expect(throws: CofferError.self) { _ = try await service.commitUpload(short) }
+        let short = try await session.perform(BeginUpload(try VirtualPath(parsing: "/b.txt"), size: 10))
+        _ = try await session.perform(AppendUpload(short, offset: 0, bytes: [1]))
+        await #expect(throws: CofferError.self) { _ = try await session.perform(CommitUpload(short)) }
         #expect(!directory.exists("c/Documents/UserFiles/b.txt"))
         #expect(partials.isEmpty)
+    }
+
+    @Test func anUploadBelongsToItsSessionAndEndsWithIt() async throws {
+        let other = try service.openSession(SessionOptions(frontEnd: "test"))
+        let id = try await session.perform(BeginUpload(try VirtualPath(parsing: "/mine.bin")))
+        _ = try await session.perform(AppendUpload(id, offset: 0, bytes: [1, 2]))
+        // Another session does not know it: it can neither add to it, nor commit or abort it.
+        #expect(await thrownError(of: try await other.perform(AppendUpload(id, offset: 2, bytes: [3])))?.kind == .notFoundUpload)
+        #expect(await thrownError(of: try await other.perform(CommitUpload(id)))?.kind == .notFoundUpload)
+        #expect(await thrownError(of: try await other.perform(AbortUpload(id)))?.kind == .notFoundUpload)
+        let theirs = try await other.perform(BeginUpload(try VirtualPath(parsing: "/theirs.bin")))
+        #expect(partials.count == 2)
+        // Closing a session discards what it left open, and only that.
+        await session.close()
+        #expect(partials.count == 1)
+        _ = try await other.perform(AppendUpload(theirs, offset: 0, bytes: [9]))
+        #expect(try await other.perform(CommitUpload(theirs)).size == 1)
+        await other.close()
+        #expect(partials.isEmpty)
+        #expect(!directory.exists("c/Documents/UserFiles/mine.bin"))
     }
 
     @Test func anUploadLeftByACrashIsRemovedAtTheNextStart() async throws {

@@ -77,4 +77,8 @@ int coffer_start_writeback(int fd, int64_t offset, int64_t length);
 /// syncfs(2): flush the file system holding `fd`.
 int coffer_syncfs(int fd);
 
+/// accept4(2) with SOCK_CLOEXEC: the next connection on a listening socket, its descriptor
+/// closed on exec. -1 with errno set on failure.
+int coffer_accept_cloexec(int fd);
+
 #endif

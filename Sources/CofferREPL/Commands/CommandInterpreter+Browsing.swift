@@ -13,7 +13,7 @@ extension CommandInterpreter {
         let targets = arguments.operands.isEmpty ? ["."] : arguments.operands
         for (index, target) in targets.enumerated() {
             let path = try resolve(target)
-            let node = try await service.stat(path)
+            let node = try await perform(StatItem(path))
             if targets.count > 1 {
                 if index > 0 { output.line() }
                 output.line("\(path):")
@@ -22,7 +22,7 @@ extension CommandInterpreter {
                 long ? printLong([node]) : output.line(styled(node))
                 continue
             }
-            let page = try await service.list(path, options: options)
+            let page = try await perform(ListFolder(path, options: options))
             if long {
                 printLong(page.items)
             } else {
@@ -47,7 +47,7 @@ extension CommandInterpreter {
         let arguments = try parse(words, as: "cd")
         guard arguments.operands.count <= 1 else { throw usage("cd") }
         let path = try arguments.operands.first.map { (text) throws(CofferError) in try resolve(text) } ?? .root()
-        let node = try await service.stat(path)
+        let node = try await perform(StatItem(path))
         guard node.kind != .file else { throw CofferError(.notADirectory, path: path) }
         setCurrentFolder(path)
     }
@@ -61,7 +61,7 @@ extension CommandInterpreter {
             depth = value
         }
         let path = try resolve(arguments.operands.first ?? ".")
-        let root = try await service.stat(path)
+        let root = try await perform(StatItem(path))
         guard root.kind != .file else { throw CofferError(.notADirectory, path: path) }
         output.line(arguments.operands.first ?? path.description)
         var counts = (folders: 0, files: 0)
@@ -76,7 +76,7 @@ extension CommandInterpreter {
                           counts: inout (folders: Int, files: Int)) async throws(CofferError) {
         let items: [FileNode]
         do {
-            items = try await service.list(folder, options: ListOptions(includeHidden: hidden)).items
+            items = try await perform(ListFolder(folder, options: ListOptions(includeHidden: hidden))).items
         } catch {
             output.line("\(prefix)[\(error.userMessage(in: language, hints: .repl).text)]")
             return
@@ -97,7 +97,7 @@ extension CommandInterpreter {
         let arguments = try parse(words, as: "info")
         guard !arguments.operands.isEmpty else { throw usage("info") }
         for (index, text) in arguments.operands.enumerated() {
-            let node = try await service.stat(try resolve(text))
+            let node = try await perform(StatItem(try resolve(text)))
             if index > 0 { output.line() }
             let yes = LocalizedText("yes", "是")(language), no = LocalizedText("no", "否")(language)
             var rows: [(LocalizedText, String)] = [
@@ -130,7 +130,7 @@ extension CommandInterpreter {
     /// disagrees, and for text its encoding. A file that cannot be read only loses these rows.
     private func contentRows(_ node: FileNode) async -> [(LocalizedText, String)] {
         var rows: [(LocalizedText, String)] = []
-        if let type = try? await service.assessType(node.path), let content = type.byContent {
+        if let type = try? await perform(AssessType(node.path)), let content = type.byContent {
             let label = LocalizedText("By content", "按内容")
             if type.isMismatch {
                 rows.append((label, typeName(content) + LocalizedText(" — does not match the name", "，与名称不符")(language)))
@@ -138,8 +138,8 @@ extension CommandInterpreter {
                 rows.append((label, typeName(content)))
             }
         }
-        if let reader = try? await service.openText(node.path) {
-            rows.append((LocalizedText("Encoding", "编码"), reader.charset.name))
+        if let charset = try? await session.withText(of: node.path, { $0.charset }) {
+            rows.append((LocalizedText("Encoding", "编码"), charset.name))
         }
         return rows
     }
@@ -181,7 +181,7 @@ extension CommandInterpreter {
         let arguments = try parse(words, as: "du")
         for text in arguments.operands.isEmpty ? ["."] : arguments.operands {
             let path = try resolve(text)
-            let usage = try await service.diskUsage(path)
+            let usage = try await perform(MeasureDiskUsage(path))
             let summary = Self.counted(folders: usage.folders, files: usage.files, language)
             output.line("\(Formatting.size(usage.bytes))\t\(usage.bytes)\t\(path)\t(\(summary))")
         }

@@ -9,22 +9,14 @@ extension CommandInterpreter {
     /// standard error, and a failed status if any item failed.
     func importItems(_ words: ArraySlice<String>) async throws {
         let arguments = try parse(words, as: "import")
-        let policy = try arguments.chosenConflictPolicy(language: language) ?? .keepBoth
+        let chosen = try arguments.chosenConflictPolicy(language: language)
         guard !arguments.operands.isEmpty else { throw usage("import") }
         let folder = try arguments.options["into"].map { (text) throws(CofferError) in try resolve(text) }
         let types = (arguments.options["types"] ?? "").split(separator: ",")
             .map { $0.trimmingCharacters(in: .whitespaces) }.filter { !$0.isEmpty }
-        let hostPaths = arguments.operands.map(Self.expandingHome)
-        let bar = progressBar?(LocalizedText("Importing", "正在导入")(language))
-        let results: [ImportResult]
-        do {
-            results = try await service.importItems(hostPaths: hostPaths, into: folder, allowedTypes: types,
-                                                    conflict: policy, progress: bar?.reporter ?? .none)
-            bar?.finish()
-        } catch {
-            bar?.finish()
-            throw error
-        }
+        let results = try await perform(ImportItems(arguments.operands.map(Self.expandingHome), into: folder,
+                                                    allowedTypes: types, conflict: chosen),
+                                        progress: LocalizedText("Importing", "正在导入"))
         var firstFailure: CofferError?
         for result in results {
             switch result.outcome {
@@ -40,32 +32,30 @@ extension CommandInterpreter {
                 if skip.error.kind != .typeNotAllowed { firstFailure = firstFailure ?? skip.error }
             }
         }
-        if let firstFailure { throw Reported(error: firstFailure) }
+        if firstFailure != nil { throw Reported() }
     }
 
     /// `export path host-folder`: a copy, never a move; prints where it was written.
     func exportItem(_ words: ArraySlice<String>) async throws {
         let arguments = try parse(words, as: "export")
-        let policy = try arguments.chosenConflictPolicy(language: language) ?? .keepBoth
+        let chosen = try arguments.chosenConflictPolicy(language: language)
         guard arguments.operands.count == 2 else { throw usage("export") }
-        let source = try resolve(arguments.operands[0])
         let folder = Self.expandingHome(arguments.operands[1])
-        let bar = progressBar?(LocalizedText("Exporting", "正在导出")(language))
         let outcome: Result<String, CofferError>
         do throws(CofferError) {
-            outcome = .success(try await service.exportItem(source, toHostDirectory: folder, conflict: policy,
-                                                            progress: bar?.reporter ?? .none))
+            outcome = .success(try await perform(ExportItem(try resolve(arguments.operands[0]), toHostFolder: folder,
+                                                            conflict: chosen),
+                                                 progress: LocalizedText("Exporting", "正在导出")))
         } catch {
             outcome = .failure(error)
         }
-        bar?.finish()
         switch outcome {
         case .success(let written):
             output.line(written)
         case .failure(let error) where error.path == nil:
             // About the host folder, which only the user's own words name.
             report(error, about: folder)
-            throw Reported(error: error)
+            throw Reported()
         case .failure(let error):
             throw error
         }
@@ -78,7 +68,7 @@ extension CommandInterpreter {
         var firstFailure: CofferError?
         for hostPath in arguments.operands.map(Self.expandingHome) {
             do throws(CofferError) {
-                let opened = try await service.open(hostPath: hostPath)
+                let opened = try await perform(OpenHostFile(hostPath))
                 let bookmark = opened.bookmark
                 output.line(LocalizedText(
                     "Opened “\(bookmark.name)” in place as bookmark \(bookmark.id): \(describe(opened.type)), \(Formatting.size(bookmark.size)).",
@@ -91,7 +81,7 @@ extension CommandInterpreter {
                 firstFailure = firstFailure ?? error
             }
         }
-        if let firstFailure { throw Reported(error: firstFailure) }
+        if firstFailure != nil { throw Reported() }
     }
 
     /// `bookmarks [--remove ID]`: each bookmark, whether it still finds its file, and where.
@@ -99,10 +89,10 @@ extension CommandInterpreter {
         let arguments = try parse(words, as: "bookmarks")
         guard arguments.operands.isEmpty else { throw usage("bookmarks") }
         if let text = arguments.options["remove"] {
-            try await service.removeBookmark(try bookmarkID(text))
+            try await perform(RemoveBookmark(try bookmarkID(text)))
             return
         }
-        let statuses = try await service.bookmarks()
+        let statuses = try await perform(ListBookmarks())
         guard !statuses.isEmpty else {
             output.line(LocalizedText("No bookmarks yet; “open” makes one.", "还没有书签；用“open”创建。")(language))
             return
@@ -147,7 +137,7 @@ extension CommandInterpreter {
             guard arguments.operands.isEmpty else { throw usage(command) }
             let id = try bookmarkID(text)
             let output = self.output
-            let (charset, printed) = try await service.withText(ofBookmark: id) { reader in
+            let (charset, printed) = try await session.withText(ofBookmark: id) { reader in
                 let printed = try await Self.copyText(from: reader, lines: lines, to: output)
                 return (reader.charset, printed)
             }
@@ -156,13 +146,11 @@ extension CommandInterpreter {
         }
         guard !arguments.operands.isEmpty else { throw usage(command) }
         try await forEach(arguments.operands) { text throws(CofferError) in
-            let reader = try await service.openText(try resolve(text))
-            do {
-                let printed = try await Self.copyText(from: reader, lines: lines, to: output)
-                noteCharset(reader.charset, printed: printed)
-            } catch {
-                throw CofferError.wrapping(error, path: try? resolve(text))
+            let output = self.output
+            let (charset, printed) = try await session.withText(of: try resolve(text)) { reader in
+                (reader.charset, try await Self.copyText(from: reader, lines: lines, to: output))
             }
+            noteCharset(charset, printed: printed)
         }
     }
 

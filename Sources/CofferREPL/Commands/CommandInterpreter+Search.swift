@@ -16,8 +16,8 @@ extension CommandInterpreter {
             query.limit = limit
         }
         if arguments.flags.contains("walk") { query.engine = .walk }
-        let results = try await service.search(query)
-        var firstUnreadable: CofferError?
+        let results = try await perform(SearchItems(query))
+        var sawUnreadable = false
         do {
             for try await event in results.events {
                 switch event {
@@ -25,7 +25,7 @@ extension CommandInterpreter {
                     for node in nodes { output.line(node.path.description) }
                 case .unreadable(_, let error):
                     report(error)
-                    firstUnreadable = firstUnreadable ?? error
+                    sawUnreadable = true
                 case .truncated:
                     errors.line(LocalizedText("(more matches not shown: --limit \(query.limit ?? 0))",
                                               "（还有更多结果未显示：--limit \(query.limit ?? 0)）")(language))
@@ -34,7 +34,7 @@ extension CommandInterpreter {
         } catch {
             throw CofferError.wrapping(error, path: query.scope)
         }
-        if let firstUnreadable { throw Reported(error: firstUnreadable) }
+        if sawUnreadable { throw Reported() }
     }
 
     /// `reindex [--rebuild]`: brings the search index up to date and says what it holds.
@@ -42,7 +42,7 @@ extension CommandInterpreter {
         let arguments = try parse(words, as: "reindex")
         guard arguments.operands.isEmpty else { throw usage("reindex") }
         let started = ContinuousClock.now
-        guard let summary = await service.updateSearchIndex(rebuild: arguments.flags.contains("rebuild")) else {
+        guard let summary = try await perform(UpdateSearchIndex(rebuild: arguments.flags.contains("rebuild"))) else {
             throw CofferError(.unsupported, detail: "search-index")
         }
         let elapsed = started.duration(to: .now)

@@ -8,14 +8,14 @@ extension CommandInterpreter {
         let arguments = try parse(words, as: "rm")
         guard !arguments.operands.isEmpty else { throw usage("rm") }
         let paths = try arguments.operands.map { (text) throws(CofferError) in try resolve(text) }
-        let failures = await service.trash(paths).compactMap { result -> CofferError? in
+        let failures = try await perform(TrashItems(paths)).compactMap { result -> CofferError? in
             if case .failure(let error) = result { return error }
             return nil
         }
         guard let first = failures.first else { return }
         if paths.count == 1 { throw first }
         for failure in failures { report(failure) }
-        throw Reported(error: first)
+        throw Reported()
     }
 
     /// `trash`: name, original place, deletion time and size, oldest first. Entries that
@@ -23,7 +23,7 @@ extension CommandInterpreter {
     func listTrash(_ words: ArraySlice<String>) async throws(CofferError) {
         let arguments = try parse(words, as: "trash")
         guard arguments.operands.isEmpty else { throw usage("trash") }
-        let listing = try await service.trashItems()
+        let listing = try await perform(ListTrash())
         for problem in listing.problems { errors.line("\(programName): \(Self.describe(problem, language))") }
         guard !listing.items.isEmpty else {
             output.line(LocalizedText("The trash is empty.", "废纸篓是空的。")(language))
@@ -46,35 +46,12 @@ extension CommandInterpreter {
     /// `restore`: each name back to where it was; prints where it went.
     func restore(_ words: ArraySlice<String>) async throws {
         let arguments = try parse(words, as: "restore")
-        let chosen = try arguments.chosenConflictPolicy(language: language)
+        let conflict = try arguments.conflictChoice(language: language)
         guard !arguments.operands.isEmpty else { throw usage("restore") }
         try await forEach(arguments.operands) { name throws(CofferError) in
-            let item = try await trashItem(named: name)
-            var restored: VirtualPath?
-            try await settlingConflicts(at: item.originalPath, chosen: chosen, progress: nil) {
-                [service] policy, _ throws(CofferError) in
-                restored = try await service.restore(item.id, conflict: policy)
-            }
-            if let restored { output.line(restored.description) }
+            let restored = try await perform(RestoreItem(.name(name), conflict: conflict))
+            output.line(restored.path.description)
         }
-    }
-
-    /// An item by its name in the trash, else by its original name when only one has it.
-    private func trashItem(named name: String) async throws(CofferError) -> TrashItem {
-        let items = try await service.trashItems().items
-        if let exact = items.first(where: { $0.id == name }) { return exact }
-        let matches = items.filter { $0.originalPath.name == name }
-        guard matches.count <= 1 else {
-            let ids = matches.map { "“\($0.id)”" }.joined(separator: ", ")
-            throw CofferError(.invalidArgument, detail: LocalizedText(
-                "several items in the trash were named “\(name)”: \(ids); restore one by its name in the trash",
-                "废纸篓中有多个项目原名为“\(name)”：\(ids)；请用其在废纸篓中的名称恢复")(language))
-        }
-        guard let only = matches.first else {
-            // A name, never a path: “../x” is refused as a name before anything is looked up.
-            throw CofferError(.noSuchFile, path: try VirtualPath.root(of: "trash").appending(name))
-        }
-        return only
     }
 
     /// `empty-trash [--older-than DAYS]`: asks first when someone is there to answer.
@@ -86,11 +63,7 @@ extension CommandInterpreter {
             guard let days = Double(text), days >= 0, days.isFinite else { throw usage("empty-trash") }
             cutoff = Date().addingTimeInterval(-days * 86_400)
         }
-        let items = try await service.trashItems().items
-        let count = items.filter { item in
-            guard let cutoff else { return true }
-            return item.deletionDate.map { $0 < cutoff } ?? false
-        }.count
+        let count = try await perform(ListTrash()).items.filter { $0.isEmptied(olderThan: cutoff) }.count
         guard count > 0 else {
             output.line(LocalizedText("Nothing to delete.", "没有需要删除的项目。")(language))
             return
@@ -101,7 +74,7 @@ extension CommandInterpreter {
                 "永久删除废纸篓中的 \(count) 个项目？此操作无法撤销。[y/N] ")(language)
             guard await confirm(question) else { throw CofferError(.cancelled, path: .root(of: "trash")) }
         }
-        let removed = try await service.emptyTrash(olderThan: cutoff)
+        let removed = try await perform(EmptyTrash(olderThan: cutoff))
         output.line(LocalizedText("Deleted \(removed) \(removed == 1 ? "item" : "items").", "已删除 \(removed) 个项目。")(language))
     }
 

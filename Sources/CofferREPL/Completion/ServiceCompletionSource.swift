@@ -4,22 +4,22 @@ import FileService
 import Foundation
 import Synchronization
 
-/// Completion names from a `FileService` (sandbox paths and mounts) and from the host's
-/// file system (host paths).
+/// Completion names from a session (sandbox paths and mounts) and from the host's file
+/// system (host paths).
 ///
 /// Completion runs on the line editor's thread, which is not part of Swift's cooperative
 /// pool, so it may wait for the service: at most `timeout`, after which it offers nothing
 /// rather than hold up the prompt.
 public struct ServiceCompletionSource: CompletionSource, Sendable {
-    public let service: FileService
+    public let session: Session
     public var timeout: Duration
 
-    public init(service: FileService, timeout: Duration = .seconds(2)) {
-        self.service = service
+    public init(session: Session, timeout: Duration = .seconds(2)) {
+        self.session = session
         self.timeout = timeout
     }
 
-    public var mountNames: [String] { service.mounts.filter(\.isVisible).map(\.name) }
+    public var mountNames: [String] { session.service.mounts.filter(\.isVisible).map(\.name) }
 
     public var homeDirectory: String? {
         ProcessInfo.processInfo.environment["HOME"].flatMap { $0.isEmpty ? nil : $0 }
@@ -28,8 +28,8 @@ public struct ServiceCompletionSource: CompletionSource, Sendable {
     public func sandboxEntries(in folder: VirtualPath, includeHidden: Bool) -> [CompletionEntry] {
         let result = ResultBox()
         let done = DispatchSemaphore(value: 0)
-        let task = Task { [service] in
-            let page = try? await service.list(folder, options: ListOptions(includeHidden: includeHidden))
+        let task = Task { [session] in
+            let page = try? await session.perform(ListFolder(folder, options: ListOptions(includeHidden: includeHidden)))
             result.set(page?.items.map { CompletionEntry(name: $0.name, isFolder: $0.kind != .file) } ?? [])
             done.signal()
         }

@@ -45,8 +45,9 @@ public final class InteractiveSession {
     /// Reads and runs commands until `quit`, `exit` or Ctrl-D. Returns the exit status: 0,
     /// or 143/129 after SIGTERM/SIGHUP.
     public func run() async -> Int32 {
-        interpreter.askConflict = { [editor, interpreter] path in
-            await Self.ask(about: path, editor: editor, language: interpreter.language)
+        let session = interpreter.session
+        session.conflictQuestion = { [editor, session] path in
+            await Self.ask(about: path, editor: editor, language: session.language)
         }
         interpreter.confirm = { [editor] question in
             await Self.confirm(question, editor: editor)
@@ -62,6 +63,7 @@ public final class InteractiveSession {
             }
         }
         defer {
+            session.conflictQuestion = nil
             interrupts.onSignal(nil)
             for (monitor, _) in terminations { monitor.onSignal(nil) }
         }

@@ -9,10 +9,11 @@ final class RunningCommand: Sendable {
 
     private let state = Mutex(State())
 
-    /// Runs `line` in its own task (so that task alone can be cancelled) and waits for it.
+    /// Runs `line` as a task of the interpreter's session (so that task alone can be
+    /// cancelled, and closing the session would cancel it) and waits for it.
     @MainActor
     func run(_ line: String, on interpreter: CommandInterpreter) async -> CommandInterpreter.Outcome {
-        let task = Task { @MainActor in await interpreter.run(line: line) }
+        let task = interpreter.session.start { @MainActor in await interpreter.run(line: line) }
         state.withLock { $0.task = task }
         let outcome = await task.value
         state.withLock { $0.task = nil }

@@ -1,3 +1,5 @@
+import FileService
+
 /// `bookmarks/list`: every bookmark, checked against the disk.
 struct BookmarksList: RPCMethod {
     static let name = "bookmarks/list"
@@ -5,7 +7,7 @@ struct BookmarksList: RPCMethod {
     struct Result: Encodable, Sendable { var bookmarks: [Item] }
 
     static func run(_ params: NoParams, _ context: RequestContext) async throws -> Result {
-        Result(bookmarks: try await context.service.bookmarks().map { status in
+        Result(bookmarks: try await context.perform(ListBookmarks()).map { status in
             Item(bookmarkId: status.bookmark.id, hostPath: status.bookmark.hostPath, stale: status.problem != nil)
         })
     }

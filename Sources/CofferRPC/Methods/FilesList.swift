@@ -35,7 +35,7 @@ struct FilesList: RPCMethod {
         case .kind: .kind
         }
         options.order = SortOrder(field, ascending: params.descending.map { !$0 })
-        let page = try await context.service.list(try params.path.resolved(), options: options)
+        let page = try await context.perform(ListFolder(try params.path.resolved(), options: options))
         return Result(entries: page.items.map(NodeResult.init), total: page.total)
     }
 }

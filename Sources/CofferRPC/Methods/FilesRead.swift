@@ -1,4 +1,5 @@
 import CofferCore
+import FileService
 import Foundation
 
 /// `files/read`: a range of a file, as base64 or as text in its detected encoding.
@@ -32,11 +33,11 @@ struct FilesRead: RPCMethod {
         let path = try params.path.resolved()
         switch params.encoding ?? .base64 {
         case .base64:
-            let range = try await context.service.readBytes(path, offset: offset, length: length)
+            let range = try await context.perform(ReadBytes(path, offset: offset, length: length))
             return Result(data: Data(range.bytes).base64EncodedString(), encoding: "base64", charset: nil,
                           offset: offset, bytes: range.bytes.count, size: range.size, eof: range.isEndOfFile)
         case .text:
-            let range = try await context.service.readText(path, offset: offset, length: length)
+            let range = try await context.perform(ReadText(path, offset: offset, length: length))
             return Result(data: range.text, encoding: "text", charset: range.charset.name, offset: offset,
                           bytes: range.bytesRead, size: range.size, eof: range.isEndOfFile)
         }

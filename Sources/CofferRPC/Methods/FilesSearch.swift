@@ -31,7 +31,7 @@ struct FilesSearch: RPCMethod {
         }
         let query = SearchQuery(pattern: try NamePattern(params.query), scope: try params.path?.resolved() ?? .root(),
                                 types: params.types ?? [], limit: limit)
-        let results = try await context.service.search(query)
+        let results = try await context.perform(SearchItems(query))
         var result = Result(matches: [], truncated: false, engine: results.engine.rawValue, unreadable: [])
         for try await event in results.events {
             switch event {

@@ -1,9 +1,11 @@
+import FileService
+
 /// `files/stat`: one node.
 struct FilesStat: RPCMethod {
     static let name = "files/stat"
     struct Params: Decodable, Sendable { var path: PathParam }
 
     static func run(_ params: Params, _ context: RequestContext) async throws -> NodeResult {
-        NodeResult(try await context.service.stat(try params.path.resolved()))
+        NodeResult(try await context.perform(StatItem(try params.path.resolved())))
     }
 }

@@ -1,13 +1,13 @@
+import FileService
+
 /// `files/trash`: to the trash, restorable; the answer names it there.
 struct FilesTrash: RPCMethod {
     static let name = "files/trash"
-    static let changesFiles = true
     struct Params: Decodable, Sendable { var path: PathParam }
     struct Result: Encodable, Sendable { var trashId: String; var originalPath: String }
-    static func auditedPaths(_ params: Params) -> [String] { [params.path.audited] }
 
     static func run(_ params: Params, _ context: RequestContext) async throws -> Result {
-        let item = try await context.service.trash(try params.path.resolved())
+        let item = try await context.perform(TrashItems([try params.path.resolved()]))[0].get()
         return Result(trashId: item.id, originalPath: item.originalPath.description)
     }
 }

@@ -11,11 +11,21 @@ struct FilesWatch: RPCMethod {
     struct Result: Encodable, Sendable { var watchId: String }
 
     static func run(_ params: Params, _ context: RequestContext) async throws -> Result {
-        let path = try params.path.resolved()
-        let id = try await context.watches.add { id in
-            try await context.service.watch(path) { changes in context.watches.notify(id, changes) }
+        let id = try await context.session.watch(try params.path.resolved()) { id, changes in
+            context.notify("files/didChange", DidChange(watchId: id, changes: changes.map {
+                DidChange.Change(path: $0.path.description, type: $0.kind.rawValue)
+            }))
         }
         return Result(watchId: id)
+    }
+
+    struct DidChange: Encodable, Sendable {
+        struct Change: Encodable, Sendable {
+            var path: String
+            var type: String
+        }
+        var watchId: String
+        var changes: [Change]
     }
 }
 
@@ -26,7 +36,7 @@ struct FilesUnwatch: RPCMethod {
     struct Params: Decodable, Sendable { var watchId: String }
 
     static func run(_ params: Params, _ context: RequestContext) async throws -> NullResult {
-        guard context.watches.remove(params.watchId) else {
+        guard context.session.unwatch(params.watchId) else {
             throw RPCError.invalidParams("param “watchId”: no watch “\(params.watchId)”")
         }
         return NullResult()

@@ -4,7 +4,6 @@ import FileService
 /// `host/import`: host files and folders copied in, one result per item.
 struct HostImport: RPCMethod {
     static let name = "host/import"
-    static let changesFiles = true
     struct Params: Decodable, Sendable {
         var hostPaths: [String]
         var toDirectory: PathParam?
@@ -22,14 +21,10 @@ struct HostImport: RPCMethod {
         var skipped: [Skipped]?
     }
     struct Result: Encodable, Sendable { var results: [Item] }
-    static func auditedPaths(_ params: Params) -> [String] {
-        [params.toDirectory?.audited ?? FileService.defaultImportFolder.description]
-    }
 
     static func run(_ params: Params, _ context: RequestContext) async throws -> Result {
-        let results = try await context.service.importItems(
-            hostPaths: params.hostPaths, into: try params.toDirectory?.resolved(),
-            allowedTypes: params.allowedTypes ?? [], conflict: params.conflict ?? .keepBoth, progress: context.progress)
+        let results = try await context.perform(ImportItems(params.hostPaths, into: try params.toDirectory?.resolved(),
+                                                            allowedTypes: params.allowedTypes ?? [], conflict: params.conflict))
         func failure(_ error: CofferError) -> Item.Failure {
             Item.Failure(kind: error.kind.identifier, message: error.userMessage(in: context.language, hints: .rpc).text)
         }

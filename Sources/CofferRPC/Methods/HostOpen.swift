@@ -1,4 +1,5 @@
 import CofferCore
+import FileService
 import Foundation
 
 /// `host/open`: a host file opened in place and bookmarked. Its node describes the host
@@ -20,7 +21,7 @@ struct HostOpen: RPCMethod {
     struct Result: Encodable, Sendable { var bookmarkId: Int; var node: Node }
 
     static func run(_ params: Params, _ context: RequestContext) async throws -> Result {
-        let opened = try await context.service.open(hostPath: params.hostPath)
+        let opened = try await context.perform(OpenHostFile(params.hostPath))
         let bookmark = opened.bookmark
         return Result(bookmarkId: bookmark.id, node: Node(
             path: bookmark.hostPath, name: bookmark.name, size: bookmark.size, modified: bookmark.modificationDate,

@@ -1,8 +1,8 @@
 import CofferCore
 import FileService
 
-/// `initialize`: the server's name, version, mounts, limits and host access. The server
-/// reads `locale` itself when the request arrives (the session's language).
+/// `initialize`: the server's name, version, mounts, limits, host access and methods. The
+/// server reads `locale` itself when the request arrives (the session's language).
 struct Initialize: RPCMethod {
     static let name = "initialize"
 
@@ -15,14 +15,20 @@ struct Initialize: RPCMethod {
     }
 
     struct Result: Encodable, Sendable {
-        struct ServerInfo: Encodable, Sendable { var name: String; var version: String }
         struct MountInfo: Encodable, Sendable { var name: String; var writable: Bool; var description: String }
-        struct Limits: Encodable, Sendable { var maxMessageBytes: Int; var maxInlineBytes: Int; var maxChunkBytes: Int }
+        struct Limits: Encodable, Sendable {
+            var maxMessageBytes: Int
+            var maxInlineBytes: Int
+            var maxChunkBytes: Int
+            var maxRequestsInFlight: Int
+        }
         var serverInfo: ServerInfo
         var protocolVersion: Int
         var mounts: [MountInfo]
         var limits: Limits
         var hostAccess: [String]
+        /// Every method the server answers, an application's own included.
+        var methods: [String]
     }
 
     static func run(_ params: Params, _ context: RequestContext) async throws -> Result {
@@ -30,11 +36,10 @@ struct Initialize: RPCMethod {
             Result.MountInfo(name: mount.name, writable: mount.isWritable,
                              description: mount.description?(context.language) ?? mount.name)
         }
-        return Result(serverInfo: .init(name: context.session.name, version: context.session.version), protocolVersion: 1,
-                      mounts: mounts,
-                      limits: .init(maxMessageBytes: context.limits.maxMessageBytes,
-                                    maxInlineBytes: context.limits.maxInlineBytes,
-                                    maxChunkBytes: context.limits.maxChunkBytes),
-                      hostAccess: context.allowedHostFolders)
+        let limits = context.limits
+        return Result(serverInfo: context.server, protocolVersion: 1, mounts: mounts,
+                      limits: .init(maxMessageBytes: limits.maxMessageBytes, maxInlineBytes: limits.maxInlineBytes,
+                                    maxChunkBytes: limits.maxChunkBytes, maxRequestsInFlight: limits.maxRequestsInFlight),
+                      hostAccess: context.session.allowedHostFolders ?? [], methods: context.methods.names)
     }
 }

@@ -1,3 +1,4 @@
+import FileService
 import Foundation
 
 /// `trash/list`: what is in the trash, oldest first.
@@ -14,7 +15,7 @@ struct TrashList: RPCMethod {
     struct Result: Encodable, Sendable { var items: [Item] }
 
     static func run(_ params: NoParams, _ context: RequestContext) async throws -> Result {
-        let listing = try await context.service.trashItems()
+        let listing = try await context.perform(ListTrash())
         return Result(items: listing.items.map { item in
             Item(trashId: item.id, name: item.originalPath.name, originalPath: item.originalPath.description,
                  deletedAt: item.deletionDate, size: item.size, kind: item.node.kind.rawValue)

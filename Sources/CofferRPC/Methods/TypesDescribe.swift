@@ -1,3 +1,4 @@
+import FileService
 import CofferCore
 
 /// `types/describe`: a type by identifier, or a file's type by path (with what its
@@ -29,7 +30,7 @@ struct TypesDescribe: RPCMethod {
         case (let id?, nil):
             identifier = id
         case (nil, let path?):
-            let assessment = try await context.service.assessType(try path.resolved())
+            let assessment = try await context.perform(AssessType(try path.resolved()))
             identifier = assessment.effective
             detected = Detected(byName: assessment.byName, byContent: assessment.byContent,
                                 mimeType: assessment.contentMIMEType, mismatch: assessment.isMismatch)

@@ -1,3 +1,4 @@
+import FileService
 /// `files/upload/append`: the next chunk, base64, at the offset received so far.
 struct UploadAppend: RPCMethod {
     static let name = "files/upload/append"
@@ -5,7 +6,7 @@ struct UploadAppend: RPCMethod {
     struct Result: Encodable, Sendable { var received: Int64 }
 
     static func run(_ params: Params, _ context: RequestContext) async throws -> Result {
-        let bytes = try decode(params.data, .base64, path: nil, limit: context.limits.maxChunkBytes)
-        return Result(received: try await context.service.appendUpload(params.uploadId, offset: params.offset, bytes: bytes))
+        let bytes = try decode(params.data, .base64, limit: context.limits.maxChunkBytes).get()
+        return Result(received: try await context.perform(AppendUpload(params.uploadId, offset: params.offset, bytes: bytes)))
     }
 }

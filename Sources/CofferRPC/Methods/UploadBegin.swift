@@ -1,3 +1,4 @@
+import FileService
 import CofferCore
 
 /// `files/upload/begin`: starts a chunked upload; nothing is visible until commit.
@@ -7,7 +8,7 @@ struct UploadBegin: RPCMethod {
     struct Result: Encodable, Sendable { var uploadId: String }
 
     static func run(_ params: Params, _ context: RequestContext) async throws -> Result {
-        Result(uploadId: try await context.service.beginUpload(to: try params.path.resolved(),
-                                                               conflict: params.conflict ?? .fail, size: params.size))
+        Result(uploadId: try await context.perform(BeginUpload(try params.path.resolved(), conflict: params.conflict,
+                                                               size: params.size)))
     }
 }

@@ -1,10 +1,10 @@
+import FileService
 /// `files/upload/commit`: places the uploaded file (conflicts as chosen at begin).
 struct UploadCommit: RPCMethod {
     static let name = "files/upload/commit"
-    static let changesFiles = true
     struct Params: Decodable, Sendable { var uploadId: String }
 
     static func run(_ params: Params, _ context: RequestContext) async throws -> NodeResult {
-        NodeResult(try await context.service.commitUpload(params.uploadId))
+        NodeResult(try await context.perform(CommitUpload(params.uploadId)))
     }
 }

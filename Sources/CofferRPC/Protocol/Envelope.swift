@@ -11,8 +11,8 @@ enum RequestID: Sendable, Hashable {
     var json: Data {
         switch self {
         case .integer(let value): Data(String(value).utf8)
-        case .number(let value): RPCServer.jsonData(NSNumber(value: value))
-        case .string(let text): RPCServer.jsonData(text)
+        case .number(let value): RPCConnection.jsonData(NSNumber(value: value))
+        case .string(let text): RPCConnection.jsonData(text)
         case .null: Data("null".utf8)
         }
     }
@@ -26,6 +26,13 @@ enum RequestID: Sendable, Hashable {
         case .null: nil
         }
     }
+}
+
+/// A request id as a dictionary key: `$/cancelRequest` names requests by it (see `RequestID`).
+enum RequestKey: Hashable, Sendable {
+    case integer(Int64)
+    case number(Double)
+    case string(String)
 }
 
 /// The parts of a message the server reads before knowing its method: decoded in one pass

@@ -1,27 +1,30 @@
 import CofferCore
+import FileService
 import Foundation
 import Synchronization
 
-/// `$/progress` notifications for a request that carried a `workDoneToken`: `begin` when it
-/// starts, `report` as the percentage changes (at most ten a second), `end` when it is
-/// answered.
-final class ProgressNotifier: Sendable {
+/// `$/progress` notifications for a request that carried a `workDoneToken`: `begin` when
+/// its operation starts work that reports progress, `report` as the percentage changes (at
+/// most ten a second), `end` when that work is over.
+final class ProgressNotifier: ProgressDisplay {
     private let token: ProgressToken
     private let title: String
-    private let writer: FrameWriter
+    private let connection: any MessageConnection
     private let last = Mutex<(time: Date, percentage: Int)>((.distantPast, -1))
-    let reporter: ProgressReporter
 
-    init(token: ProgressToken, title: String, writer: FrameWriter) {
+    init(token: ProgressToken, title: String, connection: any MessageConnection) {
         self.token = token
         self.title = title
-        self.writer = writer
-        let box = WeakBox()
-        reporter = ProgressReporter { progress in box.notifier?.report(progress) }
-        box.notifier = self
+        self.connection = connection
     }
 
-    func begin() { send(["kind": "begin", "title": title, "percentage": 0]) }
+    func begin() -> ProgressReporter {
+        last.withLock { $0 = (.distantPast, -1) }
+        send(["kind": "begin", "title": title, "percentage": 0])
+        let box = WeakBox()
+        box.notifier = self
+        return ProgressReporter { progress in box.notifier?.report(progress) }
+    }
 
     func end() { send(["kind": "end"]) }
 
@@ -43,11 +46,11 @@ final class ProgressNotifier: Sendable {
     private func send(_ value: [String: Any]) {
         let params: [String: Any] = ["token": token.jsonObject, "value": value]
         let message: [String: Any] = ["jsonrpc": "2.0", "method": "$/progress", "params": params]
-        writer.send(RPCServer.jsonData(message))
+        connection.send(RPCConnection.jsonData(message))
     }
 }
 
-/// Lets the reporter's sink reach the notifier that owns it without a cycle.
+/// Lets the reporter's sink reach the notifier without keeping it alive.
 private final class WeakBox: @unchecked Sendable {
     weak var notifier: ProgressNotifier?
 }

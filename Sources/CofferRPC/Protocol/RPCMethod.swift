@@ -4,50 +4,23 @@ import Foundation
 
 /// One request type of the protocol: its name, its params, its result, and what it does.
 ///
-/// A method is one file: a type conforming to this protocol, plus one line in
-/// ``RPCMethods/all``. Params are decoded from the request's `params` object (a missing or
-/// mistyped field is `-32602` naming it); the result is encoded as the response's `result`.
-/// A `CofferError` thrown by `run` becomes `-32803` with its kind and the user message.
-/// Methods call `FileService` and shape its answers; they hold no file logic.
-protocol RPCMethod: Sendable {
+/// A method is one type conforming to this protocol, registered in an
+/// ``RPCMethodRegistry``: Coffer's own are in ``RPCMethodRegistry/standard``, and an
+/// application adds its own the way it adds mounts (`CofferApplication(extraMethods:)`).
+/// Params are decoded from the request's `params` object (a missing or mistyped field is
+/// `-32602` naming it); the result is encoded as the response's `result`. A `CofferError`
+/// thrown by `run` becomes `-32803` with its kind and the user message; an ``RPCError`` is
+/// sent as it is. A method turns params into an operation, performs it in the request's
+/// session (``RequestContext/session``) and shapes the answer; it holds no file logic, and
+/// the session writes the audit entry.
+public protocol RPCMethod: Sendable {
     associatedtype Params: Decodable & Sendable
     associatedtype Result: Encodable & Sendable
 
     /// The method name on the wire (`files/list`).
     static var name: String { get }
-    /// Whether a successful call changes something; such calls go to the audit log.
-    static var changesFiles: Bool { get }
-    /// The virtual paths the audit log records for a call.
-    static func auditedPaths(_ params: Params) -> [String]
 
     static func run(_ params: Params, _ context: RequestContext) async throws -> Result
-}
-
-extension RPCMethod {
-    static var changesFiles: Bool { false }
-    static func auditedPaths(_ params: Params) -> [String] { [] }
-}
-
-/// What a method may use while it runs.
-struct RequestContext: Sendable {
-    let service: FileService
-    /// The session's language, for messages that methods build themselves.
-    let language: Language
-    let limits: RPCLimits
-    /// Reports to `$/progress` when the request carried a `workDoneToken`; discards otherwise.
-    let progress: ProgressReporter
-    /// The host folders `--allow-host` named.
-    let allowedHostFolders: [String]
-    /// The server's own state, for the lifecycle methods.
-    let session: RPCSessionInfo
-    /// The session's watches (`files/watch`).
-    let watches: WatchRegistry
-}
-
-/// What `initialize` reports about the server.
-struct RPCSessionInfo: Sendable {
-    var name: String
-    var version: String
 }
 
 /// The limits announced by `initialize`.
@@ -58,13 +31,21 @@ public struct RPCLimits: Sendable {
     public var maxInlineBytes = 8 << 20
     /// The most bytes one `files/upload/append` may carry (decoded).
     public var maxChunkBytes = 4 << 20
+    /// The most requests of one connection read and not yet answered; past it the server
+    /// reads no more from that connection until answers have gone out.
+    public var maxRequestsInFlight = 64
+    /// The most bytes of requests and their answers one connection may have pending.
+    public var maxPendingBytes = 64 << 20
 
     public init() {}
 }
 
-/// Every method the server answers. Adding a method: write its type, add it here.
-enum RPCMethods {
-    static let all: [any RPCMethod.Type] = [
+/// The methods a server answers, by name.
+public struct RPCMethodRegistry: Sendable {
+    private let methods: [String: any RPCMethod.Type]
+
+    /// Coffer's own methods.
+    public static let standard = RPCMethodRegistry(uniqueMethods: [
         Initialize.self, Shutdown.self,
         FilesList.self, FilesStat.self, FilesCreateDirectory.self, FilesRename.self, FilesMove.self, FilesCopy.self,
         FilesTrash.self, FilesRead.self, FilesWrite.self, FilesSearch.self, FilesWatch.self, FilesUnwatch.self,
@@ -72,7 +53,34 @@ enum RPCMethods {
         TrashList.self, TrashRestore.self, TrashEmpty.self,
         HostImport.self, HostExport.self, HostOpen.self, BookmarksList.self,
         TypesDescribe.self,
-    ]
+    ])
 
-    static let byName: [String: any RPCMethod.Type] = Dictionary(uniqueKeysWithValues: all.map { ($0.name, $0) })
+    private init(uniqueMethods: [any RPCMethod.Type]) {
+        methods = Dictionary(uniqueKeysWithValues: uniqueMethods.map { ($0.name, $0) })
+    }
+
+    /// These methods as well, for an application's own.
+    /// - Throws: `invalidArgument` for a name already taken, or one the protocol keeps for
+    ///   itself (`exit`, `$/…`, `rpc.…`).
+    public func adding(_ added: [any RPCMethod.Type]) throws(CofferError) -> RPCMethodRegistry {
+        var all = Array(methods.values)
+        var names = Set(methods.keys)
+        for method in added {
+            let name = method.name
+            guard !name.isEmpty, name != "exit", !name.hasPrefix("$/"), !name.hasPrefix("rpc.") else {
+                throw CofferError(.invalidArgument, detail: "the method name “\(name)” is kept for the protocol")
+            }
+            guard names.insert(name).inserted else {
+                throw CofferError(.invalidArgument, detail: "the method “\(name)” is already defined")
+            }
+            all.append(method)
+        }
+        return RPCMethodRegistry(uniqueMethods: all)
+    }
+
+    /// The method called `name`.
+    public func method(named name: String) -> (any RPCMethod.Type)? { methods[name] }
+
+    /// Every method's name, sorted.
+    public var names: [String] { methods.keys.sorted() }
 }

@@ -4,7 +4,7 @@ import Foundation
 
 /// A node as the contract shows it. `size` is ``FileNode/contentSize``: bytes for regular
 /// files, left out for folders, packages, links and other special items.
-struct NodeResult: Encodable, Sendable {
+public struct NodeResult: Encodable, Sendable {
     var path: String
     var name: String
     var kind: String
@@ -17,7 +17,7 @@ struct NodeResult: Encodable, Sendable {
     /// For links, where they point (as written; never followed).
     var linkTarget: String?
 
-    init(_ node: FileNode) {
+    public init(_ node: FileNode) {
         path = node.path.description
         name = node.name
         kind = node.kind.rawValue
@@ -32,24 +32,25 @@ struct NodeResult: Encodable, Sendable {
 }
 
 /// `null`.
-struct NullResult: Encodable, Sendable {
-    func encode(to encoder: any Encoder) throws {
+public struct NullResult: Encodable, Sendable {
+    public init() {}
+
+    public func encode(to encoder: any Encoder) throws {
         var container = encoder.singleValueContainer()
         try container.encodeNil()
     }
 }
 
 /// For methods without params.
-struct NoParams: Decodable, Sendable {}
+public struct NoParams: Decodable, Sendable {}
 
 /// A path param: parsed when used, so a bad path is a failed request with its kind
 /// (`invalidName`, `outsideSandbox`), as the contract lists them.
-struct PathParam: Decodable, Sendable {
-    var text: String
-    init(from decoder: any Decoder) throws { text = try decoder.singleValueContainer().decode(String.self) }
-    func resolved() throws(CofferError) -> VirtualPath { try VirtualPath(parsing: text) }
-    /// The path as the audit log records it: normalised when it parses, else as sent.
-    var audited: String { (try? resolved())?.description ?? text }
+public struct PathParam: Decodable, Sendable {
+    public var text: String
+    public init(from decoder: any Decoder) throws { text = try decoder.singleValueContainer().decode(String.self) }
+    /// The path, parsed; a path without a mount prefix is in `files:`.
+    public func resolved() throws(CofferError) -> VirtualPath { try VirtualPath(parsing: text) }
 }
 
 /// `text` or `base64`.

@@ -1,28 +1,42 @@
-import Dispatch
 import Foundation
 import Synchronization
 
-/// Writes whole messages to standard output, one at a time, in the client's framing.
+/// Writes whole messages to a descriptor, one at a time, in the client's framing, from a
+/// thread of its own.
 ///
-/// Messages come from many tasks at once; a serial queue keeps each frame in one piece and
-/// keeps blocking writes off Swift's cooperative pool. A client that went away (`EPIPE`)
-/// makes later writes no-ops.
+/// Messages come from many tasks at once; frames queued while a write is under way go out
+/// together in the next `write`, which matters when many requests are answered at once.
+/// The thread is the connection's own, so a client that stops reading blocks only its own
+/// writes, never a thread other clients or the service need. A write that finds the peer
+/// gone (`EPIPE`, `ECONNRESET`) makes later sends no-ops and reports the hang-up once.
 final class FrameWriter: Sendable {
-    private let fd: Int32
-    private let queue = DispatchQueue(label: "coffer.rpc.writer")
-    private let framing = Mutex(Framing.ndjson)
+    private struct Pending {
+        var frames = Data()
+        var completions: [@Sendable () -> Void] = []
+        var writing = false
+        var closed = false
+        var peerGone = false
+        var hangUp: (@Sendable () -> Void)?
+    }
 
-    init(fd: Int32) { self.fd = fd }
+    private let fd: Int32
+    private let framing = Mutex(Framing.ndjson)
+    private let condition = NSCondition()
+    private nonisolated(unsafe) var pending = Pending()  // guarded by `condition`
+
+    init(fd: Int32) {
+        self.fd = fd
+        let thread = Thread { [self] in run() }
+        thread.name = "coffer.rpc.writer"
+        thread.stackSize = 1 << 20
+        thread.start()
+    }
 
     /// Set once the reader knows the client's framing.
     func use(_ framing: Framing) { self.framing.withLock { $0 = framing } }
 
-    /// Frames waiting to be written, and whether a write is already scheduled.
-    private let pending = Mutex<(frames: Data, scheduled: Bool)>((Data(), false))
-
-    /// Queues one message body. Frames queued while a write is pending go out together in
-    /// one `write`, which matters when many requests are answered at once.
-    func send(_ body: Data) {
+    /// Queues one message body.
+    func send(_ body: Data, whenWritten: (@Sendable () -> Void)?) {
         var frame = Data()
         if framing.withLock({ $0 }) == .lsp {
             frame.append(contentsOf: Array("Content-Length: \(body.count)\r\n\r\n".utf8))
@@ -31,33 +45,89 @@ final class FrameWriter: Sendable {
             frame = body
             frame.append(UInt8(ascii: "\n"))
         }
-        let schedule = pending.withLock { pending -> Bool in
+        condition.lock()
+        let dropped = pending.peerGone || pending.closed
+        if !dropped {
             pending.frames.append(frame)
-            defer { pending.scheduled = true }
-            return !pending.scheduled
+            if let whenWritten { pending.completions.append(whenWritten) }
+            condition.broadcast()
         }
-        guard schedule else { return }
-        queue.async { [self] in
-            let frames = pending.withLock { pending -> Data in
-                defer { pending = (Data(), false) }
-                return pending.frames
+        condition.unlock()
+        if dropped { whenWritten?() }
+    }
+
+    func onHangUp(_ handler: @escaping @Sendable () -> Void) {
+        condition.lock()
+        let gone = pending.peerGone
+        if !gone { pending.hangUp = handler }
+        condition.unlock()
+        if gone { handler() }
+    }
+
+    /// Waits until everything queued so far is written or dropped.
+    func flush() {
+        condition.lock()
+        while (!pending.frames.isEmpty || pending.writing) && !pending.peerGone { condition.wait() }
+        condition.unlock()
+    }
+
+    /// Stops the thread once what is queued is written.
+    func close() {
+        condition.lock()
+        pending.closed = true
+        condition.broadcast()
+        condition.unlock()
+    }
+
+    private func run() {
+        while true {
+            condition.lock()
+            while pending.frames.isEmpty && !pending.closed { condition.wait() }
+            if pending.frames.isEmpty {
+                condition.unlock()
+                return
             }
-            writeAll(frames)
+            let frames = pending.frames
+            let completions = pending.completions
+            pending.frames = Data()
+            pending.completions = []
+            pending.writing = true
+            condition.unlock()
+
+            let written = writeAll(frames)
+            for completion in completions { completion() }
+
+            condition.lock()
+            pending.writing = false
+            var hangUp: (@Sendable () -> Void)?
+            if !written && !pending.peerGone {
+                pending.peerGone = true
+                hangUp = pending.hangUp
+                pending.hangUp = nil
+            }
+            let dropped = pending.peerGone ? pending.completions : []
+            if pending.peerGone {
+                pending.frames = Data()
+                pending.completions = []
+            }
+            condition.broadcast()
+            condition.unlock()
+            for completion in dropped { completion() }
+            hangUp?()
         }
     }
 
-    private func writeAll(_ data: Data) {
+    /// `false` when the peer is gone.
+    private func writeAll(_ data: Data) -> Bool {
         data.withUnsafeBytes { raw in
             var offset = 0
             while offset < raw.count {
                 let written = write(fd, raw.baseAddress! + offset, raw.count - offset)
                 if written < 0 && errno == EINTR { continue }
-                if written <= 0 { return }  // the client is gone
+                if written <= 0 { return false }
                 offset += written
             }
+            return true
         }
     }
-
-    /// Waits until everything queued so far is written.
-    func flush() { queue.sync {} }
 }

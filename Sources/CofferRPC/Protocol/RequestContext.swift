@@ -1,0 +1,52 @@
+import CofferCore
+import FileService
+import Foundation
+
+/// What a method may use while it runs.
+public struct RequestContext: Sendable {
+    /// The connection's session: operations are performed in it.
+    public let session: Session
+    public let limits: RPCLimits
+    /// Shows progress as `$/progress` notifications when the request carried a
+    /// `workDoneToken`; `nil` otherwise.
+    public let progress: (any ProgressDisplay)?
+    /// The server's name and version, for `initialize`.
+    public let server: ServerInfo
+    /// The methods the connection answers.
+    public let methods: RPCMethodRegistry
+    let connection: any MessageConnection
+
+    public var service: FileService { session.service }
+    /// The session's language, for messages methods build themselves.
+    public var language: Language { session.language }
+
+    /// Sends a notification (a message without an id) to the client.
+    public func notify<Params: Encodable>(_ method: String, _ params: Params) {
+        guard let body = try? JSONEncoder.rpc.encode(NotificationMessage(method: method, params: params)) else { return }
+        connection.send(body)
+    }
+
+    /// Performs an operation in the session, with the request's progress display.
+    public func perform<Operation: FileOperation>(
+        _ operation: @autoclosure () throws(CofferError) -> Operation
+    ) async throws(CofferError) -> Operation.Output {
+        try await session.perform(try operation(), progress: progress)
+    }
+}
+
+/// What `initialize` reports about the server.
+public struct ServerInfo: Sendable, Encodable {
+    public var name: String
+    public var version: String
+
+    public init(name: String, version: String) {
+        self.name = name
+        self.version = version
+    }
+}
+
+private struct NotificationMessage<Params: Encodable>: Encodable {
+    var jsonrpc = "2.0"
+    var method: String
+    var params: Params
+}

@@ -1,0 +1,413 @@
+import CofferCore
+import FileService
+import Foundation
+import Synchronization
+
+/// One client's JSON-RPC 2.0 conversation (the contract is `RPC.md`; users read
+/// `Documentation/RPC.md`), over any ``MessageConnection``, in a ``Session`` of its own.
+///
+/// A reader thread takes frames off the connection and decides, in arrival order, what
+/// each message means for the lifecycle (`initialize`, `shutdown`, `exit`); the work of
+/// each request then runs as a task of the session, so a slow copy never holds up a
+/// `files/stat`, and answers go out as they finish, possibly out of order.
+/// `$/cancelRequest` cancels a request's task, which the service turns into a clean stop
+/// (`-32800`, nothing half-done). The connection's language, watches, uploads and
+/// cancellations are its session's, so clients sharing a server never see each other's.
+///
+/// How it ends: after `exit`, or when the peer hangs up, what is running is cancelled; at a
+/// plain end of input the requests already read are finished and answered. Either way the
+/// session is closed — its watches stopped, its unfinished uploads discarded.
+public final class RPCConnection: Sendable {
+    /// How a conversation ended.
+    public enum Ending: Sendable, Equatable {
+        /// `exit`, after `shutdown` or not.
+        case exit(afterShutdown: Bool)
+        /// The input ended between messages.
+        case finished
+        /// The input ended inside a message.
+        case truncated
+        /// The peer went away.
+        case hungUp
+        /// ``stop()`` was called (the server is stopping).
+        case stopped
+    }
+
+    enum Phase: Sendable { case waiting, running, shutDown }
+
+    public let session: Session
+    let connection: any MessageConnection
+    let configuration: RPCServer.Configuration
+    private let phase = Mutex(Phase.waiting)
+    private let flow: FlowControl
+    private let ending = Once<Ending>()
+
+    /// A conversation over `connection`, in a new long-lived session of `service` with the
+    /// configuration's language and host access.
+    /// - Throws: when the configuration's host folders cannot be used.
+    public init(service: FileService, connection: any MessageConnection,
+                configuration: RPCServer.Configuration) throws(CofferError) {
+        self.session = try service.openSession(SessionOptions(
+            frontEnd: "rpc", language: configuration.language, hostAccess: configuration.hostAccess, isLongLived: true))
+        self.connection = connection
+        self.configuration = configuration
+        self.flow = FlowControl(maxRequests: configuration.limits.maxRequestsInFlight,
+                                maxBytes: configuration.limits.maxPendingBytes)
+    }
+
+    /// Serves until the conversation ends, then closes the session and returns how it ended.
+    public func serve() async -> Ending {
+        connection.onHangUp { [session] in session.cancelAll() }
+        let thread = Thread { [self] in ending.resolve(readLoop()) }
+        thread.name = "coffer.rpc.reader"
+        thread.stackSize = 4 << 20
+        thread.start()
+        let ended = await ending.value
+        switch ended {
+        case .exit, .hungUp, .stopped: session.cancelAll()
+        case .finished, .truncated: break
+        }
+        await session.waitForAllWork()
+        await session.close()
+        connection.flush()
+        connection.close()
+        return ended
+    }
+
+    /// Ends the conversation from outside — a signal, a server going down: running
+    /// requests are cancelled (nothing half-done is left) and ``serve()`` returns
+    /// ``Ending/stopped``.
+    public func stop() {
+        ending.resolve(.stopped)
+        connection.close()
+    }
+
+    // MARK: Reading
+
+    private func readLoop() -> Ending {
+        while true {
+            switch connection.receive() {
+            case .message(let body):
+                if let ended = handle(body) { return ended }
+            case .tooLarge(let size):
+                respondNow(Self.response(error: RPCError(code: RPCError.invalidRequest, message:
+                    "the message of \(size) bytes is larger than maxMessageBytes (\(configuration.limits.maxMessageBytes))"),
+                                          id: .null))
+            case .malformed(let problem):
+                respondNow(Self.response(error: RPCError(code: RPCError.parseError, message: "malformed frame: \(problem)"),
+                                          id: .null))
+            case .end(let end):
+                switch end {
+                case .finished: return .finished
+                case .hungUp: return .hungUp
+                case .truncated:
+                    log("the input ended inside a message")
+                    return .truncated
+                }
+            }
+        }
+    }
+
+    /// Sends an answer made without running anything, within the connection's limits.
+    private func respondNow(_ data: Data) {
+        flow.admit(data.count)
+        connection.send(data) { [flow] in flow.release(data.count) }
+    }
+
+    /// One message (or batch): lifecycle decided now, work started as tasks. Returns how
+    /// the conversation ends when the message ends it.
+    private func handle(_ body: Data) -> Ending? {
+        // JSONDecoder checks the UTF-8 of the strings it reads, not of those it skips.
+        guard String(validating: body, as: UTF8.self) != nil else {
+            respondNow(Self.response(error: RPCError(code: RPCError.parseError, message: "parse error: the message is not valid UTF-8"),
+                                     id: .null))
+            return nil
+        }
+        let first = body.first { !($0 == 0x20 || $0 == 0x09 || $0 == 0x0A || $0 == 0x0D) }
+        guard first == UInt8(ascii: "[") else {
+            switch prepare(body) {
+            case .respond(let data): respondNow(data)
+            case .run(let work) where work.method == Shutdown.self:
+                // Requests read before `shutdown` are answered before it.
+                let earlier = session.untilRunningWorkEnds()
+                start(work, size: body.count) { await earlier() }
+            case .run(let work):
+                start(work, size: body.count)
+            case .ignore: break
+            case .exit: return exitEnding()
+            }
+            return nil
+        }
+        return handleBatch(body)
+    }
+
+    /// A batch: each element is handled as a message of its own, answered together.
+    private func handleBatch(_ body: Data) -> Ending? {
+        let batch: [Any]
+        do {
+            guard let array = try JSONSerialization.jsonObject(with: body) as? [Any] else { throw CocoaError(.coderReadCorrupt) }
+            batch = array
+        } catch {
+            respondNow(Self.response(error: RPCError(code: RPCError.parseError, message: "parse error: \(Self.describe(error))"),
+                                     id: .null))
+            return nil
+        }
+        guard !batch.isEmpty else {
+            respondNow(Self.response(error: RPCError(code: RPCError.invalidRequest, message: "an empty batch"), id: .null))
+            return nil
+        }
+        let steps = batch.map { element -> Step in
+            guard element is [String: Any], let data = try? JSONSerialization.data(withJSONObject: element) else {
+                return .respond(Self.response(error: RPCError(code: RPCError.invalidRequest, message: "a message must be an object"),
+                                              id: .null))
+            }
+            return prepare(data)
+        }
+        let work = steps.compactMap { step -> Work? in if case .run(let work) = step { work } else { nil } }
+        let immediate = steps.compactMap { step -> Data? in if case .respond(let data) = step { data } else { nil } }
+        flow.admit(body.count)
+        session.start { [self] in
+            var responses = immediate
+            await withTaskGroup(of: Data?.self) { group in
+                for item in work {
+                    group.addTask { await self.execute(item) }
+                }
+                for await response in group { if let response { responses.append(response) } }
+            }
+            finish(responses.isEmpty ? nil : Self.array(responses), chargedFor: body.count)
+        }
+        return steps.contains { if case .exit = $0 { true } else { false } } ? exitEnding() : nil
+    }
+
+    private func exitEnding() -> Ending {
+        .exit(afterShutdown: phase.withLock { $0 == .shutDown })
+    }
+
+    /// Starts a request as a task of the session, cancellable by its id.
+    private func start(_ work: Work, size: Int, after earlier: (@Sendable () async -> Void)? = nil) {
+        flow.admit(size)
+        session.start(work.id.key.map(Self.activityKey)) { [self] in
+            await earlier?()
+            finish(await execute(work), chargedFor: size)
+        }
+    }
+
+    /// Sends an answer (if any) and frees the request's place once it is written.
+    private func finish(_ response: Data?, chargedFor size: Int) {
+        guard let response else {
+            flow.release(size)
+            return
+        }
+        flow.add(response.count)
+        connection.send(response) { [flow] in flow.release(size + response.count) }
+    }
+
+    static func activityKey(_ key: RequestKey) -> ActivityKey {
+        switch key {
+        case .integer(let value): ActivityKey("i\(value)")
+        case .number(let value): ActivityKey("n\(value)")
+        case .string(let text): ActivityKey("s\(text)")
+        }
+    }
+
+    /// A request ready to run: its method, and the message its params are decoded from.
+    struct Work: Sendable {
+        var id: RequestID
+        var method: any RPCMethod.Type
+        var body: Data
+        var token: ProgressToken?
+    }
+
+    private enum Step {
+        case respond(Data)
+        case run(Work)
+        case ignore
+        case exit
+    }
+
+    private func prepare(_ body: Data) -> Step {
+        let envelope: Envelope
+        do {
+            envelope = try JSONDecoder().decode(Envelope.self, from: body)
+        } catch DecodingError.dataCorrupted(let context) where context.codingPath.isEmpty {
+            let reason = (context.underlyingError.map(Self.describe)) ?? "the message is not valid JSON"
+            return .respond(Self.response(error: RPCError(code: RPCError.parseError, message: "parse error: \(reason)"), id: .null))
+        } catch {
+            return .respond(Self.response(error: RPCError(code: RPCError.invalidRequest, message: "a message must be an object"), id: .null))
+        }
+        let id: RequestID
+        switch envelope.id {
+        case .invalid:
+            return .respond(Self.response(error: RPCError(code: RPCError.invalidRequest, message: "“id” must be a string or a number"), id: .null))
+        case .absent:
+            guard envelope.jsonrpc == "2.0", let name = envelope.method else { return .ignore }
+            return notification(name, envelope)
+        case .valid(let valid):
+            id = valid
+        }
+        guard envelope.jsonrpc == "2.0" else {
+            return .respond(Self.response(error: RPCError(code: RPCError.invalidRequest, message: "“jsonrpc” must be \"2.0\""), id: id))
+        }
+        guard let name = envelope.method else {
+            return .respond(Self.response(error: RPCError(code: RPCError.invalidRequest, message: "“method” must be a string"), id: id))
+        }
+        if name == "exit" { return .exit }
+        if envelope.params == .notObject {
+            return .respond(Self.response(error: .invalidParams("params must be an object (by name)"), id: id))
+        }
+        if let refusal = advanceLifecycle(name, locale: envelope.locale) {
+            return .respond(Self.response(error: refusal, id: id))
+        }
+        guard let method = configuration.methods.method(named: name) else {
+            return .respond(Self.response(error: RPCError(code: RPCError.methodNotFound, message: "no method “\(name)”"), id: id))
+        }
+        return .run(Work(id: id, method: method, body: body, token: envelope.workDoneToken))
+    }
+
+    /// The lifecycle, decided in arrival order: `nil` lets the request run.
+    private func advanceLifecycle(_ name: String, locale: String?) -> RPCError? {
+        phase.withLock { phase -> RPCError? in
+            switch (phase, name) {
+            case (.waiting, "initialize"):
+                phase = .running
+                if let locale, let language = Language(code: locale) { session.language = language }
+                return nil
+            case (.waiting, _):
+                return RPCError(code: RPCError.notInitialized, message: "the server is not initialized: send “initialize” first")
+            case (.running, "initialize"):
+                return RPCError(code: RPCError.invalidRequest, message: "the server is already initialized")
+            case (.running, "shutdown"):
+                phase = .shutDown
+                return nil
+            case (.running, _):
+                return nil
+            case (.shutDown, _):
+                return RPCError(code: RPCError.invalidRequest, message: "the server is shutting down; only “exit” is accepted")
+            }
+        }
+    }
+
+    private func notification(_ name: String, _ envelope: Envelope) -> Step {
+        switch name {
+        case "exit":
+            return .exit
+        case "$/cancelRequest":
+            if let key = envelope.cancelID?.key { session.cancel(Self.activityKey(key)) }
+            return .ignore
+        default:
+            // `initialized` and anything unknown: notifications get no answer.
+            return .ignore
+        }
+    }
+
+    // MARK: Running
+
+    private func execute(_ work: Work) async -> Data? {
+        let progress = work.token.map { ProgressNotifier(token: $0, title: work.method.name, connection: connection) }
+        let context = RequestContext(session: session, limits: configuration.limits, progress: progress,
+                                     server: ServerInfo(name: configuration.serverName, version: configuration.version),
+                                     methods: configuration.methods, connection: connection)
+        do {
+            let result = try await invoke(work.method, body: work.body, context: context)
+            return Self.response(result: result, id: work.id)
+        } catch {
+            return Self.response(error: rpcError(error), id: work.id)
+        }
+    }
+
+    private func invoke<M: RPCMethod>(_ method: M.Type, body: Data, context: RequestContext) async throws -> Data {
+        let params: M.Params
+        do {
+            params = try JSONDecoder().decode(ParamsEnvelope<M.Params>.self, from: body).params
+        } catch let error as DecodingError {
+            throw RPCError.from(error)
+        }
+        return try JSONEncoder.rpc.encode(try await M.run(params, context))
+    }
+
+    private func rpcError(_ error: any Error) -> RPCError {
+        switch error {
+        case let error as RPCError: return error
+        case let error as DecodingError: return RPCError.from(error)
+        case let error as CofferError: return RPCError.failure(error, language: session.language)
+        case is CancellationError: return RPCError.failure(CofferError(.cancelled), language: session.language)
+        default:
+            log("internal error: \(error)")
+            return RPCError(code: RPCError.internalError, message: "internal error")
+        }
+    }
+
+    // MARK: Writing
+
+    static func response(result: Data, id: RequestID) -> Data {
+        var data = Data(#"{"jsonrpc":"2.0","id":"#.utf8)
+        data.append(id.json)
+        data.append(contentsOf: Array(#","result":"#.utf8))
+        data.append(result)
+        data.append(UInt8(ascii: "}"))
+        return data
+    }
+
+    static func response(error: RPCError, id: RequestID) -> Data {
+        var object: [String: Any] = ["code": error.code, "message": error.message]
+        if let data = error.data { object["data"] = data }
+        var data = Data(#"{"jsonrpc":"2.0","id":"#.utf8)
+        data.append(id.json)
+        data.append(contentsOf: Array(#","error":"#.utf8))
+        data.append(jsonData(object))
+        data.append(UInt8(ascii: "}"))
+        return data
+    }
+
+    static func array(_ items: [Data]) -> Data {
+        var data = Data([UInt8(ascii: "[")])
+        for (index, item) in items.enumerated() {
+            if index > 0 { data.append(UInt8(ascii: ",")) }
+            data.append(item)
+        }
+        data.append(UInt8(ascii: "]"))
+        return data
+    }
+
+    static func jsonData(_ object: Any) -> Data {
+        (try? JSONSerialization.data(withJSONObject: object, options: [.fragmentsAllowed, .withoutEscapingSlashes]))
+            ?? Data("null".utf8)
+    }
+
+    private static func describe(_ error: any Error) -> String {
+        let text = (error as NSError).userInfo[NSDebugDescriptionErrorKey] as? String
+        return text ?? "the message is not valid JSON"
+    }
+
+    func log(_ text: String) {
+        FileHandle.standardError.write(Data("\(configuration.serverName) rpc: \(text)\n".utf8))
+    }
+}
+
+/// A value set once, by whichever comes first, and awaited.
+final class Once<Value: Sendable>: Sendable {
+    private let state = Mutex<(value: Value?, waiters: [CheckedContinuation<Value, Never>])>((nil, []))
+
+    /// Sets the value unless it is set already.
+    func resolve(_ value: Value) {
+        let waiters = state.withLock { state -> [CheckedContinuation<Value, Never>] in
+            guard state.value == nil else { return [] }
+            state.value = value
+            defer { state.waiters = [] }
+            return state.waiters
+        }
+        for waiter in waiters { waiter.resume(returning: value) }
+    }
+
+    var value: Value {
+        get async {
+            await withCheckedContinuation { continuation in
+                let ready = state.withLock { state -> Value? in
+                    if let value = state.value { return value }
+                    state.waiters.append(continuation)
+                    return nil
+                }
+                if let ready { continuation.resume(returning: ready) }
+            }
+        }
+    }
+}

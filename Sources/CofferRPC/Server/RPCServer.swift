@@ -1,0 +1,140 @@
+import CofferCore
+import CofferRuntime
+import FileService
+import Foundation
+import Synchronization
+#if canImport(Glibc)
+import Glibc
+#endif
+
+/// `coffer rpc`: the JSON-RPC 2.0 server, on standard input and output or on a Unix-domain
+/// socket that many clients use at once. Each client is an ``RPCConnection`` with a session
+/// of its own; this type only sets them up and takes them down.
+public enum RPCServer {
+    public struct Configuration: Sendable {
+        /// Forced framing; `nil` detects it from the first byte.
+        public var framing: Framing?
+        public var limits = RPCLimits()
+        /// The language before `initialize` names one.
+        public var language: Language
+        public var version: String
+        /// The name `initialize` reports (`coffer`, or an application built on it).
+        public var serverName = "coffer"
+        /// The host folders clients may import from and export to.
+        public var hostAccess = HostAccess.nowhere
+        /// The methods answered: Coffer's own, plus an application's.
+        public var methods = RPCMethodRegistry.standard
+
+        public init(framing: Framing? = nil, language: Language, version: String) {
+            self.framing = framing
+            self.language = language
+            self.version = version
+        }
+    }
+
+    /// Serves one client on standard input and output until it is done, and returns the exit
+    /// status: 0 after a clean end of input, `exit` after `shutdown`, or SIGTERM/SIGINT
+    /// (running requests cancelled cleanly); 1 for `exit` without `shutdown` or input that
+    /// ended inside a message.
+    public static func serveStandardIO(_ service: FileService, configuration: Configuration) async -> Int32 {
+        signal(SIGPIPE, SIG_IGN)
+        let connection: RPCConnection
+        do {
+            connection = try RPCConnection(service: service, connection: StreamConnection.standardIO(
+                framing: configuration.framing, maxMessageBytes: configuration.limits.maxMessageBytes),
+                                           configuration: configuration)
+        } catch {
+            FileHandle.standardError.write(Data("\(configuration.serverName): \(error.userMessage(in: configuration.language))\n".utf8))
+            return 1
+        }
+        let stops = StopSignals { connection.stop() }
+        let ending = await connection.serve()
+        stops.disarm()
+        switch ending {
+        case .exit(let afterShutdown): return afterShutdown ? 0 : 1
+        case .finished, .hungUp, .stopped: return 0
+        case .truncated: return 1
+        }
+    }
+
+    /// Accepts clients on `listener` until SIGTERM or SIGINT, each in a session of its own,
+    /// then cancels what they are running (nothing half-done is left), closes every
+    /// connection, removes the socket, and returns 0.
+    public static func serve(_ service: FileService, on listener: UnixSocketListener,
+                             configuration: Configuration) async -> Int32 {
+        signal(SIGPIPE, SIG_IGN)
+        // One index kept live for every client, not rebuilt between them.
+        service.retainBackgroundWork()
+        let clients = Clients()
+        let stopped = Once<Void>()
+        let stops = StopSignals { stopped.resolve(()) }
+        let acceptor = Thread {
+            while let fd = listener.accept() {
+                let stream = StreamConnection.socket(fd, framing: configuration.framing,
+                                                     maxMessageBytes: configuration.limits.maxMessageBytes)
+                guard let client = try? RPCConnection(service: service, connection: stream, configuration: configuration)
+                else { continue }
+                clients.serve(client)
+            }
+        }
+        acceptor.name = "coffer.rpc.accept"
+        acceptor.start()
+        await stopped.value
+        stops.disarm()
+        listener.close()
+        await clients.stopAll()
+        await service.releaseBackgroundWork()
+        return 0
+    }
+}
+
+/// The connections a listening server is serving.
+private final class Clients: Sendable {
+    private let state = Mutex<(next: Int, running: [Int: (connection: RPCConnection, task: Task<Void, Never>)], stopping: Bool)>(
+        (0, [:], false))
+
+    func serve(_ connection: RPCConnection) {
+        state.withLock { clients in
+            guard !clients.stopping else {
+                connection.stop()
+                return
+            }
+            let number = clients.next
+            clients.next += 1
+            // `finished` takes the lock, so the entry is in place before the task can end.
+            let task = Task { [self] in
+                _ = await connection.serve()
+                finished(number)
+            }
+            clients.running[number] = (connection, task)
+        }
+    }
+
+    private func finished(_ number: Int) {
+        _ = state.withLock { $0.running.removeValue(forKey: number) }
+    }
+
+    /// Stops every connection and waits for each to close its session.
+    func stopAll() async {
+        let running = state.withLock { state in
+            state.stopping = true
+            return Array(state.running.values)
+        }
+        for client in running { client.connection.stop() }
+        for client in running { await client.task.value }
+    }
+}
+
+/// SIGTERM and SIGINT, turned into a clean stop while armed.
+private final class StopSignals: Sendable {
+    private let monitors: [SignalMonitor]
+
+    init(_ stop: @escaping @Sendable () -> Void) {
+        monitors = [SignalMonitor(signal: SIGTERM), SignalMonitor(signal: SIGINT)]
+        for monitor in monitors { monitor.onSignal(stop) }
+    }
+
+    func disarm() {
+        for monitor in monitors { monitor.onSignal(nil) }
+    }
+}

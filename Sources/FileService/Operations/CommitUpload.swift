@@ -1,0 +1,23 @@
+import CofferCore
+
+/// Places a finished upload at its destination (conflicts as chosen at its beginning).
+/// The audit entry names where it was placed.
+public struct CommitUpload: FileOperation {
+    public static let name = "upload"
+    public static let changesFiles = true
+
+    public var id: String
+
+    public init(_ id: String) { self.id = id }
+
+    public func run(in context: OperationContext) async throws(CofferError) -> FileNode {
+        try await context.service.commitUpload(id, owner: context.session.number)
+    }
+
+    public func auditedPaths(for outcome: Result<FileNode, CofferError>) -> [String] {
+        switch outcome {
+        case .success(let node): [node.path.description]
+        case .failure(let error): error.path.map { [$0.description] } ?? []
+        }
+    }
+}

@@ -1,0 +1,41 @@
+import CofferCore
+
+/// Copies an item, across mounts if needed. The copy appears only when complete.
+///
+/// Defaults: keep both names (`report (2).pdf`) when the name is taken; folders copied
+/// whole. The audit entry names the source and where the copy landed (or, when it failed,
+/// the destination as named).
+public struct CopyItem: FileOperation {
+    public static let name = "copy"
+    public static let changesFiles = true
+    /// What a name already taken gets when the caller does not choose.
+    public static let defaultConflict: ConflictChoice = .keepBoth
+
+    public var source: VirtualPath
+    public var destination: Destination
+    public var conflict: ConflictChoice
+    /// Whether a folder may be copied; `false` refuses one with `isADirectory` (`cp` without `-r`).
+    public var copiesFolders: Bool
+
+    public init(_ source: VirtualPath, to destination: Destination, conflict: ConflictChoice? = nil,
+                copiesFolders: Bool = true) {
+        self.source = source
+        self.destination = destination
+        self.conflict = conflict ?? Self.defaultConflict
+        self.copiesFolders = copiesFolders
+    }
+
+    public func run(in context: OperationContext) async throws(CofferError) -> FileNode {
+        let service = context.service
+        let target = try await destination.resolve(for: source, in: service)
+        if !copiesFolders, try await service.stat(source).kind != .file { throw CofferError(.isADirectory, path: source) }
+        let placed = try await context.settling(conflict, about: target) { policy, progress throws(CofferError) in
+            try await service.copy(source, to: target, conflict: policy, progress: progress)
+        }
+        return try await service.stat(placed)
+    }
+
+    public func auditedPaths(for outcome: Result<FileNode, CofferError>) -> [String] {
+        [source.description, ((try? outcome.get())?.path ?? destination.named).description]
+    }
+}

@@ -1,0 +1,33 @@
+import CofferCore
+
+/// Copies an item out to a folder of the host machine, through the session's host access.
+/// Always a copy, never a move: the item stays.
+///
+/// Default: an item already in the host folder keeps its name and the copy is named
+/// `report (2).pdf`. The audit entry names the item (never the host path).
+public struct ExportItem: FileOperation {
+    public static let name = "export"
+    public static let changesFiles = true
+    /// What a name already taken gets when the caller does not choose.
+    public static let defaultConflict: ConflictPolicy = .keepBoth
+
+    public var path: VirtualPath
+    public var hostFolder: String
+    public var conflict: ConflictPolicy
+
+    public init(_ path: VirtualPath, toHostFolder hostFolder: String, conflict: ConflictPolicy? = nil) {
+        self.path = path
+        self.hostFolder = hostFolder
+        self.conflict = conflict ?? Self.defaultConflict
+    }
+
+    /// - Returns: the host path written.
+    public func run(in context: OperationContext) async throws(CofferError) -> String {
+        try await context.withProgress { progress throws(CofferError) in
+            try await context.service.exportItem(path, toHostDirectory: hostFolder, conflict: conflict,
+                                                 policy: context.session.hostPolicy, progress: progress)
+        }
+    }
+
+    public func auditedPaths(for outcome: Result<String, CofferError>) -> [String] { [path.description] }
+}

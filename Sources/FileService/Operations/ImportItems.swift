@@ -1,0 +1,49 @@
+import CofferCore
+
+/// Copies files and folders of the host machine into a folder, through the session's host
+/// access. The host side is only read.
+///
+/// Defaults: into `files:/Import` (created when missing); keep both names when one is
+/// taken; every type admitted. Each item gets its own result and its own audit entry, which
+/// names where it landed (host paths are never recorded).
+public struct ImportItems: FileOperation {
+    public static let name = "import"
+    public static let changesFiles = true
+    /// What a name already taken gets when the caller does not choose.
+    public static let defaultConflict: ConflictPolicy = .keepBoth
+
+    public var hostPaths: [String]
+    /// `nil`: `files:/Import`.
+    public var folder: VirtualPath?
+    /// Types by conformance, judged by content as well as name; empty admits everything.
+    public var allowedTypes: [String]
+    public var conflict: ConflictPolicy
+
+    public init(_ hostPaths: [String], into folder: VirtualPath? = nil, allowedTypes: [String] = [],
+                conflict: ConflictPolicy? = nil) {
+        self.hostPaths = hostPaths
+        self.folder = folder
+        self.allowedTypes = allowedTypes
+        self.conflict = conflict ?? Self.defaultConflict
+    }
+
+    /// The folder items go into.
+    public var destination: VirtualPath { folder ?? FileService.defaultImportFolder }
+
+    public func run(in context: OperationContext) async throws(CofferError) -> [ImportResult] {
+        try await context.withProgress { progress throws(CofferError) in
+            try await context.service.importItems(hostPaths: hostPaths, into: destination, allowedTypes: allowedTypes,
+                                                  conflict: conflict, policy: context.session.hostPolicy,
+                                                  progress: progress)
+        }
+    }
+
+    public func auditRecords(for outcome: Result<[ImportResult], CofferError>) -> [AuditRecord] {
+        guard case .success(let results) = outcome else {
+            return [AuditRecord(paths: [destination.description], outcome: outcome)]
+        }
+        return results.map { result in
+            AuditRecord(paths: [((try? result.outcome.get())?.path ?? destination).description], outcome: result.outcome)
+        }
+    }
+}

@@ -1,0 +1,36 @@
+import CofferCore
+
+/// Moves an item, across mounts if needed (a copy, then the source is removed once the copy
+/// is in place).
+///
+/// Default: a name already taken makes it fail; nothing is overwritten unless asked. The
+/// audit entry names the source and where the item landed (or the destination as named).
+public struct MoveItem: FileOperation {
+    public static let name = "move"
+    public static let changesFiles = true
+    /// What a name already taken gets when the caller does not choose.
+    public static let defaultConflict: ConflictChoice = .fail
+
+    public var source: VirtualPath
+    public var destination: Destination
+    public var conflict: ConflictChoice
+
+    public init(_ source: VirtualPath, to destination: Destination, conflict: ConflictChoice? = nil) {
+        self.source = source
+        self.destination = destination
+        self.conflict = conflict ?? Self.defaultConflict
+    }
+
+    public func run(in context: OperationContext) async throws(CofferError) -> FileNode {
+        let service = context.service
+        let target = try await destination.resolve(for: source, in: service)
+        let placed = try await context.settling(conflict, about: target) { policy, progress throws(CofferError) in
+            try await service.move(source, to: target, conflict: policy, progress: progress)
+        }
+        return try await service.stat(placed)
+    }
+
+    public func auditedPaths(for outcome: Result<FileNode, CofferError>) -> [String] {
+        [source.description, ((try? outcome.get())?.path ?? destination.named).description]
+    }
+}

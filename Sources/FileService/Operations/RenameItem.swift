@@ -1,0 +1,37 @@
+import CofferCore
+
+/// Gives an item a new name in its folder. The new name is a name, not a path.
+///
+/// Default: a name already taken makes it fail. The audit entry names the item and its
+/// new path (when the new name is a valid one).
+public struct RenameItem: FileOperation {
+    public static let name = "rename"
+    public static let changesFiles = true
+    /// What a name already taken gets when the caller does not choose.
+    public static let defaultConflict: ConflictChoice = .fail
+
+    public var path: VirtualPath
+    public var newName: String
+    public var conflict: ConflictChoice
+
+    public init(_ path: VirtualPath, to newName: String, conflict: ConflictChoice? = nil) {
+        self.path = path
+        self.newName = newName
+        self.conflict = conflict ?? Self.defaultConflict
+    }
+
+    public func run(in context: OperationContext) async throws(CofferError) -> FileNode {
+        try FileName.validate(newName, path: path)
+        let target = try path.replacingName(with: newName)
+        let service = context.service
+        let renamed = try await context.settling(conflict, about: target) { policy, _ throws(CofferError) in
+            try await service.rename(path, to: newName, conflict: policy)
+        }
+        return try await service.stat(renamed)
+    }
+
+    public func auditedPaths(for outcome: Result<FileNode, CofferError>) -> [String] {
+        let renamed = (try? outcome.get())?.path ?? (try? path.replacingName(with: newName))
+        return [path.description] + (renamed.map { [$0.description] } ?? [])
+    }
+}

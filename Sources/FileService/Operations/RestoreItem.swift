@@ -1,0 +1,67 @@
+import CofferCore
+
+/// Puts a trashed item back where it was, recreating missing parent folders.
+///
+/// The item is named by its id in the trash or, with ``Reference/name(_:)``, by that or by
+/// its original name when only one item has it. Default: a place that is taken makes it
+/// fail; `replace` moves what is in the way to the trash first (a restore never deletes).
+/// The audit entry names `trash:/<id>` and where the item went.
+public struct RestoreItem: FileOperation {
+    public static let name = "restore"
+    public static let changesFiles = true
+    /// What a name already taken gets when the caller does not choose.
+    public static let defaultConflict: ConflictChoice = .fail
+
+    public enum Reference: Sendable, Hashable {
+        /// Its name in the trash (`files/<id>`).
+        case id(String)
+        /// Its name in the trash, else its original name when exactly one item had it.
+        case name(String)
+    }
+
+    public var item: Reference
+    public var conflict: ConflictChoice
+
+    public init(_ item: Reference, conflict: ConflictChoice? = nil) {
+        self.item = item
+        self.conflict = conflict ?? Self.defaultConflict
+    }
+
+    public func run(in context: OperationContext) async throws(CofferError) -> FileNode {
+        let service = context.service
+        let found = try await self.found(in: service, language: context.language)
+        let restored = try await context.settling(conflict, about: found.originalPath) { policy, _ throws(CofferError) in
+            try await service.restore(found.id, conflict: policy)
+        }
+        return try await service.stat(restored)
+    }
+
+    private func found(in service: FileService, language: Language) async throws(CofferError) -> TrashItem {
+        switch item {
+        case .id(let id):
+            return try await service.trashItem(id)
+        case .name(let name):
+            let items = try await service.trashItems().items
+            if let exact = items.first(where: { $0.id == name }) { return exact }
+            let matches = items.filter { $0.originalPath.name == name }
+            guard matches.count <= 1 else {
+                let ids = matches.map { "“\($0.id)”" }.joined(separator: ", ")
+                throw CofferError(.invalidArgument, detail: LocalizedText(
+                    "several items in the trash were named “\(name)”: \(ids); restore one by its name in the trash",
+                    "废纸篓中有多个项目原名为“\(name)”：\(ids)；请用其在废纸篓中的名称恢复")(language))
+            }
+            guard let only = matches.first else {
+                // A name, never a path: “../x” is refused as a name before anything is looked up.
+                throw CofferError(.noSuchFile, path: try VirtualPath.root(of: "trash").appending(name))
+            }
+            return only
+        }
+    }
+
+    public func auditedPaths(for outcome: Result<FileNode, CofferError>) -> [String] {
+        let id = switch item {
+        case .id(let id), .name(let id): id
+        }
+        return ["trash:/" + id] + ((try? outcome.get()).map { [$0.path.description] } ?? [])
+    }
+}

@@ -1,0 +1,33 @@
+import CofferCore
+
+/// Writes a whole file from bytes in memory; it appears only when complete.
+///
+/// Default: a name already taken makes it fail. The audit entry names where the file was
+/// written.
+public struct WriteFile: FileOperation {
+    public static let name = "write"
+    public static let changesFiles = true
+    /// What a name already taken gets when the caller does not choose.
+    public static let defaultConflict: ConflictChoice = .fail
+
+    public var path: VirtualPath
+    public var bytes: [UInt8]
+    public var conflict: ConflictChoice
+
+    public init(_ path: VirtualPath, bytes: [UInt8], conflict: ConflictChoice? = nil) {
+        self.path = path
+        self.bytes = bytes
+        self.conflict = conflict ?? Self.defaultConflict
+    }
+
+    public func run(in context: OperationContext) async throws(CofferError) -> FileNode {
+        let service = context.service
+        return try await context.settling(conflict, about: path) { policy, _ throws(CofferError) in
+            try await service.writeFile(path, bytes: bytes, conflict: policy)
+        }
+    }
+
+    public func auditedPaths(for outcome: Result<FileNode, CofferError>) -> [String] {
+        [((try? outcome.get())?.path ?? path).description]
+    }
+}

@@ -1,0 +1,104 @@
+import CofferCore
+
+/// One thing a session can do, as a value: what it needs, what it means by default, what
+/// it returns, and what the audit log records of it.
+///
+/// Every front end expresses a request as one of these — the REPL's `cp` and RPC's
+/// `files/copy` both make a ``CopyItem`` — so its defaults, its destination rule and its
+/// audit entry exist once. ``Session/perform(_:progress:)`` runs it.
+public protocol FileOperation: Sendable {
+    associatedtype Output: Sendable
+
+    /// The operation's name in the audit log (`copy`).
+    static var name: String { get }
+    /// Whether it may change something; then every run is audited, failed ones too.
+    static var changesFiles: Bool { get }
+
+    /// What the audit log records of a run that ended with `outcome`: one record for most
+    /// operations, one per item for those that act on several at once.
+    func auditRecords(for outcome: Result<Output, CofferError>) -> [AuditRecord]
+
+    /// The virtual paths one record names (the default `auditRecords` uses them).
+    func auditedPaths(for outcome: Result<Output, CofferError>) -> [String]
+
+    /// Does it.
+    func run(in context: OperationContext) async throws(CofferError) -> Output
+}
+
+extension FileOperation {
+    public static var changesFiles: Bool { false }
+
+    public func auditedPaths(for outcome: Result<Output, CofferError>) -> [String] { [] }
+
+    public func auditRecords(for outcome: Result<Output, CofferError>) -> [AuditRecord] {
+        [AuditRecord(paths: auditedPaths(for: outcome), outcome: outcome)]
+    }
+}
+
+/// One line of the audit log, before the session adds the time and who asked.
+public struct AuditRecord: Sendable, Hashable {
+    /// Virtual paths (never a host path).
+    public var paths: [String]
+    /// `ok`, or the error's kind.
+    public var outcome: String
+
+    public init(paths: [String], outcome: String) {
+        self.paths = paths
+        self.outcome = outcome
+    }
+
+    public init<T>(paths: [String], outcome: Result<T, CofferError>) {
+        self.init(paths: paths, outcome: AuditRecord.outcome(of: outcome))
+    }
+
+    /// `ok`, or the kind of the error.
+    public static func outcome<T>(of result: Result<T, CofferError>) -> String {
+        switch result {
+        case .success: "ok"
+        case .failure(let error): error.kind.identifier
+        }
+    }
+}
+
+/// What an operation may use while it runs: its session (language, host access, the
+/// conflict question), the service, and the caller's progress display.
+public struct OperationContext: Sendable {
+    public let session: Session
+    let progress: (any ProgressDisplay)?
+
+    public var service: FileService { session.service }
+    public var language: Language { session.language }
+
+    /// Runs `body` with a reporter; with a display, the attempt is shown from start to end.
+    public nonisolated(nonsending) func withProgress<T>(
+        _ body: (ProgressReporter) async throws(CofferError) -> T
+    ) async throws(CofferError) -> T {
+        guard let progress else { return try await body(.none) }
+        let reporter = progress.begin()
+        defer { progress.end() }
+        return try await body(reporter)
+    }
+
+    /// Runs `attempt` under `choice`: with a policy, once; with ``ConflictChoice/ask``,
+    /// first with `.fail`, and if `destination` is taken, again with the session's answer.
+    /// Each attempt gets its own progress.
+    public nonisolated(nonsending) func settling<T>(
+        _ choice: ConflictChoice, about destination: VirtualPath,
+        _ attempt: (ConflictPolicy, ProgressReporter) async throws(CofferError) -> T
+    ) async throws(CofferError) -> T {
+        var policy: ConflictPolicy
+        switch choice {
+        case .policy(let chosen): policy = chosen
+        case .ask: policy = .fail
+        }
+        while true {
+            do {
+                return try await withProgress { reporter throws(CofferError) in try await attempt(policy, reporter) }
+            } catch where error.kind == .fileExists && choice == .ask && policy == .fail {
+                guard let question = session.conflictQuestion else { throw error }
+                guard let answer = await question(destination) else { throw CofferError(.cancelled, path: destination) }
+                policy = answer
+            }
+        }
+    }
+}

@@ -1,0 +1,62 @@
+import Foundation
+import Synchronization
+
+/// The background work a service keeps going while someone stays: the search index kept
+/// live by a watch of its mount, and a sweep that discards uploads abandoned for an hour.
+///
+/// Long-lived sessions retain it while they are open (and a server that takes connections
+/// for its whole life, so the index is not dropped between clients); the last release
+/// stops it.
+final class Housekeeping: Sendable {
+    private struct State {
+        var holders = 0
+        var work: [Task<Void, Never>] = []
+    }
+
+    private let state = Mutex(State())
+    /// How often abandoned uploads are looked for.
+    static let sweepInterval: Duration = .seconds(60)
+
+    func retain(_ service: FileService) {
+        state.withLock { state in
+            state.holders += 1
+            guard state.holders == 1 else { return }
+            state.work = [
+                Task { await service.startIndexing(watching: true) },
+                Task {
+                    while !Task.isCancelled {
+                        try? await Task.sleep(for: Self.sweepInterval)
+                        await service.abortUploads(idleFor: FileService.uploadIdleLimit)
+                    }
+                },
+            ]
+        }
+    }
+
+    /// Stops the work when this was the last holder, once the start it began has
+    /// finished (so the index is not left watching after being told to stop).
+    func release(_ service: FileService) async {
+        let stopped = state.withLock { state -> [Task<Void, Never>]? in
+            state.holders -= 1
+            guard state.holders == 0 else { return nil }
+            defer { state.work = [] }
+            return state.work
+        }
+        guard let stopped else { return }
+        for task in stopped { task.cancel() }
+        for task in stopped { await task.value }
+        // Under the lock: a retain that came meanwhile starts again after this, not before.
+        state.withLock { state in
+            if state.holders == 0 { service.stopIndexing() }
+        }
+    }
+}
+
+extension FileService {
+    /// Keeps the search index live and abandoned uploads swept until the matching
+    /// ``releaseBackgroundWork()``, with or without sessions open: for a server that serves
+    /// one client after another. Long-lived sessions do this themselves.
+    public nonisolated func retainBackgroundWork() { housekeeping.retain(self) }
+
+    public nonisolated func releaseBackgroundWork() async { await housekeeping.release(self) }
+}

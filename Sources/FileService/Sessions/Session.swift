@@ -1,0 +1,219 @@
+import CofferBackends
+import CofferCore
+import Synchronization
+
+/// One front end's connection to a ``FileService``: the REPL a person types into, one
+/// JSON-RPC client, a script run with `-c`.
+///
+/// A front end opens a session (``FileService/openSession(_:)``), performs operations in
+/// it, and closes it. The session owns what every front end would otherwise do by hand:
+/// - **the audit entry** of every operation that changes something, the same whichever
+///   front end asked (only the `frontEnd` field says who);
+/// - **housekeeping**: while a long-lived session is open the search index is kept live
+///   and abandoned uploads are swept; closing it discards the uploads it left open and
+///   stops its watches;
+/// - **cancellation**: work started in the session (``start(_:_:)``) can be cancelled by
+///   key, and closing cancels whatever is still running;
+/// - **its settings**: its language, its host access, and who answers a conflict question.
+public final class Session: Sendable {
+    public let service: FileService
+    /// Who is asking, as the audit log records it.
+    public let frontEnd: String
+    /// This session's number among the service's, from 1.
+    public let number: Int
+    /// The host folders the session may use (canonical paths), or `nil` for anywhere the
+    /// account can read. The container is never among them.
+    public let allowedHostFolders: [String]?
+    /// The host access the session was opened with, resolved.
+    let hostPolicy: HostAccessPolicy
+    let isLongLived: Bool
+    let activities = SessionActivities()
+    let watches = SessionWatches()
+
+    private struct State {
+        var language: Language
+        var conflictQuestion: ConflictQuestion?
+        var closed = false
+    }
+    private let state: Mutex<State>
+
+    init(service: FileService, options: SessionOptions, number: Int, hostPolicy: HostAccessPolicy) {
+        self.service = service
+        self.frontEnd = options.frontEnd
+        self.number = number
+        self.hostPolicy = hostPolicy
+        self.allowedHostFolders = hostPolicy.allowedFolders
+        self.isLongLived = options.isLongLived
+        self.state = Mutex(State(language: options.language))
+    }
+
+    /// The language of the session's messages.
+    public var language: Language {
+        get { state.withLock { $0.language } }
+        set { state.withLock { $0.language = newValue } }
+    }
+
+    /// Who answers when an operation asked to ``ConflictChoice/ask`` finds its name taken:
+    /// a person at a terminal. Without one, such an operation fails with `fileExists`.
+    public var conflictQuestion: ConflictQuestion? {
+        get { state.withLock { $0.conflictQuestion } }
+        set { state.withLock { $0.conflictQuestion = newValue } }
+    }
+
+    // MARK: Operations
+
+    /// Performs `operation` and records it in the audit log when it may change something —
+    /// also when it fails, and when the operation could not even be made (a path that does
+    /// not parse: then the entry names no path).
+    ///
+    /// The operation is made on the caller's actor (`nonisolated(nonsending)`); it runs
+    /// wherever its `run` does.
+    ///
+    /// - Parameter progress: where the operation's progress is shown, if anywhere.
+    public nonisolated(nonsending) func perform<Operation: FileOperation>(
+        _ operation: @autoclosure () throws(CofferError) -> Operation, progress: (any ProgressDisplay)? = nil
+    ) async throws(CofferError) -> Operation.Output {
+        let made: Operation
+        do {
+            made = try operation()
+        } catch {
+            if Operation.changesFiles { record(Operation.self, [AuditRecord(paths: [], outcome: error.kind.identifier)]) }
+            throw error
+        }
+        let context = OperationContext(session: self, progress: progress)
+        guard Operation.changesFiles else { return try await made.run(in: context) }
+        let outcome: Result<Operation.Output, CofferError>
+        do {
+            outcome = .success(try await made.run(in: context))
+        } catch {
+            outcome = .failure(error)
+        }
+        record(Operation.self, made.auditRecords(for: outcome))
+        return try outcome.get()
+    }
+
+    private func record<Operation: FileOperation>(_ operation: Operation.Type, _ records: [AuditRecord]) {
+        guard let audit = service.audit else { return }
+        for record in records {
+            audit.record(frontEnd: frontEnd, method: Operation.name, paths: record.paths, outcome: record.outcome)
+        }
+    }
+
+    // MARK: Activities
+
+    /// Starts `work` as a task of this session, under `key` when one is given so that
+    /// ``cancel(_:)`` can stop it. Closing the session cancels it if it is still running.
+    @discardableResult
+    public func start<T: Sendable>(_ key: ActivityKey? = nil,
+                                   _ work: @escaping @Sendable () async -> T) -> Task<T, Never> {
+        activities.start(key, work)
+    }
+
+    /// Cancels the running work started under `key`; the service turns that into a clean
+    /// stop (`cancelled`, nothing half-done).
+    public func cancel(_ key: ActivityKey) { activities.cancel(key) }
+
+    /// Cancels all the work running now.
+    public func cancelAll() { activities.cancelAll() }
+
+    /// Something that waits for the work running now to end, not for work started later:
+    /// take it before starting work that must come after (JSON-RPC's `shutdown` is
+    /// answered after the requests read before it).
+    public func untilRunningWorkEnds() -> @Sendable () async -> Void { activities.waiterForRunning() }
+
+    /// Waits until no work of the session is running.
+    public func waitForAllWork() async { await activities.waitForAll() }
+
+    // MARK: Watching
+
+    /// Reports changes below the folder at `path` (in every subfolder unless `recursive` is
+    /// false), or to the file at `path`, including changes made by other programs, until
+    /// ``unwatch(_:)`` or the end of the session. `onChange` gets the watch's id and batches
+    /// coalesced over about 100 ms; moves arrive as `deleted` at the old path and `created`
+    /// at the new one.
+    /// - Returns: the watch's id (`w1`, `w2`…, per session).
+    public func watch(_ path: VirtualPath, recursive: Bool = true,
+                      onChange: @escaping @Sendable (_ id: String, [FileChange]) -> Void) async throws(CofferError) -> String {
+        let id = watches.reserveID()
+        let watch = try await service.watch(path, recursive: recursive) { changes in onChange(id, changes) }
+        watches.keep(watch, as: id)
+        return id
+    }
+
+    /// Stops a watch; no change is reported for it afterwards. `false` when there is none.
+    public func unwatch(_ id: String) -> Bool { watches.remove(id) }
+
+    // MARK: Reading text
+
+    /// Runs `body` with the file at `path` read as text, a chunk at a time, in its detected
+    /// encoding (UTF-8, UTF-16 with a byte-order mark, or GB 18030). `body` runs on the
+    /// caller's actor.
+    /// - Throws: `unsupported` (detail `not-text`) for a file that is none of them, before
+    ///   `body` runs; whatever `body` throws, as a `CofferError`.
+    public nonisolated(nonsending) func withText<T>(
+        of path: VirtualPath, _ body: (TextReader) async throws -> T
+    ) async throws(CofferError) -> T {
+        let reader = try await service.openText(path)
+        do {
+            return try await body(reader)
+        } catch {
+            throw CofferError.wrapping(error, path: path)
+        }
+    }
+
+    // MARK: Files opened in place
+
+    /// Runs `body` with access to a bookmarked host file, ended when `body` returns or
+    /// throws (start and stop are paired by construction, seed 003 §2.2). `body` runs on
+    /// the caller's actor.
+    /// - Throws: `staleBookmark` when the file was deleted or replaced, `noSuchFile` for an
+    ///   unknown bookmark; whatever `body` throws, as a `CofferError`.
+    public nonisolated(nonsending) func withAccess<T>(
+        to bookmarkID: Int, _ body: (any HostFileReading) async throws -> T
+    ) async throws(CofferError) -> T {
+        try await service.withAccess(to: bookmarkID, policy: hostPolicy, body)
+    }
+
+    /// Runs `body` with a bookmarked host file read as text, in its detected encoding.
+    public nonisolated(nonsending) func withText<T>(
+        ofBookmark bookmarkID: Int, _ body: (TextReader) async throws -> T
+    ) async throws(CofferError) -> T {
+        try await service.withText(ofBookmark: bookmarkID, policy: hostPolicy, body)
+    }
+
+    // MARK: Closing
+
+    /// Ends the session: cancels its running work and waits for it to stop (nothing
+    /// half-done is left), stops its watches, discards the uploads it left open, and lets
+    /// the service's background work stop if no one else needs it. Later calls do nothing.
+    public func close() async {
+        let first = state.withLock { state in
+            defer { state.closed = true }
+            return !state.closed
+        }
+        guard first else { return }
+        activities.cancelAll(closing: true)
+        await activities.waitForAll()
+        watches.closeAll()
+        await service.abortUploads(idleFor: nil, ownedBy: number)
+        if isLongLived { await service.releaseBackgroundWork() }
+    }
+}
+
+extension FileService {
+    /// Opens a session for a front end. A long-lived one keeps the service's background
+    /// work going until it closes.
+    /// - Throws: for ``HostAccess/only(_:)`` folders that do not exist or are not folders.
+    public nonisolated func openSession(_ options: SessionOptions) throws(CofferError) -> Session {
+        var policy: HostAccessPolicy = switch options.hostAccess {
+        case .anywhere: .anywhere
+        case .nowhere: .nowhere
+        case .only(let folders): try .only(folders)
+        }
+        for folder in excludedHostFolders { policy = policy.excluding(folder) }
+        let number = sessionNumbers.add(1, ordering: .relaxed).newValue
+        let session = Session(service: self, options: options, number: number, hostPolicy: policy)
+        if options.isLongLived { retainBackgroundWork() }
+        return session
+    }
+}

@@ -1,0 +1,26 @@
+import CofferCore
+
+/// What a front end says about itself when it opens a ``Session``.
+public struct SessionOptions: Sendable {
+    /// Who is asking, as the audit log records it: `repl`, `rpc`, or an application's own.
+    public var frontEnd: String
+    /// The language messages are written in; a session may change it later (RPC's
+    /// `initialize` names one).
+    public var language: Language
+    /// Which host paths the session may import from, export to and open in place. The
+    /// service's container is never one of them.
+    public var hostAccess: HostAccess
+    /// Whether the session stays open while a person or a program works — the interactive
+    /// REPL, an RPC connection — rather than for one command. While one is open the service
+    /// keeps its search index live (watching the mount) and sweeps abandoned uploads; a
+    /// short session's searches bring the index up to date themselves.
+    public var isLongLived: Bool
+
+    public init(frontEnd: String, language: Language = .english, hostAccess: HostAccess = .nowhere,
+                isLongLived: Bool = false) {
+        self.frontEnd = frontEnd
+        self.language = language
+        self.hostAccess = hostAccess
+        self.isLongLived = isLongLived
+    }
+}
