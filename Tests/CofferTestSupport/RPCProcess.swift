@@ -1,26 +1,17 @@
 import Foundation
 
-/// `coffer rpc` running with pipes, for end-to-end tests: frames messages in either framing,
-/// reads every frame the server writes, and lets tests wait for responses and notifications.
-public final class RPCProcess: @unchecked Sendable {
-    public enum Framing: Sendable { case lsp, ndjson }
-
-    public let framing: Framing
+/// `coffer rpc` running with pipes, for end-to-end tests.
+public final class RPCProcess: RPCClient, @unchecked Sendable {
     private let process = Process()
     private let stdin = Pipe()
     private let stdout = Pipe()
     private let stderr = Pipe()
-    private let lock = NSLock()
-    private var messages: [Any] = []
-    private var rawFrames: [Data] = []
     private var errorText = Data()
-    private var headerProblems: [String] = []
-    private var nextID = 1
 
     /// Starts `coffer --container C rpc ARGUMENTS`; a `launcher` runs first, as for `CofferBinary.run`.
     public init(container: String, framing: Framing = .ndjson, arguments: [String] = [],
                 environment: [String: String] = [:], launcher: [String] = [], program: URL = CofferBinary.url) throws {
-        self.framing = framing
+        super.init(framing: framing)
         let command = [program.path, "--container", container, "rpc"] + arguments
         let argv = launcher + command
         process.executableURL = URL(fileURLWithPath: argv[0])
@@ -30,7 +21,8 @@ public final class RPCProcess: @unchecked Sendable {
         process.standardOutput = stdout
         process.standardError = stderr
         try process.run()
-        Thread { [self] in readFrames() }.start()
+        let output = stdout.fileHandleForReading.fileDescriptor
+        Thread { [self] in readFrames(from: output) }.start()
         Thread { [self] in
             let data = stderr.fileHandleForReading.readDataToEndOfFile()
             lock.withLock { errorText = data }
@@ -40,91 +32,17 @@ public final class RPCProcess: @unchecked Sendable {
     /// What the server wrote on standard error so far (complete once it has exited).
     public var errors: String { lock.withLock { String(decoding: errorText, as: UTF8.self) } }
 
-    /// LSP headers the server wrote that were not exactly `Content-Length: N`.
-    public var badHeaders: [String] { lock.withLock { headerProblems } }
+    override var diagnostics: String { errors }
 
-    /// Every frame body the server wrote, as bytes.
-    public var frames: [Data] { lock.withLock { rawFrames } }
-
-    // MARK: Sending
-
-    /// Writes bytes as they are, unframed.
-    public func sendRaw(_ data: Data) {
+    public override func sendRaw(_ data: Data) {
         try? stdin.fileHandleForWriting.write(contentsOf: data)
-    }
-
-    /// Frames and writes one message body.
-    public func send(body: Data) {
-        switch framing {
-        case .lsp: sendRaw(Data("Content-Length: \(body.count)\r\n\r\n".utf8) + body)
-        case .ndjson: sendRaw(body + Data("\n".utf8))
-        }
-    }
-
-    public func send(_ message: Any) {
-        send(body: try! JSONSerialization.data(withJSONObject: message, options: [.fragmentsAllowed]))
-    }
-
-    /// Sends a request with a fresh integer id and returns the id.
-    @discardableResult
-    public func sendRequest(_ method: String, _ params: [String: Any]? = nil) -> Int {
-        let id = lock.withLock { () -> Int in defer { nextID += 1 }; return nextID }
-        var message: [String: Any] = ["jsonrpc": "2.0", "id": id, "method": method]
-        if let params { message["params"] = params }
-        send(message)
-        return id
-    }
-
-    public func notify(_ method: String, _ params: [String: Any]? = nil) {
-        var message: [String: Any] = ["jsonrpc": "2.0", "method": method]
-        if let params { message["params"] = params }
-        send(message)
-    }
-
-    /// Sends a request and waits for its response.
-    public func call(_ method: String, _ params: [String: Any]? = nil, timeout: Double = 30) throws -> [String: Any] {
-        try response(to: sendRequest(method, params), timeout: timeout)
-    }
-
-    /// `initialize` with a locale.
-    @discardableResult
-    public func initialize(locale: String = "en") throws -> [String: Any] {
-        try call("initialize", ["locale": locale, "clientInfo": ["name": "tests"]])
     }
 
     /// Closes standard input: the end of input for the server.
     public func closeInput() { try? stdin.fileHandleForWriting.close() }
 
-    // MARK: Receiving
-
-    /// Waits for the response with this id (as JSON compares ids: any number or string).
-    public func response(to id: Any, timeout: Double = 30) throws -> [String: Any] {
-        try waitFor(timeout: timeout, "a response to \(id)") { message in
-            guard let object = message as? [String: Any], object["method"] == nil else { return nil }
-            return Self.sameID(object["id"], id) ? object : nil
-        }
-    }
-
-    /// Every message so far (responses, notifications, batch arrays).
-    public var received: [Any] { lock.withLock { messages } }
-
-    /// The params of every notification with this method so far.
-    public func notifications(_ method: String) -> [[String: Any]] {
-        received.compactMap { message in
-            guard let object = message as? [String: Any], object["method"] as? String == method else { return nil }
-            return object["params"] as? [String: Any]
-        }
-    }
-
-    /// Waits until `match` finds something among the messages received.
-    public func waitFor<T>(timeout: Double = 30, _ what: String, _ match: (Any) -> T?) throws -> T {
-        let deadline = Date().addingTimeInterval(timeout)
-        while Date() < deadline {
-            if let found = received.lazy.compactMap(match).first { return found }
-            usleep(2_000)
-        }
-        throw RPCTimeout(description: "timed out waiting for \(what); stderr: \(errors)")
-    }
+    /// Sends a signal to the server.
+    public func signal(_ number: Int32) { kill(process.processIdentifier, number) }
 
     /// Waits for the process to end and returns its exit status.
     public func waitForExit(timeout: Double = 30) throws -> Int32 {
@@ -142,61 +60,4 @@ public final class RPCProcess: @unchecked Sendable {
     deinit {
         if process.isRunning { process.terminate() }
     }
-
-    public static func sameID(_ a: Any?, _ b: Any) -> Bool {
-        switch (a, b) {
-        case (let x as String, let y as String): return x == y
-        case (let x as NSNumber, let y as NSNumber): return x == y
-        case (let x as NSNumber, let y as Int): return x.int64Value == Int64(y)
-        case (is NSNull, is NSNull): return true
-        default: return false
-        }
-    }
-
-    // MARK: Frames
-
-    private func readFrames() {
-        let handle = stdout.fileHandleForReading
-        var buffer = Data()
-        while true {
-            let chunk = handle.availableData
-            if chunk.isEmpty { return }
-            buffer.append(chunk)
-            while let body = nextBody(&buffer) {
-                let parsed = try? JSONSerialization.jsonObject(with: body, options: [.fragmentsAllowed])
-                lock.withLock {
-                    rawFrames.append(body)
-                    if let parsed { messages.append(parsed) }
-                }
-            }
-        }
-    }
-
-    /// Takes one complete frame off `buffer`, checking the server's header format exactly.
-    private func nextBody(_ buffer: inout Data) -> Data? {
-        switch framing {
-        case .ndjson:
-            guard let newline = buffer.firstIndex(of: UInt8(ascii: "\n")) else { return nil }
-            let body = buffer[buffer.startIndex..<newline]
-            buffer = Data(buffer[(newline + 1)...])
-            return Data(body)
-        case .lsp:
-            guard let end = buffer.range(of: Data("\r\n\r\n".utf8)) else { return nil }
-            let header = String(decoding: buffer[buffer.startIndex..<end.lowerBound], as: UTF8.self)
-            guard header.hasPrefix("Content-Length: "), !header.contains("\r\n"),
-                  let length = Int(header.dropFirst("Content-Length: ".count)) else {
-                lock.withLock { headerProblems.append(header) }
-                buffer = Data()
-                return nil
-            }
-            guard buffer.count - (end.upperBound - buffer.startIndex) >= length else { return nil }
-            let body = buffer[end.upperBound..<(end.upperBound + length)]
-            buffer = Data(buffer[(end.upperBound + length)...])
-            return Data(body)
-        }
-    }
-}
-
-public struct RPCTimeout: Error, CustomStringConvertible {
-    public var description: String
 }

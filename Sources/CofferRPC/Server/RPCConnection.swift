@@ -73,12 +73,12 @@ public final class RPCConnection: Sendable {
         return ended
     }
 
-    /// Ends the conversation from outside — a signal, a server going down: running
-    /// requests are cancelled (nothing half-done is left) and ``serve()`` returns
-    /// ``Ending/stopped``.
+    /// Ends the conversation from outside — a signal, a server going down: no more requests
+    /// are read, running ones are cancelled (nothing half-done is left) and answered as
+    /// such, and ``serve()`` returns ``Ending/stopped``.
     public func stop() {
         ending.resolve(.stopped)
-        connection.close()
+        connection.stopReceiving()
     }
 
     // MARK: Reading

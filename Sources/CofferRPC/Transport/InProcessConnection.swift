@@ -43,6 +43,8 @@ public enum InProcessConnection {
 
         public func flush() {}
 
+        public func stopReceiving() { inbox.put(.closed) }
+
         public func close() {
             inbox.put(.closed)
             outbox.put(.closed)

@@ -42,6 +42,10 @@ public protocol MessageConnection: AnyObject, Sendable {
     /// Waits until everything queued so far is written (or dropped).
     func flush()
 
+    /// Stops taking messages in: a ``receive()`` waiting returns the end, where the transport
+    /// can wake it (a socket can, a pipe cannot). Answers still go out.
+    func stopReceiving()
+
     /// Ends the connection: a ``receive()`` waiting (where the transport can wake it)
     /// returns ``ConnectionEnd/hungUp``, and later sends are dropped.
     func close()

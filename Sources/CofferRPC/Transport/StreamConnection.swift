@@ -67,6 +67,10 @@ public final class StreamConnection: MessageConnection {
 
     public func onHangUp(_ handler: @escaping @Sendable () -> Void) { writer.onHangUp(handler) }
 
+    public func stopReceiving() {
+        if let socket { _ = shutdown(socket, Int32(SHUT_RD)) }
+    }
+
     public func close() {
         // A socket can be woken: a blocked read returns the end, a blocked write fails.
         if let socket { _ = shutdown(socket, Int32(SHUT_RDWR)) }

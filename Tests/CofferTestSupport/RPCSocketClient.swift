@@ -1,0 +1,65 @@
+import Foundation
+
+/// A client of `coffer rpc --listen unix:PATH`, for end-to-end tests.
+public final class RPCSocketClient: RPCClient, @unchecked Sendable {
+    private let fd: Int32
+
+    /// Connects to the socket at `path`, trying for up to `timeout` seconds while the server
+    /// starts.
+    public init(path: String, framing: Framing = .ndjson, timeout: Double = 30) throws {
+        let deadline = Date().addingTimeInterval(timeout)
+        var connected: Int32 = -1
+        while connected < 0 {
+            connected = Self.connect(path)
+            if connected < 0 {
+                guard Date() < deadline else { throw RPCTimeout(description: "could not connect to \(path)") }
+                usleep(10_000)
+            }
+        }
+        fd = connected
+        super.init(framing: framing)
+        let socket = connected
+        Thread { [self] in readFrames(from: socket) }.start()
+    }
+
+    /// A connected socket to `path`, or -1.
+    public static func connect(_ path: String) -> Int32 {
+        let fd = socket(AF_UNIX, Int32(SOCK_STREAM.rawValue), 0)
+        guard fd >= 0 else { return -1 }
+        var address = sockaddr_un()
+        address.sun_family = sa_family_t(AF_UNIX)
+        withUnsafeMutableBytes(of: &address.sun_path) { raw in
+            let bytes = Array(path.utf8.prefix(raw.count - 1))
+            raw.copyBytes(from: bytes)
+            raw[bytes.count] = 0
+        }
+        let result = withUnsafePointer(to: &address) {
+            $0.withMemoryRebound(to: sockaddr.self, capacity: 1) { Foundation.connect(fd, $0, socklen_t(MemoryLayout<sockaddr_un>.size)) }
+        }
+        if result != 0 {
+            close(fd)
+            return -1
+        }
+        return fd
+    }
+
+    public override func sendRaw(_ data: Data) {
+        data.withUnsafeBytes { raw in
+            var offset = 0
+            while offset < raw.count {
+                let written = Foundation.send(fd, raw.baseAddress! + offset, raw.count - offset, Int32(MSG_NOSIGNAL))
+                if written < 0 && errno == EINTR { continue }
+                if written <= 0 { return }
+                offset += written
+            }
+        }
+    }
+
+    /// Finishes sending, keeping the connection open for the answers (`shutdown(SHUT_WR)`).
+    public func closeInput() { shutdown(fd, Int32(SHUT_WR)) }
+
+    /// Goes away at once, as a client that crashes does.
+    public func disconnect() { shutdown(fd, Int32(SHUT_RDWR)) }
+
+    deinit { close(fd) }
+}

@@ -1,0 +1,257 @@
+import CofferTestSupport
+import Foundation
+import Testing
+
+/// `coffer rpc --listen unix:PATH`: one server, many clients at once, each in a session of
+/// its own; the socket's life from creation to removal.
+@Suite(.serialized)
+struct RPCSocketEndToEndTests {
+    let directory = TemporaryDirectory("e2e-socket")
+    var container: String { directory.url("container") }
+    var socketPath: String { directory.url("rpc.sock") }
+    func user(_ relative: String) -> String { "container/Documents/UserFiles/" + relative }
+
+    /// The server, listening once its socket answers.
+    func listen(_ extra: [String] = []) throws -> RPCProcess {
+        let server = try RPCProcess(container: container, arguments: ["--listen", "unix:\(socketPath)"] + extra)
+        _ = try RPCSocketClient(path: socketPath)  // waits until it accepts
+        return server
+    }
+
+    func makeSparseFile(_ relative: String, gigabytes: Int) throws {
+        let path = directory.url(relative)
+        #expect(FileManager.default.createFile(atPath: path, contents: nil))
+        let handle = try FileHandle(forWritingTo: URL(fileURLWithPath: path))
+        try handle.truncate(atOffset: UInt64(gigabytes) << 30)
+        try handle.close()
+    }
+
+    /// Waits for a `$/progress` report on `client`.
+    func waitForProgress(_ client: RPCClient) throws {
+        _ = try client.waitFor("a progress report") { message -> Bool? in
+            guard let object = message as? [String: Any], object["method"] as? String == "$/progress",
+                  ((object["params"] as? [String: Any])?["value"] as? [String: Any])?["kind"] as? String == "report"
+            else { return nil }
+            return true
+        }
+    }
+
+    // MARK: Many clients
+
+    /// A client's whole life: lifecycle, changes, reads, an upload, a watch, errors in its
+    /// own language. Returns what went wrong, if anything.
+    func ordinaryClient(_ index: Int) -> [String] {
+        var problems: [String] = []
+        func check(_ condition: Bool, _ what: String) { if !condition { problems.append("client \(index): \(what)") } }
+        do {
+            let client = try RPCSocketClient(path: socketPath, framing: index % 2 == 0 ? .ndjson : .lsp)
+            let chinese = index % 3 == 0
+            check(errorCode(try client.call("files/stat", ["path": "/"])) == -32002, "a request before initialize")
+            check(result(try client.initialize(locale: chinese ? "zh-Hans" : "en")) != nil, "initialize")
+            let folder = "/client \(index)"
+            check(result(try client.call("files/createDirectory", ["path": folder])) != nil, "createDirectory")
+            let watch = result(try client.call("files/watch", ["path": folder]))?["watchId"] as? String
+            check(watch != nil, "watch")
+            check(result(try client.call("files/write", ["path": "\(folder)/笔记.txt", "data": "note \(index)"])) != nil, "write")
+            let listing = result(try client.call("files/list", ["path": folder]))?["entries"] as? [[String: Any]]
+            check(listing?.map { $0["name"] as? String } == ["笔记.txt"], "list")
+            let read = result(try client.call("files/read", ["path": "\(folder)/笔记.txt", "encoding": "text"]))
+            check(read?["data"] as? String == "note \(index)", "read")
+            let upload = result(try client.call("files/upload/begin", ["path": "\(folder)/up.bin"]))?["uploadId"] as? String ?? ""
+            _ = try client.call("files/upload/append", ["uploadId": upload, "offset": 0, "data": "AAEC"])
+            check(result(try client.call("files/upload/commit", ["uploadId": upload]))?["size"] as? Int == 3, "upload")
+            let missing = try client.call("files/stat", ["path": "/nowhere \(index)"])
+            let message = errorMessage(missing) ?? ""
+            check(errorKind(missing) == "noSuchFile", "a missing file")
+            check(message.unicodeScalars.contains { $0.value >= 0x4E00 && $0.value <= 0x9FFF } == chinese,
+                  "the message in the client's language: \(message)")
+            let found = result(try client.call("files/search", ["query": "笔记", "path": folder]))?["matches"] as? [[String: Any]]
+            check(found?.count == 1, "search")
+            // Its watch heard its own changes, and nobody else's.
+            _ = try client.waitFor("a change") { message -> Bool? in
+                (message as? [String: Any])?["method"] as? String == "files/didChange" ? true : nil
+            }
+            let changed = client.notifications("files/didChange").flatMap { ($0["changes"] as? [[String: Any]]) ?? [] }
+            check(changed.allSatisfy { ($0["path"] as? String)?.hasPrefix("files:\(folder)/") == true }, "only its own changes")
+            check(try client.call("shutdown")["result"] is NSNull, "shutdown")
+            client.notify("exit")
+        } catch {
+            problems.append("client \(index): \(error)")
+        }
+        return problems
+    }
+
+    /// Malformed frames of every kind on one connection; it stays usable.
+    func garbageClient() -> [String] {
+        do {
+            let client = try RPCSocketClient(path: socketPath)
+            try client.initialize()
+            client.sendRaw(Data("this is not json\n".utf8))
+            client.sendRaw(Data([0x7B, 0x22, 0x61, 0x22, 0x3A, 0x22, 0xFF, 0xFE, 0x22, 0x7D, 0x0A]))
+            client.sendRaw(Data((String(repeating: "[", count: 100_000) + "\n").utf8))
+            client.sendRaw(Data(repeating: UInt8(ascii: "x"), count: 17 << 20) + Data("\n".utf8))
+            client.sendRaw(Data(#"{"jsonrpc":"2.0","id":"a","method":"files/stat","params":[1]}"#.utf8) + Data("\n".utf8))
+            guard result(try client.call("files/stat", ["path": "/"])) != nil else { return ["garbage: the connection died"] }
+            let errors = client.received.compactMap { $0 as? [String: Any] }.compactMap(errorCode)
+            guard errors.filter({ $0 == -32700 }).count >= 3, errors.contains(-32600), errors.contains(-32602) else {
+                return ["garbage: errors \(errors)"]
+            }
+            client.disconnect()
+            return []
+        } catch {
+            return ["garbage: \(error)"]
+        }
+    }
+
+    @Test func eightClientsAtOnceEachInItsOwnSession() throws {
+        _ = try CofferBinary.run(["--container", container, "-c", "ls"])
+        try makeSparseFile(user("big.bin"), gigabytes: 6)
+        let server = try listen()
+
+        // One client starts a large copy, then vanishes in the middle of it.
+        let leaver = try RPCSocketClient(path: socketPath)
+        try leaver.initialize()
+        leaver.sendRequest("files/copy", ["path": "/big.bin", "toDirectory": "/Download", "workDoneToken": "big"])
+        try waitForProgress(leaver)
+
+        let problems = ProblemList()
+        DispatchQueue.concurrentPerform(iterations: 8) { index in
+            switch index {
+            case 7: leaver.disconnect()
+            case 6: problems.add(garbageClient())
+            default: problems.add(ordinaryClient(index))
+            }
+        }
+        #expect(problems.all.isEmpty, "\(problems.all)")
+        #expect(server.isRunning)
+
+        // The copy was cancelled when its client went: nothing of it is left, hidden or not.
+        let deadline = Date().addingTimeInterval(30)
+        while !directory.names(user("Download")).isEmpty && Date() < deadline { usleep(20_000) }
+        #expect(directory.names(user("Download")).isEmpty)
+        let audit = directory.contents("container/Library/Application Support/AppData/logs/audit.jsonl") ?? ""
+        #expect(audit.contains(#""method":"copy","outcome":"cancelled","paths":["files:/big.bin","files:/Download"]"#))
+        for index in 0..<6 { #expect(directory.contents(user("client \(index)/笔记.txt")) == "note \(index)") }
+        // Uploads were each committed by the session that began them; none is left behind.
+        #expect(directory.names("container/Library/Caches/Downloading") == ["CACHEDIR.TAG"])
+
+        // A new client after all that is served as the first was.
+        let late = try RPCSocketClient(path: socketPath)
+        #expect(result(try late.initialize()) != nil)
+        #expect(result(try late.call("files/stat", ["path": "/client 1/up.bin"]))?["size"] as? Int == 3)
+
+        server.signal(SIGTERM)
+        #expect(try server.waitForExit() == 0)
+        #expect(!FileManager.default.fileExists(atPath: socketPath))
+    }
+
+    @Test func sessionsAreSeparate() throws {
+        _ = try CofferBinary.run(["--container", container, "-c", "ls"])
+        let server = try listen()
+        let first = try RPCSocketClient(path: socketPath)
+        let second = try RPCSocketClient(path: socketPath)
+        try first.initialize()
+        // Each connection has its own lifecycle: the second is not initialized yet.
+        #expect(errorCode(try second.call("files/stat", ["path": "/"])) == -32002)
+        try second.initialize(locale: "zh-Hans")
+        // Uploads are their session's own.
+        let upload = result(try first.call("files/upload/begin", ["path": "/u.bin"]))?["uploadId"] as? String ?? ""
+        #expect(errorKind(try second.call("files/upload/commit", ["uploadId": upload])) == "notFoundUpload")
+        // One client's shutdown and exit end that client only.
+        _ = try first.call("shutdown")
+        first.notify("exit")
+        #expect(result(try second.call("files/stat", ["path": "/"])) != nil)
+        // The first session ended: its unfinished upload is gone.
+        let deadline = Date().addingTimeInterval(10)
+        while directory.names("container/Library/Caches/Downloading").count > 1 && Date() < deadline { usleep(10_000) }
+        #expect(directory.names("container/Library/Caches/Downloading") == ["CACHEDIR.TAG"])
+        // A client that finishes sending still gets its answers.
+        let ids = (0..<20).map { _ in second.sendRequest("files/stat", ["path": "/"]) }
+        second.closeInput()
+        for id in ids { #expect(result(try second.response(to: id)) != nil) }
+        server.signal(SIGINT)
+        #expect(try server.waitForExit() == 0)
+        #expect(!FileManager.default.fileExists(atPath: socketPath))
+    }
+
+    @Test func stoppingCancelsWhatIsRunningAndLeavesNothing() throws {
+        _ = try CofferBinary.run(["--container", container, "-c", "ls"])
+        try makeSparseFile(user("big.bin"), gigabytes: 6)
+        let server = try listen()
+        let client = try RPCSocketClient(path: socketPath)
+        try client.initialize()
+        let copy = client.sendRequest("files/copy", ["path": "/big.bin", "toDirectory": "/Download", "workDoneToken": 1])
+        try waitForProgress(client)
+        server.signal(SIGTERM)
+        #expect(try server.waitForExit() == 0)
+        // The copy was answered as cancelled before the connection closed, and left nothing.
+        #expect(errorCode(try client.response(to: copy)) == -32800)
+        #expect(directory.names(user("Download")).isEmpty)
+        #expect(!FileManager.default.fileExists(atPath: socketPath))
+    }
+
+    // MARK: The socket file
+
+    @Test func theSocketIsTheOwnersAloneAndGoesAwayAtTheEnd() throws {
+        let server = try listen()
+        var info = stat()
+        #expect(lstat(socketPath, &info) == 0)
+        #expect(info.st_mode & S_IFMT == S_IFSOCK)
+        #expect(info.st_mode & 0o777 == 0o600)
+        // A second server on the same socket is refused while the first lives.
+        let second = try CofferBinary.run(["--container", container, "rpc", "--listen", "unix:\(socketPath)"])
+        #expect(second.status == 2)
+        #expect(second.errors.contains("already listening"))
+        server.signal(SIGTERM)
+        #expect(try server.waitForExit() == 0)
+        #expect(lstat(socketPath, &info) != 0)
+    }
+
+    @Test func somethingElseAtThePathIsNeverReplaced() throws {
+        directory.make(["rpc.sock": "precious"])
+        let result = try CofferBinary.run(["--container", container, "rpc", "--listen", "unix:\(socketPath)"])
+        #expect(result.status == 2)
+        #expect(result.errors.contains("is not a socket"))
+        #expect(directory.contents("rpc.sock") == "precious")
+        directory.make(["folder/": ""])
+        let folder = try CofferBinary.run(["--container", container, "rpc", "--listen", "unix:\(directory.url("folder"))"])
+        #expect(folder.status == 2)
+        #expect(FileManager.default.fileExists(atPath: directory.url("folder")))
+        for bad in ["tcp:1234", "unix:", String(repeating: "x", count: 200)] {
+            #expect(try CofferBinary.run(["--container", container, "rpc", "--listen", bad]).status == 2)
+        }
+        let long = try CofferBinary.run(["--container", container, "rpc", "--listen", "unix:/tmp/" + String(repeating: "s", count: 120)])
+        #expect(long.status == 2)
+        #expect(long.errors.contains("longer than 107 bytes"))
+    }
+
+    @Test func aStaleSocketOfAServerThatIsGoneIsReplaced() throws {
+        // A socket bound and never unlinked, as a killed server leaves it.
+        let fd = socket(AF_UNIX, Int32(SOCK_STREAM.rawValue), 0)
+        var address = sockaddr_un()
+        address.sun_family = sa_family_t(AF_UNIX)
+        withUnsafeMutableBytes(of: &address.sun_path) { raw in
+            let bytes = Array(socketPath.utf8)
+            raw.copyBytes(from: bytes)
+            raw[bytes.count] = 0
+        }
+        let bound = withUnsafePointer(to: &address) {
+            $0.withMemoryRebound(to: sockaddr.self, capacity: 1) { bind(fd, $0, socklen_t(MemoryLayout<sockaddr_un>.size)) }
+        }
+        #expect(bound == 0)
+        close(fd)
+        let server = try listen()
+        let client = try RPCSocketClient(path: socketPath)
+        #expect(result(try client.initialize()) != nil)
+        server.signal(SIGTERM)
+        #expect(try server.waitForExit() == 0)
+    }
+}
+
+/// What the clients of a test found wrong, gathered from several threads.
+final class ProblemList: @unchecked Sendable {
+    private let lock = NSLock()
+    private var problems: [String] = []
+    func add(_ more: [String]) { lock.withLock { problems += more } }
+    var all: [String] { lock.withLock { problems } }
+}
