@@ -112,6 +112,7 @@ let package = Package(
             name: "BackendConformanceTests",
             dependencies: ["CofferBackendConformance", "CofferInMemory", "CofferBackends", "CofferCore"]
         ),
+        .testTarget(name: "CofferRPCTests", dependencies: ["CofferRPC", "FileService", "CofferCore", "CofferTestSupport"]),
         .testTarget(name: "CofferREPLTests", dependencies: ["CofferREPL", "CofferCore", "CofferRuntime", "CofferTestSupport"]),
         .testTarget(
             name: "EndToEndTests",

@@ -158,4 +158,5 @@ public class RPCClient: @unchecked Sendable {
 
 public struct RPCTimeout: Error, CustomStringConvertible {
     public var description: String
+    public init(description: String) { self.description = description }
 }

@@ -21,6 +21,7 @@ struct Initialize: RPCMethod {
             var maxInlineBytes: Int
             var maxChunkBytes: Int
             var maxRequestsInFlight: Int
+            var maxQueuedRequests: Int
         }
         var serverInfo: ServerInfo
         var protocolVersion: Int
@@ -39,7 +40,8 @@ struct Initialize: RPCMethod {
         let limits = context.limits
         return Result(serverInfo: context.server, protocolVersion: 1, mounts: mounts,
                       limits: .init(maxMessageBytes: limits.maxMessageBytes, maxInlineBytes: limits.maxInlineBytes,
-                                    maxChunkBytes: limits.maxChunkBytes, maxRequestsInFlight: limits.maxRequestsInFlight),
+                                    maxChunkBytes: limits.maxChunkBytes, maxRequestsInFlight: limits.maxRequestsInFlight,
+                                    maxQueuedRequests: limits.maxQueuedRequests),
                       hostAccess: context.session.allowedHostFolders ?? [], methods: context.methods.names)
     }
 }

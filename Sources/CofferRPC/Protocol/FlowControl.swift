@@ -1,12 +1,14 @@
 import Foundation
 
-/// How much one connection may have outstanding: requests read and not yet answered, and
-/// the bytes of those requests and of answers not yet written.
+/// How much one connection may have outstanding: requests read and not yet answered
+/// (running, or waiting for one of the ``RequestSlots``), and the bytes of those requests
+/// and of answers not yet written.
 ///
 /// The reader waits here before taking on another request, so a client that floods the
 /// server, or stops reading its answers, holds up only itself: its input stays in its own
-/// socket buffer, and memory stays bounded whatever it sends. A request is always admitted
-/// when nothing else is outstanding, however large.
+/// socket buffer, and memory stays bounded whatever it sends. The bound is far above the
+/// number that run at once, so a `$/cancelRequest` behind a crowd of requests is still read
+/// promptly. A request is always admitted when nothing else is outstanding, however large.
 final class FlowControl: Sendable {
     private let maxRequests: Int
     private let maxBytes: Int

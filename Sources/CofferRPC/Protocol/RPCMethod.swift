@@ -31,9 +31,12 @@ public struct RPCLimits: Sendable {
     public var maxInlineBytes = 8 << 20
     /// The most bytes one `files/upload/append` may carry (decoded).
     public var maxChunkBytes = 4 << 20
+    /// The most requests of one connection that run at once; others wait their turn in
+    /// order of arrival (and can be cancelled while they wait).
+    public var maxRequestsInFlight = 64
     /// The most requests of one connection read and not yet answered; past it the server
     /// reads no more from that connection until answers have gone out.
-    public var maxRequestsInFlight = 64
+    public var maxQueuedRequests = 1024
     /// The most bytes of requests and their answers one connection may have pending.
     public var maxPendingBytes = 64 << 20
 

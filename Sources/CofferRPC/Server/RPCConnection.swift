@@ -39,6 +39,7 @@ public final class RPCConnection: Sendable {
     let configuration: RPCServer.Configuration
     private let phase = Mutex(Phase.waiting)
     private let flow: FlowControl
+    private let slots: RequestSlots
     private let ending = Once<Ending>()
 
     /// A conversation over `connection`, in a new long-lived session of `service` with the
@@ -50,20 +51,22 @@ public final class RPCConnection: Sendable {
             frontEnd: "rpc", language: configuration.language, hostAccess: configuration.hostAccess, isLongLived: true))
         self.connection = connection
         self.configuration = configuration
-        self.flow = FlowControl(maxRequests: configuration.limits.maxRequestsInFlight,
+        self.flow = FlowControl(maxRequests: configuration.limits.maxQueuedRequests,
                                 maxBytes: configuration.limits.maxPendingBytes)
+        self.slots = RequestSlots(configuration.limits.maxRequestsInFlight)
     }
 
     /// Serves until the conversation ends, then closes the session and returns how it ended.
     public func serve() async -> Ending {
-        connection.onHangUp { [session] in session.cancelAll() }
+        // Nobody is left to answer: stop what runs, and what would start.
+        connection.onHangUp { [session] in session.stopWork() }
         let thread = Thread { [self] in ending.resolve(readLoop()) }
         thread.name = "coffer.rpc.reader"
         thread.stackSize = 4 << 20
         thread.start()
         let ended = await ending.value
         switch ended {
-        case .exit, .hungUp, .stopped: session.cancelAll()
+        case .exit, .hungUp, .stopped: session.stopWork()
         case .finished, .truncated: break
         }
         await session.waitForAllWork()
@@ -167,12 +170,14 @@ public final class RPCConnection: Sendable {
         flow.admit(body.count)
         session.start { [self] in
             var responses = immediate
+            let admitted = await slots.acquire()
             await withTaskGroup(of: Data?.self) { group in
                 for item in work {
-                    group.addTask { await self.execute(item) }
+                    group.addTask { admitted ? await self.execute(item) : self.cancelled(item) }
                 }
                 for await response in group { if let response { responses.append(response) } }
             }
+            if admitted { slots.release() }
             finish(responses.isEmpty ? nil : Self.array(responses), chargedFor: body.count)
         }
         return steps.contains { if case .exit = $0 { true } else { false } } ? exitEnding() : nil
@@ -182,13 +187,25 @@ public final class RPCConnection: Sendable {
         .exit(afterShutdown: phase.withLock { $0 == .shutDown })
     }
 
-    /// Starts a request as a task of the session, cancellable by its id.
+    /// Starts a request as a task of the session, cancellable by its id; it runs once it
+    /// has a place among the connection's running requests.
     private func start(_ work: Work, size: Int, after earlier: (@Sendable () async -> Void)? = nil) {
         flow.admit(size)
         session.start(work.id.key.map(Self.activityKey)) { [self] in
             await earlier?()
-            finish(await execute(work), chargedFor: size)
+            guard await slots.acquire() else {
+                finish(cancelled(work), chargedFor: size)
+                return
+            }
+            let response = await execute(work)
+            slots.release()
+            finish(response, chargedFor: size)
         }
+    }
+
+    /// The answer to a request cancelled before it ran.
+    private func cancelled(_ work: Work) -> Data {
+        Self.response(error: RPCError.failure(CofferError(.cancelled), language: session.language), id: work.id)
     }
 
     /// Sends an answer (if any) and frees the request's place once it is written.

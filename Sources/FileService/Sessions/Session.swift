@@ -116,6 +116,10 @@ public final class Session: Sendable {
     /// Cancels all the work running now.
     public func cancelAll() { activities.cancelAll() }
 
+    /// Cancels all the work running now and everything started from now on: for when
+    /// nobody is left to answer (a client gone, a server stopping).
+    public func stopWork() { activities.cancelAll(closing: true) }
+
     /// Something that waits for the work running now to end, not for work started later:
     /// take it before starting work that must come after (JSON-RPC's `shutdown` is
     /// answered after the requests read before it).
@@ -192,7 +196,7 @@ public final class Session: Sendable {
             return !state.closed
         }
         guard first else { return }
-        activities.cancelAll(closing: true)
+        stopWork()
         await activities.waitForAll()
         watches.closeAll()
         await service.abortUploads(idleFor: nil, ownedBy: number)
