@@ -78,7 +78,7 @@ let package = Package(
         // A backend of the application's own (`mem:`, with a quota) beside the standard mounts.
         .executableTarget(
             name: "CustomBackendExample",
-            dependencies: ["CofferApp", "CofferCore", "CofferInMemory"],
+            dependencies: ["CofferApp", "CofferCore", "CofferInMemory", "CofferRPC", "FileService"],
             path: "Examples/custom-backend",
             exclude: ["Tests", "README.md"]
         ),

@@ -4,7 +4,8 @@
 //     swift run custom-backend-example                               # the REPL; try `mounts`, `ls mem:/`
 //     swift run custom-backend-example -c 'cp -r Download mem:/; ls mem:/'
 //     echo 'cp notes.txt mem:/' | swift run custom-backend-example  # piped commands
-//     swift run custom-backend-example rpc                           # JSON-RPC 2.0 on stdin/stdout
+//     swift run custom-backend-example rpc                           # JSON-RPC 2.0 on stdin/stdout,
+//                                                                    # with a method of its own: mem/usage
 //
 // It takes exactly `coffer`'s arguments (`--container`, `--lang`, `-c`, `rpc`, …); its default
 // container is ~/.local/share/custom-backend-example. `mem:` lives as long as the process:
@@ -14,6 +15,8 @@
 import CofferApp
 import CofferCore
 import CofferInMemory
+import CofferRPC
+import FileService
 import Foundation
 import Synchronization
 
@@ -127,14 +130,41 @@ final class QuotaWrite: PendingWrite {
     }
 }
 
-/// The application: `coffer`'s front ends over the standard mounts plus `mem:`.
+/// `mem/usage`: how much of its quota `mem:` holds — a JSON-RPC method of the application's
+/// own, answered by `custom-backend-example rpc` beside Coffer's methods.
+///
+/// A method is a type: its name on the wire, its params and its result (both `Codable`), and
+/// what it does with the request's context — here it finds the application's own backend among
+/// the service's mounts. Methods that touch files perform an operation in the context's session
+/// (`context.perform(CopyItem(…))`), which audits it as Coffer's own methods are audited.
+struct MemoryUsage: RPCMethod {
+    static let name = "mem/usage"
+
+    struct Result: Encodable, Sendable {
+        var usedBytes: Int64
+        var quota: Int64
+        var freeBytes: Int64
+    }
+
+    static func run(_ params: NoParams, _ context: RequestContext) async throws -> Result {
+        guard let memory = context.service.mounts.first(where: { $0.name == "mem" })?.backend as? QuotaMemoryBackend else {
+            throw CofferError(.unknownMount, detail: "mem")
+        }
+        let used = memory.usedBytes
+        return Result(usedBytes: used, quota: memory.quota, freeBytes: max(0, memory.quota - used))
+    }
+}
+
+/// The application: `coffer`'s front ends over the standard mounts plus `mem:`, and one
+/// JSON-RPC method of its own.
 @main
 struct CustomBackendExample {
     static func main() async {
         let quota = ProcessInfo.processInfo.environment["COFFER_MEM_QUOTA"].flatMap(Int64.init) ?? 1 << 20
         // The one place mounts are registered: `files:`, `trash:` and `staging:` come with
-        // the container; this closure adds the application's own.
-        let application = CofferApplication(name: "custom-backend-example") { _, _ in
+        // the container; this closure adds the application's own. Its methods are added
+        // beside it, the same way.
+        let application = CofferApplication(name: "custom-backend-example", extraMethods: [MemoryUsage.self]) { _, _ in
             [Mount(name: "mem", backend: QuotaMemoryBackend(quota: quota),
                    description: LocalizedText("Kept in memory, up to \(quota) bytes, until the program ends",
                                               "保存在内存中，最多 \(quota) 字节，程序结束即清空"))]

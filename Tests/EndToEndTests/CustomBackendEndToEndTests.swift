@@ -159,4 +159,30 @@ struct CustomBackendEndToEndTests {
         rpc.closeInput()
         #expect(try rpc.waitForExit() == 0)
     }
+
+    /// The application's own JSON-RPC method, added as its mount is, walked end to end.
+    @Test func theApplicationsOwnMethodIsServedBesideCoffers() throws {
+        let rpc = try RPCProcess(container: container, environment: ["COFFER_MEM_QUOTA": "5000"], program: program)
+        let initialized = try #require(result(try rpc.initialize()))
+        #expect((initialized["methods"] as? [String])?.contains("mem/usage") == true)
+        let empty = try #require(result(try rpc.call("mem/usage")))
+        #expect(empty["usedBytes"] as? Int == 0 && empty["quota"] as? Int == 5000 && empty["freeBytes"] as? Int == 5000)
+        _ = try rpc.call("files/write", ["path": "mem:/a.txt", "data": String(repeating: "x", count: 1200)])
+        _ = try rpc.call("files/write", ["path": "mem:/b.txt", "data": String(repeating: "y", count: 300)])
+        let used = try #require(result(try rpc.call("mem/usage")))
+        #expect(used["usedBytes"] as? Int == 1500 && used["freeBytes"] as? Int == 3500)
+        // Params it does not know are ignored; params of the wrong shape are refused like any method's.
+        #expect(errorCode(try rpc.call("mem/usage", ["extra": true])) == nil)
+        rpc.send(["jsonrpc": "2.0", "id": 900, "method": "mem/usage", "params": [1]] as [String: Any])
+        #expect(errorCode(try rpc.response(to: 900)) == -32602)
+        rpc.closeInput()
+        #expect(try rpc.waitForExit() == 0)
+
+        // Plain coffer does not have it.
+        let plain = try RPCProcess(container: container)
+        try plain.initialize()
+        #expect(errorCode(try plain.call("mem/usage")) == -32601)
+        plain.closeInput()
+        #expect(try plain.waitForExit() == 0)
+    }
 }
