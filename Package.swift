@@ -31,7 +31,7 @@ let package = Package(
         // The model: paths, nodes, types, ordering, errors, the backend protocol. No I/O.
         .target(
             name: "CofferCore",
-            resources: [.embedInCode("Types/types.json")]
+            resources: [.embedInCode("Types/types.json"), .embedInCode("Errors/messages.json")]
         ),
         // Running blocking calls off Swift's cooperative pool, and signals as Dispatch events:
         // shared by the backends, the search index and the front ends.

@@ -1,4 +1,4 @@
-import CofferCore
+@testable import CofferCore
 import Testing
 
 struct ErrorMessageTests {
@@ -22,6 +22,29 @@ struct ErrorMessageTests {
         for word in ["“help”", "“mounts”", "cp -r", " info", "files/", "initialize", "--", "coffer rpc"] {
             #expect(!hint.contains(word), "\(kind): \(hint)")
         }
+    }
+
+    /// The catalog is data: it must hold exactly the kinds there are, every template filled.
+    @Test func theCatalogHasEveryKindAndNothingElse() {
+        #expect(Set(MessageCatalog.shared.entries.keys) == Set(CofferError.Kind.allKinds.map(\.identifier)))
+        let path = VirtualPath.root().appending(trustedName: "a.txt")
+        for kind in CofferError.Kind.allKinds {
+            for error in [CofferError(kind), CofferError(kind, path: path), CofferError(kind, detail: "d"),
+                          CofferError(kind, path: path, detail: "not-text"), CofferError(kind, detail: "too-long")] {
+                for language in Language.allCases {
+                    let message = error.userMessage(in: language)
+                    #expect(!message.text.contains("{") && !message.text.contains("}"), "\(kind): \(message.text)")
+                    #expect(message.text.hasSuffix(".") || message.text.hasSuffix("。"), "\(kind): \(message.text)")
+                }
+            }
+        }
+        #expect(CofferError(.invalidName, path: path, detail: "too-long").userMessage(in: .english).text
+                == "The name for “files:/a.txt” is longer than 255 bytes.")
+        #expect(CofferError(.unsupported, path: path, detail: "not-text").userMessage(in: .simplifiedChinese).text
+                == "“files:/a.txt” 不是 UTF-8、UTF-16 或 GB 18030 编码的文本。")
+        #expect(CofferError(.typeNotAllowed, path: path, detail: "public.plain-text").userMessage(in: .english).text
+                == "“files:/a.txt” isn't one of the allowed types (it is public.plain-text).")
+        #expect(CofferError(.unknownMount, detail: "mem").userMessage(in: .english).text == "There is no mount named “mem:”.")
     }
 
     @Test func aFrontEndsHintReplacesCoresForItsKindsOnly() {

@@ -22,6 +22,15 @@ public final class TemporaryDirectory: @unchecked Sendable {
         relative.isEmpty ? path : path + "/" + relative
     }
 
+    /// A sparse file of `gigabytes` GiB at `relative`: large to copy, cheap to make.
+    public func makeSparseFile(_ relative: String, gigabytes: Int) throws {
+        let path = url(relative)
+        guard FileManager.default.createFile(atPath: path, contents: nil) else { throw CocoaError(.fileWriteUnknown) }
+        let handle = try FileHandle(forWritingTo: URL(fileURLWithPath: path))
+        try handle.truncate(atOffset: UInt64(gigabytes) << 30)
+        try handle.close()
+    }
+
     /// Builds a fixture tree: `"a/b.txt": "text"` makes a file, a key ending in `/` a folder.
     @discardableResult
     public func make(_ entries: KeyValuePairs<String, String>) -> Self {

@@ -199,12 +199,7 @@ struct InteractiveEndToEndTests {
     }
 
     @Test func ctrlCCancelsALongCopyAndLeavesNothingBehind() throws {
-        // A sparse file: large to copy, cheap to create.
-        let big = directory.url("container/Documents/UserFiles/big.bin")
-        #expect(FileManager.default.createFile(atPath: big, contents: nil))
-        let handle = try FileHandle(forWritingTo: URL(fileURLWithPath: big))
-        try handle.truncate(atOffset: 6 << 30)
-        try handle.close()
+        try directory.makeSparseFile("container/Documents/UserFiles/big.bin", gigabytes: 6)
 
         let session = try start()
         try session.type("cp big.bin copy.bin")

@@ -323,17 +323,9 @@ struct RPCEndToEndTests {
 
     // MARK: Concurrency, progress, cancellation
 
-    func makeSparseFile(_ relative: String, gigabytes: Int) throws {
-        let path = directory.url(relative)
-        #expect(FileManager.default.createFile(atPath: path, contents: nil))
-        let handle = try FileHandle(forWritingTo: URL(fileURLWithPath: path))
-        try handle.truncate(atOffset: UInt64(gigabytes) << 30)
-        try handle.close()
-    }
-
     @Test func aLongCopyDoesNotHoldUpOtherRequestsAndCancelsCleanly() throws {
         _ = try CofferBinary.run(["--container", container, "-c", "ls"])
-        try makeSparseFile(user("big.bin"), gigabytes: 6)
+        try directory.makeSparseFile(user("big.bin"), gigabytes: 6)
         let rpc = try server()
         try rpc.initialize()
         let copy = rpc.sendRequest("files/copy", ["path": "/big.bin", "toDirectory": "/Download", "workDoneToken": "copy-1"])

@@ -18,14 +18,6 @@ struct RPCSocketEndToEndTests {
         return server
     }
 
-    func makeSparseFile(_ relative: String, gigabytes: Int) throws {
-        let path = directory.url(relative)
-        #expect(FileManager.default.createFile(atPath: path, contents: nil))
-        let handle = try FileHandle(forWritingTo: URL(fileURLWithPath: path))
-        try handle.truncate(atOffset: UInt64(gigabytes) << 30)
-        try handle.close()
-    }
-
     /// Waits for a `$/progress` report on `client`.
     func waitForProgress(_ client: RPCClient) throws {
         _ = try client.waitFor("a progress report") { message -> Bool? in
@@ -105,7 +97,7 @@ struct RPCSocketEndToEndTests {
 
     @Test func eightClientsAtOnceEachInItsOwnSession() throws {
         _ = try CofferBinary.run(["--container", container, "-c", "ls"])
-        try makeSparseFile(user("big.bin"), gigabytes: 6)
+        try directory.makeSparseFile(user("big.bin"), gigabytes: 6)
         let server = try listen()
 
         // One client starts a large copy, then vanishes in the middle of it.
@@ -176,7 +168,7 @@ struct RPCSocketEndToEndTests {
 
     @Test func stoppingCancelsWhatIsRunningAndLeavesNothing() throws {
         _ = try CofferBinary.run(["--container", container, "-c", "ls"])
-        try makeSparseFile(user("big.bin"), gigabytes: 6)
+        try directory.makeSparseFile(user("big.bin"), gigabytes: 6)
         let server = try listen()
         let client = try RPCSocketClient(path: socketPath)
         try client.initialize()
@@ -226,25 +218,18 @@ struct RPCSocketEndToEndTests {
     }
 
     @Test func aStaleSocketOfAServerThatIsGoneIsReplaced() throws {
-        // A socket bound and never unlinked, as a killed server leaves it.
-        let fd = socket(AF_UNIX, Int32(SOCK_STREAM.rawValue), 0)
-        var address = sockaddr_un()
-        address.sun_family = sa_family_t(AF_UNIX)
-        withUnsafeMutableBytes(of: &address.sun_path) { raw in
-            let bytes = Array(socketPath.utf8)
-            raw.copyBytes(from: bytes)
-            raw[bytes.count] = 0
-        }
-        let bound = withUnsafePointer(to: &address) {
-            $0.withMemoryRebound(to: sockaddr.self, capacity: 1) { bind(fd, $0, socklen_t(MemoryLayout<sockaddr_un>.size)) }
-        }
-        #expect(bound == 0)
-        close(fd)
+        // A server killed outright leaves its socket behind.
+        let killed = try listen()
+        killed.signal(SIGKILL)
+        _ = try killed.waitForExit()
+        var info = stat()
+        #expect(lstat(socketPath, &info) == 0 && info.st_mode & S_IFMT == S_IFSOCK)
         let server = try listen()
         let client = try RPCSocketClient(path: socketPath)
         #expect(result(try client.initialize()) != nil)
         server.signal(SIGTERM)
         #expect(try server.waitForExit() == 0)
+        #expect(lstat(socketPath, &info) != 0)
     }
 }
 

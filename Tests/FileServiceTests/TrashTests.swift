@@ -216,10 +216,12 @@ extension TrashTests {
     }
 }
 
-/// Someone else's backend over a local folder, forwarding to a local sandbox; it offers the
-/// rename capability only when asked to.
-struct ForwardingBackend: StorageBackend {
-    let inner: LocalSandboxBackend
+/// Someone else's backend over a local folder: every call goes to a local sandbox.
+protocol ForwardingToLocal: StorageBackend {
+    var inner: LocalSandboxBackend { get }
+}
+
+extension ForwardingToLocal {
     var capabilities: BackendCapabilities { inner.capabilities }
     func contentsOfFolder(at path: VirtualPath) async throws -> [FileNode] { try await inner.contentsOfFolder(at: path) }
     func node(at path: VirtualPath) async throws -> FileNode { try await inner.node(at: path) }
@@ -232,21 +234,17 @@ struct ForwardingBackend: StorageBackend {
     func removeItem(at path: VirtualPath) async throws { try await inner.removeItem(at: path) }
 }
 
-struct RenamingBackend: LocalFolderBackend {
-    let forwarding: ForwardingBackend
-    var capabilities: BackendCapabilities { forwarding.capabilities }
-    func contentsOfFolder(at path: VirtualPath) async throws -> [FileNode] { try await forwarding.contentsOfFolder(at: path) }
-    func node(at path: VirtualPath) async throws -> FileNode { try await forwarding.node(at: path) }
-    func createFolder(at path: VirtualPath) async throws { try await forwarding.createFolder(at: path) }
-    func openFile(at path: VirtualPath) async throws -> any ReadableFile { try await forwarding.openFile(at: path) }
-    func makeWrite(at path: VirtualPath) async throws -> any PendingWrite { try await forwarding.makeWrite(at: path) }
-    func moveItem(at source: VirtualPath, to destination: VirtualPath, conflict: ConflictPolicy) async throws {
-        try await forwarding.moveItem(at: source, to: destination, conflict: conflict)
-    }
-    func removeItem(at path: VirtualPath) async throws { try await forwarding.removeItem(at: path) }
+/// Without the rename capability.
+struct ForwardingBackend: ForwardingToLocal {
+    let inner: LocalSandboxBackend
+}
+
+/// With it, offered through its own code.
+struct RenamingBackend: ForwardingToLocal, LocalFolderBackend {
+    let inner: LocalSandboxBackend
     func withParentFolder<T>(of path: VirtualPath,
                              _ body: (Int32, String) throws(CofferError) -> T) throws(CofferError) -> T {
-        try forwarding.inner.withParentFolder(of: path, body)
+        try inner.withParentFolder(of: path, body)
     }
 }
 
@@ -261,8 +259,7 @@ extension TrashTests {
     func aBackendOfItsOwnChoosesRenameOrCopy(offersRename: Bool) async throws {
         directory.make(["c/Documents/UserFiles/Theirs/a.txt": "theirs"])
         let local = try LocalSandboxBackend(rootPath: directory.url("c/Documents/UserFiles/Theirs"), syncBeforeCommit: false)
-        let forwarding = ForwardingBackend(inner: local)
-        let backend: any StorageBackend = offersRename ? RenamingBackend(forwarding: forwarding) : forwarding
+        let backend: any StorageBackend = offersRename ? RenamingBackend(inner: local) : ForwardingBackend(inner: local)
         let trashBackend = try TrashBackend(path: container.trashPath)
         let theirs = VirtualPath.root(of: "theirs").appending(trustedName: "a.txt")
         let before = try inode(user("Theirs/a.txt"))

@@ -7,18 +7,17 @@
 public struct CofferError: Error, Sendable, CustomStringConvertible {
     /// A stable identifier of what went wrong.
     ///
-    /// A struct around an enum of Core's own, so kinds can be added without breaking
-    /// exhaustive switches in applications (Core's message catalog switches over it, so a
-    /// kind without messages does not compile).
+    /// A struct around a private enum, so kinds can be added without breaking
+    /// exhaustive switches in applications.
     public struct Kind: Hashable, Sendable, CustomStringConvertible {
-        enum Code: String, CaseIterable {
+        fileprivate enum Code: String, CaseIterable {
             case noSuchFile, fileExists, notADirectory, isADirectory, directoryNotEmpty
             case noPermission, outOfSpace, corruptFile, invalidName, outsideSandbox
             case readOnly, cancelled, unsupported, invalidOperation, ioError
             case unknownMount, damagedContainer, invalidArgument
             case typeNotAllowed, staleBookmark, hostAccessDenied, tooLarge, notFoundUpload
         }
-        let code: Code
+        fileprivate let code: Code
 
         /// The item does not exist (`ENOENT`).
         public static let noSuchFile = Kind(code: .noSuchFile)
@@ -82,7 +81,7 @@ public struct CofferError: Error, Sendable, CustomStringConvertible {
             self.code = code
         }
 
-        init(code: Code) { self.code = code }
+        fileprivate init(code: Code) { self.code = code }
     }
 
     public var kind: Kind

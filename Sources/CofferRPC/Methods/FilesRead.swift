@@ -31,13 +31,12 @@ struct FilesRead: RPCMethod {
         guard offset >= 0 else { throw RPCError.invalidParams("param “offset” must not be negative") }
         guard length >= 0 else { throw RPCError.invalidParams("param “length” must not be negative") }
         let path = try params.path.resolved()
-        switch params.encoding ?? .base64 {
-        case .base64:
-            let range = try await context.perform(ReadBytes(path, offset: offset, length: length))
+        switch try await context.perform(ReadRange(path, offset: offset, length: length,
+                                                   as: params.encoding == .text ? .text : .bytes)) {
+        case .bytes(let range):
             return Result(data: Data(range.bytes).base64EncodedString(), encoding: "base64", charset: nil,
                           offset: offset, bytes: range.bytes.count, size: range.size, eof: range.isEndOfFile)
-        case .text:
-            let range = try await context.perform(ReadText(path, offset: offset, length: length))
+        case .text(let range):
             return Result(data: range.text, encoding: "text", charset: range.charset.name, offset: offset,
                           bytes: range.bytesRead, size: range.size, eof: range.isEndOfFile)
         }
