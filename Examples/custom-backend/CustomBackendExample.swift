@@ -140,11 +140,7 @@ final class QuotaWrite: PendingWrite {
 struct MemoryUsage: RPCMethod {
     static let name = "mem/usage"
 
-    struct Result: Encodable, Sendable {
-        var usedBytes: Int64
-        var quota: Int64
-        var freeBytes: Int64
-    }
+    struct Result: Encodable, Sendable { var usedBytes, quota, freeBytes: Int64 }
 
     static func run(_ params: NoParams, _ context: RequestContext) async throws -> Result {
         guard let memory = context.service.mounts.first(where: { $0.name == "mem" })?.backend as? QuotaMemoryBackend else {

@@ -18,6 +18,19 @@ struct RPCSocketEndToEndTests {
         return server
     }
 
+    /// A server with a 6 GiB file to copy, and a client copying it (seen under way): what
+    /// happens to the copy is then the test's.
+    func copyUnderWay() throws -> (server: RPCProcess, client: RPCSocketClient, copy: Int) {
+        _ = try CofferBinary.run(["--container", container, "-c", "ls"])
+        try directory.makeSparseFile(user("big.bin"), gigabytes: 6)
+        let server = try listen()
+        let client = try RPCSocketClient(path: socketPath)
+        try client.initialize()
+        let copy = client.sendRequest("files/copy", ["path": "/big.bin", "toDirectory": "/Download", "workDoneToken": "big"])
+        try waitForProgress(client)
+        return (server, client, copy)
+    }
+
     /// Waits for a `$/progress` report on `client`.
     func waitForProgress(_ client: RPCClient) throws {
         _ = try client.waitFor("a progress report") { message -> Bool? in
@@ -96,15 +109,8 @@ struct RPCSocketEndToEndTests {
     }
 
     @Test func eightClientsAtOnceEachInItsOwnSession() throws {
-        _ = try CofferBinary.run(["--container", container, "-c", "ls"])
-        try directory.makeSparseFile(user("big.bin"), gigabytes: 6)
-        let server = try listen()
-
         // One client starts a large copy, then vanishes in the middle of it.
-        let leaver = try RPCSocketClient(path: socketPath)
-        try leaver.initialize()
-        leaver.sendRequest("files/copy", ["path": "/big.bin", "toDirectory": "/Download", "workDoneToken": "big"])
-        try waitForProgress(leaver)
+        let (server, leaver, _) = try copyUnderWay()
 
         let problems = ProblemList()
         DispatchQueue.concurrentPerform(iterations: 8) { index in
@@ -167,13 +173,7 @@ struct RPCSocketEndToEndTests {
     }
 
     @Test func stoppingCancelsWhatIsRunningAndLeavesNothing() throws {
-        _ = try CofferBinary.run(["--container", container, "-c", "ls"])
-        try directory.makeSparseFile(user("big.bin"), gigabytes: 6)
-        let server = try listen()
-        let client = try RPCSocketClient(path: socketPath)
-        try client.initialize()
-        let copy = client.sendRequest("files/copy", ["path": "/big.bin", "toDirectory": "/Download", "workDoneToken": 1])
-        try waitForProgress(client)
+        let (server, client, copy) = try copyUnderWay()
         server.signal(SIGTERM)
         #expect(try server.waitForExit() == 0)
         // The copy was answered as cancelled before the connection closed, and left nothing.

@@ -42,10 +42,7 @@ public struct BookmarkStatus: Sendable {
     public var problem: CofferError?
     public var isStale: Bool { problem?.kind == .staleBookmark }
 
-    public init(bookmark: HostBookmark, problem: CofferError?) {
-        self.bookmark = bookmark
-        self.problem = problem
-    }
+    public init(bookmark: HostBookmark, problem: CofferError?) { (self.bookmark, self.problem) = (bookmark, problem) }
 }
 
 /// A host file opened in place: its bookmark and what its name and content say it is.
@@ -53,10 +50,7 @@ public struct OpenedHostFile: Sendable {
     public var bookmark: HostBookmark
     public var type: TypeAssessment
 
-    public init(bookmark: HostBookmark, type: TypeAssessment) {
-        self.bookmark = bookmark
-        self.type = type
-    }
+    public init(bookmark: HostBookmark, type: TypeAssessment) { (self.bookmark, self.type) = (bookmark, type) }
 }
 
 /// A bookmarked host file while access to it is granted; reading after the grant ends fails.

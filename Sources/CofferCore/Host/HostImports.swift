@@ -8,9 +8,7 @@ public struct ImportResult: Sendable {
     public var skipped: [ImportSkip]
 
     public init(hostPath: String, outcome: Result<FileNode, CofferError>, skipped: [ImportSkip] = []) {
-        self.hostPath = hostPath
-        self.outcome = outcome
-        self.skipped = skipped
+        (self.hostPath, self.outcome, self.skipped) = (hostPath, outcome, skipped)
     }
 }
 
@@ -20,8 +18,5 @@ public struct ImportSkip: Sendable {
     public var hostPath: String
     public var error: CofferError
 
-    public init(hostPath: String, error: CofferError) {
-        self.hostPath = hostPath
-        self.error = error
-    }
+    public init(hostPath: String, error: CofferError) { (self.hostPath, self.error) = (hostPath, error) }
 }

@@ -51,10 +51,7 @@ public struct TrashProblem: Sendable, Hashable {
     public var id: String
     public var reason: Reason
 
-    public init(id: String, reason: Reason) {
-        self.id = id
-        self.reason = reason
-    }
+    public init(id: String, reason: Reason) { (self.id, self.reason) = (id, reason) }
 }
 
 /// What is in the trash, and what in it does not follow the specification.
@@ -64,8 +61,5 @@ public struct TrashListing: Sendable {
     /// Entries skipped or listed without information; never fatal.
     public var problems: [TrashProblem]
 
-    public init(items: [TrashItem], problems: [TrashProblem]) {
-        self.items = items
-        self.problems = problems
-    }
+    public init(items: [TrashItem], problems: [TrashProblem]) { (self.items, self.problems) = (items, problems) }
 }

@@ -39,10 +39,7 @@ public struct ServerInfo: Sendable, Encodable {
     public var name: String
     public var version: String
 
-    public init(name: String, version: String) {
-        self.name = name
-        self.version = version
-    }
+    public init(name: String, version: String) { (self.name, self.version) = (name, version) }
 }
 
 private struct NotificationMessage<Params: Encodable>: Encodable {
