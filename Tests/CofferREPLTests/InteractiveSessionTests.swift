@@ -209,8 +209,3 @@ struct TrashCommandTests {
         #expect(completion.replacement == "report.pdf ")
     }
 }
-
-/// The destinations a conflict question was asked about.
-final class Asked: Sendable {
-    let paths = Mutex<[VirtualPath]>([])
-}

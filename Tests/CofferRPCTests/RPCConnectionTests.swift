@@ -30,15 +30,6 @@ struct WaitMethod: RPCMethod {
 
 func waitingNow(_ tag: Int) -> (now: Int, most: Int) { waiting.withLock { $0[tag] ?? (0, 0) } }
 
-/// Polls until `condition` holds (at most 10 s).
-func eventually(_ condition: () -> Bool) async -> Bool {
-    for _ in 0..<1000 {
-        if condition() { return true }
-        try? await Task.sleep(for: .milliseconds(10))
-    }
-    return condition()
-}
-
 /// The JSON-RPC dispatcher and lifecycle over an in-process connection: no transport of
 /// its own, so what is tested is the server.
 struct RPCConnectionTests {
@@ -228,4 +219,3 @@ struct RPCMethodRegistryTests {
         #expect(MessageHints.rpc.problems(for: kind).isEmpty, "\(MessageHints.rpc.problems(for: kind))")
     }
 }
-
