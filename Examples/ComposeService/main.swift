@@ -1,5 +1,6 @@
 // A minimal application built on Coffer: open a container, compose a FileService with the
-// standard mounts plus one of the application's own, and use it directly.
+// standard mounts plus one of the application's own, open a session on it and perform
+// operations — what every front end does.
 //
 //     swift run ComposeService /tmp/compose-demo
 import CofferBackends
@@ -15,11 +16,14 @@ func runDemo(at location: String) async throws {
     let service = try FileService.standard(
         container: container, extraMounts: [Mount(name: "caches", backend: caches, isWritable: false)])
 
-    try await service.createFolder(at: try VirtualPath(parsing: "/Examples/报告"), intermediates: true)
+    // A front end's session: what it asks is audited as `compose`.
+    let session = try service.openSession(SessionOptions(frontEnd: "compose"))
+    _ = try await session.perform(CreateFolder(try VirtualPath(parsing: "/Examples/报告"), intermediates: true))
     for mount in service.mounts {
-        let page = try await service.list(.root(of: mount.name))
+        let page = try await session.perform(ListFolder(.root(of: mount.name)))
         print("\(mount.name): \(page.items.map(\.name).joined(separator: ", "))")
     }
+    await session.close()
 }
 
 let location = CommandLine.arguments.dropFirst().first ?? NSTemporaryDirectory() + "/coffer-compose-demo"

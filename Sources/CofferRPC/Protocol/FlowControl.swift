@@ -1,4 +1,5 @@
-import Foundation
+import Dispatch
+import Synchronization
 
 /// How much one connection may have outstanding: requests read and not yet answered
 /// (running, or waiting for one of the ``RequestSlots``), and the bytes of those requests
@@ -9,40 +10,55 @@ import Foundation
 /// socket buffer, and memory stays bounded whatever it sends. The bound is far above the
 /// number that run at once, so a `$/cancelRequest` behind a crowd of requests is still read
 /// promptly. A request is always admitted when nothing else is outstanding, however large.
+/// Counting is a lock; only a reader that has to wait sleeps, and only then is it woken.
 final class FlowControl: Sendable {
+    private struct State {
+        var requests = 0
+        var bytes = 0
+        var readerWaiting = false
+    }
+
     private let maxRequests: Int
     private let maxBytes: Int
-    private let condition = NSCondition()
-    private nonisolated(unsafe) var requests = 0  // guarded by `condition`
-    private nonisolated(unsafe) var bytes = 0
+    private let state = Mutex(State())
+    private let wake = DispatchSemaphore(value: 0)
 
     init(maxRequests: Int, maxBytes: Int) {
         self.maxRequests = max(1, maxRequests)
         self.maxBytes = maxBytes
     }
 
-    /// Waits until a request of `size` bytes may be taken on, then counts it.
+    /// Waits (the reader's thread, never the cooperative pool) until a request of `size`
+    /// bytes may be taken on, then counts it.
     func admit(_ size: Int) {
-        condition.lock()
-        while requests > 0 && (requests >= maxRequests || bytes + size > maxBytes) { condition.wait() }
-        requests += 1
-        bytes += size
-        condition.unlock()
+        while true {
+            let admitted = state.withLock { state -> Bool in
+                guard state.requests > 0 && (state.requests >= maxRequests || state.bytes + size > maxBytes) else {
+                    state.requests += 1
+                    state.bytes += size
+                    return true
+                }
+                state.readerWaiting = true
+                return false
+            }
+            if admitted { return }
+            wake.wait()
+        }
     }
 
     /// Counts an answer's bytes until it is written.
     func add(_ size: Int) {
-        condition.lock()
-        bytes += size
-        condition.unlock()
+        state.withLock { $0.bytes += size }
     }
 
     /// A request is answered and its answer written: frees it and `size` bytes.
     func release(_ size: Int) {
-        condition.lock()
-        requests -= 1
-        bytes -= size
-        condition.broadcast()
-        condition.unlock()
+        let wakeReader = state.withLock { state -> Bool in
+            state.requests -= 1
+            state.bytes -= size
+            defer { state.readerWaiting = false }
+            return state.readerWaiting
+        }
+        if wakeReader { wake.signal() }
     }
 }

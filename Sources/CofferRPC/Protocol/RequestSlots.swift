@@ -16,10 +16,16 @@ final class RequestSlots: Sendable {
 
     /// Waits for a place: `true` once there is one, `false` when the task was cancelled first.
     func acquire() async -> Bool {
-        let number = state.withLock { state in
-            defer { state.next += 1 }
-            return state.next
+        // Most of the time a place is free: take it without suspending.
+        let taken = state.withLock { state -> Int? in
+            guard state.free > 0 && state.waiting.isEmpty else {
+                defer { state.next += 1 }
+                return state.next
+            }
+            state.free -= 1
+            return nil
         }
+        guard let number = taken else { return !Task.isCancelled || releasing() }
         return await withTaskCancellationHandler {
             await withCheckedContinuation { continuation in
                 let granted = state.withLock { state -> Bool? in
@@ -40,6 +46,12 @@ final class RequestSlots: Sendable {
             }
             waiter?.resume(returning: false)
         }
+    }
+
+    /// Gives back a place just taken by a task found cancelled; `false`.
+    private func releasing() -> Bool {
+        release()
+        return false
     }
 
     /// Gives a place back, to the request that waited longest.
