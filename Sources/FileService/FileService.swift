@@ -19,9 +19,9 @@ public actor FileService {
     public nonisolated let mounts: [Mount]
     private nonisolated let mountsByName: [String: Mount]
     /// Where `trash(_:)` puts items; `nil` when the service has no trash.
-    public nonisolated let trashBackend: TrashBackend?
+    nonisolated let trashBackend: TrashBackend?
     /// Where exports are staged; `nil` when the service has none.
-    public nonisolated let stagingBackend: ExportStagingBackend?
+    nonisolated let stagingBackend: ExportStagingBackend?
     /// The types the service knows: the system's plus the application's manifest.
     public nonisolated let registry: TypeRegistry
     /// Host folders no session may use, whatever its ``HostAccess`` (the container).
@@ -33,7 +33,7 @@ public actor FileService {
     /// Where sessions record the operations that changed something; `nil` records nothing.
     public nonisolated let audit: AuditLog?
     /// The name index of one mount (`files:` in a standard container); `nil`: searches walk.
-    public nonisolated let searchIndex: SearchIndex?
+    nonisolated let searchIndex: SearchIndex?
     /// Background work kept going while long-lived sessions are open.
     nonisolated let housekeeping = Housekeeping()
     /// Numbers sessions, for their activities and uploads.

@@ -1,7 +1,7 @@
 import CofferBackends
 import CofferCore
 import CofferTestSupport
-import FileService
+@testable import FileService
 import Foundation
 import Synchronization
 import Testing

@@ -1,6 +1,6 @@
 import CofferCore
 import CofferTestSupport
-import FileService
+@testable import FileService
 import Foundation
 import Synchronization
 import Testing

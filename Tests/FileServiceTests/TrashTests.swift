@@ -1,7 +1,7 @@
 @testable import CofferBackends
 import CofferCore
 import CofferTestSupport
-import FileService
+@testable import FileService
 import Foundation
 import Testing
 

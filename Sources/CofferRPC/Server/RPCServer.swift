@@ -90,15 +90,18 @@ public enum RPCServer {
 
 /// The connections a listening server is serving.
 private final class Clients: Sendable {
-    private let state = Mutex<(next: Int, running: [Int: (connection: RPCConnection, task: Task<Void, Never>)], stopping: Bool)>(
-        (0, [:], false))
+    private struct State {
+        var next = 0
+        var running: [Int: (connection: RPCConnection, task: Task<Void, Never>)] = [:]
+        var stopping = false
+    }
 
+    private let state = Mutex(State())
+
+    /// Serves a new connection; one that arrives while the server stops is stopped at once
+    /// (its session is still opened and closed properly).
     func serve(_ connection: RPCConnection) {
-        state.withLock { clients in
-            guard !clients.stopping else {
-                connection.stop()
-                return
-            }
+        let stopping = state.withLock { clients in
             let number = clients.next
             clients.next += 1
             // `finished` takes the lock, so the entry is in place before the task can end.
@@ -107,21 +110,27 @@ private final class Clients: Sendable {
                 finished(number)
             }
             clients.running[number] = (connection, task)
+            return clients.stopping
         }
+        if stopping { connection.stop() }
     }
 
     private func finished(_ number: Int) {
         _ = state.withLock { $0.running.removeValue(forKey: number) }
     }
 
-    /// Stops every connection and waits for each to close its session.
+    /// Stops every connection, and those that arrive meanwhile, and waits until each has
+    /// closed its session.
     func stopAll() async {
-        let running = state.withLock { state in
-            state.stopping = true
-            return Array(state.running.values)
+        while true {
+            let running = state.withLock { clients in
+                clients.stopping = true
+                return Array(clients.running.values)
+            }
+            if running.isEmpty { return }
+            for client in running { client.connection.stop() }
+            for client in running { await client.task.value }
         }
-        for client in running { client.connection.stop() }
-        for client in running { await client.task.value }
     }
 }
 
