@@ -96,12 +96,15 @@ struct RPCSocketEndToEndTests {
             client.sendRaw(Data((String(repeating: "[", count: 100_000) + "\n").utf8))
             client.sendRaw(Data(repeating: UInt8(ascii: "x"), count: 17 << 20) + Data("\n".utf8))
             client.sendRaw(Data(#"{"jsonrpc":"2.0","id":"a","method":"files/stat","params":[1]}"#.utf8) + Data("\n".utf8))
-            guard result(try client.call("files/stat", ["path": "/"])) != nil else { return ["garbage: the connection died"] }
+            guard result(try client.call("files/stat", ["path": "/"])) != nil,
+                  result(try client.call("files/createDirectory", ["path": "/garbage survived"])) != nil
+            else { return ["garbage: the connection died"] }
             let errors = client.received.compactMap { $0 as? [String: Any] }.compactMap(errorCode)
             guard errors.filter({ $0 == -32700 }).count >= 3, errors.contains(-32600), errors.contains(-32602) else {
                 return ["garbage: errors \(errors)"]
             }
-            client.disconnect()
+            guard try client.call("shutdown")["result"] is NSNull else { return ["garbage: shutdown"] }
+            client.notify("exit")
             return []
         } catch {
             return ["garbage: \(error)"]
@@ -141,6 +144,47 @@ struct RPCSocketEndToEndTests {
         server.signal(SIGTERM)
         #expect(try server.waitForExit() == 0)
         #expect(!FileManager.default.fileExists(atPath: socketPath))
+    }
+
+    /// A client that sends thousands of requests and reads none of the answers: the server
+    /// stops reading from it, and serves everyone else as before.
+    @Test func aFloodingClientHoldsUpOnlyItself() throws {
+        _ = try CofferBinary.run(["--container", container, "-c", "ls"])
+        let server = try listen()
+        let flooder = RPCSocketClient.connect(socketPath)
+        #expect(flooder >= 0)
+        let initialize = Data(#"{"jsonrpc":"2.0","id":0,"method":"initialize","params":{}}"#.utf8) + Data("\n".utf8)
+        let stat = Data(#"{"jsonrpc":"2.0","id":1,"method":"files/stat","params":{"path":"/"}}"#.utf8) + Data("\n".utf8)
+        let flood = initialize + (0..<20_000).reduce(into: Data()) { data, _ in data.append(stat) }
+        // Its writes block once the server stops reading it: send them from a thread of their own.
+        let sentAll = ProblemList()
+        let sender = Thread {
+            flood.withUnsafeBytes { raw in
+                var offset = 0
+                while offset < raw.count {
+                    let sent = send(flooder, raw.baseAddress! + offset, raw.count - offset, Int32(MSG_NOSIGNAL))
+                    if sent <= 0 { return }
+                    offset += sent
+                }
+                sentAll.add(["all sent"])
+            }
+        }
+        sender.start()
+        usleep(300_000)
+        let polite = try RPCSocketClient(path: socketPath)
+        try polite.initialize()
+        for index in 0..<50 {
+            #expect(result(try polite.call("files/createDirectory", ["path": "/polite \(index)"], timeout: 10)) != nil)
+        }
+        // 1.4 MB of requests do not fit in the socket's buffers: had the server kept reading
+        // (and queueing answers nobody reads), all of them would have been sent by now.
+        #expect(sentAll.all.isEmpty)
+        shutdown(flooder, Int32(SHUT_RDWR))
+        close(flooder)
+        #expect(result(try polite.call("files/stat", ["path": "/polite 49"])) != nil)
+        #expect(server.isRunning)
+        server.signal(SIGTERM)
+        #expect(try server.waitForExit() == 0)
     }
 
     @Test func sessionsAreSeparate() throws {
