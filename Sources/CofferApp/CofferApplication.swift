@@ -113,6 +113,18 @@ public struct CofferApplication: Sendable {
                 }
             }
         }
+        // The socket first: a path that cannot be listened on is a bad argument, found before
+        // anything else happens.
+        var listener: UnixSocketListener?
+        if options.action == .rpc, let socketPath = options.socketPath {
+            do {
+                listener = try UnixSocketListener(path: socketPath)
+            } catch {
+                errors.line("\(name): --listen: \(error.message(in: options.language))")
+                errors.flush()
+                return 2
+            }
+        }
         let service: FileService
         let container: Container
         do {
@@ -121,6 +133,7 @@ public struct CofferApplication: Sendable {
             try Self.checkMountNames(added)
             service = try FileService.standard(container: container, registry: registry, extraMounts: added)
         } catch {
+            listener?.close()
             errors.line("\(name): \(error.userMessage(in: options.language))")
             errors.flush()
             return 1
@@ -131,17 +144,7 @@ public struct CofferApplication: Sendable {
             configuration.framing = options.framing.flatMap(Framing.init(rawValue:))
             configuration.hostAccess = .only(options.allowedHostFolders)
             configuration.methods = methods
-            guard let socketPath = options.socketPath else {
-                return await RPCServer.serveStandardIO(service, configuration: configuration)
-            }
-            let listener: UnixSocketListener
-            do {
-                listener = try UnixSocketListener(path: socketPath)
-            } catch {
-                errors.line("\(name): --listen: \(error.message(in: options.language))")
-                errors.flush()
-                return 2
-            }
+            guard let listener else { return await RPCServer.serveStandardIO(service, configuration: configuration) }
             return await RPCServer.serve(service, on: listener, configuration: configuration)
         }
 

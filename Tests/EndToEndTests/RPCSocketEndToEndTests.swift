@@ -249,6 +249,7 @@ struct RPCSocketEndToEndTests {
         #expect(result.status == 2)
         #expect(result.errors.contains("is not a socket"))
         #expect(directory.contents("rpc.sock") == "precious")
+        #expect(!FileManager.default.fileExists(atPath: container))  // refused before anything was made
         directory.make(["folder/": ""])
         let folder = try CofferBinary.run(["--container", container, "rpc", "--listen", "unix:\(directory.url("folder"))"])
         #expect(folder.status == 2)

@@ -45,17 +45,17 @@ extension CommandInterpreter {
     /// item its failure is the command's; with several, each failure is reported, the
     /// others still run, and the command fails at the end if any did.
     func forEach<Item: Sendable>(_ items: [Item], _ body: (Item) async throws(CofferError) -> Void) async throws {
-        var firstError: CofferError?
+        var failed = false
         for item in items {
             do throws(CofferError) {
                 try await body(item)
             } catch {
                 if items.count == 1 { throw error }
                 report(error)
-                firstError = firstError ?? error
+                failed = true
             }
         }
-        if firstError != nil { throw Reported() }
+        if failed { throw Reported() }
     }
 
     func rename(_ words: ArraySlice<String>) async throws(CofferError) {

@@ -17,22 +17,22 @@ extension CommandInterpreter {
         let results = try await perform(ImportItems(arguments.operands.map(Self.expandingHome), into: folder,
                                                     allowedTypes: types, conflict: chosen),
                                         progress: LocalizedText("Importing", "正在导入"))
-        var firstFailure: CofferError?
+        var failed = false
         for result in results {
             switch result.outcome {
             case .success(let node):
                 output.line("\(result.hostPath) → \(node.path)")
             case .failure(let error):
                 report(error, about: result.hostPath)
-                firstFailure = firstFailure ?? error
+                failed = true
             }
             for skip in result.skipped {
                 report(skip.error, about: skip.hostPath)
                 // Leaving out what the type filter asked to leave out is not a failure.
-                if skip.error.kind != .typeNotAllowed { firstFailure = firstFailure ?? skip.error }
+                if skip.error.kind != .typeNotAllowed { failed = true }
             }
         }
-        if firstFailure != nil { throw Reported() }
+        if failed { throw Reported() }
     }
 
     /// `export path host-folder`: a copy, never a move; prints where it was written.
@@ -40,11 +40,11 @@ extension CommandInterpreter {
         let arguments = try parse(words, as: "export")
         let chosen = try arguments.chosenConflictPolicy(language: language)
         guard arguments.operands.count == 2 else { throw usage("export") }
+        let source = try resolve(arguments.operands[0])
         let folder = Self.expandingHome(arguments.operands[1])
         let outcome: Result<String, CofferError>
         do throws(CofferError) {
-            outcome = .success(try await perform(ExportItem(try resolve(arguments.operands[0]), toHostFolder: folder,
-                                                            conflict: chosen),
+            outcome = .success(try await perform(ExportItem(source, toHostFolder: folder, conflict: chosen),
                                                  progress: LocalizedText("Exporting", "正在导出")))
         } catch {
             outcome = .failure(error)
@@ -65,7 +65,7 @@ extension CommandInterpreter {
     func openInPlace(_ words: ArraySlice<String>) async throws {
         let arguments = try parse(words, as: "open")
         guard !arguments.operands.isEmpty else { throw usage("open") }
-        var firstFailure: CofferError?
+        var failed = false
         for hostPath in arguments.operands.map(Self.expandingHome) {
             do throws(CofferError) {
                 let opened = try await perform(OpenHostFile(hostPath))
@@ -78,10 +78,10 @@ extension CommandInterpreter {
                     "用“cat --bookmark \(bookmark.id)”读取；“bookmarks”列出所有书签。")(language))
             } catch {
                 report(error, about: hostPath)
-                firstFailure = firstFailure ?? error
+                failed = true
             }
         }
-        if firstFailure != nil { throw Reported() }
+        if failed { throw Reported() }
     }
 
     /// `bookmarks [--remove ID]`: each bookmark, whether it still finds its file, and where.
