@@ -10,7 +10,7 @@ public enum Destination: Sendable, Hashable {
     case named(VirtualPath)
 
     /// The path the user named: the folder, or the target.
-    public var named: VirtualPath {
+    public var requested: VirtualPath {
         switch self {
         case .into(let folder): folder
         case .named(let target): target
