@@ -19,12 +19,10 @@ final class CountingDisplay: ProgressDisplay {
 /// the service's background work while it stays.
 struct SessionTests {
     let directory = TemporaryDirectory("session")
-    let container: Container
     let service: FileService
 
     init() async throws {
-        container = try await Container.open(at: directory.url("c"))
-        service = try FileService.standard(container: container)
+        service = try FileService.standard(container: try await Container.open(at: directory.url("c")))
     }
 
     func path(_ text: String) throws(CofferError) -> VirtualPath { try VirtualPath(parsing: text) }

@@ -8,7 +8,5 @@ public struct AssessType: FileOperation {
 
     public init(_ path: VirtualPath) { self.path = path }
 
-    public func run(in context: OperationContext) async throws(CofferError) -> TypeAssessment {
-        try await context.service.assessType(path)
-    }
+    public func run(in context: OperationContext) async throws(CofferError) -> TypeAssessment { try await context.service.assessType(path) }
 }

@@ -8,7 +8,5 @@ public struct MeasureDiskUsage: FileOperation {
 
     public init(_ path: VirtualPath) { self.path = path }
 
-    public func run(in context: OperationContext) async throws(CofferError) -> DiskUsage {
-        try await context.service.diskUsage(path)
-    }
+    public func run(in context: OperationContext) async throws(CofferError) -> DiskUsage { try await context.service.diskUsage(path) }
 }

@@ -10,9 +10,7 @@ public struct SearchItems: FileOperation {
 
     public init(_ query: SearchQuery) { self.query = query }
 
-    public func run(in context: OperationContext) async throws(CofferError) -> SearchResults {
-        try await context.service.search(query)
-    }
+    public func run(in context: OperationContext) async throws(CofferError) -> SearchResults { try await context.service.search(query) }
 }
 
 /// Brings the search index up to date now (from nothing with `rebuild`) and waits.

@@ -8,7 +8,5 @@ public struct StatItem: FileOperation {
 
     public init(_ path: VirtualPath) { self.path = path }
 
-    public func run(in context: OperationContext) async throws(CofferError) -> FileNode {
-        try await context.service.stat(path)
-    }
+    public func run(in context: OperationContext) async throws(CofferError) -> FileNode { try await context.service.stat(path) }
 }
