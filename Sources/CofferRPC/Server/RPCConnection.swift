@@ -71,7 +71,7 @@ public final class RPCConnection: Sendable {
         }
         await session.waitForAllWork()
         await session.close()
-        connection.flush()
+        await flushAnswers()
         connection.close()
         return ended
     }
@@ -82,6 +82,21 @@ public final class RPCConnection: Sendable {
     public func stop() {
         ending.resolve(.stopped)
         connection.stopReceiving()
+    }
+
+    /// How long the last answers may take to go out before the connection is closed anyway
+    /// (a client that stopped reading must not keep a server from stopping).
+    static let flushLimit: Duration = .seconds(5)
+
+    private func flushAnswers() async {
+        let flushed = Once<Void>()
+        connection.flush { flushed.resolve(()) }
+        let limit = Task {
+            try? await Task.sleep(for: Self.flushLimit)
+            flushed.resolve(())
+        }
+        await flushed.value
+        limit.cancel()
     }
 
     // MARK: Reading

@@ -1,3 +1,4 @@
+import Dispatch
 import Foundation
 import Synchronization
 
@@ -23,10 +24,14 @@ final class FrameWriter: Sendable {
     private let framing = Mutex(Framing.ndjson)
     private let condition = NSCondition()
     private nonisolated(unsafe) var pending = Pending()  // guarded by `condition`
+    private let stopped = DispatchSemaphore(value: 0)
 
     init(fd: Int32) {
         self.fd = fd
-        let thread = Thread { [self] in run() }
+        let thread = Thread { [self] in
+            run()
+            stopped.signal()
+        }
         thread.name = "coffer.rpc.writer"
         thread.stackSize = 1 << 20
         thread.start()
@@ -35,15 +40,18 @@ final class FrameWriter: Sendable {
     /// Set once the reader knows the client's framing.
     func use(_ framing: Framing) { self.framing.withLock { $0 = framing } }
 
-    /// Queues one message body.
-    func send(_ body: Data, whenWritten: (@Sendable () -> Void)?) {
+    /// Queues one message body; `nil` queues nothing but `whenWritten`, called once what
+    /// was queued before it is written.
+    func send(_ body: Data?, whenWritten: (@Sendable () -> Void)?) {
         var frame = Data()
-        if framing.withLock({ $0 }) == .lsp {
-            frame.append(contentsOf: Array("Content-Length: \(body.count)\r\n\r\n".utf8))
-            frame.append(body)
-        } else {
-            frame = body
-            frame.append(UInt8(ascii: "\n"))
+        if let body {
+            if framing.withLock({ $0 }) == .lsp {
+                frame.append(contentsOf: Array("Content-Length: \(body.count)\r\n\r\n".utf8))
+                frame.append(body)
+            } else {
+                frame = body
+                frame.append(UInt8(ascii: "\n"))
+            }
         }
         condition.lock()
         let dropped = pending.peerGone || pending.closed
@@ -64,13 +72,6 @@ final class FrameWriter: Sendable {
         if gone { handler() }
     }
 
-    /// Waits until everything queued so far is written or dropped.
-    func flush() {
-        condition.lock()
-        while (!pending.frames.isEmpty || pending.writing) && !pending.peerGone { condition.wait() }
-        condition.unlock()
-    }
-
     /// Stops the thread once what is queued is written.
     func close() {
         condition.lock()
@@ -79,11 +80,17 @@ final class FrameWriter: Sendable {
         condition.unlock()
     }
 
+    /// Waits until the thread has ended (after ``close()``, once what was queued is written).
+    func waitUntilStopped() {
+        stopped.wait()
+        stopped.signal()
+    }
+
     private func run() {
         while true {
             condition.lock()
-            while pending.frames.isEmpty && !pending.closed { condition.wait() }
-            if pending.frames.isEmpty {
+            while pending.frames.isEmpty && pending.completions.isEmpty && !pending.closed { condition.wait() }
+            if pending.frames.isEmpty && pending.completions.isEmpty {
                 condition.unlock()
                 return
             }
@@ -94,7 +101,7 @@ final class FrameWriter: Sendable {
             pending.writing = true
             condition.unlock()
 
-            let written = writeAll(frames)
+            let written = frames.isEmpty || writeAll(frames)
             for completion in completions { completion() }
 
             condition.lock()

@@ -41,7 +41,7 @@ public enum InProcessConnection {
             whenWritten?()
         }
 
-        public func flush() {}
+        public func flush(then: @escaping @Sendable () -> Void) { then() }
 
         public func stopReceiving() { inbox.put(.closed) }
 

@@ -39,8 +39,9 @@ public protocol MessageConnection: AnyObject, Sendable {
     /// written, or dropped because the peer is gone.
     func send(_ body: Data, whenWritten: (@Sendable () -> Void)?)
 
-    /// Waits until everything queued so far is written (or dropped).
-    func flush()
+    /// Calls `then` once everything queued so far is written (or dropped because the peer
+    /// is gone). Never blocks.
+    func flush(then: @escaping @Sendable () -> Void)
 
     /// Stops taking messages in: a ``receive()`` waiting returns the end, where the transport
     /// can wake it (a socket can, a pipe cannot). Answers still go out.

@@ -35,6 +35,8 @@ public final class StreamConnection: MessageConnection {
 
     deinit {
         writer.close()
+        // The writer may still be in a `write` on the socket: the descriptor goes only after it.
+        writer.waitUntilStopped()
         if let socket { _ = Glibc.close(socket) }
     }
 
@@ -63,7 +65,7 @@ public final class StreamConnection: MessageConnection {
 
     public func send(_ body: Data, whenWritten: (@Sendable () -> Void)?) { writer.send(body, whenWritten: whenWritten) }
 
-    public func flush() { writer.flush() }
+    public func flush(then: @escaping @Sendable () -> Void) { writer.send(nil, whenWritten: then) }
 
     public func onHangUp(_ handler: @escaping @Sendable () -> Void) { writer.onHangUp(handler) }
 
