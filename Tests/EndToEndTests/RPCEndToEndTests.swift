@@ -456,9 +456,10 @@ struct RPCEndToEndTests {
             "mkdir Docs", "mkdir Docs", "cp a.txt Docs", "cp --keep-both a.txt Docs", "mv b.txt Docs",
             "rename Docs/b.txt c.txt", "rm Docs/c.txt", "restore c.txt", "rm a.txt", "empty-trash",
             "import --into Docs \(directory.url("host/in.txt"))", "export Docs/c.txt \(directory.url("out"))",
+            "mkdir ../../escape", "cp Docs/c.txt ../../escape",
         ]
         let repl = try CofferBinary.run(["--container", replContainer], input: script.joined(separator: "\n") + "\n")
-        #expect(repl.status == 1)  // the second mkdir fails, as it should
+        #expect(repl.status == 1)  // the second mkdir and the escapes fail, as they should
 
         let rpc = try RPCProcess(container: container, arguments: ["--allow-host", directory.url("host"),
                                                                     "--allow-host", directory.url("out")])
@@ -472,6 +473,8 @@ struct RPCEndToEndTests {
             ("trash/restore", ["trashId": "c.txt"]), ("files/trash", ["path": "/a.txt"]), ("trash/empty", [:]),
             ("host/import", ["hostPaths": [directory.url("host/in.txt")], "toDirectory": "/Docs"]),
             ("host/export", ["path": "/Docs/c.txt", "hostDirectory": directory.url("out")]),
+            ("files/createDirectory", ["path": "../../escape"]),
+            ("files/copy", ["path": "/Docs/c.txt", "toDirectory": "../../escape"]),
         ]
         for (method, params) in calls { _ = try rpc.call(method, params) }
         rpc.closeInput()
@@ -486,10 +489,13 @@ struct RPCEndToEndTests {
             }
         }
         let fromREPL = entries(replContainer), fromRPC = entries(container)
-        #expect(fromREPL.count == 12)
+        #expect(fromREPL.count == 14)
         #expect(fromREPL == fromRPC)
         #expect(fromRPC.map { $0["method"] ?? "" } == ["createFolder", "createFolder", "copy", "copy", "move", "rename",
-                                                       "trash", "restore", "trash", "emptyTrash", "import", "export"])
+                                                       "trash", "restore", "trash", "emptyTrash", "import", "export",
+                                                       "createFolder", "copy"])
+        // Paths that climb out are refused before any operation can be made, and recorded without them.
+        #expect(fromRPC.suffix(2).allSatisfy { $0["outcome"] == "outsideSandbox" && $0["paths"] == "" })
         #expect(fromRPC[1]["outcome"] == "fileExists")
         #expect(fromRPC[3]["paths"] == "files:/a.txt | files:/Docs/a (2).txt")
         #expect(fromRPC[7]["paths"] == "trash:/c.txt | files:/Docs/c.txt")

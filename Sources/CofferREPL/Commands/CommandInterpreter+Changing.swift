@@ -25,8 +25,15 @@ extension CommandInterpreter {
         let arguments = try parse(words, as: command)
         let conflict = try arguments.conflictChoice(language: language)
         guard arguments.operands.count >= 2 else { throw usage(command) }
-        let target = try resolve(arguments.operands.last!)
-        let sources = try arguments.operands.dropLast().map { (text) throws(CofferError) in try resolve(text) }
+        let target: VirtualPath, sources: [VirtualPath]
+        do throws(CofferError) {
+            target = try resolve(arguments.operands.last!)
+            sources = try arguments.operands.dropLast().map { (text) throws(CofferError) in try resolve(text) }
+        } catch {
+            command == "cp" ? session.recordUnmade(CopyItem.self, because: error)
+                            : session.recordUnmade(MoveItem.self, because: error)
+            throw error
+        }
         let destination: Destination = sources.count > 1 ? .into(target) : .named(target)
         try await destination.check(in: service)  // once, not for each source
         let recursive = arguments.flags.contains("r") || arguments.flags.contains("R")

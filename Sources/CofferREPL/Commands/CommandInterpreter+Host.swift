@@ -11,10 +11,10 @@ extension CommandInterpreter {
         let arguments = try parse(words, as: "import")
         let chosen = try arguments.chosenConflictPolicy(language: language)
         guard !arguments.operands.isEmpty else { throw usage("import") }
-        let folder = try arguments.options["into"].map { (text) throws(CofferError) in try resolve(text) }
         let types = (arguments.options["types"] ?? "").split(separator: ",")
             .map { $0.trimmingCharacters(in: .whitespaces) }.filter { !$0.isEmpty }
-        let results = try await perform(ImportItems(arguments.operands.map(Self.expandingHome), into: folder,
+        let results = try await perform(ImportItems(arguments.operands.map(Self.expandingHome),
+                                                    into: try arguments.options["into"].map { (text) throws(CofferError) in try resolve(text) },
                                                     allowedTypes: types, conflict: chosen),
                                         progress: LocalizedText("Importing", "正在导入"))
         var failed = false
@@ -40,7 +40,13 @@ extension CommandInterpreter {
         let arguments = try parse(words, as: "export")
         let chosen = try arguments.chosenConflictPolicy(language: language)
         guard arguments.operands.count == 2 else { throw usage("export") }
-        let source = try resolve(arguments.operands[0])
+        let source: VirtualPath
+        do throws(CofferError) {
+            source = try resolve(arguments.operands[0])
+        } catch {
+            session.recordUnmade(ExportItem.self, because: error)
+            throw error
+        }
         let folder = Self.expandingHome(arguments.operands[1])
         let outcome: Result<String, CofferError>
         do throws(CofferError) {

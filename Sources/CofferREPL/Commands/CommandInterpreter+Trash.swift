@@ -7,13 +7,13 @@ extension CommandInterpreter {
     func remove(_ words: ArraySlice<String>) async throws {
         let arguments = try parse(words, as: "rm")
         guard !arguments.operands.isEmpty else { throw usage("rm") }
-        let paths = try arguments.operands.map { (text) throws(CofferError) in try resolve(text) }
-        let failures = try await perform(TrashItems(paths)).compactMap { result -> CofferError? in
+        let results = try await perform(TrashItems(try arguments.operands.map { (text) throws(CofferError) in try resolve(text) }))
+        let failures = results.compactMap { result -> CofferError? in
             if case .failure(let error) = result { return error }
             return nil
         }
         guard let first = failures.first else { return }
-        if paths.count == 1 { throw first }
+        if results.count == 1 { throw first }
         for failure in failures { report(failure) }
         throw Reported()
     }

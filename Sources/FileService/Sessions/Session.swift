@@ -77,7 +77,7 @@ public final class Session: Sendable {
         do {
             made = try operation()
         } catch {
-            if Operation.changesFiles { record(Operation.self, [AuditRecord(paths: [], outcome: error.kind.identifier)]) }
+            recordUnmade(Operation.self, because: error)
             throw error
         }
         let context = OperationContext(session: self, progress: progress)
@@ -90,6 +90,14 @@ public final class Session: Sendable {
         }
         record(Operation.self, made.auditRecords(for: outcome))
         return try outcome.get()
+    }
+
+    /// Records that an operation could not even be made from a request — a path that does
+    /// not parse, say — as a failed one, with no path, when the operation changes things.
+    /// ``perform(_:progress:)`` does this when making the operation throws; a front end that
+    /// reads several paths before it can make any operation calls it itself.
+    public func recordUnmade<Operation: FileOperation>(_ operation: Operation.Type, because error: CofferError) {
+        if Operation.changesFiles { record(operation, [AuditRecord(paths: [], outcome: error.kind.identifier)]) }
     }
 
     private func record<Operation: FileOperation>(_ operation: Operation.Type, _ records: [AuditRecord]) {
