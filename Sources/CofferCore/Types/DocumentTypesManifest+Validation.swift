@@ -91,9 +91,67 @@ extension DocumentTypesManifest {
                     result.errors.append("\(entry): must conform, directly or through its parents, to \(data) or \(package); "
                                          + "otherwise the system never binds files to it")
                 }
+                for (position, rule) in (declared.magic ?? []).enumerated() {
+                    result.errors += Self.problems(with: rule, in: "\(entry) magic[\(position)]")
+                }
+                for language in (declared.localizedDescriptions ?? [:]).keys where !Self.isLanguageTag(language) {
+                    result.errors.append("\(entry): localizedDescriptions key “\(language)” is not a language tag such as zh-Hans")
+                }
             }
         }
+        if let application { result.errors += desktopProblems(application, registry: extended) }
         return result
+    }
+
+    /// What keeps the desktop entry and the MIME package from being written: the entry's
+    /// fields, and every type they name needing a MIME type.
+    private func desktopProblems(_ application: Application, registry: TypeRegistry) -> [String] {
+        var errors: [String] = []
+        let idOK = !application.id.isEmpty && !application.id.hasPrefix(".") && application.id.unicodeScalars.allSatisfy { scalar in
+            scalar.isASCII && (scalar.properties.isAlphabetic || ("0"..."9").contains(scalar) || "-_.".unicodeScalars.contains(scalar))
+        }
+        if !idOK { errors.append("application: id “\(application.id)” may contain only letters, digits, “-”, “_” and “.”") }
+        if application.name.trimmingCharacters(in: .whitespaces).isEmpty { errors.append("application: name must not be empty") }
+        if application.exec.trimmingCharacters(in: .whitespaces).isEmpty { errors.append("application: exec must not be empty") }
+        if application.exec.contains("%") { errors.append("application: exec must not hold field codes; “ %F” is added") }
+        if application.categories.isEmpty { errors.append("application: categories must name at least one category") }
+        for category in application.categories where category.isEmpty || category.contains(";") || category.contains(where: \.isWhitespace) {
+            errors.append("application: category “\(category)” is not a category name")
+        }
+        for language in Array((application.localizedNames ?? [:]).keys) + Array((application.localizedComments ?? [:]).keys)
+        where !Self.isLanguageTag(language) {
+            errors.append("application: “\(language)” is not a language tag such as zh-Hans")
+        }
+        for (index, document) in documentTypes.enumerated() {
+            for type in document.contentTypes where registry.type(withIdentifier: type).map({ $0.mimeTypes.isEmpty }) ?? false {
+                errors.append("documentTypes[\(index)] “\(document.name)”: content type “\(type)” has no MIME type, "
+                              + "so the desktop entry cannot name it; declare one, or name a type that has one")
+            }
+        }
+        for (index, declared) in exportedTypes.enumerated() where declared.mimeTypes.isEmpty {
+            errors.append("exportedTypes[\(index)] “\(declared.identifier)”: has no MIME type, which shared-mime-info needs")
+        }
+        return errors
+    }
+
+    private static func problems(with rule: Magic, in entry: String) -> [String] {
+        var errors: [String] = []
+        if !Magic.types.contains(rule.type) {
+            errors.append("\(entry): type “\(rule.type)” must be one of \(Magic.types.joined(separator: ", "))")
+        }
+        let bounds = rule.offset.split(separator: ":", omittingEmptySubsequences: false)
+        if !(1...2).contains(bounds.count) || bounds.contains(where: { $0.isEmpty || !$0.allSatisfy(\.isASCII) || Int($0) == nil }) {
+            errors.append("\(entry): offset “\(rule.offset)” must be a byte offset or a range like 0:64")
+        }
+        if rule.value.isEmpty { errors.append("\(entry): value must not be empty") }
+        return errors
+    }
+
+    /// `en`, `zh-Hans`, `pt-BR`: letters, then subtags of letters or digits.
+    static func isLanguageTag(_ tag: String) -> Bool {
+        let parts = tag.split(separator: "-", omittingEmptySubsequences: false)
+        guard let first = parts.first, (2...3).contains(first.count), first.allSatisfy({ $0.isASCII && $0.isLetter }) else { return false }
+        return parts.dropFirst().allSatisfy { (2...8).contains($0.count) && $0.allSatisfy { $0.isASCII && ($0.isLetter || $0.isNumber) } }
     }
 
     /// Letters, digits, `-` and `.` only (ASCII), and not empty.

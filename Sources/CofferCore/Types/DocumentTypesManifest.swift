@@ -1,8 +1,10 @@
 import Foundation
 
 /// An application's document types, in one JSON file (`DocumentTypes.json`): what it opens
-/// and the types it declares. The runtime registry reads it, and the
-/// `generate-document-types` plugin turns it into Info.plist entries, so both always agree.
+/// and the types it declares. The runtime registry reads it, `coffer open-files` decides by
+/// it what to do with a file handed in, and the `generate-document-types` plugin turns it
+/// into Info.plist entries and — for the application it describes — a freedesktop.org
+/// desktop entry and shared-mime-info package, so all of them always agree.
 ///
 /// The schema is documented in `Documentation/DocumentTypes.md`.
 public struct DocumentTypesManifest: Codable, Sendable, Equatable {
@@ -12,6 +14,70 @@ public struct DocumentTypesManifest: Codable, Sendable, Equatable {
     public var documentTypes: [DocumentType]
     public var exportedTypes: [DeclaredType]
     public var importedTypes: [DeclaredType]
+    /// The application on a Linux desktop; without it no desktop entry or MIME package is made.
+    public var application: Application?
+
+    /// How the application appears on a freedesktop.org desktop: its `.desktop` entry, and
+    /// the name of the shared-mime-info package for its exported types.
+    public struct Application: Codable, Sendable, Equatable {
+        /// The entry's and the package's file name (`coffer` → `coffer.desktop`, `coffer.xml`);
+        /// a reverse-DNS name (`org.example.Notes`) is recommended.
+        public var id: String
+        /// `Name=`, and `Name[xx]=` per language in `localizedNames` (BCP 47 keys: `zh-Hans`).
+        public var name: String
+        public var localizedNames: [String: String]?
+        /// `Comment=` and its translations.
+        public var comment: String?
+        public var localizedComments: [String: String]?
+        /// The command line `Exec=` starts with; ` %F` (the files) is added.
+        public var exec: String
+        /// `Categories=`: main and additional categories of the Desktop Menu specification.
+        public var categories: [String]
+        /// `Terminal=`: whether it runs in a terminal.
+        public var terminal: Bool?
+        /// `Icon=`.
+        public var icon: String?
+
+        public init(id: String, name: String, localizedNames: [String: String]? = nil, comment: String? = nil,
+                    localizedComments: [String: String]? = nil, exec: String, categories: [String],
+                    terminal: Bool? = nil, icon: String? = nil) {
+            self.id = id
+            self.name = name
+            self.localizedNames = localizedNames
+            self.comment = comment
+            self.localizedComments = localizedComments
+            self.exec = exec
+            self.categories = categories
+            self.terminal = terminal
+            self.icon = icon
+        }
+    }
+
+    /// A content-sniffing rule of shared-mime-info: `value` found at `offset`.
+    public struct Magic: Codable, Sendable, Equatable {
+        /// `string` (the default), `byte`, `big16`, `big32`, `little16`, `little32`, `host16`, `host32`.
+        public var type: String
+        /// Where to look: a byte offset, or a range `"0:64"` searched.
+        public var offset: String
+        public var value: String
+
+        public static let types = ["string", "byte", "big16", "big32", "little16", "little32", "host16", "host32"]
+
+        public init(type: String = "string", offset: String = "0", value: String) {
+            (self.type, self.offset, self.value) = (type, offset, value)
+        }
+
+        public init(from decoder: any Decoder) throws {
+            let container = try decoder.container(keyedBy: CodingKeys.self)
+            type = try container.decodeIfPresent(String.self, forKey: .type) ?? "string"
+            if let number = try? container.decode(Int.self, forKey: .offset) {
+                offset = String(number)
+            } else {
+                offset = try container.decodeIfPresent(String.self, forKey: .offset) ?? "0"
+            }
+            value = try container.decode(String.self, forKey: .value)
+        }
+    }
 
     /// A kind of document the application opens (an entry of `CFBundleDocumentTypes`).
     public struct DocumentType: Codable, Sendable, Equatable {
@@ -44,9 +110,14 @@ public struct DocumentTypesManifest: Codable, Sendable, Equatable {
         public var mimeTypes: [String]
         public var iconFiles: [String]?
         public var referenceURL: String?
+        /// `description` in other languages (BCP 47 keys: `zh-Hans`): the MIME package's comments.
+        public var localizedDescriptions: [String: String]?
+        /// How to recognise a file of this type by its content (the MIME package's `magic`).
+        public var magic: [Magic]?
 
         public init(identifier: String, description: String, conformsTo: [String], extensions: [String] = [],
-                    mimeTypes: [String] = [], iconFiles: [String]? = nil, referenceURL: String? = nil) {
+                    mimeTypes: [String] = [], iconFiles: [String]? = nil, referenceURL: String? = nil,
+                    localizedDescriptions: [String: String]? = nil, magic: [Magic]? = nil) {
             self.identifier = identifier
             self.description = description
             self.conformsTo = conformsTo
@@ -54,6 +125,8 @@ public struct DocumentTypesManifest: Codable, Sendable, Equatable {
             self.mimeTypes = mimeTypes
             self.iconFiles = iconFiles
             self.referenceURL = referenceURL
+            self.localizedDescriptions = localizedDescriptions
+            self.magic = magic
         }
 
         public init(from decoder: any Decoder) throws {
@@ -65,18 +138,21 @@ public struct DocumentTypesManifest: Codable, Sendable, Equatable {
             mimeTypes = try container.decodeIfPresent([String].self, forKey: .mimeTypes) ?? []
             iconFiles = try container.decodeIfPresent([String].self, forKey: .iconFiles)
             referenceURL = try container.decodeIfPresent(String.self, forKey: .referenceURL)
+            localizedDescriptions = try container.decodeIfPresent([String: String].self, forKey: .localizedDescriptions)
+            magic = try container.decodeIfPresent([Magic].self, forKey: .magic)
         }
     }
 
     public init(supportsOpeningDocumentsInPlace: Bool? = nil, fileSharingEnabled: Bool? = nil,
                 supportsDocumentBrowser: Bool? = nil, documentTypes: [DocumentType] = [],
-                exportedTypes: [DeclaredType] = [], importedTypes: [DeclaredType] = []) {
+                exportedTypes: [DeclaredType] = [], importedTypes: [DeclaredType] = [], application: Application? = nil) {
         self.supportsOpeningDocumentsInPlace = supportsOpeningDocumentsInPlace
         self.fileSharingEnabled = fileSharingEnabled
         self.supportsDocumentBrowser = supportsDocumentBrowser
         self.documentTypes = documentTypes
         self.exportedTypes = exportedTypes
         self.importedTypes = importedTypes
+        self.application = application
     }
 
     public init(from decoder: any Decoder) throws {
@@ -87,6 +163,7 @@ public struct DocumentTypesManifest: Codable, Sendable, Equatable {
         documentTypes = try container.decodeIfPresent([DocumentType].self, forKey: .documentTypes) ?? []
         exportedTypes = try container.decodeIfPresent([DeclaredType].self, forKey: .exportedTypes) ?? []
         importedTypes = try container.decodeIfPresent([DeclaredType].self, forKey: .importedTypes) ?? []
+        application = try container.decodeIfPresent(Application.self, forKey: .application)
     }
 
     /// Reads a manifest. A JSON or shape error names where it is.
