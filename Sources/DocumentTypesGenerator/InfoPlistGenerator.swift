@@ -13,19 +13,7 @@ public enum InfoPlistGenerator {
         "LSSupportsOpeningDocumentsInPlace", "UIFileSharingEnabled", "UISupportsDocumentBrowser",
     ]
 
-    public enum Failure: Error, Equatable, CustomStringConvertible {
-        /// The manifest breaks rules; nothing was written.
-        case invalidManifest([String])
-        /// The existing output is not a property list with a dictionary at its top.
-        case unreadableOutput(String)
-
-        public var description: String {
-            switch self {
-            case .invalidManifest(let errors): errors.joined(separator: "\n")
-            case .unreadableOutput(let reason): reason
-            }
-        }
-    }
+    public typealias Failure = GenerationFailure
 
     /// The generator's keys for `manifest`, as property-list values.
     public static func entries(for manifest: DocumentTypesManifest) -> [String: Any] {

@@ -223,4 +223,28 @@ struct GeneratorToolTests {
         #expect(stale.errors.contains("the output file does not exist"))
         #expect(!directory.exists("missing.plist"))
     }
+
+    @Test func writesAndChecksTheDesktopFilesToo() throws {
+        directory.make(["app/DocumentTypes.json": desktopManifest])
+        let manifestPath = directory.url("app/DocumentTypes.json"), output = directory.url("app/Info.plist")
+        #expect(try tool(["--manifest", manifestPath, "--output", output]).status == 0)
+        #expect(directory.names("app/Desktop") == ["com.example.Notes.desktop", "com.example.Notes.xml"])
+        #expect(directory.contents("app/Desktop/com.example.Notes.desktop")?.contains("Exec=notes open-files %F") == true)
+        #expect(try tool(["--manifest", manifestPath, "--output", output, "--check"]).status == 0)
+
+        directory.make(["app/Desktop/com.example.Notes.desktop": "[Desktop Entry]\nName=Edited\n"])
+        try FileManager.default.removeItem(atPath: directory.url("app/Desktop/com.example.Notes.xml"))
+        let stale = try tool(["--manifest", manifestPath, "--output", output, "--check"])
+        #expect(stale.status == 1)
+        #expect(stale.errors.contains("Desktop/com.example.Notes.desktop is out of date"))
+        #expect(stale.errors.contains("Desktop/com.example.Notes.xml does not exist"))
+        #expect(directory.contents("app/Desktop/com.example.Notes.desktop") == "[Desktop Entry]\nName=Edited\n")
+
+        // Elsewhere when asked; and a manifest without an application makes no desktop files.
+        #expect(try tool(["--manifest", manifestPath, "--output", output, "--desktop-folder", directory.url("elsewhere")]).status == 0)
+        #expect(directory.names("elsewhere") == ["com.example.Notes.desktop", "com.example.Notes.xml"])
+        directory.make(["plain/DocumentTypes.json": notesManifest])
+        #expect(try tool(["--manifest", directory.url("plain/DocumentTypes.json"), "--output", directory.url("plain/Info.plist")]).status == 0)
+        #expect(!directory.exists("plain/Desktop"))
+    }
 }
