@@ -81,18 +81,27 @@ public struct CofferApplication: Sendable {
             output.line("\(name) \(version)")
             output.flush()
             return 0
-        case .rpc, .commands, .interactive, .help:
+        case .rpc, .commands, .interactive, .help, .openFiles, .installDesktop, .uninstallDesktop:
             break
         }
 
-        let registry: TypeRegistry
+        let manifest: DocumentTypesManifest
         do {
-            registry = try documentTypes(options).registry()
+            manifest = try documentTypes(options)
         } catch {
             // A bad --document-types is a bad argument: status 2, like the others.
             errors.line("\(name): \(error.userMessage(in: options.language))")
             errors.flush()
             return 2
+        }
+        let registry = manifest.registry()
+        switch options.action {
+        case .installDesktop:
+            return desktopInstaller(options, manifest: manifest, registry: registry).install(output: output, errors: errors)
+        case .uninstallDesktop:
+            return desktopInstaller(options, manifest: manifest, registry: registry).uninstall(output: output, errors: errors)
+        default:
+            break
         }
         let methods: RPCMethodRegistry
         do {
@@ -146,6 +155,10 @@ public struct CofferApplication: Sendable {
             configuration.methods = methods
             guard let listener else { return await RPCServer.serveStandardIO(service, configuration: configuration) }
             return await RPCServer.serve(service, on: listener, configuration: configuration)
+        }
+
+        if case .openFiles(let paths) = options.action {
+            return await openFiles(paths, service: service, manifest: manifest, options: options, output: output, errors: errors)
         }
 
         // A person at the REPL may name any host path their account can read. On a terminal

@@ -10,6 +10,11 @@ struct LaunchOptions {
         case showHelp
         case showVersion
         case rpc
+        /// `open-files PATH…`: files handed in by a file manager.
+        case openFiles([String])
+        /// `install-desktop [--user]`, `uninstall-desktop`.
+        case installDesktop
+        case uninstallDesktop
     }
 
     /// `coffer rpc --framing lsp|ndjson`; detected from the first byte when nil.
@@ -21,6 +26,8 @@ struct LaunchOptions {
 
     var action: Action = .interactive
     var containerPath: String
+    /// Whether `--container` was given (an installed desktop entry passes it on).
+    var containerGiven = false
     var language: Language
     /// The application's document types; the package's own `DocumentTypes.json` when nil.
     var documentTypesPath: String?
@@ -43,8 +50,10 @@ struct LaunchOptions {
                 action = .commands(try value(for: "-c"))
             case "--container":
                 containerPath = try value(for: "--container")
+                containerGiven = true
             case _ where argument.hasPrefix("--container="):
                 containerPath = String(argument.dropFirst("--container=".count))
+                containerGiven = true
             case "--document-types":
                 documentTypesPath = try value(for: "--document-types")
             case "--lang":
@@ -63,6 +72,18 @@ struct LaunchOptions {
                 continue
             case "rpc":
                 action = .rpc
+            case "open-files":
+                let paths = arguments[(index + 1)...].drop { $0 == "--" }
+                guard !paths.isEmpty else { throw CofferError(.invalidArgument, detail: "open-files needs the files to open") }
+                action = .openFiles(Array(paths))
+                index = arguments.count
+                continue
+            case "install-desktop":
+                action = .installDesktop
+            case "--user" where action == .installDesktop:
+                break  // the only kind of installation there is: into $XDG_DATA_HOME
+            case "uninstall-desktop":
+                action = .uninstallDesktop
             case "--framing" where action == .rpc, _ where action == .rpc && argument.hasPrefix("--framing="):
                 let value = argument == "--framing" ? try value(for: "--framing") : String(argument.dropFirst("--framing=".count))
                 guard value == "lsp" || value == "ndjson" else {
@@ -94,6 +115,8 @@ struct LaunchOptions {
             return """
                 Usage: \(program) [--container DIR] [--lang en|zh-Hans] [--document-types JSON] [-c 'COMMAND; COMMAND']
                        \(program) [--container DIR] rpc [--framing lsp|ndjson] [--allow-host DIR]… [--listen unix:PATH]
+                       \(program) [--container DIR] open-files PATH…
+                       \(program) install-desktop [--user] | uninstall-desktop
                        \(program) help [COMMAND]
                        \(program) --version
 
@@ -103,12 +126,15 @@ struct LaunchOptions {
                 document types (default: the one built in). Run “\(program) help” for the list of commands.
                 “\(program) rpc” serves JSON-RPC 2.0 on standard input and output instead, or with
                 --listen on a Unix-domain socket to many clients at once; programs may use only the
-                host folders named with --allow-host.
+                host folders named with --allow-host. “\(program) install-desktop” adds \(program) to the
+                desktop's “Open With” for the types it opens; “open-files” is what the desktop runs then.
                 """
         case .simplifiedChinese:
             return """
                 用法：\(program) [--container 目录] [--lang en|zh-Hans] [--document-types JSON] [-c '命令; 命令']
                       \(program) [--container 目录] rpc [--framing lsp|ndjson] [--allow-host 目录]… [--listen unix:路径]
+                      \(program) [--container 目录] open-files 路径…
+                      \(program) install-desktop [--user] | uninstall-desktop
                       \(program) help [命令]
                       \(program) --version
 
@@ -117,6 +143,8 @@ struct LaunchOptions {
                 文稿类型清单（默认使用内置清单）。运行“\(program) help”查看命令列表。
                 “\(program) rpc”改为在标准输入输出上提供 JSON-RPC 2.0 服务，或用 --listen 在 Unix
                 域套接字上同时为多个客户端服务；程序只能使用 --allow-host 指定的本机文件夹。
+                “\(program) install-desktop”把 \(program) 加入桌面“打开方式”中它能打开的类型；桌面随后运行
+                “open-files”。
                 """
         }
     }

@@ -185,6 +185,17 @@ extension FileService {
         return bookmarkStore
     }
 
+    /// What a host item is: a folder (or package), and its type by name and — for files —
+    /// by content (libmagic), opened through `policy`.
+    func assessHostItem(_ hostPath: String, policy: HostAccessPolicy) async throws(CofferError) -> (isFolder: Bool, type: TypeAssessment) {
+        let registry = self.registry
+        return try await BlockingIO.run { _ throws(CofferError) in
+            let item = try policy.open(hostPath)
+            if item.isFolder { return (true, TypeAssessment(byName: registry.typeIdentifier(forFolderNamed: item.name))) }
+            return (false, registry.assess(fileNamed: item.name, contentMIMEType: item.sniffedMIMEType()))
+        }
+    }
+
     // MARK: Content
 
     /// The type of a file by its name and by its content (libmagic), for `info`.

@@ -1,0 +1,203 @@
+import CofferCore
+import CofferREPL
+import DocumentTypesGenerator
+import Foundation
+#if canImport(Glibc)
+import Glibc
+#endif
+
+/// `install-desktop` and `uninstall-desktop`: the application's desktop entry and
+/// shared-mime-info package, made from its manifest, put where a desktop looks for a user's
+/// own (`$XDG_DATA_HOME/applications`, `$XDG_DATA_HOME/mime/packages`), and taken away again.
+///
+/// What was installed is written down in `$XDG_STATE_HOME/<program>/desktop-install.json`,
+/// each file with its identity (device, inode, size, time), so uninstalling removes exactly
+/// those files, and only while they are still what was installed. A file of the same name
+/// that was not installed this way is never overwritten. `update-mime-database` and
+/// `update-desktop-database` are run afterwards when they are on `PATH`.
+struct DesktopInstaller {
+    let program: String
+    let manifest: DocumentTypesManifest
+    let registry: TypeRegistry
+    /// The words of `Exec=` before `%F`.
+    let command: [String]
+    let environment: [String: String]
+    let language: Language
+
+    private var home: String { environment["HOME"] ?? NSHomeDirectory() }
+
+    /// `$XDG_DATA_HOME`, else `~/.local/share`.
+    var dataHome: String { Self.absolute(environment["XDG_DATA_HOME"]) ?? home + "/.local/share" }
+    /// `$XDG_STATE_HOME`, else `~/.local/state`.
+    var stateHome: String { Self.absolute(environment["XDG_STATE_HOME"]) ?? home + "/.local/state" }
+    var receiptPath: String { "\(stateHome)/\(program)/desktop-install.json" }
+
+    private static func absolute(_ path: String?) -> String? {
+        guard let path, path.hasPrefix("/") else { return nil }
+        return path
+    }
+
+    struct Receipt: Codable {
+        var files: [InstalledFile]
+    }
+
+    /// A file as installed: where, and what identifies that very file.
+    struct InstalledFile: Codable, Equatable {
+        var path: String
+        var device: UInt64
+        var inode: UInt64
+        var size: Int64
+        var modified: Double
+
+        /// The file now at `path`, or `nil` when there is none.
+        init?(path: String) {
+            var info = stat()
+            guard lstat(path, &info) == 0 else { return nil }
+            self.path = path
+            device = UInt64(info.st_dev)
+            inode = UInt64(info.st_ino)
+            size = Int64(info.st_size)
+            modified = Double(info.st_mtim.tv_sec) + Double(info.st_mtim.tv_nsec) / 1e9
+        }
+    }
+
+    // MARK: Installing
+
+    func install(output: TextOutput, errors: TextOutput) -> Int32 {
+        defer {
+            output.flush()
+            errors.flush()
+        }
+        let files: DesktopFiles
+        do {
+            guard let made = try DesktopFiles.make(for: manifest, registry: registry, command: command) else {
+                return fail(LocalizedText("the manifest describes no application (its “application” section), so there is nothing to install",
+                                          "清单没有描述应用（缺少“application”部分），没有可安装的内容"), errors)
+            }
+            files = made
+        } catch {
+            return fail(LocalizedText("the manifest cannot be installed: \(error)", "清单无法安装：\(error)"), errors)
+        }
+        let previous = loadReceipt()?.files ?? []
+        var targets = [(path: "\(dataHome)/applications/\(files.entryName)", data: files.entry)]
+        if let package = files.mimePackage { targets.append(("\(dataHome)/mime/packages/\(files.mimePackageName)", package)) }
+
+        // Never overwrite what this installer did not put there (or what changed since).
+        for target in targets {
+            if let present = InstalledFile(path: target.path), !previous.contains(present) {
+                return fail(LocalizedText("“\(target.path)” exists and was not installed by \(program); it is left alone",
+                                          "“\(target.path)”已存在，且不是由 \(program) 安装的；不会被改动"), errors)
+            }
+        }
+        var installed: [InstalledFile] = []
+        for target in targets {
+            do {
+                try FileManager.default.createDirectory(atPath: (target.path as NSString).deletingLastPathComponent,
+                                                        withIntermediateDirectories: true)
+                try target.data.write(to: URL(fileURLWithPath: target.path), options: .atomic)
+            } catch {
+                return fail(LocalizedText("cannot write “\(target.path)”: \(error.localizedDescription)",
+                                          "无法写入“\(target.path)”：\(error.localizedDescription)"), errors)
+            }
+            guard let file = InstalledFile(path: target.path) else { continue }
+            installed.append(file)
+            output.line(LocalizedText("Installed \(target.path)", "已安装 \(target.path)")(language))
+        }
+        // A file an earlier installation made that this one does not (a MIME package no longer needed).
+        for old in previous where !targets.contains(where: { $0.path == old.path }) && InstalledFile(path: old.path) == old {
+            _ = unlink(old.path)
+        }
+        do {
+            try FileManager.default.createDirectory(atPath: (receiptPath as NSString).deletingLastPathComponent,
+                                                    withIntermediateDirectories: true)
+            try JSONEncoder().encode(Receipt(files: installed)).write(to: URL(fileURLWithPath: receiptPath), options: .atomic)
+        } catch {
+            return fail(LocalizedText("cannot record the installation in “\(receiptPath)”: \(error.localizedDescription)",
+                                      "无法在“\(receiptPath)”中记录安装：\(error.localizedDescription)"), errors)
+        }
+        return updateDatabases(output: output, errors: errors)
+    }
+
+    // MARK: Uninstalling
+
+    func uninstall(output: TextOutput, errors: TextOutput) -> Int32 {
+        defer {
+            output.flush()
+            errors.flush()
+        }
+        guard let receipt = loadReceipt() else {
+            return fail(LocalizedText("nothing was installed (no record in “\(receiptPath)”)",
+                                      "没有安装过任何内容（“\(receiptPath)”中没有记录）"), errors)
+        }
+        var keptBack = false
+        for file in receipt.files {
+            switch InstalledFile(path: file.path) {
+            case nil:
+                continue  // already gone
+            case file?:
+                if unlink(file.path) == 0 {
+                    output.line(LocalizedText("Removed \(file.path)", "已删除 \(file.path)")(language))
+                } else {
+                    errors.line("\(program): \(file.path): \(String(cString: strerror(errno)))")
+                    keptBack = true
+                }
+            default:
+                errors.line(LocalizedText("\(program): “\(file.path)” changed since it was installed; it is left alone",
+                                          "\(program)：“\(file.path)”在安装后被改动过；不会被删除")(language))
+                keptBack = true
+            }
+        }
+        _ = unlink(receiptPath)
+        let status = updateDatabases(output: output, errors: errors)
+        return keptBack ? 1 : status
+    }
+
+    // MARK: Helpers
+
+    private func loadReceipt() -> Receipt? {
+        FileManager.default.contents(atPath: receiptPath).flatMap { try? JSONDecoder().decode(Receipt.self, from: $0) }
+    }
+
+    /// Runs `update-mime-database` and `update-desktop-database` on the user's folders, where
+    /// they are installed; 1 if one fails.
+    private func updateDatabases(output: TextOutput, errors: TextOutput) -> Int32 {
+        var status: Int32 = 0
+        let mime = "\(dataHome)/mime", applications = "\(dataHome)/applications"
+        for (tool, folder) in [("update-mime-database", mime), ("update-desktop-database", applications)]
+        where FileManager.default.fileExists(atPath: folder) {
+            guard let executable = Self.find(tool, in: environment["PATH"] ?? "/usr/bin:/bin") else {
+                output.line(LocalizedText("(\(tool) is not installed; the desktop will notice the change on its own)",
+                                          "（未安装 \(tool)；桌面会自行发现变化）")(language))
+                continue
+            }
+            let process = Process()
+            process.executableURL = URL(fileURLWithPath: executable)
+            process.arguments = [folder]
+            process.standardOutput = FileHandle.nullDevice
+            do {
+                try process.run()
+                process.waitUntilExit()
+            } catch {
+                errors.line("\(program): \(tool): \(error.localizedDescription)")
+                status = 1
+                continue
+            }
+            if process.terminationStatus == 0 {
+                output.line(LocalizedText("Ran \(tool) \(folder)", "已运行 \(tool) \(folder)")(language))
+            } else {
+                errors.line("\(program): \(tool) \(folder) failed with status \(process.terminationStatus)")
+                status = 1
+            }
+        }
+        return status
+    }
+
+    static func find(_ tool: String, in path: String) -> String? {
+        path.split(separator: ":").map { "\($0)/\(tool)" }.first { FileManager.default.isExecutableFile(atPath: $0) }
+    }
+
+    private func fail(_ message: LocalizedText, _ errors: TextOutput) -> Int32 {
+        errors.line("\(program): \(message(language))")
+        return 1
+    }
+}

@@ -1,0 +1,78 @@
+import CofferCore
+
+/// Files handed to the application from outside — opened with it from a file manager —, each
+/// opened in place or imported as the manifest's document types say
+/// (``DocumentTypesManifest/handling(of:folder:)``: a `Viewer` opens in place, an `Editor`
+/// in place only with `supportsOpeningDocumentsInPlace`, folders are always copied).
+///
+/// A file whose type no document type claims, or claims with a role that opens nothing, is
+/// refused with `typeNotAllowed` naming its type; one that is gone fails with `noSuchFile`.
+/// Imports go to `files:/Import`, keeping both names. Each import is audited as one entry.
+public struct ReceiveFiles: FileOperation {
+    public static let name = "receive"
+    public static let changesFiles = true
+
+    /// Where one file went.
+    public enum Placement: Sendable {
+        case openedInPlace(OpenedHostFile)
+        case imported(FileNode)
+    }
+
+    public struct Received: Sendable {
+        public var hostPath: String
+        /// What the manifest said to do with it, once its type was known.
+        public var handling: DocumentHandling?
+        public var outcome: Result<Placement, CofferError>
+    }
+
+    public var hostPaths: [String]
+    public var manifest: DocumentTypesManifest
+
+    public init(_ hostPaths: [String], manifest: DocumentTypesManifest) {
+        self.hostPaths = hostPaths
+        self.manifest = manifest
+    }
+
+    public func run(in context: OperationContext) async throws(CofferError) -> [Received] {
+        var received: [Received] = []
+        for hostPath in hostPaths {
+            var item = Received(hostPath: hostPath, handling: nil, outcome: .failure(CofferError(.cancelled)))
+            do throws(CofferError) {
+                item.outcome = .success(try await receive(hostPath, context, deciding: &item.handling))
+            } catch {
+                item.outcome = .failure(error)
+            }
+            received.append(item)
+        }
+        return received
+    }
+
+    private func receive(_ hostPath: String, _ context: OperationContext,
+                         deciding decision: inout DocumentHandling?) async throws(CofferError) -> Placement {
+        let service = context.service, policy = context.session.hostPolicy
+        let (isFolder, assessment) = try await service.assessHostItem(hostPath, policy: policy)
+        guard let document = manifest.documentType(for: assessment.effective, in: service.registry),
+              let handling = manifest.handling(of: document, folder: isFolder)
+        else { throw CofferError(.typeNotAllowed, detail: assessment.effective) }
+        decision = handling
+        switch handling {
+        case .openInPlace:
+            return .openedInPlace(try await service.open(hostPath: hostPath, policy: policy))
+        case .importCopy:
+            let results = try await service.importItems(hostPaths: [hostPath], into: FileService.defaultImportFolder,
+                                                        allowedTypes: [], conflict: .keepBoth, policy: policy,
+                                                        progress: .none)
+            return .imported(try results[0].outcome.get())
+        }
+    }
+
+    /// One entry per import, where it landed (or the import folder when it failed); opening
+    /// in place changes nothing in the sandbox, and a refusal copies nothing.
+    public func auditRecords(for outcome: Result<[Received], CofferError>) -> [AuditRecord] {
+        guard case .success(let received) = outcome else { return [] }
+        return received.filter { $0.handling == .importCopy }.map { item in
+            let landed = if case .success(.imported(let node)) = item.outcome { node.path } else { FileService.defaultImportFolder }
+            return AuditRecord(paths: [landed.description], outcome: item.outcome)
+        }
+    }
+}

@@ -1,0 +1,167 @@
+import CofferTestSupport
+import Foundation
+import Testing
+
+/// The freedesktop.org tools the desktop tests check against (Debian's desktop-file-utils,
+/// shared-mime-info, xdg-utils and libglib2.0-bin). Without them the tests are skipped,
+/// unless `COFFER_REQUIRE_DESKTOP_TOOLS=1` (set by `.ci/run`, which installs them) makes
+/// that a failure.
+enum DesktopTools {
+    static let names = ["desktop-file-validate", "update-mime-database", "update-desktop-database", "xdg-mime", "gio"]
+    static func path(_ tool: String) -> String? {
+        ["/usr/bin", "/bin", "/usr/local/bin"].map { "\($0)/\(tool)" }.first { FileManager.default.isExecutableFile(atPath: $0) }
+    }
+    static let available = names.allSatisfy { path($0) != nil }
+    static let required = ProcessInfo.processInfo.environment["COFFER_REQUIRE_DESKTOP_TOOLS"] == "1"
+}
+
+/// The repository's example manifest (a notes app with its own types).
+let exampleManifest = URL(fileURLWithPath: #filePath).deletingLastPathComponent().deletingLastPathComponent()
+    .deletingLastPathComponent().appendingPathComponent("Examples/document-types/DocumentTypes.json").path
+
+/// `install-desktop`, `uninstall-desktop` and `open-files`, checked with the real desktop tools
+/// in a private `XDG_DATA_HOME`.
+@Suite(.serialized, .enabled(if: DesktopTools.available || DesktopTools.required,
+                             "desktop-file-utils, shared-mime-info, xdg-utils or gio missing; .ci/run installs them"))
+struct DesktopIntegrationEndToEndTests {
+    let directory = TemporaryDirectory("e2e-desktop")
+    var container: String { directory.url("c") }
+    var data: String { directory.url("data") }
+
+    /// The XDG folders of this test only: no system applications or MIME types interfere.
+    var environment: [String: String] {
+        ["XDG_DATA_HOME": data, "XDG_STATE_HOME": directory.url("state"), "XDG_CONFIG_HOME": directory.url("config"),
+         "XDG_DATA_DIRS": directory.url("system"), "HOME": directory.path, "PATH": "/usr/bin:/bin"]
+    }
+
+    func coffer(_ arguments: [String], manifest: String? = exampleManifest) throws -> CofferBinary.Result {
+        try CofferBinary.run(["--container", container] + (manifest.map { ["--document-types", $0] } ?? []) + arguments,
+                             environment: environment)
+    }
+
+    func tool(_ name: String, _ arguments: [String]) throws -> (status: Int32, output: String) {
+        let process = Process()
+        process.executableURL = URL(fileURLWithPath: try #require(DesktopTools.path(name), "\(name) is not installed"))
+        process.arguments = arguments
+        process.environment = environment
+        let output = Pipe()
+        process.standardOutput = output
+        process.standardError = output
+        try process.run()
+        let text = output.fileHandleForReading.readDataToEndOfFile()
+        process.waitUntilExit()
+        return (process.terminationStatus, String(decoding: text, as: UTF8.self).trimmingCharacters(in: .whitespacesAndNewlines))
+    }
+
+    @Test func theInstalledFilesAreWhatTheDesktopToolsAccept() throws {
+        let installed = try coffer(["install-desktop", "--user"])
+        #expect(installed.status == 0, "\(installed.errors)")
+        let entry = data + "/applications/com.example.Notes.desktop"
+        #expect(FileManager.default.fileExists(atPath: entry))
+        #expect(FileManager.default.fileExists(atPath: data + "/mime/packages/com.example.Notes.xml"))
+        #expect(installed.output.contains("Ran update-mime-database"))
+        #expect(installed.output.contains("Ran update-desktop-database"))
+        let validation = try tool("desktop-file-validate", [entry])
+        #expect(validation.status == 0 && validation.output.isEmpty, "\(validation.output)")
+        // The entry runs this very binary, with the container and manifest it was given.
+        let text = try #require(directory.contents("data/applications/com.example.Notes.desktop"))
+        #expect(text.contains("Exec=\(CofferBinary.url.resolvingSymlinksInPath().path) --container \(container) --document-types \(exampleManifest) open-files %F"))
+
+        // The custom type, by extension and by content alone.
+        directory.make(["by-name.exnotes": "just words", "by-magic.bin": "EXNOTES1 and the rest"])
+        for file in ["by-name.exnotes", "by-magic.bin"] {
+            #expect(try tool("xdg-mime", ["query", "filetype", directory.url(file)]).output == "application/x-example-notes")
+            #expect(try tool("gio", ["info", "-a", "standard::content-type", directory.url(file)]).output
+                        .contains("standard::content-type: application/x-example-notes"))
+        }
+        #expect(try tool("xdg-mime", ["query", "default", "application/x-example-notes"]).output == "com.example.Notes.desktop")
+        #expect(try tool("xdg-mime", ["query", "default", "application/pdf"]).output == "com.example.Notes.desktop")
+
+        // Installing again replaces what was installed.
+        #expect(try coffer(["install-desktop"]).status == 0)
+    }
+
+    @Test func uninstallingRemovesExactlyWhatWasInstalled() throws {
+        directory.make(["data/applications/someone-else.desktop": "[Desktop Entry]\nType=Application\nName=X\nExec=x\n"])
+        #expect(try coffer(["install-desktop"]).status == 0)
+        let removed = try coffer(["uninstall-desktop"], manifest: nil)
+        #expect(removed.status == 0, "\(removed.errors)")
+        #expect(!FileManager.default.fileExists(atPath: data + "/applications/com.example.Notes.desktop"))
+        #expect(!FileManager.default.fileExists(atPath: data + "/mime/packages/com.example.Notes.xml"))
+        #expect(directory.contents("data/applications/someone-else.desktop") != nil)
+        #expect(try tool("xdg-mime", ["query", "default", "application/x-example-notes"]).output.isEmpty)
+        let again = try coffer(["uninstall-desktop"])
+        #expect(again.status == 1 && again.errors.contains("nothing was installed"))
+
+        // A file changed since it was installed is left alone.
+        #expect(try coffer(["install-desktop"]).status == 0)
+        let entry = data + "/applications/com.example.Notes.desktop"
+        let handle = try FileHandle(forWritingTo: URL(fileURLWithPath: entry))
+        try handle.seekToEnd()
+        try handle.write(contentsOf: Data("Keywords=mine;\n".utf8))
+        try handle.close()
+        let partial = try coffer(["uninstall-desktop"])
+        #expect(partial.status == 1)
+        #expect(partial.errors.contains("changed since it was installed"))
+        #expect(FileManager.default.fileExists(atPath: entry))
+        #expect(!FileManager.default.fileExists(atPath: data + "/mime/packages/com.example.Notes.xml"))
+    }
+
+    @Test func aFileOfTheSameNameThatIsNotOursIsNeverReplaced() throws {
+        directory.make(["data/applications/com.example.Notes.desktop": "theirs"])
+        let refused = try coffer(["install-desktop"])
+        #expect(refused.status == 1)
+        #expect(refused.errors.contains("was not installed by coffer"))
+        #expect(directory.contents("data/applications/com.example.Notes.desktop") == "theirs")
+        #expect(!FileManager.default.fileExists(atPath: data + "/mime/packages/com.example.Notes.xml"))
+    }
+
+    @Test func coffersOwnEntryOpensAnyFileAndFolder() throws {
+        let installed = try coffer(["install-desktop"], manifest: nil)
+        #expect(installed.status == 0, "\(installed.errors)")
+        // Coffer exports no type of its own: an entry, and no MIME package.
+        #expect(!FileManager.default.fileExists(atPath: data + "/mime/packages/coffer.xml"))
+        #expect(try tool("desktop-file-validate", [data + "/applications/coffer.desktop"]).output.isEmpty)
+        #expect(try tool("xdg-mime", ["query", "default", "inode/directory"]).output == "coffer.desktop")
+        #expect(try coffer(["uninstall-desktop"], manifest: nil).status == 0)
+    }
+
+    // MARK: Files handed in
+
+    @Test func filesHandedInAreOpenedInPlaceOrImportedByTheirRole() throws {
+        directory.make(["in/note.exnotes": "EXNOTES1 a note", "in/report.pdf": "%PDF-1.4\n", "in/plain.txt": "text",
+                        "in/Trip.notesbundle/page.txt": "p"])
+        let handed = try coffer(["open-files", directory.url("in/note.exnotes"), directory.url("in/report.pdf"),
+                                 directory.url("in/Trip.notesbundle"), directory.url("in/plain.txt"), directory.url("in/gone.pdf")])
+        #expect(handed.status == 1)  // the refused and the missing one
+        let lines = handed.output.split(separator: "\n").map(String.init)
+        // An Editor of an app that opens documents in place, and a Viewer: in place. A package: a copy.
+        #expect(lines == [
+            directory.url("in/note.exnotes") + " → opened in place as bookmark 1",
+            directory.url("in/report.pdf") + " → opened in place as bookmark 2",
+            directory.url("in/Trip.notesbundle") + " → files:/Import/Trip.notesbundle",
+        ])
+        #expect(handed.errors.contains("\(directory.url("in/plain.txt")): This file isn't one of the allowed types (it is public.plain-text)."))
+        #expect(handed.errors.contains("\(directory.url("in/gone.pdf")): The item doesn't exist."))
+        #expect(directory.contents("c/Documents/UserFiles/Import/Trip.notesbundle/page.txt") == "p")
+        #expect(directory.contents("in/note.exnotes") == "EXNOTES1 a note")  // in place: never copied, never moved
+
+        // An Editor of an app that does not open documents in place edits a copy; a Viewer still views in place.
+        let copying = (try String(contentsOfFile: exampleManifest, encoding: .utf8))
+            .replacingOccurrences(of: #""supportsOpeningDocumentsInPlace": true"#, with: #""supportsOpeningDocumentsInPlace": false"#)
+        directory.make(["copying.json": copying])
+        let copied = try coffer(["--lang", "zh-Hans", "open-files", directory.url("in/note.exnotes"), directory.url("in/report.pdf")],
+                                manifest: directory.url("copying.json"))
+        #expect(copied.status == 0, "\(copied.errors)")
+        #expect(copied.output.split(separator: "\n").map(String.init) == [
+            directory.url("in/note.exnotes") + " → files:/Import/note.exnotes",
+            directory.url("in/report.pdf") + " → 已原位打开，书签 2",
+        ])
+        #expect(directory.contents("c/Documents/UserFiles/Import/note.exnotes") == "EXNOTES1 a note")
+        // The copies are audited; opening in place changes nothing in the sandbox.
+        let audit = directory.contents("c/Library/Application Support/AppData/logs/audit.jsonl") ?? ""
+        #expect(audit.contains(#""frontEnd":"open-files","method":"receive","outcome":"ok","paths":["files:/Import/Trip.notesbundle"]"#))
+        #expect(audit.contains(#""paths":["files:/Import/note.exnotes"]"#))
+        #expect(audit.components(separatedBy: "\n").filter { !$0.isEmpty }.count == 2)
+    }
+}
