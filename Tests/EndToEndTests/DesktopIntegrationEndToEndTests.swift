@@ -56,6 +56,7 @@ struct DesktopIntegrationEndToEndTests {
     @Test func theInstalledFilesAreWhatTheDesktopToolsAccept() throws {
         let installed = try coffer(["install-desktop", "--user"])
         #expect(installed.status == 0, "\(installed.errors)")
+        #expect(installed.errors.isEmpty)  // nothing from update-mime-database either
         let entry = data + "/applications/com.example.Notes.desktop"
         #expect(FileManager.default.fileExists(atPath: entry))
         #expect(FileManager.default.fileExists(atPath: data + "/mime/packages/com.example.Notes.xml"))
