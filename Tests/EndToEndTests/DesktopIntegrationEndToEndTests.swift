@@ -25,7 +25,9 @@ let exampleManifest = URL(fileURLWithPath: #filePath).deletingLastPathComponent(
                              "desktop-file-utils, shared-mime-info, xdg-utils or gio missing; .ci/run installs them"))
 struct DesktopIntegrationEndToEndTests {
     let directory = TemporaryDirectory("e2e-desktop")
-    var container: String { directory.url("c") }
+    /// A container whose path needs quoting in `Exec=`.
+    static let containerName = "my coffer 文件柜"
+    var container: String { directory.url(Self.containerName) }
     var data: String { directory.url("data") }
 
     /// The XDG folders of this test only: no system applications or MIME types interfere.
@@ -66,7 +68,7 @@ struct DesktopIntegrationEndToEndTests {
         #expect(validation.status == 0 && validation.output.isEmpty, "\(validation.output)")
         // The entry runs this very binary, with the container and manifest it was given.
         let text = try #require(directory.contents("data/applications/com.example.Notes.desktop"))
-        #expect(text.contains("Exec=\(CofferBinary.url.resolvingSymlinksInPath().path) --container \(container) --document-types \(exampleManifest) open-files %F"))
+        #expect(text.contains("Exec=\(CofferBinary.url.resolvingSymlinksInPath().path) --container \"\(container)\" --document-types \(exampleManifest) open-files %F"))
 
         // The custom type, by extension and by content alone.
         directory.make(["by-name.exnotes": "just words", "by-magic.bin": "EXNOTES1 and the rest"])
@@ -77,6 +79,20 @@ struct DesktopIntegrationEndToEndTests {
         }
         #expect(try tool("xdg-mime", ["query", "default", "application/x-example-notes"]).output == "com.example.Notes.desktop")
         #expect(try tool("xdg-mime", ["query", "default", "application/pdf"]).output == "com.example.Notes.desktop")
+
+        // Opened from a file manager: gio runs the entry's command line with the file, as
+        // GNOME Files does, and the file is opened in place.
+        let odd = "a $b's 笔记.exnotes"
+        directory.make([odd: "EXNOTES1 hi"])
+        let launched = try tool("gio", ["launch", entry, directory.url(odd)])
+        #expect(launched.status == 0, "\(launched.output)")
+        let bookmarks = container + "/Library/Application Support/AppData/bookmarks.json"
+        let deadline = Date().addingTimeInterval(20)
+        while !((try? String(contentsOfFile: bookmarks, encoding: .utf8))?.contains("笔记.exnotes") ?? false), Date() < deadline {
+            Thread.sleep(forTimeInterval: 0.05)
+        }
+        let listed = try coffer(["-c", "bookmarks"])
+        #expect(listed.output.contains("1  ok  \(directory.url(odd).replacingOccurrences(of: "//", with: "/"))"), "\(listed.output) \(listed.errors)")
 
         // Installing again replaces what was installed.
         #expect(try coffer(["install-desktop"]).status == 0)
@@ -144,7 +160,7 @@ struct DesktopIntegrationEndToEndTests {
         ])
         #expect(handed.errors.contains("\(directory.url("in/plain.txt")): This file isn't one of the allowed types (it is public.plain-text)."))
         #expect(handed.errors.contains("\(directory.url("in/gone.pdf")): The item doesn't exist."))
-        #expect(directory.contents("c/Documents/UserFiles/Import/Trip.notesbundle/page.txt") == "p")
+        #expect(directory.contents("\(Self.containerName)/Documents/UserFiles/Import/Trip.notesbundle/page.txt") == "p")
         #expect(directory.contents("in/note.exnotes") == "EXNOTES1 a note")  // in place: never copied, never moved
 
         // An Editor of an app that does not open documents in place edits a copy; a Viewer still views in place.
@@ -158,9 +174,9 @@ struct DesktopIntegrationEndToEndTests {
             directory.url("in/note.exnotes") + " → files:/Import/note.exnotes",
             directory.url("in/report.pdf") + " → 已原位打开，书签 2",
         ])
-        #expect(directory.contents("c/Documents/UserFiles/Import/note.exnotes") == "EXNOTES1 a note")
+        #expect(directory.contents("\(Self.containerName)/Documents/UserFiles/Import/note.exnotes") == "EXNOTES1 a note")
         // The copies are audited; opening in place changes nothing in the sandbox.
-        let audit = directory.contents("c/Library/Application Support/AppData/logs/audit.jsonl") ?? ""
+        let audit = directory.contents("\(Self.containerName)/Library/Application Support/AppData/logs/audit.jsonl") ?? ""
         #expect(audit.contains(#""frontEnd":"open-files","method":"receive","outcome":"ok","paths":["files:/Import/Trip.notesbundle"]"#))
         #expect(audit.contains(#""paths":["files:/Import/note.exnotes"]"#))
         #expect(audit.components(separatedBy: "\n").filter { !$0.isEmpty }.count == 2)
