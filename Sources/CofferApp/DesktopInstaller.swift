@@ -89,33 +89,48 @@ struct DesktopInstaller {
                                           "“\(target.path)”已存在，且不是由 \(program) 安装的；不会被改动"), errors)
             }
         }
-        var installed: [InstalledFile] = []
+        // Each file is written beside its place, recorded in the receipt with that very file's
+        // identity (a rename keeps it), then renamed into place: however the installation is cut
+        // short, every file it put in place is one the receipt names.
+        var installed = previous
         for target in targets {
+            let staged = ((target.path as NSString).deletingLastPathComponent as NSString)
+                .appendingPathComponent(".\((target.path as NSString).lastPathComponent).installing")
             do {
                 try FileManager.default.createDirectory(atPath: (target.path as NSString).deletingLastPathComponent,
                                                         withIntermediateDirectories: true)
-                try target.data.write(to: URL(fileURLWithPath: target.path), options: .atomic)
+                try target.data.write(to: URL(fileURLWithPath: staged))
+                guard var file = InstalledFile(path: staged) else { throw CocoaError(.fileNoSuchFile) }
+                file.path = target.path
+                try record(installed + [file])  // the file it replaces stays named until it is replaced
+                guard rename(staged, target.path) == 0 else { throw POSIXError(POSIXErrorCode(rawValue: errno) ?? .EIO) }
+                installed.removeAll { $0.path == target.path }
+                installed.append(file)
             } catch {
-                return fail(LocalizedText("cannot write “\(target.path)”: \(error.localizedDescription)",
-                                          "无法写入“\(target.path)”：\(error.localizedDescription)"), errors)
+                _ = unlink(staged)
+                return fail(LocalizedText("cannot install “\(target.path)”: \(error.localizedDescription)",
+                                          "无法安装“\(target.path)”：\(error.localizedDescription)"), errors)
             }
-            guard let file = InstalledFile(path: target.path) else { continue }
-            installed.append(file)
             output.line(LocalizedText("Installed \(target.path)", "已安装 \(target.path)")(language))
         }
         // A file an earlier installation made that this one does not (a MIME package no longer needed).
-        for old in previous where !targets.contains(where: { $0.path == old.path }) && InstalledFile(path: old.path) == old {
-            _ = unlink(old.path)
+        for old in previous where !targets.contains(where: { $0.path == old.path }) {
+            if InstalledFile(path: old.path) == old { _ = unlink(old.path) }
+            installed.removeAll { $0.path == old.path }
         }
         do {
-            try FileManager.default.createDirectory(atPath: (receiptPath as NSString).deletingLastPathComponent,
-                                                    withIntermediateDirectories: true)
-            try JSONEncoder().encode(Receipt(files: installed)).write(to: URL(fileURLWithPath: receiptPath), options: .atomic)
+            try record(installed)
         } catch {
             return fail(LocalizedText("cannot record the installation in “\(receiptPath)”: \(error.localizedDescription)",
                                       "无法在“\(receiptPath)”中记录安装：\(error.localizedDescription)"), errors)
         }
         return updateDatabases(output: output, errors: errors)
+    }
+
+    private func record(_ files: [InstalledFile]) throws {
+        try FileManager.default.createDirectory(atPath: (receiptPath as NSString).deletingLastPathComponent,
+                                                withIntermediateDirectories: true)
+        try JSONEncoder().encode(Receipt(files: files)).write(to: URL(fileURLWithPath: receiptPath), options: .atomic)
     }
 
     // MARK: Uninstalling
@@ -130,20 +145,22 @@ struct DesktopInstaller {
                                       "没有安装过任何内容（“\(receiptPath)”中没有记录）"), errors)
         }
         var keptBack = false
-        for file in receipt.files {
-            switch InstalledFile(path: file.path) {
+        var paths: [String] = []
+        for file in receipt.files where !paths.contains(file.path) { paths.append(file.path) }
+        for path in paths {
+            switch InstalledFile(path: path) {
             case nil:
                 continue  // already gone
-            case file?:
-                if unlink(file.path) == 0 {
-                    output.line(LocalizedText("Removed \(file.path)", "已删除 \(file.path)")(language))
+            case let present? where receipt.files.contains(present):
+                if unlink(path) == 0 {
+                    output.line(LocalizedText("Removed \(path)", "已删除 \(path)")(language))
                 } else {
-                    errors.line("\(program): \(file.path): \(String(cString: strerror(errno)))")
+                    errors.line("\(program): \(path): \(String(cString: strerror(errno)))")
                     keptBack = true
                 }
             default:
-                errors.line(LocalizedText("\(program): “\(file.path)” changed since it was installed; it is left alone",
-                                          "\(program)：“\(file.path)”在安装后被改动过；不会被删除")(language))
+                errors.line(LocalizedText("\(program): “\(path)” changed since it was installed; it is left alone",
+                                          "\(program)：“\(path)”在安装后被改动过；不会被删除")(language))
                 keptBack = true
             }
         }
@@ -163,8 +180,9 @@ struct DesktopInstaller {
     private func updateDatabases(output: TextOutput, errors: TextOutput) -> Int32 {
         var status: Int32 = 0
         let mime = "\(dataHome)/mime", applications = "\(dataHome)/applications"
-        for (tool, folder) in [("update-mime-database", mime), ("update-desktop-database", applications)]
-        where FileManager.default.fileExists(atPath: folder) {
+        for (tool, folder, holding) in [("update-mime-database", mime, mime + "/packages"),
+                                        ("update-desktop-database", applications, applications)]
+        where Self.isFolder(holding) {
             guard let executable = Self.find(tool, in: environment["PATH"] ?? "/usr/bin:/bin") else {
                 output.line(LocalizedText("(\(tool) is not installed; the desktop will notice the change on its own)",
                                           "（未安装 \(tool)；桌面会自行发现变化）")(language))
@@ -190,6 +208,11 @@ struct DesktopInstaller {
             }
         }
         return status
+    }
+
+    private static func isFolder(_ path: String) -> Bool {
+        var isDirectory: ObjCBool = false
+        return FileManager.default.fileExists(atPath: path, isDirectory: &isDirectory) && isDirectory.boolValue
     }
 
     static func find(_ tool: String, in path: String) -> String? {

@@ -133,6 +133,20 @@ struct DesktopIntegrationEndToEndTests {
         #expect(!FileManager.default.fileExists(atPath: data + "/mime/packages/com.example.Notes.xml"))
     }
 
+    @Test func anInstallationCutShortLeavesNothingUninstallCannotRemove() throws {
+        directory.make(["data/mime": "a file where the MIME folder should be"])
+        let failed = try coffer(["install-desktop"])
+        #expect(failed.status == 1)
+        #expect(failed.errors.contains("cannot install “\(data)/mime/packages/com.example.Notes.xml”"), "\(failed.errors)")
+        // The entry went in before the package failed: it is recorded, and removed.
+        #expect(FileManager.default.fileExists(atPath: data + "/applications/com.example.Notes.desktop"))
+        #expect(directory.names("data/applications").allSatisfy { !$0.hasSuffix(".installing") })
+        let removed = try coffer(["uninstall-desktop"])
+        #expect(removed.status == 0, "\(removed.errors)")
+        #expect(!FileManager.default.fileExists(atPath: data + "/applications/com.example.Notes.desktop"))
+        #expect(directory.contents("data/mime") == "a file where the MIME folder should be")
+    }
+
     @Test func coffersOwnEntryOpensAnyFileAndFolder() throws {
         let installed = try coffer(["install-desktop"], manifest: nil)
         #expect(installed.status == 0, "\(installed.errors)")
