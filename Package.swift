@@ -50,7 +50,7 @@ let package = Package(
         // `coffer`'s command line and front ends, for any application that adds its own mounts.
         .target(
             name: "CofferApp",
-            dependencies: ["CofferREPL", "CofferRPC", "FileService", "CofferBackends", "CofferCore", "DocumentTypesGenerator"],
+            dependencies: ["CofferREPL", "CofferRPC", "FileService", "CofferBackends", "CofferCore", "CofferRuntime", "DocumentTypesGenerator"],
             // The package's own manifest (a link to DocumentTypes.json at the root).
             resources: [.embedInCode("DocumentTypes.json")]
         ),

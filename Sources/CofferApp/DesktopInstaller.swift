@@ -1,5 +1,6 @@
 import CofferCore
 import CofferREPL
+import CofferRuntime
 import DocumentTypesGenerator
 import Foundation
 #if canImport(Glibc)
@@ -24,18 +25,8 @@ struct DesktopInstaller {
     let environment: [String: String]
     let language: Language
 
-    private var home: String { environment["HOME"] ?? NSHomeDirectory() }
-
-    /// `$XDG_DATA_HOME`, else `~/.local/share`.
-    var dataHome: String { Self.absolute(environment["XDG_DATA_HOME"]) ?? home + "/.local/share" }
-    /// `$XDG_STATE_HOME`, else `~/.local/state`.
-    var stateHome: String { Self.absolute(environment["XDG_STATE_HOME"]) ?? home + "/.local/state" }
-    var receiptPath: String { "\(stateHome)/\(program)/desktop-install.json" }
-
-    private static func absolute(_ path: String?) -> String? {
-        guard let path, path.hasPrefix("/") else { return nil }
-        return path
-    }
+    private var dataHome: String { BaseDirectories(environment: environment).dataHome }
+    var receiptPath: String { "\(BaseDirectories(environment: environment).stateHome)/\(program)/desktop-install.json" }
 
     struct Receipt: Codable {
         var files: [InstalledFile]

@@ -1,5 +1,6 @@
 import CofferBackends
 import CofferCore
+import CofferRuntime
 import Foundation
 #if canImport(Glibc)
 import Glibc
@@ -50,9 +51,7 @@ public struct Container: Sendable {
     /// `$XDG_DATA_HOME/<application>`, else `~/.local/share/<application>` (`coffer` by default).
     public static func defaultLocation(environment: [String: String] = ProcessInfo.processInfo.environment,
                                        application: String = "coffer") -> String {
-        if let data = environment["XDG_DATA_HOME"], data.hasPrefix("/") { return data + "/" + application }
-        let home = environment["HOME"] ?? NSHomeDirectory()
-        return home + "/.local/share/" + application
+        BaseDirectories(environment: environment).dataHome + "/" + application
     }
 
     /// Opens the container at `hostPath`, creating and repairing its layout.
