@@ -38,6 +38,8 @@ struct DesktopEntryTests {
             // PDF (a system type, through the registry) and both MIME types of the notes bundle.
             "MimeType=application/pdf;application/x-notes-bundle;application/vnd.example.notes;",
         ])
+        let inTerminal = try manifest(desktopManifest.replacingOccurrences(of: #""terminal": false"#, with: #""terminal": true"#))
+        #expect(desktopLines(try DesktopEntryGenerator.render(inTerminal)).contains("Terminal=true"))
     }
 
     @Test func anInstalledEntryQuotesItsCommand() throws {
