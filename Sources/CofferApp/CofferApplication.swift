@@ -217,9 +217,15 @@ public struct CofferApplication: Sendable {
             return try DocumentTypesManifest(jsonData: Data(PackageResources.DocumentTypes_json))
         }
         guard let data = FileManager.default.contents(atPath: path) else {
-            throw CofferError(.noSuchFile, detail: "--document-types")
+            throw CofferError(.invalidArgument, detail: "--document-types “\(path)” cannot be read")
         }
-        let manifest = try DocumentTypesManifest(jsonData: data)
+        let manifest: DocumentTypesManifest
+        do {
+            manifest = try DocumentTypesManifest(jsonData: data)
+        } catch {
+            // The JSON's fault, with its place: an argument to fix, not a damaged file.
+            throw CofferError(.invalidArgument, detail: "--document-types “\(path)”: \(error.detail ?? "not a manifest")")
+        }
         let validation = manifest.validate()
         guard validation.isValid else {
             throw CofferError(.invalidArgument, detail: "--document-types: " + validation.errors.joined(separator: "; "))

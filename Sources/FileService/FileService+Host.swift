@@ -113,8 +113,7 @@ extension FileService {
                 bookmark = HostBookmark(id: (bookmarks.map(\.id).max() ?? 0) + 1, item: item)
                 bookmarks.append(bookmark)
             }
-            let type = registry.assess(fileNamed: item.name, contentMIMEType: item.sniffedMIMEType())
-            return OpenedHostFile(bookmark: bookmark, type: type)
+            return OpenedHostFile(bookmark: bookmark, type: item.assessedType(in: registry))
         }
     }
 
@@ -186,27 +185,26 @@ extension FileService {
     }
 
     /// What a host item is: a folder (or package), and its type by name and — for files —
-    /// by content (libmagic), opened through `policy`.
+    /// by content, opened through `policy`.
     func assessHostItem(_ hostPath: String, policy: HostAccessPolicy) async throws(CofferError) -> (isFolder: Bool, type: TypeAssessment) {
         let registry = self.registry
         return try await BlockingIO.run { _ throws(CofferError) in
             let item = try policy.open(hostPath)
-            if item.isFolder { return (true, TypeAssessment(byName: registry.typeIdentifier(forFolderNamed: item.name))) }
-            return (false, registry.assess(fileNamed: item.name, contentMIMEType: item.sniffedMIMEType()))
+            return (item.isFolder, item.assessedType(in: registry))
         }
     }
 
     // MARK: Content
 
-    /// The type of a file by its name and by its content (libmagic), for `info`.
+    /// The type of a file by its name and by its content (declared rules, then libmagic), for `info`.
     /// Folders are judged by name only.
     public func assessType(_ path: VirtualPath) async throws(CofferError) -> TypeAssessment {
         let node = try await stat(path)
         guard node.kind == .file, node.special == nil else {
             return TypeAssessment(byName: node.typeIdentifier)
         }
-        let sample = try await readBytes(path, length: ContentSniffer.sampleSize).bytes
-        return registry.assess(fileNamed: node.name, contentMIMEType: ContentSniffer.shared.mimeType(of: sample))
+        let sample = try await readBytes(path, length: ContentSniffer.sampleSize(for: registry)).bytes
+        return registry.assess(fileNamed: node.name, contentMIMEType: ContentSniffer.shared.mimeType(of: sample, registry: registry))
     }
 
     /// Opens a sandbox file as text, detecting its encoding.

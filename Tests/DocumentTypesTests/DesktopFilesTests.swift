@@ -73,6 +73,7 @@ struct DesktopEntryTests {
         (#""categories": ["Utility", "TextEditor"]"#, #""categories": []"#, "application: categories must name at least one"),
         (#""offset": "0:8""#, #""offset": "eight""#, "magic[1]: offset “eight” must be a byte offset or a range"),
         (#""type": "big16""#, #""type": "regex""#, "magic[1]: type “regex” must be one of"),
+        (#""value": "0xcafe""#, #""value": "0x10000""#, "magic[1]: value “0x10000” is not a number that fits a big16"),
         (#""zh-Hant": "筆記包""#, #""Chinese": "筆記包""#, "localizedDescriptions key “Chinese” is not a language tag"),
     ])
     func eachDesktopRuleIsEnforcedAndNamed(_ original: String, _ broken: String, _ message: String) throws {

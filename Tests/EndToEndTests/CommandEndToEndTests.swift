@@ -109,13 +109,20 @@ struct CommandEndToEndTests {
             {"supportsOpeningDocumentsInPlace": true,
              "documentTypes": [{"name": "Trip", "role": "Editor", "rank": "Owner", "contentTypes": ["com.example.trip"]}],
              "exportedTypes": [{"identifier": "com.example.trip", "description": "Trip Plan",
-                                "conformsTo": ["com.apple.package"], "extensions": ["trip"]}]}
-            """, "bad.json": #"{"documentTypes": [{"name": "T", "role": "Boss", "rank": "Owner", "contentTypes": ["public.data"]}]}"#])
+                                "conformsTo": ["com.apple.package"], "extensions": ["trip"]},
+                               {"identifier": "com.example.track", "description": "GPS Track", "conformsTo": ["public.data"],
+                                "mimeTypes": ["application/x-example-track"], "magic": [{"value": "TRK\\\\x01"}]}]}
+            """, "bad.json": #"{"documentTypes": [{"name": "T", "role": "Boss", "rank": "Owner", "contentTypes": ["public.data"]}]}"#,
+            "container/Documents/UserFiles/day one": "TRK\u{01} 51.5N 0.1W"])
         let result = try CofferBinary.run(["--container", container, "--document-types", directory.url("types.json"),
                                            "-c", "mkdir Japan.trip; info Japan.trip"])
         #expect(result.status == 0, "\(result.errors)")
         #expect(result.output.contains("Kind:      package\n"))
         #expect(result.output.contains("Type:      Trip Plan (com.example.trip)\n"))
+        // A file known by the manifest's magic alone.
+        let track = try CofferBinary.run(["--container", container, "--document-types", directory.url("types.json"),
+                                          "-c", "info 'day one'"])
+        #expect(track.output.contains("GPS Track (com.example.track)"), "\(track.output)")
         // Without the manifest the same folder is only a folder.
         #expect(try coffer("info Japan.trip").output.contains("Kind:      folder\n"))
 
@@ -123,6 +130,16 @@ struct CommandEndToEndTests {
                                             "-c", "ls"])
         #expect(refused.status == 2)
         #expect(refused.errors.contains("role “Boss” must be one of"))
+        // Not JSON, the wrong shape, or no file at all: each named, status 2.
+        directory.make(["broken.json": #"{"documentTypes": ["#, "shape.json": #"{"documentTypes": 3}"#])
+        for (file, reason) in [("broken.json", "The given data was not valid JSON. Check the arguments"),
+                               ("shape.json", "documentTypes: Expected to decode Array<Any> but found number instead. Check"),
+                               ("missing.json", "cannot be read. Check")] {
+            let bad = try CofferBinary.run(["--container", container, "--document-types", directory.url(file), "-c", "ls"])
+            #expect(bad.status == 2)
+            #expect(bad.errors.contains("Invalid arguments: --document-types “\(directory.url(file))”"), "\(bad.errors)")
+            #expect(bad.errors.contains(reason), "\(bad.errors)")
+        }
     }
 
     @Test func longListingPutsTheNameFirst() throws {

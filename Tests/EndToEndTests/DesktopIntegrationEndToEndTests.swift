@@ -157,20 +157,68 @@ struct DesktopIntegrationEndToEndTests {
         #expect(try coffer(["uninstall-desktop"], manifest: nil).status == 0)
     }
 
+    /// Coffer and shared-mime-info, given the same rules, recognise the same files: each probe
+    /// is handed to `open-files` (which opens only the probe type) and shown to `gio`.
+    @Test func coffersMagicAgreesWithSharedMimeInfo() throws {
+        let manifest = #"""
+            {"supportsOpeningDocumentsInPlace": true,
+             "documentTypes": [{"name": "Probe", "role": "Viewer", "rank": "Owner", "contentTypes": ["com.example.probe"]}],
+             "exportedTypes": [{"identifier": "com.example.probe", "description": "Probe", "conformsTo": ["public.data"],
+                                "mimeTypes": ["application/x-coffer-probe"], "magic": [
+                {"value": "\\x89PRB\\0", "offset": "0:8"},
+                {"type": "big16", "offset": 2, "value": "0xCAFE"},
+                {"type": "little32", "offset": 0, "value": "0x01020304"},
+                {"type": "byte", "offset": 3, "value": "0x7f"},
+                {"value": "tab\\there", "offset": 1}]}],
+             "application": {"id": "com.example.Probe", "name": "Probe", "exec": "probe", "categories": ["Utility"]}}
+            """#
+        directory.make(["probe.json": manifest, "probes/": ""])
+        let installed = try coffer(["install-desktop"], manifest: directory.url("probe.json"))
+        #expect(installed.status == 0, "\(installed.errors)")
+        let probes: [(name: String, bytes: [UInt8])] = [
+            ("string-at-0", [0x89, 0x50, 0x52, 0x42, 0, 1, 2]),
+            ("string-at-8", Array("zzzzzzzz".utf8) + [0x89, 0x50, 0x52, 0x42, 0]),
+            ("string-at-9", Array("zzzzzzzzz".utf8) + [0x89, 0x50, 0x52, 0x42, 0]),
+            ("string-cut-short", [0x89, 0x50, 0x52, 0x42]),
+            ("big16", [0x20, 0x20, 0xCA, 0xFE, 0x20]),
+            ("big16-swapped", [0x20, 0x20, 0xFE, 0xCA, 0x20]),
+            ("little32", [0x04, 0x03, 0x02, 0x01, 0x20]),
+            ("little32-swapped", [0x01, 0x02, 0x03, 0x04, 0x20]),
+            ("byte", [0x20, 0x20, 0x20, 0x7F]),
+            ("tab", Array("xtab\there".utf8)),
+            ("backslash-t", Array(#"xtab\there"#.utf8)),
+            ("plain", Array("just some words\n".utf8)),
+        ]
+        for probe in probes {
+            try Data(probe.bytes).write(to: URL(fileURLWithPath: directory.url("probes/" + probe.name)))
+        }
+        let handed = try coffer(["open-files"] + probes.map { directory.url("probes/" + $0.name) }, manifest: directory.url("probe.json"))
+        for probe in probes {
+            let gio = try tool("gio", ["info", "-a", "standard::content-type", directory.url("probes/" + probe.name)]).output
+            let desktop = gio.contains("standard::content-type: application/x-coffer-probe")
+            let coffer = handed.output.contains(directory.url("probes/" + probe.name) + " → opened in place")
+            #expect(desktop == coffer, "\(probe.name): gio \(desktop), Coffer \(coffer)")
+        }
+        #expect(handed.output.components(separatedBy: "opened in place").count - 1 == 6)  // the rules do match something
+    }
+
     // MARK: Files handed in
 
     @Test func filesHandedInAreOpenedInPlaceOrImportedByTheirRole() throws {
         directory.make(["in/note.exnotes": "EXNOTES1 a note", "in/report.pdf": "%PDF-1.4\n", "in/plain.txt": "text",
-                        "in/Trip.notesbundle/page.txt": "p"])
+                        "in/Trip.notesbundle/page.txt": "p", "in/untitled": "EXNOTES1 saved without a name"])
         let handed = try coffer(["open-files", directory.url("in/note.exnotes"), directory.url("in/report.pdf"),
-                                 directory.url("in/Trip.notesbundle"), directory.url("in/plain.txt"), directory.url("in/gone.pdf")])
+                                 directory.url("in/Trip.notesbundle"), directory.url("in/plain.txt"), directory.url("in/gone.pdf"),
+                                 directory.url("in/untitled")])
         #expect(handed.status == 1)  // the refused and the missing one
         let lines = handed.output.split(separator: "\n").map(String.init)
         // An Editor of an app that opens documents in place, and a Viewer: in place. A package: a copy.
+        // A file known only by the manifest's magic is the app's, as it is to the desktop.
         #expect(lines == [
             directory.url("in/note.exnotes") + " → opened in place as bookmark 1",
             directory.url("in/report.pdf") + " → opened in place as bookmark 2",
             directory.url("in/Trip.notesbundle") + " → files:/Import/Trip.notesbundle",
+            directory.url("in/untitled") + " → opened in place as bookmark 3",
         ])
         #expect(handed.errors.contains("\(directory.url("in/plain.txt")): This file isn't one of the allowed types (it is public.plain-text)."))
         #expect(handed.errors.contains("\(directory.url("in/gone.pdf")): The item doesn't exist."))

@@ -35,11 +35,21 @@ public final class ContentSniffer: Sendable {
         bytes.withUnsafeBytes { mimeType(of: $0) }
     }
 
-    /// The MIME type of an open regular file, from its first ``sampleSize`` bytes read with
-    /// `pread` (the file position is left alone).
-    func mimeType(of file: Descriptor) -> String? {
-        guard let sample = try? file.read(at: 0, length: Self.sampleSize) else { return nil }
-        return mimeType(of: sample)
+    /// The MIME type of a file that starts with `sample`: the type of `registry`'s whose
+    /// declared content rules match, when one does (an application knows its own formats
+    /// better than libmagic, and the desktop, given the same rules, agrees), else libmagic's.
+    public func mimeType(of sample: [UInt8], registry: TypeRegistry) -> String? {
+        registry.mimeType(matchingDeclaredMagicIn: sample) ?? mimeType(of: sample)
+    }
+
+    /// How much of a file to read for ``mimeType(of:registry:)``.
+    public static func sampleSize(for registry: TypeRegistry) -> Int { max(sampleSize, registry.magicReach) }
+
+    /// The MIME type of an open regular file, from its first bytes read with `pread` (the
+    /// file position is left alone).
+    func mimeType(of file: Descriptor, registry: TypeRegistry) -> String? {
+        guard let sample = try? file.read(at: 0, length: Self.sampleSize(for: registry)) else { return nil }
+        return mimeType(of: sample, registry: registry)
     }
 
     private func borrow() -> MagicHandle? {

@@ -172,8 +172,9 @@ public final class HostItem: Sendable {
         info.has_btime != 0 ? Date(timeIntervalSince1970: Double(info.btime_sec) + Double(info.btime_nsec) / 1e9) : nil
     }
 
-    /// The MIME type libmagic sees in the file's content (`nil` for folders).
-    public func sniffedMIMEType() -> String? {
-        isFolder ? nil : ContentSniffer.shared.mimeType(of: descriptor)
+    /// The item's type by its name and, for a file, by its content (``ContentSniffer``).
+    public func assessedType(in registry: TypeRegistry) -> TypeAssessment {
+        if isFolder { return TypeAssessment(byName: registry.typeIdentifier(forFolderNamed: name)) }
+        return registry.assess(fileNamed: name, contentMIMEType: ContentSniffer.shared.mimeType(of: descriptor, registry: registry))
     }
 }

@@ -82,11 +82,6 @@ public final class HostFileAccess: HostFileReading {
         }
     }
 
-    /// The MIME type libmagic sees in the file.
-    public func sniffedMIMEType() -> String? {
-        file.current.flatMap { ContentSniffer.shared.mimeType(of: $0) }
-    }
-
     /// Ends access; later reads fail.
     func revoke() { file.release() }
 }

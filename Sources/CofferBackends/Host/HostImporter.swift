@@ -45,7 +45,7 @@ public struct HostImporter: Sendable {
             // A plain folder is walked, and its files are filtered one by one.
             if type == FileType.Identifier.folder { return }
         } else {
-            type = registry.assess(fileNamed: item.name, contentMIMEType: item.sniffedMIMEType()).effective
+            type = item.assessedType(in: registry).effective
         }
         guard registry.admits(type, allowed: allowedTypes) else {
             throw CofferError(.typeNotAllowed, detail: type)

@@ -134,16 +134,19 @@ extension DocumentTypesManifest {
         return errors
     }
 
-    private static func problems(with rule: Magic, in entry: String) -> [String] {
+    private static func problems(with rule: ContentMagic, in entry: String) -> [String] {
         var errors: [String] = []
-        if !Magic.types.contains(rule.type) {
-            errors.append("\(entry): type “\(rule.type)” must be one of \(Magic.types.joined(separator: ", "))")
+        if !ContentMagic.types.contains(rule.type) {
+            errors.append("\(entry): type “\(rule.type)” must be one of \(ContentMagic.types.joined(separator: ", "))")
         }
-        let bounds = rule.offset.split(separator: ":", omittingEmptySubsequences: false)
-        if !(1...2).contains(bounds.count) || bounds.contains(where: { $0.isEmpty || !$0.allSatisfy(\.isASCII) || Int($0) == nil }) {
+        if rule.offsets == nil {
             errors.append("\(entry): offset “\(rule.offset)” must be a byte offset or a range like 0:64")
         }
-        if rule.value.isEmpty { errors.append("\(entry): value must not be empty") }
+        if rule.value.isEmpty {
+            errors.append("\(entry): value must not be empty")
+        } else if ContentMagic.types.contains(rule.type), rule.bytes == nil {
+            errors.append("\(entry): value “\(rule.value)” is not a number that fits a \(rule.type)")
+        }
         return errors
     }
 

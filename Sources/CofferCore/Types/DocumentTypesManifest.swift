@@ -53,32 +53,6 @@ public struct DocumentTypesManifest: Codable, Sendable, Equatable {
         }
     }
 
-    /// A content-sniffing rule of shared-mime-info: `value` found at `offset`.
-    public struct Magic: Codable, Sendable, Equatable {
-        /// `string` (the default), `byte`, `big16`, `big32`, `little16`, `little32`, `host16`, `host32`.
-        public var type: String
-        /// Where to look: a byte offset, or a range `"0:64"` searched.
-        public var offset: String
-        public var value: String
-
-        public static let types = ["string", "byte", "big16", "big32", "little16", "little32", "host16", "host32"]
-
-        public init(type: String = "string", offset: String = "0", value: String) {
-            (self.type, self.offset, self.value) = (type, offset, value)
-        }
-
-        public init(from decoder: any Decoder) throws {
-            let container = try decoder.container(keyedBy: CodingKeys.self)
-            type = try container.decodeIfPresent(String.self, forKey: .type) ?? "string"
-            if let number = try? container.decode(Int.self, forKey: .offset) {
-                offset = String(number)
-            } else {
-                offset = try container.decodeIfPresent(String.self, forKey: .offset) ?? "0"
-            }
-            value = try container.decode(String.self, forKey: .value)
-        }
-    }
-
     /// A kind of document the application opens (an entry of `CFBundleDocumentTypes`).
     public struct DocumentType: Codable, Sendable, Equatable {
         public var name: String
@@ -113,11 +87,11 @@ public struct DocumentTypesManifest: Codable, Sendable, Equatable {
         /// `description` in other languages (BCP 47 keys: `zh-Hans`): the MIME package's comments.
         public var localizedDescriptions: [String: String]?
         /// How to recognise a file of this type by its content (the MIME package's `magic`).
-        public var magic: [Magic]?
+        public var magic: [ContentMagic]?
 
         public init(identifier: String, description: String, conformsTo: [String], extensions: [String] = [],
                     mimeTypes: [String] = [], iconFiles: [String]? = nil, referenceURL: String? = nil,
-                    localizedDescriptions: [String: String]? = nil, magic: [Magic]? = nil) {
+                    localizedDescriptions: [String: String]? = nil, magic: [ContentMagic]? = nil) {
             self.identifier = identifier
             self.description = description
             self.conformsTo = conformsTo
@@ -139,7 +113,7 @@ public struct DocumentTypesManifest: Codable, Sendable, Equatable {
             iconFiles = try container.decodeIfPresent([String].self, forKey: .iconFiles)
             referenceURL = try container.decodeIfPresent(String.self, forKey: .referenceURL)
             localizedDescriptions = try container.decodeIfPresent([String: String].self, forKey: .localizedDescriptions)
-            magic = try container.decodeIfPresent([Magic].self, forKey: .magic)
+            magic = try container.decodeIfPresent([ContentMagic].self, forKey: .magic)
         }
     }
 
@@ -178,14 +152,16 @@ public struct DocumentTypesManifest: Codable, Sendable, Equatable {
     }
 
     private static func describe(_ error: DecodingError) -> String {
-        func at(_ path: [any CodingKey]) -> String {
-            path.map { $0.intValue.map { "[\($0)]" } ?? ".\($0.stringValue)" }.joined().trimmingPrefix(".").description
+        /// `documentTypes[0].name: what is wrong` (no place for the document as a whole).
+        func at(_ path: [any CodingKey], _ problem: String) -> String {
+            let place = path.map { $0.intValue.map { "[\($0)]" } ?? ".\($0.stringValue)" }.joined().trimmingPrefix(".")
+            let reason = problem.hasSuffix(".") ? String(problem.dropLast()) : problem
+            return place.isEmpty ? reason : "\(place): \(reason)"
         }
         switch error {
-        case .keyNotFound(let key, let context): return "\(at(context.codingPath + [key])): missing"
-        case .typeMismatch(_, let context), .valueNotFound(_, let context):
-            return "\(at(context.codingPath)): \(context.debugDescription)"
-        case .dataCorrupted(let context): return "\(at(context.codingPath)): \(context.debugDescription)"
+        case .keyNotFound(let key, let context): return at(context.codingPath + [key], "missing")
+        case .typeMismatch(_, let context), .valueNotFound(_, let context), .dataCorrupted(let context):
+            return at(context.codingPath, context.debugDescription)
         @unknown default: return "\(error)"
         }
     }
@@ -194,7 +170,7 @@ public struct DocumentTypesManifest: Codable, Sendable, Equatable {
     public var declaredFileTypes: [FileType] {
         (exportedTypes + importedTypes).map { declared in
             FileType(id: declared.identifier, conformsTo: declared.conformsTo, extensions: declared.extensions,
-                     mimeTypes: declared.mimeTypes, englishName: declared.description)
+                     mimeTypes: declared.mimeTypes, englishName: declared.description, magic: declared.magic ?? [])
         }
     }
 

@@ -13,9 +13,12 @@ public struct FileType: Sendable, Hashable, Codable, Identifiable {
     /// Declared by the operating systems (Apple's core types). Applications must not
     /// declare these again; the others (Markdown, say) they import themselves.
     public var isSystem: Bool
+    /// Rules that recognise the type by content, declared by an application (the system's
+    /// types are left to libmagic).
+    public var magic: [ContentMagic]
 
     public init(id: String, conformsTo: [String] = [], extensions: [String] = [], mimeTypes: [String] = [],
-                englishName: String, chineseName: String? = nil, isSystem: Bool = false) {
+                englishName: String, chineseName: String? = nil, isSystem: Bool = false, magic: [ContentMagic] = []) {
         self.id = id
         self.conformsTo = conformsTo
         self.extensions = extensions.map { $0.lowercased() }
@@ -23,6 +26,7 @@ public struct FileType: Sendable, Hashable, Codable, Identifiable {
         self.englishName = englishName
         self.chineseName = chineseName ?? englishName
         self.isSystem = isSystem
+        self.magic = magic
     }
 
     /// The name a person reads, in `language`.
@@ -32,7 +36,7 @@ public struct FileType: Sendable, Hashable, Codable, Identifiable {
 
     private enum CodingKeys: String, CodingKey {
         case id, conformsTo, extensions = "ext", mimeTypes = "mime", englishName = "en", chineseName = "zh"
-        case isSystem = "system"
+        case isSystem = "system", magic
     }
 
     public init(from decoder: any Decoder) throws {
@@ -44,7 +48,8 @@ public struct FileType: Sendable, Hashable, Codable, Identifiable {
                   englishName: try container.decode(String.self, forKey: .englishName),
                   chineseName: try container.decodeIfPresent(String.self, forKey: .chineseName),
                   // In types.json every type is a system type unless marked otherwise.
-                  isSystem: try container.decodeIfPresent(Bool.self, forKey: .isSystem) ?? true)
+                  isSystem: try container.decodeIfPresent(Bool.self, forKey: .isSystem) ?? true,
+                  magic: try container.decodeIfPresent([ContentMagic].self, forKey: .magic) ?? [])
     }
 }
 

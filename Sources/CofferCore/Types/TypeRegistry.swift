@@ -11,6 +11,8 @@ public struct TypeRegistry: Sendable {
     private var byMIMEType: [String: String] = [:]
     /// Every identifier each type conforms to, itself included (transitive closure).
     private var closure: [String: Set<String>] = [:]
+    /// The types with content rules, the last declared first (declarations win).
+    private var magicTypes: [String] = []
 
     /// The system-declared types shipped with Coffer.
     public static let standard: TypeRegistry = {
@@ -44,6 +46,8 @@ public struct TypeRegistry: Sendable {
 
     private mutating func insert(_ type: FileType, overriding: Bool) {
         types[type.id] = type
+        magicTypes.removeAll { $0 == type.id }
+        if !type.magic.isEmpty { magicTypes.insert(type.id, at: 0) }
         for ext in type.extensions where overriding || byExtension[ext] == nil { byExtension[ext] = type.id }
         for mime in type.mimeTypes where overriding || byMIMEType[mime] == nil { byMIMEType[mime] = type.id }
     }
@@ -60,6 +64,22 @@ public struct TypeRegistry: Sendable {
             closure[id] = seen
         }
         self.closure = closure
+    }
+
+    /// How many leading bytes of a file the content rules of declared types look at; 0 when
+    /// no type has any.
+    public var magicReach: Int {
+        magicTypes.lazy.compactMap { self.types[$0] }.flatMap(\.magic).map(\.reach).max() ?? 0
+    }
+
+    /// The MIME type of the declared type whose content rules the file starting with `sample`
+    /// matches, or `nil` when none does (or no type declares any).
+    public func mimeType(matchingDeclaredMagicIn sample: [UInt8]) -> String? {
+        for id in magicTypes {
+            guard let type = types[id], let mime = type.mimeTypes.first else { continue }
+            if type.magic.contains(where: { $0.matches(sample) }) { return mime }
+        }
+        return nil
     }
 
     /// Every known type.
