@@ -18,9 +18,7 @@ extension CofferApplication {
             session = try service.openSession(SessionOptions(frontEnd: "open-files", language: options.language,
                                                              hostAccess: .anywhere))
         } catch {
-            errors.line("\(name): \(error.userMessage(in: options.language))")
-            errors.flush()
-            return 1
+            return stopping(with: "\(error.userMessage(in: options.language))", status: 1, errors)
         }
         let language = options.language
         var failed = false

@@ -90,9 +90,7 @@ public struct CofferApplication: Sendable {
             manifest = try documentTypes(options)
         } catch {
             // A bad --document-types is a bad argument: status 2, like the others.
-            errors.line("\(name): \(error.userMessage(in: options.language))")
-            errors.flush()
-            return 2
+            return stopping(with: "\(error.userMessage(in: options.language))", status: 2, errors)
         }
         let registry = manifest.registry()
         switch options.action {
@@ -107,18 +105,14 @@ public struct CofferApplication: Sendable {
         do {
             methods = try RPCMethodRegistry.standard.adding(extraMethods)
         } catch {
-            errors.line("\(name): \(error.userMessage(in: options.language))")
-            errors.flush()
-            return 1
+            return stopping(with: "\(error.userMessage(in: options.language))", status: 1, errors)
         }
         // Programs may use only the folders allowed at start, each of which must be a folder
         // (a bad one is a bad argument).
         if options.action == .rpc {
             for folder in options.allowedHostFolders {
                 do { _ = try HostAccessPolicy.only([folder]) } catch {
-                    errors.line("\(name): --allow-host “\(folder)”: \(error.userMessage(in: options.language))")
-                    errors.flush()
-                    return 2
+                    return stopping(with: "--allow-host “\(folder)”: \(error.userMessage(in: options.language))", status: 2, errors)
                 }
             }
         }
@@ -129,9 +123,7 @@ public struct CofferApplication: Sendable {
             do {
                 listener = try UnixSocketListener(path: socketPath)
             } catch {
-                errors.line("\(name): --listen: \(error.message(in: options.language))")
-                errors.flush()
-                return 2
+                return stopping(with: "--listen: \(error.message(in: options.language))", status: 2, errors)
             }
         }
         let service: FileService
@@ -143,9 +135,7 @@ public struct CofferApplication: Sendable {
             service = try FileService.standard(container: container, registry: registry, extraMounts: added)
         } catch {
             listener?.close()
-            errors.line("\(name): \(error.userMessage(in: options.language))")
-            errors.flush()
-            return 1
+            return stopping(with: "\(error.userMessage(in: options.language))", status: 1, errors)
         }
         if options.action == .rpc {
             var configuration = RPCServer.Configuration(language: options.language, version: version)
@@ -169,9 +159,7 @@ public struct CofferApplication: Sendable {
             session = try service.openSession(SessionOptions(frontEnd: "repl", language: options.language,
                                                              hostAccess: .anywhere, isLongLived: interactive))
         } catch {
-            errors.line("\(name): \(error.userMessage(in: options.language))")
-            errors.flush()
-            return 1
+            return stopping(with: "\(error.userMessage(in: options.language))", status: 1, errors)
         }
         let interpreter = CommandInterpreter(session: session, output: output, errors: errors)
         interpreter.programName = name
@@ -187,6 +175,13 @@ public struct CofferApplication: Sendable {
                                  : await PipedSession(interpreter: interpreter).run()
         }
         await session.close()
+        return status
+    }
+
+    /// Says on standard error, after the program's name, why it stops; returns `status`.
+    func stopping(with message: String, status: Int32, _ errors: TextOutput) -> Int32 {
+        errors.line("\(name): \(message)")
+        errors.flush()
         return status
     }
 

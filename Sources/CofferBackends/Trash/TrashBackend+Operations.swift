@@ -114,13 +114,13 @@ extension TrashBackend {
         return try await BlockingIO.run { _ throws(CofferError) in try self.makeItem(id: placed, info: info) }
     }
 
-    /// Creates `info/<id>.trashinfo` under the first free name for `name`, after
-    /// `skipping` names known to be taken in `files/`. The item name leaves room for the
-    /// suffix within 255 bytes.
     /// How many names of one item the trash tries: more than a copy does, since one name
     /// (`untitled.txt`) may be trashed many times over the years.
     static let nameLimit = 100_000
 
+    /// Creates `info/<id>.trashinfo` under the first free name for `name`, after
+    /// `skipping` names known to be taken in `files/`. The item name leaves room for the
+    /// suffix within 255 bytes.
     private func reserveName(for name: String, info: TrashInfo, path: VirtualPath,
                              skipping: Int) throws(CofferError) -> String {
         var base = name

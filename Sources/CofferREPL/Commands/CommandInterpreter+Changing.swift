@@ -35,7 +35,7 @@ extension CommandInterpreter {
             throw error
         }
         let destination: Destination = sources.count > 1 ? .into(target) : .named(target)
-        try await destination.check(in: service)  // once, not for each source
+        try await destination.check(in: service)  // a folder that is not there fails the command once, not each source
         let recursive = arguments.flags.contains("r") || arguments.flags.contains("R")
         try await forEach(sources) { source throws(CofferError) in
             if command == "cp" {

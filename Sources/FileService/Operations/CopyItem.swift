@@ -36,6 +36,6 @@ public struct CopyItem: FileOperation {
     }
 
     public func auditedPaths(for outcome: Result<FileNode, CofferError>) -> [String] {
-        [source.description, ((try? outcome.get())?.path ?? destination.requested).description]
+        destination.auditedPaths(from: source, outcome)
     }
 }

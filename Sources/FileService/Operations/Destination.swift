@@ -17,6 +17,12 @@ public enum Destination: Sendable, Hashable {
         }
     }
 
+    /// What the audit log records of `source` sent here: the source, and where it landed —
+    /// or, when it did not, the path as the user named it.
+    func auditedPaths(from source: VirtualPath, _ outcome: Result<FileNode, CofferError>) -> [String] {
+        [source.description, ((try? outcome.get())?.path ?? requested).description]
+    }
+
     /// Checks that an ``into(_:)`` destination is a folder (or a package), once for several
     /// sources going there; a ``named(_:)`` one needs no check.
     /// - Throws: `noSuchFile` when it does not exist, `notADirectory` when it is a file.

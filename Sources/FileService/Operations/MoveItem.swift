@@ -31,6 +31,6 @@ public struct MoveItem: FileOperation {
     }
 
     public func auditedPaths(for outcome: Result<FileNode, CofferError>) -> [String] {
-        [source.description, ((try? outcome.get())?.path ?? destination.requested).description]
+        destination.auditedPaths(from: source, outcome)
     }
 }
