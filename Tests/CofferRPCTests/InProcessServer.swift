@@ -31,9 +31,13 @@ final class InProcessServer: @unchecked Sendable {
         Thread { [self] in
             while let data = clientEnd.receive(timeout: .seconds(3600)) {
                 let parsed = try? JSONSerialization.jsonObject(with: data)
+                let raw = String(decoding: data, as: UTF8.self)
                 lock.withLock {
-                    if let object = parsed as? [String: Any] { inbox.append(object) }
-                    if let batch = parsed as? [Any] { inbox.append(["batch": batch]) }
+                    if var object = parsed as? [String: Any] {
+                        object[rawKey] = raw
+                        inbox.append(object)
+                    }
+                    if let batch = parsed as? [Any] { inbox.append(["batch": batch, rawKey: raw]) }
                 }
             }
         }.start()
@@ -101,6 +105,9 @@ final class InProcessServer: @unchecked Sendable {
     /// How the conversation ended.
     func ending() async -> RPCConnection.Ending { await serving.value }
 }
+
+/// Where each answer keeps the text it arrived as.
+let rawKey = "(raw)"
 
 func result(_ response: [String: Any]) -> [String: Any]? { response["result"] as? [String: Any] }
 func errorCode(_ response: [String: Any]) -> Int? { (response["error"] as? [String: Any])?["code"] as? Int }

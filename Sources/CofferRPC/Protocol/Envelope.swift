@@ -1,9 +1,10 @@
 import Foundation
 
-/// A request id exactly as sent: echoed back byte for byte in meaning.
+/// A request id exactly as sent: echoed back as the same text.
 enum RequestID: Sendable, Hashable {
     case integer(Int64)
-    case number(Double)
+    /// Any other number, as the literal the client wrote (`1.0`, `1e3`, `18446744073709551616`).
+    case number(String)
     case string(String)
     case null
 
@@ -11,7 +12,7 @@ enum RequestID: Sendable, Hashable {
     var json: Data {
         switch self {
         case .integer(let value): Data(String(value).utf8)
-        case .number(let value): RPCConnection.jsonData(NSNumber(value: value))
+        case .number(let literal): Data(literal.utf8)
         case .string(let text): RPCConnection.jsonData(text)
         case .null: Data("null".utf8)
         }
@@ -31,19 +32,26 @@ enum RequestID: Sendable, Hashable {
 /// A request id as a dictionary key: `$/cancelRequest` names requests by it (see `RequestID`).
 enum RequestKey: Hashable, Sendable {
     case integer(Int64)
-    case number(Double)
+    case number(String)
     case string(String)
 }
 
 /// The parts of a message the server reads before knowing its method: decoded in one pass
 /// with `JSONDecoder` (no dictionaries, no casts), leaving `params` to the method's own type.
+///
+/// The literal text of a numeric `id` comes in `userInfo[Envelope.idLiteral]` (from
+/// ``StrictJSON``): the decoder gives numbers, not the digits they were written with.
 struct Envelope: Decodable {
+    static let idLiteral = CodingUserInfoKey(rawValue: "coffer.idLiteral")!
+
     enum IDField { case absent, valid(RequestID), invalid }
     enum ParamsField { case absent, object, notObject }
 
     var jsonrpc: String?
     var id: IDField
     var method: String?
+    /// Whether a `method` member is there at all (`method` is `nil` too when it is not a string).
+    var hasMethod = false
     var params: ParamsField
     /// What the server itself needs from params: `initialize`'s locale, a progress token,
     /// the id a `$/cancelRequest` names.
@@ -60,7 +68,9 @@ struct Envelope: Decodable {
         let container = try decoder.container(keyedBy: Keys.self)
         jsonrpc = (try? container.decodeIfPresent(String.self, forKey: .jsonrpc)) ?? nil
         method = (try? container.decodeIfPresent(String.self, forKey: .method)) ?? nil
-        id = container.contains(.id) ? Self.decodeID(container, .id).map(IDField.valid) ?? .invalid : .absent
+        let literal = decoder.userInfo[Self.idLiteral] as? String
+        id = container.contains(.id) ? Self.decodeID(container, .id, literal: literal).map(IDField.valid) ?? .invalid : .absent
+        hasMethod = container.contains(.method)
         guard container.contains(.params), (try? container.decodeNil(forKey: .params)) == false else {
             params = .absent
             return
@@ -77,13 +87,18 @@ struct Envelope: Decodable {
         }
     }
 
-    private static func decodeID<K: CodingKey>(_ container: KeyedDecodingContainer<K>, _ key: K) -> RequestID? {
+    private static func decodeID<K: CodingKey>(_ container: KeyedDecodingContainer<K>, _ key: K,
+                                                literal: String? = nil) -> RequestID? {
         if (try? container.decodeNil(forKey: key)) == true { return .null }
-        if let value = try? container.decode(Int64.self, forKey: key) { return .integer(value) }
+        if let value = try? container.decode(Int64.self, forKey: key) {
+            // `1.0` and `1e0` decode as 1 too: only the plain digits of an Int64 are that integer.
+            if let literal, literal != String(value) { return .number(literal) }
+            return .integer(value)
+        }
         if let text = try? container.decode(String.self, forKey: key) { return .string(text) }
         // Booleans must not pass as numbers.
         if (try? container.decode(Bool.self, forKey: key)) != nil { return nil }
-        if let value = try? container.decode(Double.self, forKey: key) { return .number(value) }
+        if let value = try? container.decode(Double.self, forKey: key) { return .number(literal ?? "\(value)") }
         return nil
     }
 }

@@ -140,9 +140,17 @@ public final class RPCConnection: Sendable {
                                      id: .null))
             return nil
         }
-        let first = body.first { !($0 == 0x20 || $0 == 0x09 || $0 == 0x0A || $0 == 0x0D) }
-        guard first == UInt8(ascii: "[") else {
-            switch prepare(body) {
+        let shape: StrictJSON.Shape
+        do {
+            shape = try StrictJSON.scan(body)
+        } catch {
+            respondNow(Self.response(error: RPCError(code: RPCError.parseError, message: "parse error: \(error.description)"),
+                                     id: .null))
+            return nil
+        }
+        switch shape {
+        case .single(let message):
+            switch prepare(body, message) {
             case .respond(let data): respondNow(data)
             case .run(let work) where work.method == Shutdown.self:
                 // Requests read before `shutdown` are answered before it.
@@ -151,37 +159,40 @@ public final class RPCConnection: Sendable {
             case .run(let work):
                 start(work, size: body.count)
             case .ignore: break
-            case .exit: return exitEnding()
+            case .exit(let id):
+                if let id { respondNow(Self.response(result: Data("null".utf8), id: id)) }
+                return exitEnding()
             }
             return nil
+        case .batch(let messages):
+            return handleBatch(body, messages)
         }
-        return handleBatch(body)
     }
 
     /// A batch: each element is handled as a message of its own, answered together.
-    private func handleBatch(_ body: Data) -> Ending? {
-        let batch: [Any]
-        do {
-            guard let array = try JSONSerialization.jsonObject(with: body) as? [Any] else { throw CocoaError(.coderReadCorrupt) }
-            batch = array
-        } catch {
-            respondNow(Self.response(error: RPCError(code: RPCError.parseError, message: "parse error: \(Self.describe(error))"),
-                                     id: .null))
-            return nil
-        }
-        guard !batch.isEmpty else {
+    private func handleBatch(_ body: Data, _ messages: [StrictJSON.Message]) -> Ending? {
+        guard !messages.isEmpty else {
             respondNow(Self.response(error: RPCError(code: RPCError.invalidRequest, message: "an empty batch"), id: .null))
             return nil
         }
-        let steps = batch.map { element -> Step in
-            guard element is [String: Any], let data = try? JSONSerialization.data(withJSONObject: element) else {
+        let steps = messages.map { message -> Step in
+            guard message.isObject else {
                 return .respond(Self.response(error: RPCError(code: RPCError.invalidRequest, message: "a message must be an object"),
                                               id: .null))
             }
-            return prepare(data)
+            let start = message.range.lowerBound
+            let shifted = StrictJSON.Message(range: 0..<message.range.count, isObject: true,
+                                             id: message.id.map { ($0.lowerBound - start)..<($0.upperBound - start) })
+            return prepare(body.subdata(in: message.range), shifted)
         }
         let work = steps.compactMap { step -> Work? in if case .run(let work) = step { work } else { nil } }
-        let immediate = steps.compactMap { step -> Data? in if case .respond(let data) = step { data } else { nil } }
+        let immediate = steps.compactMap { step -> Data? in
+            switch step {
+            case .respond(let data): data
+            case .exit(let id?): Self.response(result: Data("null".utf8), id: id)
+            default: nil
+            }
+        }
         flow.admit(body.count)
         session.start { [self] in
             var responses = immediate
@@ -236,7 +247,7 @@ public final class RPCConnection: Sendable {
     static func activityKey(_ key: RequestKey) -> ActivityKey {
         switch key {
         case .integer(let value): ActivityKey("i\(value)")
-        case .number(let value): ActivityKey("n\(value)")
+        case .number(let literal): ActivityKey("n\(literal)")
         case .string(let text): ActivityKey("s\(text)")
         }
     }
@@ -253,13 +264,25 @@ public final class RPCConnection: Sendable {
         case respond(Data)
         case run(Work)
         case ignore
-        case exit
+        /// `exit`, answered with `null` first when it came with an id.
+        case exit(RequestID?)
     }
 
-    private func prepare(_ body: Data) -> Step {
+    private func prepare(_ body: Data, _ message: StrictJSON.Message) -> Step {
+        guard message.isObject else {
+            return .respond(Self.response(error: RPCError(code: RPCError.invalidRequest, message: "a message must be an object"),
+                                          id: .null))
+        }
         let envelope: Envelope
         do {
-            envelope = try JSONDecoder().decode(Envelope.self, from: body)
+            let decoder = JSONDecoder()
+            if let range = message.id, let first = body[body.startIndex + range.lowerBound] as UInt8?,
+               first == UInt8(ascii: "-") || (UInt8(ascii: "0")...UInt8(ascii: "9")).contains(first) {
+                let start = body.startIndex
+                decoder.userInfo[Envelope.idLiteral] =
+                    String(decoding: body[(start + range.lowerBound)..<(start + range.upperBound)], as: UTF8.self)
+            }
+            envelope = try decoder.decode(Envelope.self, from: body)
         } catch DecodingError.dataCorrupted(let context) where context.codingPath.isEmpty {
             let reason = (context.underlyingError.map(Self.describe)) ?? "the message is not valid JSON"
             return .respond(Self.response(error: RPCError(code: RPCError.parseError, message: "parse error: \(reason)"), id: .null))
@@ -271,7 +294,16 @@ public final class RPCConnection: Sendable {
         case .invalid:
             return .respond(Self.response(error: RPCError(code: RPCError.invalidRequest, message: "“id” must be a string or a number"), id: .null))
         case .absent:
-            guard envelope.jsonrpc == "2.0", let name = envelope.method else { return .ignore }
+            // Without an id a valid message is a notification, never answered; an invalid one
+            // is answered with an error for the id `null`, as JSON-RPC 2.0 asks.
+            guard envelope.jsonrpc == "2.0" else {
+                return .respond(Self.response(error: RPCError(code: RPCError.invalidRequest, message: "“jsonrpc” must be \"2.0\""),
+                                              id: .null))
+            }
+            guard let name = envelope.method else {
+                let problem = envelope.hasMethod ? "“method” must be a string" : "a message needs a “method”"
+                return .respond(Self.response(error: RPCError(code: RPCError.invalidRequest, message: problem), id: .null))
+            }
             return notification(name, envelope)
         case .valid(let valid):
             id = valid
@@ -282,7 +314,7 @@ public final class RPCConnection: Sendable {
         guard let name = envelope.method else {
             return .respond(Self.response(error: RPCError(code: RPCError.invalidRequest, message: "“method” must be a string"), id: id))
         }
-        if name == "exit" { return .exit }
+        if name == "exit" { return .exit(id) }
         if envelope.params == .notObject {
             return .respond(Self.response(error: .invalidParams("params must be an object (by name)"), id: id))
         }
@@ -321,7 +353,7 @@ public final class RPCConnection: Sendable {
     private func notification(_ name: String, _ envelope: Envelope) -> Step {
         switch name {
         case "exit":
-            return .exit
+            return .exit(nil)
         case "$/cancelRequest":
             if let key = envelope.cancelID?.key { session.cancel(Self.activityKey(key)) }
             return .ignore

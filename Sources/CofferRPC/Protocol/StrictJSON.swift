@@ -1,0 +1,258 @@
+import Foundation
+
+/// One pass over a message that holds it to RFC 8259 before `JSONDecoder` reads it.
+///
+/// Foundation's parser is lenient where JSON-RPC peers expect strictness: it takes trailing
+/// commas and raw control characters inside strings. This pass rejects both (and any other
+/// syntax fault) as a parse error, and on the way notes where each message's `"id"` value
+/// lies, so an id is echoed as the exact text the client sent (`1.0` stays `1.0`, a
+/// twenty-digit integer is not rounded), and where each element of a batch begins and ends,
+/// so an element is decoded from its own bytes without a round trip through `Any`.
+///
+/// It validates; it builds nothing. UTF-8 is checked by the caller.
+struct StrictJSON {
+    /// A message that is an object, or one element of a batch.
+    struct Message: Equatable {
+        /// The bytes of the value (an element of a batch may be any value).
+        var range: Range<Int>
+        var isObject: Bool
+        /// The bytes of the value of the member named `id`, if the object has one.
+        var id: Range<Int>?
+    }
+
+    enum Shape: Equatable {
+        case single(Message)
+        case batch([Message])
+    }
+
+    struct Fault: Error, Equatable {
+        var offset: Int
+        var problem: String
+        var description: String { "\(problem) at byte \(offset)" }
+    }
+
+    /// Checks `data` and describes its shape, or names the first fault.
+    static func scan(_ data: Data) throws(Fault) -> Shape {
+        do {
+            return try data.withUnsafeBytes { raw throws(Fault) -> Shape in
+                var scanner = StrictJSON(bytes: raw.bindMemory(to: UInt8.self))
+                return try scanner.document()
+            }
+        } catch let fault as Fault {
+            throw fault
+        } catch {
+            throw Fault(offset: 0, problem: "unreadable")
+        }
+    }
+
+    private let bytes: UnsafeBufferPointer<UInt8>
+    private var index = 0
+    /// Objects deeper than this are refused: the decoder recurses, and so does this pass.
+    private static let maxDepth = 512
+
+    private init(bytes: UnsafeBufferPointer<UInt8>) { self.bytes = bytes }
+
+    private mutating func document() throws(Fault) -> Shape {
+        skipSpace()
+        let shape: Shape
+        if peek() == UInt8(ascii: "[") {
+            shape = .batch(try batch())
+        } else {
+            shape = .single(try message())
+        }
+        skipSpace()
+        guard index == bytes.count else { throw fault("text after the value") }
+        return shape
+    }
+
+    private mutating func batch() throws(Fault) -> [Message] {
+        index += 1
+        var elements: [Message] = []
+        skipSpace()
+        if peek() == UInt8(ascii: "]") {
+            index += 1
+            return elements
+        }
+        while true {
+            skipSpace()
+            elements.append(try message())
+            skipSpace()
+            switch next() {
+            case UInt8(ascii: ","): continue
+            case UInt8(ascii: "]"): return elements
+            default: throw fault("expected “,” or “]”", back: 1)
+            }
+        }
+    }
+
+    /// A value at the top of a message, noting where its `id` member lies if it is an object.
+    private mutating func message() throws(Fault) -> Message {
+        let start = index
+        guard peek() == UInt8(ascii: "{") else {
+            try value(depth: 1)
+            return Message(range: start..<index, isObject: false, id: nil)
+        }
+        var id: Range<Int>?
+        try object(depth: 1) { key, range in if key { id = range } }
+        return Message(range: start..<index, isObject: true, id: id)
+    }
+
+    private mutating func value(depth: Int) throws(Fault) {
+        guard depth <= Self.maxDepth else { throw fault("nested too deeply") }
+        guard let byte = peek() else { throw fault("the message ends where a value should be") }
+        switch byte {
+        case UInt8(ascii: "{"): try object(depth: depth, member: nil)
+        case UInt8(ascii: "["): try array(depth: depth)
+        case UInt8(ascii: "\""): try string()
+        case UInt8(ascii: "t"): try literal("true")
+        case UInt8(ascii: "f"): try literal("false")
+        case UInt8(ascii: "n"): try literal("null")
+        case UInt8(ascii: "-"), UInt8(ascii: "0")...UInt8(ascii: "9"): try number()
+        default: throw fault("unexpected character")
+        }
+    }
+
+    /// An object; `member` is told, for each member, whether its key is `id` and where its value lies.
+    private mutating func object(depth: Int, member: ((Bool, Range<Int>) -> Void)?) throws(Fault) {
+        index += 1
+        skipSpace()
+        if peek() == UInt8(ascii: "}") {
+            index += 1
+            return
+        }
+        while true {
+            skipSpace()
+            guard peek() == UInt8(ascii: "\"") else {
+                throw fault(peek() == UInt8(ascii: "}") ? "a trailing comma" : "expected a member name")
+            }
+            let keyStart = index
+            try string()
+            let isID = index - keyStart == 4 && bytes[keyStart + 1] == UInt8(ascii: "i")
+                && bytes[keyStart + 2] == UInt8(ascii: "d")
+            skipSpace()
+            guard next() == UInt8(ascii: ":") else { throw fault("expected “:”", back: 1) }
+            skipSpace()
+            let valueStart = index
+            try value(depth: depth + 1)
+            member?(isID, valueStart..<index)
+            skipSpace()
+            switch next() {
+            case UInt8(ascii: ","): continue
+            case UInt8(ascii: "}"): return
+            default: throw fault("expected “,” or “}”", back: 1)
+            }
+        }
+    }
+
+    private mutating func array(depth: Int) throws(Fault) {
+        index += 1
+        skipSpace()
+        if peek() == UInt8(ascii: "]") {
+            index += 1
+            return
+        }
+        while true {
+            skipSpace()
+            if peek() == UInt8(ascii: "]") { throw fault("a trailing comma") }
+            try value(depth: depth + 1)
+            skipSpace()
+            switch next() {
+            case UInt8(ascii: ","): continue
+            case UInt8(ascii: "]"): return
+            default: throw fault("expected “,” or “]”", back: 1)
+            }
+        }
+    }
+
+    private mutating func string() throws(Fault) {
+        index += 1
+        while let byte = next() {
+            switch byte {
+            case UInt8(ascii: "\""):
+                return
+            case UInt8(ascii: "\\"):
+                switch next() {
+                case UInt8(ascii: "\""), UInt8(ascii: "\\"), UInt8(ascii: "/"), UInt8(ascii: "b"),
+                     UInt8(ascii: "f"), UInt8(ascii: "n"), UInt8(ascii: "r"), UInt8(ascii: "t"):
+                    continue
+                case UInt8(ascii: "u"):
+                    for _ in 0..<4 {
+                        guard let digit = next(), Self.isHexDigit(digit) else {
+                            throw fault("a “\\u” escape needs four hexadecimal digits", back: 1)
+                        }
+                    }
+                default:
+                    throw fault("an unknown escape", back: 1)
+                }
+            case 0..<0x20:
+                throw fault("a control character inside a string (escape it)", back: 1)
+            default:
+                continue
+            }
+        }
+        throw fault("the message ends inside a string")
+    }
+
+    private mutating func number() throws(Fault) {
+        if peek() == UInt8(ascii: "-") { index += 1 }
+        if peek() == UInt8(ascii: "0") {
+            index += 1
+            if let digit = peek(), Self.isDigit(digit) { throw fault("a number with a leading zero") }
+        } else {
+            try digits()
+        }
+        if peek() == UInt8(ascii: ".") {
+            index += 1
+            try digits()
+        }
+        if peek() == UInt8(ascii: "e") || peek() == UInt8(ascii: "E") {
+            index += 1
+            if peek() == UInt8(ascii: "+") || peek() == UInt8(ascii: "-") { index += 1 }
+            try digits()
+        }
+    }
+
+    private mutating func digits() throws(Fault) {
+        guard let first = peek(), Self.isDigit(first) else { throw fault("a malformed number") }
+        while let digit = peek(), Self.isDigit(digit) { index += 1 }
+    }
+
+    private mutating func literal(_ word: StaticString) throws(Fault) {
+        let count = word.utf8CodeUnitCount
+        guard index + count <= bytes.count,
+              memcmp(bytes.baseAddress! + index, word.utf8Start, count) == 0 else {
+            throw fault("unexpected word")
+        }
+        index += count
+    }
+
+    private mutating func skipSpace() {
+        while index < bytes.count {
+            switch bytes[index] {
+            case 0x20, 0x09, 0x0A, 0x0D: index += 1
+            default: return
+            }
+        }
+    }
+
+    private func peek() -> UInt8? { index < bytes.count ? bytes[index] : nil }
+
+    private mutating func next() -> UInt8? {
+        guard index < bytes.count else {
+            index += 1
+            return nil
+        }
+        defer { index += 1 }
+        return bytes[index]
+    }
+
+    private func fault(_ problem: String, back: Int = 0) -> Fault {
+        Fault(offset: max(0, min(index, bytes.count) - back), problem: problem)
+    }
+
+    private static func isDigit(_ byte: UInt8) -> Bool { byte >= UInt8(ascii: "0") && byte <= UInt8(ascii: "9") }
+
+    private static func isHexDigit(_ byte: UInt8) -> Bool {
+        isDigit(byte) || (byte | 0x20 >= UInt8(ascii: "a") && byte | 0x20 <= UInt8(ascii: "f"))
+    }
+}
