@@ -90,6 +90,6 @@ extension FileService {
                 throw error
             }
         }
-        return try await stat(placed)
+        return await placedNode(placed, made: writtenFile(placed, size: bytes.count))
     }
 }

@@ -5,6 +5,13 @@ import Foundation
 
 /// The host bridge: copies in, copies out, and files opened where they are (seeds 001–003).
 extension FileService {
+    /// An item just imported, as reported when it cannot be read back.
+    private nonisolated func imported(_ item: HostItem, at path: VirtualPath) -> FileNode {
+        guard item.isFolder else { return writtenFile(path, size: Int(item.size)) }
+        return FileNode(path: path, kind: .folder, modificationDate: item.modificationDate,
+                        isHidden: FileNode.isDotName(path.name), typeIdentifier: registry.typeIdentifier(forFolderNamed: path.name))
+    }
+
     /// Where imports go when the caller names no folder: `files:/Import`.
     public static let defaultImportFolder = VirtualPath.root().appending(trustedName: "Import")
 
@@ -55,7 +62,7 @@ extension FileService {
                     skipped = try await importer.copy(item, to: backend, at: destination, conflict: policy)
                 }
                 results[index].skipped = skipped
-                results[index].outcome = .success(try await stat(placed))
+                results[index].outcome = .success(await placedNode(placed, made: imported(item, at: placed)))
             } catch {
                 results[index].outcome = .failure(error)
             }

@@ -129,6 +129,26 @@ public actor FileService {
         return try await self.call(path) { try await backend.node(at: path) }
     }
 
+    /// What an operation that has just placed an item reports: the item as it is now or, when
+    /// it is gone again already (another process moved it away at once), the item as the
+    /// operation left it. The operation succeeded either way; an answer of "no such file"
+    /// would tell the caller it had not.
+    public nonisolated func placedNode(_ path: VirtualPath, made: FileNode) async -> FileNode {
+        do {
+            return try await stat(path)
+        } catch {
+            var node = made
+            node.path = path
+            return node
+        }
+    }
+
+    /// A file just written with `size` bytes, as reported when it cannot be read back.
+    nonisolated func writtenFile(_ path: VirtualPath, size: Int) -> FileNode {
+        FileNode(path: path, kind: .file, size: Int64(size), modificationDate: Date(),
+                 isHidden: FileNode.isDotName(path.name), typeIdentifier: registry.typeIdentifier(forFileNamed: path.name))
+    }
+
     /// Whether something exists at `path`.
     public nonisolated func exists(_ path: VirtualPath) async throws(CofferError) -> Bool {
         do {

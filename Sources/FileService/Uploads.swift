@@ -164,7 +164,8 @@ extension FileService {
             placed = .failure(error.naming(upload.destination, insteadOf: UploadRegistry.mountName))
         }
         try? await source.removeItem(at: temporary)
-        return try await stat(try placed.get())
+        let path = try placed.get()
+        return await placedNode(path, made: writtenFile(path, size: Int(upload.received)))
     }
 
     /// Discards an upload.

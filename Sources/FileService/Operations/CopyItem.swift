@@ -28,11 +28,12 @@ public struct CopyItem: FileOperation {
     public func run(in context: OperationContext) async throws(CofferError) -> FileNode {
         let service = context.service
         let target = try await destination.resolve(for: source, in: service)
-        if !copiesFolders, try await service.stat(source).kind != .file { throw CofferError(.isADirectory, path: source) }
+        let original = try await service.stat(source)
+        if !copiesFolders, original.kind != .file { throw CofferError(.isADirectory, path: source) }
         let placed = try await context.settling(conflict, about: target) { policy, progress throws(CofferError) in
             try await service.copy(source, to: target, conflict: policy, progress: progress)
         }
-        return try await service.stat(placed)
+        return await service.placedNode(placed, made: original)
     }
 
     public func auditedPaths(for outcome: Result<FileNode, CofferError>) -> [String] {

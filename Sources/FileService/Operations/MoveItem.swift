@@ -24,10 +24,11 @@ public struct MoveItem: FileOperation {
     public func run(in context: OperationContext) async throws(CofferError) -> FileNode {
         let service = context.service
         let target = try await destination.resolve(for: source, in: service)
+        let original = try await service.stat(source)
         let placed = try await context.settling(conflict, about: target) { policy, progress throws(CofferError) in
             try await service.move(source, to: target, conflict: policy, progress: progress)
         }
-        return try await service.stat(placed)
+        return await service.placedNode(placed, made: original)
     }
 
     public func auditedPaths(for outcome: Result<FileNode, CofferError>) -> [String] {

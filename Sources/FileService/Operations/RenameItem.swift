@@ -24,10 +24,11 @@ public struct RenameItem: FileOperation {
         try FileName.validate(newName, path: path)
         let target = try path.replacingName(with: newName)
         let service = context.service
+        let original = try await service.stat(path)
         let renamed = try await context.settling(conflict, about: target) { policy, _ throws(CofferError) in
             try await service.rename(path, to: newName, conflict: policy)
         }
-        return try await service.stat(renamed)
+        return await service.placedNode(renamed, made: original)
     }
 
     public func auditedPaths(for outcome: Result<FileNode, CofferError>) -> [String] {
