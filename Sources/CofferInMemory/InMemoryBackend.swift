@@ -14,7 +14,7 @@ import Synchronization
 /// - Every change happens under one lock, so moves and commits are atomic and concurrent
 ///   operations never see a half-made change. Nothing blocks, so no call leaves the caller's
 ///   thread.
-/// - Dot-names are hidden; names starting with `StreamingCopy.partialPrefix` (partial copies
+/// - Dot-names are hidden; names of the ``PartialName`` shape (partial copies
 ///   being built) are left out of listings.
 public final class InMemoryBackend: StorageBackend, Sendable {
     /// The items, as a tree of folders.
@@ -74,7 +74,7 @@ public final class InMemoryBackend: StorageBackend, Sendable {
             let folder = try Self.folder(at: path.components[...], in: store.root, path: path)
             return folder.children.compactMap { name, item in
                 let text = name.string
-                guard !text.hasPrefix(StreamingCopy.partialPrefix) else { return nil }
+                guard !PartialName.isPartial(text) else { return nil }
                 return node(item, at: path.appending(trustedName: text))
             }
         }

@@ -20,6 +20,10 @@ import Glibc
 public struct Container: Sendable {
     /// The container's host folder. Front ends never show it.
     public let hostPath: String
+    /// What this process has under way here, for the recovery of the next start.
+    public let journal: OperationJournal
+    /// What this opening's recovery settled after processes that were killed.
+    public private(set) var recovery = OperationJournal.Recovery()
 
     /// Folders every container has, relative to its root.
     public static let layout = [
@@ -28,6 +32,8 @@ public struct Container: Sendable {
         "Library/Caches", "Library/Caches/SearchIndex", "Library/Caches/Thumbnails", "Library/Caches/Downloading",
         "Library/Trash", "tmp",
     ]
+    /// Where the journals are, relative to the root (made on the first change).
+    static let journalFolder = "Library/Application Support/AppData/Journal"
     /// Folders marked as rebuildable for backup tools.
     public static let cacheFolders = [
         "Library/Caches/SearchIndex", "Library/Caches/Thumbnails", "Library/Caches/Downloading", "tmp",
@@ -47,6 +53,13 @@ public struct Container: Sendable {
     /// Uploads in progress (RPC `files/upload/*`): partial transfers, rebuildable.
     public var uploadsPath: String { hostPath + "/Library/Caches/Downloading" }
     public var temporaryPath: String { hostPath + "/tmp" }
+    /// The journals of processes using the container (``OperationJournal``).
+    public var journalPath: String { journal.folderPath }
+
+    init(hostPath: String) {
+        self.hostPath = hostPath
+        journal = OperationJournal(folderPath: hostPath + "/" + Self.journalFolder)
+    }
 
     /// `$XDG_DATA_HOME/<application>`, else `~/.local/share/<application>` (`coffer` by default).
     public static func defaultLocation(environment: [String: String] = ProcessInfo.processInfo.environment,
@@ -60,7 +73,9 @@ public struct Container: Sendable {
     /// (a file, or a link) is reported as ``CofferError/Kind/damagedContainer`` naming the
     /// part relative to the container, never the host path. Entries in `tmp/` older than
     /// 24 hours are removed, and so are export stages (`Documents/ExportTemp`) that old, and
-    /// uploads in `Library/Caches/Downloading` abandoned for an hour.
+    /// uploads in `Library/Caches/Downloading` abandoned for an hour. What processes that
+    /// were killed left under way is settled (``OperationJournal/recover(folderPath:)``):
+    /// their partials removed wherever they made them, their trash entries made whole.
     public static func open(at hostPath: String, now: Date = Date()) async throws(CofferError) -> Container {
         let root = hostPath.count > 1 && hostPath.hasSuffix("/") ? String(hostPath.dropLast()) : hostPath
         try makeFolder(root, part: ".", withParents: true)
@@ -73,7 +88,8 @@ public struct Container: Sendable {
                 throw CofferError(.ioError, detail: part, underlying: CofferError.wrapping(error))
             }
         }
-        let container = Container(hostPath: root)
+        var container = Container(hostPath: root)
+        container.recovery = OperationJournal.recover(folderPath: container.journalPath)
         try await container.removeExpiredEntries(inFolderAt: container.temporaryPath, now: now,
                                            keeping: [CacheDirectoryTag.fileName])
         try await container.removeExpiredEntries(inFolderAt: container.exportStagingPath, now: now, keeping: [])

@@ -69,11 +69,12 @@ public actor FileService {
     /// reaches into the container itself, whatever a session's host access allows.
     public static func standard(container: Container, registry: TypeRegistry = .standard,
                                 extraMounts: [Mount] = []) throws(CofferError) -> FileService {
-        let files = try LocalSandboxBackend(rootPath: container.userFilesPath, registry: registry)
-        let staging = try ExportStagingBackend(path: container.exportStagingPath, registry: registry)
+        let journal = container.journal
+        let files = try LocalSandboxBackend(rootPath: container.userFilesPath, registry: registry, journal: journal)
+        let staging = try ExportStagingBackend(path: container.exportStagingPath, registry: registry, journal: journal)
         let trash = try TrashBackend(path: container.trashPath, registry: registry, origins: [
             VirtualPath.defaultMount: container.userFilesPath, staging.mountName: container.exportStagingPath,
-        ])
+        ], journal: journal)
         return FileService(mounts: [
             Mount(name: VirtualPath.defaultMount, backend: files, description: LocalizedText("Your files", "你的文件")),
             Mount(name: trash.mountName, backend: trash, isWritable: false,

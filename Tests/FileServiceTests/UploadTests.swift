@@ -66,10 +66,10 @@ struct UploadTests {
     }
 
     @Test func anUploadLeftByACrashIsRemovedAtTheNextStart() async throws {
-        directory.make(["c/Library/Caches/Downloading/.coffer-partial-left": "x"])
+        directory.make(["c/Library/Caches/Downloading/.coffer-partial-0badcafe-1": "x"])
         let old = Date().addingTimeInterval(-2 * 3600)
         try FileManager.default.setAttributes([.modificationDate: old],
-                                              ofItemAtPath: directory.url("c/Library/Caches/Downloading/.coffer-partial-left"))
+                                              ofItemAtPath: directory.url("c/Library/Caches/Downloading/.coffer-partial-0badcafe-1"))
         _ = try await Container.open(at: directory.url("c"))
         #expect(partials.isEmpty)
     }

@@ -15,10 +15,11 @@ extension ExportStagingBackend {
     public func deliver(_ item: VirtualPath, to folder: HostItem, conflict: ConflictPolicy,
                         progress: ProgressReporter) async throws(CofferError) -> String {
         guard folder.isFolder else { throw CofferError(.notADirectory, detail: folder.name) }
+        local.journal?.notePartials(inFolder: [], below: folder.path)
         return try await BlockingIO.run { cancellation throws(CofferError) in
             let stage = try self.local.openParent(of: item)
             let copier = TreeCopier(cancellation: cancellation, progress: progress, path: item, flush: false)
-            let temporary = StreamingCopy.temporaryName()
+            let temporary = PartialName.make()
             do throws(CofferError) {
                 try copier.copyEntry(item.name, from: stage, to: temporary, in: folder.descriptor)
                 try cancellation.check(item)

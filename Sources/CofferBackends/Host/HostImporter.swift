@@ -75,7 +75,7 @@ public struct HostImporter: Sendable {
                 return []
             }
             guard let parent = destination.parent else { throw CofferError(.invalidOperation, path: destination) }
-            let temporary = parent.appending(trustedName: StreamingCopy.temporaryName())
+            let temporary = parent.appending(trustedName: PartialName.make())
             try await backend.createFolder(at: temporary)
             do {
                 var skipped: [ImportSkip] = []
@@ -114,8 +114,12 @@ public struct HostImporter: Sendable {
             case .success(let item): child = item
             case .failure(let error): skipped.append(ImportSkip(hostPath: hostPath, error: error)); continue
             }
-            guard let target = try? destination.appending(name) else {
-                skipped.append(ImportSkip(hostPath: hostPath, error: CofferError(.invalidName, detail: "not-utf8")))
+            let target: VirtualPath
+            do throws(CofferError) {
+                target = try destination.appending(name)
+            } catch {
+                // Reported with the name as it was (too long, or the form of Coffer's partials).
+                skipped.append(ImportSkip(hostPath: hostPath, error: CofferError(.invalidName, detail: error.detail)))
                 continue
             }
             if filtering {

@@ -154,7 +154,7 @@ final class InotifyWatch: ChangeWatch, @unchecked Sendable {
         }
         // Names that are not UTF-8 cannot be addressed by a virtual path; partial writes
         // are Coffer's own and never visible.
-        guard let name, !name.hasPrefix(StreamingCopy.partialPrefix), onlyName.map({ $0 == name }) ?? true
+        guard let name, !PartialName.isPartial(name), onlyName.map({ $0 == name }) ?? true
         else { return }
         let path = folder.appending(trustedName: name)
         let isFolder = mask & UInt32(IN_ISDIR) != 0

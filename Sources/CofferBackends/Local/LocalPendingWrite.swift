@@ -29,7 +29,7 @@ final class LocalPendingWrite: PendingWrite {
         self.finalName = finalName
         self.path = path
         self.sync = sync
-        self.temporaryName = StreamingCopy.temporaryName()
+        self.temporaryName = PartialName.make()
         let fd = openat(folder.raw, temporaryName, O_WRONLY | O_CREAT | O_EXCL | O_NOFOLLOW | O_CLOEXEC, mode)
         guard fd >= 0 else { throw CofferError.lastSystemError("openat", path: path) }
         self.state = Mutex(State(file: Descriptor(fd)))

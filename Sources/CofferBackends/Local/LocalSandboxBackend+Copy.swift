@@ -14,6 +14,7 @@ extension LocalSandboxBackend {
     public func copyItem(at source: VirtualPath, to destination: VirtualPath, conflict: ConflictPolicy,
                          progress: ProgressReporter) async throws {
         try requireWritable(destination)
+        notePartial(beside: destination)
         try await BlockingIO.run { cancellation throws(CofferError) in
             let sourceFolder = try self.openParent(of: source)
             let destinationFolder = try self.openParent(of: destination)
@@ -23,7 +24,7 @@ extension LocalSandboxBackend {
             }
             let copier = TreeCopier(cancellation: cancellation, progress: progress, path: destination,
                                     flush: self.syncBeforeCommit)
-            let temporary = StreamingCopy.temporaryName()
+            let temporary = PartialName.make()
             switch FileMode(info.mode) {
             case .regular:
                 progress.expect(bytes: Int64(info.size), items: 1)
@@ -101,7 +102,7 @@ struct TreeCopier {
                 throw CofferError.lastSystemError("mkdirat", path: path)
             }
             let target = try targetFolder.openFolder(named: targetName, reporting: path)
-            for child in try source.entryNames(reporting: path) where !child.hasPrefix(StreamingCopy.partialPrefix) {
+            for child in try source.entryNames(reporting: path) where !PartialName.isPartial(child) {
                 try copyEntry(child, from: source, to: child, in: target)
             }
             BackupExclusion.copy(from: source.raw, to: target.raw)

@@ -52,7 +52,7 @@ extension LocalSandboxBackend {
         var hasHiddenList = false
         var entries = try folder.readEntries(reporting: path) { raw, type -> FolderEntry? in
             let name = String(cString: raw)
-            if name.hasPrefix(StreamingCopy.partialPrefix) { return nil }
+            if PartialName.isPartial(name) { return nil }
             if name == HiddenList.fileName { hasHiddenList = true }
             let kind: FolderEntry.Kind
             switch Int32(type) {

@@ -9,6 +9,8 @@ import Glibc
 extension LocalSandboxBackend {
     public func createFolder(at path: VirtualPath) async throws {
         try requireWritable(path)
+        // A folder copy across backends is built under a partial name (``StreamingCopy``).
+        if PartialName.isPartial(path.name) { notePartial(beside: path) }
         try await BlockingIO.run { _ throws(CofferError) in
             let parent = try self.openParent(of: path)
             guard mkdirat(parent.raw, path.name, 0o777) == 0 else {
@@ -19,6 +21,7 @@ extension LocalSandboxBackend {
 
     public func makeWrite(at path: VirtualPath) async throws -> any PendingWrite {
         try requireWritable(path)
+        notePartial(beside: path)
         return try await BlockingIO.run { _ throws(CofferError) in
             let parent = try self.openParent(of: path)
             return try LocalPendingWrite(folder: parent, finalName: path.name, path: path, sync: self.syncBeforeCommit)
@@ -83,7 +86,7 @@ extension LocalSandboxBackend {
         return try await BlockingIO.run { _ throws(CofferError) in
             let folder = try self.openFolder(at: path)
             var removed = 0
-            for name in try folder.entryNames(reporting: path) where name.hasPrefix(StreamingCopy.partialPrefix) {
+            for name in try folder.entryNames(reporting: path) where PartialName.isPartial(name) {
                 var info = coffer_stat()
                 guard coffer_statx(folder.raw, name, &info) == 0,
                       Double(info.mtime_sec) < cutoff.timeIntervalSince1970 else { continue }

@@ -34,6 +34,10 @@ public final class LocalSandboxBackend: StorageBackend {
     let writable: Bool
     /// Flush file data to disk before a write becomes visible under its real name.
     let syncBeforeCommit: Bool
+    /// The host folder it was opened on, as given.
+    let rootPath: String
+    /// Where the folders that get partials are noted, for recovery after a crash.
+    let journal: OperationJournal?
 
     public var capabilities: BackendCapabilities {
         writable ? [.writable, .backupExclusion, .atomicMove] : [.backupExclusion]
@@ -48,10 +52,12 @@ public final class LocalSandboxBackend: StorageBackend {
     ///   - writable: `false` makes every change fail with `readOnly`.
     ///   - syncBeforeCommit: `fdatasync` each written file before it is renamed into place, so
     ///     a crash cannot leave a real name pointing at unwritten data.
+    ///   - journal: Notes each folder that gets a partial (``OperationJournal``), so the
+    ///     next start removes what a killed process left.
     /// - Throws: `noSuchFile` or `notADirectory` for the root (with no path; the host path
     ///   is never put in an error).
     public init(rootPath: String, resolution: Resolution? = nil, registry: TypeRegistry = .standard,
-                writable: Bool = true, syncBeforeCommit: Bool = true) throws(CofferError) {
+                writable: Bool = true, syncBeforeCommit: Bool = true, journal: OperationJournal? = nil) throws(CofferError) {
         let fd = Glibc.open(rootPath, O_RDONLY | O_DIRECTORY | O_NOFOLLOW | O_CLOEXEC)
         guard fd >= 0 else { throw CofferError.lastSystemError("open", path: nil) }
         self.root = Descriptor(fd)
@@ -59,6 +65,13 @@ public final class LocalSandboxBackend: StorageBackend {
         self.registry = registry
         self.writable = writable
         self.syncBeforeCommit = syncBeforeCommit
+        self.rootPath = rootPath
+        self.journal = journal
+    }
+
+    /// Notes that a partial is about to be made in the folder holding `path`.
+    func notePartial(beside path: VirtualPath) {
+        journal?.notePartials(inFolder: Array(path.components.dropLast()), below: rootPath)
     }
 
     private static func kernelHasOpenat2(_ fd: Int32) -> Bool {
@@ -147,7 +160,7 @@ public final class LocalSandboxBackend: StorageBackend {
     func listFolder(_ folder: Descriptor, at path: VirtualPath) throws(CofferError) -> [FileNode] {
         var names = try folder.entryNames(reporting: path)
         let hidden = names.contains(HiddenList.fileName) ? HiddenList(folder: folder) : HiddenList.empty
-        names.removeAll { $0.hasPrefix(StreamingCopy.partialPrefix) }
+        names.removeAll { PartialName.isPartial($0) }
         let entries = names
         // Large folders are stat'ed on every core: statx and getxattr are independent
         // lookups relative to the same open folder.

@@ -11,9 +11,10 @@ public final class ExportStagingBackend: StorageBackend, Sendable {
     public let mountName: String
     let local: LocalSandboxBackend
 
-    public init(path: String, mountName: String = "staging", registry: TypeRegistry = .standard) throws(CofferError) {
+    public init(path: String, mountName: String = "staging", registry: TypeRegistry = .standard,
+                journal: OperationJournal? = nil) throws(CofferError) {
         self.mountName = mountName
-        local = try LocalSandboxBackend(rootPath: path, registry: registry, syncBeforeCommit: false)
+        local = try LocalSandboxBackend(rootPath: path, registry: registry, syncBeforeCommit: false, journal: journal)
     }
 
     /// Creates an empty stage and returns its path (`staging:/stage-…`).

@@ -11,10 +11,11 @@ extension TrashBackend {
 
     /// Moves the item at `path` of `backend` into the trash.
     ///
-    /// The information file is created first (`O_EXCL`, so two processes never pick the
-    /// same name), then the item is moved under the same name: a crash between the two
-    /// leaves the item where it was and an information file without an item, which
-    /// listing reports and emptying removes. From a ``LocalFolderBackend`` on the trash's
+    /// The information file is put in place first (whole, by `link`, which fails on a name
+    /// already taken, so two processes never pick the same name), then the item is moved
+    /// under the same name: a crash between the two leaves the item where it was and an
+    /// information file without an item, which the next start removes (``OperationJournal``)
+    /// and listing meanwhile leaves out. From a ``LocalFolderBackend`` on the trash's
     /// file system the move is one rename; otherwise the item is copied in and removed once
     /// the copy is complete.
     public func put(_ path: VirtualPath, from backend: any StorageBackend,
@@ -118,29 +119,34 @@ extension TrashBackend {
     /// (`untitled.txt`) may be trashed many times over the years.
     static let nameLimit = 100_000
 
-    /// Creates `info/<id>.trashinfo` under the first free name for `name`, after
+    /// Puts `info/<id>.trashinfo` in place under the first free name for `name`, after
     /// `skipping` names known to be taken in `files/`. The item name leaves room for the
     /// suffix within 255 bytes.
+    ///
+    /// The information is written whole under a partial name first and then linked to its
+    /// real name: `link` fails on a taken name just as `O_EXCL` does, and a crash leaves a
+    /// complete information file or none — never the empty one other trash tools report as
+    /// broken.
     private func reserveName(for name: String, info: TrashInfo, path: VirtualPath,
                              skipping: Int) throws(CofferError) -> String {
         var base = name
         while base.utf8.count > 255 - TrashInfo.suffix.utf8.count - 12 { base.removeLast() }
         let bytes = Array(info.text.utf8)
+        journal?.notePartials(inFolder: ["info"], below: self.path)
+        let temporary = PartialName.make()
+        let fd = openat(infoFolder.raw, temporary, O_WRONLY | O_CREAT | O_EXCL | O_NOFOLLOW | O_CLOEXEC, 0o600)
+        guard fd >= 0 else { throw CofferError.lastSystemError("openat", path: path) }
+        defer { unlinkat(infoFolder.raw, temporary, 0) }
+        let written = bytes.withUnsafeBytes { Glibc.write(fd, $0.baseAddress, $0.count) }
+        let code = errno
+        Glibc.close(fd)
+        guard written == bytes.count else { throw CofferError.system(written < 0 ? code : ENOSPC, "write", path: path) }
         let reserved = try UniqueName.claim(base, skipping: skipping, limit: Self.nameLimit) { candidate throws(CofferError) -> String? in
-            let fd = openat(infoFolder.raw, candidate + TrashInfo.suffix,
-                            O_WRONLY | O_CREAT | O_EXCL | O_NOFOLLOW | O_CLOEXEC, 0o600)
-            guard fd >= 0 else {
-                if errno == EEXIST { return nil }
-                throw CofferError.lastSystemError("openat", path: path)
-            }
-            let written = bytes.withUnsafeBytes { Glibc.write(fd, $0.baseAddress, $0.count) }
-            let code = errno
-            Glibc.close(fd)
-            guard written == bytes.count else {
-                unlinkat(infoFolder.raw, candidate + TrashInfo.suffix, 0)
-                throw CofferError.system(written < 0 ? code : ENOSPC, "write", path: path)
-            }
-            return candidate
+            // Noted before it exists: a crash right after the link must still be settled.
+            journal?.noteTrashEntry(candidate, inTrashAt: self.path)
+            if linkat(infoFolder.raw, temporary, infoFolder.raw, candidate + TrashInfo.suffix, 0) == 0 { return candidate }
+            if errno == EEXIST { return nil }
+            throw CofferError.lastSystemError("linkat", path: path)
         }
         guard let reserved else { throw CofferError(.fileExists, path: path) }
         return reserved
@@ -167,10 +173,15 @@ extension TrashBackend {
         for infoName in infoNames {
             let id = String(infoName.dropLast(TrashInfo.suffix.count))
             guard itemNames.contains(id) else {
+                // Empty or unreadable, and no item: what a tool killed while writing it left.
+                if readInfo(id) == nil && isAbandoned(infoName) {
+                    unlinkat(infoFolder.raw, infoName, 0)
+                    continue
+                }
                 problems.append(TrashProblem(id: id, reason: .missingItem))
                 continue
             }
-            guard let info = readInfo(id) else {
+            guard let info = readInfo(id) ?? repairedInfo(id) else {
                 problems.append(TrashProblem(id: id, reason: .damagedInfo))
                 continue  // listed below, as an item without information
             }
@@ -205,6 +216,42 @@ extension TrashBackend {
             item.originalHostPath = nil  // unknown
             return item
         }
+    }
+
+    /// How long an information file may stay empty or unreadable before it is taken for a
+    /// crash's leftover rather than one another tool is writing now.
+    static let abandonedAfter: TimeInterval = 5 * 60
+
+    private func isAbandoned(_ infoName: String) -> Bool {
+        var info = stat()
+        return fstatat(infoFolder.raw, infoName, &info, AT_SYMLINK_NOFOLLOW) == 0
+            && Double(info.st_mtim.tv_sec) < Date().timeIntervalSince1970 - Self.abandonedAfter
+    }
+
+    /// For an item whose information file has been empty or unreadable too long to be in the
+    /// making: a whole information file in its place, restoring to the root of `files:` as
+    /// Coffer does for any item without information, so other trash tools see a valid entry
+    /// and not a broken one. `nil` while it is young, or when it cannot be written.
+    private func repairedInfo(_ id: String) -> TrashInfo? {
+        let infoName = id + TrashInfo.suffix
+        guard isAbandoned(infoName) else { return nil }
+        var modified = stat()
+        guard fstatat(infoFolder.raw, infoName, &modified, AT_SYMLINK_NOFOLLOW) == 0 else { return nil }
+        let target = Self.foreignTarget(name: id, id: id)
+        let info = TrashInfo(path: hostPath(for: target), deletionDate: Date(timeIntervalSince1970: Double(modified.st_mtim.tv_sec)),
+                             virtualPath: target)
+        journal?.notePartials(inFolder: ["info"], below: path)
+        let temporary = PartialName.make()
+        let fd = openat(infoFolder.raw, temporary, O_WRONLY | O_CREAT | O_EXCL | O_NOFOLLOW | O_CLOEXEC, 0o600)
+        guard fd >= 0 else { return nil }
+        let bytes = Array(info.text.utf8)
+        let written = bytes.withUnsafeBytes { Glibc.write(fd, $0.baseAddress, $0.count) }
+        Glibc.close(fd)
+        guard written == bytes.count, renameat(infoFolder.raw, temporary, infoFolder.raw, infoName) == 0 else {
+            unlinkat(infoFolder.raw, temporary, 0)
+            return nil
+        }
+        return info
     }
 
     func readInfo(_ id: String) -> TrashInfo? {
@@ -248,6 +295,9 @@ extension TrashBackend {
     public func restore(_ id: String, to target: VirtualPath, in backend: any StorageBackend,
                         conflict: ConflictPolicy) async throws(CofferError) {
         try Self.checkID(id)
+        // Between the move and the removal of its information, a crash would leave that
+        // information without an item: the next start removes it.
+        journal?.noteTrashEntry(id, inTrashAt: path)
         if let local = backend as? any LocalFolderBackend {
             let done = try await BlockingIO.run { _ throws(CofferError) -> Bool in
                 guard try self.exists(id) else { throw CofferError(.noSuchFile, path: self.trashPath(id)) }
@@ -301,6 +351,7 @@ extension TrashBackend {
 
     /// Removes an item, then its information file (the order the specification asks for).
     private func discard(_ id: String) throws(CofferError) {
+        journal?.noteTrashEntry(id, inTrashAt: path)
         if try exists(id) { try RemoveTree.remove(id, in: filesFolder, path: trashPath(id)) }
         unlinkat(infoFolder.raw, id + TrashInfo.suffix, 0)
     }

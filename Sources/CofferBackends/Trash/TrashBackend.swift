@@ -30,12 +30,16 @@ public final class TrashBackend: StorageBackend, Sendable {
     let writer: LocalSandboxBackend
     /// Host folders of the mounts items come from, to write `Path=` and read it back.
     let origins: [(mount: String, hostPath: String)]
+    /// The trash's own host folder, as given.
+    let path: String
+    /// Where entries being put in or taken out are noted, for recovery after a crash.
+    let journal: OperationJournal?
 
     /// Opens (creating `files/` and `info/` if needed) the trash at `path`.
     ///
     /// - Parameter origins: for each mount whose items may be trashed, its host folder.
     public init(path: String, mountName: String = "trash", registry: TypeRegistry = .standard,
-                origins: [String: String] = [:]) throws(CofferError) {
+                origins: [String: String] = [:], journal: OperationJournal? = nil) throws(CofferError) {
         let trash = Glibc.open(path, O_RDONLY | O_DIRECTORY | O_NOFOLLOW | O_CLOEXEC)
         guard trash >= 0 else { throw CofferError.lastSystemError("open", path: nil) }
         trashFolder = Descriptor(trash)
@@ -45,8 +49,11 @@ public final class TrashBackend: StorageBackend, Sendable {
         infoFolder = try trashFolder.openFolder(named: "info", reporting: nil)
         filesFolder = try trashFolder.openFolder(named: "files", reporting: nil)
         browser = try LocalSandboxBackend(rootPath: path + "/files", registry: registry, writable: false)
-        writer = try LocalSandboxBackend(rootPath: path + "/files", registry: registry, syncBeforeCommit: false)
+        writer = try LocalSandboxBackend(rootPath: path + "/files", registry: registry, syncBeforeCommit: false,
+                                         journal: journal)
         self.mountName = mountName
+        self.path = path
+        self.journal = journal
         // Canonical paths (no `//`, `.` or links on the way), as other tools write them.
         self.origins = origins.map { ($0.key, Self.canonical($0.value)) }
             .sorted { $0.hostPath.count > $1.hostPath.count }

@@ -20,7 +20,7 @@
 ///   throw `fileExists`, change nothing) and ``ConflictPolicy/replace``.
 ///   ``ConflictPolicy/keepBoth`` never reaches a backend: `FileService` picks a free name
 ///   and asks again with `.fail`, so `.fail` must be exact even when two commits race.
-/// - **Partial results.** Names starting with ``StreamingCopy/partialPrefix`` are Coffer's
+/// - **Partial results.** Names of the ``PartialName`` shape are Coffer's
 ///   own unfinished copies; listings leave them out.
 /// - **Errors.** Every error thrown is a ``CofferError`` naming the virtual path it concerns:
 ///

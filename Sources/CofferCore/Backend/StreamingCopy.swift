@@ -14,9 +14,6 @@ extension StorageBackend {
 /// into place at the end, so a failed or cancelled copy leaves nothing visible; the
 /// partial tree is removed. Links, pipes, sockets and devices are skipped.
 public enum StreamingCopy {
-    /// The prefix of temporary names; listings never show items that start with it.
-    public static let partialPrefix = ".coffer-partial-"
-
     /// Bytes per read.
     static let chunkSize = 1 << 20
 
@@ -32,7 +29,7 @@ public enum StreamingCopy {
             return
         }
         guard let parent = destination.parent else { throw CofferError(.invalidOperation, path: destination) }
-        let temporary = parent.appending(trustedName: temporaryName())
+        let temporary = parent.appending(trustedName: PartialName.make())
         try await destinationBackend.createFolder(at: temporary)
         do {
             try await copyContents(of: node, from: sourceBackend, into: temporary, of: destinationBackend,
@@ -44,11 +41,6 @@ public enum StreamingCopy {
             try? await destinationBackend.removeItem(at: temporary)
             throw CofferError.wrapping(error, path: destination)
         }
-    }
-
-    /// A fresh hidden name for a partial result.
-    public static func temporaryName() -> String {
-        partialPrefix + UUID().uuidString.prefix(13).lowercased()
     }
 
     private static func copyContents(of folder: FileNode, from source: any StorageBackend,

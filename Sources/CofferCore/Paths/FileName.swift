@@ -19,6 +19,7 @@ public enum FileName {
             count += 1
         }
         if count > maximumByteCount { return .tooLong }
+        if PartialName.isPartial(name) { return .reserved }
         return nil
     }
 
@@ -31,6 +32,8 @@ public enum FileName {
 
     public enum Problem: String, Sendable {
         case empty, dotName = "dot-name", containsNUL = "nul", containsSlash = "slash", tooLong = "too-long"
+        /// The shape of Coffer's own unfinished results (``PartialName``).
+        case reserved
     }
 
     /// Whether two names are the same bytes (not merely canonically equivalent).

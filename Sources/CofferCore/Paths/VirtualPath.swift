@@ -65,9 +65,9 @@ public struct VirtualPath: Sendable, CustomStringConvertible {
                 components.removeLast()
             default:
                 let name = String(part)
-                if FileName.problem(with: name) == .tooLong {
+                if let problem = FileName.problem(with: name), problem == .tooLong || problem == .reserved {
                     throw CofferError(.invalidName, path: VirtualPath(uncheckedMount: mount, components: components),
-                                      detail: FileName.Problem.tooLong.rawValue)
+                                      detail: problem.rawValue)
                 }
                 components.append(name)
             }

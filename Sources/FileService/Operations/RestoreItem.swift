@@ -41,8 +41,14 @@ public struct RestoreItem: FileOperation {
         case .id(let id):
             return try await service.trashItem(id)
         case .name(let name):
+            // Its name in the trash, looked up directly: restoring many items by name must
+            // not read the whole trash once per item.
+            if FileName.problem(with: name) == nil {
+                do throws(CofferError) {
+                    return try await service.trashItem(name)
+                } catch where error.kind == .noSuchFile {}
+            }
             let items = try await service.trashItems().items
-            if let exact = items.first(where: { $0.id == name }) { return exact }
             let matches = items.filter { $0.originalPath.name == name }
             guard matches.count <= 1 else {
                 let ids = matches.map { "“\($0.id)”" }.joined(separator: ", ")
