@@ -101,10 +101,26 @@ public struct Container: Sendable {
     }
 
     private static func makeFolder(_ path: String, part: String, withParents: Bool) throws(CofferError) {
+        do {
+            try makeFolderOrFail(path, part: part, withParents: withParents)
+        } catch {
+            // What the user knows as `files:` is named so; the rest by its place in the container.
+            let faulty = error.detail ?? part
+            guard error.kind != .damagedContainer, faulty == "Documents/UserFiles" || faulty.hasPrefix("Documents/UserFiles/") else { throw error }
+            let inside = faulty.dropFirst("Documents/UserFiles".count).split(separator: "/").map(String.init)
+            throw error.naming(inside.reduce(VirtualPath.root()) { $0.appending(trustedName: $1) })
+        }
+    }
+
+    private static func makeFolderOrFail(_ path: String, part: String, withParents: Bool) throws(CofferError) {
         var info = stat()
         if lstat(path, &info) == 0 {
             guard info.st_mode & S_IFMT == S_IFDIR else { throw CofferError(.damagedContainer, detail: part) }
             return
+        }
+        // The folder it is in cannot be searched: that folder is what to name.
+        if errno == EACCES, !withParents, let slash = part.lastIndex(of: "/") {
+            throw CofferError(.noPermission, detail: String(part[..<slash]), errno: EACCES)
         }
         if withParents {
             do {

@@ -238,13 +238,3 @@ extension FileService {
     }
 }
 
-extension CofferError {
-    /// This error naming `path` when it named something in `mount`, an area (the export
-    /// stage, the uploads) the caller never sees.
-    func naming(_ path: VirtualPath, insteadOf mount: String) -> CofferError {
-        guard self.path?.mount == mount else { return self }
-        var renamed = self
-        renamed.path = path
-        return renamed
-    }
-}

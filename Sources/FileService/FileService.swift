@@ -70,11 +70,21 @@ public actor FileService {
     public static func standard(container: Container, registry: TypeRegistry = .standard,
                                 extraMounts: [Mount] = []) throws(CofferError) -> FileService {
         let journal = container.journal
-        let files = try LocalSandboxBackend(rootPath: container.userFilesPath, registry: registry, journal: journal)
-        let staging = try ExportStagingBackend(path: container.exportStagingPath, registry: registry, journal: journal)
-        let trash = try TrashBackend(path: container.trashPath, registry: registry, origins: [
-            VirtualPath.defaultMount: container.userFilesPath, staging.mountName: container.exportStagingPath,
-        ], journal: journal)
+        // A root that cannot be opened (a folder at mode 000) is named by its mount.
+        func opening<Backend>(_ mount: String, _ open: () throws(CofferError) -> Backend) throws(CofferError) -> Backend {
+            do { return try open() } catch { throw error.path == nil ? error.naming(.root(of: mount)) : error }
+        }
+        let files = try opening(VirtualPath.defaultMount) { () throws(CofferError) in
+            try LocalSandboxBackend(rootPath: container.userFilesPath, registry: registry, journal: journal)
+        }
+        let staging = try opening("staging") { () throws(CofferError) in
+            try ExportStagingBackend(path: container.exportStagingPath, registry: registry, journal: journal)
+        }
+        let trash = try opening("trash") { () throws(CofferError) in
+            try TrashBackend(path: container.trashPath, registry: registry, origins: [
+                VirtualPath.defaultMount: container.userFilesPath, staging.mountName: container.exportStagingPath,
+            ], journal: journal)
+        }
         return FileService(mounts: [
             Mount(name: VirtualPath.defaultMount, backend: files, description: LocalizedText("Your files", "你的文件")),
             Mount(name: trash.mountName, backend: trash, isWritable: false,
@@ -212,7 +222,10 @@ public actor FileService {
         }
         do {
             for try await entry in walk(path, includeHidden: true) {
-                guard let child = entry.node else { usage.unreadableFolders += 1; continue }
+                guard let child = entry.node else {
+                    usage.unreadable.append(entry.error ?? CofferError(.noPermission, path: entry.path))
+                    continue
+                }
                 if child.kind == .file { usage.bytes += child.size; usage.files += 1 } else { usage.folders += 1 }
             }
         } catch {

@@ -41,11 +41,12 @@ public struct WalkEntry: Sendable {
 }
 
 /// What `FileService.diskUsage` adds up.
-public struct DiskUsage: Sendable, Hashable {
+public struct DiskUsage: Sendable {
     public var bytes: Int64 = 0
     public var files = 0
     public var folders = 0
-    public var unreadableFolders = 0
+    /// Why each folder that could not be read was left out (its size is not in the total).
+    public var unreadable: [CofferError] = []
 
     public init() {}
 }

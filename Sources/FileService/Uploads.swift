@@ -115,7 +115,12 @@ extension FileService {
         if conflict == .fail, try await exists(path) { throw CofferError(.fileExists, path: path) }
         if let size, size < 0 { throw CofferError(.invalidArgument, path: path, detail: "negative size") }
         let temporary = VirtualPath.root(of: UploadRegistry.mountName).appending(trustedName: "upload-\(UUID().uuidString)")
-        let writer = try await self.call(path) { try await registry.backend.makeWrite(at: temporary) }
+        let writer: any PendingWrite
+        do {
+            writer = try await self.call(path) { try await registry.backend.makeWrite(at: temporary) }
+        } catch {
+            throw error.naming(path, insteadOf: UploadRegistry.mountName)
+        }
         return registry.add(UploadRegistry.Upload(writer: writer, temporary: temporary, destination: path,
                                                   conflict: conflict, expectedSize: size, lastActivity: Date(),
                                                   owner: owner))
@@ -131,7 +136,7 @@ extension FileService {
             registry.release(id, adding: 0)
             // A failed write leaves the upload in an unknown state: end it.
             if let broken = try? registry.take(id, owner: owner) { await broken.writer.abort() }
-            throw CofferError.wrapping(error, path: upload.destination)
+            throw CofferError.wrapping(error, path: upload.destination).naming(upload.destination, insteadOf: UploadRegistry.mountName)
         }
         registry.release(id, adding: bytes.count)
         return upload.received + Int64(bytes.count)
@@ -151,7 +156,7 @@ extension FileService {
         do {
             try await upload.writer.commit(conflict: .fail)
         } catch {
-            throw CofferError.wrapping(error, path: upload.destination)
+            throw CofferError.wrapping(error, path: upload.destination).naming(upload.destination, insteadOf: UploadRegistry.mountName)
         }
         let source = registry.backend
         let placed: Result<VirtualPath, CofferError>

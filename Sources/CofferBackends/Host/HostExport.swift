@@ -18,7 +18,7 @@ extension ExportStagingBackend {
         local.journal?.notePartials(inFolder: [], below: folder.path)
         return try await BlockingIO.run { cancellation throws(CofferError) in
             let stage = try self.local.openParent(of: item)
-            let copier = TreeCopier(cancellation: cancellation, progress: progress, path: item, flush: false)
+            let copier = TreeCopier(cancellation: cancellation, progress: progress, path: item, source: item, flush: false)
             let temporary = PartialName.make()
             do throws(CofferError) {
                 try copier.copyEntry(item.name, from: stage, to: temporary, in: folder.descriptor)

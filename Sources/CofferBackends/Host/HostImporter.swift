@@ -90,7 +90,7 @@ public struct HostImporter: Sendable {
                 throw error
             }
         } catch {
-            throw CofferError.wrapping(error, path: destination)
+            throw CofferError.wrapping(error, path: destination).namingPartial(as: destination)
         }
     }
 

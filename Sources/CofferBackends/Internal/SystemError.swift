@@ -26,7 +26,12 @@ extension CofferError {
         case ECANCELED: .cancelled
         default: .ioError
         }
-        let detail = code == ENAMETOOLONG ? FileName.Problem.tooLong.rawValue : "\(call)"
+        let detail = switch code {
+        case ENAMETOOLONG: FileName.Problem.tooLong.rawValue
+        // Not a read-only mount of Coffer's (trash:) but storage the system will not write.
+        case EROFS: CofferError.readOnlyStorage
+        default: "\(call)"
+        }
         return CofferError(kind, path: path, detail: detail, errno: code)
     }
 

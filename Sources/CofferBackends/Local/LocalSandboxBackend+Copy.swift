@@ -23,7 +23,7 @@ extension LocalSandboxBackend {
                 throw CofferError.lastSystemError("statx", path: source)
             }
             let copier = TreeCopier(cancellation: cancellation, progress: progress, path: destination,
-                                    flush: self.syncBeforeCommit)
+                                    source: source, flush: self.syncBeforeCommit)
             let temporary = PartialName.make()
             switch FileMode(info.mode) {
             case .regular:
@@ -52,10 +52,16 @@ extension LocalSandboxBackend {
 }
 
 /// The recursive part of a local copy, relative to open folder descriptors.
+///
+/// A fault is reported on the side it happened: what cannot be read names the item in the
+/// source (`path` below `source`), what cannot be written names the item in the copy.
 struct TreeCopier {
     let cancellation: CancellationFlag
     let progress: ProgressReporter
+    /// Where the copy goes.
     let path: VirtualPath
+    /// What is copied.
+    let source: VirtualPath
     /// Start writeback after every chunk, so the disk works while the copy goes on and the
     /// flush before the copy is placed (`syncfs`) only waits for the tail.
     let flush: Bool
@@ -85,25 +91,28 @@ struct TreeCopier {
     }
 
     /// Copies `name` in `sourceFolder` to `targetName` in `targetFolder`, which must not exist.
+    /// `inside` names the entry relative to the item being copied (empty for the item itself).
     func copyEntry(_ name: String, from sourceFolder: Descriptor, to targetName: String,
-                   in targetFolder: Descriptor) throws(CofferError) {
+                   in targetFolder: Descriptor, inside: [String] = []) throws(CofferError) {
+        let reading = inside.reduce(source) { $0.appending(trustedName: $1) }
+        let writing = inside.reduce(path) { $0.appending(trustedName: $1) }
         try cancellation.check(path)
         var info = coffer_stat()
         guard coffer_statx(sourceFolder.raw, name, &info) == 0 else {
-            if errno == ENOENT { return }  // vanished while copying a folder
-            throw CofferError.lastSystemError("statx", path: path)
+            if errno == ENOENT && !inside.isEmpty { return }  // vanished while copying a folder
+            throw CofferError.lastSystemError("statx", path: reading)
         }
         switch FileMode(info.mode) {
         case .regular:
-            try copyFile(name, from: sourceFolder, to: targetName, in: targetFolder)
+            try copyFile(name, from: sourceFolder, to: targetName, in: targetFolder, reading: reading, writing: writing)
         case .directory:
-            let source = try sourceFolder.openFolder(named: name, reporting: path)
+            let source = try sourceFolder.openFolder(named: name, reporting: reading)
             guard mkdirat(targetFolder.raw, targetName, mode_t(info.mode & 0o777) | 0o700) == 0 else {
-                throw CofferError.lastSystemError("mkdirat", path: path)
+                throw CofferError.lastSystemError("mkdirat", path: writing)
             }
-            let target = try targetFolder.openFolder(named: targetName, reporting: path)
-            for child in try source.entryNames(reporting: path) where !PartialName.isPartial(child) {
-                try copyEntry(child, from: source, to: child, in: target)
+            let target = try targetFolder.openFolder(named: targetName, reporting: writing)
+            for child in try source.entryNames(reporting: reading) where !PartialName.isPartial(child) {
+                try copyEntry(child, from: source, to: child, in: target, inside: inside + [child])
             }
             BackupExclusion.copy(from: source.raw, to: target.raw)
             _ = coffer_set_mtime(target.raw, info.mtime_sec, info.mtime_nsec)
@@ -112,7 +121,7 @@ struct TreeCopier {
             // A link is copied as the same link text; it is never followed.
             if let destination = LocalSandboxBackend.readLink(in: sourceFolder, name: name) {
                 guard symlinkat(destination, targetFolder.raw, targetName) == 0 else {
-                    throw CofferError.lastSystemError("symlinkat", path: path)
+                    throw CofferError.lastSystemError("symlinkat", path: writing)
                 }
             }
             progress.advance(items: 1)
@@ -122,14 +131,14 @@ struct TreeCopier {
     }
 
     private func copyFile(_ name: String, from sourceFolder: Descriptor, to targetName: String,
-                          in targetFolder: Descriptor) throws(CofferError) {
-        let (source, info) = try LocalSandboxBackend.openRegularFile(in: sourceFolder, name: name, path: path)
+                          in targetFolder: Descriptor, reading: VirtualPath, writing: VirtualPath) throws(CofferError) {
+        let (source, info) = try LocalSandboxBackend.openRegularFile(in: sourceFolder, name: name, path: reading)
         let targetFD = openat(targetFolder.raw, targetName, O_WRONLY | O_CREAT | O_EXCL | O_NOFOLLOW | O_CLOEXEC,
                               mode_t(info.mode & 0o777))
-        guard targetFD >= 0 else { throw CofferError.lastSystemError("openat", path: path) }
+        guard targetFD >= 0 else { throw CofferError.lastSystemError("openat", path: writing) }
         let target = Descriptor(targetFD)
         try KernelCopy.copy(from: source.raw, to: target.raw, cancellation: cancellation, progress: progress,
-                            flush: flush, path: path)
+                            flush: flush, path: writing, sourcePath: reading)
         BackupExclusion.copy(from: source.raw, to: target.raw)
         _ = coffer_set_mtime(target.raw, info.mtime_sec, info.mtime_nsec)
         progress.advance(items: 1)
@@ -147,8 +156,10 @@ enum KernelCopy {
     /// `copy_file_range` from the current positions until the end of the source, falling
     /// back to read/write where the kernel or file system cannot do it. With `flush`,
     /// writeback of each chunk starts at once, so a later `fdatasync` only waits for the tail.
+    /// Faults name `path` (the copy), and `sourcePath` when reading is what failed.
     static func copy(from source: Int32, to target: Int32, cancellation: CancellationFlag,
-                     progress: ProgressReporter, flush: Bool, path: VirtualPath?) throws(CofferError) {
+                     progress: ProgressReporter, flush: Bool, path: VirtualPath?,
+                     sourcePath: VirtualPath? = nil) throws(CofferError) {
         var kernelCopy = true
         var buffer: [UInt8] = []
         var offset: Int64 = 0
@@ -166,14 +177,15 @@ enum KernelCopy {
                 switch errno {
                 case EINTR: continue
                 case EXDEV, ENOSYS, EINVAL, EOPNOTSUPP, EBADF: kernelCopy = false
-                default: throw CofferError.lastSystemError("copy_file_range", path: path)
+                case ENOSPC, EDQUOT, EFBIG, EROFS: throw CofferError.lastSystemError("copy_file_range", path: path)
+                default: throw CofferError.lastSystemError("copy_file_range", path: sourcePath ?? path)
                 }
             }
             if buffer.isEmpty { buffer = [UInt8](repeating: 0, count: 1 << 20) }
             let got = buffer.withUnsafeMutableBytes { Glibc.read(source, $0.baseAddress, $0.count) }
             if got < 0 {
                 if errno == EINTR { continue }
-                throw CofferError.lastSystemError("read", path: path)
+                throw CofferError.lastSystemError("read", path: sourcePath ?? path)
             }
             if got == 0 { return }
             try LocalPendingWrite.writeAll(buffer[..<got], to: target, path: path)

@@ -39,7 +39,7 @@ public enum StreamingCopy {
             try await destinationBackend.moveItem(at: temporary, to: destination, conflict: conflict)
         } catch {
             try? await destinationBackend.removeItem(at: temporary)
-            throw CofferError.wrapping(error, path: destination)
+            throw CofferError.wrapping(error, path: destination).namingPartial(as: destination)
         }
     }
 

@@ -49,7 +49,8 @@ extension CofferError {
             let reason = detail.flatMap { reasons[$0] } ?? reasons["*"]
             text = text.replacingOccurrences(of: "{reason}", with: reason.map { $0(language) } ?? "")
         }
-        return UserMessage(text: text, hint: hints[kind]?(language) ?? entry.hint(language))
+        let hint = detail.flatMap { entry.hintForDetail?[$0] } ?? entry.hint
+        return UserMessage(text: text, hint: hints[kind]?(language) ?? hint(language))
     }
 }
 
@@ -85,6 +86,8 @@ struct MessageCatalog: Sendable {
         /// What `{reason}` says, by detail (`*` for any other).
         var reasons: [String: Phrase]?
         var hint: Phrase
+        /// Other hints for particular details (`readOnly`'s `read-only-storage`).
+        var hintForDetail: [String: Phrase]?
     }
 
     let entries: [String: Entry]
@@ -97,7 +100,7 @@ struct MessageCatalog: Sendable {
 
     func entry(for kind: CofferError.Kind) -> Entry {
         entries[kind.identifier] ?? Entry(text: [:], forDetail: nil, reasons: nil,
-                                          hint: Phrase(english: "", chinese: ""))
+                                          hint: Phrase(english: "", chinese: ""), hintForDetail: nil)
     }
 }
 

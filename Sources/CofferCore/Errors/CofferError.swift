@@ -115,6 +115,35 @@ public struct CofferError: Error, Sendable, CustomStringConvertible {
 extension CofferError {
     /// Wraps any error as a `CofferError`, keeping Coffer's own and turning
     /// `CancellationError` into ``Kind/cancelled``.
+    /// This error naming `path` instead of what it named (nothing, or a host detail).
+    public func naming(_ path: VirtualPath) -> CofferError {
+        var renamed = self
+        renamed.path = path
+        return renamed
+    }
+
+    /// This error naming `path` when it named something in `mount`, an area (the export
+    /// stage, the uploads) the caller never sees.
+    public func naming(_ path: VirtualPath, insteadOf mount: String) -> CofferError {
+        guard self.path?.mount == mount else { return self }
+        var renamed = self
+        renamed.path = path
+        return renamed
+    }
+
+    /// This error naming what the user asked for when it named something inside a hidden
+    /// partial (``PartialName``): the item at `destination` that partial was becoming, or
+    /// the same item inside it (`…/.coffer-partial-…/b/c.txt` becomes `destination/b/c.txt`).
+    public func namingPartial(as destination: VirtualPath) -> CofferError {
+        guard let path, let index = path.components.firstIndex(where: PartialName.isPartial) else { return self }
+        var renamed = self
+        renamed.path = path.components[(index + 1)...].reduce(destination) { $0.appending(trustedName: $1) }
+        return renamed
+    }
+
+    /// The detail of a ``Kind/readOnly`` error from storage the system will not write (`EROFS`).
+    public static let readOnlyStorage = "read-only-storage"
+
     public static func wrapping(_ error: any Error, path: VirtualPath? = nil) -> CofferError {
         switch error {
         case let error as CofferError:

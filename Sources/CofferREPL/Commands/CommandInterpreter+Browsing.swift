@@ -177,14 +177,20 @@ extension CommandInterpreter {
         }
     }
 
-    func diskUsage(_ words: ArraySlice<String>) async throws(CofferError) {
+    /// `du [path…]`: as GNU du, a folder that cannot be read is named on stderr, its size
+    /// left out of the total, and the status is 1.
+    func diskUsage(_ words: ArraySlice<String>) async throws {
         let arguments = try parse(words, as: "du")
+        var sawUnreadable = false
         for text in arguments.operands.isEmpty ? ["."] : arguments.operands {
             let path = try resolve(text)
             let usage = try await perform(MeasureDiskUsage(path))
+            for error in usage.unreadable { report(error) }
+            sawUnreadable = sawUnreadable || !usage.unreadable.isEmpty
             let summary = Self.counted(folders: usage.folders, files: usage.files, language)
             output.line("\(Formatting.size(usage.bytes))\t\(usage.bytes)\t\(path)\t(\(summary))")
         }
+        if sawUnreadable { throw Reported() }
     }
 
     func showMounts() {
