@@ -94,9 +94,15 @@ public struct Container: Sendable {
                                            keeping: [CacheDirectoryTag.fileName])
         try await container.removeExpiredEntries(inFolderAt: container.exportStagingPath, now: now, keeping: [])
         // Uploads that a crash interrupted: they expire after an hour without data anyway.
+        // (Their partials are the journal's, removed above at once; what is left is data a
+        // commit was copying to its destination when it was cut short.)
         let uploads = try LocalSandboxBackend(rootPath: container.uploadsPath, syncBeforeCommit: false)
-        _ = try? await uploads.removeAbandonedPartials(in: .root(of: "uploads"),
-                                                       olderThan: now.addingTimeInterval(-FileService.uploadIdleLimit))
+        let idle = now.addingTimeInterval(-FileService.uploadIdleLimit)
+        _ = try? await uploads.removeAbandonedPartials(in: .root(of: "uploads"), olderThan: idle)
+        for node in (try? await uploads.contentsOfFolder(at: .root(of: "uploads"))) ?? []
+        where node.name.hasPrefix(UploadRegistry.temporaryPrefix) && node.modificationDate < idle {
+            try? await uploads.removeItem(at: node.path)
+        }
         return container
     }
 

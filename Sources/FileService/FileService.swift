@@ -44,11 +44,12 @@ public actor FileService {
     ///
     /// Which host paths a session may use is the session's (``SessionOptions/hostAccess``);
     /// `excludedHostFolders` are closed to all of them. `bookmarksPath` is the JSON file
-    /// bookmarks are kept in.
+    /// bookmarks are kept in. `journal` notes where uploads make partials (the mounts'
+    /// backends are given theirs when made).
     public init(mounts: [Mount], trash: TrashBackend? = nil, staging: ExportStagingBackend? = nil,
                 registry: TypeRegistry = .standard, excludedHostFolders: [String] = [],
                 bookmarksPath: String? = nil, uploadsPath: String? = nil, audit: AuditLog? = nil,
-                searchIndex: SearchIndex? = nil) {
+                searchIndex: SearchIndex? = nil, journal: OperationJournal? = nil) {
         self.mounts = mounts
         self.mountsByName = Dictionary(mounts.map { ($0.name, $0) }, uniquingKeysWith: { first, _ in first })
         self.trashBackend = trash
@@ -56,7 +57,7 @@ public actor FileService {
         self.registry = registry
         self.excludedHostFolders = excludedHostFolders
         self.bookmarkStore = bookmarksPath.map(BookmarkStore.init(path:))
-        self.uploadRegistry = uploadsPath.flatMap { try? UploadRegistry(path: $0) }
+        self.uploadRegistry = uploadsPath.flatMap { try? UploadRegistry(path: $0, journal: journal) }
         self.audit = audit
         self.searchIndex = searchIndex
     }
@@ -95,7 +96,8 @@ public actor FileService {
            bookmarksPath: container.appDataPath + "/bookmarks.json", uploadsPath: container.uploadsPath,
            audit: AuditLog(path: container.appDataPath + "/logs/audit.jsonl"),
            searchIndex: SearchIndex(databasePath: container.searchIndexPath + "/index.sqlite",
-                                    mount: VirtualPath.defaultMount, backend: files, registry: registry))
+                                    mount: VirtualPath.defaultMount, backend: files, registry: registry),
+           journal: journal)
     }
 
     /// The mount named in `path`.

@@ -28,9 +28,11 @@ final class UploadRegistry: Sendable {
     let backend: LocalSandboxBackend
     private let uploads = Mutex<[String: Upload]>([:])
     static let mountName = "uploads"
+    /// The names of uploads' data in the uploads folder.
+    static let temporaryPrefix = "upload-"
 
-    init(path: String) throws(CofferError) {
-        backend = try LocalSandboxBackend(rootPath: path, syncBeforeCommit: false)
+    init(path: String, journal: OperationJournal?) throws(CofferError) {
+        backend = try LocalSandboxBackend(rootPath: path, syncBeforeCommit: false, journal: journal)
     }
 
     func add(_ upload: Upload) -> String {
@@ -114,7 +116,7 @@ extension FileService {
         guard try await stat(parent).kind != .file else { throw CofferError(.notADirectory, path: parent) }
         if conflict == .fail, try await exists(path) { throw CofferError(.fileExists, path: path) }
         if let size, size < 0 { throw CofferError(.invalidArgument, path: path, detail: "negative size") }
-        let temporary = VirtualPath.root(of: UploadRegistry.mountName).appending(trustedName: "upload-\(UUID().uuidString)")
+        let temporary = VirtualPath.root(of: UploadRegistry.mountName).appending(trustedName: UploadRegistry.temporaryPrefix + UUID().uuidString)
         let writer: any PendingWrite
         do {
             writer = try await self.call(path) { try await registry.backend.makeWrite(at: temporary) }

@@ -1,0 +1,719 @@
+#!/usr/bin/env python3
+"""Coffer's fault suite: the built `coffer` binary under kill -9, a full disk, read-only
+storage, concurrent processes and malformed JSON-RPC frames, each followed by an invariant
+check of the container.
+
+    python3 FaultSuite/faults.py [--coffer .build/debug/coffer] [--seed N] [--rounds N] [--only NAME…]
+
+Everything random comes from one seed, printed first; `--seed` replays a run. The disk and
+read-only scenarios need root (loop and bind mounts) and are skipped, saying so, without it.
+Exit status 0 when every invariant held, 1 with the first broken one otherwise.
+"""
+
+import argparse
+import base64
+import hashlib
+import json
+import os
+import queue
+import random
+import re
+import shutil
+import signal
+import subprocess
+import sys
+import tempfile
+import threading
+import time
+
+PARTIAL = re.compile(r"^\.coffer-partial-[0-9a-f]{8}-[0-9a-f]{1,16}$")
+USER_FILES = "Documents/UserFiles"
+TRASH = "Library/Trash"
+JOURNAL = "Library/Application Support/AppData/Journal"
+
+
+class Broken(Exception):
+    """An invariant that did not hold."""
+
+
+def expect(condition, message):
+    if not condition:
+        raise Broken(message)
+
+
+def digest_file(path):
+    hasher = hashlib.sha256()
+    with open(path, "rb") as handle:
+        for block in iter(lambda: handle.read(1 << 20), b""):
+            hasher.update(block)
+    return hasher.hexdigest()
+
+
+def digest_tree(root):
+    """Relative path → checksum (files) or "folder", for everything below `root`."""
+    result = {}
+    for folder, folders, files in os.walk(root):
+        relative = os.path.relpath(folder, root)
+        for name in folders:
+            result[os.path.normpath(os.path.join(relative, name))] = "folder"
+        for name in files:
+            result[os.path.normpath(os.path.join(relative, name))] = digest_file(os.path.join(folder, name))
+    return result
+
+
+def partials_below(*roots):
+    found = []
+    for root in roots:
+        for folder, folders, files in os.walk(root):
+            found += [os.path.join(folder, name) for name in folders + files if PARTIAL.match(name)]
+    return found
+
+
+class Coffer:
+    """Runs the binary on one container."""
+
+    def __init__(self, binary, container):
+        self.binary = binary
+        self.container = container
+
+    def command(self, script, extra=()):
+        return [self.binary, "--container", self.container, "--lang", "en", *extra, "-c", script]
+
+    def run(self, script, timeout=120, user=None):
+        return subprocess.run(self.command(script), capture_output=True, text=True, timeout=timeout,
+                              env=environment(), preexec_fn=user)
+
+    def spawn(self, script):
+        return subprocess.Popen(self.command(script), stdin=subprocess.DEVNULL, stdout=subprocess.DEVNULL,
+                                stderr=subprocess.DEVNULL, env=environment())
+
+    def files(self, relative=""):
+        return os.path.join(self.container, USER_FILES, relative)
+
+    def trash(self, relative=""):
+        return os.path.join(self.container, TRASH, relative)
+
+
+def environment():
+    env = dict(os.environ)
+    env["LANG"] = "C.UTF-8"
+    env.pop("LC_ALL", None)
+    env.pop("LC_MESSAGES", None)
+    return env
+
+
+class RPC:
+    """`coffer rpc` over pipes, newline-delimited, with answers read on a thread of their own."""
+
+    def __init__(self, binary, container, extra=()):
+        self.process = subprocess.Popen([binary, "--container", container, "rpc", "--framing", "ndjson", *extra],
+                                        stdin=subprocess.PIPE, stdout=subprocess.PIPE, stderr=subprocess.PIPE,
+                                        env=environment())
+        self.answers = queue.Queue()
+        self.lines = []
+        self.next_id = 1
+        threading.Thread(target=self._read, daemon=True).start()
+        self.errors = []
+        threading.Thread(target=self._read_errors, daemon=True).start()
+
+    def _read(self):
+        for line in self.process.stdout:
+            self.lines.append(line)
+            self.answers.put(line)
+        self.answers.put(None)
+
+    def _read_errors(self):
+        for line in self.process.stderr:
+            self.errors.append(line.decode("utf-8", "replace"))
+
+    def send_raw(self, data):
+        self.process.stdin.write(data)
+        self.process.stdin.flush()
+
+    def send(self, message):
+        self.send_raw(json.dumps(message).encode() + b"\n")
+
+    def request(self, method, params=None):
+        request_id = self.next_id
+        self.next_id += 1
+        message = {"jsonrpc": "2.0", "id": request_id, "method": method}
+        if params is not None:
+            message["params"] = params
+        self.send(message)
+        return request_id
+
+    def answer(self, request_id, timeout=30):
+        deadline = time.monotonic() + timeout
+        while True:
+            remaining = deadline - time.monotonic()
+            expect(remaining > 0, f"no answer to request {request_id!r} within {timeout} s")
+            try:
+                line = self.answers.get(timeout=remaining)
+            except queue.Empty:
+                continue
+            expect(line is not None, f"coffer rpc ended before answering {request_id!r}: {''.join(self.errors)[-500:]}")
+            message = json.loads(line)
+            if isinstance(message, dict) and message.get("id") == request_id and "method" not in message:
+                return message
+
+    def call(self, method, params=None, timeout=30):
+        return self.answer(self.request(method, params), timeout)
+
+    def initialize(self):
+        answer = self.call("initialize", {"locale": "en"})
+        expect("result" in answer, f"initialize failed: {answer}")
+        self.send({"jsonrpc": "2.0", "method": "initialized"})
+
+    def close(self, timeout=30):
+        try:
+            self.process.stdin.close()
+        except BrokenPipeError:
+            pass
+        return self.process.wait(timeout)
+
+    def kill(self):
+        self.process.kill()
+        self.process.wait()
+
+
+class Suite:
+    def __init__(self, arguments):
+        self.binary = os.path.abspath(arguments.coffer)
+        self.seed = arguments.seed
+        self.random = random.Random(self.seed)
+        self.rounds = arguments.rounds
+        self.work = tempfile.mkdtemp(prefix="coffer-faults-")
+        os.chmod(self.work, 0o755)
+        self.host = os.path.join(self.work, "host")
+        self.make_host_fixtures()
+
+    # MARK: Fixtures
+
+    def bytes(self, count):
+        return self.random.randbytes(count)
+
+    def make_host_fixtures(self):
+        os.makedirs(os.path.join(self.host, "Tree"))
+        with open(os.path.join(self.host, "big.bin"), "wb") as handle:
+            handle.write(self.bytes(48 << 20))
+        for index in range(240):
+            folder = os.path.join(self.host, "Tree", f"part {index % 6}", "报告" if index % 2 else "sub")
+            os.makedirs(folder, exist_ok=True)
+            with open(os.path.join(folder, f"file {index:03}.dat"), "wb") as handle:
+                handle.write(self.bytes(48 << 10))
+        for index in range(3):
+            with open(os.path.join(self.host, "Tree", f"large {index}.bin"), "wb") as handle:
+                handle.write(self.bytes(4 << 20))
+        self.host_digest = digest_tree(self.host)
+
+    def container(self, name):
+        coffer = Coffer(self.binary, os.path.join(self.work, name))
+        result = coffer.run("ls")
+        expect(result.returncode == 0, f"a new container does not open: {result.stderr}")
+        return coffer
+
+    # MARK: Invariants
+
+    def check_container(self, coffer, context):
+        """After a reopen: no partial left anywhere, no journal of a dead process, a trash
+        whose every entry is whole (information and item), the host side untouched."""
+        expect(coffer.run("ls").returncode == 0, f"{context}: the container does not reopen")
+        roots = [os.path.join(coffer.container, part) for part in (USER_FILES, TRASH, "Library/Caches/Downloading")]
+        leftovers = partials_below(*roots, self.host)
+        expect(not leftovers, f"{context}: partials left after recovery: {leftovers[:5]}")
+        journals = os.listdir(os.path.join(coffer.container, JOURNAL)) if os.path.isdir(
+            os.path.join(coffer.container, JOURNAL)) else []
+        expect(not journals, f"{context}: journals of dead processes left: {journals}")
+        infos = sorted(os.listdir(coffer.trash("info")))
+        items = set(os.listdir(coffer.trash("files")))
+        for info in infos:
+            expect(info.endswith(".trashinfo"), f"{context}: a stray file in the trash's info/: {info}")
+            with open(coffer.trash("info/" + info), encoding="utf-8") as handle:
+                text = handle.read()
+            expect(text.startswith("[Trash Info]\n") and "\nPath=/" in text and "\nDeletionDate=" in text,
+                   f"{context}: an incomplete information file {info}: {text!r}")
+            expect(info[: -len(".trashinfo")] in items, f"{context}: information without its item: {info}")
+        named = {info[: -len(".trashinfo")] for info in infos}
+        expect(items <= named, f"{context}: items in the trash without information: {sorted(items - named)[:5]}")
+        expect(digest_tree(self.host) == self.host_digest, f"{context}: the host side changed")
+
+    def trash_contents(self, coffer):
+        """Original path (relative to files:) → checksum, for everything in the trash."""
+        contents = {}
+        prefix = "Path=" + os.path.realpath(coffer.files()) + "/"
+        for info in os.listdir(coffer.trash("info")):
+            with open(coffer.trash("info/" + info), encoding="utf-8") as handle:
+                path = next(line for line in handle.read().splitlines() if line.startswith("Path="))
+            expect(path.startswith(prefix), f"an information file points outside files: {path}")
+            original = unquote(path[len(prefix):])
+            contents[original] = digest_file(coffer.trash("files/" + info[: -len(".trashinfo")]))
+        return contents
+
+    # MARK: kill -9
+
+    def kill_rounds(self, name, coffer, start, check, reset):
+        """Runs the operation once to time it, then `rounds` times killed at a random moment."""
+        began = time.monotonic()
+        process = start()
+        process.wait()
+        span = time.monotonic() - began
+        check(f"{name}, uninterrupted")
+        reset()
+        killed_midway = 0
+        for round_number in range(self.rounds):
+            delay = self.random.uniform(0.0, span * 1.1)
+            process = start()
+            time.sleep(delay)
+            finished = process.poll() is not None
+            if not finished:
+                process.send_signal(signal.SIGKILL)
+                killed_midway += 1
+            process.wait()
+            context = f"{name}, round {round_number + 1}, killed after {delay * 1000:.0f} ms"
+            self.check_container(coffer, context)
+            check(context)
+            reset()
+        print(f"  {name}: {self.rounds} rounds ({killed_midway} killed mid-way; the operation takes {span * 1000:.0f} ms)")
+
+    def scenario_copy(self):
+        coffer = self.container("copy")
+        shutil.copy(os.path.join(self.host, "big.bin"), coffer.files("big.bin"))
+        original = digest_file(coffer.files("big.bin"))
+
+        def check(context):
+            expect(digest_file(coffer.files("big.bin")) == original, f"{context}: the source changed")
+            if os.path.exists(coffer.files("copy.bin")):
+                expect(digest_file(coffer.files("copy.bin")) == original, f"{context}: an incomplete copy is visible")
+
+        self.kill_rounds("copy", coffer, lambda: coffer.spawn("cp big.bin copy.bin"), check,
+                         lambda: os.path.exists(coffer.files("copy.bin")) and os.remove(coffer.files("copy.bin")))
+
+    def scenario_folder_copy(self):
+        coffer = self.container("folder-copy")
+        shutil.copytree(os.path.join(self.host, "Tree"), coffer.files("Tree"))
+        original = digest_tree(coffer.files("Tree"))
+
+        def check(context):
+            expect(digest_tree(coffer.files("Tree")) == original, f"{context}: the source changed")
+            if os.path.exists(coffer.files("Copy")):
+                expect(digest_tree(coffer.files("Copy")) == original, f"{context}: an incomplete folder copy is visible")
+
+        self.kill_rounds("folder copy", coffer, lambda: coffer.spawn("cp -r Tree Copy"), check,
+                         lambda: shutil.rmtree(coffer.files("Copy"), ignore_errors=True))
+
+    def scenario_import(self):
+        coffer = self.container("import")
+        big = digest_file(os.path.join(self.host, "big.bin"))
+        tree = digest_tree(os.path.join(self.host, "Tree"))
+        script = f"import {quote(os.path.join(self.host, 'big.bin'))} {quote(os.path.join(self.host, 'Tree'))}"
+
+        def check(context):
+            if os.path.exists(coffer.files("Import/big.bin")):
+                expect(digest_file(coffer.files("Import/big.bin")) == big, f"{context}: an incomplete import is visible")
+            if os.path.exists(coffer.files("Import/Tree")):
+                expect(digest_tree(coffer.files("Import/Tree")) == tree, f"{context}: an incomplete folder import is visible")
+
+        def reset():
+            shutil.rmtree(coffer.files("Import"))
+            os.mkdir(coffer.files("Import"))
+
+        self.kill_rounds("import", coffer, lambda: coffer.spawn(script), check, reset)
+
+    def many_files(self, coffer, count=300):
+        os.makedirs(coffer.files("Many"))
+        expected = {}
+        for index in range(count):
+            data = f"item {index} ".encode() * (1 + index % 50)
+            with open(coffer.files(f"Many/f{index:03}.txt"), "wb") as handle:
+                handle.write(data)
+            expected[f"Many/f{index:03}.txt"] = hashlib.sha256(data).hexdigest()
+        return expected
+
+    def check_exactly_once(self, coffer, expected, context):
+        """Every item is in files: or in the trash, once, whole."""
+        in_trash = self.trash_contents(coffer)
+        for path, checksum in expected.items():
+            here = os.path.exists(coffer.files(path))
+            there = path in in_trash
+            expect(here != there, f"{context}: {path} is {'in both places' if here else 'nowhere'}")
+            actual = digest_file(coffer.files(path)) if here else in_trash[path]
+            expect(actual == checksum, f"{context}: {path} lost content")
+
+    def scenario_trash(self):
+        coffer = self.container("trash")
+        expected = self.many_files(coffer)
+        script = "rm " + " ".join(quote(path) for path in expected)
+
+        def reset():
+            trashed = self.trash_contents(coffer)
+            if not trashed:
+                return
+            restored = coffer.run("restore " + " ".join(os.path.basename(path) for path in trashed))
+            expect(restored.returncode == 0, f"restoring after a trash round failed: {restored.stderr[-300:]}")
+
+        self.kill_rounds("trash", coffer, lambda: coffer.spawn(script),
+                         lambda context: self.check_exactly_once(coffer, expected, context), reset)
+
+    def scenario_restore(self):
+        coffer = self.container("restore")
+        expected = self.many_files(coffer)
+        names = " ".join(os.path.basename(path) for path in expected)
+        trashing = "rm " + " ".join(quote(path) for path in expected)
+        expect(coffer.run(trashing).returncode == 0, "trashing the fixture failed")
+
+        def reset():
+            present = [path for path in expected if os.path.exists(coffer.files(path))]
+            if present:
+                result = coffer.run("rm " + " ".join(quote(path) for path in present))
+                expect(result.returncode == 0, f"trashing after a restore round failed: {result.stderr[-300:]}")
+
+        self.kill_rounds("restore", coffer, lambda: coffer.spawn("restore " + names),
+                         lambda context: self.check_exactly_once(coffer, expected, context), reset)
+
+    def rpc_rounds(self, name, send):
+        """`coffer rpc` killed at a random moment while `send` feeds it."""
+        coffer = self.container(name)
+        data = self.bytes(6 << 20)
+        checksum = hashlib.sha256(data).hexdigest()
+        target = coffer.files("Download/received.bin")
+
+        class Started:
+            def __init__(self, suite):
+                self.rpc = RPC(suite.binary, coffer.container)
+                self.thread = threading.Thread(target=self.feed, daemon=True)
+                self.thread.start()
+
+            def feed(self):
+                try:
+                    self.rpc.initialize()
+                    send(self.rpc, data)
+                    self.rpc.close()
+                except (Broken, BrokenPipeError, ValueError, OSError):
+                    pass  # killed under it
+
+            def poll(self):
+                return self.rpc.process.poll()
+
+            def send_signal(self, number):
+                self.rpc.process.send_signal(number)
+
+            def wait(self):
+                self.thread.join(60)
+                return self.rpc.process.wait()
+
+        def check(context):
+            if os.path.exists(target):
+                expect(digest_file(target) == checksum, f"{context}: an incomplete file is visible")
+
+        self.kill_rounds(name, coffer, lambda: Started(self), check,
+                         lambda: os.path.exists(target) and os.remove(target))
+
+    def scenario_write(self):
+        def send(rpc, data):
+            answer = rpc.call("files/write", {"path": "/Download/received.bin",
+                                              "data": base64.b64encode(data).decode(), "encoding": "base64"}, 120)
+            expect("result" in answer, f"files/write failed: {answer}")
+
+        self.rpc_rounds("write", send)
+
+    def scenario_upload(self):
+        def send(rpc, data):
+            begun = rpc.call("files/upload/begin", {"path": "/Download/received.bin", "size": len(data)})
+            upload = begun["result"]["uploadId"]
+            chunk = 1 << 20
+            for offset in range(0, len(data), chunk):
+                answer = rpc.call("files/upload/append", {"uploadId": upload, "offset": offset,
+                                                          "data": base64.b64encode(data[offset:offset + chunk]).decode()})
+                expect("result" in answer, f"append failed: {answer}")
+            answer = rpc.call("files/upload/commit", {"uploadId": upload}, 120)
+            expect("result" in answer, f"commit failed: {answer}")
+
+        self.rpc_rounds("upload", send)
+
+    # MARK: A full disk, read-only storage
+
+    def scenario_disk_full(self):
+        if os.geteuid() != 0:
+            print("  disk full: skipped (a loop mount needs root)")
+            return
+        image = os.path.join(self.work, "disk.img")
+        mount = os.path.join(self.work, "small")
+        os.mkdir(mount)
+        subprocess.run(["truncate", "-s", "64M", image], check=True)
+        subprocess.run(["mkfs.ext4", "-q", "-F", image], check=True)
+        subprocess.run(["mount", "-o", "loop", image, mount], check=True)
+        try:
+            self.disk_full_checks(Coffer(self.binary, os.path.join(mount, "c")), mount)
+            self.read_only_checks(os.path.join(mount, "c"))
+        finally:
+            subprocess.run(["umount", "-l", mount], check=False)
+
+    def disk_full_checks(self, coffer, mount):
+        expect(coffer.run("ls").returncode == 0, "the container on the small disk does not open")
+        huge = os.path.join(self.work, "huge.bin")
+        with open(huge, "wb") as handle:
+            handle.truncate(0)
+            for _ in range(80):
+                handle.write(self.bytes(1 << 20))
+        huge_folder = os.path.join(self.work, "Huge")
+        os.makedirs(os.path.join(huge_folder, "inner"))
+        for index in range(20):
+            shutil.copy(os.path.join(self.host, "Tree", f"large {index % 3}.bin"),
+                        os.path.join(huge_folder, "inner", f"{index}.bin"))
+        before = shutil.disk_usage(mount).used
+
+        def no_trace(context):
+            leftovers = partials_below(mount)
+            expect(not leftovers, f"{context}: partials left: {leftovers[:3]}")
+            used = shutil.disk_usage(mount).used
+            expect(used - before < 2 << 20, f"{context}: {(used - before) >> 20} MiB still used")
+
+        cases = [
+            (f"import {quote(huge)}", "files:/Import/huge.bin", "a file import"),
+            (f"import {quote(huge_folder)}", "files:/Import/Huge", "a folder import"),
+        ]
+        for script, named, context in cases:
+            result = coffer.run(script)
+            expect(result.returncode == 1, f"{context} onto a full disk succeeded")
+            expect("enough space" in result.stderr, f"{context}: not an out-of-space message: {result.stderr}")
+            expect(named in result.stderr and ".coffer-partial" not in result.stderr and "upload-" not in result.stderr,
+                   f"{context}: the message does not name {named}: {result.stderr}")
+            no_trace(context)
+        # Within files:, and through the RPC server (a write, an upload).
+        shutil.copy(os.path.join(self.host, "big.bin"), coffer.files("big.bin"))
+        before = shutil.disk_usage(mount).used
+        result = coffer.run("cp big.bin copy.bin")
+        expect(result.returncode == 1 and "“files:/copy.bin”" in result.stderr, f"a copy onto a full disk: {result.stderr}")
+        no_trace("a copy")
+        rpc = RPC(self.binary, coffer.container)
+        rpc.initialize()
+        data = base64.b64encode(self.bytes(8 << 20)).decode()
+        written = 0
+        while True:
+            answer = rpc.call("files/write", {"path": f"/w{written}.bin", "data": data, "encoding": "base64"})
+            if "error" in answer:
+                break
+            written += 1
+            expect(written < 10, "files/write never ran out of space")
+        error = answer["error"]
+        expect(error["data"]["kind"] == "outOfSpace" and error["data"]["path"] == f"files:/w{written}.bin",
+               f"files/write on a full disk: {error}")
+        begun = rpc.call("files/upload/begin", {"path": "/up.bin"})["result"]["uploadId"]
+        offset = 0
+        chunk = base64.b64encode(self.bytes(4 << 20)).decode()
+        while True:
+            answer = rpc.call("files/upload/append", {"uploadId": begun, "offset": offset, "data": chunk})
+            if "error" in answer:
+                break
+            offset = answer["result"]["received"]
+            expect(offset < 64 << 20, "an upload never ran out of space")
+        error = answer["error"]
+        expect(error["data"]["kind"] == "outOfSpace" and error["data"]["path"] == "files:/up.bin",
+               f"an upload on a full disk: {error}")
+        expect(rpc.close() == 0, "coffer rpc did not end cleanly after the full disk")
+        leftovers = partials_below(mount)
+        expect(not leftovers, f"the RPC writes left partials: {leftovers[:3]}")
+        expect(coffer.run("ls").returncode == 0, "the container does not reopen after the full disk")
+        print(f"  disk full: imports, folder imports, copies, writes and uploads stop with the destination named; nothing left")
+
+    def read_only_checks(self, container):
+        view = os.path.join(self.work, "read-only")
+        os.mkdir(view)
+        subprocess.run(["mount", "--bind", container, view], check=True)
+        try:
+            subprocess.run(["mount", "-o", "remount,bind,ro", view], check=True)
+            coffer = Coffer(self.binary, view)
+            listing = coffer.run("ls")
+            expect(listing.returncode == 0, f"a read-only container does not open for reading: {listing.stderr}")
+            result = coffer.run("mkdir New")
+            expect(result.returncode == 1, "mkdir on read-only storage succeeded")
+            expect("mounted read-only" in result.stderr and "Copy the item to files:" not in result.stderr,
+                   f"read-only storage: {result.stderr}")
+        finally:
+            subprocess.run(["umount", view], check=False)
+        print("  read-only storage: browsing works, changes say the storage is mounted read-only")
+
+    # MARK: Concurrent processes
+
+    def scenario_concurrent(self, workers=8, operations=300):
+        coffer = self.container("concurrent")
+        os.makedirs(coffer.files("Shared"))
+        written = set()
+        lock = threading.Lock()
+        failures = []
+        known_kinds = {"noSuchFile", "fileExists", "notADirectory", "isADirectory", "directoryNotEmpty",
+                       "invalidOperation", "cancelled"}
+
+        def worker(number, rng):
+            rpc = RPC(self.binary, coffer.container)
+            try:
+                rpc.initialize()
+                for step in range(operations):
+                    folder = rng.choice(["/Shared", f"/W{number}"])
+                    name = f"{folder}/n{rng.randrange(12)}.txt"
+                    other = f"{rng.choice(['/Shared', f'/W{number}'])}/n{rng.randrange(12)}.txt"
+                    choice = rng.randrange(9)
+                    if choice == 0:
+                        content = f"worker {number} step {step}\n" * rng.randrange(1, 400)
+                        with lock:
+                            written.add(hashlib.sha256(content.encode()).hexdigest())
+                        answer = rpc.call("files/write", {"path": name, "data": content,
+                                                          "conflict": rng.choice(["fail", "replace", "keepBoth"])})
+                    elif choice == 1:
+                        answer = rpc.call("files/copy", {"path": name, "toDirectory": rng.choice(["/Shared", f"/W{number}"])})
+                    elif choice == 2:
+                        answer = rpc.call("files/move", {"path": name, "toDirectory": rng.choice(["/Shared", f"/W{number}"])})
+                    elif choice == 3:
+                        answer = rpc.call("files/rename", {"path": name, "newName": os.path.basename(other),
+                                                           "conflict": rng.choice(["fail", "keepBoth"])})
+                    elif choice == 4:
+                        answer = rpc.call("files/createDirectory", {"path": f"/W{number}", "intermediate": True})
+                    elif choice == 5:
+                        answer = rpc.call("files/trash", {"path": name})
+                    elif choice == 6:
+                        listing = rpc.call("trash/list")
+                        items = listing.get("result", {}).get("items", [])
+                        if not items:
+                            continue
+                        answer = rpc.call("trash/restore", {"trashId": rng.choice(items)["trashId"],
+                                                            "conflict": "keepBoth"})
+                    elif choice == 7:
+                        answer = rpc.call("files/list", {"path": folder})
+                    else:
+                        answer = rpc.call("files/read", {"path": name})
+                    if "error" in answer:
+                        error = answer["error"]
+                        kind = (error.get("data") or {}).get("kind")
+                        if error.get("code") != -32803 or kind not in known_kinds:
+                            failures.append(f"worker {number}: {error}")
+                status = rpc.close()
+                if status != 0:
+                    failures.append(f"worker {number}: coffer rpc ended with status {status}")
+            except Broken as broken:
+                failures.append(f"worker {number}: {broken}")
+                rpc.kill()
+
+        threads = [threading.Thread(target=worker, args=(number, random.Random(self.random.random())))
+                   for number in range(workers)]
+        for thread in threads:
+            thread.start()
+        for thread in threads:
+            thread.join(300)
+        expect(not failures, f"concurrent processes: {failures[:3]}")
+        self.check_container(coffer, "concurrent processes")
+        every = list(digest_tree(coffer.files()).items()) + [(path, checksum) for path, checksum in
+                                                             self.trash_contents(coffer).items()]
+        for path, checksum in every:
+            if checksum != "folder":
+                expect(checksum in written, f"concurrent processes: {path} holds content nobody wrote")
+        print(f"  concurrent processes: {workers} × {operations} operations, every answer a known outcome, no content mixed")
+
+    # MARK: Frames
+
+    def scenario_frames(self, count=10000):
+        coffer = self.container("frames")
+        rpc = RPC(self.binary, coffer.container)
+        rpc.initialize()
+        valid = [
+            {"jsonrpc": "2.0", "id": 1, "method": "files/stat", "params": {"path": "files:/"}},
+            {"jsonrpc": "2.0", "id": "s", "method": "files/list", "params": {"path": "/", "limit": 3}},
+            {"jsonrpc": "2.0", "method": "$/cancelRequest", "params": {"id": 1}},
+            {"jsonrpc": "2.0", "id": 2, "method": "files/read", "params": {"path": "/missing", "length": 5}},
+            {"jsonrpc": "2.0", "id": 3, "method": "files/search", "params": {"pattern": "x", "limit": 2}},
+        ]
+        rng = self.random
+        sent = 0
+        for index in range(count):
+            frame = self.mutated(json.dumps(rng.choice(valid)).encode(), rng)
+            rpc.send_raw(frame.replace(b"\n", b" ") + b"\n")
+            sent += 1
+            if index % 250 == 249:
+                sentinel = f"sentinel-{index}"
+                rpc.send({"jsonrpc": "2.0", "id": sentinel, "method": "files/stat", "params": {"path": "/"}})
+                answer = rpc.answer(sentinel, timeout=30)
+                expect("result" in answer, f"frames: the server stopped answering after {sent} frames: {answer}")
+        status = rpc.close(60)
+        expect(status in (0, 1), f"frames: coffer rpc ended with status {status}")
+        for line in rpc.lines:
+            message = json.loads(line)
+            for answer in message if isinstance(message, list) else [message]:
+                expect(answer.get("jsonrpc") == "2.0" and ("result" in answer) != ("error" in answer),
+                       f"frames: a malformed answer {answer}")
+                expect(answer.get("error", {}).get("code") != -32603, f"frames: an internal error {answer}")
+        expect(not any("internal error" in line for line in rpc.errors), "frames: internal errors on stderr")
+        print(f"  frames: {sent} mutated frames, {len(rpc.lines)} answers, every one well-formed, no internal error")
+
+    @staticmethod
+    def mutated(frame, rng):
+        choice = rng.randrange(12)
+        if choice == 0:
+            return frame[: rng.randrange(len(frame))]
+        if choice == 1:
+            data = bytearray(frame)
+            for _ in range(rng.randrange(1, 6)):
+                data[rng.randrange(len(data))] = rng.randrange(256)
+            return bytes(data)
+        if choice == 2:
+            return frame.replace(b"}", b",}", 1) if rng.random() < 0.5 else frame.replace(b"]", b",]") + b" "
+        if choice == 3:
+            return frame.replace(b'"files', b'"fi\tles', 1)
+        if choice == 4:
+            depth = rng.choice([10, 600, 5000])
+            return b'{"jsonrpc":"2.0","id":9,"method":"files/stat","params":{"path":' + b"[" * depth + b"]" * depth + b"}}"
+        if choice == 5:
+            number = rng.choice([b"1.0", b"18446744073709551616", b"-0", b"1e999", b"01", b"1.", b"NaN", b"true"])
+            return frame.replace(b'"id": 1', b'"id": ' + number, 1)
+        if choice == 6:
+            return frame.replace(b"files", bytes([0xC3, 0x28]), 1)
+        if choice == 7:
+            return bytes(rng.randrange(256) for _ in range(rng.randrange(1, 200)))
+        if choice == 8:
+            return b"[" + b",".join([frame] * rng.randrange(0, 5)) + b"]"
+        if choice == 9:
+            return rng.choice([b"{}", b"[]", b"[{}]", b"null", b"5", b'"x"', b'{"jsonrpc":"2.0","method":5}',
+                               b'{"foo":"boo"}', b'{"jsonrpc":"2.0","id":{},"method":"files/stat"}'])
+        if choice == 10:
+            return frame.replace(b'"files:/"', b'"' + b"a" * rng.choice([300, 70000]) + b'"', 1)
+        return frame.replace(b'"params": {', b'"params": {"extra": [1, {"x": null}], ', 1)
+
+
+def quote(text):
+    return "'" + text.replace("'", "'\\''") + "'"
+
+
+def unquote(text):
+    from urllib.parse import unquote as percent_decoded
+    return percent_decoded(text)
+
+
+SCENARIOS = ["copy", "folder_copy", "import", "trash", "restore", "write", "upload", "disk_full", "concurrent", "frames"]
+
+
+def main():
+    parser = argparse.ArgumentParser(description=__doc__, formatter_class=argparse.RawDescriptionHelpFormatter)
+    parser.add_argument("--coffer", default=".build/debug/coffer")
+    parser.add_argument("--seed", type=int, default=random.SystemRandom().randrange(1 << 32))
+    parser.add_argument("--rounds", type=int, default=15, help="kill -9 rounds per operation")
+    parser.add_argument("--only", nargs="*", choices=SCENARIOS, default=SCENARIOS)
+    parser.add_argument("--keep", action="store_true", help="keep the work folder")
+    arguments = parser.parse_args()
+    print(f"fault suite: seed {arguments.seed} (replay with --seed {arguments.seed})", flush=True)
+    started = time.monotonic()
+    suite = Suite(arguments)
+    try:
+        for name in arguments.only:
+            getattr(suite, "scenario_" + name)()
+            sys.stdout.flush()
+    except Broken as broken:
+        print(f"fault suite: FAILED: {broken}\nreplay with: python3 FaultSuite/faults.py --seed {arguments.seed}"
+              f" --only {name}", file=sys.stderr)
+        return 1
+    finally:
+        if not arguments.keep:
+            shutil.rmtree(suite.work, ignore_errors=True)
+    print(f"fault suite: every invariant held ({time.monotonic() - started:.0f} s)")
+    return 0
+
+
+if __name__ == "__main__":
+    sys.exit(main())
