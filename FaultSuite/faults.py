@@ -275,31 +275,32 @@ class Suite:
             reset()
         print(f"  {name}: {self.rounds} rounds ({killed_midway} killed mid-way; the operation takes {span * 1000:.0f} ms)")
 
-    def scenario_copy(self):
-        coffer = self.container("copy")
-        shutil.copy(os.path.join(self.host, "big.bin"), coffer.files("big.bin"))
-        original = digest_file(coffer.files("big.bin"))
+    def copy_rounds(self, name, source, copy, digest):
+        """`cp -r SOURCE COPY` inside files: (SOURCE from the host fixtures), killed at random moments."""
+        coffer = self.container(name.replace(" ", "-"))
+        fixture = os.path.join(self.host, source)
+        (shutil.copytree if os.path.isdir(fixture) else shutil.copy)(fixture, coffer.files(source))
+        original = digest(coffer.files(source))
 
         def check(context):
-            expect(digest_file(coffer.files("big.bin")) == original, f"{context}: the source changed")
-            if os.path.exists(coffer.files("copy.bin")):
-                expect(digest_file(coffer.files("copy.bin")) == original, f"{context}: an incomplete copy is visible")
+            expect(digest(coffer.files(source)) == original, f"{context}: the source changed")
+            if os.path.exists(coffer.files(copy)):
+                expect(digest(coffer.files(copy)) == original, f"{context}: an incomplete copy is visible")
 
-        self.kill_rounds("copy", coffer, lambda: coffer.spawn("cp big.bin copy.bin"), check,
-                         lambda: os.path.exists(coffer.files("copy.bin")) and os.remove(coffer.files("copy.bin")))
+        def reset():
+            target = coffer.files(copy)
+            if os.path.isdir(target):
+                shutil.rmtree(target)
+            elif os.path.exists(target):
+                os.remove(target)
+
+        self.kill_rounds(name, coffer, lambda: coffer.spawn(f"cp -r {quote(source)} {quote(copy)}"), check, reset)
+
+    def scenario_copy(self):
+        self.copy_rounds("copy", "big.bin", "copy.bin", digest_file)
 
     def scenario_folder_copy(self):
-        coffer = self.container("folder-copy")
-        shutil.copytree(os.path.join(self.host, "Tree"), coffer.files("Tree"))
-        original = digest_tree(coffer.files("Tree"))
-
-        def check(context):
-            expect(digest_tree(coffer.files("Tree")) == original, f"{context}: the source changed")
-            if os.path.exists(coffer.files("Copy")):
-                expect(digest_tree(coffer.files("Copy")) == original, f"{context}: an incomplete folder copy is visible")
-
-        self.kill_rounds("folder copy", coffer, lambda: coffer.spawn("cp -r Tree Copy"), check,
-                         lambda: shutil.rmtree(coffer.files("Copy"), ignore_errors=True))
+        self.copy_rounds("folder copy", "Tree", "Copy", digest_tree)
 
     def scenario_import(self):
         coffer = self.container("import")

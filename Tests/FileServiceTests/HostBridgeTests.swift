@@ -14,20 +14,32 @@ let tinyPNG: [UInt8] = [
     0x42, 0x60, 0x82,
 ]
 
-/// Import, export and open in place against real host folders next to a real container.
-struct HostBridgeTests {
-    let directory = TemporaryDirectory("host")
+/// A real container with its standard service, a session that may use any host path (as the
+/// REPL's), and an empty host folder `host/` beside it.
+struct HostFixture {
+    let directory: TemporaryDirectory
     let container: Container
     let service: FileService
-    /// A session that may use any host path, as the REPL's.
     let session: Session
 
-    init() async throws {
+    init(_ label: String) async throws {
+        directory = TemporaryDirectory(label)
         container = try await Container.open(at: directory.url("c"))
         service = try FileService.standard(container: container)
         session = try service.openSession(SessionOptions(frontEnd: "test", hostAccess: .anywhere))
         try FileManager.default.createDirectory(atPath: directory.url("host"), withIntermediateDirectories: true)
     }
+}
+
+/// Import, export and open in place against real host folders next to a real container.
+struct HostBridgeTests {
+    let fixture: HostFixture
+    var directory: TemporaryDirectory { fixture.directory }
+    var container: Container { fixture.container }
+    var service: FileService { fixture.service }
+    var session: Session { fixture.session }
+
+    init() async throws { fixture = try await HostFixture("host") }
 
     func path(_ text: String) throws(CofferError) -> VirtualPath { try VirtualPath(parsing: text) }
     func host(_ relative: String) -> String { directory.url("host/" + relative) }

@@ -8,17 +8,11 @@ import Testing
 /// Coffer's partials are recognised by their exact shape, which no user can give a name;
 /// a user's own file that merely starts like one is an ordinary file everywhere.
 struct PartialNameTests {
-    let directory = TemporaryDirectory("partials")
-    let container: Container
-    let service: FileService
-    let session: Session
+    let fixture: HostFixture
+    var directory: TemporaryDirectory { fixture.directory }
+    var session: Session { fixture.session }
 
-    init() async throws {
-        container = try await Container.open(at: directory.url("c"))
-        service = try FileService.standard(container: container)
-        session = try service.openSession(SessionOptions(frontEnd: "test", hostAccess: .anywhere))
-        try FileManager.default.createDirectory(atPath: directory.url("host"), withIntermediateDirectories: true)
-    }
+    init() async throws { fixture = try await HostFixture("partials") }
 
     func path(_ text: String) throws(CofferError) -> VirtualPath { try VirtualPath(parsing: text) }
     func user(_ relative: String) -> String { "c/Documents/UserFiles/" + relative }

@@ -66,22 +66,32 @@ struct StrictJSON {
     }
 
     private mutating func batch() throws(Fault) -> [Message] {
-        index += 1
         var elements: [Message] = []
-        skipSpace()
-        if peek() == UInt8(ascii: "]") {
-            index += 1
-            return elements
-        }
-        while true {
+        if try opensEmpty(closingWith: UInt8(ascii: "]")) { return elements }
+        repeat {
             skipSpace()
+            if peek() == UInt8(ascii: "]") { throw fault("a trailing comma") }
             elements.append(try message())
-            skipSpace()
-            switch next() {
-            case UInt8(ascii: ","): continue
-            case UInt8(ascii: "]"): return elements
-            default: throw fault("expected “,” or “]”", back: 1)
-            }
+        } while try another(before: UInt8(ascii: "]"))
+        return elements
+    }
+
+    /// Steps over an opening bracket; `true` when the closing one follows at once (and is passed).
+    private mutating func opensEmpty(closingWith close: UInt8) throws(Fault) -> Bool {
+        index += 1
+        skipSpace()
+        guard peek() == close else { return false }
+        index += 1
+        return true
+    }
+
+    /// After an element: `true` when a comma says another follows, `false` at the closing bracket.
+    private mutating func another(before close: UInt8) throws(Fault) -> Bool {
+        skipSpace()
+        switch next() {
+        case UInt8(ascii: ","): return true
+        case close: return false
+        default: throw fault("expected “,” or “\(Character(Unicode.Scalar(close)))”", back: 1)
         }
     }
 
@@ -114,13 +124,8 @@ struct StrictJSON {
 
     /// An object; `member` is told, for each member, whether its key is `id` and where its value lies.
     private mutating func object(depth: Int, member: ((Bool, Range<Int>) -> Void)?) throws(Fault) {
-        index += 1
-        skipSpace()
-        if peek() == UInt8(ascii: "}") {
-            index += 1
-            return
-        }
-        while true {
+        if try opensEmpty(closingWith: UInt8(ascii: "}")) { return }
+        repeat {
             skipSpace()
             guard peek() == UInt8(ascii: "\"") else {
                 throw fault(peek() == UInt8(ascii: "}") ? "a trailing comma" : "expected a member name")
@@ -135,33 +140,16 @@ struct StrictJSON {
             let valueStart = index
             try value(depth: depth + 1)
             member?(isID, valueStart..<index)
-            skipSpace()
-            switch next() {
-            case UInt8(ascii: ","): continue
-            case UInt8(ascii: "}"): return
-            default: throw fault("expected “,” or “}”", back: 1)
-            }
-        }
+        } while try another(before: UInt8(ascii: "}"))
     }
 
     private mutating func array(depth: Int) throws(Fault) {
-        index += 1
-        skipSpace()
-        if peek() == UInt8(ascii: "]") {
-            index += 1
-            return
-        }
-        while true {
+        if try opensEmpty(closingWith: UInt8(ascii: "]")) { return }
+        repeat {
             skipSpace()
             if peek() == UInt8(ascii: "]") { throw fault("a trailing comma") }
             try value(depth: depth + 1)
-            skipSpace()
-            switch next() {
-            case UInt8(ascii: ","): continue
-            case UInt8(ascii: "]"): return
-            default: throw fault("expected “,” or “]”", back: 1)
-            }
-        }
+        } while try another(before: UInt8(ascii: "]"))
     }
 
     private mutating func string() throws(Fault) {
