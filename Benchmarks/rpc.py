@@ -1,10 +1,14 @@
 #!/usr/bin/env python3
 """Round trips per second of `files/stat` over pipes: `coffer rpc` beside a minimal Python
-JSON-RPC server doing the same os.stat (Benchmarks/rpc_reference_server.py).
+JSON-RPC server doing the same os.stat (Benchmarks/rpc_reference_server.py) and beside the
+floor, a C server that answers with one lstat and no JSON parser (Benchmarks/rpc_floor_server.c,
+compiled here with cc -O2).
 
-Usage: rpc.py COFFER_BINARY WORK_DIR [--quick]
+Usage: rpc.py COFFER_BINARY WORK_DIR [--quick] [--rounds N]
 
-Both servers speak newline-delimited JSON on stdin/stdout; the same client drives them:
+The three servers speak newline-delimited JSON on stdin/stdout and the same client drives them.
+They run in turn within each round, so the machine's load falls on all three alike; the
+medians over the rounds are printed, with Coffer's ratio to each reference:
   one at a time   send a request, wait for its answer, repeat
   pipelined       keep 100 requests in flight; send one more whenever an answer arrives
 """
@@ -84,6 +88,7 @@ def main():
     coffer, work = sys.argv[1], sys.argv[2]
     quick = "--quick" in sys.argv
     count, runs = (2000, 3) if quick else (10000, 5)
+    rounds = int(sys.argv[sys.argv.index("--rounds") + 1]) if "--rounds" in sys.argv else 3
     container = os.path.join(work, "rpc-container")
     env = dict(os.environ, LANG="C.UTF-8")
     subprocess.run([coffer, "--container", container, "-c", "ls"], stdout=subprocess.DEVNULL, check=True, env=env)
@@ -91,11 +96,22 @@ def main():
     with open(os.path.join(files, "notes.txt"), "w") as handle:
         handle.write("hello\n")
     here = os.path.dirname(os.path.abspath(__file__))
-    ours = measure([coffer, "--container", container, "rpc"], count, runs)
-    reference = measure([sys.executable, os.path.join(here, "rpc_reference_server.py"), files], count, runs)
-    print(f"files/stat round trips per second over pipes ({count:,} requests, median of {runs} runs)")
-    print(f"  one at a time:   coffer {ours[0]:9,.0f}/s   python {reference[0]:9,.0f}/s   ratio {ours[0] / reference[0]:.2f}")
-    print(f"  100 in flight:   coffer {ours[1]:9,.0f}/s   python {reference[1]:9,.0f}/s   ratio {ours[1] / reference[1]:.2f}")
+    floor = os.path.join(work, "rpc_floor_server")
+    subprocess.run(["cc", "-O2", "-o", floor, os.path.join(here, "rpc_floor_server.c")], check=True)
+    servers = {
+        "coffer": [coffer, "--container", container, "rpc"],
+        "python": [sys.executable, os.path.join(here, "rpc_reference_server.py"), files],
+        "floor": [floor, files],
+    }
+    results = {name: [] for name in servers}
+    for _ in range(rounds):
+        for name, argv in servers.items():
+            results[name].append(measure(argv, count, runs))
+    print(f"files/stat round trips per second over pipes ({count:,} requests, median of {runs} runs, {rounds} rounds)")
+    for index, label in ((0, "one at a time"), (1, "100 in flight")):
+        rate = {name: statistics.median(result[index] for result in results[name]) for name in servers}
+        print(f"  {label}:  coffer {rate['coffer']:9,.0f}/s   python {rate['python']:9,.0f}/s   floor {rate['floor']:9,.0f}/s"
+              f"   coffer/python {rate['coffer'] / rate['python']:.2f}   coffer/floor {rate['coffer'] / rate['floor']:.2f}")
 
 
 if __name__ == "__main__":

@@ -142,6 +142,13 @@ public actor FileService {
         return try await self.call(path) { try await backend.node(at: path) }
     }
 
+    /// The item at `path`, read at once on this thread where the mount's backend can
+    /// (``ImmediateMetadata``); `nil` where it cannot, to be read with ``stat(_:)``.
+    public nonisolated func statImmediately(_ path: VirtualPath) throws(CofferError) -> FileNode? {
+        guard let backend = try mount(for: path).backend as? any ImmediateMetadata else { return nil }
+        return try backend.nodeImmediately(at: path)
+    }
+
     /// What an operation that has just placed an item reports: the item as it is now or, when
     /// it is gone again already (another process moved it away at once), the item as the
     /// operation left it. The operation succeeded either way; an answer of "no such file"

@@ -19,7 +19,7 @@ import Glibc
 /// Writes go to a hidden temporary name in the destination folder and are renamed into
 /// place with `renameat2(RENAME_NOREPLACE)` (or `RENAME_EXCHANGE` when replacing), so no
 /// half-written file ever appears under a real name.
-public final class LocalSandboxBackend: StorageBackend {
+public final class LocalSandboxBackend: StorageBackend, ImmediateMetadata {
     /// How paths are resolved below the root.
     public enum Resolution: Sendable {
         /// `openat2` with `RESOLVE_BENEATH | RESOLVE_NO_SYMLINKS` (Linux 5.6+).
@@ -141,6 +141,8 @@ public final class LocalSandboxBackend: StorageBackend {
     public func node(at path: VirtualPath) async throws -> FileNode {
         try await BlockingIO.run { _ throws(CofferError) in try self.nodeSync(at: path) }
     }
+
+    public func nodeImmediately(at path: VirtualPath) throws(CofferError) -> FileNode { try nodeSync(at: path) }
 
     func nodeSync(at path: VirtualPath) throws(CofferError) -> FileNode {
         if path.isRoot {

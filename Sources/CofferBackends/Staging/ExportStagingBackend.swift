@@ -7,7 +7,7 @@ import Foundation
 /// removes the stage; a stage left behind by a crash is removed when the container next
 /// opens, once it is a day old. Everything else is the local backend's: the same
 /// confinement and atomic writes.
-public final class ExportStagingBackend: StorageBackend, Sendable {
+public final class ExportStagingBackend: StorageBackend, ImmediateMetadata, Sendable {
     public let mountName: String
     let local: LocalSandboxBackend
 
@@ -50,6 +50,7 @@ public final class ExportStagingBackend: StorageBackend, Sendable {
     public var capabilities: BackendCapabilities { local.capabilities }
     public func contentsOfFolder(at path: VirtualPath) async throws -> [FileNode] { try await local.contentsOfFolder(at: path) }
     public func node(at path: VirtualPath) async throws -> FileNode { try await local.node(at: path) }
+    public func nodeImmediately(at path: VirtualPath) throws(CofferError) -> FileNode { try local.nodeSync(at: path) }
     public func createFolder(at path: VirtualPath) async throws { try await local.createFolder(at: path) }
     public func openFile(at path: VirtualPath) async throws -> any ReadableFile { try await local.openFile(at: path) }
     public func makeWrite(at path: VirtualPath) async throws -> any PendingWrite { try await local.makeWrite(at: path) }

@@ -18,7 +18,7 @@ import Glibc
 /// Mounted read-only as `trash:`: browsing goes through a ``LocalSandboxBackend`` over
 /// `files/`, with the same confinement as `files:`. Putting in, restoring and emptying are
 /// the trash's own operations, which `FileService` calls.
-public final class TrashBackend: StorageBackend, Sendable {
+public final class TrashBackend: StorageBackend, ImmediateMetadata, Sendable {
     /// The mount name it is meant to be mounted under.
     public let mountName: String
     let trashFolder: Descriptor
@@ -70,6 +70,8 @@ public final class TrashBackend: StorageBackend, Sendable {
     public func node(at path: VirtualPath) async throws -> FileNode {
         try await browser.node(at: path)
     }
+
+    public func nodeImmediately(at path: VirtualPath) throws(CofferError) -> FileNode { try browser.nodeSync(at: path) }
 
     public func openFile(at path: VirtualPath) async throws -> any ReadableFile {
         try await browser.openFile(at: path)

@@ -232,3 +232,12 @@ extension ReadableFile {
         return try await read(upTo: count)
     }
 }
+
+/// A backend that can answer a metadata read at once, on the caller's thread: its reads
+/// never wait long (a local disk, memory), so a front end may answer a `stat` where it
+/// stands instead of handing it to another thread and back. Backends a network away do
+/// not adopt it.
+public protocol ImmediateMetadata: StorageBackend {
+    /// What ``StorageBackend/node(at:)`` returns, without suspending.
+    func nodeImmediately(at path: VirtualPath) throws(CofferError) -> FileNode
+}

@@ -9,3 +9,9 @@ struct FilesStat: RPCMethod {
         NodeResult(try await context.perform(StatItem(try params.path.resolved())))
     }
 }
+
+extension FilesStat: ImmediateRPCMethod {
+    static func runImmediately(_ params: Params, _ context: RequestContext) throws -> NodeResult? {
+        try context.session.performImmediately(StatItem(try params.path.resolved())).map(NodeResult.init)
+    }
+}

@@ -118,3 +118,65 @@ struct ParamsEnvelope<Params: Decodable>: Decodable {
         }
     }
 }
+
+extension Envelope {
+    /// The envelope of the usual request read straight from the bytes ``StrictJSON`` has
+    /// already checked: `"jsonrpc": "2.0"`, a method name and an id without escapes, and
+    /// params the server itself needs nothing from (no `workDoneToken`; not `initialize` or
+    /// `$/cancelRequest`). `nil` for anything else, which `JSONDecoder` reads instead.
+    init?(quick body: Data, _ message: StrictJSON.Message) {
+        guard let jsonrpc = message.jsonrpc, let methodRange = message.method else { return nil }
+        let decided: Envelope? = body.withUnsafeBytes { raw -> Envelope? in
+            let bytes = raw.bindMemory(to: UInt8.self)
+            func text(_ range: Range<Int>) -> UnsafeBufferPointer<UInt8> { UnsafeBufferPointer(rebasing: bytes[range]) }
+            /// The contents of a string without escapes, or `nil`.
+            func plainString(_ range: Range<Int>) -> String? {
+                let value = text(range)
+                guard value.count >= 2, value.first == UInt8(ascii: "\""), !value.contains(UInt8(ascii: "\\")) else { return nil }
+                return String(decoding: UnsafeBufferPointer(rebasing: value.dropFirst().dropLast()), as: UTF8.self)
+            }
+            guard plainString(jsonrpc) == "2.0", let method = plainString(methodRange),
+                  method != "initialize", method != "$/cancelRequest" else { return nil }
+            var envelope = Envelope(jsonrpc: "2.0", method: method, id: .absent, params: .absent)
+            if let range = message.id {
+                let value = text(range)
+                switch value.first ?? 0 {
+                case UInt8(ascii: "\""):
+                    guard let string = plainString(range) else { return nil }
+                    envelope.id = .valid(.string(string))
+                case UInt8(ascii: "n"):
+                    envelope.id = .valid(.null)
+                case UInt8(ascii: "-"), UInt8(ascii: "0")...UInt8(ascii: "9"):
+                    let literal = String(decoding: value, as: UTF8.self)
+                    envelope.id = .valid(Int64(literal).map { String($0) == literal ? .integer($0) : .number(literal) }
+                                         ?? .number(literal))
+                default:
+                    return nil  // true, false, an object: the decoder's error
+                }
+            }
+            if let range = message.params {
+                let value = text(range)
+                switch value.first ?? 0 {
+                case UInt8(ascii: "n"): envelope.params = .absent
+                case UInt8(ascii: "{"):
+                    // A progress token is the server's to read: the decoder does that.
+                    let token = Array("\"workDoneToken\"".utf8)
+                    guard !value.withUnsafeBytes({ $0.firstRange(of: token) != nil }) else { return nil }
+                    envelope.params = .object
+                default: envelope.params = .notObject
+                }
+            }
+            return envelope
+        }
+        guard let decided else { return nil }
+        self = decided
+    }
+
+    private init(jsonrpc: String, method: String, id: IDField, params: ParamsField) {
+        self.jsonrpc = jsonrpc
+        self.method = method
+        self.hasMethod = true
+        self.id = id
+        self.params = params
+    }
+}

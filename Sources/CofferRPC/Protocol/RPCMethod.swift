@@ -23,6 +23,14 @@ public protocol RPCMethod: Sendable {
     static func run(_ params: Params, _ context: RequestContext) async throws -> Result
 }
 
+/// A method that can often be answered at once, on the thread that read the request: a
+/// read of metadata from storage that answers without waiting. The server tries
+/// ``runImmediately(_:_:)`` first and falls back to ``RPCMethod/run(_:_:)`` when it returns
+/// `nil`. It must never block for long: the connection reads nothing else meanwhile.
+public protocol ImmediateRPCMethod: RPCMethod {
+    static func runImmediately(_ params: Params, _ context: RequestContext) throws -> Result?
+}
+
 /// The limits announced by `initialize`.
 public struct RPCLimits: Sendable {
     /// The longest message accepted; longer ones are refused and skipped.

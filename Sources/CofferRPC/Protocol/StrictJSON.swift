@@ -18,6 +18,23 @@ struct StrictJSON {
         var isObject: Bool
         /// The bytes of the value of the member named `id`, if the object has one.
         var id: Range<Int>?
+        /// The same for `jsonrpc`, `method` and `params` (a message's own members), so the
+        /// usual message is understood without a decoder.
+        var jsonrpc: Range<Int>?
+        var method: Range<Int>?
+        var params: Range<Int>?
+
+        init(range: Range<Int>, isObject: Bool, id: Range<Int>? = nil) {
+            (self.range, self.isObject, self.id) = (range, isObject, id)
+        }
+
+        /// The same message with its ranges counted from `start` of the text.
+        func relative(to start: Int) -> Message {
+            func shift(_ range: Range<Int>?) -> Range<Int>? { range.map { ($0.lowerBound - start)..<($0.upperBound - start) } }
+            var message = Message(range: shift(range)!, isObject: isObject, id: shift(id))
+            (message.jsonrpc, message.method, message.params) = (shift(jsonrpc), shift(method), shift(params))
+            return message
+        }
     }
 
     enum Shape: Equatable {
@@ -95,16 +112,29 @@ struct StrictJSON {
         }
     }
 
-    /// A value at the top of a message, noting where its `id` member lies if it is an object.
+    /// A value at the top of a message, noting where its own members lie if it is an object.
     private mutating func message() throws(Fault) -> Message {
         let start = index
         guard peek() == UInt8(ascii: "{") else {
             try value(depth: 1)
-            return Message(range: start..<index, isObject: false, id: nil)
+            return Message(range: start..<index, isObject: false)
         }
-        var id: Range<Int>?
-        try object(depth: 1) { key, range in if key { id = range } }
-        return Message(range: start..<index, isObject: true, id: id)
+        var message = Message(range: start..<start, isObject: true)
+        let bytes = self.bytes
+        try object(depth: 1) { key, range in
+            // The key with its quotes; a key written with escapes is not recognised here and
+            // leaves the message to the decoder.
+            func named(_ name: StaticString) -> Bool {
+                key.count == name.utf8CodeUnitCount + 2
+                    && memcmp(bytes.baseAddress! + key.lowerBound + 1, name.utf8Start, name.utf8CodeUnitCount) == 0
+            }
+            if named("id") { message.id = range }
+            else if named("method") { message.method = range }
+            else if named("params") { message.params = range }
+            else if named("jsonrpc") { message.jsonrpc = range }
+        }
+        message.range = start..<index
+        return message
     }
 
     private mutating func value(depth: Int) throws(Fault) {
@@ -122,8 +152,8 @@ struct StrictJSON {
         }
     }
 
-    /// An object; `member` is told, for each member, whether its key is `id` and where its value lies.
-    private mutating func object(depth: Int, member: ((Bool, Range<Int>) -> Void)?) throws(Fault) {
+    /// An object; `member` is told, for each member, where its key (quotes included) and its value lie.
+    private mutating func object(depth: Int, member: ((Range<Int>, Range<Int>) -> Void)?) throws(Fault) {
         if try opensEmpty(closingWith: UInt8(ascii: "}")) { return }
         repeat {
             skipSpace()
@@ -132,14 +162,13 @@ struct StrictJSON {
             }
             let keyStart = index
             try string()
-            let isID = index - keyStart == 4 && bytes[keyStart + 1] == UInt8(ascii: "i")
-                && bytes[keyStart + 2] == UInt8(ascii: "d")
+            let key = keyStart..<index
             skipSpace()
             guard next() == UInt8(ascii: ":") else { throw fault("expected “:”", back: 1) }
             skipSpace()
             let valueStart = index
             try value(depth: depth + 1)
-            member?(isID, valueStart..<index)
+            member?(key, valueStart..<index)
         } while try another(before: UInt8(ascii: "}"))
     }
 

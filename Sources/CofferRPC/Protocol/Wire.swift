@@ -90,3 +90,109 @@ enum ProgressToken: Decodable, Sendable, Hashable {
         }
     }
 }
+
+/// A result that writes its own JSON: the same bytes `JSONEncoder.rpc` writes (keys sorted,
+/// slashes unescaped), for the answers sent most often, where the encoder's generic
+/// machinery cost more than the work behind the answer.
+protocol JSONWritable {
+    func writeJSON(into bytes: inout [UInt8])
+}
+
+extension NodeResult: JSONWritable {
+    func writeJSON(into bytes: inout [UInt8]) {
+        var object = JSONObjectWriter(into: bytes)
+        if let created { object.date("created", created) }
+        object.bool("excludedFromBackup", excludedFromBackup)
+        object.bool("hidden", hidden)
+        object.string("kind", kind)
+        if let linkTarget { object.string("linkTarget", linkTarget) }
+        object.date("modified", modified)
+        object.string("name", name)
+        object.string("path", path)
+        if let size { object.integer("size", size) }
+        object.string("type", type)
+        bytes = object.finish()
+    }
+}
+
+/// Members written in the order given (the caller sorts them), as `JSONEncoder` writes them.
+struct JSONObjectWriter {
+    private var bytes: [UInt8]
+    private var first = true
+
+    init(into bytes: [UInt8]) {
+        self.bytes = bytes
+        self.bytes.append(UInt8(ascii: "{"))
+    }
+
+    mutating func string(_ key: StaticString, _ value: String) {
+        self.key(key)
+        Self.quoted(value, into: &bytes)
+    }
+
+    mutating func bool(_ key: StaticString, _ value: Bool) {
+        self.key(key)
+        bytes.append(contentsOf: value ? Array("true".utf8) : Array("false".utf8))
+    }
+
+    mutating func integer(_ key: StaticString, _ value: Int64) {
+        self.key(key)
+        bytes.append(contentsOf: String(value).utf8)
+    }
+
+    mutating func date(_ key: StaticString, _ value: Date) {
+        self.key(key)
+        bytes.append(UInt8(ascii: "\""))
+        Timestamp.write(value, into: &bytes)
+        bytes.append(UInt8(ascii: "\""))
+    }
+
+    mutating func finish() -> [UInt8] {
+        bytes.append(UInt8(ascii: "}"))
+        return bytes
+    }
+
+    private mutating func key(_ key: StaticString) {
+        if !first { bytes.append(UInt8(ascii: ",")) }
+        first = false
+        bytes.append(UInt8(ascii: "\""))
+        key.withUTF8Buffer { bytes.append(contentsOf: $0) }
+        bytes.append(contentsOf: [UInt8(ascii: "\""), UInt8(ascii: ":")])
+    }
+
+    /// A JSON string: `"` and `\` escaped, control characters as `\n`-style or `\u00XX`
+    /// escapes, everything else (slashes, all of Unicode) as it is.
+    static func quoted(_ text: String, into bytes: inout [UInt8]) {
+        bytes.append(UInt8(ascii: "\""))
+        for byte in text.utf8 {
+            switch byte {
+            case UInt8(ascii: "\""): bytes.append(contentsOf: [UInt8(ascii: "\\"), UInt8(ascii: "\"")])
+            case UInt8(ascii: "\\"): bytes.append(contentsOf: [UInt8(ascii: "\\"), UInt8(ascii: "\\")])
+            case 0x08: bytes.append(contentsOf: [UInt8(ascii: "\\"), UInt8(ascii: "b")])
+            case 0x0C: bytes.append(contentsOf: [UInt8(ascii: "\\"), UInt8(ascii: "f")])
+            case 0x0A: bytes.append(contentsOf: [UInt8(ascii: "\\"), UInt8(ascii: "n")])
+            case 0x0D: bytes.append(contentsOf: [UInt8(ascii: "\\"), UInt8(ascii: "r")])
+            case 0x09: bytes.append(contentsOf: [UInt8(ascii: "\\"), UInt8(ascii: "t")])
+            case 0..<0x20:
+                let hex = Array("0123456789abcdef".utf8)
+                bytes.append(contentsOf: [UInt8(ascii: "\\"), UInt8(ascii: "u"), UInt8(ascii: "0"), UInt8(ascii: "0"),
+                                          hex[Int(byte >> 4)], hex[Int(byte & 0xF)]])
+            default: bytes.append(byte)
+            }
+        }
+        bytes.append(UInt8(ascii: "\""))
+    }
+}
+
+extension JSONEncoder {
+    /// `value` as JSON: written by itself when it can (``JSONWritable``), else encoded.
+    static func rpcData<Value: Encodable>(_ value: Value) throws -> Data {
+        if let writable = value as? any JSONWritable {
+            var bytes: [UInt8] = []
+            bytes.reserveCapacity(256)
+            writable.writeJSON(into: &bytes)
+            return Data(bytes)
+        }
+        return try rpc.encode(value)
+    }
+}

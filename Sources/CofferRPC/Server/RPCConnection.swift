@@ -125,10 +125,10 @@ public final class RPCConnection: Sendable {
         }
     }
 
-    /// Sends an answer made without running anything, within the connection's limits.
+    /// Sends an answer made on the reader's thread, within the connection's limits.
     private func respondNow(_ data: Data) {
         flow.admit(data.count)
-        connection.send(data) { [flow] in flow.release(data.count) }
+        connection.sendFromReader(data) { [flow] in flow.release(data.count) }
     }
 
     /// One message (or batch): lifecycle decided now, work started as tasks. Returns how
@@ -157,7 +157,7 @@ public final class RPCConnection: Sendable {
                 let earlier = session.untilRunningWorkEnds()
                 start(work, size: body.count) { await earlier() }
             case .run(let work):
-                start(work, size: body.count)
+                if !answerImmediately(work) { start(work, size: body.count) }
             case .ignore: break
             case .exit(let id):
                 if let id { respondNow(Self.response(result: Data("null".utf8), id: id)) }
@@ -180,10 +180,7 @@ public final class RPCConnection: Sendable {
                 return .respond(Self.response(error: RPCError(code: RPCError.invalidRequest, message: "a message must be an object"),
                                               id: .null))
             }
-            let start = message.range.lowerBound
-            let shifted = StrictJSON.Message(range: 0..<message.range.count, isObject: true,
-                                             id: message.id.map { ($0.lowerBound - start)..<($0.upperBound - start) })
-            return prepare(body.subdata(in: message.range), shifted)
+            return prepare(body.subdata(in: message.range), message.relative(to: message.range.lowerBound))
         }
         let work = steps.compactMap { step -> Work? in if case .run(let work) = step { work } else { nil } }
         let immediate = steps.compactMap { step -> Data? in
@@ -268,12 +265,11 @@ public final class RPCConnection: Sendable {
         case exit(RequestID?)
     }
 
-    private func prepare(_ body: Data, _ message: StrictJSON.Message) -> Step {
-        guard message.isObject else {
-            return .respond(Self.response(error: RPCError(code: RPCError.invalidRequest, message: "a message must be an object"),
-                                          id: .null))
-        }
-        let envelope: Envelope
+    private struct Refusal: Error { var answer: Data }
+
+    /// A message's envelope: read straight from the bytes for the usual request, else decoded.
+    private static func envelope(of body: Data, _ message: StrictJSON.Message) -> Result<Envelope, Refusal> {
+        if let quick = Envelope(quick: body, message) { return .success(quick) }
         do {
             let decoder = JSONDecoder()
             if let range = message.id, let first = body[body.startIndex + range.lowerBound] as UInt8?,
@@ -282,12 +278,24 @@ public final class RPCConnection: Sendable {
                 decoder.userInfo[Envelope.idLiteral] =
                     String(decoding: body[(start + range.lowerBound)..<(start + range.upperBound)], as: UTF8.self)
             }
-            envelope = try decoder.decode(Envelope.self, from: body)
+            return .success(try decoder.decode(Envelope.self, from: body))
         } catch DecodingError.dataCorrupted(let context) where context.codingPath.isEmpty {
             let reason = (context.underlyingError.map(Self.describe)) ?? "the message is not valid JSON"
-            return .respond(Self.response(error: RPCError(code: RPCError.parseError, message: "parse error: \(reason)"), id: .null))
+            return .failure(Refusal(answer: Self.response(error: RPCError(code: RPCError.parseError, message: "parse error: \(reason)"), id: .null)))
         } catch {
-            return .respond(Self.response(error: RPCError(code: RPCError.invalidRequest, message: "a message must be an object"), id: .null))
+            return .failure(Refusal(answer: Self.response(error: RPCError(code: RPCError.invalidRequest, message: "a message must be an object"), id: .null)))
+        }
+    }
+
+    private func prepare(_ body: Data, _ message: StrictJSON.Message) -> Step {
+        guard message.isObject else {
+            return .respond(Self.response(error: RPCError(code: RPCError.invalidRequest, message: "a message must be an object"),
+                                          id: .null))
+        }
+        let envelope: Envelope
+        switch Self.envelope(of: body, message) {
+        case .success(let read): envelope = read
+        case .failure(let refusal): return .respond(refusal.answer)
         }
         let id: RequestID
         switch envelope.id {
@@ -365,11 +373,35 @@ public final class RPCConnection: Sendable {
 
     // MARK: Running
 
+    /// Answers a request on the reader's thread when its method can be answered at once
+    /// (``ImmediateRPCMethod``) and is; `false` to run it as a task instead. Nothing waits
+    /// here for long: the method only reads metadata from storage that answers without
+    /// waiting, so the next request is read a few microseconds later, and a slow request
+    /// is never among these.
+    private func answerImmediately(_ work: Work) -> Bool {
+        guard let method = work.method as? any ImmediateRPCMethod.Type else { return false }
+        let response: Data
+        do {
+            guard let result = try invokeImmediately(method, body: work.body, context: context(progress: nil)) else {
+                return false
+            }
+            response = Self.response(result: result, id: work.id)
+        } catch {
+            response = Self.response(error: rpcError(error), id: work.id)
+        }
+        respondNow(response)
+        return true
+    }
+
+    private func context(progress: ProgressNotifier?) -> RequestContext {
+        RequestContext(session: session, limits: configuration.limits, progress: progress,
+                       server: ServerInfo(name: configuration.serverName, version: configuration.version),
+                       methods: configuration.methods, connection: connection)
+    }
+
     private func execute(_ work: Work) async -> Data? {
         let progress = work.token.map { ProgressNotifier(token: $0, title: work.method.name, connection: connection) }
-        let context = RequestContext(session: session, limits: configuration.limits, progress: progress,
-                                     server: ServerInfo(name: configuration.serverName, version: configuration.version),
-                                     methods: configuration.methods, connection: connection)
+        let context = context(progress: progress)
         do {
             let result = try await invoke(work.method, body: work.body, context: context)
             return Self.response(result: result, id: work.id)
@@ -379,13 +411,20 @@ public final class RPCConnection: Sendable {
     }
 
     private func invoke<M: RPCMethod>(_ method: M.Type, body: Data, context: RequestContext) async throws -> Data {
-        let params: M.Params
+        try JSONEncoder.rpcData(try await M.run(try Self.params(of: M.self, in: body), context))
+    }
+
+    private func invokeImmediately<M: ImmediateRPCMethod>(_ method: M.Type, body: Data, context: RequestContext) throws -> Data? {
+        guard let result = try M.runImmediately(try Self.params(of: M.self, in: body), context) else { return nil }
+        return try JSONEncoder.rpcData(result)
+    }
+
+    private static func params<M: RPCMethod>(of method: M.Type, in body: Data) throws -> M.Params {
         do {
-            params = try JSONDecoder().decode(ParamsEnvelope<M.Params>.self, from: body).params
+            return try JSONDecoder().decode(ParamsEnvelope<M.Params>.self, from: body).params
         } catch let error as DecodingError {
             throw RPCError.from(error)
         }
-        return try JSONEncoder.rpc.encode(try await M.run(params, context))
     }
 
     private func rpcError(_ error: any Error) -> RPCError {

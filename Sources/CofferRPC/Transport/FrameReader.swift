@@ -45,6 +45,12 @@ final class FrameReader {
         self.maxMessageBytes = maxMessageBytes
     }
 
+    /// Whether a whole message is already buffered, so ``next()`` will not wait for input
+    /// (newline-delimited input only: for LSP headers it answers `false`).
+    var hasWholeMessageBuffered: Bool {
+        framing == .ndjson && buffer[start...].contains(UInt8(ascii: "\n"))
+    }
+
     /// The next frame; blocks until one is complete or the input ends.
     func next() -> Frame {
         if framing == nil {

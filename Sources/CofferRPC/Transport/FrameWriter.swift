@@ -41,27 +41,43 @@ final class FrameWriter: Sendable {
     func use(_ framing: Framing) { self.framing.withLock { $0 = framing } }
 
     /// Queues one message body; `nil` queues nothing but `whenWritten`, called once what
-    /// was queued before it is written.
-    func send(_ body: Data?, whenWritten: (@Sendable () -> Void)?) {
+    /// was queued before it is written. With `writingHere`, a body is written on the
+    /// caller's thread when nothing is queued or being written (one wake-up less per answer);
+    /// only a thread that may wait on a slow reader passes it.
+    func send(_ body: Data?, whenWritten: (@Sendable () -> Void)?, writingHere: Bool = false) {
+        send(frames: body.map(framed) ?? Data(), completions: whenWritten.map { [$0] } ?? [], writingHere: writingHere)
+    }
+
+    /// `body` in the client's framing.
+    func framed(_ body: Data) -> Data {
         var frame = Data()
-        if let body {
-            if framing.withLock({ $0 }) == .lsp {
-                frame.append(contentsOf: Array("Content-Length: \(body.count)\r\n\r\n".utf8))
-                frame.append(body)
-            } else {
-                frame = body
-                frame.append(UInt8(ascii: "\n"))
-            }
+        if framing.withLock({ $0 }) == .lsp {
+            frame.append(contentsOf: Array("Content-Length: \(body.count)\r\n\r\n".utf8))
+            frame.append(body)
+        } else {
+            frame = body
+            frame.append(UInt8(ascii: "\n"))
         }
+        return frame
+    }
+
+    /// Queues frames already framed, written together, and what to call once they are.
+    func send(frames: Data, completions: [@Sendable () -> Void], writingHere: Bool) {
         condition.lock()
         let dropped = pending.peerGone || pending.closed
+        if writingHere && !dropped && !pending.writing && pending.frames.isEmpty && pending.completions.isEmpty {
+            pending.writing = true
+            condition.unlock()
+            finishWrite(written: frames.isEmpty || writeAll(frames), completions: completions)
+            return
+        }
         if !dropped {
-            pending.frames.append(frame)
-            if let whenWritten { pending.completions.append(whenWritten) }
+            pending.frames.append(frames)
+            pending.completions += completions
             condition.broadcast()
         }
         condition.unlock()
-        if dropped { whenWritten?() }
+        if dropped { for completion in completions { completion() } }
     }
 
     func onHangUp(_ handler: @escaping @Sendable () -> Void) {
@@ -89,7 +105,9 @@ final class FrameWriter: Sendable {
     private func run() {
         while true {
             condition.lock()
-            while pending.frames.isEmpty && pending.completions.isEmpty && !pending.closed { condition.wait() }
+            while pending.writing || (pending.frames.isEmpty && pending.completions.isEmpty && !pending.closed) {
+                condition.wait()
+            }
             if pending.frames.isEmpty && pending.completions.isEmpty {
                 condition.unlock()
                 return
@@ -101,27 +119,34 @@ final class FrameWriter: Sendable {
             pending.writing = true
             condition.unlock()
 
-            let written = frames.isEmpty || writeAll(frames)
-            for completion in completions { completion() }
-
-            condition.lock()
-            pending.writing = false
-            var hangUp: (@Sendable () -> Void)?
-            if !written && !pending.peerGone {
-                pending.peerGone = true
-                hangUp = pending.hangUp
-                pending.hangUp = nil
-            }
-            let dropped = pending.peerGone ? pending.completions : []
-            if pending.peerGone {
-                pending.frames = Data()
-                pending.completions = []
-            }
-            condition.broadcast()
-            condition.unlock()
-            for completion in dropped { completion() }
-            hangUp?()
+            finishWrite(written: frames.isEmpty || writeAll(frames), completions: completions)
         }
+    }
+
+    /// After a write by either thread: completions run, a peer found gone is noted (and
+    /// what was queued dropped), and the writer thread may go on.
+    private func finishWrite(written: Bool, completions: [@Sendable () -> Void]) {
+        for completion in completions { completion() }
+
+        condition.lock()
+        pending.writing = false
+        var hangUp: (@Sendable () -> Void)?
+        if !written && !pending.peerGone {
+            pending.peerGone = true
+            hangUp = pending.hangUp
+            pending.hangUp = nil
+        }
+        let dropped = pending.peerGone ? pending.completions : []
+        if pending.peerGone {
+            pending.frames = Data()
+            pending.completions = []
+        }
+        // The writer thread sleeps until there is something for it: waking it for nothing
+        // would cost a context switch per answer written on the reader's thread.
+        if !pending.frames.isEmpty || !pending.completions.isEmpty || pending.closed { condition.broadcast() }
+        condition.unlock()
+        for completion in dropped { completion() }
+        hangUp?()
     }
 
     /// `false` when the peer is gone.

@@ -39,6 +39,12 @@ public protocol MessageConnection: AnyObject, Sendable {
     /// written, or dropped because the peer is gone.
     func send(_ body: Data, whenWritten: (@Sendable () -> Void)?)
 
+    /// Sends one message body from the thread that calls ``receive()``, which may wait while
+    /// it is written: a transport may write it at once when nothing else is queued, instead
+    /// of handing it to a writer. (A client that does not read its answers then holds up
+    /// only its own reading.) By default, ``send(_:whenWritten:)``.
+    func sendFromReader(_ body: Data, whenWritten: (@Sendable () -> Void)?)
+
     /// Calls `then` once everything queued so far is written (or dropped because the peer
     /// is gone). Never blocks.
     func flush(then: @escaping @Sendable () -> Void)
@@ -57,4 +63,6 @@ public protocol MessageConnection: AnyObject, Sendable {
 
 extension MessageConnection {
     public func send(_ body: Data) { send(body, whenWritten: nil) }
+
+    public func sendFromReader(_ body: Data, whenWritten: (@Sendable () -> Void)?) { send(body, whenWritten: whenWritten) }
 }

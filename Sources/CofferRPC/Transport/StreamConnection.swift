@@ -14,6 +14,12 @@ public final class StreamConnection: MessageConnection {
     private let output: Int32
     /// A socket's descriptor, owned (closed at the end) and shut down by ``close()``.
     private let socket: Int32?
+    /// Answers the reader sent while more requests were already waiting in the input, and
+    /// what to call once they are written: they go out together, in one `write`, before the
+    /// reader next waits for input (or when they grow large). Used only by the reader.
+    private nonisolated(unsafe) var readerBatch = Data()
+    private nonisolated(unsafe) var readerBatchCompletions: [@Sendable () -> Void] = []
+    private static let readerBatchLimit = 64 << 10
 
     /// Standard input and output (descriptors 0 and 1), which the process owns.
     public static func standardIO(framing: Framing?, maxMessageBytes: Int) -> StreamConnection {
@@ -41,8 +47,10 @@ public final class StreamConnection: MessageConnection {
     }
 
     public func receive() -> IncomingFrame {
+        if !reader.hasWholeMessageBuffered { flushReaderBatch() }
         let frame = reader.next()
         if let framing = reader.framing { writer.use(framing) }
+        if case .end = frame { flushReaderBatch() }
         switch frame {
         case .message(let body): return .message(body)
         case .tooLarge(let size): return .tooLarge(size)
@@ -64,6 +72,19 @@ public final class StreamConnection: MessageConnection {
     }
 
     public func send(_ body: Data, whenWritten: (@Sendable () -> Void)?) { writer.send(body, whenWritten: whenWritten) }
+
+    public func sendFromReader(_ body: Data, whenWritten: (@Sendable () -> Void)?) {
+        readerBatch.append(writer.framed(body))
+        if let whenWritten { readerBatchCompletions.append(whenWritten) }
+        if !reader.hasWholeMessageBuffered || readerBatch.count >= Self.readerBatchLimit { flushReaderBatch() }
+    }
+
+    private func flushReaderBatch() {
+        guard !readerBatch.isEmpty || !readerBatchCompletions.isEmpty else { return }
+        writer.send(frames: readerBatch, completions: readerBatchCompletions, writingHere: true)
+        readerBatch = Data()
+        readerBatchCompletions = []
+    }
 
     public func flush(then: @escaping @Sendable () -> Void) { writer.send(nil, whenWritten: then) }
 

@@ -10,3 +10,9 @@ public struct StatItem: FileOperation {
 
     public func run(in context: OperationContext) async throws(CofferError) -> FileNode { try await context.service.stat(path) }
 }
+
+extension StatItem: ImmediateOperation {
+    public func runImmediately(in service: FileService) throws(CofferError) -> FileNode? {
+        try service.statImmediately(path)
+    }
+}

@@ -25,6 +25,13 @@ public protocol FileOperation: Sendable {
     func run(in context: OperationContext) async throws(CofferError) -> Output
 }
 
+/// A read that can also be had at once, on the caller's thread, where the storage answers
+/// without waiting (``ImmediateMetadata``): a front end answers it where it stands.
+public protocol ImmediateOperation: FileOperation {
+    /// The outcome now, or `nil` when it cannot be had without waiting (then use `run`).
+    func runImmediately(in service: FileService) throws(CofferError) -> Output?
+}
+
 extension FileOperation {
     public static var changesFiles: Bool { false }
 

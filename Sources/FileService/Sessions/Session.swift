@@ -92,6 +92,14 @@ public final class Session: Sendable {
         return try outcome.get()
     }
 
+    /// Performs a read at once, on the caller's thread, where its mount allows
+    /// (``ImmediateOperation``); `nil` where it would have to wait, for ``perform(_:progress:)``.
+    /// Only reads qualify: nothing is audited, and nothing is left to cancel.
+    public func performImmediately<Operation: ImmediateOperation>(_ operation: Operation) throws(CofferError) -> Operation.Output? {
+        guard !Operation.changesFiles else { return nil }
+        return try operation.runImmediately(in: service)
+    }
+
     /// Records that an operation could not even be made from a request — a path that does
     /// not parse, say — as a failed one, with no path, when the operation changes things.
     /// ``perform(_:progress:)`` does this when making the operation throws; a front end that

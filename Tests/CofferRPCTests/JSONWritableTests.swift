@@ -1,0 +1,27 @@
+import CofferCore
+@testable import CofferRPC
+import Foundation
+import Testing
+
+/// Answers written by hand are the bytes `JSONEncoder` writes for them.
+struct JSONWritableTests {
+    @Test(arguments: ["notes.txt", "a \"quoted\" \\ name", "tab\there\nnewline\u{1}\u{1f}\u{7f}", "报告 2026/é",
+                      "e\u{301}", "🙂 emoji", ".hidden", String(repeating: "x", count: 255)])
+    func aNodeIsWrittenAsTheEncoderWritesIt(_ name: String) throws {
+        let base = try VirtualPath(parsing: "files:/Docs")
+        let variants = [
+            FileNode(path: base.appending(trustedName: name), kind: .file, size: 1234, modificationDate: Date(timeIntervalSince1970: 1_764_612_345.678),
+                     creationDate: Date(timeIntervalSince1970: 1_700_000_000.001), isHidden: true, typeIdentifier: "public.plain-text"),
+            FileNode(path: base.appending(trustedName: name), kind: .folder, modificationDate: Date(timeIntervalSince1970: 0),
+                     typeIdentifier: "public.folder", isExcludedFromBackup: true),
+            FileNode(path: base.appending(trustedName: name), kind: .file, size: 9, modificationDate: Date(timeIntervalSince1970: 86_400.5),
+                     typeIdentifier: "public.symlink", special: .symbolicLink, linkTarget: "../\(name)"),
+        ]
+        for node in variants {
+            let result = NodeResult(node)
+            let written = try JSONEncoder.rpcData(result)
+            let encoded = try JSONEncoder.rpc.encode(result)
+            #expect(String(decoding: written, as: UTF8.self) == String(decoding: encoded, as: UTF8.self))
+        }
+    }
+}
