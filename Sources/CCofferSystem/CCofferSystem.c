@@ -61,13 +61,15 @@ static void fill_from_stat(const struct stat *st, coffer_stat *out) {
     out->inode = st->st_ino;
     out->device = st->st_dev;
     out->nlink = (uint32_t)st->st_nlink;
+    out->ctime_sec = st->st_ctim.tv_sec;
+    out->ctime_nsec = (uint32_t)st->st_ctim.tv_nsec;
 }
 
 static int statx_with_flags(int dirfd, const char *name, int flags, coffer_stat *out) {
 #if defined(__linux__) && defined(STATX_BTIME)
     struct statx sx;
     int r = statx(dirfd, name, flags | AT_SYMLINK_NOFOLLOW | AT_NO_AUTOMOUNT,
-                  STATX_TYPE | STATX_MODE | STATX_SIZE | STATX_MTIME | STATX_BTIME | STATX_INO | STATX_NLINK, &sx);
+                  STATX_TYPE | STATX_MODE | STATX_SIZE | STATX_MTIME | STATX_CTIME | STATX_BTIME | STATX_INO | STATX_NLINK, &sx);
     if (r == 0) {
         memset(out, 0, sizeof *out);
         out->mode = sx.stx_mode;
@@ -80,6 +82,8 @@ static int statx_with_flags(int dirfd, const char *name, int flags, coffer_stat 
         out->inode = sx.stx_ino;
         out->device = ((uint64_t)sx.stx_dev_major << 32) | sx.stx_dev_minor;
         out->nlink = sx.stx_nlink;
+        out->ctime_sec = sx.stx_ctime.tv_sec;
+        out->ctime_nsec = sx.stx_ctime.tv_nsec;
         return 0;
     }
     if (errno != ENOSYS) return -1;

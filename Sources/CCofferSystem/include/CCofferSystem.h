@@ -42,6 +42,8 @@ typedef struct {
     uint64_t inode;
     uint64_t device;        // makedev(major, minor) of the containing file system
     uint32_t nlink;
+    int64_t ctime_sec;      // status change: any write, chmod, rename, or extended attribute change
+    uint32_t ctime_nsec;
 } coffer_stat;
 
 /// statx(2) of `name` relative to `dirfd`, never following a final symbolic link.

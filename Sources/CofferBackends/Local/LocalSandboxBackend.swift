@@ -38,6 +38,8 @@ public final class LocalSandboxBackend: StorageBackend, ImmediateMetadata {
     let rootPath: String
     /// Where the folders that get partials are noted, for recovery after a crash.
     let journal: OperationJournal?
+    /// Backup exclusions and `.hidden` lists already read, each checked against its source.
+    let metadata = MetadataCache()
 
     public var capabilities: BackendCapabilities {
         writable ? [.writable, .backupExclusion, .atomicMove] : [.backupExclusion]
@@ -150,8 +152,9 @@ public final class LocalSandboxBackend: StorageBackend, ImmediateMetadata {
             guard coffer_fstat(root.raw, &info) == 0 else { throw CofferError.lastSystemError("statx", path: path) }
             return makeNode(info, name: "", path: path, linkTarget: nil, hidden: false, excluded: false)
         }
-        let parent = try openParent(of: path)
-        let hidden = HiddenList(folder: parent)
+        // An item at the root is read relative to the root's own descriptor: no copy of it to make and close.
+        let parent = path.components.count == 1 ? root : try openParent(of: path)
+        let hidden = metadata.hiddenList(of: parent)
         guard let node = try entryNode(in: parent, name: path.name, path: path, hidden: hidden) else {
             throw CofferError(.noSuchFile, path: path)
         }
@@ -161,7 +164,7 @@ public final class LocalSandboxBackend: StorageBackend, ImmediateMetadata {
     /// Reads a folder once: `readdir`, then one `statx` per entry relative to the folder.
     func listFolder(_ folder: Descriptor, at path: VirtualPath) throws(CofferError) -> [FileNode] {
         var names = try folder.entryNames(reporting: path)
-        let hidden = names.contains(HiddenList.fileName) ? HiddenList(folder: folder) : HiddenList.empty
+        let hidden = names.contains(HiddenList.fileName) ? metadata.hiddenList(of: folder) : HiddenList.empty
         names.removeAll { PartialName.isPartial($0) }
         let entries = names
         // Large folders are stat'ed on every core: statx and getxattr are independent
@@ -194,7 +197,7 @@ public final class LocalSandboxBackend: StorageBackend, ImmediateMetadata {
         let type = FileMode(info.mode)
         var linkTarget: String?
         if type == .symbolicLink { linkTarget = Self.readLink(in: folder, name: name) }
-        let excluded = (type == .regular || type == .directory) && BackupExclusion.isExcluded(in: folder, name: name)
+        let excluded = (type == .regular || type == .directory) && metadata.isExcluded(in: folder, name: name, info: info)
         let isHidden = FileNode.isDotName(name) || hidden.contains(name)
         return makeNode(info, name: name, path: path, linkTarget: linkTarget, hidden: isHidden, excluded: excluded)
     }

@@ -103,22 +103,6 @@ struct Envelope: Decodable {
     }
 }
 
-/// A method's params, decoded from the same message; an absent `params` is an empty object.
-struct ParamsEnvelope<Params: Decodable>: Decodable {
-    var params: Params
-
-    private enum Keys: String, CodingKey { case params }
-
-    init(from decoder: any Decoder) throws {
-        let container = try decoder.container(keyedBy: Keys.self)
-        if container.contains(.params), (try? container.decodeNil(forKey: .params)) == false {
-            params = try container.decode(Params.self, forKey: .params)
-        } else {
-            params = try JSONDecoder().decode(Params.self, from: Data("{}".utf8))
-        }
-    }
-}
-
 extension Envelope {
     /// The envelope of the usual request read straight from the bytes ``StrictJSON`` has
     /// already checked: `"jsonrpc": "2.0"`, a method name and an id without escapes, and
@@ -160,8 +144,7 @@ extension Envelope {
                 case UInt8(ascii: "n"): envelope.params = .absent
                 case UInt8(ascii: "{"):
                     // A progress token is the server's to read: the decoder does that.
-                    let token = Array("\"workDoneToken\"".utf8)
-                    guard !value.withUnsafeBytes({ $0.firstRange(of: token) != nil }) else { return nil }
+                    guard !Self.contains("\"workDoneToken\"", in: value) else { return nil }
                     envelope.params = .object
                 default: envelope.params = .notObject
                 }
@@ -170,6 +153,19 @@ extension Envelope {
         }
         guard let decided else { return nil }
         self = decided
+    }
+
+    /// Whether `bytes` hold `needle` anywhere.
+    private static func contains(_ needle: StaticString, in bytes: UnsafeBufferPointer<UInt8>) -> Bool {
+        let count = needle.utf8CodeUnitCount
+        guard bytes.count >= count, let base = bytes.baseAddress else { return false }
+        let first = needle.utf8Start.pointee
+        var index = 0
+        while index <= bytes.count - count {
+            if base[index] == first && memcmp(base + index, needle.utf8Start, count) == 0 { return true }
+            index += 1
+        }
+        return false
     }
 
     private init(jsonrpc: String, method: String, id: IDField, params: ParamsField) {

@@ -40,7 +40,7 @@ public struct RPCError: Error, Sendable {
     /// Invalid params, naming the param (`path`, `entries[2].name`).
     static func from(_ error: DecodingError) -> RPCError {
         func name(_ path: [any CodingKey], _ key: (any CodingKey)? = nil) -> String {
-            // Params are decoded inside the message: leave out the leading `params`.
+            // Params are decoded on their own; a leading `params` is left out all the same.
             let inside = path.first?.stringValue == "params" ? Array(path.dropFirst()) : path
             var parts = inside.map { $0.intValue.map { "[\($0)]" } ?? $0.stringValue }
             if let key { parts.append(key.stringValue) }

@@ -249,11 +249,11 @@ public final class RPCConnection: Sendable {
         }
     }
 
-    /// A request ready to run: its method, and the message its params are decoded from.
+    /// A request ready to run: its method, and the bytes of its params.
     struct Work: Sendable {
         var id: RequestID
         var method: any RPCMethod.Type
-        var body: Data
+        var params: Data?
         var token: ProgressToken?
     }
 
@@ -332,7 +332,8 @@ public final class RPCConnection: Sendable {
         guard let method = configuration.methods.method(named: name) else {
             return .respond(Self.response(error: RPCError(code: RPCError.methodNotFound, message: "no method “\(name)”"), id: id))
         }
-        return .run(Work(id: id, method: method, body: body, token: envelope.workDoneToken))
+        let params = message.params.map { body.subdata(in: (body.startIndex + $0.lowerBound)..<(body.startIndex + $0.upperBound)) }
+        return .run(Work(id: id, method: method, params: params, token: envelope.workDoneToken))
     }
 
     /// The lifecycle, decided in arrival order: `nil` lets the request run.
@@ -382,7 +383,7 @@ public final class RPCConnection: Sendable {
         guard let method = work.method as? any ImmediateRPCMethod.Type else { return false }
         let response: Data
         do {
-            guard let result = try invokeImmediately(method, body: work.body, context: context(progress: nil)) else {
+            guard let result = try invokeImmediately(method, params: work.params, context: context(progress: nil)) else {
                 return false
             }
             response = Self.response(result: result, id: work.id)
@@ -403,25 +404,28 @@ public final class RPCConnection: Sendable {
         let progress = work.token.map { ProgressNotifier(token: $0, title: work.method.name, connection: connection) }
         let context = context(progress: progress)
         do {
-            let result = try await invoke(work.method, body: work.body, context: context)
+            let result = try await invoke(work.method, params: work.params, context: context)
             return Self.response(result: result, id: work.id)
         } catch {
             return Self.response(error: rpcError(error), id: work.id)
         }
     }
 
-    private func invoke<M: RPCMethod>(_ method: M.Type, body: Data, context: RequestContext) async throws -> Data {
-        try JSONEncoder.rpcData(try await M.run(try Self.params(of: M.self, in: body), context))
+    private func invoke<M: RPCMethod>(_ method: M.Type, params: Data?, context: RequestContext) async throws -> Data {
+        try JSONEncoder.rpcData(try await M.run(try Self.params(of: M.self, from: params), context))
     }
 
-    private func invokeImmediately<M: ImmediateRPCMethod>(_ method: M.Type, body: Data, context: RequestContext) throws -> Data? {
-        guard let result = try M.runImmediately(try Self.params(of: M.self, in: body), context) else { return nil }
+    private func invokeImmediately<M: ImmediateRPCMethod>(_ method: M.Type, params: Data?, context: RequestContext) throws -> Data? {
+        guard let result = try M.runImmediately(try Self.params(of: M.self, from: params), context) else { return nil }
         return try JSONEncoder.rpcData(result)
     }
 
-    private static func params<M: RPCMethod>(of method: M.Type, in body: Data) throws -> M.Params {
+    /// A method's params, decoded from the bytes of the message's `params` object alone (an
+    /// absent or `null` one is an empty object).
+    private static func params<M: RPCMethod>(of method: M.Type, from params: Data?) throws -> M.Params {
+        let object = params.flatMap { $0.first == UInt8(ascii: "n") ? nil : $0 } ?? Data("{}".utf8)
         do {
-            return try JSONDecoder().decode(ParamsEnvelope<M.Params>.self, from: body).params
+            return try JSONDecoder().decode(M.Params.self, from: object)
         } catch let error as DecodingError {
             throw RPCError.from(error)
         }
