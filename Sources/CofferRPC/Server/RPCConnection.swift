@@ -424,6 +424,7 @@ public final class RPCConnection: Sendable {
     /// absent or `null` one is an empty object).
     private static func params<M: RPCMethod>(of method: M.Type, from params: Data?) throws -> M.Params {
         let object = params.flatMap { $0.first == UInt8(ascii: "n") ? nil : $0 } ?? Data("{}".utf8)
+        if let flat = FlatParams.decode(M.Params.self, from: object) { return flat }
         do {
             return try JSONDecoder().decode(M.Params.self, from: object)
         } catch let error as DecodingError {
