@@ -54,17 +54,16 @@ public struct VirtualPath: Sendable, CustomStringConvertible {
         if text.utf8.contains(0) {
             throw CofferError(.invalidName, path: nil, detail: FileName.Problem.containsNUL.rawValue)
         }
-        for part in rest.split(separator: "/", omittingEmptySubsequences: true) {
-            switch part {
-            case ".":
-                continue
-            case "..":
+        // Split on the bytes: a path is parsed for every request a program sends.
+        for part in rest.utf8.split(separator: UInt8(ascii: "/"), omittingEmptySubsequences: true) {
+            if part.count == 1 && part.first == UInt8(ascii: ".") { continue }
+            if part.count == 2 && part.allSatisfy({ $0 == UInt8(ascii: ".") }) {
                 if components.isEmpty {
                     throw CofferError(.outsideSandbox, path: VirtualPath.root(of: mount), detail: text)
                 }
                 components.removeLast()
-            default:
-                let name = String(part)
+            } else {
+                let name = String(Substring(part))
                 if let problem = FileName.problem(with: name), problem == .tooLong || problem == .reserved {
                     throw CofferError(.invalidName, path: VirtualPath(uncheckedMount: mount, components: components),
                                       detail: problem.rawValue)
@@ -83,14 +82,16 @@ public struct VirtualPath: Sendable, CustomStringConvertible {
 
     /// `("trash", "/a")` for `trash:/a`; `nil` when the text has no mount prefix.
     static func splitMountPrefix(_ text: String) -> (String, Substring)? {
-        guard let colon = text.firstIndex(of: ":") else { return nil }
-        let prefix = text[..<colon]
-        guard let first = prefix.unicodeScalars.first, ("a"..."z").contains(first) || ("A"..."Z").contains(first),
-              prefix.unicodeScalars.allSatisfy({ $0.isASCII && ($0.properties.isAlphabetic || ("0"..."9").contains($0) || $0 == "-" || $0 == "_") })
-        else { return nil }
-        let after = text[text.index(after: colon)...]
-        guard after.isEmpty || after.hasPrefix("/") else { return nil }
-        return (String(prefix), after)
+        let bytes = text.utf8
+        guard let colon = bytes.firstIndex(of: UInt8(ascii: ":")) else { return nil }
+        func isLetter(_ byte: UInt8) -> Bool { (byte | 0x20) >= UInt8(ascii: "a") && (byte | 0x20) <= UInt8(ascii: "z") }
+        let prefix = bytes[..<colon]
+        guard let first = prefix.first, isLetter(first), prefix.allSatisfy({ byte in
+            isLetter(byte) || (UInt8(ascii: "0")...UInt8(ascii: "9")).contains(byte) || byte == UInt8(ascii: "-") || byte == UInt8(ascii: "_")
+        }) else { return nil }
+        let after = text[bytes.index(after: colon)...]
+        guard after.isEmpty || after.utf8.first == UInt8(ascii: "/") else { return nil }
+        return (String(Substring(prefix)), after)
     }
 
     /// The last component, or `""` for a mount's root.

@@ -164,6 +164,12 @@ struct JSONObjectWriter {
     /// escapes, everything else (slashes, all of Unicode) as it is.
     static func quoted(_ text: String, into bytes: inout [UInt8]) {
         bytes.append(UInt8(ascii: "\""))
+        // Most names need no escape at all: copied whole.
+        if !text.utf8.contains(where: { $0 < 0x20 || $0 == UInt8(ascii: "\"") || $0 == UInt8(ascii: "\\") }) {
+            bytes.append(contentsOf: text.utf8)
+            bytes.append(UInt8(ascii: "\""))
+            return
+        }
         for byte in text.utf8 {
             switch byte {
             case UInt8(ascii: "\""): bytes.append(contentsOf: [UInt8(ascii: "\\"), UInt8(ascii: "\"")])

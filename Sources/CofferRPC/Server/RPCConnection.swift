@@ -447,9 +447,13 @@ public final class RPCConnection: Sendable {
     // MARK: Writing
 
     static func response(result: Data, id: RequestID) -> Data {
-        var data = Data(#"{"jsonrpc":"2.0","id":"#.utf8)
-        data.append(id.json)
-        data.append(contentsOf: Array(#","result":"#.utf8))
+        let head = #"{"jsonrpc":"2.0","id":"#
+        let middle = #","result":"#
+        let identifier = id.json
+        var data = Data(capacity: head.utf8.count + identifier.count + middle.utf8.count + result.count + 2)
+        data.append(contentsOf: head.utf8)
+        data.append(identifier)
+        data.append(contentsOf: middle.utf8)
         data.append(result)
         data.append(UInt8(ascii: "}"))
         return data

@@ -51,14 +51,17 @@ final class FrameWriter: Sendable {
     /// `body` in the client's framing.
     func framed(_ body: Data) -> Data {
         var frame = Data()
-        if framing.withLock({ $0 }) == .lsp {
-            frame.append(contentsOf: Array("Content-Length: \(body.count)\r\n\r\n".utf8))
-            frame.append(body)
-        } else {
-            frame = body
-            frame.append(UInt8(ascii: "\n"))
-        }
+        append(body, framedTo: &frame)
         return frame
+    }
+
+    /// Appends `body` in the client's framing to `frames`.
+    func append(_ body: Data, framedTo frames: inout Data) {
+        if framing.withLock({ $0 }) == .lsp {
+            frames.append(contentsOf: "Content-Length: \(body.count)\r\n\r\n".utf8)
+        }
+        frames.append(body)
+        if framing.withLock({ $0 }) != .lsp { frames.append(UInt8(ascii: "\n")) }
     }
 
     /// Queues frames already framed, written together, and what to call once they are.

@@ -74,7 +74,7 @@ public final class StreamConnection: MessageConnection {
     public func send(_ body: Data, whenWritten: (@Sendable () -> Void)?) { writer.send(body, whenWritten: whenWritten) }
 
     public func sendFromReader(_ body: Data, whenWritten: (@Sendable () -> Void)?) {
-        readerBatch.append(writer.framed(body))
+        writer.append(body, framedTo: &readerBatch)
         if let whenWritten { readerBatchCompletions.append(whenWritten) }
         if !reader.hasWholeMessageBuffered || readerBatch.count >= Self.readerBatchLimit { flushReaderBatch() }
     }
