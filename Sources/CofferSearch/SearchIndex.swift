@@ -53,7 +53,14 @@ public final class SearchIndex: Sendable {
         var watchConsumer: Task<Void, Never>?
         /// Passes run and rows written, for tests and benchmarks.
         var statistics = Statistics()
+        /// Batches a pass may still commit before it stops as if cut short (`nil`: no limit):
+        /// how tests interrupt a build at a known point.
+        var batchesLeft: Int?
     }
+
+    /// Lets the next passes commit `count` batches of folders between them and then stop, as a
+    /// process killed in the middle of a build would; `nil` lifts the limit.
+    public func limitBatches(to count: Int?) { state.withLock { $0.batchesLeft = count } }
 
     /// What the index has done since it was opened.
     public struct Statistics: Sendable, Equatable {
@@ -168,13 +175,26 @@ public final class SearchIndex: Sendable {
     // MARK: Searching
 
     /// The paths whose names contain `pattern`, below `scope`, in walk order — or `nil`
-    /// when the index cannot answer (not built yet, `scope` not indexed, or the database
-    /// failing), in which case the caller walks.
+    /// when the index cannot answer (`scope` not indexed, the database failing, or, in a
+    /// process with a live watch, the build not finished yet), in which case the caller walks.
+    ///
+    /// An unfinished build is finished here by a process without a watch (a one-off
+    /// command, a script): it continues from the last batch any earlier process committed,
+    /// so a build cut short costs the next command only what is left. The first search in
+    /// a container pays for the build once — about ten walks' worth — and every later one
+    /// is answered from the index. A process with a watch (the REPL on a terminal, the RPC
+    /// server) builds in the background instead and walks until the build is done.
     public func candidates(for pattern: NamePattern, below scope: VirtualPath) async -> [VirtualPath]? {
         guard scope.mount == mount else { return nil }
-        guard await database({ _ throws(SQLiteError) in () }) != nil, isComplete else {
-            startPass()
-            return nil
+        guard await database({ _ throws(SQLiteError) in () }) != nil else { return nil }
+        if !isComplete {
+            guard !isLive else {
+                startPass()
+                return nil
+            }
+            await reconcile()
+            guard isComplete else { return nil }
+            return await query(pattern, below: scope)
         }
         // Without a watch, compare folder times now; with one, changes arrive as they
         // happen, but the pass that catches up with what changed before (at start, or after
@@ -359,6 +379,12 @@ public final class SearchIndex: Sendable {
         defer { state.withLock { [scanned] in $0.statistics.foldersScanned += scanned } }
         while !pending.isEmpty {
             if Task.isCancelled { return false }
+            let allowed = state.withLock { state -> Bool in
+                guard let left = state.batchesLeft else { return true }
+                state.batchesLeft = left - 1
+                return left > 0
+            }
+            if !allowed { return false }
             let batch = Array(pending.suffix(Self.batchSize))
             pending.removeLast(batch.count)
             await writer.acquire()

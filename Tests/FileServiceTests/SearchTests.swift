@@ -257,16 +257,65 @@ struct SearchTests {
         #expect(try await search("e").paths == bruteForce("e"))
     }
 
-    @Test func aDeletedIndexIsRebuilt() async throws {
+    @Test func aDeletedIndexIsRebuiltByTheNextSearch() async throws {
         generateTree(count: 100, seed: 5)
         #expect(await service.updateSearchIndex() != nil)
         for suffix in ["", "-wal", "-shm"] { unlink(container.searchIndexPath + "/index.sqlite" + suffix) }
+        // A process without a watch (a one-off command) finishes the build and answers from it.
         let reopened = try FileService.standard(container: container)
         let first = try await search("re", on: reopened)
+        #expect(first.engine == .index && first.paths == bruteForce("re"))
+        #expect(reopened.searchIndex?.isComplete == true)
+    }
+
+    @Test func aLiveSessionWalksWhileItsIndexIsBuilt() async throws {
+        generateTree(count: 100, seed: 6)
+        let index = try #require(service.searchIndex)
+        index.limitBatches(to: 0)
+        let session = try service.openSession(SessionOptions(frontEnd: "test", isLongLived: true))
+        let first = try await search("re")
         #expect(first.engine == .walk && first.paths == bruteForce("re"))
-        await reopened.searchIndex?.waitForPass()
-        let second = try await search("re", on: reopened)
-        #expect(second.engine == .index && second.paths == bruteForce("re"))
+        index.limitBatches(to: nil)
+        await index.reconcile()
+        #expect(try await search("re").engine == .index)
+        await session.close()
+    }
+
+    @Test func aBuildCutShortTwiceResumesToWhatABuildFromNothingGives() async throws {
+        generateTree(count: 1500, seed: 17)
+        let index = try #require(service.searchIndex)
+        index.limitBatches(to: 2)
+        await index.reconcile()
+        #expect(!index.isComplete)
+        let afterFirst = index.statistics.foldersScanned
+        #expect(afterFirst > 0)
+        // Other programs change the tree between the builds.
+        directory.make(["c/Documents/UserFiles/report added 1.txt": "", "c/Documents/UserFiles/New report folder/inner report.md": ""])
+        let top = try FileManager.default.contentsOfDirectory(atPath: files).filter { !$0.hasPrefix(".") }.sorted()
+        try FileManager.default.moveItem(atPath: files + "/" + top[0], toPath: files + "/renamed report " + top[0])
+        try FileManager.default.removeItem(atPath: files + "/" + top[1])
+        index.limitBatches(to: 3)
+        await index.reconcile()
+        #expect(!index.isComplete)
+        #expect(index.statistics.foldersScanned > afterFirst)
+        directory.make(["c/Documents/UserFiles/report added 2.txt": ""])
+        try FileManager.default.removeItem(atPath: files + "/" + top[2])
+        index.limitBatches(to: nil)
+        // The next one-off search finishes the build from where the last one stopped.
+        let resumed = try await search("report")
+        #expect(resumed.engine == .index && index.isComplete)
+        // The same answers as the disk, and as a build from nothing.
+        for pattern in ["report", "re", "e", "报告", "resume", "a b", "2"] {
+            let fromIndex = try #require(await index.query(try NamePattern(pattern), below: .root())).map(\.description)
+            #expect(fromIndex == bruteForce(pattern), "\(pattern)")
+        }
+        for suffix in ["", "-wal", "-shm"] { unlink(container.searchIndexPath + "/index.sqlite" + suffix) }
+        let rebuilt = try FileService.standard(container: container)
+        for pattern in ["report", "re", "e", "报告", "resume", "a b", "2"] {
+            let resumedPaths = try #require(await index.query(try NamePattern(pattern), below: .root())).map(\.description)
+            let fromNothing = try await search(pattern, on: rebuilt)
+            #expect(fromNothing.engine == .index && fromNothing.paths == resumedPaths, "\(pattern)")
+        }
     }
 
     @Test(arguments: [0, 40_960])
