@@ -24,4 +24,18 @@ struct JSONWritableTests {
             #expect(String(decoding: written, as: UTF8.self) == String(decoding: encoded, as: UTF8.self))
         }
     }
+
+    @Test func listingsAndSearchResultsAreWrittenAsTheEncoderWritesThem() throws {
+        let nodes = try ["a.txt", "报告 \"1\"", "x\ty"].map { name in
+            NodeResult(FileNode(path: try VirtualPath(parsing: "files:/").appending(trustedName: name), kind: .file, size: 3,
+                                modificationDate: Date(timeIntervalSince1970: 1_000_000.25), typeIdentifier: "public.data"))
+        }
+        for count in [0, 1, 3] {
+            let list = FilesList.Result(entries: Array(nodes.prefix(count)), total: count * 7)
+            #expect(try JSONEncoder.rpcData(list) == JSONEncoder.rpc.encode(list))
+            let search = FilesSearch.Result(matches: Array(nodes.prefix(count)), truncated: count == 1, engine: "index",
+                                            unreadable: Array(["files:/a", "files:/\"b\""].prefix(count)))
+            #expect(try JSONEncoder.rpcData(search) == JSONEncoder.rpc.encode(search))
+        }
+    }
 }

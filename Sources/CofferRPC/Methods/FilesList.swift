@@ -39,3 +39,12 @@ struct FilesList: RPCMethod {
         return Result(entries: page.items.map(NodeResult.init), total: page.total)
     }
 }
+
+extension FilesList.Result: JSONWritable {
+    func writeJSON(into bytes: inout [UInt8]) {
+        var object = JSONObjectWriter(into: bytes)
+        object.nodes("entries", entries)
+        object.integer("total", total)
+        bytes = object.finish()
+    }
+}

@@ -43,3 +43,14 @@ struct FilesSearch: RPCMethod {
         return result
     }
 }
+
+extension FilesSearch.Result: JSONWritable {
+    func writeJSON(into bytes: inout [UInt8]) {
+        var object = JSONObjectWriter(into: bytes)
+        object.string("engine", engine)
+        object.nodes("matches", matches)
+        object.bool("truncated", truncated)
+        object.strings("unreadable", unreadable)
+        bytes = object.finish()
+    }
+}

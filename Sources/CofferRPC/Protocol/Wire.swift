@@ -135,6 +135,8 @@ struct JSONObjectWriter {
         bytes.append(contentsOf: value ? Array("true".utf8) : Array("false".utf8))
     }
 
+    mutating func integer(_ key: StaticString, _ value: Int) { integer(key, Int64(value)) }
+
     mutating func integer(_ key: StaticString, _ value: Int64) {
         self.key(key)
         bytes.append(contentsOf: String(value).utf8)
@@ -145,6 +147,26 @@ struct JSONObjectWriter {
         bytes.append(UInt8(ascii: "\""))
         Timestamp.write(value, into: &bytes)
         bytes.append(UInt8(ascii: "\""))
+    }
+
+    mutating func nodes(_ key: StaticString, _ nodes: [NodeResult]) {
+        self.key(key)
+        bytes.append(UInt8(ascii: "["))
+        for (index, node) in nodes.enumerated() {
+            if index > 0 { bytes.append(UInt8(ascii: ",")) }
+            node.writeJSON(into: &bytes)
+        }
+        bytes.append(UInt8(ascii: "]"))
+    }
+
+    mutating func strings(_ key: StaticString, _ values: [String]) {
+        self.key(key)
+        bytes.append(UInt8(ascii: "["))
+        for (index, value) in values.enumerated() {
+            if index > 0 { bytes.append(UInt8(ascii: ",")) }
+            Self.quoted(value, into: &bytes)
+        }
+        bytes.append(UInt8(ascii: "]"))
     }
 
     mutating func finish() -> [UInt8] {
