@@ -6,6 +6,9 @@ compiled here with cc -O2).
 
 Usage: rpc.py COFFER_BINARY WORK_DIR [--quick] [--rounds N]
 
+Also files/list of a 1,000-entry folder, one at a time, beside the Python reference (os.scandir
+and an lstat per entry).
+
 The three servers speak newline-delimited JSON on stdin/stdout and the same client drives them.
 They run in turn within each round, so the machine's load falls on all three alike; the
 medians over the rounds are printed, with Coffer's ratio to each reference:
@@ -73,6 +76,22 @@ def pipelined(client, count, path, depth=100):
     return count / (time.perf_counter() - start)
 
 
+def listings(argv, count, runs):
+    """files/list of a 1,000-entry folder, one at a time: lists per second (median of runs)."""
+    client = Client(argv)
+    client.send("initialize", {})
+    client.receive()
+    rates = []
+    for _ in range(runs):
+        start = time.perf_counter()
+        for _ in range(count):
+            client.send("files/list", {"path": "/Thousand"})
+            client.receive()
+        rates.append(count / (time.perf_counter() - start))
+    client.close()
+    return statistics.median(rates)
+
+
 def measure(argv, count, runs):
     client = Client(argv)
     client.send("initialize", {})
@@ -95,6 +114,12 @@ def main():
     files = os.path.join(container, "Documents", "UserFiles")
     with open(os.path.join(files, "notes.txt"), "w") as handle:
         handle.write("hello\n")
+    thousand = os.path.join(files, "Thousand")
+    if not os.path.isdir(thousand):
+        os.makedirs(thousand)
+        for index in range(1000):
+            with open(os.path.join(thousand, f"entry {index:04d}.txt"), "w") as handle:
+                handle.write("x" * (index % 300))
     here = os.path.dirname(os.path.abspath(__file__))
     floor = os.path.join(work, "rpc_floor_server")
     subprocess.run(["cc", "-O2", "-o", floor, os.path.join(here, "rpc_floor_server.c")], check=True)
@@ -107,11 +132,18 @@ def main():
     for _ in range(rounds):
         for name, argv in servers.items():
             results[name].append(measure(argv, count, runs))
+    lists = {name: [] for name in ("coffer", "python")}
+    for _ in range(rounds):
+        for name in lists:
+            lists[name].append(listings(servers[name], count // 50, runs))
     print(f"files/stat round trips per second over pipes ({count:,} requests, median of {runs} runs, {rounds} rounds)")
     for index, label in ((0, "one at a time"), (1, "100 in flight")):
         rate = {name: statistics.median(result[index] for result in results[name]) for name in servers}
         print(f"  {label}:  coffer {rate['coffer']:9,.0f}/s   python {rate['python']:9,.0f}/s   floor {rate['floor']:9,.0f}/s"
               f"   coffer/python {rate['coffer'] / rate['python']:.2f}   coffer/floor {rate['coffer'] / rate['floor']:.2f}")
+    coffer_lists, python_lists = statistics.median(lists["coffer"]), statistics.median(lists["python"])
+    print(f"  files/list of 1,000 entries, one at a time:  coffer {coffer_lists:7,.0f}/s   python {python_lists:7,.0f}/s"
+          f"   coffer/python {coffer_lists / python_lists:.2f}")
 
 
 if __name__ == "__main__":

@@ -1,6 +1,7 @@
 #!/usr/bin/env python3
 """A minimal JSON-RPC 2.0 server over stdio (one JSON message per line) that answers
-`initialize` and `files/stat` with the same os.stat Coffer does: the reference for
+`initialize`, `files/stat` with the same os.lstat Coffer does, and `files/list` with
+os.scandir and an lstat per entry: the reference for
 Benchmarks/rpc.py.
 
 Usage: rpc_reference_server.py ROOT
@@ -27,6 +28,19 @@ def node(root, path):
     return result
 
 
+def listing(root, path):
+    relative = path.split(":", 1)[1] if ":" in path else path
+    folder = os.path.join(root, relative.lstrip("/"))
+    entries = []
+    with os.scandir(folder) as scan:
+        for entry in scan:
+            if entry.name.startswith("."):
+                continue
+            entries.append(node(root, os.path.join(relative, entry.name)))
+    entries.sort(key=lambda item: (item["kind"] != "folder", item["name"]))
+    return {"entries": entries, "total": len(entries)}
+
+
 def main():
     root = sys.argv[1]
     out = sys.stdout
@@ -38,6 +52,11 @@ def main():
         elif method == "files/stat":
             try:
                 reply = {"jsonrpc": "2.0", "id": message["id"], "result": node(root, message["params"]["path"])}
+            except OSError as error:
+                reply = {"jsonrpc": "2.0", "id": message["id"], "error": {"code": -32803, "message": str(error)}}
+        elif method == "files/list":
+            try:
+                reply = {"jsonrpc": "2.0", "id": message["id"], "result": listing(root, message["params"]["path"])}
             except OSError as error:
                 reply = {"jsonrpc": "2.0", "id": message["id"], "error": {"code": -32803, "message": str(error)}}
         else:

@@ -135,7 +135,9 @@ public final class RPCConnection: Sendable {
     /// the conversation ends when the message ends it.
     private func handle(_ body: Data) -> Ending? {
         // JSONDecoder checks the UTF-8 of the strings it reads, not of those it skips.
-        guard String(validating: body, as: UTF8.self) != nil else {
+        // Most messages are ASCII, checked in place; only the others are decoded to check them.
+        let ascii = body.withUnsafeBytes { raw in !raw.contains { $0 >= 0x80 } }
+        guard ascii || String(validating: body, as: UTF8.self) != nil else {
             respondNow(Self.response(error: RPCError(code: RPCError.parseError, message: "parse error: the message is not valid UTF-8"),
                                      id: .null))
             return nil
