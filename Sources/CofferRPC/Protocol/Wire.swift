@@ -150,21 +150,20 @@ struct JSONObjectWriter {
     }
 
     mutating func nodes(_ key: StaticString, _ nodes: [NodeResult]) {
-        self.key(key)
-        bytes.append(UInt8(ascii: "["))
-        for (index, node) in nodes.enumerated() {
-            if index > 0 { bytes.append(UInt8(ascii: ",")) }
-            node.writeJSON(into: &bytes)
-        }
-        bytes.append(UInt8(ascii: "]"))
+        array(key, nodes) { node, bytes in node.writeJSON(into: &bytes) }
     }
 
     mutating func strings(_ key: StaticString, _ values: [String]) {
+        array(key, values) { value, bytes in Self.quoted(value, into: &bytes) }
+    }
+
+    private mutating func array<Element>(_ key: StaticString, _ elements: [Element],
+                                         _ write: (Element, inout [UInt8]) -> Void) {
         self.key(key)
         bytes.append(UInt8(ascii: "["))
-        for (index, value) in values.enumerated() {
+        for (index, element) in elements.enumerated() {
             if index > 0 { bytes.append(UInt8(ascii: ",")) }
-            Self.quoted(value, into: &bytes)
+            write(element, &bytes)
         }
         bytes.append(UInt8(ascii: "]"))
     }
