@@ -24,6 +24,22 @@ enum Formatting {
         return "\(parts.tm_year + 1900)-\(two(parts.tm_mon + 1))-\(two(parts.tm_mday)) \(two(parts.tm_hour)):\(two(parts.tm_min))"
     }
 
+    /// ``date(_:)`` for many dates in a row: files of one folder mostly share their minute,
+    /// so each minute is formatted once.
+    struct MinuteCache {
+        private var minute = Int64.min
+        private var text = ""
+
+        mutating func date(_ date: Date) -> String {
+            let current = Int64((date.timeIntervalSince1970 / 60).rounded(.down))
+            if current != minute {
+                minute = current
+                text = Formatting.date(date)
+            }
+            return text
+        }
+    }
+
     /// `2026-11-29 13:47:05` in local time.
     static func dateWithSeconds(_ date: Date) -> String {
         let parts = localParts(date)

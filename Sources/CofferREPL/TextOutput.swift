@@ -35,6 +35,11 @@ public final class TextOutput {
         if buffer.count >= 1 << 16 { flush() }
     }
 
+    /// `count` spaces (for aligning columns without building a string of them).
+    public func write(spaces count: Int) {
+        if count > 0 { buffer.append(contentsOf: repeatElement(UInt8(ascii: " "), count: count)) }
+    }
+
     public func line(_ text: String = "") {
         write(text)
         buffer.append(UInt8(ascii: "\n"))

@@ -128,12 +128,14 @@ public actor FileService {
     /// One page of a folder's items, sorted.
     public nonisolated func list(_ path: VirtualPath, options: ListOptions = ListOptions()) async throws(CofferError) -> ListPage {
         let backend = try mount(for: path).backend
-        let all = try await self.call(path) { try await backend.contentsOfFolder(at: path) }
-        let visible = options.includeHidden ? all : all.filter { !$0.isHidden }
-        let sorted = visible.sorted(by: options.order)
-        let start = min(max(0, options.offset), sorted.count)
-        let end = options.limit.map { min(sorted.count, start + max(0, $0)) } ?? sorted.count
-        return ListPage(items: Array(sorted[start..<end]), offset: start, total: sorted.count)
+        let all = try await self.call(path) {
+            try await backend.contentsOfFolder(at: path, readingBackupExclusion: options.readsBackupExclusion)
+        }
+        // Sorted as indices and copied once, for the page only: nodes are large to copy.
+        let order = all.sortedIndices(by: options.order, including: { options.includeHidden || !$0.isHidden })
+        let start = min(max(0, options.offset), order.count)
+        let end = options.limit.map { min(order.count, start + max(0, $0)) } ?? order.count
+        return ListPage(items: order[start..<end].map { all[$0] }, offset: start, total: order.count)
     }
 
     /// The item at `path`.

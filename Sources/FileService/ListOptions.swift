@@ -9,12 +9,18 @@ public struct ListOptions: Sendable, Hashable {
     public var offset: Int
     /// At most this many items; `nil` for all.
     public var limit: Int?
+    /// Whether items' backup exclusion is read. A front end that never shows it (the REPL's
+    /// `ls`) turns it off, and the backend may then skip reading it: the items' exclusion
+    /// reads `false`. Everything else is the same.
+    public var readsBackupExclusion: Bool
 
-    public init(includeHidden: Bool = false, order: SortOrder = .byName, offset: Int = 0, limit: Int? = nil) {
+    public init(includeHidden: Bool = false, order: SortOrder = .byName, offset: Int = 0, limit: Int? = nil,
+                readsBackupExclusion: Bool = true) {
         self.includeHidden = includeHidden
         self.order = order
         self.offset = offset
         self.limit = limit
+        self.readsBackupExclusion = readsBackupExclusion
     }
 }
 

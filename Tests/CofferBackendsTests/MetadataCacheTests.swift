@@ -63,4 +63,17 @@ struct MetadataCacheTests {
         #expect(try await backend.node(at: try path("/Docs/b.txt")).isHidden)
         #expect(try await hiddenNames() == ["b.txt"])
     }
+
+    @Test func aListingToldNotToReadExclusionsSkipsThemAndOnlyThem() async throws {
+        try await backend.setExcludedFromBackup(true, at: try path("/Docs/a.txt"))
+        let full = try await backend.contentsOfFolder(at: try path("/Docs"), readingBackupExclusion: true)
+        let brief = try await backend.contentsOfFolder(at: try path("/Docs"), readingBackupExclusion: false)
+        #expect(full.first { $0.name == "a.txt" }?.isExcludedFromBackup == true)
+        #expect(brief.allSatisfy { !$0.isExcludedFromBackup })
+        func rest(_ nodes: [FileNode]) -> [String] {
+            nodes.map { "\($0.path) \($0.kind) \($0.size) \($0.modificationDate) \($0.isHidden) \($0.typeIdentifier)" }.sorted()
+        }
+        #expect(rest(full) == rest(brief))
+        #expect(try await backend.node(at: try path("/Docs/a.txt")).isExcludedFromBackup)
+    }
 }

@@ -134,9 +134,15 @@ public final class LocalSandboxBackend: StorageBackend, ImmediateMetadata {
     // MARK: Reading
 
     public func contentsOfFolder(at path: VirtualPath) async throws -> [FileNode] {
+        try await contentsOfFolder(at: path, readingBackupExclusion: true)
+    }
+
+    /// Without `readingBackupExclusion`, no extended attribute is read (one `getxattr` an
+    /// item less: a fifth of the time of a large listing).
+    public func contentsOfFolder(at path: VirtualPath, readingBackupExclusion: Bool) async throws -> [FileNode] {
         try await BlockingIO.run { _ throws(CofferError) in
             let folder = try self.openFolder(at: path)
-            return try self.listFolder(folder, at: path)
+            return try self.listFolder(folder, at: path, readingBackupExclusion: readingBackupExclusion)
         }
     }
 
@@ -162,7 +168,7 @@ public final class LocalSandboxBackend: StorageBackend, ImmediateMetadata {
     }
 
     /// Reads a folder once: `readdir`, then one `statx` per entry relative to the folder.
-    func listFolder(_ folder: Descriptor, at path: VirtualPath) throws(CofferError) -> [FileNode] {
+    func listFolder(_ folder: Descriptor, at path: VirtualPath, readingBackupExclusion: Bool = true) throws(CofferError) -> [FileNode] {
         var names = try folder.entryNames(reporting: path)
         let hidden = names.contains(HiddenList.fileName) ? metadata.hiddenList(of: folder) : HiddenList.empty
         names.removeAll { PartialName.isPartial($0) }
@@ -175,7 +181,8 @@ public final class LocalSandboxBackend: StorageBackend, ImmediateMetadata {
                 var nodes: [FileNode] = []
                 nodes.reserveCapacity(names.count)
                 for name in names {
-                    if let node = try entryNode(in: folder, name: name, path: path.appending(trustedName: name), hidden: hidden) {
+                    if let node = try entryNode(in: folder, name: name, path: path.appending(trustedName: name), hidden: hidden,
+                                                readingBackupExclusion: readingBackupExclusion) {
                         nodes.append(node)
                     }
                 }
@@ -188,7 +195,8 @@ public final class LocalSandboxBackend: StorageBackend, ImmediateMetadata {
     }
 
     /// The node for `name` in `folder`, or `nil` if it vanished meanwhile.
-    func entryNode(in folder: Descriptor, name: String, path: VirtualPath, hidden: HiddenList) throws(CofferError) -> FileNode? {
+    func entryNode(in folder: Descriptor, name: String, path: VirtualPath, hidden: HiddenList,
+                   readingBackupExclusion: Bool = true) throws(CofferError) -> FileNode? {
         var info = coffer_stat()
         guard coffer_statx(folder.raw, name, &info) == 0 else {
             if errno == ENOENT { return nil }
@@ -197,7 +205,8 @@ public final class LocalSandboxBackend: StorageBackend, ImmediateMetadata {
         let type = FileMode(info.mode)
         var linkTarget: String?
         if type == .symbolicLink { linkTarget = Self.readLink(in: folder, name: name) }
-        let excluded = (type == .regular || type == .directory) && metadata.isExcluded(in: folder, name: name, info: info)
+        let excluded = readingBackupExclusion && (type == .regular || type == .directory)
+            && metadata.isExcluded(in: folder, name: name, info: info)
         let isHidden = FileNode.isDotName(name) || hidden.contains(name)
         return makeNode(info, name: name, path: path, linkTarget: linkTarget, hidden: isHidden, excluded: excluded)
     }

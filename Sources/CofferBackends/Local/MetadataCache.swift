@@ -42,9 +42,15 @@ final class MetadataCache: Sendable {
         var hiddenLists: [Key: HiddenEntry] = [:]
     }
 
-    private let state = Mutex(State())
-    /// Entries of each kind kept at most; past it the cache starts again empty.
-    static let capacity = 32_768
+    /// Shards by inode, so a listing read on every core does not queue on one lock.
+    private final class Shard: Sendable {
+        let state = Mutex(State())
+    }
+    private let shards = (0..<16).map { _ in Shard() }
+    /// Entries of each kind kept at most, per shard; past it the shard starts again empty.
+    static let capacity = 4096
+
+    private func shard(_ key: Key) -> Shard { shards[Int(truncatingIfNeeded: key.inode) & 15] }
     /// How long something must have stayed unchanged to be kept.
     static let settledAfter: Int64 = 1
 
@@ -52,10 +58,11 @@ final class MetadataCache: Sendable {
     func isExcluded(in folder: Descriptor, name: String, info: coffer_stat) -> Bool {
         let key = Key(device: info.device, inode: info.inode)
         let stamp = Stamp(seconds: info.ctime_sec, nanoseconds: info.ctime_nsec)
-        if let (cached, excluded) = state.withLock({ $0.exclusions[key] }), cached == stamp { return excluded }
+        let shard = shard(key)
+        if let (cached, excluded) = shard.state.withLock({ $0.exclusions[key] }), cached == stamp { return excluded }
         let excluded = BackupExclusion.isExcluded(in: folder, name: name)
         if Self.isSettled(stamp) {
-            state.withLock { state in
+            shard.state.withLock { state in
                 if state.exclusions.count >= Self.capacity { state.exclusions.removeAll(keepingCapacity: true) }
                 state.exclusions[key] = (stamp, excluded)
             }
@@ -70,7 +77,8 @@ final class MetadataCache: Sendable {
         let key = Key(device: info.device, inode: info.inode)
         let changed = Stamp(seconds: info.ctime_sec, nanoseconds: info.ctime_nsec)
         let modified = Stamp(seconds: info.mtime_sec, nanoseconds: info.mtime_nsec)
-        if let cached = state.withLock({ $0.hiddenLists[key] }), cached.folder == changed, cached.folderModified == modified {
+        let shard = shard(key)
+        if let cached = shard.state.withLock({ $0.hiddenLists[key] }), cached.folder == changed, cached.folderModified == modified {
             guard let file = cached.file else { return cached.list }
             if Self.stamp(ofHiddenFileIn: folder) == file { return cached.list }
         }
@@ -79,7 +87,7 @@ final class MetadataCache: Sendable {
         let file = Self.stamp(ofHiddenFileIn: folder)
         let list = HiddenList(folder: folder)
         if Self.isSettled(changed), Self.isSettled(modified), file.map(Self.isSettled) ?? true {
-            state.withLock { state in
+            shard.state.withLock { state in
                 if state.hiddenLists.count >= Self.capacity { state.hiddenLists.removeAll(keepingCapacity: true) }
                 state.hiddenLists[key] = HiddenEntry(folder: changed, folderModified: modified, file: file, list: list)
             }

@@ -54,6 +54,11 @@ public protocol StorageBackend: Sendable {
     /// The items directly inside the folder at `path`, unsorted, hidden ones included.
     func contentsOfFolder(at path: VirtualPath) async throws -> [FileNode]
 
+    /// The same, leaving out what the caller said it will not show: without
+    /// `readingBackupExclusion` a backend may skip reading each item's exclusion (which then
+    /// reads `false`). The default reads everything, as ``contentsOfFolder(at:)``.
+    func contentsOfFolder(at path: VirtualPath, readingBackupExclusion: Bool) async throws -> [FileNode]
+
     /// The item at `path` (the mount's root is a folder).
     func node(at path: VirtualPath) async throws -> FileNode
 
@@ -170,6 +175,10 @@ public protocol PendingWrite: Sendable {
 import Foundation
 
 extension StorageBackend {
+    public func contentsOfFolder(at path: VirtualPath, readingBackupExclusion: Bool) async throws -> [FileNode] {
+        try await contentsOfFolder(at: path)
+    }
+
     public func entries(inFolderAt path: VirtualPath) async throws -> [FolderEntry] {
         try await contentsOfFolder(at: path).map { node in
             FolderEntry(name: node.name, kind: FolderEntry.Kind(of: node), isHidden: node.isHidden)

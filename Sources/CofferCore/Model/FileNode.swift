@@ -28,7 +28,8 @@ public struct FileNode: Sendable, Hashable, Identifiable {
     public var isHidden: Bool
     /// The uniform type identifier, from the type registry (`public.jpeg`, `public.folder`).
     public var typeIdentifier: String
-    /// Whether backups skip this item (`user.xdg.robots.backup=false`).
+    /// Whether backups skip this item (`user.xdg.robots.backup=false`); `false` also when a
+    /// listing was told not to read it (`ListOptions.readsBackupExclusion`).
     public var isExcludedFromBackup: Bool
     /// Set for links, pipes, sockets and devices, which Coffer lists but never opens.
     public var special: Special?

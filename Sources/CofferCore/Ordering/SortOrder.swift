@@ -21,6 +21,16 @@ extension Sequence where Element == FileNode {
     /// The nodes in `order`, with every name's sort key computed once.
     public func sorted(by order: SortOrder) -> [FileNode] {
         let nodes = Array(self)
+        return nodes.sortedIndices(by: order).map { nodes[$0] }
+    }
+}
+
+extension Array where Element == FileNode {
+    /// The indices of the nodes `including` accepts, in `order`: what ``sorted(by:)``
+    /// returns, without copying a node.
+    public func sortedIndices(by order: SortOrder, including: (FileNode) -> Bool = { _ in true }) -> [Int] {
+        let nodes = self
+        let chosen = nodes.indices.filter { including(nodes[$0]) }
         // Everything the comparison needs, gathered once into flat arrays, so the sort
         // itself never copies a node.
         let keys = nodes.map { NaturalSortKey($0.name) }
@@ -31,12 +41,12 @@ extension Sequence where Element == FileNode {
         case .modificationDate: field = nodes.map { $0.modificationDate.timeIntervalSinceReferenceDate }
         case .size: field = nodes.map { Double($0.size) }
         case .kind:
-            let kinds = Array(Set(nodes.map(\.typeIdentifier))).sorted()
+            let kinds = [String](Set(nodes.map(\.typeIdentifier))).sorted()
             let rank = Dictionary(uniqueKeysWithValues: kinds.enumerated().map { ($1, Double($0)) })
             field = nodes.map { rank[$0.typeIdentifier]! }
         }
         let byNameDescending = order.field == .name && !order.ascending
-        var indices = Array(nodes.indices)
+        var indices = chosen
         indices.withUnsafeMutableBufferPointer { buffer in
             buffer.sort { i, j in
                 if isFile[i] != isFile[j] { return !isFile[i] }
@@ -49,7 +59,7 @@ extension Sequence where Element == FileNode {
                 return byNameDescending ? byName > 0 : byName < 0
             }
         }
-        return indices.map { nodes[$0] }
+        return indices
     }
 }
 

@@ -90,7 +90,7 @@ public struct TypeRegistry: Sendable {
 
     /// The type for a file extension (case-insensitive, without the dot).
     public func type(forExtension ext: String) -> FileType? {
-        byExtension[ext.lowercased()].flatMap { types[$0] }
+        byExtension[Self.lowercased(Substring(ext))].flatMap { types[$0] }
     }
 
     /// The type for a MIME type (case-insensitive; parameters such as `; charset=` are ignored).
@@ -110,10 +110,22 @@ public struct TypeRegistry: Sendable {
 
     /// The type of a file named `name`, from its last extension; `public.data` when unknown.
     public func typeIdentifier(forFileNamed name: String) -> String {
-        guard let ext = Self.lastExtension(of: name), let type = type(forExtension: String(ext)) else {
+        guard let ext = Self.lastExtension(of: name), let id = byExtension[Self.lowercased(ext)], types[id] != nil else {
             return FileType.Identifier.data
         }
-        return type.id
+        return id
+    }
+
+    /// An extension in lower case: by bytes when it is ASCII (nearly always; asked for every
+    /// file of a listing), else as `String.lowercased()` does.
+    private static func lowercased(_ ext: Substring) -> String {
+        var bytes: [UInt8] = []
+        bytes.reserveCapacity(ext.utf8.count)
+        for byte in ext.utf8 {
+            guard byte < 0x80 else { return ext.lowercased() }
+            bytes.append(byte >= UInt8(ascii: "A") && byte <= UInt8(ascii: "Z") ? byte | 0x20 : byte)
+        }
+        return String(decoding: bytes, as: UTF8.self)
     }
 
     /// The type of a folder named `name`: a package type when its extension declares one,

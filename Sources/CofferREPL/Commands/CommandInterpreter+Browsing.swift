@@ -9,7 +9,8 @@ extension CommandInterpreter {
         if arguments.flags.contains("t") { order = SortOrder(.modificationDate) }
         if arguments.flags.contains("S") { order = SortOrder(.size) }
         if arguments.flags.contains("r") { order.ascending.toggle() }
-        let options = ListOptions(includeHidden: arguments.flags.contains("a"), order: order)
+        // `ls` shows no backup exclusion (`info` does): it is not read.
+        let options = ListOptions(includeHidden: arguments.flags.contains("a"), order: order, readsBackupExclusion: false)
         let targets = arguments.operands.isEmpty ? ["."] : arguments.operands
         for (index, target) in targets.enumerated() {
             let path = try resolve(target)
@@ -33,13 +34,21 @@ extension CommandInterpreter {
 
     /// `name  size  date  type`, name first, columns aligned.
     private func printLong(_ nodes: [FileNode]) {
-        let nameWidth = min(48, nodes.reduce(0) { max($0, Formatting.width($1.name)) })
+        let widths = nodes.map { Formatting.width($0.name) }
+        let nameWidth = min(48, widths.max() ?? 0)
         let sizes = nodes.map { $0.contentSize.map(Formatting.size) ?? "-" }
         let sizeWidth = sizes.reduce(1) { max($0, $1.count) }
-        for (node, size) in zip(nodes, sizes) {
-            let padding = String(repeating: " ", count: max(0, nameWidth - Formatting.width(node.name)))
-            output.line("\(styled(node))\(padding)  \(Formatting.leftPadded(size, to: sizeWidth))  "
-                        + "\(Formatting.date(node.modificationDate))  \(Formatting.kind(node))")
+        var dates = Formatting.MinuteCache()
+        for index in nodes.indices {
+            let node = nodes[index]
+            // Written piece by piece: a line of 20,000 is not worth a string of its own.
+            output.write(styled(node))
+            output.write(spaces: max(0, nameWidth - widths[index]) + 2 + max(0, sizeWidth - sizes[index].count))
+            output.write(sizes[index])
+            output.write("  ")
+            output.write(dates.date(node.modificationDate))
+            output.write("  ")
+            output.line(Formatting.kind(node))
         }
     }
 
