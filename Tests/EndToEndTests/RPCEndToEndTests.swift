@@ -22,6 +22,25 @@ struct RPCEndToEndTests {
 
     // MARK: Lifecycle
 
+    /// Answers written on the reader's thread wait while more requests are buffered: they
+    /// must still go out before `shutdown`'s answer, and before the end at `exit`.
+    @Test func answersToRequestsSentTogetherComeBeforeShutdownAndExit() throws {
+        let lines = [#"{"jsonrpc":"2.0","id":1,"method":"initialize","params":{}}"#]
+            + (2...40).map { #"{"jsonrpc":"2.0","id":\#($0),"method":"files/stat","params":{"path":"/"}}"# }
+            + [#"{"jsonrpc":"2.0","id":41,"method":"shutdown"}"#, #"{"jsonrpc":"2.0","method":"exit"}"#]
+        let result = try CofferBinary.run(["--container", container, "rpc"], input: lines.joined(separator: "\n") + "\n")
+        #expect(result.status == 0)
+        let ids = result.output.split(separator: "\n").compactMap { line in
+            (try? JSONSerialization.jsonObject(with: Data(line.utf8)) as? [String: Any])?["id"] as? Int
+        }
+        #expect(Set(ids) == Set(1...41), "\(ids)")
+        #expect(ids.last == 41)
+        // Without shutdown: the end comes after every answer too.
+        let quick = try CofferBinary.run(["--container", container, "rpc"],
+                                         input: [lines[0], lines[1], #"{"jsonrpc":"2.0","method":"exit"}"#].joined(separator: "\n") + "\n")
+        #expect(quick.output.contains(#""id":2,"result""#), "\(quick.output)")
+    }
+
     @Test(arguments: [RPCProcess.Framing.ndjson, .lsp])
     func theLifecycleIsTheLanguageServerProtocols(framing: RPCProcess.Framing) throws {
         let rpc = try server(framing)

@@ -105,7 +105,10 @@ public final class RPCConnection: Sendable {
         while true {
             switch connection.receive() {
             case .message(let body):
-                if let ended = handle(body) { return ended }
+                if let ended = handle(body) {
+                    connection.flushFromReader()
+                    return ended
+                }
             case .tooLarge(let size):
                 respondNow(Self.response(error: RPCError(code: RPCError.invalidRequest, message:
                     "the message of \(size) bytes is larger than maxMessageBytes (\(configuration.limits.maxMessageBytes))"),
@@ -156,6 +159,7 @@ public final class RPCConnection: Sendable {
             case .respond(let data): respondNow(data)
             case .run(let work) where work.method == Shutdown.self:
                 // Requests read before `shutdown` are answered before it.
+                connection.flushFromReader()
                 let earlier = session.untilRunningWorkEnds()
                 start(work, size: body.count) { await earlier() }
             case .run(let work):

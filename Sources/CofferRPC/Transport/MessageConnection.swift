@@ -45,6 +45,11 @@ public protocol MessageConnection: AnyObject, Sendable {
     /// only its own reading.) By default, ``send(_:whenWritten:)``.
     func sendFromReader(_ body: Data, whenWritten: (@Sendable () -> Void)?)
 
+    /// Writes what ``sendFromReader(_:whenWritten:)`` may still hold back. The reader calls
+    /// it before anything that must come after those answers: a request that is answered
+    /// after the ones read before it (`shutdown`), and the end of its reading.
+    func flushFromReader()
+
     /// Calls `then` once everything queued so far is written (or dropped because the peer
     /// is gone). Never blocks.
     func flush(then: @escaping @Sendable () -> Void)
@@ -65,4 +70,6 @@ extension MessageConnection {
     public func send(_ body: Data) { send(body, whenWritten: nil) }
 
     public func sendFromReader(_ body: Data, whenWritten: (@Sendable () -> Void)?) { send(body, whenWritten: whenWritten) }
+
+    public func flushFromReader() {}
 }

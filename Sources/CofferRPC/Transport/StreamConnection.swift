@@ -79,6 +79,8 @@ public final class StreamConnection: MessageConnection {
         if !reader.hasWholeMessageBuffered || readerBatch.count >= Self.readerBatchLimit { flushReaderBatch() }
     }
 
+    public func flushFromReader() { flushReaderBatch() }
+
     private func flushReaderBatch() {
         guard !readerBatch.isEmpty || !readerBatchCompletions.isEmpty else { return }
         writer.send(frames: readerBatch, completions: readerBatchCompletions, writingHere: true)
