@@ -82,10 +82,21 @@ extension LocalSandboxBackend {
     public func folderModificationDates(at paths: [VirtualPath]) async throws -> [Date?] {
         try await BlockingIO.run { _ throws(CofferError) in
             Parallel.perSlice(paths, slices: Parallel.slices(for: paths.count, threshold: 256)) { slice in
-                slice.map { path -> Date? in
-                    guard let folder = try? self.openFolder(at: path) else { return nil }
+                // Each folder is read in its parent, opened once for the siblings that follow
+                // one another (walk order): a `statx` a folder, not an `openat2` and an `fstat`.
+                var parent: (path: VirtualPath, descriptor: Descriptor)?
+                return slice.map { path -> Date? in
                     var info = coffer_stat()
-                    guard coffer_fstat(folder.raw, &info) == 0 else { return nil }
+                    guard let parentPath = path.parent else {
+                        return coffer_fstat(self.root.raw, &info) == 0 ? info.modificationDate : nil
+                    }
+                    if parent?.path != parentPath {
+                        guard let descriptor = try? self.openFolder(at: parentPath) else { return nil }
+                        parent = (parentPath, descriptor)
+                    }
+                    // Not followed: a link where the folder was is no folder (as opening it was not).
+                    guard let parent, coffer_statx(parent.descriptor.raw, path.name, &info) == 0,
+                          FileMode(info.mode) == .directory else { return nil }
                     return info.modificationDate
                 }
             }.flatMap { $0 }
