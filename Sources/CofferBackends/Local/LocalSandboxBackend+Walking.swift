@@ -38,7 +38,7 @@ extension LocalSandboxBackend {
                     guard let parent = path.parent else { return try? self.nodeSync(at: path) }
                     if folder?.path != parent {
                         guard let descriptor = try? self.openFolder(at: parent) else { return nil }
-                        folder = (parent, descriptor, HiddenList(folder: descriptor))
+                        folder = (parent, descriptor, self.metadata.hiddenList(of: descriptor))
                     }
                     guard let folder else { return nil }
                     return try? self.entryNode(in: folder.descriptor, name: path.name, path: path, hidden: folder.hidden)
@@ -72,7 +72,7 @@ extension LocalSandboxBackend {
             return FolderEntry(name: name, kind: kind, isHidden: FileNode.isDotName(name))
         }
         if hasHiddenList {
-            let hidden = HiddenList(folder: folder)
+            let hidden = metadata.hiddenList(of: folder)
             for index in entries.indices where hidden.contains(entries[index].name) { entries[index].isHidden = true }
         }
         return entries
