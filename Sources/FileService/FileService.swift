@@ -18,6 +18,8 @@ public actor FileService {
     /// The mounts by name, fixed when the service is made.
     public nonisolated let mounts: [Mount]
     private nonisolated let mountsByName: [String: Mount]
+    /// The mounts whose storage answers metadata at once, cast once here rather than per `stat`.
+    private nonisolated let immediateBackends: [String: any ImmediateMetadata]
     /// Where `trash(_:)` puts items; `nil` when the service has no trash.
     nonisolated let trashBackend: TrashBackend?
     /// Where exports are staged; `nil` when the service has none.
@@ -52,6 +54,7 @@ public actor FileService {
                 searchIndex: SearchIndex? = nil, journal: OperationJournal? = nil) {
         self.mounts = mounts
         self.mountsByName = Dictionary(mounts.map { ($0.name, $0) }, uniquingKeysWith: { first, _ in first })
+        self.immediateBackends = mountsByName.compactMapValues { $0.backend as? any ImmediateMetadata }
         self.trashBackend = trash
         self.stagingBackend = staging
         self.registry = registry
@@ -147,7 +150,10 @@ public actor FileService {
     /// The item at `path`, read at once on this thread where the mount's backend can
     /// (``ImmediateMetadata``); `nil` where it cannot, to be read with ``stat(_:)``.
     public nonisolated func statImmediately(_ path: VirtualPath) throws(CofferError) -> FileNode? {
-        guard let backend = try mount(for: path).backend as? any ImmediateMetadata else { return nil }
+        guard let backend = immediateBackends[path.mount] else {
+            _ = try mount(for: path)  // an unknown mount is an error, as for `stat`
+            return nil
+        }
         return try backend.nodeImmediately(at: path)
     }
 

@@ -119,6 +119,9 @@ public struct TypeRegistry: Sendable {
     /// An extension in lower case: by bytes when it is ASCII (nearly always; asked for every
     /// file of a listing), else as `String.lowercased()` does.
     private static func lowercased(_ ext: Substring) -> String {
+        // Most extensions are lower-case ASCII already: a short one becomes a small string
+        // without any allocation.
+        if ext.utf8.allSatisfy({ $0 < 0x80 && !($0 >= UInt8(ascii: "A") && $0 <= UInt8(ascii: "Z")) }) { return String(ext) }
         var bytes: [UInt8] = []
         bytes.reserveCapacity(ext.utf8.count)
         for byte in ext.utf8 {

@@ -15,3 +15,10 @@ extension FilesStat: ImmediateRPCMethod {
         try context.session.performImmediately(StatItem(try params.path.resolved())).map(NodeResult.init)
     }
 }
+
+extension FilesStat.Params: FlatDecodable {
+    init?(flat members: [String: FlatParams.Scalar]) {
+        guard case .string(let text)? = members["path"] else { return nil }
+        path = PathParam(text: text)
+    }
+}

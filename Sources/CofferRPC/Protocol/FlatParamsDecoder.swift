@@ -14,6 +14,9 @@ enum FlatParams {
     /// or `nil` when `JSONDecoder` must decide.
     static func decode<Params: Decodable>(_ type: Params.Type, from object: Data) -> Params? {
         guard let members = members(of: object) else { return nil }
+        if let direct = type as? any FlatDecodable.Type {
+            return direct.init(flat: members).map { $0 as! Params }
+        }
         return try? Params(from: FlatDecoder(members: members))
     }
 
@@ -91,6 +94,13 @@ enum FlatParams {
     }
 }
 
+/// Params read from a flat object's members without going through `Decoder` at all, for the
+/// methods answered most often. The same rule holds: `nil` for anything `JSONDecoder` might
+/// read otherwise (a member missing or of another type), never a different value.
+protocol FlatDecodable {
+    init?(flat members: [String: FlatParams.Scalar])
+}
+
 /// Any doubt: the caller falls back to `JSONDecoder`.
 private struct NotFlat: Error {}
 
@@ -152,27 +162,36 @@ private struct FlatValue: Decoder, SingleValueDecodingContainer {
     }
 
     func decode<T: Decodable>(_ type: T.Type) throws -> T {
-        switch (scalar, type) {
-        case (.string(let text), is String.Type): return text as! T
-        case (.bool(let value), is Bool.Type): return value as! T
-        case (.number(let literal), is Int.Type): return try integer(literal, Int.self) as! T
-        case (.number(let literal), is Int64.Type): return try integer(literal, Int64.self) as! T
-        case (.number(let literal), is Int32.Type): return try integer(literal, Int32.self) as! T
-        case (.number(let literal), is UInt.Type): return try integer(literal, UInt.self) as! T
-        case (.number(let literal), is UInt64.Type): return try integer(literal, UInt64.self) as! T
-        case (.number(let literal), is Double.Type):
+        // Types compared by identity: a chain of `is` casts cost more than the rest of a request.
+        let identity = ObjectIdentifier(type)
+        switch scalar {
+        case .string(let text) where identity == Self.string: return text as! T
+        case .bool(let value) where identity == Self.bool: return value as! T
+        case .number(let literal) where identity == Self.int: return try integer(literal, Int.self) as! T
+        case .number(let literal) where identity == Self.int64: return try integer(literal, Int64.self) as! T
+        case .number(let literal) where identity == Self.int32: return try integer(literal, Int32.self) as! T
+        case .number(let literal) where identity == Self.uint: return try integer(literal, UInt.self) as! T
+        case .number(let literal) where identity == Self.uint64: return try integer(literal, UInt64.self) as! T
+        case .number(let literal) where identity == Self.double:
             guard let value = Double(literal), value.isFinite else { throw NotFlat() }
             return value as! T
-        case (_, is String.Type), (_, is Bool.Type), (_, is Double.Type), (_, is Float.Type),
-             (_, is Int.Type), (_, is Int64.Type), (_, is Int32.Type), (_, is UInt.Type), (_, is UInt64.Type),
-             (_, is Int8.Type), (_, is Int16.Type), (_, is UInt8.Type), (_, is UInt16.Type), (_, is UInt32.Type),
-             (_, is Data.Type), (_, is Date.Type), (_, is URL.Type), (_, is Decimal.Type):
-            // A mismatch, or a type `JSONDecoder` treats in its own way: its decision.
-            throw NotFlat()
         default:
+            // A mismatch, or a type `JSONDecoder` treats in its own way: its decision.
+            if Self.decodersOwn.contains(identity) { throw NotFlat() }
             return try T(from: self)
         }
     }
+
+    private static let string = ObjectIdentifier(String.self), bool = ObjectIdentifier(Bool.self)
+    private static let int = ObjectIdentifier(Int.self), int64 = ObjectIdentifier(Int64.self)
+    private static let int32 = ObjectIdentifier(Int32.self), uint = ObjectIdentifier(UInt.self)
+    private static let uint64 = ObjectIdentifier(UInt64.self), double = ObjectIdentifier(Double.self)
+    private static let decodersOwn: Set<ObjectIdentifier> = [
+        string, bool, double, ObjectIdentifier(Float.self), int, int64, int32, uint, uint64,
+        ObjectIdentifier(Int8.self), ObjectIdentifier(Int16.self), ObjectIdentifier(UInt8.self),
+        ObjectIdentifier(UInt16.self), ObjectIdentifier(UInt32.self), ObjectIdentifier(Data.self),
+        ObjectIdentifier(Date.self), ObjectIdentifier(URL.self), ObjectIdentifier(Decimal.self),
+    ]
 
     /// Plain digits only (`1.0` and `1e2` are left to `JSONDecoder`, which has its own rules).
     private func integer<Integer: FixedWidthInteger>(_ literal: String, _ type: Integer.Type) throws -> Integer {

@@ -54,6 +54,8 @@ public struct RPCLimits: Sendable {
 /// The methods a server answers, by name.
 public struct RPCMethodRegistry: Sendable {
     private let methods: [String: any RPCMethod.Type]
+    /// The methods that may be answered at once, cast once here rather than per request.
+    private let immediateMethods: [String: any ImmediateRPCMethod.Type]
 
     /// Coffer's own methods.
     public static let standard = RPCMethodRegistry(uniqueMethods: [
@@ -68,6 +70,7 @@ public struct RPCMethodRegistry: Sendable {
 
     private init(uniqueMethods: [any RPCMethod.Type]) {
         methods = Dictionary(uniqueKeysWithValues: uniqueMethods.map { ($0.name, $0) })
+        immediateMethods = methods.compactMapValues { $0 as? any ImmediateRPCMethod.Type }
     }
 
     /// These methods as well, for an application's own.
@@ -91,6 +94,9 @@ public struct RPCMethodRegistry: Sendable {
 
     /// The method called `name`.
     public func method(named name: String) -> (any RPCMethod.Type)? { methods[name] }
+
+    /// The method called `name` when it may be answered at once.
+    func immediateMethod(named name: String) -> (any ImmediateRPCMethod.Type)? { immediateMethods[name] }
 
     /// Every method's name, sorted.
     public var names: [String] { methods.keys.sorted() }

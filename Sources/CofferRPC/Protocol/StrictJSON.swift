@@ -120,28 +120,32 @@ struct StrictJSON {
             return Message(range: start..<index, isObject: false)
         }
         var message = Message(range: start..<start, isObject: true)
-        let bytes = self.bytes
-        try object(depth: 1) { key, range in
-            // The key with its quotes; a key written with escapes is not recognised here and
-            // leaves the message to the decoder.
-            func named(_ name: StaticString) -> Bool {
-                key.count == name.utf8CodeUnitCount + 2
-                    && memcmp(bytes.baseAddress! + key.lowerBound + 1, name.utf8Start, name.utf8CodeUnitCount) == 0
-            }
-            if named("id") { message.id = range }
-            else if named("method") { message.method = range }
-            else if named("params") { message.params = range }
-            else if named("jsonrpc") { message.jsonrpc = range }
-        }
+        try object(depth: 1, noting: &message)
         message.range = start..<index
         return message
+    }
+
+    /// Notes where the value of a message's own member lies, by its key (quotes included);
+    /// a key written with escapes is not recognised here and leaves the message to the decoder.
+    private func note(key: Range<Int>, value: Range<Int>, in message: inout Message) {
+        func named(_ name: StaticString) -> Bool {
+            key.count == name.utf8CodeUnitCount + 2
+                && memcmp(bytes.baseAddress! + key.lowerBound + 1, name.utf8Start, name.utf8CodeUnitCount) == 0
+        }
+        switch key.count {
+        case 4 where named("id"): message.id = value
+        case 8 where named("method"): message.method = value
+        case 8 where named("params"): message.params = value
+        case 9 where named("jsonrpc"): message.jsonrpc = value
+        default: break
+        }
     }
 
     private mutating func value(depth: Int) throws(Fault) {
         guard depth <= Self.maxDepth else { throw fault("nested too deeply") }
         guard let byte = peek() else { throw fault("the message ends where a value should be") }
         switch byte {
-        case UInt8(ascii: "{"): try object(depth: depth, member: nil)
+        case UInt8(ascii: "{"): try object(depth: depth, noting: nil)
         case UInt8(ascii: "["): try array(depth: depth)
         case UInt8(ascii: "\""): try string()
         case UInt8(ascii: "t"): try literal("true")
@@ -152,8 +156,8 @@ struct StrictJSON {
         }
     }
 
-    /// An object; `member` is told, for each member, where its key (quotes included) and its value lie.
-    private mutating func object(depth: Int, member: ((Range<Int>, Range<Int>) -> Void)?) throws(Fault) {
+    /// An object; with `message`, the places of the message's own members are noted in it.
+    private mutating func object(depth: Int, noting message: UnsafeMutablePointer<Message>?) throws(Fault) {
         if try opensEmpty(closingWith: UInt8(ascii: "}")) { return }
         repeat {
             skipSpace()
@@ -168,7 +172,7 @@ struct StrictJSON {
             skipSpace()
             let valueStart = index
             try value(depth: depth + 1)
-            member?(key, valueStart..<index)
+            if let message { note(key: key, value: valueStart..<index, in: &message.pointee) }
         } while try another(before: UInt8(ascii: "}"))
     }
 

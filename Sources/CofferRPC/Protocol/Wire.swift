@@ -49,6 +49,7 @@ public struct NoParams: Decodable, Sendable {}
 public struct PathParam: Decodable, Sendable {
     public var text: String
     public init(from decoder: any Decoder) throws { text = try decoder.singleValueContainer().decode(String.self) }
+    init(text: String) { self.text = text }
     /// The path, parsed; a path without a mount prefix is in `files:`.
     public func resolved() throws(CofferError) -> VirtualPath { try VirtualPath(parsing: text) }
 }

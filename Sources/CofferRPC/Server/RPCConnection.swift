@@ -259,6 +259,8 @@ public final class RPCConnection: Sendable {
     struct Work: Sendable {
         var id: RequestID
         var method: any RPCMethod.Type
+        /// The same method when it may be answered on the reader's thread.
+        var immediate: (any ImmediateRPCMethod.Type)? = nil
         var params: Data?
         var token: ProgressToken?
     }
@@ -339,7 +341,8 @@ public final class RPCConnection: Sendable {
             return .respond(Self.response(error: RPCError(code: RPCError.methodNotFound, message: "no method “\(name)”"), id: id))
         }
         let params = message.params.map { body.subdata(in: (body.startIndex + $0.lowerBound)..<(body.startIndex + $0.upperBound)) }
-        return .run(Work(id: id, method: method, params: params, token: envelope.workDoneToken))
+        return .run(Work(id: id, method: method, immediate: configuration.methods.immediateMethod(named: name), params: params,
+                         token: envelope.workDoneToken))
     }
 
     /// The lifecycle, decided in arrival order: `nil` lets the request run.
@@ -386,7 +389,7 @@ public final class RPCConnection: Sendable {
     /// waiting, so the next request is read a few microseconds later, and a slow request
     /// is never among these.
     private func answerImmediately(_ work: Work) -> Bool {
-        guard let method = work.method as? any ImmediateRPCMethod.Type else { return false }
+        guard let method = work.immediate else { return false }
         let response: Data
         do {
             guard let result = try invokeImmediately(method, params: work.params, context: context(progress: nil)) else {

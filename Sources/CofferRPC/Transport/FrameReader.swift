@@ -35,6 +35,9 @@ final class FrameReader {
     private var buffer = [UInt8]()
     private var start = 0
     private var atEnd = false
+    /// What each `read` fills, allocated once: a fresh 64 KiB a read cost more than a small
+    /// message's whole handling.
+    private var chunk = [UInt8](repeating: 0, count: 64 << 10)
 
     /// Longest header line accepted.
     static let maxHeaderLine = 8 << 10
@@ -66,14 +69,14 @@ final class FrameReader {
         while true {
             guard let line = readLine(limit: maxMessageBytes) else { return .end(truncated: false) }
             switch line {
-            case .line(let bytes):
-                let trimmed = bytes.trimmingWhitespace()
+            case .line(let range):
+                let trimmed = buffer[range].trimmingWhitespace()
                 if trimmed.isEmpty { continue }
                 return .message(Data(trimmed))
             case .tooLong(let count):
                 return .tooLarge(count)
-            case .truncated(let bytes):
-                let trimmed = bytes.trimmingWhitespace()
+            case .truncated(let range):
+                let trimmed = buffer[range].trimmingWhitespace()
                 return trimmed.isEmpty ? .end(truncated: false) : .message(Data(trimmed))
             }
         }
@@ -88,7 +91,7 @@ final class FrameReader {
             guard let line = readLine(limit: Self.maxHeaderLine) else { return .end(truncated: sawHeader) }
             let text: [UInt8]
             switch line {
-            case .line(let bytes): text = bytes
+            case .line(let range): text = Array(buffer[range])
             case .truncated: return .end(truncated: true)
             case .tooLong: return .malformed("a header line is longer than \(Self.maxHeaderLine) bytes")
             }
@@ -159,10 +162,11 @@ final class FrameReader {
 
     // MARK: Bytes
 
+    /// Where a line lies in `buffer`, valid until the next read.
     private enum Line {
-        case line([UInt8])
+        case line(Range<Int>)
         case tooLong(Int)
-        case truncated([UInt8])
+        case truncated(Range<Int>)
     }
 
     /// The next line without its `\n`; lines over `limit` are skipped to their end.
@@ -171,9 +175,8 @@ final class FrameReader {
         var searched = 0
         while true {
             if let newline = buffer[(start + searched)...].firstIndex(of: UInt8(ascii: "\n")) {
-                let line = Array(buffer[start..<newline])
-                start = newline + 1
-                return .line(line)
+                defer { start = newline + 1 }
+                return .line(start..<newline)
             }
             if buffer.count - start > limit {
                 // Too long: drop what we have and everything up to the next newline.
@@ -193,9 +196,8 @@ final class FrameReader {
             searched = buffer.count - start
             guard fill() else {
                 if start == buffer.count { return nil }
-                let rest = Array(buffer[start...])
-                start = buffer.count
-                return .truncated(rest)
+                defer { start = buffer.count }
+                return .truncated(start..<buffer.count)
             }
         }
     }
@@ -220,7 +222,6 @@ final class FrameReader {
             buffer.removeSubrange(0..<start)
             start = 0
         }
-        var chunk = [UInt8](repeating: 0, count: 64 << 10)
         while true {
             let got = chunk.withUnsafeMutableBytes { read(fd, $0.baseAddress, $0.count) }
             if got > 0 {
@@ -234,7 +235,7 @@ final class FrameReader {
     }
 }
 
-extension Array where Element == UInt8 {
+extension ArraySlice where Element == UInt8 {
     func trimmingWhitespace() -> ArraySlice<UInt8> {
         let isSpace: (UInt8) -> Bool = { $0 == 0x20 || $0 == 0x09 || $0 == 0x0D || $0 == 0x0A }
         guard let first = firstIndex(where: { !isSpace($0) }), let last = lastIndex(where: { !isSpace($0) }) else { return [] }

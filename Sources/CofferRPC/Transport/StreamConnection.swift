@@ -20,6 +20,8 @@ public final class StreamConnection: MessageConnection {
     private nonisolated(unsafe) var readerBatch = Data()
     private nonisolated(unsafe) var readerBatchCompletions: [@Sendable () -> Void] = []
     private static let readerBatchLimit = 64 << 10
+    /// The framing last given to the writer (the reader's, once it has decided it).
+    private nonisolated(unsafe) var writerFraming: Framing?
 
     /// Standard input and output (descriptors 0 and 1), which the process owns.
     public static func standardIO(framing: Framing?, maxMessageBytes: Int) -> StreamConnection {
@@ -49,7 +51,10 @@ public final class StreamConnection: MessageConnection {
     public func receive() -> IncomingFrame {
         if !reader.hasWholeMessageBuffered { flushReaderBatch() }
         let frame = reader.next()
-        if let framing = reader.framing { writer.use(framing) }
+        if let framing = reader.framing, framing != writerFraming {
+            writer.use(framing)
+            writerFraming = framing
+        }
         if case .end = frame { flushReaderBatch() }
         switch frame {
         case .message(let body): return .message(body)
