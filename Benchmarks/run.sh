@@ -3,7 +3,8 @@
 #   Benchmarks/run.sh [--quick]
 set -euo pipefail
 cd "$(dirname "$0")/.."
-swift build -c release --product coffer >/dev/null
+# Built as it is installed (README): the Swift runtime and Foundation linked in.
+swift build -c release --product coffer --static-swift-stdlib >/dev/null
 swift build -c release --product coffer-sort-bench >/dev/null
 work="${COFFER_BENCH_DIR:-Benchmarks/.work}"
 mkdir -p "$work"
