@@ -17,6 +17,14 @@
 #include <sys/xattr.h>
 #endif
 
+int coffer_open_folder_for_lookup(int dirfd, const char *name) {
+#ifdef O_PATH
+    return openat(dirfd, name, O_PATH | O_DIRECTORY | O_NOFOLLOW | O_CLOEXEC);
+#else
+    return openat(dirfd, name, O_RDONLY | O_DIRECTORY | O_NOFOLLOW | O_CLOEXEC);
+#endif
+}
+
 int coffer_openat2(int dirfd, const char *path, uint64_t flags, uint64_t mode, uint64_t resolve) {
 #if defined(__linux__) && defined(SYS_openat2)
     struct open_how how;

@@ -35,7 +35,7 @@ public final class SearchIndex: Sendable {
     public let databasePath: String
 
     /// Bumped when the tables change; an index of another version is rebuilt.
-    static let schemaVersion = 2
+    static let schemaVersion = 3
     /// Folders read together, and written in one transaction, in a scan.
     static let batchSize = 64
     /// A folder modified this close to its reading gets no stamp: file systems keep
@@ -174,6 +174,19 @@ public final class SearchIndex: Sendable {
 
     // MARK: Searching
 
+    /// What the index answers for a search.
+    public struct Candidates: Sendable {
+        /// The paths whose names contain the pattern, in walk order.
+        public var paths: [VirtualPath]
+        /// Whether a pass has just compared every folder with the disk (in a process
+        /// without a watch). The paths are then what the folders hold now, but for what a
+        /// hidden list edited in place hides: a folder's time does not show such an edit.
+        public var verified: Bool
+        /// When `verified`: the folders on the way to the paths that hold a hidden list,
+        /// whose listings say which of the paths are hidden now.
+        public var hiddenListFolders: [VirtualPath]
+    }
+
     /// The paths whose names contain `pattern`, below `scope`, in walk order — or `nil`
     /// when the index cannot answer (`scope` not indexed, the database failing, or, in a
     /// process with a live watch, the build not finished yet), in which case the caller walks.
@@ -184,30 +197,52 @@ public final class SearchIndex: Sendable {
     /// a container pays for the build once — about ten walks' worth — and every later one
     /// is answered from the index. A process with a watch (the REPL on a terminal, the RPC
     /// server) builds in the background instead and walks until the build is done.
-    public func candidates(for pattern: NamePattern, below scope: VirtualPath) async -> [VirtualPath]? {
+    public func candidates(for pattern: NamePattern, below scope: VirtualPath) async -> Candidates? {
         guard scope.mount == mount else { return nil }
-        guard await database({ _ throws(SQLiteError) in () }) != nil else { return nil }
-        if !isComplete {
-            guard !isLive else {
-                startPass()
-                return nil
-            }
-            await reconcile()
-            guard isComplete else { return nil }
-            return await query(pattern, below: scope)
+        if state.withLock({ $0.connection == nil }) {
+            guard await database({ _ throws(SQLiteError) in () }) != nil else { return nil }
         }
-        // Without a watch, compare folder times now; with one, changes arrive as they
-        // happen, but the pass that catches up with what changed before (at start, or after
-        // lost events) must have finished.
-        if isLive { await waitForPass() } else { await reconcile() }
-        return await query(pattern, below: scope)
+        if !isComplete && isLive {
+            startPass()
+            return nil
+        }
+        // Without a watch, compare folder times now (which finishes a build cut short);
+        // with one, changes arrive as they happen, but the pass that catches up with what
+        // changed before (at start, or after lost events) must have finished.
+        let live = isLive
+        let passes = statistics.passes
+        if live { await waitForPass() } else { await reconcile() }
+        guard isComplete, let paths = await query(pattern, below: scope) else { return nil }
+        // In a process without a watch, passes are started by its searches alone, one at
+        // a time: a pass counted since the call began is one that compared every folder.
+        let verified = !live && statistics.passes > passes
+        guard verified, !paths.isEmpty else { return Candidates(paths: paths, verified: verified, hiddenListFolders: []) }
+        let listed = await database(quick: true) { connection throws(SQLiteError) -> Set<String> in
+            var keys = Set<String>()
+            let folders = try connection.statement("SELECT path FROM folders WHERE hidden = 1")
+            while try folders.step() { keys.insert(folders.text(0)) }
+            return keys
+        }
+        guard let listed else { return Candidates(paths: paths, verified: false, hiddenListFolders: []) }
+        var onTheWay = Set<String>()
+        if !listed.isEmpty {
+            for path in paths {
+                var key = ""
+                if listed.contains(key) { onTheWay.insert(key) }
+                for name in path.components.dropLast() {
+                    key = Self.child(name, of: key)
+                    if listed.contains(key) { onTheWay.insert(key) }
+                }
+            }
+        }
+        return Candidates(paths: paths, verified: true, hiddenListFolders: onTheWay.sorted().map(path(forKey:)))
     }
 
     /// ``candidates(for:below:)`` from the rows as they are, without first comparing
     /// folders with the disk; `nil` when the scope is not indexed or the database fails.
     public func query(_ pattern: NamePattern, below scope: VirtualPath) async -> [VirtualPath]? {
         let scopeKey = Self.key(scope)
-        let rows: [String]?? = await database { connection throws(SQLiteError) -> [String]? in
+        let rows: [String]?? = await database(quick: true) { connection throws(SQLiteError) -> [String]? in
             let scoped = try connection.statement("SELECT 1 FROM folders WHERE path = ?1").bind(1, scopeKey)
             guard try scoped.step() else { return nil }
             let range = scopeKey.isEmpty ? "" : " AND e.path >= ?2 AND e.path < ?3"
@@ -217,7 +252,7 @@ public final class SearchIndex: Sendable {
                 statement = try connection.statement(
                     "SELECT e.path, e.folded FROM names JOIN entries e ON e.id = names.rowid WHERE names MATCH ?1"
                     + range + " ORDER BY e.sortkey")
-                statement.bind(1, "\"" + folded.replacingOccurrences(of: "\"", with: "\"\"") + "\"")
+                statement.bind(1, try Self.matchExpression(for: folded, in: connection))
             } else {
                 statement = try connection.statement(
                     "SELECT e.path, e.folded FROM entries e WHERE e.folded LIKE ?1 ESCAPE '\\'" + range
@@ -236,6 +271,35 @@ public final class SearchIndex: Sendable {
         return found.map(path(forKey:))
     }
 
+    /// What the name index is asked for a folded pattern of three characters or more: two
+    /// of its trigrams, both required — the rarest, as the counts know them, and the one
+    /// farthest from it (neighbouring trigrams of a word come together, distant ones sort
+    /// names apart). Every name holding the pattern holds both,
+    /// and the pattern's own test after the query removes the rest. Reading two lists
+    /// instead of every trigram's, and positions not at all, is most of a query's time
+    /// saved. Short patterns, and an index without counts, ask for the whole phrase.
+    static func matchExpression(for folded: String, in connection: SQLiteConnection) throws(SQLiteError) -> String {
+        func quoted(_ text: String) -> String { "\"" + text.replacingOccurrences(of: "\"", with: "\"\"") + "\"" }
+        let scalars = Array(folded.unicodeScalars)
+        guard scalars.count >= 6, try connection.statement("SELECT 1 FROM trigrams LIMIT 1").step() else { return quoted(folded) }
+        let count = try connection.statement("SELECT names FROM trigrams WHERE term = ?1")
+        var trigrams: [(text: String, names: Int)] = []
+        for start in 0...(scalars.count - 3) {
+            var view = String.UnicodeScalarView()
+            view.append(contentsOf: scalars[start..<(start + 3)])
+            let text = String(view)
+            _ = count.bind(1, text)
+            // A trigram the counts lack was in no name when they were made: likely rare.
+            trigrams.append((text, try count.step() ? count.int(0) : 0))
+            count.reset()
+        }
+        let rarest = trigrams.indices.min { (trigrams[$0].names, $0) < (trigrams[$1].names, $1) }!
+        // The farthest (overlapping when the pattern is too short for anything else).
+        let far = trigrams.indices.filter { $0 != rarest }
+            .max { (abs($0 - rarest), -trigrams[$0].names) < (abs($1 - rarest), -trigrams[$1].names) }!
+        return quoted(trigrams[rarest].text) + " AND " + quoted(trigrams[far].text)
+    }
+
     static func escapeLike(_ text: String) -> String {
         var escaped = ""
         for character in text {
@@ -250,9 +314,19 @@ public final class SearchIndex: Sendable {
     /// Rereads `paths` after an operation changed them: each that exists and is visible
     /// is (re)indexed with everything below it, each that is gone is dropped.
     public func update(_ paths: [VirtualPath]) async {
-        let paths = paths.filter { $0.mount == mount && !$0.isRoot }
+        let covered = paths.filter { $0.mount == mount && !$0.isRoot }
         // No database yet: nothing to correct, the first build will read everything.
-        guard !paths.isEmpty, state.withLock({ $0.connection != nil }) || access(databasePath, F_OK) == 0 else { return }
+        guard !covered.isEmpty, state.withLock({ $0.connection != nil }) || access(databasePath, F_OK) == 0 else { return }
+        // A hidden list that changed changes what is visible beside it: its folder's rows
+        // are made to match a new listing (the hidden list itself is never a row).
+        let lists = Set(covered.filter { $0.name == FolderEntry.hiddenListName }.compactMap(\.parent).map(Self.key))
+        let items = covered.filter { $0.name != FolderEntry.hiddenListName }
+        if !items.isEmpty { await reread(items) }
+        if !lists.isEmpty { _ = await scan(lists.sorted()) }
+    }
+
+    /// Reindexes each of `paths` (and what is below it) as it is now, or drops it.
+    private func reread(_ paths: [VirtualPath]) async {
         await writer.acquire()
         let nodes = await backend.nodes(at: paths)
         let registry = registry
@@ -302,7 +376,11 @@ public final class SearchIndex: Sendable {
         let plan = await passPlan()
         await writer.release()
         guard let plan, await scan(plan) else { return }
-        let marked = isComplete ? () : await database { connection throws(SQLiteError) in try Self.markComplete(connection) }
+        let marked = await database { [complete = isComplete] connection throws(SQLiteError) in
+            if !complete { return try Self.markComplete(connection) }
+            // An index completed by an earlier version has no counts yet.
+            if try !connection.statement("SELECT 1 FROM trigrams LIMIT 1").step() { try Self.countTrigrams(connection) }
+        }
         state.withLock { state in
             if marked != nil { state.complete = true }
             state.statistics.passes += 1
@@ -330,7 +408,20 @@ public final class SearchIndex: Sendable {
                     """)
             }
             try connection.statement("INSERT OR REPLACE INTO meta(key, value) VALUES ('complete', '1')").run()
+            try countTrigrams(connection)
         }
+    }
+
+    /// Records how many names hold each trigram, from the name index: a query then reads
+    /// the lists of its pattern's two rarest trigrams instead of all of them. Counted when
+    /// the index is first complete and after a rebuild; the figures only steer which lists
+    /// are read, so counts grown stale cost speed, never a match.
+    private static func countTrigrams(_ connection: SQLiteConnection) throws(SQLiteError) {
+        try connection.execute("""
+            CREATE VIRTUAL TABLE IF NOT EXISTS temp.names_vocabulary USING fts5vocab(main, names, 'row');
+            DELETE FROM trigrams;
+            INSERT INTO trigrams(term, names) SELECT term, doc FROM temp.names_vocabulary;
+            """)
     }
 
     /// The folders a pass must read, with those that are gone already dropped.
@@ -443,8 +534,9 @@ public final class SearchIndex: Sendable {
                 subfolders.append(childKey)
             }
         }
-        try connection.statement("INSERT OR REPLACE INTO folders(path, stamp) VALUES (?1, ?2)")
-            .bind(1, key).bind(2, stamp).run()
+        let hasHiddenList = entries.contains { $0.name == FolderEntry.hiddenListName }
+        try connection.statement("INSERT OR REPLACE INTO folders(path, stamp, hidden) VALUES (?1, ?2, ?3)")
+            .bind(1, key).bind(2, stamp).bind(3, hasHiddenList ? 1 : 0).run()
         return subfolders
     }
 
@@ -487,9 +579,7 @@ public final class SearchIndex: Sendable {
     }
 
     func path(forKey key: String) -> VirtualPath {
-        var path = VirtualPath.root(of: mount)
-        for name in key.split(separator: "/") { path = path.appending(trustedName: String(name)) }
-        return path
+        VirtualPath(mount: mount, trustedComponents: key.split(separator: "/").map(String.init))
     }
 
     /// The sort key of a folder: its components', all folders.
@@ -504,15 +594,28 @@ public final class SearchIndex: Sendable {
     /// Runs `body` on the open connection, off Swift's cooperative pool. Opens (and if
     /// needed creates) the database first. A corrupt database is deleted and rebuilt;
     /// any failure returns `nil`, and the caller falls back to walking.
-    func database<T: Sendable>(_ body: @escaping @Sendable (SQLiteConnection) throws(SQLiteError) -> T) async -> T? {
-        let outcome: Result<T, SQLiteError>? = try? await BlockingIO.run { _ throws(CofferError) in
-            self.state.withLock { state -> Result<T, SQLiteError> in
-                Result { () throws(SQLiteError) -> T in
-                    let connection = try self.openIfNeeded(&state)
-                    defer { connection.resetStatements() }
-                    return try body(connection)
-                }
+    ///
+    /// A `quick` read (a query: a few hundred microseconds on pages the system has cached)
+    /// runs on the caller's thread when the database is open and no one else is using it:
+    /// two thread hand-overs cost more than the query. Anything else, and a quick read that
+    /// would have to wait for a pass's transaction, runs off the cooperative pool.
+    func database<T: Sendable>(quick: Bool = false,
+                               _ body: @escaping @Sendable (SQLiteConnection) throws(SQLiteError) -> T) async -> T? {
+        let run = { @Sendable (state: inout State) -> Result<T, SQLiteError> in
+            Result { () throws(SQLiteError) -> T in
+                let connection = try self.openIfNeeded(&state)
+                defer { connection.resetStatements() }
+                return try body(connection)
             }
+        }
+        let here: Result<T, SQLiteError>?? = quick
+            ? state.withLockIfAvailable { state in state.connection == nil ? nil : run(&state) }
+            : nil
+        let outcome: Result<T, SQLiteError>?
+        if let here = here ?? nil {
+            outcome = here
+        } else {
+            outcome = try? await BlockingIO.run { _ throws(CofferError) in self.state.withLock { run(&$0) } }
         }
         switch outcome {
         case .success(let value)?:
@@ -578,9 +681,12 @@ public final class SearchIndex: Sendable {
                 name TEXT NOT NULL, folded TEXT NOT NULL, kind INTEGER NOT NULL, sortkey BLOB NOT NULL);
             CREATE INDEX IF NOT EXISTS entries_parent ON entries(parent);
             CREATE INDEX IF NOT EXISTS entries_folders ON entries(path) WHERE kind = 0;
-            CREATE TABLE IF NOT EXISTS folders(path TEXT PRIMARY KEY, stamp REAL) WITHOUT ROWID;
+            CREATE TABLE IF NOT EXISTS folders(
+                path TEXT PRIMARY KEY, stamp REAL, hidden INTEGER NOT NULL DEFAULT 0) WITHOUT ROWID;
+            CREATE INDEX IF NOT EXISTS folders_hidden ON folders(path) WHERE hidden = 1;
             CREATE VIRTUAL TABLE IF NOT EXISTS names
                 USING fts5(folded, content = 'entries', content_rowid = 'id', tokenize = 'trigram');
+            CREATE TABLE IF NOT EXISTS trigrams(term TEXT PRIMARY KEY, names INTEGER NOT NULL) WITHOUT ROWID;
             PRAGMA user_version = \(schemaVersion);
             """)
         return connection

@@ -29,15 +29,30 @@ public struct SearchQuery: Sendable {
     public var limit: Int?
     /// Forces an engine; `nil` uses the index when it can answer, else walks.
     public var engine: SearchEngine?
+    /// What is reported of each match.
+    public var detail: SearchDetail
 
     public init(pattern: NamePattern, scope: VirtualPath = .root(), types: [String] = [], limit: Int? = nil,
-                engine: SearchEngine? = nil) {
+                engine: SearchEngine? = nil, detail: SearchDetail = .nodes) {
         self.pattern = pattern
         self.scope = scope
         self.types = types
         self.limit = limit
         self.engine = engine
+        self.detail = detail
     }
+}
+
+/// What a search reports of each match.
+public enum SearchDetail: Sendable {
+    /// Its node, read from storage as it is at that moment: size, dates, flags
+    /// (``SearchEvent/matches(_:)``).
+    case nodes
+    /// Its path alone (``SearchEvent/paths(_:)``), for a front end that shows nothing else.
+    /// A match the engine already knows to be there and visible is then not read at all:
+    /// the walk has just listed its folder; the index has just compared every folder with
+    /// the disk (a process without a watch) and reads only the folders with a hidden list.
+    case paths
 }
 
 /// What a search reports, as it goes.
@@ -45,6 +60,8 @@ public enum SearchEvent: Sendable {
     /// Items whose names match, the next in order (a batch, so long answers do not cost
     /// one hand-over each).
     case matches([FileNode])
+    /// The same, as paths only, for a query asking for ``SearchDetail/paths``.
+    case paths([VirtualPath])
     /// A folder the walk could not read and went past.
     case unreadable(VirtualPath, CofferError)
     /// The limit was reached and more matches exist. Always the last event.
@@ -72,10 +89,32 @@ extension FileService {
         let backend = try mount(for: query.scope).backend
         try requireKnownTypes(query.types)
         guard query.limit.map({ $0 >= 0 }) ?? true else { throw CofferError(.invalidArgument, detail: "negative limit") }
-        let scope = try await stat(query.scope)
+        let scope: FileNode
+        if let known = try statImmediately(query.scope) { scope = known } else { scope = try await stat(query.scope) }
         guard scope.kind != .file else { throw CofferError(.notADirectory, path: query.scope) }
         if query.engine != .walk, let index = searchIndex,
-           let candidates = await index.candidates(for: query.pattern, below: query.scope) {
+           let found = await index.candidates(for: query.pattern, below: query.scope) {
+            // What hidden lists edited in place hide (no folder's time shows it), when a
+            // pass has just vouched for everything else.
+            let visible = found.verified ? await visibleCandidates(found, in: backend) : nil
+            if query.detail == .paths, query.types.isEmpty, let visible {
+                return SearchResults(engine: .index, events: AsyncThrowingStream { continuation in
+                    _ = SearchFilter(query: query, registry: registry, continuation: continuation).admit(paths: visible)
+                    continuation.finish()
+                })
+            }
+            let candidates = visible ?? found.paths
+            if candidates.count <= PendingMatches.batchSize {
+                // One batch (the usual answer): read here and handed over whole, without a
+                // task to feed the stream.
+                let nodes = await backend.nodes(at: candidates)
+                let gone = zip(candidates, nodes).filter { $0.1 == nil }.map(\.0)
+                if !gone.isEmpty { await index.update(gone) }
+                return SearchResults(engine: .index, events: AsyncThrowingStream { continuation in
+                    _ = SearchFilter(query: query, registry: registry, continuation: continuation).admit(nodes)
+                    continuation.finish()
+                })
+            }
             return SearchResults(engine: .index, events: stream(query) { filter in
                 for start in stride(from: 0, to: candidates.count, by: PendingMatches.batchSize) {
                     try Task.checkCancellation()
@@ -91,6 +130,28 @@ extension FileService {
         return SearchResults(engine: .walk, events: stream(query) { filter in
             try await self.walkSearch(backend, query.scope, filter: filter)
         })
+    }
+
+    /// The index's candidates that are visible now, when a pass has just vouched for every
+    /// folder: the listings of the folders with a hidden list on the way (what an edit of
+    /// it in place hides or shows) decide; `nil` when one cannot be read.
+    private nonisolated func visibleCandidates(_ found: SearchIndex.Candidates, in backend: any StorageBackend) async
+        -> [VirtualPath]?
+    {
+        guard !found.hiddenListFolders.isEmpty else { return found.paths }
+        var visible: [VirtualPath: Set<String>] = [:]
+        for (folder, listing) in zip(found.hiddenListFolders, await backend.entries(inFoldersAt: found.hiddenListFolders)) {
+            guard case .success(let entries) = listing else { return nil }
+            visible[folder] = Set(entries.filter { !$0.isHidden }.map(\.name))
+        }
+        return found.paths.filter { path in
+            var folder = VirtualPath.root(of: path.mount)
+            for name in path.components {
+                if let names = visible[folder], !names.contains(name) { return false }
+                folder = folder.appending(trustedName: name)
+            }
+            return true
+        }
     }
 
     /// Runs `body` as a task feeding a stream; a consumer that stops listening cancels it.
@@ -228,6 +289,8 @@ final class PendingMatches {
         let batch = paths
         paths.removeAll(keepingCapacity: true)
         guard !batch.isEmpty else { return true }
+        // The walk has just listed these folders: a query for paths needs nothing more.
+        if filter.query.detail == .paths && filter.query.types.isEmpty { return filter.admit(paths: batch) }
         return filter.admit(await backend.nodes(at: batch))
     }
 }
@@ -298,7 +361,23 @@ final class SearchFilter: Sendable {
                 admitted.append(node)
             }
         }
-        if !admitted.isEmpty { continuation.yield(.matches(admitted)) }
+        if !admitted.isEmpty { continuation.yield(query.detail == .paths ? .paths(admitted.map(\.path)) : .matches(admitted)) }
+        if reached { continuation.yield(.truncated) }
+        return !reached
+    }
+
+    /// The same for matches known to be there and visible, reported as paths.
+    func admit(paths: [VirtualPath]) -> Bool {
+        let (admitted, reached) = count.withLock { count -> ([VirtualPath], Bool) in
+            guard let limit = query.limit, count + paths.count > limit else {
+                count += paths.count
+                return (paths, false)
+            }
+            let taken = Array(paths.prefix(max(0, limit - count)))
+            count += taken.count
+            return (taken, true)
+        }
+        if !admitted.isEmpty { continuation.yield(.paths(admitted)) }
         if reached { continuation.yield(.truncated) }
         return !reached
     }

@@ -24,17 +24,22 @@ struct SearchTests {
 
     /// Runs a search and returns its engine and the matches' paths (and whether it was cut).
     func search(_ pattern: String, in scope: String = "/", types: [String] = [], limit: Int? = nil,
-                engine: SearchEngine? = nil, on service: FileService? = nil) async throws
+                engine: SearchEngine? = nil, detail: SearchDetail = .nodes, on service: FileService? = nil) async throws
         -> (engine: SearchEngine, paths: [String], truncated: Bool, unreadable: [String])
     {
         let query = SearchQuery(pattern: try NamePattern(pattern), scope: try path(scope), types: types, limit: limit,
-                                engine: engine)
+                                engine: engine, detail: detail)
         let results = try await (service ?? self.service).search(query)
         var paths: [String] = [], unreadable: [String] = []
         var truncated = false
         for try await event in results.events {
             switch event {
-            case .matches(let nodes): paths += nodes.map(\.path.description)
+            case .matches(let nodes):
+                #expect(detail == .nodes)
+                paths += nodes.map(\.path.description)
+            case .paths(let found):
+                #expect(detail == .paths)
+                paths += found.map(\.description)
             case .unreadable(let path, _): unreadable.append(path.description)
             case .truncated: truncated = true
             }
@@ -126,14 +131,17 @@ struct SearchTests {
         #expect(await service.updateSearchIndex() != nil)
         let cases: [(String, String)] = [("report", ""), ("REPORT", ""), ("报告", ""), ("re", ""), ("a", ""),
                                          ("résumé", ""), ("resume", ""), ("q3 b", ""), ("x 1", ""), ("1", ""),
-                                         ("zzz", ""), ("草稿", ""), ("ärger", "")]
+                                         ("zzz", ""), ("草稿", ""), ("ärger", ""), ("report.t", ""), ("ort q3", ""),
+                                         ("e report", "")]
         for (pattern, scope) in cases {
             let expected = bruteForce(pattern, in: scope)
-            let walked = try await search(pattern, engine: .walk)
-            let indexed = try await search(pattern)
-            #expect(walked.engine == .walk && indexed.engine == .index)
-            #expect(walked.paths == expected, "walk: \(pattern)")
-            #expect(indexed.paths == expected, "index: \(pattern)")
+            for detail in [SearchDetail.nodes, .paths] {
+                let walked = try await search(pattern, engine: .walk, detail: detail)
+                let indexed = try await search(pattern, detail: detail)
+                #expect(walked.engine == .walk && indexed.engine == .index)
+                #expect(walked.paths == expected, "walk: \(pattern) \(detail)")
+                #expect(indexed.paths == expected, "index: \(pattern) \(detail)")
+            }
         }
         #expect(!bruteForce("report").isEmpty)
         #expect(!bruteForce("report").contains { $0.contains("outside") || $0.contains("package") || $0.contains("hidden") })
@@ -145,6 +153,9 @@ struct SearchTests {
         })
         for engine in [SearchEngine.walk, nil] {
             #expect(try await search("e", in: "/" + folder, engine: engine).paths == bruteForce("e", in: folder))
+            #expect(try await search("e", in: "/" + folder, engine: engine, detail: .paths).paths == bruteForce("e", in: folder))
+            #expect(try await search("re", types: ["public.image"], engine: engine, detail: .paths).paths
+                    == bruteForce("re", types: ["public.image"]))
             let images = try await search("re", types: ["public.image"], engine: engine)
             #expect(images.paths == bruteForce("re", types: ["public.image"]))
             #expect(!images.paths.isEmpty && images.paths.allSatisfy { $0.hasSuffix(".jpg") || $0.hasSuffix(".png") })
@@ -157,11 +168,41 @@ struct SearchTests {
         #expect(all.count > 10)
         #expect(await service.updateSearchIndex() != nil)
         for engine in [SearchEngine.walk, nil] {
-            let limited = try await search("e", limit: 10, engine: engine)
-            #expect(limited.paths == Array(all.prefix(10)) && limited.truncated)
-            let exact = try await search("e", limit: all.count, engine: engine)
-            #expect(exact.paths == all && !exact.truncated)
+            for detail in [SearchDetail.nodes, .paths] {
+                let limited = try await search("e", limit: 10, engine: engine, detail: detail)
+                #expect(limited.paths == Array(all.prefix(10)) && limited.truncated)
+                let exact = try await search("e", limit: all.count, engine: engine, detail: detail)
+                #expect(exact.paths == all && !exact.truncated)
+            }
         }
+    }
+
+    /// A `.hidden` edited in place changes no folder's time, so a pass cannot see it: an
+    /// index answering with paths alone reads the folders that hold one (in the item's own
+    /// folder and above it), and hides and shows what they say at once.
+    @Test func aHiddenListEditedInPlaceIsHonouredByAPathsOnlyAnswer() async throws {
+        directory.make([
+            "c/Documents/UserFiles/Listed/report a.txt": "", "c/Documents/UserFiles/Listed/report b.txt": "",
+            "c/Documents/UserFiles/Listed/Deeper/report c.txt": "", "c/Documents/UserFiles/Listed/.hidden": "\n",
+            "c/Documents/UserFiles/Plain/report d.txt": "",
+        ])
+        try ageFolders()
+        #expect(await service.updateSearchIndex() != nil)
+        func found() async throws -> [String] { try await search("report", detail: .paths).paths }
+        #expect(try await found() == ["files:/Listed/Deeper/report c.txt", "files:/Listed/report a.txt",
+                                      "files:/Listed/report b.txt", "files:/Plain/report d.txt"])
+        let list = try #require(FileHandle(forWritingAtPath: files + "/Listed/.hidden"))
+        try list.seekToEnd()
+        list.write(Data("report b.txt\nDeeper\n".utf8))
+        try list.close()
+        #expect(try await found() == ["files:/Listed/report a.txt", "files:/Plain/report d.txt"])
+        #expect(try await found() == bruteForce("report"))
+        #expect(try await search("report").paths == bruteForce("report"))
+        // And shown again.
+        let emptied = try #require(FileHandle(forWritingAtPath: files + "/Listed/.hidden"))
+        try emptied.truncate(atOffset: 0)
+        try emptied.close()
+        #expect(try await found().count == 4)
     }
 
     @Test func refusesBadQueries() async throws {
@@ -255,6 +296,20 @@ struct SearchTests {
         try FileManager.default.removeItem(atPath: files + "/Okapi")
         #expect(await eventually { try await index.query(NamePattern("zebra"), below: .root())?.isEmpty == true })
         #expect(try await search("e").paths == bruteForce("e"))
+        // A hidden list written in place hides its neighbours (and shows them again).
+        directory.make(["c/Documents/UserFiles/Herd/zebra one.txt": "", "c/Documents/UserFiles/Herd/zebra two.txt": "",
+                        "c/Documents/UserFiles/Herd/.hidden": "\n"])
+        #expect(await eventually { try await index.query(NamePattern("zebra"), below: .root())?.count == 2 })
+        let list = try #require(FileHandle(forWritingAtPath: files + "/Herd/.hidden"))
+        try list.seekToEnd()
+        list.write(Data("zebra two.txt\n".utf8))
+        try list.close()
+        #expect(await eventually {
+            try await index.query(NamePattern("zebra"), below: .root())?.map(\.description)
+                == ["files:/Herd/zebra one.txt"]
+        })
+        try Data().write(to: URL(fileURLWithPath: files + "/Herd/.hidden"))
+        #expect(await eventually { try await index.query(NamePattern("zebra"), below: .root())?.count == 2 })
     }
 
     @Test func aDeletedIndexIsRebuiltByTheNextSearch() async throws {

@@ -21,6 +21,11 @@ enum {
     COFFER_RENAME_EXCHANGE = 2,
 };
 
+/// Opens the folder `name` (one path component) in `dirfd` for looking names up in it,
+/// never through a link: `O_PATH` where the system has it (no read access needed, cheaper),
+/// else a plain read-only open.
+int coffer_open_folder_for_lookup(int dirfd, const char *name);
+
 /// openat2(2): open `path` relative to `dirfd` with path-resolution restrictions.
 int coffer_openat2(int dirfd, const char *path, uint64_t flags, uint64_t mode, uint64_t resolve);
 

@@ -6,14 +6,18 @@ enum Parallel {
     /// How many slices to split `count` items into: one below `threshold`, else one per
     /// core (at most `most`).
     static func slices(for count: Int, threshold: Int, most: Int = .max) -> Int {
-        count >= threshold ? max(1, min(most, ProcessInfo.processInfo.activeProcessorCount)) : 1
+        count >= threshold ? max(1, min(most, cores)) : 1
     }
+
+    /// Asked once: Foundation reads it from the system each time.
+    private static let cores = ProcessInfo.processInfo.activeProcessorCount
 
     /// `body` of each of `slices` consecutive slices of `items`, run concurrently; the
     /// outputs in slice order.
     static func perSlice<Element: Sendable, Output>(_ items: [Element], slices: Int,
                                                     _ body: @Sendable (ArraySlice<Element>) -> Output) -> [Output] {
         let slices = max(1, min(slices, items.count))
+        if slices == 1 { return [body(items[...])] }
         let outputs = Outputs<Output>(count: slices)
         DispatchQueue.concurrentPerform(iterations: slices) { slice in
             let range = (items.count * slice / slices)..<(items.count * (slice + 1) / slices)

@@ -29,23 +29,28 @@ extension LocalSandboxBackend {
     }
 
     public func nodes(at paths: [VirtualPath]) async -> [FileNode?] {
-        let nodes = try? await BlockingIO.run { _ throws(CofferError) -> [FileNode?] in
-            // Large batches are split over the cores; within a slice, items of one folder
-            // (the usual case) share the open folder and its `.hidden`.
-            Parallel.perSlice(paths, slices: Parallel.slices(for: paths.count, threshold: 64)) { slice in
-                var folder: (path: VirtualPath, descriptor: Descriptor, hidden: HiddenList)?
-                return slice.map { path -> FileNode? in
-                    guard let parent = path.parent else { return try? self.nodeSync(at: path) }
-                    if folder?.path != parent {
-                        guard let descriptor = try? self.openFolder(at: parent) else { return nil }
-                        folder = (parent, descriptor, self.metadata.hiddenList(of: descriptor))
-                    }
-                    guard let folder else { return nil }
-                    return try? self.entryNode(in: folder.descriptor, name: path.name, path: path, hidden: folder.hidden)
-                }
-            }.flatMap { $0 }
-        }
+        // A batch the size a search hands over takes well under a millisecond here: it is
+        // read on the caller's thread, as `files/stat` is (two thread hand-overs would cost
+        // more). Larger ones go off the cooperative pool.
+        if paths.count <= Self.nodesReadInPlace { return nodesSync(at: paths) }
+        let nodes = try? await BlockingIO.run { _ throws(CofferError) -> [FileNode?] in self.nodesSync(at: paths) }
         return nodes ?? paths.map { _ in nil }
+    }
+
+    static let nodesReadInPlace = 256
+
+    func nodesSync(at paths: [VirtualPath]) -> [FileNode?] {
+        // Large batches are split over the cores; within a slice, paths come in walk order,
+        // so each folder is opened once, from the one above it.
+        Parallel.perSlice(paths, slices: Parallel.slices(for: paths.count, threshold: 64)) { slice in
+            var folders = FolderChain(root: self.root)
+            return slice.map { path -> FileNode? in
+                guard let parent = path.parent else { return try? self.nodeSync(at: path) }
+                guard let folder = folders.open(parent.components) else { return nil }
+                if folder.hidden == nil { folders.hidden = self.metadata.hiddenList(of: folder.descriptor) }
+                return try? self.entryNode(in: folder.descriptor, name: path.name, path: path, hidden: folders.hidden!)
+            }
+        }.flatMap { $0 }
     }
 
     func entriesSync(in folder: Descriptor, at path: VirtualPath) throws(CofferError) -> [FolderEntry] {
@@ -101,5 +106,36 @@ extension LocalSandboxBackend {
                 }
             }.flatMap { $0 }
         }
+    }
+}
+
+/// Folders opened to look items up in, for paths that come in walk order: each folder is
+/// opened once, from the deepest of its ancestors already open, one name at a time and never
+/// through a link (the names are checked path components: no `..`, no `/`). They are opened
+/// with `O_PATH`: only the metadata of the names in them is read through them.
+struct FolderChain {
+    private let root: Descriptor
+    private var names: [String] = []
+    private var descriptors: [Descriptor] = []
+    /// The `.hidden` list of the deepest folder open, once read; dropped when it changes.
+    var hidden: HiddenList?
+
+    init(root: Descriptor) { self.root = root }
+
+    /// The folder at `components` below the root (and its `.hidden` list if read already),
+    /// or `nil` when it cannot be opened as a folder.
+    mutating func open(_ components: [String]) -> (descriptor: Descriptor, hidden: HiddenList?)? {
+        var shared = 0
+        while shared < min(names.count, components.count) && names[shared] == components[shared] { shared += 1 }
+        if shared < names.count || shared < components.count { hidden = nil }
+        names.removeSubrange(shared...)
+        descriptors.removeSubrange(shared...)
+        for name in components[shared...] {
+            let fd = coffer_open_folder_for_lookup((descriptors.last ?? root).raw, name)
+            guard fd >= 0 else { return nil }
+            names.append(name)
+            descriptors.append(Descriptor(fd))
+        }
+        return (descriptors.last ?? root, hidden)
     }
 }

@@ -297,7 +297,7 @@ enum FileMode: Equatable {
 
 /// Names listed in a folder's `.hidden` file (one per line), which listings mark hidden.
 struct HiddenList {
-    static let fileName = ".hidden"
+    static let fileName = FolderEntry.hiddenListName
     static let empty = HiddenList(names: [])
 
     private let names: Set<[UInt8]>

@@ -127,6 +127,10 @@ public struct FolderEntry: Sendable, Hashable {
         self.kind = kind
         self.isHidden = isHidden
     }
+
+    /// The file whose lines name a folder's other hidden items, as file managers read it.
+    /// Editing it in place hides and shows items without changing the folder's time.
+    public static let hiddenListName = ".hidden"
 }
 
 /// What a backend supports. The service consults it; the backend must still refuse what it

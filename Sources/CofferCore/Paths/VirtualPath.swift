@@ -24,6 +24,12 @@ public struct VirtualPath: Sendable, CustomStringConvertible {
         self.init(uncheckedMount: mount, components: components)
     }
 
+    /// A path from names the caller guarantees are valid, such as those of a path already
+    /// checked once and stored (see ``appending(trustedName:)``).
+    public init(mount: String, trustedComponents components: [String]) {
+        self.init(uncheckedMount: mount, components: components)
+    }
+
     init(uncheckedMount mount: String, components: [String]) {
         self.mount = mount
         self.components = components

@@ -8,8 +8,10 @@ extension CommandInterpreter {
     func find(_ words: ArraySlice<String>) async throws {
         let arguments = try parse(words, as: "find")
         guard (1...2).contains(arguments.operands.count) else { throw usage("find") }
+        // Paths are all it prints: matches are not read one by one where the engine knows them.
         var query = SearchQuery(pattern: try NamePattern(arguments.operands[0]),
-                                scope: try resolve(arguments.operands.count == 2 ? arguments.operands[1] : "."))
+                                scope: try resolve(arguments.operands.count == 2 ? arguments.operands[1] : "."),
+                                detail: .paths)
         query.types = (arguments.options["type"] ?? "").split(separator: ",").map(String.init)
         if let text = arguments.options["limit"] {
             guard let limit = Int(text), limit > 0 else { throw usage("find") }
@@ -21,6 +23,8 @@ extension CommandInterpreter {
         do {
             for try await event in results.events {
                 switch event {
+                case .paths(let paths):
+                    for path in paths { output.line(path.description) }
                 case .matches(let nodes):
                     for node in nodes { output.line(node.path.description) }
                 case .unreadable(_, let error):

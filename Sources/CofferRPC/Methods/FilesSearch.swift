@@ -36,6 +36,7 @@ struct FilesSearch: RPCMethod {
         for try await event in results.events {
             switch event {
             case .matches(let nodes): result.matches += nodes.map(NodeResult.init)
+            case .paths: break  // asked for nodes
             case .unreadable(let path, _): result.unreadable.append(path.description)
             case .truncated: result.truncated = true
             }
