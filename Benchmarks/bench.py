@@ -3,7 +3,8 @@
 
 Usage: bench.py COFFER_BINARY WORK_DIR [--quick]
 
-  ls   coffer -c 'ls -l Big' vs GNU `ls -l Big` on a 20,000-file folder (goal: not slower)
+  ls   coffer -c 'ls -l Big' vs GNU `ls -l Big` on a 20,000-file folder, alternating
+       (goal: at most 0.7 of ls's time)
   cp   coffer -c 'cp big.bin copy.bin' vs `cp big.bin copy.bin` on 1 GiB (goal: >= 95% of cp's speed)
   import  coffer -c 'import --into / HOST/big.bin' vs `cp HOST/big.bin UserFiles/big.bin` on 1 GiB,
           from a folder outside the container (goal: >= 90% of cp's speed)
@@ -54,9 +55,14 @@ def main():
             with open(os.path.join(big, f"file {index}.txt"), "wb") as handle:
                 handle.write(b"x" * (index % 700))
     runs = 5 if quick else 11
-    ours = timed([coffer, "--container", container, "-c", "ls -l Big"], env, runs=runs)
-    gnu = timed(["ls", "-l", big], env, runs=runs)
-    report(f"ls -l of a {count:,}-file folder", ours, gnu, "goal not slower than GNU ls", ours[0] <= gnu[0])
+    # The two alternate, so the machine's load falls on both alike.
+    ours_times, gnu_times = [], []
+    for _ in range(runs):
+        ours_times.append(timed([coffer, "--container", container, "-c", "ls -l Big"], env, runs=1)[0])
+        gnu_times.append(timed(["ls", "-l", big], env, runs=1)[0])
+    ours = (statistics.median(ours_times), min(ours_times), max(ours_times))
+    gnu = (statistics.median(gnu_times), min(gnu_times), max(gnu_times))
+    report(f"ls -l of a {count:,}-file folder", ours, gnu, "goal at most 0.7 of GNU ls's time", ours[0] <= 0.7 * gnu[0])
 
     # 1 GiB copy.
     size = (256 if quick else 1024) << 20

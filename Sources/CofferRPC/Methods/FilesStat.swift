@@ -10,14 +10,14 @@ struct FilesStat: RPCMethod {
     }
 }
 
-extension FilesStat: ImmediateRPCMethod {
+extension FilesStat: ImmediateRPCMethod, ImmediateAnswering {
     static func runImmediately(_ params: Params, _ context: RequestContext) throws -> NodeResult? {
         try context.session.performImmediately(StatItem(try params.path.resolved())).map(NodeResult.init)
     }
 }
 
 extension FilesStat.Params: FlatDecodable {
-    init?(flat members: [String: FlatParams.Scalar]) {
+    init?(flat members: FlatParams.Members) {
         guard case .string(let text)? = members["path"] else { return nil }
         path = PathParam(text: text)
     }

@@ -18,6 +18,16 @@ enum RequestID: Sendable, Hashable {
         }
     }
 
+    /// The same, appended to `bytes`.
+    func writeJSON(into bytes: inout [UInt8]) {
+        switch self {
+        case .integer(let value): bytes.append(contentsOf: String(value).utf8)
+        case .number(let literal): bytes.append(contentsOf: literal.utf8)
+        case .string: bytes.append(contentsOf: json)
+        case .null: bytes.append(contentsOf: "null".utf8)
+        }
+    }
+
     /// The key `$/cancelRequest` finds the request by (`nil` for a null id).
     var key: RequestKey? {
         switch self {

@@ -27,10 +27,19 @@ enum FlatParams {
         case null
     }
 
+    /// A flat object's members in the order written: a few, so looked up one by one
+    /// (cheaper than hashing them into a dictionary).
+    struct Members {
+        fileprivate(set) var pairs: [(key: String, value: Scalar)] = []
+
+        subscript(key: String) -> Scalar? { pairs.first { $0.key == key }?.value }
+        var keys: [String] { pairs.map(\.key) }
+    }
+
     /// The members of a flat object, or `nil` when it is not flat, repeats a key or writes a
     /// string with escapes.
-    static func members(of object: Data) -> [String: Scalar]? {
-        object.withUnsafeBytes { raw -> [String: Scalar]? in
+    static func members(of object: Data) -> Members? {
+        object.withUnsafeBytes { raw -> Members? in
             let bytes = raw.bindMemory(to: UInt8.self)
             var index = 0
             func skipSpace() {
@@ -53,7 +62,7 @@ enum FlatParams {
             skipSpace()
             guard index < bytes.count, bytes[index] == UInt8(ascii: "{") else { return nil }
             index += 1
-            var members: [String: Scalar] = [:]
+            var members = Members()
             skipSpace()
             if index < bytes.count, bytes[index] == UInt8(ascii: "}") { return members }
             while true {
@@ -83,7 +92,8 @@ enum FlatParams {
                 default:
                     return nil  // an object or an array: not flat
                 }
-                guard members.updateValue(value, forKey: key) == nil else { return nil }
+                guard members[key] == nil else { return nil }
+                members.pairs.append((key, value))
                 skipSpace()
                 guard index < bytes.count else { return nil }
                 if bytes[index] == UInt8(ascii: "}") { return members }
@@ -98,14 +108,14 @@ enum FlatParams {
 /// methods answered most often. The same rule holds: `nil` for anything `JSONDecoder` might
 /// read otherwise (a member missing or of another type), never a different value.
 protocol FlatDecodable {
-    init?(flat members: [String: FlatParams.Scalar])
+    init?(flat members: FlatParams.Members)
 }
 
 /// Any doubt: the caller falls back to `JSONDecoder`.
 private struct NotFlat: Error {}
 
 private struct FlatDecoder: Decoder {
-    let members: [String: FlatParams.Scalar]
+    let members: FlatParams.Members
     var codingPath: [any CodingKey] { [] }
     var userInfo: [CodingUserInfoKey: Any] { [:] }
 
@@ -118,7 +128,7 @@ private struct FlatDecoder: Decoder {
 }
 
 private struct FlatKeyedContainer<Key: CodingKey>: KeyedDecodingContainerProtocol {
-    let members: [String: FlatParams.Scalar]
+    let members: FlatParams.Members
     var codingPath: [any CodingKey] { [] }
     var allKeys: [Key] { members.keys.compactMap { Key(stringValue: $0) } }
 

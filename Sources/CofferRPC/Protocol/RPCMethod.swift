@@ -31,6 +31,21 @@ public protocol ImmediateRPCMethod: RPCMethod {
     static func runImmediately(_ params: Params, _ context: RequestContext) throws -> Result?
 }
 
+/// How Coffer's own ``ImmediateRPCMethod``s are answered: the default below is compiled for
+/// each of them, where an application's method goes through the generic path, which looks
+/// up its types at run time (a few microseconds a request, on the path `files/stat` takes).
+protocol ImmediateAnswering {
+    /// The whole response, or `nil` to run the request as a task after all.
+    static func answerImmediately(params: Data?, id: RequestID, context: RequestContext) throws -> Data?
+}
+
+extension ImmediateAnswering where Self: ImmediateRPCMethod {
+    static func answerImmediately(params: Data?, id: RequestID, context: RequestContext) throws -> Data? {
+        guard let result = try runImmediately(try RPCConnection.params(of: Self.self, from: params), context) else { return nil }
+        return try RPCConnection.response(encoding: result, id: id)
+    }
+}
+
 /// The limits announced by `initialize`.
 public struct RPCLimits: Sendable {
     /// The longest message accepted; longer ones are refused and skipped.
@@ -53,9 +68,16 @@ public struct RPCLimits: Sendable {
 
 /// The methods a server answers, by name.
 public struct RPCMethodRegistry: Sendable {
-    private let methods: [String: any RPCMethod.Type]
-    /// The methods that may be answered at once, cast once here rather than per request.
-    private let immediateMethods: [String: any ImmediateRPCMethod.Type]
+    /// A method, and the same method when it may be answered at once (cast once here
+    /// rather than for every request).
+    struct Entry: Sendable {
+        var method: any RPCMethod.Type
+        var immediate: (any ImmediateRPCMethod.Type)?
+        /// Coffer's own immediate methods: their answer compiled for each of them.
+        var answering: (any ImmediateAnswering.Type)?
+    }
+
+    private let entries: [String: Entry]
 
     /// Coffer's own methods.
     public static let standard = RPCMethodRegistry(uniqueMethods: [
@@ -69,16 +91,17 @@ public struct RPCMethodRegistry: Sendable {
     ])
 
     private init(uniqueMethods: [any RPCMethod.Type]) {
-        methods = Dictionary(uniqueKeysWithValues: uniqueMethods.map { ($0.name, $0) })
-        immediateMethods = methods.compactMapValues { $0 as? any ImmediateRPCMethod.Type }
+        entries = Dictionary(uniqueKeysWithValues: uniqueMethods.map {
+            ($0.name, Entry(method: $0, immediate: $0 as? any ImmediateRPCMethod.Type, answering: $0 as? any ImmediateAnswering.Type))
+        })
     }
 
     /// These methods as well, for an application's own.
     /// - Throws: `invalidArgument` for a name already taken, or one the protocol keeps for
     ///   itself (`exit`, `$/…`, `rpc.…`).
     public func adding(_ added: [any RPCMethod.Type]) throws(CofferError) -> RPCMethodRegistry {
-        var all = Array(methods.values)
-        var names = Set(methods.keys)
+        var all = entries.values.map(\.method)
+        var names = Set(entries.keys)
         for method in added {
             let name = method.name
             guard !name.isEmpty, name != "exit", !name.hasPrefix("$/"), !name.hasPrefix("rpc.") else {
@@ -93,11 +116,11 @@ public struct RPCMethodRegistry: Sendable {
     }
 
     /// The method called `name`.
-    public func method(named name: String) -> (any RPCMethod.Type)? { methods[name] }
+    public func method(named name: String) -> (any RPCMethod.Type)? { entries[name]?.method }
 
-    /// The method called `name` when it may be answered at once.
-    func immediateMethod(named name: String) -> (any ImmediateRPCMethod.Type)? { immediateMethods[name] }
+    /// The method called `name`, with whether it may be answered at once.
+    func entry(named name: String) -> Entry? { entries[name] }
 
     /// Every method's name, sorted.
-    public var names: [String] { methods.keys.sorted() }
+    public var names: [String] { entries.keys.sorted() }
 }

@@ -41,6 +41,8 @@ public final class RPCConnection: Sendable {
     private let flow: FlowControl
     private let slots: RequestSlots
     private let ending = Once<Ending>()
+    /// What a request answered at once sees: made once, since such requests have no progress.
+    private let immediateContext: RequestContext
 
     /// A conversation over `connection`, in a new long-lived session of `service` with the
     /// configuration's language and host access.
@@ -54,6 +56,8 @@ public final class RPCConnection: Sendable {
         self.flow = FlowControl(maxRequests: configuration.limits.maxQueuedRequests,
                                 maxBytes: configuration.limits.maxPendingBytes)
         self.slots = RequestSlots(configuration.limits.maxRequestsInFlight)
+        self.immediateContext = Self.context(session: session, configuration: configuration, connection: connection,
+                                             progress: nil)
     }
 
     /// Serves until the conversation ends, then closes the session and returns how it ended.
@@ -261,6 +265,7 @@ public final class RPCConnection: Sendable {
         var method: any RPCMethod.Type
         /// The same method when it may be answered on the reader's thread.
         var immediate: (any ImmediateRPCMethod.Type)? = nil
+        var answering: (any ImmediateAnswering.Type)? = nil
         var params: Data?
         var token: ProgressToken?
     }
@@ -337,11 +342,11 @@ public final class RPCConnection: Sendable {
         if let refusal = advanceLifecycle(name, locale: envelope.locale) {
             return .respond(Self.response(error: refusal, id: id))
         }
-        guard let method = configuration.methods.method(named: name) else {
+        guard let entry = configuration.methods.entry(named: name) else {
             return .respond(Self.response(error: RPCError(code: RPCError.methodNotFound, message: "no method “\(name)”"), id: id))
         }
         let params = message.params.map { body.subdata(in: (body.startIndex + $0.lowerBound)..<(body.startIndex + $0.upperBound)) }
-        return .run(Work(id: id, method: method, immediate: configuration.methods.immediateMethod(named: name), params: params,
+        return .run(Work(id: id, method: entry.method, immediate: entry.immediate, answering: entry.answering, params: params,
                          token: envelope.workDoneToken))
     }
 
@@ -392,10 +397,11 @@ public final class RPCConnection: Sendable {
         guard let method = work.immediate else { return false }
         let response: Data
         do {
-            guard let result = try invokeImmediately(method, params: work.params, context: context(progress: nil)) else {
-                return false
-            }
-            response = Self.response(result: result, id: work.id)
+            let answer = try work.answering.map {
+                try $0.answerImmediately(params: work.params, id: work.id, context: immediateContext)
+            } ?? invokeImmediately(method, params: work.params, id: work.id, context: immediateContext)
+            guard let answer else { return false }
+            response = answer
         } catch {
             response = Self.response(error: rpcError(error), id: work.id)
         }
@@ -404,6 +410,12 @@ public final class RPCConnection: Sendable {
     }
 
     private func context(progress: ProgressNotifier?) -> RequestContext {
+        guard let progress else { return immediateContext }
+        return Self.context(session: session, configuration: configuration, connection: connection, progress: progress)
+    }
+
+    private static func context(session: Session, configuration: RPCServer.Configuration, connection: any MessageConnection,
+                                progress: ProgressNotifier?) -> RequestContext {
         RequestContext(session: session, limits: configuration.limits, progress: progress,
                        server: ServerInfo(name: configuration.serverName, version: configuration.version),
                        methods: configuration.methods, connection: connection)
@@ -413,25 +425,26 @@ public final class RPCConnection: Sendable {
         let progress = work.token.map { ProgressNotifier(token: $0, title: work.method.name, connection: connection) }
         let context = context(progress: progress)
         do {
-            let result = try await invoke(work.method, params: work.params, context: context)
-            return Self.response(result: result, id: work.id)
+            return try await invoke(work.method, params: work.params, id: work.id, context: context)
         } catch {
             return Self.response(error: rpcError(error), id: work.id)
         }
     }
 
-    private func invoke<M: RPCMethod>(_ method: M.Type, params: Data?, context: RequestContext) async throws -> Data {
-        try JSONEncoder.rpcData(try await M.run(try Self.params(of: M.self, from: params), context))
+    /// The response to a request of `method`.
+    private func invoke<M: RPCMethod>(_ method: M.Type, params: Data?, id: RequestID, context: RequestContext) async throws -> Data {
+        try Self.response(encoding: try await M.run(try Self.params(of: M.self, from: params), context), id: id)
     }
 
-    private func invokeImmediately<M: ImmediateRPCMethod>(_ method: M.Type, params: Data?, context: RequestContext) throws -> Data? {
+    private func invokeImmediately<M: ImmediateRPCMethod>(_ method: M.Type, params: Data?, id: RequestID,
+                                                          context: RequestContext) throws -> Data? {
         guard let result = try M.runImmediately(try Self.params(of: M.self, from: params), context) else { return nil }
-        return try JSONEncoder.rpcData(result)
+        return try Self.response(encoding: result, id: id)
     }
 
     /// A method's params, decoded from the bytes of the message's `params` object alone (an
     /// absent or `null` one is an empty object).
-    private static func params<M: RPCMethod>(of method: M.Type, from params: Data?) throws -> M.Params {
+    static func params<M: RPCMethod>(of method: M.Type, from params: Data?) throws -> M.Params {
         let object = params.flatMap { $0.first == UInt8(ascii: "n") ? nil : $0 } ?? Data("{}".utf8)
         if let flat = FlatParams.decode(M.Params.self, from: object) { return flat }
         do {
@@ -454,6 +467,20 @@ public final class RPCConnection: Sendable {
     }
 
     // MARK: Writing
+
+    /// The response carrying `value` as its result: written in one buffer, envelope and
+    /// all, when the result writes its own JSON.
+    static func response<Value: Encodable>(encoding value: Value, id: RequestID) throws -> Data {
+        guard let writable = value as? any JSONWritable else { return response(result: try JSONEncoder.rpcData(value), id: id) }
+        var bytes: [UInt8] = []
+        bytes.reserveCapacity(384)
+        bytes.append(contentsOf: #"{"jsonrpc":"2.0","id":"#.utf8)
+        id.writeJSON(into: &bytes)
+        bytes.append(contentsOf: #","result":"#.utf8)
+        writable.writeJSON(into: &bytes)
+        bytes.append(UInt8(ascii: "}"))
+        return Data(bytes)
+    }
 
     static func response(result: Data, id: RequestID) -> Data {
         let head = #"{"jsonrpc":"2.0","id":"#
