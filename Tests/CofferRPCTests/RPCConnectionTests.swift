@@ -30,12 +30,35 @@ struct WaitMethod: RPCMethod {
 
 func waitingNow(_ tag: Int) -> (now: Int, most: Int) { waiting.withLock { $0[tag] ?? (0, 0) } }
 
+/// How `test/echo` was answered, most recent last: `true` on the reader's thread.
+let echoedAtOnce = Mutex<[Bool]>([])
+
+/// `test/echo {text, later}`: an application's own immediate method (the generic path, not
+/// the one compiled for Coffer's own); with `later` it declines and runs as a task instead.
+struct EchoMethod: ImmediateRPCMethod {
+    static let name = "test/echo"
+    struct Params: Decodable, Sendable { var text: String; var later: Bool? }
+    struct Result: Encodable, Sendable { var text: String }
+
+    static func run(_ params: Params, _ context: RequestContext) async throws -> Result {
+        echoedAtOnce.withLock { $0.append(false) }
+        return Result(text: params.text)
+    }
+
+    static func runImmediately(_ params: Params, _ context: RequestContext) throws -> Result? {
+        guard params.later != true else { return nil }
+        guard !params.text.isEmpty else { throw CofferError(.invalidArgument, detail: "empty text") }
+        echoedAtOnce.withLock { $0.append(true) }
+        return Result(text: params.text)
+    }
+}
+
 /// The JSON-RPC dispatcher and lifecycle over an in-process connection: no transport of
 /// its own, so what is tested is the server.
 struct RPCConnectionTests {
     func server(_ configure: (inout RPCServer.Configuration) throws -> Void = { _ in }) async throws -> InProcessServer {
         try await InProcessServer { configuration in
-            configuration.methods = try RPCMethodRegistry.standard.adding([WaitMethod.self])
+            configuration.methods = try RPCMethodRegistry.standard.adding([WaitMethod.self, EchoMethod.self])
             try configure(&configuration)
         }
     }
@@ -54,6 +77,17 @@ struct RPCConnectionTests {
         #expect(errorCode(try await rpc.call("files/stat", ["path": "/"])) == -32600)
         rpc.notify("exit")
         #expect(await rpc.ending() == .exit(afterShutdown: true))
+    }
+
+    @Test func anApplicationsImmediateMethodIsAnsweredAtOnceOrAsATask() async throws {
+        let rpc = try await server()
+        try await rpc.initialize()
+        echoedAtOnce.withLock { $0.removeAll() }
+        #expect(result(try await rpc.call("test/echo", ["text": "hé 你好"]))?["text"] as? String == "hé 你好")
+        #expect(result(try await rpc.call("test/echo", ["text": "later", "later": true]))?["text"] as? String == "later")
+        #expect(errorCode(try await rpc.call("test/echo", ["text": ""])) == -32803)
+        #expect(errorCode(try await rpc.call("test/echo", ["text": 3])) == -32602)
+        #expect(echoedAtOnce.withLock { $0 } == [true, false])
     }
 
     @Test func exitWithoutShutdownSaysSo() async throws {
