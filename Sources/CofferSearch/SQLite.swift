@@ -153,6 +153,14 @@ final class SQLiteStatement {
         return String(cString: pointer)
     }
 
+    /// A text column holding `/`-separated names, as those names: read from SQLite's own
+    /// bytes, without making the whole text a string first.
+    func components(_ column: Int32) -> [String] {
+        guard let pointer = sqlite3_column_text(raw, column) else { return [] }
+        let bytes = UnsafeBufferPointer(start: pointer, count: Int(sqlite3_column_bytes(raw, column)))
+        return bytes.split(separator: UInt8(ascii: "/")).map { String(decoding: UnsafeBufferPointer(rebasing: $0), as: UTF8.self) }
+    }
+
     func int(_ column: Int32) -> Int { Int(sqlite3_column_int64(raw, column)) }
 
     func double(_ column: Int32) -> Double? {
