@@ -376,7 +376,7 @@ public final class SearchIndex: Sendable {
         let plan = await passPlan()
         await writer.release()
         guard let plan, await scan(plan) else { return }
-        let marked = await database { [complete = isComplete] connection throws(SQLiteError) in
+        let marked: Void? = await database { [complete = isComplete] connection throws(SQLiteError) in
             if !complete { return try Self.markComplete(connection) }
             // An index completed by an earlier version has no counts yet.
             if try !connection.statement("SELECT 1 FROM trigrams LIMIT 1").step() { try Self.countTrigrams(connection) }
@@ -454,7 +454,7 @@ public final class SearchIndex: Sendable {
         }
         if !gone.isEmpty {
             let goneKeys = gone
-            let dropped = await database { connection throws(SQLiteError) in
+            let dropped: Void? = await database { connection throws(SQLiteError) in
                 try connection.transaction { () throws(SQLiteError) in
                     for key in goneKeys where !key.isEmpty { try Self.deleteTree(key, in: connection) }
                 }
