@@ -7,7 +7,7 @@ compiled here with cc -O2).
 Usage: rpc.py COFFER_BINARY WORK_DIR [--quick] [--rounds N]
 
 Also files/list of a 1,000-entry folder, one at a time, beside the Python reference (os.scandir
-and an lstat per entry).
+and an lstat per entry), and each server's CPU time per one-at-a-time request (from /proc).
 
 The three servers speak newline-delimited JSON on stdin/stdout and the same client drives them.
 They run in turn within each round, so the machine's load falls on all three alike; the
@@ -92,15 +92,29 @@ def listings(argv, count, runs):
     return statistics.median(rates)
 
 
+def cpu_seconds(pid):
+    """User and system CPU time the process has used so far (from /proc, in clock ticks)."""
+    with open(f"/proc/{pid}/stat") as handle:
+        fields = handle.read().rsplit(")", 1)[1].split()
+    ticks = os.sysconf("SC_CLK_TCK")
+    return int(fields[11]) / ticks, int(fields[12]) / ticks
+
+
 def measure(argv, count, runs):
+    """Round trips per second one at a time and 100 in flight, and the server's user and
+    system CPU time per one-at-a-time request (µs)."""
     client = Client(argv)
     client.send("initialize", {})
     client.receive()
     one_at_a_time(client, 200, "/notes.txt")  # warm up
+    user, system = cpu_seconds(client.process.pid)
     sequential = [one_at_a_time(client, count, "/notes.txt") for _ in range(runs)]
+    user_after, system_after = cpu_seconds(client.process.pid)
     deep = [pipelined(client, count, "/notes.txt") for _ in range(runs)]
     client.close()
-    return statistics.median(sequential), statistics.median(deep)
+    requests = count * runs
+    return (statistics.median(sequential), statistics.median(deep),
+            (user_after - user) / requests * 1e6, (system_after - system) / requests * 1e6)
 
 
 def main():
@@ -141,6 +155,10 @@ def main():
         rate = {name: statistics.median(result[index] for result in results[name]) for name in servers}
         print(f"  {label}:  coffer {rate['coffer']:9,.0f}/s   python {rate['python']:9,.0f}/s   floor {rate['floor']:9,.0f}/s"
               f"   coffer/python {rate['coffer'] / rate['python']:.2f}   coffer/floor {rate['coffer'] / rate['floor']:.2f}")
+    cpu = {name: (statistics.median(result[2] for result in results[name]),
+                  statistics.median(result[3] for result in results[name])) for name in servers}
+    print("  server CPU per request, one at a time:  " + "   ".join(
+        f"{name} user {user:.1f} µs, system {system:.1f} µs" for name, (user, system) in cpu.items()))
     coffer_lists, python_lists = statistics.median(lists["coffer"]), statistics.median(lists["python"])
     print(f"  files/list of 1,000 entries, one at a time:  coffer {coffer_lists:7,.0f}/s   python {python_lists:7,.0f}/s"
           f"   coffer/python {coffer_lists / python_lists:.2f}")
