@@ -21,6 +21,8 @@ let package = Package(
     targets: [
         // Thin C wrappers for the Linux syscalls the Glibc module does not export.
         .target(name: "CCofferSystem"),
+        // SHA-256 and HMAC from libcrypto (libssl-dev's headers), loaded only when used.
+        .target(name: "CCofferCrypto"),
         // GNU readline, for the interactive REPL.
         .systemLibrary(name: "CReadline", providers: [.apt(["libreadline-dev"])]),
         // libmagic, for recognising files by their content.
@@ -45,6 +47,8 @@ let package = Package(
         .target(name: "CofferSearch", dependencies: ["CofferCore", "CofferRuntime", "CSQLite"]),
         .target(name: "FileService", dependencies: ["CofferCore", "CofferRuntime", "CofferBackends", "CofferSearch"]),
         .target(name: "CofferREPL", dependencies: ["CofferCore", "CofferRuntime", "FileService", "CReadline"]),
+        // S3 object storage as a mount: Signature Version 4, configuration as the AWS tools read it.
+        .target(name: "CofferS3", dependencies: ["CofferCore", "CCofferCrypto"]),
         // The JSON-RPC 2.0 front end (`coffer rpc`).
         .target(name: "CofferRPC", dependencies: ["CofferCore", "CofferRuntime", "FileService", "CCofferSystem"]),
         // `coffer`'s command line and front ends, for any application that adds its own mounts.
@@ -113,6 +117,7 @@ let package = Package(
             dependencies: ["CofferBackendConformance", "CofferInMemory", "CofferBackends", "CofferCore"]
         ),
         .testTarget(name: "CofferRPCTests", dependencies: ["CofferRPC", "FileService", "CofferCore", "CofferTestSupport"]),
+        .testTarget(name: "CofferS3Tests", dependencies: ["CofferS3", "CofferCore", "CofferTestSupport"]),
         .testTarget(name: "CofferREPLTests", dependencies: ["CofferREPL", "CofferCore", "CofferRuntime", "CofferTestSupport"]),
         .testTarget(
             name: "EndToEndTests",
@@ -122,7 +127,7 @@ let package = Package(
 )
 
 // The same language settings for every Swift target.
-for target in package.targets where ![.system, .plugin].contains(target.type) && target.name != "CCofferSystem" {
+for target in package.targets where ![.system, .plugin].contains(target.type) && !["CCofferSystem", "CCofferCrypto"].contains(target.name) {
     var settings = target.swiftSettings ?? []
     settings.append(.swiftLanguageMode(.v6))
     settings.append(.enableUpcomingFeature("ExistentialAny"))

@@ -34,7 +34,7 @@ public protocol ImmediateRPCMethod: RPCMethod {
 /// How Coffer's own ``ImmediateRPCMethod``s are answered: the default below is compiled for
 /// each of them, where an application's method goes through the generic path, which looks
 /// up its types at run time (a few microseconds a request, on the path `files/stat` takes).
-protocol ImmediateAnswering {
+protocol ImmediateAnswering: Sendable {
     /// The whole response, or `nil` to run the request as a task after all.
     static func answerImmediately(params: Data?, id: RequestID, context: RequestContext) throws -> Data?
 }

@@ -1,0 +1,85 @@
+#include "CCofferCrypto.h"
+
+#include <dlfcn.h>
+#include <openssl/evp.h>
+#include <openssl/hmac.h>
+#include <pthread.h>
+
+// The few libcrypto functions used, looked up once. The header gives their types; the
+// library itself is opened with dlopen, so nothing here is linked against it.
+static struct {
+    int loaded;
+    __typeof__(&EVP_sha256) sha256;
+    __typeof__(&EVP_Digest) digest;
+    __typeof__(&HMAC) hmac;
+    __typeof__(&EVP_MD_CTX_new) context_new;
+    __typeof__(&EVP_MD_CTX_free) context_free;
+    __typeof__(&EVP_DigestInit_ex) digest_init;
+    __typeof__(&EVP_DigestUpdate) digest_update;
+    __typeof__(&EVP_DigestFinal_ex) digest_final;
+} crypto;
+
+static pthread_once_t crypto_once = PTHREAD_ONCE_INIT;
+
+static void load(void) {
+    const char *names[] = { "libcrypto.so.3", "libcrypto.so" };
+    void *library = NULL;
+    for (size_t i = 0; i < sizeof names / sizeof names[0] && library == NULL; i++) {
+        library = dlopen(names[i], RTLD_NOW | RTLD_LOCAL);
+    }
+    if (library == NULL) return;
+    crypto.sha256 = (__typeof__(crypto.sha256))dlsym(library, "EVP_sha256");
+    crypto.digest = (__typeof__(crypto.digest))dlsym(library, "EVP_Digest");
+    crypto.hmac = (__typeof__(crypto.hmac))dlsym(library, "HMAC");
+    crypto.context_new = (__typeof__(crypto.context_new))dlsym(library, "EVP_MD_CTX_new");
+    crypto.context_free = (__typeof__(crypto.context_free))dlsym(library, "EVP_MD_CTX_free");
+    crypto.digest_init = (__typeof__(crypto.digest_init))dlsym(library, "EVP_DigestInit_ex");
+    crypto.digest_update = (__typeof__(crypto.digest_update))dlsym(library, "EVP_DigestUpdate");
+    crypto.digest_final = (__typeof__(crypto.digest_final))dlsym(library, "EVP_DigestFinal_ex");
+    crypto.loaded = crypto.sha256 && crypto.digest && crypto.hmac && crypto.context_new && crypto.context_free
+        && crypto.digest_init && crypto.digest_update && crypto.digest_final;
+}
+
+int coffer_crypto_available(void) {
+    pthread_once(&crypto_once, load);
+    return crypto.loaded;
+}
+
+int coffer_sha256(const void *data, size_t length, uint8_t *digest) {
+    if (!coffer_crypto_available()) return 0;
+    unsigned int size = 0;
+    return crypto.digest(data, length, digest, &size, crypto.sha256(), NULL) == 1 && size == 32;
+}
+
+int coffer_hmac_sha256(const void *key, size_t keyLength, const void *data, size_t length, uint8_t *digest) {
+    if (!coffer_crypto_available() || keyLength > (size_t)__INT_MAX__) return 0;
+    unsigned int size = 0;
+    return crypto.hmac(crypto.sha256(), key, (int)keyLength, data, length, digest, &size) != NULL && size == 32;
+}
+
+void *coffer_sha256_begin(void) {
+    if (!coffer_crypto_available()) return NULL;
+    EVP_MD_CTX *context = crypto.context_new();
+    if (context == NULL) return NULL;
+    if (crypto.digest_init(context, crypto.sha256(), NULL) != 1) {
+        crypto.context_free(context);
+        return NULL;
+    }
+    return context;
+}
+
+int coffer_sha256_update(void *state, const void *data, size_t length) {
+    return state != NULL && crypto.digest_update((EVP_MD_CTX *)state, data, length) == 1;
+}
+
+int coffer_sha256_finish(void *state, uint8_t *digest) {
+    if (state == NULL) return 0;
+    unsigned int size = 0;
+    int done = crypto.digest_final((EVP_MD_CTX *)state, digest, &size) == 1 && size == 32;
+    crypto.context_free((EVP_MD_CTX *)state);
+    return done;
+}
+
+void coffer_sha256_discard(void *state) {
+    if (state != NULL) crypto.context_free((EVP_MD_CTX *)state);
+}

@@ -1,0 +1,27 @@
+// SHA-256 and HMAC-SHA-256 from the system's libcrypto (OpenSSL 3), loaded when first
+// asked for: a process that never signs a request never maps the library.
+// Each function returns 1 on success and 0 when libcrypto cannot be loaded or fails.
+#ifndef CCOFFER_CRYPTO_H
+#define CCOFFER_CRYPTO_H
+
+#include <stddef.h>
+#include <stdint.h>
+
+/// Whether libcrypto could be loaded (tried once).
+int coffer_crypto_available(void);
+
+/// SHA-256 of `length` bytes into `digest` (32 bytes).
+int coffer_sha256(const void *data, size_t length, uint8_t *digest);
+
+/// HMAC-SHA-256 of `length` bytes with `key` into `digest` (32 bytes).
+int coffer_hmac_sha256(const void *key, size_t keyLength, const void *data, size_t length, uint8_t *digest);
+
+/// A SHA-256 fed in pieces (a file streamed to an upload): `NULL` when libcrypto is missing.
+void *coffer_sha256_begin(void);
+int coffer_sha256_update(void *state, const void *data, size_t length);
+/// Writes the digest and frees the state (also when it fails).
+int coffer_sha256_finish(void *state, uint8_t *digest);
+/// Frees a state without a digest (an upload abandoned halfway).
+void coffer_sha256_discard(void *state);
+
+#endif
