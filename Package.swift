@@ -23,6 +23,10 @@ let package = Package(
         .target(name: "CCofferSystem"),
         // SHA-256 and HMAC from libcrypto (libssl-dev's headers), loaded only when used.
         .target(name: "CCofferCrypto"),
+        // HTTP from libcurl (libcurl4-openssl-dev's headers), loaded only when used.
+        .target(name: "CCofferHTTP"),
+        // XML from libxml2 (S3's answers), loaded only when used.
+        .target(name: "CCofferXML"),
         // GNU readline, for the interactive REPL.
         .systemLibrary(name: "CReadline", providers: [.apt(["libreadline-dev"])]),
         // libmagic, for recognising files by their content.
@@ -48,7 +52,7 @@ let package = Package(
         .target(name: "FileService", dependencies: ["CofferCore", "CofferRuntime", "CofferBackends", "CofferSearch"]),
         .target(name: "CofferREPL", dependencies: ["CofferCore", "CofferRuntime", "FileService", "CReadline"]),
         // S3 object storage as a mount: Signature Version 4, configuration as the AWS tools read it.
-        .target(name: "CofferS3", dependencies: ["CofferCore", "CCofferCrypto"]),
+        .target(name: "CofferS3", dependencies: ["CofferCore", "CofferRuntime", "CCofferCrypto", "CCofferHTTP", "CCofferXML"]),
         // The JSON-RPC 2.0 front end (`coffer rpc`).
         .target(name: "CofferRPC", dependencies: ["CofferCore", "CofferRuntime", "FileService", "CCofferSystem"]),
         // `coffer`'s command line and front ends, for any application that adds its own mounts.
@@ -127,7 +131,7 @@ let package = Package(
 )
 
 // The same language settings for every Swift target.
-for target in package.targets where ![.system, .plugin].contains(target.type) && !["CCofferSystem", "CCofferCrypto"].contains(target.name) {
+for target in package.targets where ![.system, .plugin].contains(target.type) && !["CCofferSystem", "CCofferCrypto", "CCofferHTTP", "CCofferXML"].contains(target.name) {
     var settings = target.swiftSettings ?? []
     settings.append(.swiftLanguageMode(.v6))
     settings.append(.enableUpcomingFeature("ExistentialAny"))

@@ -1,0 +1,94 @@
+#include "CCofferXML.h"
+
+#include <dlfcn.h>
+#include <pthread.h>
+#include <string.h>
+
+// libxml2's reader interface (libxml/xmlreader.h), declared here because its headers are
+// not on the default include path; these signatures are libxml2's stable ABI. The library
+// is opened with dlopen, so nothing here is linked against it.
+typedef void *coffer_reader;
+enum { XML_PARSE_NOERROR = 1 << 5, XML_PARSE_NOWARNING = 1 << 6, XML_PARSE_NONET = 1 << 11, XML_PARSE_NOCDATA = 1 << 14 };
+enum { NODE_ELEMENT = 1, NODE_TEXT = 3, NODE_CDATA = 4, NODE_WHITESPACE = 14, NODE_SIGNIFICANT_WHITESPACE = 13,
+       NODE_END_ELEMENT = 15 };
+
+static struct {
+    int loaded;
+    coffer_reader (*reader_for_memory)(const char *, int, const char *, const char *, int);
+    int (*read)(coffer_reader);
+    int (*node_type)(coffer_reader);
+    const unsigned char *(*local_name)(coffer_reader);
+    const unsigned char *(*value)(coffer_reader);
+    int (*is_empty)(coffer_reader);
+    void (*free_reader)(coffer_reader);
+} xml;
+
+static pthread_once_t xml_once = PTHREAD_ONCE_INIT;
+
+static void load(void) {
+    void *library = dlopen("libxml2.so.2", RTLD_NOW | RTLD_LOCAL);
+    if (library == NULL) return;
+    *(void **)&xml.reader_for_memory = dlsym(library, "xmlReaderForMemory");
+    *(void **)&xml.read = dlsym(library, "xmlTextReaderRead");
+    *(void **)&xml.node_type = dlsym(library, "xmlTextReaderNodeType");
+    *(void **)&xml.local_name = dlsym(library, "xmlTextReaderConstLocalName");
+    *(void **)&xml.value = dlsym(library, "xmlTextReaderConstValue");
+    *(void **)&xml.is_empty = dlsym(library, "xmlTextReaderIsEmptyElement");
+    *(void **)&xml.free_reader = dlsym(library, "xmlFreeTextReader");
+    xml.loaded = xml.reader_for_memory && xml.read && xml.node_type && xml.local_name && xml.value && xml.is_empty
+        && xml.free_reader;
+}
+
+enum { MAX_DEPTH = 64, MAX_PATH = 4096, MAX_TEXT = 1 << 20 };
+
+int coffer_xml_texts(const char *bytes, size_t length, coffer_xml_text callback, void *context) {
+    pthread_once(&xml_once, load);
+    if (!xml.loaded) return -1;
+    if (length > (size_t)__INT_MAX__) return 0;
+    coffer_reader reader = xml.reader_for_memory(bytes, (int)length, NULL, NULL,
+                                                  XML_PARSE_NONET | XML_PARSE_NOCDATA | XML_PARSE_NOERROR | XML_PARSE_NOWARNING);
+    if (reader == NULL) return 0;
+    char path[MAX_PATH];
+    size_t ends[MAX_DEPTH];  // where the path ended before each open element
+    char parent[MAX_DEPTH];  // whether each open element has elements inside it
+    int depth = 0;
+    path[0] = '\0';
+    static __thread char text[MAX_TEXT];
+    size_t text_length = 0;
+    int result;
+    int ok = 1;
+    while ((result = xml.read(reader)) == 1) {
+        int type = xml.node_type(reader);
+        if (type == NODE_ELEMENT) {
+            const char *name = (const char *)xml.local_name(reader);
+            size_t current = strlen(path), added = strlen(name);
+            if (depth >= MAX_DEPTH || current + added + 2 > MAX_PATH) { ok = 0; break; }
+            if (depth > 0) parent[depth - 1] = 1;
+            parent[depth] = 0;
+            ends[depth++] = current;
+            if (current > 0) path[current++] = '/';
+            memcpy(path + current, name, added + 1);
+            text_length = 0;
+            text[0] = '\0';
+            if (xml.is_empty(reader)) {
+                callback(context, path, "");
+                path[ends[--depth]] = '\0';
+            }
+        } else if (type == NODE_TEXT || type == NODE_CDATA || type == NODE_SIGNIFICANT_WHITESPACE) {
+            const char *value = (const char *)xml.value(reader);
+            size_t added = value ? strlen(value) : 0;
+            if (text_length + added + 1 > MAX_TEXT) { ok = 0; break; }
+            memcpy(text + text_length, value, added);
+            text_length += added;
+            text[text_length] = '\0';
+        } else if (type == NODE_END_ELEMENT) {
+            if (depth == 0) { ok = 0; break; }
+            if (!parent[depth - 1]) callback(context, path, text);
+            text_length = 0;
+            text[0] = '\0';
+            path[ends[--depth]] = '\0';
+        }
+    }
+    xml.free_reader(reader);
+    return ok && result == 0;
+}

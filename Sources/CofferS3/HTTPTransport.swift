@@ -1,0 +1,222 @@
+import CCofferHTTP
+import CofferCore
+import Foundation
+import Synchronization
+
+/// What a request sends as its body.
+enum HTTPBody {
+    case none
+    case bytes([UInt8])
+    /// `length` bytes, asked for in pieces: `read` fills the buffer and returns the count
+    /// (0 at the end), or `nil` to stop the transfer (a cancelled upload).
+    case stream(length: Int64, read: (UnsafeMutableRawBufferPointer) -> Int?)
+}
+
+/// A response: the status and headers; the body went to the request's sink.
+struct HTTPResponse {
+    var status: Int
+    var headers: [(name: String, value: String)] = []
+    /// The start of the body of an answer that is not a success (status 300 and above),
+    /// which never reaches the request's sink.
+    var errorBody: [UInt8] = []
+
+    func header(_ name: String) -> String? {
+        headers.last { $0.name.caseInsensitiveCompare(name) == .orderedSame }?.value
+    }
+}
+
+/// How long a request may take to get going, and to stall.
+struct HTTPTimeouts: Sendable {
+    /// To connect (TLS included).
+    var connect: Duration = .seconds(10)
+    /// With no byte moving either way: a server that stops answering ends the request
+    /// after this long instead of hanging it; a slow but moving transfer goes on.
+    var stall: Duration = .seconds(30)
+}
+
+/// One libcurl handle and its connections (kept alive between requests). Used by one
+/// request at a time: ``HTTPSessionPool`` hands them out.
+final class HTTPSession {
+    private let handle: UnsafeMutableRawPointer
+
+    init() throws(CofferError) {
+        guard let handle = coffer_http_session_new() else {
+            throw CofferError(.unsupported, detail: "libcurl (libcurl.so.4) could not be loaded")
+        }
+        self.handle = handle
+    }
+
+    deinit { coffer_http_session_free(handle) }
+
+    /// Performs one request, blocking the calling thread. `onBody` gets the body of a
+    /// successful response in pieces and returns `false` to stop it.
+    func perform(method: String, url: String, headers: [(name: String, value: String)], body: HTTPBody,
+                 timeouts: HTTPTimeouts, caFile: String?,
+                 onBody: (UnsafeRawBufferPointer) -> Bool) throws(HTTPFailure) -> HTTPResponse {
+        try withoutActuallyEscaping(onBody) { (onBody) throws(HTTPFailure) -> HTTPResponse in
+            try perform(method: method, url: url, headers: headers, body: body, timeouts: timeouts, caFile: caFile,
+                        exchange: Exchange(body: body, onBody: onBody))
+        }
+    }
+
+    private func perform(method: String, url: String, headers: [(name: String, value: String)], body: HTTPBody,
+                         timeouts: HTTPTimeouts, caFile: String?, exchange: Exchange) throws(HTTPFailure) -> HTTPResponse {
+        let lines = headers.map { "\($0.name): \($0.value)" }
+        var error = [CChar](repeating: 0, count: 512)
+        var status = 0
+        let code: Int32 = withCStrings(lines) { headerPointers in
+            method.withCString { methodPointer in
+                url.withCString { urlPointer in
+                    withOptionalCString(caFile) { caPointer in
+                        headerPointers.withUnsafeBufferPointer { list in
+                            var request = coffer_http_request()
+                            request.method = methodPointer
+                            request.url = urlPointer
+                            request.headers = list.baseAddress
+                            request.header_count = list.count
+                            request.connect_timeout_ms = Int(timeouts.connect.components.seconds * 1000)
+                            request.stall_timeout_s = max(1, Int(timeouts.stall.components.seconds))
+                            request.ca_file = caPointer
+                            request.on_header = { context, bytes, length in
+                                Unmanaged<Exchange>.fromOpaque(context!).takeUnretainedValue().header(bytes, length)
+                            }
+                            request.on_body = { context, bytes, length in
+                                Unmanaged<Exchange>.fromOpaque(context!).takeUnretainedValue().receive(bytes, length)
+                            }
+                            request.response_context = Unmanaged.passUnretained(exchange).toOpaque()
+                            switch body {
+                            case .none:
+                                request.body_length = -1
+                            case .bytes(let bytes):
+                                request.body_length = Int64(bytes.count)
+                            case .stream(let length, _):
+                                request.body_length = length
+                            }
+                            if request.body_length >= 0 {
+                                request.body = { context, buffer, capacity in
+                                    Unmanaged<Exchange>.fromOpaque(context!).takeUnretainedValue().send(buffer, capacity)
+                                }
+                                request.body_context = Unmanaged.passUnretained(exchange).toOpaque()
+                            }
+                            var answered: Int = 0
+                            let code = coffer_http_perform(handle, &request, &answered, &error)
+                            status = answered
+                            return code
+                        }
+                    }
+                }
+            }
+        }
+        withExtendedLifetime(exchange) {}
+        guard code == 0 else {
+            let message = String(decoding: error.prefix { $0 != 0 }.map { UInt8(bitPattern: $0) }, as: UTF8.self)
+            throw HTTPFailure(code: code, message: message, stoppedByCaller: exchange.stoppedByCaller)
+        }
+        return HTTPResponse(status: status, headers: exchange.headers, errorBody: exchange.errorBody)
+    }
+
+    /// The state one transfer's callbacks share.
+    private final class Exchange {
+        var body: HTTPBody
+        let onBody: (UnsafeRawBufferPointer) -> Bool
+        var headers: [(name: String, value: String)] = []
+        var sent = 0
+        var stoppedByCaller = false
+        /// The status of the response being received, from its status line.
+        var status = 0
+        var errorBody: [UInt8] = []
+
+        init(body: HTTPBody, onBody: @escaping (UnsafeRawBufferPointer) -> Bool) {
+            self.body = body
+            self.onBody = onBody
+        }
+
+        func header(_ bytes: UnsafePointer<CChar>?, _ length: Int) -> Int {
+            guard let bytes else { return length }
+            let line = String(decoding: UnsafeRawBufferPointer(start: bytes, count: length), as: UTF8.self)
+            if line.hasPrefix("HTTP/") {
+                headers.removeAll()  // a new response (after a redirect or a `100 Continue`)
+                status = line.split(separator: " ").dropFirst().first.flatMap { Int($0) } ?? 0
+            } else if let colon = line.firstIndex(of: ":") {
+                headers.append((String(line[..<colon]), line[line.index(after: colon)...]
+                    .trimmingCharacters(in: .whitespacesAndNewlines)))
+            }
+            return length
+        }
+
+        func receive(_ bytes: UnsafePointer<CChar>?, _ length: Int) -> Int {
+            guard let bytes, length > 0 else { return length }
+            let piece = UnsafeRawBufferPointer(start: bytes, count: length)
+            if status >= 300 {
+                if errorBody.count < 16_384 { errorBody += piece.prefix(16_384 - errorBody.count) }
+                return length
+            }
+            if onBody(piece) { return length }
+            stoppedByCaller = true
+            return 0
+        }
+
+        func send(_ buffer: UnsafeMutablePointer<CChar>?, _ capacity: Int) -> Int {
+            guard let buffer else { return 0 }
+            switch body {
+            case .none:
+                return 0
+            case .bytes(let bytes):
+                let count = min(capacity, bytes.count - sent)
+                bytes.withUnsafeBytes { raw in
+                    UnsafeMutableRawPointer(buffer).copyMemory(from: raw.baseAddress! + sent, byteCount: count)
+                }
+                sent += count
+                return count
+            case .stream(_, let read):
+                guard let count = read(UnsafeMutableRawBufferPointer(start: buffer, count: capacity)) else {
+                    stoppedByCaller = true
+                    return Int(bitPattern: UInt(COFFER_HTTP_ABORT))
+                }
+                return count
+            }
+        }
+    }
+}
+
+/// A request that did not get an answer: libcurl's code and message.
+struct HTTPFailure: Error {
+    var code: Int32
+    var message: String
+    /// The body's source or sink stopped it (cancellation).
+    var stoppedByCaller: Bool
+
+    /// Whether trying again may work: the server could not be reached or the connection broke.
+    var isTransient: Bool {
+        [COFFER_HTTP_COULDNT_CONNECT, COFFER_HTTP_TIMEOUT, COFFER_HTTP_GOT_NOTHING, COFFER_HTTP_SEND_ERROR,
+         COFFER_HTTP_RECV_ERROR, COFFER_HTTP_PARTIAL_FILE].map(Int32.init).contains(code)
+    }
+}
+
+/// Sessions for requests made from many threads at once: each request takes one (or makes
+/// one) and gives it back, so connections are reused.
+final class HTTPSessionPool: Sendable {
+    private let idle = Mutex<[UnsafeSession]>([])
+
+    private struct UnsafeSession: @unchecked Sendable { let session: HTTPSession }
+
+    func withSession<T>(_ body: (HTTPSession) throws(HTTPFailure) -> T) throws(CofferError) -> Result<T, HTTPFailure> {
+        let session: HTTPSession
+        if let reused = idle.withLock({ $0.popLast()?.session }) { session = reused } else { session = try HTTPSession() }
+        let result = Result { () throws(HTTPFailure) -> T in try body(session) }
+        // A session whose transfer failed may hold a broken connection: libcurl drops those.
+        idle.withLock { if $0.count < 16 { $0.append(UnsafeSession(session: session)) } }
+        return result
+    }
+}
+
+private func withCStrings<T>(_ strings: [String], _ body: ([UnsafePointer<CChar>?]) -> T) -> T {
+    let copies = strings.map { strdup($0) }
+    defer { copies.forEach { free($0) } }
+    return body(copies.map { UnsafePointer($0) })
+}
+
+private func withOptionalCString<T>(_ string: String?, _ body: (UnsafePointer<CChar>?) -> T) -> T {
+    guard let string else { return body(nil) }
+    return string.withCString(body)
+}

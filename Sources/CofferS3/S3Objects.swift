@@ -1,0 +1,160 @@
+import CofferCore
+import Foundation
+
+/// What a `HEAD` or a listing says of an object.
+struct S3Object: Sendable, Equatable {
+    var key: String
+    var size: Int64
+    var etag: String
+    /// The object's own modification time (`X-Amz-Meta-Mtime`, as rclone writes it, or
+    /// s3fs's lower-case form), else when S3 stored it.
+    var modified: Date
+}
+
+/// A page of `ListObjectsV2`.
+struct S3Listing: Sendable {
+    var objects: [S3Object] = []
+    /// With a delimiter: the prefixes the keys share up to it (folders), ending in it.
+    var commonPrefixes: [String] = []
+    /// Where the next page starts; `nil` on the last one.
+    var continuation: String?
+}
+
+/// The conditions a write may carry.
+enum S3WriteCondition: Sendable {
+    case none
+    /// Only if nothing is at the key (`If-None-Match: *`): a create that cannot replace.
+    case absent
+    /// Only if the object is still the one read (`If-Match: ETag`): a replace that cannot
+    /// lose another writer's update.
+    case unchanged(etag: String)
+}
+
+extension S3Client {
+    /// The object at `key`, or `nil` when there is none.
+    func head(_ key: String) throws(CofferError) -> S3Object? {
+        do {
+            let response = try send("HEAD", key: key)
+            return Self.object(key, response)
+        } catch where error.kind == .noSuchFile {
+            return nil
+        }
+    }
+
+    /// Bytes `range` of the object at `key` (all of it for `nil`), handed to `sink` as they
+    /// arrive; `sink` returns `false` to stop (then `cancelled` is thrown).
+    @discardableResult
+    func get(_ key: String, range: Range<Int64>? = nil, ifMatch etag: String? = nil,
+             into sink: (UnsafeRawBufferPointer) -> Bool) throws(CofferError) -> S3Object? {
+        var headers: [(name: String, value: String)] = []
+        if let range { headers.append(("Range", "bytes=\(range.lowerBound)-\(range.upperBound - 1)")) }
+        if let etag { headers.append(("If-Match", Self.bare(etag))) }
+        let response = try send("GET", key: key, headers: headers, onBody: sink)
+        return Self.object(key, response)
+    }
+
+    /// Stores `body` at `key`, with its modification time in `X-Amz-Meta-Mtime` (seconds
+    /// since 1970, as rclone writes it). A condition that fails is `fileExists`.
+    @discardableResult
+    func put(_ key: String, body: HTTPBody, contentType: String? = nil, modified: Date? = nil,
+             condition: S3WriteCondition = .none) throws(CofferError) -> String? {
+        var headers: [(name: String, value: String)] = []
+        if let contentType { headers.append(("Content-Type", contentType)) }
+        if let modified { headers.append(("X-Amz-Meta-Mtime", Self.mtimeText(modified))) }
+        switch condition {
+        case .none: break
+        case .absent: headers.append(("If-None-Match", "*"))
+        case .unchanged(let etag): headers.append(("If-Match", Self.bare(etag)))
+        }
+        return try send("PUT", key: key, headers: headers, body: body).header("ETag")
+    }
+
+    /// Removes the object at `key` (S3 answers the same whether it was there or not).
+    func delete(_ key: String) throws(CofferError) {
+        try send("DELETE", key: key)
+    }
+
+    /// Creates the bucket (tests and first use of an empty server).
+    func createBucket() throws(CofferError) {
+        try send("PUT", key: nil)
+    }
+
+    /// One page of the keys under `prefix`, from `continuation`; with `delimiter`, keys
+    /// past it are folded into common prefixes.
+    func list(prefix: String, delimiter: String? = "/", continuation: String? = nil,
+              maxKeys: Int = 1000) throws(CofferError) -> S3Listing {
+        var query: [(name: String, value: String)] = [("list-type", "2"), ("prefix", prefix), ("max-keys", "\(maxKeys)")]
+        if let delimiter { query.append(("delimiter", delimiter)) }
+        if let continuation { query.append(("continuation-token", continuation)) }
+        var document: [UInt8] = []
+        try send("GET", key: nil, query: query) { bytes in
+            document += bytes
+            return document.count < 64 << 20
+        }
+        guard let texts = S3XML.texts(in: document) else {
+            throw CofferError(.ioError, detail: "the S3 server's listing of \(configuration.location) could not be read")
+        }
+        var listing = S3Listing()
+        var current: S3Object?
+        var truncated = false
+        for (path, text) in texts {
+            switch path {
+            case "ListBucketResult/Contents/Key":
+                if let current { listing.objects.append(current) }
+                current = S3Object(key: text, size: 0, etag: "", modified: .distantPast)
+            case "ListBucketResult/Contents/Size": current?.size = Int64(text) ?? 0
+            case "ListBucketResult/Contents/ETag": current?.etag = text
+            case "ListBucketResult/Contents/LastModified": current?.modified = Self.iso8601(text) ?? .distantPast
+            case "ListBucketResult/CommonPrefixes/Prefix": listing.commonPrefixes.append(text)
+            case "ListBucketResult/IsTruncated": truncated = text == "true"
+            case "ListBucketResult/NextContinuationToken": listing.continuation = text
+            default: break
+            }
+        }
+        if let current { listing.objects.append(current) }
+        if !truncated { listing.continuation = nil }
+        return listing
+    }
+
+    /// An ETag without its quotes: Ceph RGW 16.2 compares `If-Match` with the bare value
+    /// (a quoted one never matches there), and S3 accepts either.
+    static func bare(_ etag: String) -> String {
+        etag.count >= 2 && etag.hasPrefix("\"") && etag.hasSuffix("\"") ? String(etag.dropFirst().dropLast()) : etag
+    }
+
+    // MARK: Reading answers
+
+    static func object(_ key: String, _ response: HTTPResponse) -> S3Object {
+        let modified = (response.header("X-Amz-Meta-Mtime")).flatMap(mtime)
+            ?? response.header("Last-Modified").flatMap(httpDate) ?? .distantPast
+        return S3Object(key: key, size: response.header("Content-Length").flatMap { Int64($0) } ?? 0,
+                        etag: response.header("ETag") ?? "", modified: modified)
+    }
+
+    /// rclone's `X-Amz-Meta-Mtime`: seconds since 1970 with up to nine decimals.
+    static func mtimeText(_ date: Date) -> String {
+        let nanoseconds = Int64((date.timeIntervalSince1970 * 1e9).rounded())
+        let seconds = nanoseconds.quotientAndRemainder(dividingBy: 1_000_000_000)
+        guard seconds.remainder != 0 else { return "\(seconds.quotient)" }
+        var fraction = String(seconds.remainder)
+        fraction = String(repeating: "0", count: 9 - fraction.count) + fraction
+        while fraction.hasSuffix("0") { fraction.removeLast() }
+        return "\(seconds.quotient).\(fraction)"
+    }
+
+    static func mtime(_ text: String) -> Date? {
+        Double(text.trimmingCharacters(in: .whitespaces)).map { Date(timeIntervalSince1970: $0) }
+    }
+
+    static func iso8601(_ text: String) -> Date? {
+        try? Date(text, strategy: Date.ISO8601FormatStyle(includingFractionalSeconds: text.contains(".")))
+    }
+
+    static func httpDate(_ text: String) -> Date? {
+        let formatter = DateFormatter()
+        formatter.locale = Locale(identifier: "en_US_POSIX")
+        formatter.timeZone = TimeZone(identifier: "GMT")
+        formatter.dateFormat = "EEE, dd MMM yyyy HH:mm:ss zzz"
+        return formatter.date(from: text)
+    }
+}

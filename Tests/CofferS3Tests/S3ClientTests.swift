@@ -1,0 +1,138 @@
+@testable import CofferS3
+import CofferCore
+import Foundation
+import Testing
+
+/// The S3 client against a real server: the Ceph RGW that `.ci/run` starts
+/// (`COFFER_TEST_S3_ENDPOINT`, with `COFFER_TEST_S3_ACCESS_KEY` and `COFFER_TEST_S3_SECRET_KEY`,
+/// `test:tester` and `testing` by default). Without an endpoint these tests are skipped,
+/// unless `COFFER_REQUIRE_S3=1` (set by `.ci/run`) makes that a failure.
+@Suite(.enabled(if: S3TestServer.endpoint != nil || S3TestServer.required,
+                "no S3 server: set COFFER_TEST_S3_ENDPOINT (.ci/run starts a Ceph RGW)"))
+struct S3ClientTests {
+    static let environment = S3TestServer.environment
+    static let endpoint = S3TestServer.endpoint
+    static let required = S3TestServer.required
+
+    static func client(bucket: String = "coffer-\(UUID().uuidString.prefix(8).lowercased())",
+                       secret: String? = nil, endpoint: String? = nil, attempts: Int = 4) throws -> S3Client {
+        let configuration = try S3Configuration.resolve(
+            try S3Location(parsing: "s3://\(bucket)"), endpoint: endpoint ?? Self.endpoint,
+            environment: ["AWS_ACCESS_KEY_ID": environment["COFFER_TEST_S3_ACCESS_KEY"] ?? "test:tester",
+                          "AWS_SECRET_ACCESS_KEY": secret ?? environment["COFFER_TEST_S3_SECRET_KEY"] ?? "testing"],
+            home: "/nonexistent")
+        return S3Client(configuration, timeouts: HTTPTimeouts(connect: .seconds(3), stall: .seconds(10)), attempts: attempts,
+                        firstBackoff: .milliseconds(20))
+    }
+
+    /// A client on a new bucket (`nil`, a failure, when S3 is required and not configured).
+    func bucket() throws -> S3Client? {
+        guard Self.endpoint != nil else {
+            Issue.record("COFFER_REQUIRE_S3=1 but COFFER_TEST_S3_ENDPOINT is not set")
+            return nil
+        }
+        let client = try Self.client()
+        try client.createBucket()
+        return client
+    }
+
+    func read(_ client: S3Client, _ key: String, range: Range<Int64>? = nil) throws -> [UInt8] {
+        var bytes: [UInt8] = []
+        try client.get(key, range: range) { bytes += $0; return true }
+        return bytes
+    }
+
+    @Test func objectsAreWrittenReadAndRemoved() throws {
+        guard let client = try bucket() else { return }
+        let body = Array("héllo, 世界\n".utf8)
+        let modified = Date(timeIntervalSince1970: 1_700_000_000.25)
+        let etag = try client.put("Notes/a b+c%d 报告.txt", body: .bytes(body), contentType: "text/plain", modified: modified)
+        #expect(etag?.isEmpty == false)
+        let head = try #require(try client.head("Notes/a b+c%d 报告.txt"))
+        #expect(head.size == Int64(body.count) && head.etag == etag)
+        #expect(abs(head.modified.timeIntervalSince(modified)) < 0.001)
+        #expect(try read(client, "Notes/a b+c%d 报告.txt") == body)
+        #expect(try read(client, "Notes/a b+c%d 报告.txt", range: 1..<4) == Array(body[1..<4]))
+        #expect(try client.head("Notes/missing") == nil)
+        let missing = #expect(throws: CofferError.self) { try read(client, "Notes/missing") }
+        #expect(missing?.kind == .noSuchFile)
+        try client.delete("Notes/a b+c%d 报告.txt")
+        #expect(try client.head("Notes/a b+c%d 报告.txt") == nil)
+        // A large body streamed in pieces.
+        let big = (0..<3_000_000).map { UInt8(truncatingIfNeeded: $0 &* 7) }
+        var offset = 0
+        try client.put("big.bin", body: .stream(length: Int64(big.count)) { buffer in
+            let count = min(buffer.count, big.count - offset)
+            big.withUnsafeBytes { buffer.baseAddress!.copyMemory(from: $0.baseAddress! + offset, byteCount: count) }
+            offset += count
+            return count
+        })
+        #expect(try read(client, "big.bin") == big)
+    }
+
+    @Test func conditionalWritesNeverLoseAnUpdate() throws {
+        guard let client = try bucket() else { return }
+        let first = try #require(try client.put("doc.txt", body: .bytes(Array("one".utf8)), condition: .absent))
+        let again = #expect(throws: CofferError.self) {
+            try client.put("doc.txt", body: .bytes(Array("two".utf8)), condition: .absent)
+        }
+        #expect(again?.kind == .fileExists)
+        let second = try #require(try client.put("doc.txt", body: .bytes(Array("two".utf8)), condition: .unchanged(etag: first)))
+        let stale = #expect(throws: CofferError.self) {
+            try client.put("doc.txt", body: .bytes(Array("three".utf8)), condition: .unchanged(etag: first))
+        }
+        #expect(stale?.kind == .fileExists)
+        #expect(try read(client, "doc.txt") == Array("two".utf8))
+        #expect(second != first)
+    }
+
+    @Test func listingsArePagedAndFoldedAtSlashes() throws {
+        guard let client = try bucket() else { return }
+        var keys: [String] = []
+        for index in 0..<230 { keys.append(String(format: "Flat/item %03d.txt", index)) }
+        keys += ["Deep/a/1.txt", "Deep/b/2.txt", "Deep/c.txt", "Deep/empty/", "top.txt", "空 格/名字.txt"]
+        for key in keys { try client.put(key, body: .bytes(key.hasSuffix("/") ? [] : Array(key.utf8))) }
+        var listed: [String] = []
+        var continuation: String?
+        var pages = 0
+        repeat {
+            let page = try client.list(prefix: "Flat/", continuation: continuation, maxKeys: 100)
+            listed += page.objects.map(\.key)
+            continuation = page.continuation
+            pages += 1
+        } while continuation != nil
+        #expect(pages == 3 && listed == keys.filter { $0.hasPrefix("Flat/") })
+        let deep = try client.list(prefix: "Deep/")
+        #expect(deep.objects.map(\.key) == ["Deep/c.txt"])
+        #expect(deep.commonPrefixes == ["Deep/a/", "Deep/b/", "Deep/empty/"])
+        let top = try client.list(prefix: "")
+        #expect(top.objects.map(\.key) == ["top.txt"] && top.commonPrefixes == ["Deep/", "Flat/", "空 格/"])
+        #expect(top.objects.first?.size == Int64("top.txt".utf8.count))
+        let flat = try client.list(prefix: "Deep/", delimiter: nil)
+        #expect(flat.objects.map(\.key) == ["Deep/a/1.txt", "Deep/b/2.txt", "Deep/c.txt", "Deep/empty/"])
+    }
+
+    @Test func failuresAreClearAndBounded() throws {
+        guard let client = try bucket() else { return }
+        let absent = try Self.client(bucket: "coffer-no-such-bucket-\(UUID().uuidString.prefix(6).lowercased())")
+        #expect(#expect(throws: CofferError.self) { try absent.list(prefix: "") }?.kind == .unknownMount)
+        let badKey = try Self.client(bucket: client.configuration.location.bucket, secret: "wrong-secret")
+        let refused = #expect(throws: CofferError.self) { try badKey.list(prefix: "") }
+        #expect(refused?.kind == .noPermission)
+        #expect(refused.map { "\($0)" }?.contains("wrong-secret") == false)
+        // Nothing listens on port 9: refused at once, tried a bounded number of times.
+        let started = ContinuousClock.now
+        let nobody = try Self.client(endpoint: "http://127.0.0.1:9", attempts: 3)
+        let unreachable = #expect(throws: CofferError.self) { try nobody.head("x") }
+        #expect(unreachable?.kind == .ioError)
+        #expect(unreachable?.detail?.contains("127.0.0.1:9") == true)
+        #expect(ContinuousClock.now - started < .seconds(10))
+    }
+}
+
+/// The S3 server the tests use, from the environment.
+enum S3TestServer {
+    static let environment = ProcessInfo.processInfo.environment
+    static let endpoint = environment["COFFER_TEST_S3_ENDPOINT"]
+    static let required = environment["COFFER_REQUIRE_S3"] == "1"
+}
