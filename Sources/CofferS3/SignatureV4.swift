@@ -67,7 +67,7 @@ struct SignatureV4 {
     /// `Authorization` to `request`. `payloadHash` is the body's SHA-256 in hex (or
     /// `UNSIGNED-PAYLOAD`).
     func sign(_ request: inout S3Request, payloadHash: String, at date: Date) throws(CofferError) {
-        let stamp = Self.timestamp(date)
+        let stamp = Timestamp.basic(date)
         request.setHeader("Host", request.host)
         request.setHeader("X-Amz-Date", stamp)
         request.setHeader("X-Amz-Content-SHA256", payloadHash)
@@ -98,16 +98,6 @@ struct SignatureV4 {
         let canonical = [request.method, request.path, request.encodedQuery, canonicalHeaders, signedHeaders, payloadHash]
             .joined(separator: "\n")
         return (canonical, signedHeaders)
-    }
-
-    /// `20150830T123600Z`.
-    static func timestamp(_ date: Date) -> String {
-        var time = time_t(date.timeIntervalSince1970.rounded(.down))
-        var parts = tm()
-        gmtime_r(&time, &parts)
-        func two(_ value: Int32) -> String { value < 10 ? "0\(value)" : "\(value)" }
-        return "\(parts.tm_year + 1900)\(two(parts.tm_mon + 1))\(two(parts.tm_mday))T"
-            + "\(two(parts.tm_hour))\(two(parts.tm_min))\(two(parts.tm_sec))Z"
     }
 
     /// Leading and trailing spaces dropped, runs of spaces inside made one.

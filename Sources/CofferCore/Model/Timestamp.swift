@@ -43,6 +43,25 @@ public enum Timestamp {
         bytes.append(UInt8(ascii: "Z"))
     }
 
+    /// The same moment to the second in ISO 8601's basic format (`20150830T123600Z`), as
+    /// AWS Signature Version 4 dates a request.
+    public static func basic(_ date: Date) -> String {
+        var seconds = time_t(date.timeIntervalSince1970.rounded(.down))
+        var parts = tm()
+        gmtime_r(&seconds, &parts)
+        var bytes: [UInt8] = []
+        bytes.reserveCapacity(16)
+        digits(Int(parts.tm_year) + 1900, 4, &bytes)
+        digits(Int(parts.tm_mon) + 1, 2, &bytes)
+        digits(Int(parts.tm_mday), 2, &bytes)
+        bytes.append(UInt8(ascii: "T"))
+        digits(Int(parts.tm_hour), 2, &bytes)
+        digits(Int(parts.tm_min), 2, &bytes)
+        digits(Int(parts.tm_sec), 2, &bytes)
+        bytes.append(UInt8(ascii: "Z"))
+        return String(decoding: bytes, as: UTF8.self)
+    }
+
     private static func digits(_ value: Int, _ count: Int, _ bytes: inout [UInt8]) {
         var divisor = 1
         for _ in 1..<count { divisor *= 10 }
