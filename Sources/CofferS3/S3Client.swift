@@ -1,3 +1,4 @@
+import CCofferHTTP
 import CofferCore
 import Foundation
 
@@ -129,4 +130,3 @@ final class S3Client: Sendable {
     }
 }
 
-import CCofferHTTP
