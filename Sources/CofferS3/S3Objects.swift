@@ -69,6 +69,16 @@ extension S3Client {
         return try send("PUT", key: key, headers: headers, body: body).header("ETag")
     }
 
+    /// Copies the object at `source` to `destination` on the server (its metadata, the
+    /// modification time included, goes with it). Objects up to 5 GiB.
+    func copy(from source: String, to destination: String) throws(CofferError) {
+        let bucket = configuration.location.bucket
+        try send("PUT", key: destination, headers: [
+            ("X-Amz-Copy-Source", "/\(bucket)/" + S3Encoding.encode(source, keepingSlashes: true)),
+            ("X-Amz-Metadata-Directive", "COPY"),
+        ])
+    }
+
     /// Removes the object at `key` (S3 answers the same whether it was there or not).
     func delete(_ key: String) throws(CofferError) {
         try send("DELETE", key: key)

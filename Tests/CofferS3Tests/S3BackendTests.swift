@@ -1,0 +1,61 @@
+@testable import CofferS3
+import CofferBackendConformance
+import CofferCore
+import Foundation
+import Testing
+
+/// The S3 backend against the backend contract, on a new bucket of the test server for
+/// each check (see ``S3ClientTests`` for the server).
+@Suite(.enabled(if: S3TestServer.endpoint != nil || S3TestServer.required,
+                "no S3 server: set COFFER_TEST_S3_ENDPOINT (.ci/run starts a Ceph RGW)"))
+struct S3BackendTests {
+    static let subject = BackendConformance.Subject.seeding(name: "S3 on the test server", mount: "s3") { scratch in
+        let client = try S3ClientTests.client()
+        try client.createBucket()
+        return S3Backend(client: client, spoolFolder: scratch)
+    }
+
+    @Test func theBackendContractHolds() async throws {
+        guard S3TestServer.endpoint != nil else {
+            Issue.record("COFFER_REQUIRE_S3=1 but COFFER_TEST_S3_ENDPOINT is not set")
+            return
+        }
+        let report = await BackendConformance.run(Self.subject)
+        #expect(report.isPassing, "\(report)")
+        #expect(report.passed.count >= 18, "\(report.passed)")
+    }
+
+    /// Folders as S3 tools make them: a listing of a prefix written by another tool, with an
+    /// empty folder's marker, a key under a missing marker, and the mount below a prefix.
+    @Test func foldersAreWhatS3ToolsShow() async throws {
+        guard S3TestServer.endpoint != nil else { return }
+        let bucket = "coffer-\(UUID().uuidString.prefix(8).lowercased())"
+        let client = try S3ClientTests.client(bucket: bucket)
+        try client.createBucket()
+        for key in ["Team/Plans/q1.txt", "Team/Empty/", "Team/notes.md", "Team/.hidden-by-dot", "outside.txt"] {
+            try client.put(key, body: .bytes(key.hasSuffix("/") ? [] : Array(key.utf8)))
+        }
+        let configuration = try S3Configuration.resolve(
+            try S3Location(parsing: "s3://\(bucket)/Team"), endpoint: S3TestServer.endpoint,
+            environment: ["AWS_ACCESS_KEY_ID": "test:tester", "AWS_SECRET_ACCESS_KEY": "testing"], home: "/nonexistent")
+        let scratch = NSTemporaryDirectory()
+        let backend = S3Backend(configuration: configuration, spoolFolder: scratch)
+        let root = VirtualPath.root(of: "s3")
+        let listing = try await backend.contentsOfFolder(at: root)
+        #expect(Set(listing.map(\.name)) == ["Plans", "Empty", "notes.md", ".hidden-by-dot"])
+        #expect(listing.first { $0.name == "Plans" }?.kind == .folder && listing.first { $0.name == ".hidden-by-dot" }?.isHidden == true)
+        #expect(try await backend.contentsOfFolder(at: root.appending(trustedName: "Empty")).isEmpty)
+        #expect(try await backend.node(at: root.appending(trustedName: "Plans")).kind == .folder)
+        #expect(try await backend.node(at: root.appending(trustedName: "notes.md")).size == Int64("Team/notes.md".utf8.count))
+        let outside = await #expect(throws: CofferError.self) { try await backend.node(at: root.appending(trustedName: "outside.txt")) }
+        #expect(outside?.kind == .noSuchFile)
+        // A file written through the backend keeps its date, and rclone's header carries it.
+        let write = try await backend.makeWrite(at: root.appending(trustedName: "dated.txt"))
+        try await write.write(Array("x".utf8))
+        let date = Date(timeIntervalSince1970: 1_600_000_000.5)
+        try await write.setAttributes(permissions: nil, modificationDate: date)
+        try await write.commit(conflict: .fail)
+        #expect(try client.head("Team/dated.txt")?.modified == date)
+        #expect(try await backend.node(at: root.appending(trustedName: "dated.txt")).modificationDate == date)
+    }
+}
