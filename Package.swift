@@ -58,7 +58,8 @@ let package = Package(
         // `coffer`'s command line and front ends, for any application that adds its own mounts.
         .target(
             name: "CofferApp",
-            dependencies: ["CofferREPL", "CofferRPC", "FileService", "CofferBackends", "CofferCore", "CofferRuntime", "DocumentTypesGenerator"],
+            dependencies: ["CofferREPL", "CofferRPC", "CofferS3", "FileService", "CofferBackends", "CofferCore", "CofferRuntime",
+                           "DocumentTypesGenerator"],
             // The package's own manifest (a link to DocumentTypes.json at the root).
             resources: [.embedInCode("DocumentTypes.json")]
         ),
@@ -125,7 +126,7 @@ let package = Package(
         .testTarget(name: "CofferREPLTests", dependencies: ["CofferREPL", "CofferCore", "CofferRuntime", "CofferTestSupport"]),
         .testTarget(
             name: "EndToEndTests",
-            dependencies: ["coffer", "CustomBackendExample", "CofferTestSupport"]
+            dependencies: ["coffer", "CustomBackendExample", "CofferTestSupport", "CofferS3"]
         ),
     ]
 )

@@ -2,6 +2,7 @@
 
 #include <dlfcn.h>
 #include <pthread.h>
+#include <stdlib.h>
 #include <string.h>
 
 // libxml2's reader interface (libxml/xmlreader.h), declared here because its headers are
@@ -53,7 +54,11 @@ int coffer_xml_texts(const char *bytes, size_t length, coffer_xml_text callback,
     char parent[MAX_DEPTH];  // whether each open element has elements inside it
     int depth = 0;
     path[0] = '\0';
-    static __thread char text[MAX_TEXT];
+    // The text of the element being read, grown as needed (on the heap: a thread-local
+    // buffer this size would be carved out of every thread's stack).
+    size_t text_capacity = 4096;
+    char *text = malloc(text_capacity);
+    if (text == NULL) { xml.free_reader(reader); return 0; }
     size_t text_length = 0;
     int result;
     int ok = 1;
@@ -78,6 +83,12 @@ int coffer_xml_texts(const char *bytes, size_t length, coffer_xml_text callback,
             const char *value = (const char *)xml.value(reader);
             size_t added = value ? strlen(value) : 0;
             if (text_length + added + 1 > MAX_TEXT) { ok = 0; break; }
+            if (text_length + added + 1 > text_capacity) {
+                while (text_length + added + 1 > text_capacity) text_capacity *= 2;
+                char *grown = realloc(text, text_capacity);
+                if (grown == NULL) { ok = 0; break; }
+                text = grown;
+            }
             memcpy(text + text_length, value, added);
             text_length += added;
             text[text_length] = '\0';
@@ -89,6 +100,7 @@ int coffer_xml_texts(const char *bytes, size_t length, coffer_xml_text callback,
             path[ends[--depth]] = '\0';
         }
     }
+    free(text);
     xml.free_reader(reader);
     return ok && result == 0;
 }

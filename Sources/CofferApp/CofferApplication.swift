@@ -2,6 +2,7 @@ import CofferCore
 import CofferBackends
 import CofferREPL
 import CofferRPC
+import CofferS3
 import FileService
 import Foundation
 #if canImport(Glibc)
@@ -131,6 +132,7 @@ public struct CofferApplication: Sendable {
         do {
             container = try await Container.open(at: options.containerPath)
             let added = try extraMounts(container, registry)
+                + Self.s3Mounts(options, container: container, registry: registry, environment: options.environment)
             try Self.checkMountNames(added)
             service = try FileService.standard(container: container, registry: registry, extraMounts: added)
         } catch {
@@ -193,6 +195,24 @@ public struct CofferApplication: Sendable {
     }
 
     /// An application's mounts must be typeable (`mem:`) and must not take a standard name.
+    /// The buckets of `--mount NAME=s3://…`, configured as the AWS tools are (endpoint,
+    /// region and keys from the environment and `~/.aws`). Nothing is sent to the server
+    /// here: the first request is made by the first command that uses the mount.
+    static func s3Mounts(_ options: LaunchOptions, container: Container, registry: TypeRegistry,
+                         environment: [String: String]) throws(CofferError) -> [Mount] {
+        var mounts: [Mount] = []
+        for (name, text) in options.s3Mounts {
+            let location = try S3Location(parsing: text)
+            let configuration = try S3Configuration.resolve(location, endpoint: options.s3Endpoint, environment: environment,
+                                                            home: environment["HOME"] ?? NSHomeDirectory())
+            let backend = S3Backend(configuration: configuration, spoolFolder: container.temporaryPath, registry: registry)
+            mounts.append(Mount(name: name, backend: backend,
+                                description: LocalizedText("\(location) on \(configuration.endpoint.host ?? "S3")",
+                                                           "\(configuration.endpoint.host ?? "S3") 上的 \(location)")))
+        }
+        return mounts
+    }
+
     static func checkMountNames(_ mounts: [Mount]) throws(CofferError) {
         var taken: Set<String> = [VirtualPath.defaultMount, "trash", "staging"]
         for mount in mounts {

@@ -23,6 +23,12 @@ struct LaunchOptions {
     var allowedHostFolders: [String] = []
     /// `coffer rpc --listen unix:PATH`: the socket to serve clients on, instead of stdio.
     var socketPath: String?
+    /// `--mount NAME=s3://BUCKET[/PREFIX]`, repeatable: buckets mounted beside `files:`.
+    var s3Mounts: [(name: String, location: String)] = []
+    /// `--s3-endpoint URL`: the S3 server, over `AWS_ENDPOINT_URL` and the profile's.
+    var s3Endpoint: String?
+    /// The environment the options were read in (S3 mounts take their keys from it).
+    var environment: [String: String]
 
     var action: Action = .interactive
     var containerPath: String
@@ -33,6 +39,7 @@ struct LaunchOptions {
     var documentTypesPath: String?
 
     init(arguments: [String], environment: [String: String], application: String = "coffer") throws(CofferError) {
+        self.environment = environment
         language = Language.preferred(environment: environment)
         containerPath = Container.defaultLocation(environment: environment, application: application)
         var index = 0
@@ -54,6 +61,15 @@ struct LaunchOptions {
             case _ where argument.hasPrefix("--container="):
                 containerPath = String(argument.dropFirst("--container=".count))
                 containerGiven = true
+            case _ where argument == "--mount" || argument.hasPrefix("--mount="):
+                let value = argument == "--mount" ? try value(for: "--mount") : String(argument.dropFirst("--mount=".count))
+                guard let equals = value.firstIndex(of: "="), value[value.index(after: equals)...].hasPrefix("s3://") else {
+                    throw CofferError(.invalidArgument, detail: "--mount \(value): use NAME=s3://BUCKET[/PREFIX]")
+                }
+                s3Mounts.append((String(value[..<equals]), String(value[value.index(after: equals)...])))
+            case _ where argument == "--s3-endpoint" || argument.hasPrefix("--s3-endpoint="):
+                s3Endpoint = argument == "--s3-endpoint" ? try value(for: "--s3-endpoint")
+                                                         : String(argument.dropFirst("--s3-endpoint=".count))
             case "--document-types":
                 documentTypesPath = try value(for: "--document-types")
             case "--lang":
@@ -113,7 +129,8 @@ struct LaunchOptions {
         switch language {
         case .english:
             return """
-                Usage: \(program) [--container DIR] [--lang en|zh-Hans] [--document-types JSON] [-c 'COMMAND; COMMAND']
+                Usage: \(program) [--container DIR] [--lang en|zh-Hans] [--document-types JSON] [--mount NAME=s3://BUCKET[/PREFIX]]…
+                           [--s3-endpoint URL] [-c 'COMMAND; COMMAND']
                        \(program) [--container DIR] rpc [--framing lsp|ndjson] [--allow-host DIR]… [--listen unix:PATH]
                        \(program) [--container DIR] open-files PATH…
                        \(program) install-desktop [--user] | uninstall-desktop
@@ -131,7 +148,8 @@ struct LaunchOptions {
                 """
         case .simplifiedChinese:
             return """
-                用法：\(program) [--container 目录] [--lang en|zh-Hans] [--document-types JSON] [-c '命令; 命令']
+                用法：\(program) [--container 目录] [--lang en|zh-Hans] [--document-types JSON] [--mount 名称=s3://存储桶[/前缀]]…
+                          [--s3-endpoint 网址] [-c '命令; 命令']
                       \(program) [--container 目录] rpc [--framing lsp|ndjson] [--allow-host 目录]… [--listen unix:路径]
                       \(program) [--container 目录] open-files 路径…
                       \(program) install-desktop [--user] | uninstall-desktop

@@ -1,0 +1,82 @@
+@testable import CofferS3
+import CofferTestSupport
+import Foundation
+import Testing
+
+/// A bucket mounted with `--mount NAME=s3://…` through the built binary, on the S3 server
+/// `.ci/run` starts (`COFFER_TEST_S3_ENDPOINT`): a folder copied from `files:` to the bucket
+/// and back, byte for byte, through the REPL's commands and through `coffer rpc`.
+@Suite(.enabled(if: ProcessInfo.processInfo.environment["COFFER_TEST_S3_ENDPOINT"] != nil
+                    || ProcessInfo.processInfo.environment["COFFER_REQUIRE_S3"] == "1",
+                "no S3 server: set COFFER_TEST_S3_ENDPOINT (.ci/run starts a Ceph RGW)"),
+       .serialized)
+struct S3EndToEndTests {
+    let directory = TemporaryDirectory("e2e-s3")
+    var container: String { directory.url("container") }
+    static let environment = ProcessInfo.processInfo.environment
+    static let endpoint = environment["COFFER_TEST_S3_ENDPOINT"] ?? ""
+    /// The keys come from the environment, never from the command line.
+    static let keys = ["AWS_ACCESS_KEY_ID": environment["COFFER_TEST_S3_ACCESS_KEY"] ?? "test:tester",
+                       "AWS_SECRET_ACCESS_KEY": environment["COFFER_TEST_S3_SECRET_KEY"] ?? "testing"]
+
+    /// A new bucket, made with the S3 client (buckets are the server's, not a mount's).
+    func makeBucket() throws -> String {
+        let bucket = "coffer-e2e-\(UUID().uuidString.prefix(8).lowercased())"
+        let configuration = try S3Configuration.resolve(try S3Location(parsing: "s3://\(bucket)"), endpoint: Self.endpoint,
+                                                        environment: Self.keys, home: "/nonexistent")
+        try S3Client(configuration).createBucket()
+        return bucket
+    }
+
+    func coffer(_ bucket: String, _ commands: String) throws -> CofferBinary.Result {
+        try CofferBinary.run(["--container", container, "--mount", "b=s3://\(bucket)/Work", "--s3-endpoint", Self.endpoint,
+                              "-c", commands], environment: Self.keys)
+    }
+
+    @Test func aFolderGoesToTheBucketAndBackUnchanged() throws {
+        guard !Self.endpoint.isEmpty else {
+            Issue.record("COFFER_REQUIRE_S3=1 but COFFER_TEST_S3_ENDPOINT is not set")
+            return
+        }
+        let bucket = try makeBucket()
+        _ = try CofferBinary.run(["--container", container, "-c", "ls"])
+        let big = Data((0..<2_500_000).map { UInt8(truncatingIfNeeded: $0 &* 13) })
+        directory.make(["container/Documents/UserFiles/Project/notes 报告.txt": "héllo 世界\n",
+                        "container/Documents/UserFiles/Project/Deep/plan.md": "# plan\n"])
+        try big.write(to: URL(fileURLWithPath: container + "/Documents/UserFiles/Project/big.bin"))
+        let sent = try coffer(bucket, "cp -r Project b:/; ls b:/Project; find plan b:/")
+        #expect(sent.status == 0, "\(sent.errors)")
+        #expect(sent.output.contains("notes 报告.txt") && sent.output.contains("big.bin") && sent.output.contains("Deep"))
+        #expect(sent.output.contains("b:/Project/Deep/plan.md"))
+        let back = try coffer(bucket, "cp -r b:/Project Returned; mounts")
+        #expect(back.status == 0, "\(back.errors)")
+        #expect(back.output.contains("b:"))
+        let returned = container + "/Documents/UserFiles/Returned"
+        #expect(FileManager.default.contents(atPath: returned + "/big.bin") == big)
+        #expect(FileManager.default.contents(atPath: returned + "/notes 报告.txt") == Data("héllo 世界\n".utf8))
+        #expect(FileManager.default.contents(atPath: returned + "/Deep/plan.md") == Data("# plan\n".utf8))
+        // The secret never shows, even in a failure.
+        let wrong = try CofferBinary.run(["--container", container, "--mount", "b=s3://\(bucket)", "--s3-endpoint", Self.endpoint,
+                                          "-c", "ls b:/"],
+                                         environment: ["AWS_ACCESS_KEY_ID": "test:tester", "AWS_SECRET_ACCESS_KEY": "not-the-secret"])
+        #expect(wrong.status != 0 && !wrong.errors.contains("not-the-secret") && !wrong.output.contains("not-the-secret"))
+    }
+
+    @Test func theRPCServerUsesTheBucketToo() throws {
+        guard !Self.endpoint.isEmpty else { return }
+        let bucket = try makeBucket()
+        let rpc = try RPCProcess(container: container, arguments: ["--mount", "b=s3://\(bucket)", "--s3-endpoint", Self.endpoint],
+                                 environment: Self.keys)
+        defer { rpc.closeInput() }
+        let initialized = try rpc.initialize()
+        let mounts = ((initialized["result"] as? [String: Any])?["mounts"] as? [[String: Any]])?.compactMap { $0["name"] as? String }
+        #expect(mounts?.contains("b") == true)
+        let written = try rpc.call("files/write", ["path": "b:/hello.txt", "data": "hi from rpc"])
+        #expect(written["error"] == nil, "\(written)")
+        let listed = try rpc.call("files/list", ["path": "b:/"])
+        let names = ((listed["result"] as? [String: Any])?["entries"] as? [[String: Any]])?.compactMap { $0["name"] as? String }
+        #expect(names == ["hello.txt"])
+        let read = try rpc.call("files/read", ["path": "b:/hello.txt", "encoding": "text"])
+        #expect((read["result"] as? [String: Any])?["data"] as? String == "hi from rpc")
+    }
+}
