@@ -199,12 +199,14 @@ public final class S3Backend: StorageBackend {
     }
 
     func removeSync(_ path: VirtualPath) throws(CofferError) {
-        if !path.isRoot, try client.head(key(path)) != nil {
+        // The mount's root is never removed (it would empty the bucket or the prefix).
+        guard !path.isRoot else { throw CofferError(.invalidOperation, path: path) }
+        if try client.head(key(path)) != nil {
             try client.delete(key(path))
             return
         }
         let keys = try allKeys(under: folderKey(path))
-        guard !keys.isEmpty || path.isRoot else { throw CofferError(.noSuchFile, path: path) }
+        guard !keys.isEmpty else { throw CofferError(.noSuchFile, path: path) }
         for key in keys { try client.delete(key) }
     }
 
