@@ -1,6 +1,7 @@
 import CCofferHTTP
 import CofferCore
 import Foundation
+import Synchronization
 
 /// Signed requests to one bucket, retried where that is safe, with S3's answers turned into
 /// `CofferError`s. Calls block the calling thread (the backend makes them off the
@@ -16,6 +17,8 @@ final class S3Client: Sendable {
     let firstBackoff: Duration
     private let sessions = HTTPSessionPool()
     private let signer: SignatureV4
+    /// How many requests of each method were sent (retries included): what tests count.
+    let sent = Mutex<[String: Int]>([:])
 
     init(_ configuration: S3Configuration, timeouts: HTTPTimeouts = HTTPTimeouts(), caFile: String? = nil,
          attempts: Int = 4, firstBackoff: Duration = .milliseconds(100)) {
@@ -60,6 +63,7 @@ final class S3Client: Sendable {
         let repeatable: Bool = { if case .stream = body { return false } else { return true } }()
         var wait = firstBackoff
         for attempt in 1...attempts {
+            sent.withLock { $0[method, default: 0] += 1 }
             var request = S3Request(method: method, host: host, path: path, query: query, headers: headers)
             try signer.sign(&request, payloadHash: hash, at: Date())
             let query = request.encodedQuery

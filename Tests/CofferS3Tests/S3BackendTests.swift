@@ -25,6 +25,29 @@ struct S3BackendTests {
         #expect(report.passed.count >= 18, "\(report.passed)")
     }
 
+    /// A listing costs one LIST request per 1,000 entries and none per object: 2,300 objects
+    /// and 40 folders in one folder are three requests.
+    @Test func aLargeFolderListsCompletelyInFewRequests() async throws {
+        guard S3TestServer.endpoint != nil else { return }
+        let client = try S3ClientTests.client()
+        try client.createBucket()
+        // Written from several threads at once: 2,340 small PUTs.
+        let keys = (0..<2_300).map { String(format: "Big/file %04d.txt", $0) } + (0..<40).map { "Big/Sub \($0)/x.txt" }
+        try await withThrowingTaskGroup(of: Void.self) { group in
+            for slice in stride(from: 0, to: keys.count, by: 300) {
+                let part = Array(keys[slice..<min(slice + 300, keys.count)])
+                group.addTask { for key in part { try client.put(key, body: .bytes([1])) } }
+            }
+            try await group.waitForAll()
+        }
+        let backend = S3Backend(client: client, spoolFolder: NSTemporaryDirectory())
+        client.sent.withLock { $0.removeAll() }
+        let listing = try await backend.contentsOfFolder(at: VirtualPath.root(of: "s3").appending(trustedName: "Big"))
+        #expect(listing.count == 2_340)
+        #expect(listing.filter { $0.kind == .folder }.count == 40)
+        #expect(client.sent.withLock { $0 } == ["GET": 3], "\(client.sent.withLock { $0 })")
+    }
+
     /// Folders as S3 tools make them: a listing of a prefix written by another tool, with an
     /// empty folder's marker, a key under a missing marker, and the mount below a prefix.
     @Test func foldersAreWhatS3ToolsShow() async throws {
