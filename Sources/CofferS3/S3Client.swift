@@ -12,7 +12,7 @@ final class S3Client: Sendable {
     /// Extra certificate authorities (a test server's).
     let caFile: String?
     /// How many times a request that may be repeated is tried when the server is busy or
-    /// the connection breaks, and the first wait between tries (doubled each time).
+    /// the connection breaks, and the first wait between tries (four times longer each time).
     let attempts: Int
     let firstBackoff: Duration
     private let sessions = HTTPSessionPool()
@@ -62,6 +62,11 @@ final class S3Client: Sendable {
         }
         let repeatable: Bool = { if case .stream = body { return false } else { return true } }()
         var wait = firstBackoff
+        /// Waits before the next try, each wait four times the one before.
+        func pause() {
+            Thread.sleep(forTimeInterval: Double(wait.components.seconds) + Double(wait.components.attoseconds) / 1e18)
+            wait *= 4
+        }
         for attempt in 1...attempts {
             sent.withLock { $0[method, default: 0] += 1 }
             var request = S3Request(method: method, host: host, path: path, query: query, headers: headers)
@@ -78,16 +83,14 @@ final class S3Client: Sendable {
             case .success(let response):
                 let busy = [500, 502, 503, 504].contains(response.status)
                 if busy && repeatable && attempt < attempts {
-                    Thread.sleep(forTimeInterval: Double(wait.components.seconds) + Double(wait.components.attoseconds) / 1e18)
-                    wait *= 4
+                    pause()
                     continue
                 }
                 throw Self.error(status: response.status, body: response.errorBody, key: key, location: configuration.location)
             case .failure(let failure):
                 if failure.stoppedByCaller { throw CofferError(.cancelled) }
                 if failure.isTransient && repeatable && attempt < attempts {
-                    Thread.sleep(forTimeInterval: Double(wait.components.seconds) + Double(wait.components.attoseconds) / 1e18)
-                    wait *= 4
+                    pause()
                     continue
                 }
                 throw Self.error(failure, endpoint: configuration.endpoint)

@@ -213,7 +213,9 @@ struct JSONObjectWriter {
 }
 
 extension JSONEncoder {
-    /// `value` as JSON: written by itself when it can (``JSONWritable``), else encoded.
+    /// `value` as JSON: written by itself when it can (``JSONWritable``), else encoded. The
+    /// server writes results the same way inside whole responses
+    /// (`RPCConnection.response(encoding:id:)`); tests compare the two forms through this.
     static func rpcData<Value: Encodable>(_ value: Value) throws -> Data {
         if let writable = value as? any JSONWritable {
             var bytes: [UInt8] = []

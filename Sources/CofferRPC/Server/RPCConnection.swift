@@ -471,7 +471,7 @@ public final class RPCConnection: Sendable {
     /// The response carrying `value` as its result: written in one buffer, envelope and
     /// all, when the result writes its own JSON.
     static func response<Value: Encodable>(encoding value: Value, id: RequestID) throws -> Data {
-        guard let writable = value as? any JSONWritable else { return response(result: try JSONEncoder.rpcData(value), id: id) }
+        guard let writable = value as? any JSONWritable else { return response(result: try JSONEncoder.rpc.encode(value), id: id) }
         var bytes: [UInt8] = []
         bytes.reserveCapacity(384)
         bytes.append(contentsOf: #"{"jsonrpc":"2.0","id":"#.utf8)
