@@ -10,6 +10,15 @@ enum HTTPBody {
     /// `length` bytes, asked for in pieces: `read` fills the buffer and returns the count
     /// (0 at the end), or `nil` to stop the transfer (a cancelled upload).
     case stream(length: Int64, read: (UnsafeMutableRawBufferPointer) -> Int?)
+    /// `length` bytes of the open file `descriptor` from `offset`, read with `pread`: a body
+    /// that can be sent again (a retry starts from `offset`); it stops when `stop` says so.
+    case file(descriptor: Int32, offset: Int64, length: Int64, stop: () -> Bool)
+
+    /// Whether the body can be sent again when a try fails.
+    var isRepeatable: Bool {
+        if case .stream = self { return false }
+        return true
+    }
 }
 
 /// A response: the status and headers; the body went to the request's sink.
@@ -89,7 +98,7 @@ final class HTTPSession {
                                 request.body_length = -1
                             case .bytes(let bytes):
                                 request.body_length = Int64(bytes.count)
-                            case .stream(let length, _):
+                            case .stream(let length, _), .file(_, _, let length, _):
                                 request.body_length = length
                             }
                             if request.body_length >= 0 {
@@ -110,7 +119,8 @@ final class HTTPSession {
         withExtendedLifetime(exchange) {}
         guard code == 0 else {
             let message = String(decoding: error.prefix { $0 != 0 }.map { UInt8(bitPattern: $0) }, as: UTF8.self)
-            throw HTTPFailure(code: code, message: message, stoppedByCaller: exchange.stoppedByCaller)
+            throw HTTPFailure(code: code, message: message, stoppedByCaller: exchange.stoppedByCaller,
+                              bodyUnreadable: exchange.readFailed)
         }
         return HTTPResponse(status: status, headers: exchange.headers, errorBody: exchange.errorBody)
     }
@@ -122,6 +132,8 @@ final class HTTPSession {
         var headers: [(name: String, value: String)] = []
         var sent = 0
         var stoppedByCaller = false
+        /// A file body could not be read (or ended early).
+        var readFailed = false
         /// The status of the response being received, from its status line.
         var status = 0
         var errorBody: [UInt8] = []
@@ -174,6 +186,21 @@ final class HTTPSession {
                     return Int(bitPattern: UInt(COFFER_HTTP_ABORT))
                 }
                 return count
+            case .file(let descriptor, let offset, let length, let stop):
+                if stop() {
+                    stoppedByCaller = true
+                    return Int(bitPattern: UInt(COFFER_HTTP_ABORT))
+                }
+                let wanted = Int(min(Int64(capacity), length - Int64(sent)))
+                guard wanted > 0 else { return 0 }
+                var got: Int
+                repeat { got = pread(descriptor, buffer, wanted, off_t(offset + Int64(sent))) } while got < 0 && errno == EINTR
+                guard got > 0 else {
+                    readFailed = true
+                    return Int(bitPattern: UInt(COFFER_HTTP_ABORT))
+                }
+                sent += got
+                return got
             }
         }
     }
@@ -185,6 +212,8 @@ struct HTTPFailure: Error {
     var message: String
     /// The body's source or sink stopped it (cancellation).
     var stoppedByCaller: Bool
+    /// The request's file body could not be read.
+    var bodyUnreadable = false
 
     /// Whether trying again may work: the server could not be reached or the connection broke.
     var isTransient: Bool {

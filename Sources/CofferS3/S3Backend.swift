@@ -18,20 +18,31 @@ public final class S3Backend: StorageBackend {
     let client: S3Client
     private let spoolFolder: String
     private let registry: TypeRegistry
+    let transfers: S3Transfers
+    /// The uploads in parts under way, for the clean-up after a kill (`nil`: none kept).
+    private let ledger: S3UploadLedger?
+    private let swept = Atomic<Bool>(false)
 
     /// - Parameters:
     ///   - spoolFolder: a local folder for writes waiting to be committed (the container's
     ///     `tmp/`); it must exist.
-    public init(configuration: S3Configuration, spoolFolder: String, registry: TypeRegistry = .standard) {
-        self.client = S3Client(configuration)
-        self.spoolFolder = spoolFolder
-        self.registry = registry
+    ///   - ledgerFolder: where the uploads in parts under way are noted, so that those of a
+    ///     killed process are dropped later (the container's `AppData/S3Uploads`).
+    public convenience init(configuration: S3Configuration, spoolFolder: String, ledgerFolder: String? = nil,
+                            transfers: S3Transfers = S3Transfers(), registry: TypeRegistry = .standard) {
+        self.init(client: S3Client(configuration), spoolFolder: spoolFolder, ledgerFolder: ledgerFolder,
+                  transfers: transfers, registry: registry)
     }
 
-    init(client: S3Client, spoolFolder: String, registry: TypeRegistry = .standard) {
+    init(client: S3Client, spoolFolder: String, ledgerFolder: String? = nil, transfers: S3Transfers = S3Transfers(),
+         registry: TypeRegistry = .standard) {
         self.client = client
         self.spoolFolder = spoolFolder
+        self.transfers = transfers
         self.registry = registry
+        self.ledger = ledgerFolder.map {
+            S3UploadLedger(folder: $0, endpoint: client.configuration.endpoint, bucket: client.configuration.location.bucket)
+        }
     }
 
     // MARK: Keys
@@ -130,14 +141,16 @@ public final class S3Backend: StorageBackend {
     public func makeWrite(at path: VirtualPath) async throws -> any PendingWrite {
         try await BlockingIO.run { _ throws(CofferError) -> any PendingWrite in
             guard let parent = path.parent else { throw CofferError(.isADirectory, path: path) }
+            self.sweepAbandonedUploads()
             try self.requireFolder(parent, for: path)
             return try S3PendingWrite(backend: self, path: path, spoolFolder: self.spoolFolder)
         }
     }
 
-    /// Puts the spooled file at `path` under `conflict`'s rule.
+    /// Puts the spooled file at `path` under `conflict`'s rule: one PUT up to
+    /// ``S3Transfers/multipartThreshold``, else an upload in parts read from the spool.
     func commit(_ spool: String, size: Int64, modified: Date?, at path: VirtualPath,
-                conflict: ConflictPolicy) throws(CofferError) {
+                conflict: ConflictPolicy, cancel: CancellationFlag) throws(CofferError) {
         let key = key(path)
         let condition: S3WriteCondition
         if let existing = try client.head(key) {
@@ -153,18 +166,80 @@ public final class S3Backend: StorageBackend {
         let fd = open(spool, O_RDONLY | O_CLOEXEC)
         guard fd >= 0 else { throw CofferError(.ioError, path: path, detail: "the spooled write could not be read") }
         defer { close(fd) }
-        var failed = false
-        do {
-            try client.put(key, body: .stream(length: size) { buffer in
-                let got = read(fd, buffer.baseAddress, buffer.count)
-                if got < 0 { failed = true; return nil }
-                return got
-            }, contentType: registry.type(withIdentifier: registry.typeIdentifier(forFileNamed: path.name))?.mimeTypes.first,
-               modified: modified ?? Date(), condition: condition)
+        let contentType = registry.type(withIdentifier: registry.typeIdentifier(forFileNamed: path.name))?.mimeTypes.first
+        do throws(CofferError) {
+            if size <= transfers.multipartThreshold {
+                try client.put(key, body: .file(descriptor: fd, offset: 0, length: size) { cancel.isCancelled },
+                               contentType: contentType, modified: modified ?? Date(), condition: condition)
+            } else {
+                try uploadInParts(fd, size: size, to: key, contentType: contentType, modified: modified ?? Date(),
+                                  condition: condition, cancel: cancel)
+            }
         } catch where error.kind == .fileExists {
             throw CofferError(.fileExists, path: path)
-        } catch where error.kind == .cancelled && failed {
-            throw CofferError(.ioError, path: path, detail: "the spooled write could not be read")
+        } catch {
+            throw error.path == nil ? error.naming(path) : error
+        }
+    }
+
+    /// Sends `size` bytes of `fd` as an upload in parts, ``S3Transfers/parallelParts`` at a
+    /// time, each read from the file as it goes (memory stays at libcurl's buffers). Any
+    /// failure or a cancel drops the upload; one left by a killed process is in the ledger
+    /// and dropped by the next process that writes to the bucket.
+    private func uploadInParts(_ fd: Int32, size: Int64, to key: String, contentType: String?, modified: Date,
+                               condition: S3WriteCondition, cancel: CancellationFlag) throws(CofferError) {
+        let upload = try client.startUpload(key, contentType: contentType, modified: modified)
+        ledger?.started(upload)
+        do throws(CofferError) {
+            let partSize = transfers.partSize(for: size)
+            let count = Int((size + partSize - 1) / partSize)
+            let etags = Mutex<[String?]>(Array(repeating: nil, count: count))
+            let failure = Mutex<CofferError?>(nil)
+            let next = Atomic<Int>(0)
+            let stop: @Sendable () -> Bool = { cancel.isCancelled || failure.withLock { $0 != nil } }
+            let group = DispatchGroup()
+            let client = client
+            for _ in 0..<min(count, transfers.parallelParts) {
+                DispatchQueue.global().async(group: group) {
+                    while !stop() {
+                        let index = next.add(1, ordering: .relaxed).oldValue
+                        guard index < count else { return }
+                        let offset = Int64(index) * partSize
+                        do throws(CofferError) {
+                            let etag = try client.sendPart(index + 1, of: upload, body: .file(
+                                descriptor: fd, offset: offset, length: min(partSize, size - offset), stop: stop))
+                            etags.withLock { $0[index] = etag }
+                        } catch {
+                            failure.withLock { if $0 == nil || $0?.kind == .cancelled { $0 = error } }
+                        }
+                    }
+                }
+            }
+            group.wait()
+            try cancel.check(nil)
+            if let error = failure.withLock({ $0 }) { throw error }
+            // Ceph RGW 16.2 finishes an upload whatever its conditions say (checked), so they
+            // are checked here too, just before; AWS checks them itself.
+            switch condition {
+            case .none: break
+            case .absent: if try client.head(key) != nil { throw CofferError(.fileExists) }
+            case .unchanged(let etag): if try client.head(key)?.etag != etag { throw CofferError(.fileExists) }
+            }
+            try client.finish(upload, parts: etags.withLock { $0.compactMap { $0 } }, condition: condition)
+            ledger?.ended(upload)
+        } catch {
+            if (try? client.abandon(upload)) != nil { ledger?.ended(upload) }
+            throw error
+        }
+    }
+
+    /// Drops, once per backend and in the background, the uploads in parts that killed
+    /// processes of this container left in the bucket.
+    private func sweepAbandonedUploads() {
+        guard let ledger, swept.compareExchange(expected: false, desired: true, ordering: .relaxed).exchanged else { return }
+        let client = client
+        DispatchQueue.global(qos: .utility).async {
+            ledger.recover { upload throws(CofferError) in try client.abandon(upload) }
         }
     }
 
@@ -180,17 +255,19 @@ public final class S3Backend: StorageBackend {
                 try self.removeSync(destination)
             }
             if moving.kind == .file {
-                try self.client.copy(from: self.key(source), to: self.key(destination))
+                try self.copyObject(from: self.key(source), to: self.key(destination), size: moving.size)
                 try self.client.delete(self.key(source))
                 return
             }
             // A folder: every key under it copied, then every one removed. Interrupted, each
             // object is at its old place, or at both (the copy done, the delete not yet).
             let from = self.folderKey(source), to = self.folderKey(destination)
-            let keys = try self.allKeys(under: from)
-            for key in keys { try self.client.copy(from: key, to: to + key.dropFirst(from.count)) }
-            if keys.isEmpty { try self.client.put(to, body: .bytes([]), modified: Date(), condition: .absent) }
-            for key in keys { try self.client.delete(key) }
+            let objects = try self.allObjects(under: from)
+            for object in objects {
+                try self.copyObject(from: object.key, to: to + object.key.dropFirst(from.count), size: object.size)
+            }
+            if objects.isEmpty { try self.client.put(to, body: .bytes([]), modified: Date(), condition: .absent) }
+            for object in objects { try self.client.delete(object.key) }
         }
     }
 
@@ -205,21 +282,30 @@ public final class S3Backend: StorageBackend {
             try client.delete(key(path))
             return
         }
-        let keys = try allKeys(under: folderKey(path))
-        guard !keys.isEmpty else { throw CofferError(.noSuchFile, path: path) }
-        for key in keys { try client.delete(key) }
+        let objects = try allObjects(under: folderKey(path))
+        guard !objects.isEmpty else { throw CofferError(.noSuchFile, path: path) }
+        for object in objects { try client.delete(object.key) }
     }
 
-    /// Every key under `prefix`, in pages of 1,000, without the delimiter.
-    func allKeys(under prefix: String) throws(CofferError) -> [String] {
-        var keys: [String] = []
+    /// Every object under `prefix`, in pages of 1,000, without the delimiter.
+    func allObjects(under prefix: String) throws(CofferError) -> [S3Object] {
+        var objects: [S3Object] = []
         var continuation: String?
         repeat {
             let page = try client.list(prefix: prefix, delimiter: nil, continuation: continuation)
-            keys += page.objects.map(\.key)
+            objects += page.objects
             continuation = page.continuation
         } while continuation != nil
-        return keys
+        return objects
+    }
+
+    /// A copy on the server: one request up to ``S3Transfers/copyPartLimit``, else in parts.
+    func copyObject(from source: String, to destination: String, size: Int64) throws(CofferError) {
+        if size <= transfers.copyPartLimit {
+            try client.copy(from: source, to: destination)
+        } else {
+            try client.copyInParts(from: source, to: destination, size: size, partSize: transfers.partSize(for: size))
+        }
     }
 
     // MARK: Nodes
@@ -345,8 +431,8 @@ final class S3PendingWrite: PendingWrite {
         let (size, modified) = state.withLock { ($0.size, $0.modified) }
         let (backend, spool, path) = (backend, spool, path)
         defer { discard() }
-        try await BlockingIO.run { _ throws(CofferError) in
-            try backend.commit(spool, size: size, modified: modified, at: path, conflict: conflict)
+        try await BlockingIO.run { cancel throws(CofferError) in
+            try backend.commit(spool, size: size, modified: modified, at: path, conflict: conflict, cancel: cancel)
         }
     }
 

@@ -45,9 +45,9 @@ final class S3Client: Sendable {
     }
 
     /// Sends one request and returns the response once its body has gone to `onBody`.
-    /// A `.bytes` or empty body is sent again when the server is busy (500, 502, 503, 504,
-    /// `SlowDown`) or the connection broke, up to ``attempts`` times with a growing wait;
-    /// a streamed body is sent once.
+    /// A body that can be sent again (none, bytes in memory, a range of a file) is, when the
+    /// server is busy (500, 502, 503, 504, `SlowDown`) or the connection broke, up to
+    /// ``attempts`` times with a growing wait; a streamed body is sent once.
     @discardableResult
     func send(_ method: String, key: String?, query: [(name: String, value: String)] = [],
               headers: [(name: String, value: String)] = [], body: HTTPBody = .none, payloadHash: String? = nil,
@@ -58,9 +58,9 @@ final class S3Client: Sendable {
         case .none: hash = Digest.emptyPayloadHash
         case .bytes(let bytes):
             if let payloadHash { hash = payloadHash } else { hash = Digest.hex(try Digest.sha256(bytes)) }
-        case .stream: hash = payloadHash ?? "UNSIGNED-PAYLOAD"
+        case .stream, .file: hash = payloadHash ?? "UNSIGNED-PAYLOAD"
         }
-        let repeatable: Bool = { if case .stream = body { return false } else { return true } }()
+        let repeatable = body.isRepeatable
         var wait = firstBackoff
         /// Waits before the next try, each wait four times the one before.
         func pause() {
@@ -88,6 +88,7 @@ final class S3Client: Sendable {
                 }
                 throw Self.error(status: response.status, body: response.errorBody, key: key, location: configuration.location)
             case .failure(let failure):
+                if failure.bodyUnreadable { throw CofferError(.ioError, detail: "the data to send could not be read") }
                 if failure.stoppedByCaller { throw CofferError(.cancelled) }
                 if failure.isTransient && repeatable && attempt < attempts {
                     pause()

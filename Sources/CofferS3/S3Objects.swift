@@ -61,11 +61,7 @@ extension S3Client {
         var headers: [(name: String, value: String)] = []
         if let contentType { headers.append(("Content-Type", contentType)) }
         if let modified { headers.append(("X-Amz-Meta-Mtime", Self.mtimeText(modified))) }
-        switch condition {
-        case .none: break
-        case .absent: headers.append(("If-None-Match", "*"))
-        case .unchanged(let etag): headers.append(("If-Match", Self.bare(etag)))
-        }
+        headers += Self.conditionHeaders(condition)
         return try send("PUT", key: key, headers: headers, body: body).header("ETag")
     }
 
@@ -96,11 +92,7 @@ extension S3Client {
         var query: [(name: String, value: String)] = [("list-type", "2"), ("prefix", prefix), ("max-keys", "\(maxKeys)")]
         if let delimiter { query.append(("delimiter", delimiter)) }
         if let continuation { query.append(("continuation-token", continuation)) }
-        var document: [UInt8] = []
-        try send("GET", key: nil, query: query) { bytes in
-            document += bytes
-            return document.count < 64 << 20
-        }
+        let document = try sendCollecting("GET", key: nil, query: query)
         guard let texts = S3XML.texts(in: document) else {
             throw CofferError(.ioError, detail: "the S3 server's listing of \(configuration.location) could not be read")
         }
@@ -143,13 +135,17 @@ extension S3Client {
 
     /// rclone's `X-Amz-Meta-Mtime`: seconds since 1970 with up to nine decimals.
     static func mtimeText(_ date: Date) -> String {
-        let nanoseconds = Int64((date.timeIntervalSince1970 * 1e9).rounded())
-        let seconds = nanoseconds.quotientAndRemainder(dividingBy: 1_000_000_000)
-        guard seconds.remainder != 0 else { return "\(seconds.quotient)" }
-        var fraction = String(seconds.remainder)
+        // Whole seconds and the fraction apart: scaling the whole time to nanoseconds in a
+        // Double would round away the fraction's last digits.
+        let time = date.timeIntervalSince1970
+        var seconds = Int64(time.rounded(.down))
+        var nanoseconds = Int64(((time - Double(seconds)) * 1e9).rounded())
+        if nanoseconds == 1_000_000_000 { (seconds, nanoseconds) = (seconds + 1, 0) }
+        guard nanoseconds != 0 else { return "\(seconds)" }
+        var fraction = String(nanoseconds)
         fraction = String(repeating: "0", count: 9 - fraction.count) + fraction
         while fraction.hasSuffix("0") { fraction.removeLast() }
-        return "\(seconds.quotient).\(fraction)"
+        return "\(seconds).\(fraction)"
     }
 
     static func mtime(_ text: String) -> Date? {

@@ -136,3 +136,12 @@ enum S3TestServer {
     static let endpoint = environment["COFFER_TEST_S3_ENDPOINT"]
     static let required = environment["COFFER_REQUIRE_S3"] == "1"
 }
+
+/// rclone's date header, exact to the nanosecond for times Coffer keeps.
+@Test func modificationTimesKeepTheirFraction() {
+    for time in [1_700_000_000.25, 1_600_000_000.5, 1_650_000_000, 1_234_567_890.123456] {
+        let text = S3Client.mtimeText(Date(timeIntervalSince1970: time))
+        #expect(S3Client.mtime(text) == Date(timeIntervalSince1970: time), "\(text)")
+    }
+    #expect(S3Client.mtimeText(Date(timeIntervalSince1970: 1_700_000_000.25)) == "1700000000.25")
+}
