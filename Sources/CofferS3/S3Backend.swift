@@ -17,7 +17,7 @@ public final class S3Backend: StorageBackend {
     public let capabilities: BackendCapabilities = [.writable]
     let client: S3Client
     private let spoolFolder: String
-    private let registry: TypeRegistry
+    let registry: TypeRegistry
     let transfers: S3Transfers
     /// The uploads in parts under way, for the clean-up after a kill (`nil`: none kept).
     private let ledger: S3UploadLedger?
@@ -85,7 +85,9 @@ public final class S3Backend: StorageBackend {
             continuation = page.continuation
         } while continuation != nil
         if !sawAnything && !path.isRoot { throw CofferError(.noSuchFile, path: path) }
-        return nodes.filter { !PartialName.isPartial($0.name) }
+        // The bucket's trash is at its top: a mount of the whole bucket does not show it.
+        let trash = path.isRoot && prefix.isEmpty ? String(trashPrefix.dropLast()) : nil
+        return nodes.filter { !PartialName.isPartial($0.name) && $0.name != trash }
     }
 
     public func node(at path: VirtualPath) async throws -> FileNode {
@@ -259,15 +261,7 @@ public final class S3Backend: StorageBackend {
                 try self.client.delete(self.key(source))
                 return
             }
-            // A folder: every key under it copied, then every one removed. Interrupted, each
-            // object is at its old place, or at both (the copy done, the delete not yet).
-            let from = self.folderKey(source), to = self.folderKey(destination)
-            let objects = try self.allObjects(under: from)
-            for object in objects {
-                try self.copyObject(from: object.key, to: to + object.key.dropFirst(from.count), size: object.size)
-            }
-            if objects.isEmpty { try self.client.put(to, body: .bytes([]), modified: Date(), condition: .absent) }
-            for object in objects { try self.client.delete(object.key) }
+            try self.moveObjects(from: self.folderKey(source), to: self.folderKey(destination))
         }
     }
 
@@ -297,6 +291,18 @@ public final class S3Backend: StorageBackend {
             continuation = page.continuation
         } while continuation != nil
         return objects
+    }
+
+    /// A folder moved: every object under the prefix `from` copied to the same name under
+    /// `to`, then every one deleted (a folder without objects gets its marker at `to`).
+    /// Interrupted, each object is at its old place or at both (copied, not yet deleted).
+    func moveObjects(from: String, to: String) throws(CofferError) {
+        let objects = try allObjects(under: from)
+        for object in objects {
+            try copyObject(from: object.key, to: to + object.key.dropFirst(from.count), size: object.size)
+        }
+        if objects.isEmpty { try client.put(to, body: .bytes([]), modified: Date(), condition: .absent) }
+        for object in objects { try client.delete(object.key) }
     }
 
     /// A copy on the server: one request up to ``S3Transfers/copyPartLimit``, else in parts.

@@ -19,12 +19,18 @@ extension FileService {
             var end = index + 1
             while end < paths.count && paths[end].mount == paths[index].mount { end += 1 }
             do throws(CofferError) {
-                let trash = try requireTrash(paths[index])
                 let mount = try writableMount(for: paths[index])
-                guard mount.name != trash.mountName else { throw CofferError(.invalidOperation, path: paths[index]) }
                 let batch = Array(paths[index..<end])
-                for (offset, result) in await trash.put(batch, from: mount.backend).enumerated() {
-                    results[index + offset] = result
+                if let keeping = mount.backend as? any TrashKeepingBackend {
+                    for (offset, result) in await keeping.trash(batch).enumerated() {
+                        results[index + offset] = result.map { Self.qualified($0, mount: mount.name) }
+                    }
+                } else {
+                    let trash = try requireTrash(paths[index])
+                    guard mount.name != trash.mountName else { throw CofferError(.invalidOperation, path: paths[index]) }
+                    for (offset, result) in await trash.put(batch, from: mount.backend).enumerated() {
+                        results[index + offset] = result
+                    }
                 }
             } catch {
                 for position in index..<end { results[position] = .failure(CofferError.wrapping(error, path: paths[position])) }
@@ -35,15 +41,27 @@ extension FileService {
         return results
     }
 
-    /// Everything in the trash, oldest first.
+    /// Everything in the trash, oldest first: the container's, and the trash each mount
+    /// that keeps its own holds (its items named `MOUNT/ID`).
     public func trashItems() async throws(CofferError) -> TrashListing {
-        let (items, problems) = try await requireTrash(nil).items()
+        var (items, problems) = keepingMounts.isEmpty || trashBackend != nil ? try await requireTrash(nil).items() : ([], [])
+        for (name, keeping) in keepingMounts {
+            let listing = try await call(VirtualPath.root(of: name)) { try await keeping.trashListing(mount: name) }
+            items += listing.items.map { Self.qualified($0, mount: name) }
+            problems += listing.problems.map { TrashProblem(id: name + "/" + $0.id, reason: $0.reason) }
+        }
+        if !keepingMounts.isEmpty {
+            items.sort { ($0.deletionDate ?? .distantPast, $0.id) < ($1.deletionDate ?? .distantPast, $1.id) }
+        }
         return TrashListing(items: items, problems: problems)
     }
 
     /// The trashed item `id`.
     public func trashItem(_ id: String) async throws(CofferError) -> TrashItem {
-        try await requireTrash(nil).item(id)
+        if let (name, keeping, own) = try keepingMount(of: id) {
+            return Self.qualified(try await keeping.trashedItem(own, mount: name), mount: name)
+        }
+        return try await requireTrash(nil).item(id)
     }
 
     /// Puts the trashed item `id` back where it was, recreating missing parent folders.
@@ -54,8 +72,7 @@ extension FileService {
     /// - Returns: where the item now is.
     @discardableResult
     public func restore(_ id: String, conflict: ConflictPolicy) async throws(CofferError) -> VirtualPath {
-        let trash = try requireTrash(nil)
-        let item = try await trash.item(id)
+        let item = try await trashItem(id)
         let target = item.originalPath
         let mount = try writableMount(for: target)
         if let parent = target.parent, !parent.isRoot {
@@ -64,6 +81,12 @@ extension FileService {
         if conflict == .replace, try await exists(target) {
             try await self.trash(target)
         }
+        if let (_, keeping, own) = try keepingMount(of: id) {
+            return try await settle(target, conflict: conflict == .keepBoth ? .keepBoth : .fail) { destination, _ in
+                try await keeping.restoreTrashed(own, to: destination)
+            }
+        }
+        let trash = try requireTrash(nil)
         return try await settle(target, conflict: conflict == .keepBoth ? .keepBoth : .fail) { destination, policy in
             try await trash.restore(id, to: destination, in: mount.backend, conflict: policy)
         }
@@ -74,7 +97,46 @@ extension FileService {
     /// - Returns: how many items were deleted.
     @discardableResult
     public func emptyTrash(olderThan cutoff: Date? = nil) async throws(CofferError) -> Int {
-        try await requireTrash(nil).empty(olderThan: cutoff)
+        var emptied = keepingMounts.isEmpty || trashBackend != nil ? try await requireTrash(nil).empty(olderThan: cutoff) : 0
+        for (name, keeping) in keepingMounts {
+            emptied += try await call(VirtualPath.root(of: name)) { try await keeping.emptyTrash(mount: name, olderThan: cutoff) }
+        }
+        return emptied
+    }
+
+    /// The writable mounts that keep their own trash.
+    private nonisolated var keepingMounts: [(name: String, backend: any TrashKeepingBackend)] {
+        mounts.compactMap { mount in
+            guard mount.isWritable, let keeping = mount.backend as? any TrashKeepingBackend else { return nil }
+            return (mount.name, keeping)
+        }
+    }
+
+    /// For an item `MOUNT/ID` of a mount that keeps its own trash: the mount, its backend
+    /// and the ID there; `nil` for an item of the container's trash (a name has no `/`).
+    private nonisolated func keepingMount(of id: String) throws(CofferError)
+        -> (name: String, backend: any TrashKeepingBackend, id: String)? {
+        guard let slash = id.firstIndex(of: "/") else { return nil }
+        let name = String(id[..<slash])
+        guard let keeping = keepingMounts.first(where: { $0.name == name }) else {
+            throw CofferError(.noSuchFile, path: FileName.problem(with: name) == nil
+                ? VirtualPath.root(of: trashBackend?.mountName ?? "trash").appending(trustedName: name) : nil)
+        }
+        return (name, keeping.backend, String(id[id.index(after: slash)...]))
+    }
+
+    /// Whether `text` can name an item of a trash: an ID of the container's trash (a file
+    /// name) or `MOUNT/ID` of a mount's own.
+    public nonisolated static func isTrashID(_ text: String) -> Bool {
+        let parts = text.split(separator: "/", omittingEmptySubsequences: false)
+        return parts.count <= 2 && parts.allSatisfy { FileName.problem(with: String($0)) == nil }
+    }
+
+    /// `item` as the service names it: `MOUNT/ID`.
+    private static func qualified(_ item: TrashItem, mount: String) -> TrashItem {
+        var item = item
+        item.id = mount + "/" + item.id
+        return item
     }
 
     private nonisolated func requireTrash(_ path: VirtualPath?) throws(CofferError) -> TrashBackend {

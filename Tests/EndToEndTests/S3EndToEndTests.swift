@@ -79,4 +79,29 @@ struct S3EndToEndTests {
         let read = try rpc.call("files/read", ["path": "b:/hello.txt", "encoding": "text"])
         #expect((read["result"] as? [String: Any])?["data"] as? String == "hi from rpc")
     }
+
+    /// `rm` on the bucket trashes inside it; `trash` lists the item beside the local trash,
+    /// `restore` puts it back, `empty-trash` deletes it for good.
+    @Test func removingOnTheBucketTrashesInTheBucket() throws {
+        guard !Self.endpoint.isEmpty else { return }
+        let bucket = try makeBucket()
+        _ = try CofferBinary.run(["--container", container, "-c", "ls"])
+        directory.make(["container/Documents/UserFiles/local.txt": "local\n", "container/Documents/UserFiles/gone.txt": "remote\n",
+                        "container/Documents/UserFiles/Folder/in.txt": "x"])
+        let made = try coffer(bucket, "cp gone.txt b:/; cp -r Folder b:/; rm b:/gone.txt b:/Folder; rm local.txt; trash")
+        #expect(made.status == 0, "\(made.errors)")
+        #expect(made.output.contains("b/gone.txt") && made.output.contains("b/Folder") && made.output.contains("local.txt"),
+                "\(made.output)")
+        #expect(made.output.contains("b:/gone.txt"))
+        // Nothing came through the container: its trash holds only the local file.
+        let localTrash = try FileManager.default.contentsOfDirectory(atPath: container + "/Library/Trash/files")
+        #expect(localTrash == ["local.txt"])
+        let restored = try coffer(bucket, "restore b/gone.txt; cat b:/gone.txt; empty-trash; trash; ls b:/")
+        #expect(restored.status == 0, "\(restored.errors)")
+        #expect(restored.output.contains("remote"))
+        #expect(!restored.output.contains("b/Folder"), "\(restored.output)")
+        let missing = try coffer(bucket, "restore b/Folder")
+        #expect(missing.status != 0)
+    }
 }
+

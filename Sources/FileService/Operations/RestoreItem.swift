@@ -43,7 +43,7 @@ public struct RestoreItem: FileOperation {
         case .name(let name):
             // Its name in the trash, looked up directly: restoring many items by name must
             // not read the whole trash once per item.
-            if FileName.problem(with: name) == nil {
+            if FileService.isTrashID(name) {
                 do throws(CofferError) {
                     return try await service.trashItem(name)
                 } catch where error.kind == .noSuchFile {}
@@ -58,7 +58,11 @@ public struct RestoreItem: FileOperation {
             }
             guard let only = matches.first else {
                 // A name, never a path: “../x” is refused as a name before anything is looked up.
-                throw CofferError(.noSuchFile, path: try VirtualPath.root(of: "trash").appending(name))
+                var missing = VirtualPath.root(of: "trash")
+                for part in FileService.isTrashID(name) ? name.split(separator: "/").map(String.init) : [name] {
+                    missing = try missing.appending(part)
+                }
+                throw CofferError(.noSuchFile, path: missing)
             }
             return only
         }

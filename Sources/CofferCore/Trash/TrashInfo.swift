@@ -1,4 +1,3 @@
-import CofferCore
 import Foundation
 #if canImport(Glibc)
 import Glibc
@@ -17,17 +16,19 @@ import Glibc
 /// time without a zone. `X-Coffer-Path` is Coffer's own key (readers of the spec ignore
 /// keys they do not know): the virtual path, so restore works even after the container
 /// folder has moved.
-struct TrashInfo: Equatable {
-    var path: String
-    var deletionDate: Date?
-    var virtualPath: VirtualPath?
+///
+/// The local trash and the trash kept in a bucket (`CofferS3`) both write and read them here.
+public struct TrashInfo: Equatable, Sendable {
+    public var path: String
+    public var deletionDate: Date?
+    public var virtualPath: VirtualPath?
 
     static let header = "[Trash Info]"
-    static let suffix = ".trashinfo"
+    public static let suffix = ".trashinfo"
     static let virtualPathKey = "X-Coffer-Path"
 
     /// The file's text.
-    var text: String {
+    public var text: String {
         var lines = [Self.header, "Path=\(Self.percentEncoded(path))"]
         if let deletionDate { lines.append("DeletionDate=\(Self.format(deletionDate))") }
         if let virtualPath { lines.append("\(Self.virtualPathKey)=\(Self.percentEncoded(virtualPath.description))") }
@@ -35,7 +36,7 @@ struct TrashInfo: Equatable {
     }
 
     /// Reads an info file's text; `nil` when it has no `[Trash Info]` group or no `Path`.
-    init?(parsing text: String) {
+    public init?(parsing text: String) {
         var inGroup = false
         var values: [String: String] = [:]
         for rawLine in text.split(whereSeparator: \.isNewline) {
@@ -55,7 +56,7 @@ struct TrashInfo: Equatable {
         virtualPath = values[Self.virtualPathKey].flatMap(Self.percentDecoded).flatMap { try? VirtualPath(parsing: $0) }
     }
 
-    init(path: String, deletionDate: Date?, virtualPath: VirtualPath?) {
+    public init(path: String, deletionDate: Date?, virtualPath: VirtualPath?) {
         self.path = path
         self.deletionDate = deletionDate
         self.virtualPath = virtualPath
@@ -64,7 +65,7 @@ struct TrashInfo: Equatable {
     // MARK: Encoding
 
     /// Escapes every byte but unreserved ASCII (`A–Z a–z 0–9 - . _ ~`) and `/`, as `%XX`.
-    static func percentEncoded(_ text: String) -> String {
+    public static func percentEncoded(_ text: String) -> String {
         var result = ""
         for byte in text.utf8 {
             let scalar = Unicode.Scalar(byte)
@@ -79,7 +80,7 @@ struct TrashInfo: Equatable {
     }
 
     /// Undoes `%XX` escapes; `nil` for a bad escape or bytes that are not UTF-8.
-    static func percentDecoded(_ text: String) -> String? {
+    public static func percentDecoded(_ text: String) -> String? {
         var bytes: [UInt8] = []
         var iterator = Array(text.utf8).makeIterator()
         while let byte = iterator.next() {
@@ -94,7 +95,7 @@ struct TrashInfo: Equatable {
     // MARK: Dates
 
     /// `2026-11-29T15:16:33` in local time.
-    static func format(_ date: Date) -> String {
+    public static func format(_ date: Date) -> String {
         var seconds = time_t(date.timeIntervalSince1970.rounded(.down))
         var parts = tm()
         localtime_r(&seconds, &parts)

@@ -1,0 +1,29 @@
+import Foundation
+
+/// A backend that keeps its own trash on its own storage, as the freedesktop.org
+/// specification does for other volumes (`$topdir/.Trash-$uid`): trashing, restoring and
+/// emptying stay on that storage, so nothing crosses a network on the way (an S3 bucket's
+/// trash is a prefix of the bucket, and an item goes there by a copy on the server).
+///
+/// The service lists these trashes beside the container's own and names their items
+/// `MOUNT/ID` (a name cannot hold `/`, so the two never clash); a backend deals in its own
+/// `ID`s, names in its trash, unique there.
+public protocol TrashKeepingBackend: StorageBackend {
+    /// Moves each item to this backend's trash; each gets its own result.
+    func trash(_ paths: [VirtualPath]) async -> [Result<TrashItem, CofferError>]
+
+    /// This backend's trashed items whose original place is in this mount (named `mount`),
+    /// oldest first.
+    func trashListing(mount: String) async throws(CofferError) -> TrashListing
+
+    /// The trashed item `id`, of the mount named `mount`.
+    func trashedItem(_ id: String, mount: String) async throws(CofferError) -> TrashItem
+
+    /// Puts the trashed item `id` at `target` (a path of this mount whose parent exists),
+    /// failing with `fileExists` when something is there.
+    func restoreTrashed(_ id: String, to target: VirtualPath) async throws(CofferError)
+
+    /// Deletes for good what was trashed before `cutoff` (everything when `nil`).
+    /// - Returns: how many items were deleted.
+    func emptyTrash(mount: String, olderThan cutoff: Date?) async throws(CofferError) -> Int
+}
