@@ -108,6 +108,8 @@ int coffer_http_perform(void *session, const coffer_http_request *request, long 
         curl.setopt(handle, CURLOPT_INFILESIZE_LARGE, (curl_off_t)request->body_length);
         curl.setopt(handle, CURLOPT_READFUNCTION, fill);
         curl.setopt(handle, CURLOPT_READDATA, &body_source);
+        // Bodies are read from files in large pieces: fewer calls, fewer small packets.
+        curl.setopt(handle, CURLOPT_UPLOAD_BUFFERSIZE, 1L << 20);
         if (strcmp(request->method, "PUT") != 0) curl.setopt(handle, CURLOPT_CUSTOMREQUEST, request->method);
     } else if (strcmp(request->method, "GET") != 0) {
         curl.setopt(handle, CURLOPT_CUSTOMREQUEST, request->method);

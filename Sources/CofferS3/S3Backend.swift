@@ -113,7 +113,8 @@ public final class S3Backend: StorageBackend {
             guard let object = try self.client.head(self.key(path)) else {
                 throw CofferError(try self.isFolder(path) ? .isADirectory : .noSuchFile, path: path)
             }
-            return S3ReadableFile(client: self.client, key: object.key, path: path, size: object.size, etag: object.etag)
+            return S3ReadableFile(client: self.client, key: object.key, path: path, size: object.size, etag: object.etag,
+                                  transfers: self.transfers)
         }
     }
 
@@ -141,19 +142,46 @@ public final class S3Backend: StorageBackend {
     }
 
     public func makeWrite(at path: VirtualPath) async throws -> any PendingWrite {
+        try await makeWrite(at: path, expecting: nil)
+    }
+
+    public func makeWrite(at path: VirtualPath, announcing expected: ExpectedWrite) async throws -> any PendingWrite {
+        try await makeWrite(at: path, expecting: expected)
+    }
+
+    private func makeWrite(at path: VirtualPath, expecting expected: ExpectedWrite?) async throws(CofferError) -> any PendingWrite {
         try await BlockingIO.run { _ throws(CofferError) -> any PendingWrite in
             guard let parent = path.parent else { throw CofferError(.isADirectory, path: path) }
             self.sweepAbandonedUploads()
             try self.requireFolder(parent, for: path)
-            return try S3PendingWrite(backend: self, path: path, spoolFolder: self.spoolFolder)
+            return try S3PendingWrite(backend: self, path: path, spoolFolder: self.spoolFolder, expected: expected)
         }
+    }
+
+    /// The `Content-Type` an object written at `path` gets.
+    func contentType(for path: VirtualPath) -> String? {
+        registry.type(withIdentifier: registry.typeIdentifier(forFileNamed: path.name))?.mimeTypes.first
     }
 
     /// Puts the spooled file at `path` under `conflict`'s rule: one PUT up to
     /// ``S3Transfers/multipartThreshold``, else an upload in parts read from the spool.
     func commit(_ spool: String, size: Int64, modified: Date?, at path: VirtualPath,
-                conflict: ConflictPolicy, cancel: CancellationFlag) throws(CofferError) {
+                conflict: ConflictPolicy, cancel: CancellationFlag, started: S3PartSender? = nil) throws(CofferError) {
         let key = key(path)
+        do throws(CofferError) {
+            try commit(spool, key: key, size: size, modified: modified, at: path, conflict: conflict, cancel: cancel,
+                       started: started)
+        } catch {
+            if let started {
+                started.stop()
+                abandon(started.upload)
+            }
+            throw error
+        }
+    }
+
+    private func commit(_ spool: String, key: String, size: Int64, modified: Date?, at path: VirtualPath,
+                        conflict: ConflictPolicy, cancel: CancellationFlag, started: S3PartSender?) throws(CofferError) {
         let condition: S3WriteCondition
         if let existing = try client.head(key) {
             guard conflict == .replace else { throw CofferError(.fileExists, path: path) }
@@ -168,9 +196,12 @@ public final class S3Backend: StorageBackend {
         let fd = open(spool, O_RDONLY | O_CLOEXEC)
         guard fd >= 0 else { throw CofferError(.ioError, path: path, detail: "the spooled write could not be read") }
         defer { close(fd) }
-        let contentType = registry.type(withIdentifier: registry.typeIdentifier(forFileNamed: path.name))?.mimeTypes.first
+        let contentType = contentType(for: path)
         do throws(CofferError) {
-            if size <= transfers.multipartThreshold {
+            if let started {
+                try uploadInParts(fd, size: size, to: key, contentType: contentType, modified: modified ?? Date(),
+                                  condition: condition, cancel: cancel, started: started)
+            } else if size <= transfers.multipartThreshold {
                 try client.put(key, body: .file(descriptor: fd, offset: 0, length: size) { cancel.isCancelled },
                                contentType: contentType, modified: modified ?? Date(), condition: condition)
             } else {
@@ -185,41 +216,23 @@ public final class S3Backend: StorageBackend {
     }
 
     /// Sends `size` bytes of `fd` as an upload in parts, ``S3Transfers/parallelParts`` at a
-    /// time, each read from the file as it goes (memory stays at libcurl's buffers). Any
+    /// time, or finishes the one a write started while it was written (`started`). Any
     /// failure or a cancel drops the upload; one left by a killed process is in the ledger
     /// and dropped by the next process that writes to the bucket.
     private func uploadInParts(_ fd: Int32, size: Int64, to key: String, contentType: String?, modified: Date,
-                               condition: S3WriteCondition, cancel: CancellationFlag) throws(CofferError) {
-        let upload = try client.startUpload(key, contentType: contentType, modified: modified)
-        ledger?.started(upload)
+                               condition: S3WriteCondition, cancel: CancellationFlag,
+                               started: S3PartSender? = nil) throws(CofferError) {
+        let sender: S3PartSender
+        if let started {
+            sender = started
+            sender.stop(when: cancel)
+        } else {
+            sender = try startParts(fd, key: key, contentType: contentType, modified: modified, size: size) { cancel.isCancelled }
+        }
+        let upload = sender.upload
         do throws(CofferError) {
-            let partSize = transfers.partSize(for: size)
-            let count = Int((size + partSize - 1) / partSize)
-            let etags = Mutex<[String?]>(Array(repeating: nil, count: count))
-            let failure = Mutex<CofferError?>(nil)
-            let next = Atomic<Int>(0)
-            let stop: @Sendable () -> Bool = { cancel.isCancelled || failure.withLock { $0 != nil } }
-            let group = DispatchGroup()
-            let client = client
-            for _ in 0..<min(count, transfers.parallelParts) {
-                DispatchQueue.global().async(group: group) {
-                    while !stop() {
-                        let index = next.add(1, ordering: .relaxed).oldValue
-                        guard index < count else { return }
-                        let offset = Int64(index) * partSize
-                        do throws(CofferError) {
-                            let etag = try client.sendPart(index + 1, of: upload, body: .file(
-                                descriptor: fd, offset: offset, length: min(partSize, size - offset), stop: stop))
-                            etags.withLock { $0[index] = etag }
-                        } catch {
-                            failure.withLock { if $0 == nil || $0?.kind == .cancelled { $0 = error } }
-                        }
-                    }
-                }
-            }
-            group.wait()
+            let etags = try sender.finish(size: size)
             try cancel.check(nil)
-            if let error = failure.withLock({ $0 }) { throw error }
             // Ceph RGW 16.2 finishes an upload whatever its conditions say (checked), so they
             // are checked here too, just before; AWS checks them itself.
             switch condition {
@@ -227,12 +240,27 @@ public final class S3Backend: StorageBackend {
             case .absent: if try client.head(key) != nil { throw CofferError(.fileExists) }
             case .unchanged(let etag): if try client.head(key)?.etag != etag { throw CofferError(.fileExists) }
             }
-            try client.finish(upload, parts: etags.withLock { $0.compactMap { $0 } }, condition: condition)
+            try client.finish(upload, parts: etags, condition: condition)
             ledger?.ended(upload)
         } catch {
-            if (try? client.abandon(upload)) != nil { ledger?.ended(upload) }
+            sender.stop()
+            abandon(upload)
             throw error
         }
+    }
+
+    /// Starts an upload in parts of a file of about `size` bytes, noted in the ledger.
+    func startParts(_ fd: Int32, key: String, contentType: String?, modified: Date, size: Int64,
+                    stop: @escaping @Sendable () -> Bool) throws(CofferError) -> S3PartSender {
+        let upload = try client.startUpload(key, contentType: contentType, modified: modified)
+        ledger?.started(upload)
+        return S3PartSender(client: client, upload: upload, descriptor: fd, partSize: transfers.partSize(for: size),
+                            parallel: transfers.parallelParts, stop: stop)
+    }
+
+    /// Drops an upload in parts (kept in the ledger when the server cannot be told).
+    func abandon(_ upload: S3Upload) {
+        if (try? client.abandon(upload)) != nil { ledger?.ended(upload) }
     }
 
     /// Drops, once per backend and in the background, the uploads in parts that killed
@@ -334,87 +362,37 @@ public final class S3Backend: StorageBackend {
     }
 }
 
-/// A remote file read in ranges, each checked against the ETag seen when it was opened: a
-/// file replaced while it is read fails the read instead of mixing two versions. Reads
-/// are served from the last block fetched (at least 1 MiB), so reading in small pieces
-/// costs one request a block, not one a piece.
-final class S3ReadableFile: ReadableFile {
-    let size: Int64
-    private let client: S3Client
-    private let key: String
-    private let path: VirtualPath
-    private let etag: String
-    private let state = Mutex<(position: Int64, block: (offset: Int64, bytes: [UInt8]))>((0, (0, [])))
-    static let blockSize: Int64 = 1 << 20
-
-    init(client: S3Client, key: String, path: VirtualPath, size: Int64, etag: String) {
-        self.client = client
-        self.key = key
-        self.path = path
-        self.size = size
-        self.etag = etag
-    }
-
-    func read(upTo count: Int) async throws -> [UInt8] {
-        let offset = state.withLock { $0.position }
-        let bytes = try await read(at: offset, upTo: count)
-        state.withLock { $0.position = offset + Int64(bytes.count) }
-        return bytes
-    }
-
-    func read(at offset: Int64, upTo count: Int) async throws -> [UInt8] {
-        guard offset < size, count > 0 else { return [] }
-        let end = min(size, offset + Int64(count))
-        if let held = cached(offset..<end) { return held }
-        let blockEnd = min(size, offset + max(Int64(count), Self.blockSize))
-        let (client, key, etag, path) = (client, key, etag, path)
-        let block = try await BlockingIO.run { _ throws(CofferError) -> [UInt8] in
-            var bytes: [UInt8] = []
-            bytes.reserveCapacity(Int(blockEnd - offset))
-            do throws(CofferError) {
-                try client.get(key, range: offset..<blockEnd, ifMatch: etag) { bytes += $0; return true }
-            } catch where error.kind == .fileExists {
-                throw CofferError(.ioError, path: path, detail: "the file changed on the server while it was read")
-            } catch where error.kind == .noSuchFile {
-                throw CofferError(.noSuchFile, path: path)
-            }
-            return bytes
-        }
-        state.withLock { $0.block = (offset, block) }
-        return Array(block.prefix(Int(end - offset)))
-    }
-
-    private func cached(_ range: Range<Int64>) -> [UInt8]? {
-        state.withLock { state -> [UInt8]? in
-            let block = state.block
-            guard range.lowerBound >= block.offset, range.upperBound <= block.offset + Int64(block.bytes.count) else { return nil }
-            return Array(block.bytes[Int(range.lowerBound - block.offset)..<Int(range.upperBound - block.offset)])
-        }
-    }
-
-    func close() async {}
-}
-
-/// A write spooled to a local file until it is committed.
+/// A write spooled to a local file until it is committed. When the write was announced
+/// big and dated (a copy), its parts go to the server while it is still being written.
 final class S3PendingWrite: PendingWrite {
     private let backend: S3Backend
     private let path: VirtualPath
     private let spool: String
-    private let state = Mutex<(fd: Int32, size: Int64, modified: Date?)>((-1, 0, nil))
+    private let expected: ExpectedWrite?
+    private struct State {
+        var fd: Int32 = -1
+        var size: Int64 = 0
+        var modified: Date?
+        /// The upload started while writing, if any.
+        var sender: S3PartSender?
+        var startFailed = false
+    }
+    private let state = Mutex<State>(State())
 
-    init(backend: S3Backend, path: VirtualPath, spoolFolder: String) throws(CofferError) {
+    init(backend: S3Backend, path: VirtualPath, spoolFolder: String, expected: ExpectedWrite?) throws(CofferError) {
         self.backend = backend
         self.path = path
         var template = Array((spoolFolder + "/.coffer-s3-XXXXXX").utf8CString)
         let fd = mkstemp(&template)
         guard fd >= 0 else { throw CofferError(.ioError, path: path, detail: "no room to spool the write", errno: errno) }
         spool = String(decoding: template.prefix { $0 != 0 }.map { UInt8(bitPattern: $0) }, as: UTF8.self)
+        self.expected = expected
         state.withLock { $0.fd = fd }
     }
 
     func write(_ bytes: [UInt8]) async throws {
         let path = path
-        try state.withLock { (state) throws(CofferError) in
+        let (size, fd, sender, failed) = try state.withLock { (state) throws(CofferError) in
             guard state.fd >= 0 else { throw CofferError(.invalidOperation, path: path) }
             var done = 0
             while done < bytes.count {
@@ -426,6 +404,23 @@ final class S3PendingWrite: PendingWrite {
                 done += written
             }
             state.size += Int64(bytes.count)
+            return (state.size, state.fd, state.sender, state.startFailed)
+        }
+        if let sender {
+            sender.send(wholePartsWithin: size)
+        } else if !failed, let expected, let date = expected.modificationDate, let total = expected.size,
+                  total > backend.transfers.multipartThreshold, size >= backend.transfers.partSize(for: total) {
+            // The first whole part is written: the upload starts, with the announced date.
+            let (backend, key) = (backend, backend.key(path))
+            let contentType = backend.contentType(for: path)
+            let started = try? await BlockingIO.run { _ throws(CofferError) in
+                try backend.startParts(fd, key: key, contentType: contentType, modified: date, size: total) { false }
+            }
+            state.withLock { state in
+                state.sender = started
+                state.startFailed = started == nil
+            }
+            started?.send(wholePartsWithin: size)
         }
     }
 
@@ -434,23 +429,38 @@ final class S3PendingWrite: PendingWrite {
     }
 
     func commit(conflict: ConflictPolicy) async throws {
-        let (size, modified) = state.withLock { ($0.size, $0.modified) }
+        let (size, modified, sender) = state.withLock { ($0.size, $0.modified, $0.sender) }
         let (backend, spool, path) = (backend, spool, path)
+        // An upload started with the announced date is finished only if the date is still that.
+        let started = sender.flatMap { modified == expected?.modificationDate ? $0 : nil }
         defer { discard() }
         try await BlockingIO.run { cancel throws(CofferError) in
-            try backend.commit(spool, size: size, modified: modified, at: path, conflict: conflict, cancel: cancel)
+            try backend.commit(spool, size: size, modified: modified, at: path, conflict: conflict, cancel: cancel,
+                               started: started)
         }
+        if started != nil { state.withLock { $0.sender = nil } }
     }
 
     func abort() async { discard() }
 
+    /// Removes the spool; an upload started while writing is stopped and dropped first, off
+    /// the caller's thread, and the spool closed after it.
     private func discard() {
-        state.withLock { state in
-            if state.fd >= 0 {
-                Glibc.close(state.fd)
-                unlink(spool)
-                state.fd = -1
-            }
+        let (fd, sender) = state.withLock { state in
+            defer { (state.fd, state.sender) = (-1, nil) }
+            return (state.fd, state.sender)
+        }
+        guard fd >= 0 else { return }
+        unlink(spool)
+        guard let sender else {
+            Glibc.close(fd)
+            return
+        }
+        let backend = backend
+        DispatchQueue.global().async {
+            sender.stop()
+            backend.abandon(sender.upload)
+            Glibc.close(fd)
         }
     }
 

@@ -150,11 +150,15 @@ public struct S3Transfers: Sendable {
     /// Writes up to this size are one PUT.
     public var multipartThreshold: Int64 = 16 << 20
     /// The size of each part (S3's least is 5 MiB; parts grow for files over 10,000 parts).
-    public var partSize: Int64 = 16 << 20
+    public var partSize: Int64 = 8 << 20
     /// Parts in flight at once.
-    public var parallelParts = 4
+    public var parallelParts = 10
     /// Objects up to this size are copied in one request (S3's limit is 5 GiB).
     public var copyPartLimit: Int64 = 5 << 30
+    /// Reading a file through, the size of each block fetched ahead, and how many blocks
+    /// are fetched at once.
+    public var readAheadBlock: Int64 = 8 << 20
+    public var readAheadDepth = 4
 
     public init() {}
 

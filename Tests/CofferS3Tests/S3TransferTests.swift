@@ -69,6 +69,49 @@ struct S3TransferTests {
         #expect(try backend.client.uploads(under: "").isEmpty)
     }
 
+    /// A write announced big and dated (a copy's) sends its parts while it is written; the
+    /// object appears only at commit. A different date set at the end is still kept (the
+    /// upload is made again), and an aborted write leaves no upload behind.
+    @Test func anAnnouncedWriteSendsItsPartsWhileItIsWritten() async throws {
+        guard S3TestServer.endpoint != nil else { return }
+        let (backend, _) = try backend()
+        let data = Self.bytes(17 << 20, seed: 2)
+        let date = Date(timeIntervalSince1970: 1_690_000_000.5)
+        let path = root.appending(trustedName: "copied.bin")
+        func write(_ date: Date, then finalDate: Date?) async throws -> any PendingWrite {
+            let write = try await backend.makeWrite(at: path, announcing: ExpectedWrite(size: Int64(data.count), modificationDate: date))
+            for start in stride(from: 0, to: data.count, by: 1 << 20) {
+                try await write.write(Array(data[start..<min(data.count, start + (1 << 20))]))
+            }
+            try await write.setAttributes(permissions: nil, modificationDate: finalDate)
+            return write
+        }
+        backend.client.sent.withLock { $0.removeAll() }
+        let first = try await write(date, then: date)
+        #expect(backend.client.sent.withLock { $0["POST"] } == 1, "the upload started while writing")
+        await #expect(throws: CofferError.self) { try await backend.node(at: path) }
+        try await first.commit(conflict: .fail)
+        #expect(backend.client.sent.withLock { $0["PUT"] } == 4)
+        var back: [UInt8] = []
+        let object = try backend.client.get("copied.bin") { back += $0; return true }
+        #expect(back == data && object?.modified == date)
+        // Another date at the end: the parts sent are dropped and the file goes again.
+        let later = Date(timeIntervalSince1970: 1_695_000_000)
+        let second = try await write(date, then: later)
+        try await second.commit(conflict: .replace)
+        #expect(try backend.client.head("copied.bin")?.modified == later)
+        // Aborted: nothing left on the server once the parts in flight have stopped.
+        let third = try await write(date, then: date)
+        await third.abort()
+        var left = try backend.client.uploads(under: "")
+        for _ in 0..<50 where !left.isEmpty {
+            try await Task.sleep(for: .milliseconds(100))
+            left = try backend.client.uploads(under: "")
+        }
+        #expect(left.isEmpty)
+        #expect(try backend.client.head("copied.bin")?.modified == later)
+    }
+
     /// A spool that cannot be read in full fails the commit: the upload is dropped, and
     /// nothing appears at the name.
     @Test func aFailedUploadLeavesNothing() async throws {

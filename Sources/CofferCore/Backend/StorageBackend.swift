@@ -71,6 +71,12 @@ public protocol StorageBackend: Sendable {
     /// Starts a write that becomes the file at `path` only when committed.
     func makeWrite(at path: VirtualPath) async throws -> any PendingWrite
 
+    /// Starts a write whose size and date are known before its first byte (a copy's): a
+    /// backend across a network can send the data while it is written instead of after the
+    /// commit. The write is still invisible until committed, and the date still comes
+    /// through `setAttributes`. The default ignores what is announced.
+    func makeWrite(at path: VirtualPath, announcing expected: ExpectedWrite) async throws -> any PendingWrite
+
     /// Moves or renames within this backend.
     func moveItem(at source: VirtualPath, to destination: VirtualPath, conflict: ConflictPolicy) async throws
 
@@ -178,7 +184,22 @@ public protocol PendingWrite: Sendable {
 
 import Foundation
 
+/// What a write will be, said when it starts: ``StorageBackend/makeWrite(at:announcing:)``.
+public struct ExpectedWrite: Sendable, Hashable {
+    public var size: Int64?
+    public var modificationDate: Date?
+
+    public init(size: Int64?, modificationDate: Date?) {
+        self.size = size
+        self.modificationDate = modificationDate
+    }
+}
+
 extension StorageBackend {
+    public func makeWrite(at path: VirtualPath, announcing expected: ExpectedWrite) async throws -> any PendingWrite {
+        try await makeWrite(at: path)
+    }
+
     public func contentsOfFolder(at path: VirtualPath, readingBackupExclusion: Bool) async throws -> [FileNode] {
         try await contentsOfFolder(at: path)
     }

@@ -67,7 +67,8 @@ public enum StreamingCopy {
         let reader = try await source.openFile(at: node.path)
         let writer: any PendingWrite
         do {
-            writer = try await target.makeWrite(at: destination)
+            writer = try await target.makeWrite(
+                at: destination, announcing: ExpectedWrite(size: node.size, modificationDate: node.modificationDate))
         } catch {
             await reader.close()
             throw error

@@ -1,0 +1,118 @@
+#!/usr/bin/env python3
+"""Coffer's S3 mount beside boto3 on the same S3 server (a Ceph RGW here).
+
+    PYTHON_WITH_BOTO3 Benchmarks/s3.py BINARY WORKDIR [--endpoint URL] [--size MIB] [--objects N] [--rounds N]
+
+Three figures, each Coffer and boto3 alternating in one run, medians printed with the
+ratio boto3 time / Coffer time (above 1: Coffer is faster):
+- upload: `coffer -c 'cp big.bin b:/'` against boto3's transfer manager (`upload_file`);
+- download: `coffer -c 'cp b:/big.bin back.bin'` against `download_file`;
+- listing: `coffer -c 'ls b:/Many'` (10,000 objects) against a paginated
+  `list_objects_v2` with the `/` delimiter.
+Keys come from AWS_ACCESS_KEY_ID / AWS_SECRET_ACCESS_KEY (default: the test server's).
+"""
+import argparse, os, shutil, statistics, subprocess, sys, time, uuid
+from concurrent.futures import ThreadPoolExecutor
+
+import boto3
+from boto3.s3.transfer import TransferConfig
+
+parser = argparse.ArgumentParser()
+parser.add_argument("binary")
+parser.add_argument("workdir")
+parser.add_argument("--endpoint", default=os.environ.get("AWS_ENDPOINT_URL", "http://127.0.0.1:18480"))
+parser.add_argument("--size", type=int, default=1024, help="MiB")
+parser.add_argument("--objects", type=int, default=10_000)
+parser.add_argument("--rounds", type=int, default=3)
+parser.add_argument("--ceph-conf", help="the test cluster's ceph.conf: deleted objects are collected between rounds")
+args = parser.parse_args()
+
+os.environ.setdefault("AWS_ACCESS_KEY_ID", "test:tester")
+os.environ.setdefault("AWS_SECRET_ACCESS_KEY", "testing")
+s3 = boto3.client("s3", endpoint_url=args.endpoint, region_name="us-east-1")
+bucket = "coffer-bench-" + uuid.uuid4().hex[:8]
+s3.create_bucket(Bucket=bucket)
+
+work = os.path.abspath(args.workdir)
+shutil.rmtree(work, ignore_errors=True)
+container = os.path.join(work, "container")
+files = os.path.join(container, "Documents", "UserFiles")
+binary = os.path.abspath(args.binary)
+env = dict(os.environ, LC_ALL="C.UTF-8")
+
+
+def coffer(command):
+    started = time.perf_counter()
+    subprocess.run([binary, "--container", container, "--mount", f"b=s3://{bucket}", "--s3-endpoint", args.endpoint,
+                    "-c", command], check=True, env=env, stdout=subprocess.DEVNULL)
+    return time.perf_counter() - started
+
+
+def timed(body):
+    started = time.perf_counter()
+    body()
+    return time.perf_counter() - started
+
+
+def delete(key):
+    s3.delete_object(Bucket=bucket, Key=key)
+
+
+def collect():
+    """RGW frees deleted objects' data hours later; the test cluster keeps it in 2 GiB of memory."""
+    if args.ceph_conf:
+        subprocess.run(["radosgw-admin", "-c", args.ceph_conf, "gc", "process", "--include-all"], check=True,
+                       stdout=subprocess.DEVNULL, stderr=subprocess.DEVNULL)
+
+
+coffer("ls")  # makes the container
+big = os.path.join(files, "big.bin")
+with open(big, "wb") as out:
+    block = os.urandom(1 << 20)
+    for _ in range(args.size):
+        out.write(block)
+back = os.path.join(files, "back.bin")
+config = TransferConfig()  # boto3's defaults: 8 MiB parts, 10 threads
+
+results = {"upload": ([], []), "download": ([], []), "listing": ([], [])}
+# The test server keeps objects in memory (Ceph's memstore, 2 GiB): one big object at a time.
+for round in range(args.rounds):
+    results["upload"][1].append(timed(lambda: s3.upload_file(big, bucket, "boto3.bin", Config=config)))
+    delete("boto3.bin")
+    collect()
+    results["upload"][0].append(coffer("cp big.bin b:/coffer.bin"))
+    # Both download the object Coffer wrote, to files removed after.
+    results["download"][1].append(timed(lambda: s3.download_file(bucket, "coffer.bin", back + ".boto3", Config=config)))
+    results["download"][0].append(coffer("cp b:/coffer.bin back.bin"))
+    assert os.path.getsize(back) == os.path.getsize(big) == os.path.getsize(back + ".boto3")
+    assert open(back, "rb").read(1 << 20) == open(big, "rb").read(1 << 20)
+    os.remove(back)
+    os.remove(back + ".boto3")
+    delete("coffer.bin")
+    collect()
+
+# Listing: 10,000 small objects in one folder, written with boto3 from 16 threads.
+with ThreadPoolExecutor(16) as pool:
+    list(pool.map(lambda i: s3.put_object(Bucket=bucket, Key=f"Many/file {i:05}.txt", Body=b"x"), range(args.objects)))
+
+
+def boto3_listing():
+    names = []
+    for page in s3.get_paginator("list_objects_v2").paginate(Bucket=bucket, Prefix="Many/", Delimiter="/"):
+        names += [item["Key"] for item in page.get("Contents", [])]
+    assert len(names) == args.objects
+
+
+for round in range(args.rounds + 2):
+    results["listing"][1].append(timed(boto3_listing))
+    results["listing"][0].append(coffer("ls b:/Many"))
+
+with ThreadPoolExecutor(16) as pool:
+    list(pool.map(delete, [f"Many/file {i:05}.txt" for i in range(args.objects)]))
+s3.delete_bucket(Bucket=bucket)
+print(f"S3 on {args.endpoint}, {args.size} MiB file, {args.objects} objects, {args.rounds} rounds (medians)")
+print(f"{'':10} {'coffer':>10} {'boto3':>10} {'boto3/coffer':>13}")
+for name, (mine, theirs) in results.items():
+    a, b = statistics.median(mine), statistics.median(theirs)
+    extra = f"   {args.size / a:.0f} vs {args.size / b:.0f} MiB/s" if name != "listing" else ""
+    print(f"{name:10} {a * 1000:8.0f} ms {b * 1000:8.0f} ms {b / a:12.2f}×{extra}")

@@ -1,0 +1,156 @@
+import CofferCore
+import CofferRuntime
+import Dispatch
+import Foundation
+import Synchronization
+
+/// A remote file read in ranged GETs, each checked against the ETag seen when it was
+/// opened: a file replaced while it is read fails the read instead of mixing two versions.
+///
+/// A read far from the last one fetches one block (at least 1 MiB) and later small reads
+/// are served from it. Reads that follow each other (a copy, `cat`) turn on read-ahead:
+/// blocks of ``S3Transfers/readAheadBlock`` fetched ``S3Transfers/readAheadDepth`` at a time
+/// on Dispatch threads, so the network and the caller's writing overlap; memory stays at
+/// those blocks.
+final class S3ReadableFile: ReadableFile {
+    let size: Int64
+    private let client: S3Client
+    private let key: String
+    private let path: VirtualPath
+    private let etag: String
+    private let transfers: S3Transfers
+    private let state = Mutex<State>(State())
+    static let smallBlock: Int64 = 1 << 20
+
+    /// A block asked for, fetched or being fetched.
+    private final class Block: Sendable {
+        let offset: Int64
+        let end: Int64
+        private let done = DispatchSemaphore(value: 0)
+        private let outcome = Mutex<Result<[UInt8], CofferError>?>(nil)
+        let stop = Atomic<Bool>(false)
+
+        init(offset: Int64, end: Int64) { (self.offset, self.end) = (offset, end) }
+
+        func finish(_ result: Result<[UInt8], CofferError>) {
+            outcome.withLock { $0 = result }
+            done.signal()
+        }
+
+        /// Waits until it is fetched (then stays fetched for later callers).
+        func bytes() -> Result<[UInt8], CofferError> {
+            if let known = outcome.withLock({ $0 }) { return known }
+            done.wait()
+            done.signal()
+            return outcome.withLock { $0! }
+        }
+    }
+
+    private struct State {
+        var position: Int64 = 0
+        /// Blocks in order of offset, contiguous when reading ahead.
+        var blocks: [Block] = []
+        /// Where the last read ended: a read starting there continues a sequential run.
+        var lastEnd: Int64 = -1
+    }
+
+    init(client: S3Client, key: String, path: VirtualPath, size: Int64, etag: String, transfers: S3Transfers) {
+        self.client = client
+        self.key = key
+        self.path = path
+        self.size = size
+        self.etag = etag
+        self.transfers = transfers
+    }
+
+    func read(upTo count: Int) async throws -> [UInt8] {
+        let offset = state.withLock { $0.position }
+        let bytes = try await read(at: offset, upTo: count)
+        state.withLock { $0.position = offset + Int64(bytes.count) }
+        return bytes
+    }
+
+    func read(at offset: Int64, upTo count: Int) async throws -> [UInt8] {
+        guard offset < size, count > 0 else { return [] }
+        let end = min(size, offset + Int64(count))
+        let wanted = plan(offset..<end)
+        let pieces = try await BlockingIO.run { _ throws(CofferError) -> [UInt8] in
+            var bytes: [UInt8] = []
+            for block in wanted {
+                let held = try block.bytes().get()
+                let from = Int(max(offset, block.offset) - block.offset)
+                let to = Int(min(end, block.end) - block.offset)
+                if from < to { bytes += held[from..<to] }
+            }
+            return bytes
+        }
+        return pieces
+    }
+
+    /// The blocks that hold `range`, started where they are missing; blocks before it are
+    /// dropped, and a sequential run keeps the read-ahead window full.
+    private func plan(_ range: Range<Int64>) -> [Block] {
+        var started: [Block] = []
+        let wanted = state.withLock { state -> [Block] in
+            let sequential = range.lowerBound == state.lastEnd
+            state.lastEnd = range.upperBound
+            // Keep only blocks that can still serve this read or later ones.
+            let kept = state.blocks.filter { $0.end > range.lowerBound }
+            for dropped in state.blocks where dropped.end <= range.lowerBound { dropped.stop.store(true, ordering: .relaxed) }
+            state.blocks = kept
+            if !(state.blocks.first.map { $0.offset <= range.lowerBound } ?? false) {
+                // Not held: start afresh at this read.
+                for block in state.blocks { block.stop.store(true, ordering: .relaxed) }
+                let length = sequential ? transfers.readAheadBlock : max(Int64(range.count), Self.smallBlock)
+                let block = Block(offset: range.lowerBound, end: min(size, range.lowerBound + length))
+                state.blocks = [block]
+                started.append(block)
+            }
+            // Cover the read itself, then (reading on from where the last read ended) the
+            // window ahead.
+            let horizon = sequential ? min(size, range.upperBound + transfers.readAheadBlock * Int64(transfers.readAheadDepth - 1))
+                                     : range.upperBound
+            while let last = state.blocks.last, last.end < horizon || last.end < range.upperBound, last.end < size {
+                let block = Block(offset: last.end, end: min(size, last.end + transfers.readAheadBlock))
+                state.blocks.append(block)
+                started.append(block)
+            }
+            return state.blocks.filter { $0.offset < range.upperBound }
+        }
+        for block in started { fetch(block) }
+        return wanted
+    }
+
+    private func fetch(_ block: Block) {
+        let (client, key, etag, path) = (client, key, etag, path)
+        DispatchQueue.global().async {
+            var bytes: [UInt8] = []
+            bytes.reserveCapacity(Int(block.end - block.offset))
+            do throws(CofferError) {
+                try client.get(key, range: block.offset..<block.end, ifMatch: etag) { piece in
+                    bytes += piece
+                    return !block.stop.load(ordering: .relaxed)
+                }
+                block.finish(.success(bytes))
+            } catch where error.kind == .fileExists {
+                block.finish(.failure(CofferError(.ioError, path: path, detail: "the file changed on the server while it was read")))
+            } catch where error.kind == .noSuchFile {
+                block.finish(.failure(CofferError(.noSuchFile, path: path)))
+            } catch {
+                block.finish(.failure(error.path == nil ? error.naming(path) : error))
+            }
+        }
+    }
+
+    func close() async {
+        let blocks = state.withLock { state in
+            defer { state.blocks = [] }
+            return state.blocks
+        }
+        for block in blocks { block.stop.store(true, ordering: .relaxed) }
+    }
+
+    deinit {
+        for block in state.withLock({ $0.blocks }) { block.stop.store(true, ordering: .relaxed) }
+    }
+}
