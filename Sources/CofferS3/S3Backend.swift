@@ -209,6 +209,8 @@ public final class S3Backend: StorageBackend {
                                   condition: condition, cancel: cancel)
             }
         } catch where error.kind == .fileExists {
+            // A replace refused: what it was to replace changed meanwhile (another writer).
+            if case .unchanged = condition { throw CofferError(.fileExists, path: path, detail: "s3-changed") }
             throw CofferError(.fileExists, path: path)
         } catch {
             throw error.path == nil ? error.naming(path) : error

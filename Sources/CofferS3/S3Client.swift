@@ -100,16 +100,19 @@ final class S3Client: Sendable {
         throw CofferError(.ioError, detail: "S3 request not sent")
     }
 
-    /// S3's answer as a `CofferError`, with S3's own code where its error document gives one.
+    /// S3's answer as a `CofferError`. The failures a user can act on carry a detail code
+    /// the message catalog words in each language (`s3-denied`, `s3-busy`, …); others name
+    /// S3's status and code.
     static func error(status: Int, body: [UInt8], key: String?, location: S3Location) -> CofferError {
         let code = errorCode(in: body)
         let what = key.map { "“\($0)” in \(location)" } ?? "\(location)"
         switch (status, code) {
-        case (404, "NoSuchBucket"?): return CofferError(.unknownMount, detail: "the bucket of \(location) does not exist")
-        case (404, _): return CofferError(.noSuchFile, detail: "\(what) does not exist")
-        case (403, _), (401, _): return CofferError(.noPermission, detail: "S3 refused access to \(what) (\(code ?? "\(status)"))")
-        case (412, _): return CofferError(.fileExists, detail: "\(what) exists or changed meanwhile")
+        case (404, "NoSuchBucket"?): return CofferError(.noSuchFile, detail: "s3-no-bucket")
+        case (404, _): return CofferError(.noSuchFile)
+        case (403, _), (401, _): return CofferError(.noPermission, detail: "s3-denied")
+        case (412, _): return CofferError(.fileExists)
         case (416, _): return CofferError(.invalidArgument, detail: "the range asked of \(what) is past its end")
+        case (500...599, _), (_, "SlowDown"?): return CofferError(.ioError, detail: "s3-busy")
         default: return CofferError(.ioError, detail: "S3 answered \(status) \(code ?? "") for \(what)")
         }
     }
@@ -120,21 +123,13 @@ final class S3Client: Sendable {
     }
 
     static func error(_ failure: HTTPFailure, endpoint: URL) -> CofferError {
-        let server = endpoint.host ?? endpoint.absoluteString
         switch failure.code {
-        case Int32(COFFER_HTTP_COULDNT_RESOLVE):
-            return CofferError(.ioError, detail: "the S3 server’s name \(server) could not be resolved")
-        case Int32(COFFER_HTTP_COULDNT_CONNECT):
-            return CofferError(.ioError, detail: "the S3 server at \(endpoint.absoluteString) refused the connection or cannot be reached")
-        case Int32(COFFER_HTTP_TIMEOUT):
-            return CofferError(.ioError, detail: "the S3 server at \(endpoint.absoluteString) did not answer in time")
-        case Int32(COFFER_HTTP_SSL), Int32(COFFER_HTTP_PEER_CERTIFICATE):
-            return CofferError(.ioError, detail: "the S3 server’s certificate was not accepted (\(failure.message))")
-        case -1:
-            return CofferError(.unsupported, detail: failure.message)
-        default:
-            return CofferError(.ioError, detail: "the connection to the S3 server broke (\(failure.message))")
+        case Int32(COFFER_HTTP_COULDNT_RESOLVE): return CofferError(.ioError, detail: "s3-name-unresolved")
+        case Int32(COFFER_HTTP_COULDNT_CONNECT): return CofferError(.ioError, detail: "s3-unreachable")
+        case Int32(COFFER_HTTP_TIMEOUT): return CofferError(.ioError, detail: "s3-timeout")
+        case Int32(COFFER_HTTP_SSL), Int32(COFFER_HTTP_PEER_CERTIFICATE): return CofferError(.ioError, detail: "s3-certificate")
+        case -1: return CofferError(.unsupported, detail: failure.message)
+        default: return CofferError(.ioError, detail: "s3-broken")
         }
     }
 }
-

@@ -133,7 +133,7 @@ final class S3ReadableFile: ReadableFile {
                 }
                 block.finish(.success(bytes))
             } catch where error.kind == .fileExists {
-                block.finish(.failure(CofferError(.ioError, path: path, detail: "the file changed on the server while it was read")))
+                block.finish(.failure(CofferError(.ioError, path: path, detail: "s3-changed")))
             } catch where error.kind == .noSuchFile {
                 block.finish(.failure(CofferError(.noSuchFile, path: path)))
             } catch {

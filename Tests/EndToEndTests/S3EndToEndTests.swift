@@ -103,5 +103,51 @@ struct S3EndToEndTests {
         let missing = try coffer(bucket, "restore b/Folder")
         #expect(missing.status != 0)
     }
+
+    /// Two `coffer rpc` processes, each with a container of its own, on one bucket: creates
+    /// of one name that keep both give two objects; replaces that race never both win
+    /// (`If-Match`), the loser is told clearly; each sees what the other did.
+    @Test func twoProcessesShareABucketWithoutLosingAnUpdate() throws {
+        guard !Self.endpoint.isEmpty else { return }
+        let bucket = try makeBucket()
+        var processes: [RPCProcess] = []
+        for name in ["one", "two"] {
+            let container = directory.url(name)
+            _ = try CofferBinary.run(["--container", container, "-c", "ls"])
+            let body = Data((0..<(12 << 20)).map { UInt8(truncatingIfNeeded: $0 &* 7 &+ (name == "one" ? 1 : 2)) })
+            try body.write(to: URL(fileURLWithPath: container + "/Documents/UserFiles/big.bin"))
+            try Data("from \(name)\n".utf8).write(to: URL(fileURLWithPath: container + "/Documents/UserFiles/same.txt"))
+            let process = try RPCProcess(container: container, arguments: ["--mount", "b=s3://\(bucket)", "--s3-endpoint", Self.endpoint],
+                                         environment: Self.keys)
+            try process.initialize()
+            processes.append(process)
+        }
+        defer { processes.forEach { $0.closeInput() } }
+        let (one, two) = (processes[0], processes[1])
+        // Keep both, at the same moment: two objects, whichever came first.
+        let first = one.sendRequest("files/copy", ["path": "files:/same.txt", "toDirectory": "b:/", "conflict": "keepBoth"])
+        let second = two.sendRequest("files/copy", ["path": "files:/same.txt", "toDirectory": "b:/", "conflict": "keepBoth"])
+        let answers = [try one.response(to: first), try two.response(to: second)]
+        #expect(answers.allSatisfy { $0["error"] == nil }, "\(answers)")
+        let listed = try two.call("files/list", ["path": "b:/"])
+        let names = ((listed["result"] as? [String: Any])?["entries"] as? [[String: Any]])?.compactMap { $0["name"] as? String }
+        #expect(names?.sorted() == ["same (2).txt", "same.txt"])
+        // Replaces racing: both start from the same version; at most one may win each round.
+        _ = try one.call("files/copy", ["path": "files:/big.bin", "toDirectory": "b:/", "conflict": "fail"])
+        var refusals: [String] = []
+        for _ in 0..<6 where refusals.isEmpty {
+            let a = one.sendRequest("files/copy", ["path": "files:/big.bin", "toDirectory": "b:/", "conflict": "replace"])
+            let b = two.sendRequest("files/copy", ["path": "files:/big.bin", "toDirectory": "b:/", "conflict": "replace"])
+            let outcomes = [try one.response(to: a, timeout: 60), try two.response(to: b, timeout: 60)]
+            let failed = outcomes.compactMap { ($0["error"] as? [String: Any])?["message"] as? String }
+            #expect(failed.count <= 1, "\(outcomes)")
+            refusals += failed
+        }
+        #expect(refusals.count == 1, "six rounds of racing replaces gave no refusal")
+        #expect(refusals.allSatisfy { $0.contains("exists") || $0.contains("changed") }, "\(refusals)")
+        // What is there is one of the two files, whole.
+        let stat = try one.call("files/stat", ["path": "b:/big.bin"])
+        #expect((stat["result"] as? [String: Any])?["size"] as? Int == 12 << 20)
+    }
 }
 
