@@ -225,12 +225,10 @@ public final class S3Backend: StorageBackend {
                                condition: S3WriteCondition, cancel: CancellationFlag,
                                started: S3PartSender? = nil) throws(CofferError) {
         let sender: S3PartSender
-        if let started {
-            sender = started
-            sender.stop(when: cancel)
-        } else {
-            sender = try startParts(fd, key: key, contentType: contentType, modified: modified, size: size) { cancel.isCancelled }
+        if let started { sender = started } else {
+            sender = try startParts(fd, key: key, contentType: contentType, modified: modified, size: size)
         }
+        sender.stop(when: cancel)
         let upload = sender.upload
         do throws(CofferError) {
             let etags = try sender.finish(size: size)
@@ -252,12 +250,12 @@ public final class S3Backend: StorageBackend {
     }
 
     /// Starts an upload in parts of a file of about `size` bytes, noted in the ledger.
-    func startParts(_ fd: Int32, key: String, contentType: String?, modified: Date, size: Int64,
-                    stop: @escaping @Sendable () -> Bool) throws(CofferError) -> S3PartSender {
+    func startParts(_ fd: Int32, key: String, contentType: String?, modified: Date,
+                    size: Int64) throws(CofferError) -> S3PartSender {
         let upload = try client.startUpload(key, contentType: contentType, modified: modified)
         ledger?.started(upload)
         return S3PartSender(client: client, upload: upload, descriptor: fd, partSize: transfers.partSize(for: size),
-                            parallel: transfers.parallelParts, stop: stop)
+                            parallel: transfers.parallelParts)
     }
 
     /// Drops an upload in parts (kept in the ledger when the server cannot be told).
@@ -416,7 +414,7 @@ final class S3PendingWrite: PendingWrite {
             let (backend, key) = (backend, backend.key(path))
             let contentType = backend.contentType(for: path)
             let started = try? await BlockingIO.run { _ throws(CofferError) in
-                try backend.startParts(fd, key: key, contentType: contentType, modified: date, size: total) { false }
+                try backend.startParts(fd, key: key, contentType: contentType, modified: date, size: total)
             }
             state.withLock { state in
                 state.sender = started

@@ -13,8 +13,7 @@ final class S3PartSender: Sendable {
     private let descriptor: Int32
     private let partSize: Int64
     private let parallel: Int
-    private let extraStop: @Sendable () -> Bool
-    /// A cancel that came after the parts started going (a commit's).
+    /// The cancel of the commit that finishes the upload, once there is one.
     private let cancel = Mutex<CancellationFlag?>(nil)
     private let group = DispatchGroup()
 
@@ -30,14 +29,12 @@ final class S3PartSender: Sendable {
     }
     private let state = Mutex<State>(State())
 
-    init(client: S3Client, upload: S3Upload, descriptor: Int32, partSize: Int64, parallel: Int,
-         stop: @escaping @Sendable () -> Bool = { false }) {
+    init(client: S3Client, upload: S3Upload, descriptor: Int32, partSize: Int64, parallel: Int) {
         self.client = client
         self.upload = upload
         self.descriptor = descriptor
         self.partSize = partSize
         self.parallel = max(1, parallel)
-        self.extraStop = stop
     }
 
     /// How many bytes of the file are in parts handed over.
@@ -67,14 +64,12 @@ final class S3PartSender: Sendable {
         group.wait()
     }
 
-    private func shouldStopNow() -> Bool { extraStop() || cancel.withLock { $0?.isCancelled == true } }
+    private func shouldStopNow() -> Bool { cancel.withLock { $0?.isCancelled == true } }
 
     /// Stops the parts, in flight too, once `flag` is set.
     func stop(when flag: CancellationFlag) { cancel.withLock { $0 = flag } }
 
-    private var shouldStop: Bool {
-        extraStop() || cancel.withLock { $0?.isCancelled == true } || state.withLock { $0.stopped || $0.failure != nil }
-    }
+    private var shouldStop: Bool { shouldStopNow() || state.withLock { $0.stopped || $0.failure != nil } }
 
     private func queue(length: Int64) {
         let startWorker = state.withLock { state -> Bool in
