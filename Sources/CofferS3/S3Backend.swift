@@ -21,6 +21,8 @@ public final class S3Backend: StorageBackend {
     let transfers: S3Transfers
     /// The uploads in parts under way, for the clean-up after a kill (`nil`: none kept).
     private let ledger: S3UploadLedger?
+    /// Contents of files read through, kept locally (`nil`: none kept).
+    let cache: S3ContentCache?
     private let swept = Atomic<Bool>(false)
 
     /// - Parameters:
@@ -28,20 +30,27 @@ public final class S3Backend: StorageBackend {
     ///     `tmp/`); it must exist.
     ///   - ledgerFolder: where the uploads in parts under way are noted, so that those of a
     ///     killed process are dropped later (the container's `AppData/S3Uploads`).
+    ///   - cacheFolder: where contents of files read through are kept (the container's
+    ///     `Library/Caches/Remote`), up to ``S3Transfers/cacheLimit``.
     public convenience init(configuration: S3Configuration, spoolFolder: String, ledgerFolder: String? = nil,
-                            transfers: S3Transfers = S3Transfers(), registry: TypeRegistry = .standard) {
+                            cacheFolder: String? = nil, transfers: S3Transfers = S3Transfers(),
+                            registry: TypeRegistry = .standard) {
         self.init(client: S3Client(configuration), spoolFolder: spoolFolder, ledgerFolder: ledgerFolder,
-                  transfers: transfers, registry: registry)
+                  cacheFolder: cacheFolder, transfers: transfers, registry: registry)
     }
 
-    init(client: S3Client, spoolFolder: String, ledgerFolder: String? = nil, transfers: S3Transfers = S3Transfers(),
-         registry: TypeRegistry = .standard) {
+    init(client: S3Client, spoolFolder: String, ledgerFolder: String? = nil, cacheFolder: String? = nil,
+         transfers: S3Transfers = S3Transfers(), registry: TypeRegistry = .standard) {
         self.client = client
         self.spoolFolder = spoolFolder
         self.transfers = transfers
         self.registry = registry
         self.ledger = ledgerFolder.map {
             S3UploadLedger(folder: $0, endpoint: client.configuration.endpoint, bucket: client.configuration.location.bucket)
+        }
+        self.cache = cacheFolder.map {
+            S3ContentCache(folder: $0, limit: transfers.cacheLimit, endpoint: client.configuration.endpoint,
+                           bucket: client.configuration.location.bucket)
         }
     }
 
@@ -114,7 +123,7 @@ public final class S3Backend: StorageBackend {
                 throw CofferError(try self.isFolder(path) ? .isADirectory : .noSuchFile, path: path)
             }
             return S3ReadableFile(client: self.client, key: object.key, path: path, size: object.size, etag: object.etag,
-                                  transfers: self.transfers)
+                                  transfers: self.transfers, cache: self.cache)
         }
     }
 

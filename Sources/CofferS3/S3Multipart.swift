@@ -159,6 +159,8 @@ public struct S3Transfers: Sendable {
     /// are fetched at once.
     public var readAheadBlock: Int64 = 8 << 20
     public var readAheadDepth = 4
+    /// The most the local cache of file contents may take; files over half of it are not kept.
+    public var cacheLimit: Int64 = 2 << 30
 
     public init() {}
 

@@ -19,6 +19,10 @@ final class S3ReadableFile: ReadableFile {
     private let path: VirtualPath
     private let etag: String
     private let transfers: S3Transfers
+    /// The local copy read instead of the server, when the cache holds it.
+    private let cached: Int32?
+    /// The cache entry this read through fills, when it may be kept.
+    private let fill: S3ContentCache.Fill?
     private let state = Mutex<State>(State())
     static let smallBlock: Int64 = 1 << 20
 
@@ -54,13 +58,16 @@ final class S3ReadableFile: ReadableFile {
         var lastEnd: Int64 = -1
     }
 
-    init(client: S3Client, key: String, path: VirtualPath, size: Int64, etag: String, transfers: S3Transfers) {
+    init(client: S3Client, key: String, path: VirtualPath, size: Int64, etag: String, transfers: S3Transfers,
+         cache: S3ContentCache?) {
         self.client = client
         self.key = key
         self.path = path
         self.size = size
         self.etag = etag
         self.transfers = transfers
+        self.cached = cache?.open(key: key, etag: etag, size: size)
+        self.fill = cached == nil ? cache?.fill(key: key, etag: etag, size: size) : nil
     }
 
     func read(upTo count: Int) async throws -> [UInt8] {
@@ -73,7 +80,9 @@ final class S3ReadableFile: ReadableFile {
     func read(at offset: Int64, upTo count: Int) async throws -> [UInt8] {
         guard offset < size, count > 0 else { return [] }
         let end = min(size, offset + Int64(count))
+        if let cached { return try await readLocally(cached, offset..<end) }
         let wanted = plan(offset..<end)
+        let fill = fill
         let pieces = try await BlockingIO.run { _ throws(CofferError) -> [UInt8] in
             var bytes: [UInt8] = []
             for block in wanted {
@@ -82,9 +91,33 @@ final class S3ReadableFile: ReadableFile {
                 let to = Int(min(end, block.end) - block.offset)
                 if from < to { bytes += held[from..<to] }
             }
+            if let fill {
+                // The cache entry grows only by the next bytes in order; a read past them drops it.
+                let written = fill.written
+                if offset <= written && written < end {
+                    fill.add(bytes[Int(written - offset)...], at: written)
+                } else if offset > written {
+                    fill.cancel()
+                }
+            }
             return bytes
         }
         return pieces
+    }
+
+    private func readLocally(_ fd: Int32, _ range: Range<Int64>) async throws(CofferError) -> [UInt8] {
+        let path = path
+        return try await BlockingIO.run { _ throws(CofferError) -> [UInt8] in
+            var bytes = [UInt8](repeating: 0, count: range.count)
+            var done = 0
+            while done < bytes.count {
+                let got = bytes.withUnsafeMutableBytes { pread(fd, $0.baseAddress! + done, $0.count - done, off_t(range.lowerBound) + off_t(done)) }
+                if got < 0 && errno == EINTR { continue }
+                guard got > 0 else { throw CofferError(.ioError, path: path, errno: errno) }
+                done += got
+            }
+            return bytes
+        }
     }
 
     /// The blocks that hold `range`, started where they are missing; blocks before it are
@@ -148,9 +181,11 @@ final class S3ReadableFile: ReadableFile {
             return state.blocks
         }
         for block in blocks { block.stop.store(true, ordering: .relaxed) }
+        fill?.cancel()  // nothing, once the entry is complete
     }
 
     deinit {
         for block in state.withLock({ $0.blocks }) { block.stop.store(true, ordering: .relaxed) }
+        if let cached { Glibc.close(cached) }
     }
 }

@@ -13,7 +13,7 @@ import Glibc
 ///   Documents/UserFiles/          files:   (Download/, Import/ created on first launch)
 ///   Documents/ExportTemp/         staging:  (never shown; stages older than 24 h removed at open)
 ///   Library/Application Support/AppData/
-///   Library/Caches/{SearchIndex,Thumbnails,Downloading}/   (CACHEDIR.TAG)
+///   Library/Caches/{SearchIndex,Thumbnails,Downloading,Remote}/   (CACHEDIR.TAG)
 ///   Library/Trash/                trash:    (freedesktop.org layout: files/, info/)
 ///   tmp/                          (CACHEDIR.TAG; entries older than 24 h removed at open)
 /// ```
@@ -30,13 +30,13 @@ public struct Container: Sendable {
         "Documents", "Documents/UserFiles", "Documents/ExportTemp",
         "Library", "Library/Application Support", "Library/Application Support/AppData",
         "Library/Caches", "Library/Caches/SearchIndex", "Library/Caches/Thumbnails", "Library/Caches/Downloading",
-        "Library/Trash", "tmp",
+        "Library/Caches/Remote", "Library/Trash", "tmp",
     ]
     /// Where the journals are, relative to the root (made on the first change).
     static let journalFolder = "Library/Application Support/AppData/Journal"
     /// Folders marked as rebuildable for backup tools.
     public static let cacheFolders = [
-        "Library/Caches/SearchIndex", "Library/Caches/Thumbnails", "Library/Caches/Downloading", "tmp",
+        "Library/Caches/SearchIndex", "Library/Caches/Thumbnails", "Library/Caches/Downloading", "Library/Caches/Remote", "tmp",
     ]
     /// Folders created inside `files:` on first launch.
     public static let userFolders = ["Download", "Import"]
@@ -53,6 +53,8 @@ public struct Container: Sendable {
     /// Uploads in progress (RPC `files/upload/*`): partial transfers, rebuildable.
     public var uploadsPath: String { hostPath + "/Library/Caches/Downloading" }
     public var temporaryPath: String { hostPath + "/tmp" }
+    /// Contents of remote files (S3 mounts), kept to be read again without the network.
+    public var remoteCachePath: String { hostPath + "/Library/Caches/Remote" }
     /// The journals of processes using the container (``OperationJournal``).
     public var journalPath: String { journal.folderPath }
 

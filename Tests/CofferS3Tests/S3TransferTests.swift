@@ -199,3 +199,68 @@ struct S3TransferTests {
         #expect(try backend.client.uploads(under: "").isEmpty)
     }
 }
+
+/// The local cache of file contents: a file read through is read again without the server,
+/// a changed one is fetched again, the cache stays under its limit and may vanish any time.
+@Suite(.enabled(if: S3TestServer.endpoint != nil || S3TestServer.required,
+                "no S3 server: set COFFER_TEST_S3_ENDPOINT (.ci/run starts a Ceph RGW)"))
+struct S3CacheTests {
+    @Test func aFileReadThroughIsReadAgainFromTheCache() async throws {
+        guard S3TestServer.endpoint != nil else { return }
+        let client = try S3ClientTests.client()
+        try client.createBucket()
+        let scratch = NSTemporaryDirectory() + "coffer-cache-\(UUID().uuidString.prefix(8))"
+        try FileManager.default.createDirectory(atPath: scratch + "/cache", withIntermediateDirectories: true)
+        var transfers = S3Transfers()
+        transfers.cacheLimit = 5 << 20
+        let backend = S3Backend(client: client, spoolFolder: scratch, cacheFolder: scratch + "/cache", transfers: transfers)
+        let root = VirtualPath.root(of: "s3")
+        func readThrough(_ name: String) async throws -> [UInt8] {
+            let file = try await backend.openFile(at: root.appending(trustedName: name))
+            var bytes: [UInt8] = []
+            while true {
+                let piece = try await file.read(upTo: 300_000)
+                if piece.isEmpty { break }
+                bytes += piece
+            }
+            await file.close()
+            return bytes
+        }
+        func gets() -> Int { client.sent.withLock { $0["GET", default: 0] } }
+        let first = S3TransferTests.bytes(2 << 20, seed: 1)
+        try client.put("a.bin", body: .bytes(first))
+        #expect(try await readThrough("a.bin") == first)
+        let entries = try FileManager.default.contentsOfDirectory(atPath: scratch + "/cache")
+        #expect(entries.count == 1)
+        let before = gets()
+        #expect(try await readThrough("a.bin") == first)
+        #expect(gets() == before, "the second read came from the cache")
+        // Replaced on the server: a new ETag, fetched again, the old entry gone.
+        let second = S3TransferTests.bytes(2 << 20, seed: 2)
+        try client.put("a.bin", body: .bytes(second))
+        #expect(try await readThrough("a.bin") == second)
+        #expect(gets() > before)
+        #expect(try FileManager.default.contentsOfDirectory(atPath: scratch + "/cache").count == 1)
+        // A partial read keeps nothing; the limit (5 MiB) drops the least recently used.
+        let partial = try await backend.openFile(at: root.appending(trustedName: "a.bin"))
+        _ = try await partial.read(at: 1_000_000, upTo: 10)
+        await partial.close()
+        try client.put("b.bin", body: .bytes(S3TransferTests.bytes(2 << 20, seed: 3)))
+        try client.put("c.bin", body: .bytes(S3TransferTests.bytes(2 << 20, seed: 4)))
+        _ = try await readThrough("b.bin")
+        _ = try await readThrough("c.bin")
+        let kept = try FileManager.default.contentsOfDirectory(atPath: scratch + "/cache")
+        #expect(kept.count == 2, "\(kept)")
+        #expect(!kept.contains(backend.cache!.entryName(key: "a.bin", etag: try client.head("a.bin")!.etag)))
+        // Deleted under a reader: it reads on; the next read fetches.
+        let open = try await backend.openFile(at: root.appending(trustedName: "c.bin"))
+        try FileManager.default.removeItem(atPath: scratch + "/cache")
+        #expect(try await open.read(at: 0, upTo: 2 << 20) == S3TransferTests.bytes(2 << 20, seed: 4))
+        await open.close()
+        #expect(try await readThrough("b.bin") == S3TransferTests.bytes(2 << 20, seed: 3))
+        // Listing downloads nothing.
+        let listed = gets()
+        _ = try await backend.contentsOfFolder(at: root)
+        #expect(gets() == listed + 1)
+    }
+}
