@@ -122,7 +122,8 @@ let package = Package(
             dependencies: ["CofferBackendConformance", "CofferInMemory", "CofferBackends", "CofferCore"]
         ),
         .testTarget(name: "CofferRPCTests", dependencies: ["CofferRPC", "FileService", "CofferCore", "CofferTestSupport"]),
-        .testTarget(name: "CofferS3Tests", dependencies: ["CofferS3", "CofferCore", "CofferTestSupport", "CofferBackendConformance"]),
+        .testTarget(name: "CofferS3Tests",
+                    dependencies: ["CofferS3", "CofferCore", "CofferTestSupport", "CofferBackendConformance", "FileService"]),
         .testTarget(name: "CofferREPLTests", dependencies: ["CofferREPL", "CofferCore", "CofferRuntime", "CofferTestSupport"]),
         .testTarget(
             name: "EndToEndTests",

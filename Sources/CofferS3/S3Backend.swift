@@ -353,12 +353,12 @@ public final class S3Backend: StorageBackend {
 
     // MARK: Nodes
 
-    private func fileNode(_ path: VirtualPath, _ object: S3Object) -> FileNode {
+    func fileNode(_ path: VirtualPath, _ object: S3Object) -> FileNode {
         FileNode(path: path, kind: .file, size: object.size, modificationDate: object.modified,
                  isHidden: FileNode.isDotName(path.name), typeIdentifier: registry.typeIdentifier(forFileNamed: path.name))
     }
 
-    private func folderNode(_ path: VirtualPath) -> FileNode {
+    func folderNode(_ path: VirtualPath) -> FileNode {
         let type = path.isRoot ? FileType.Identifier.folder : registry.typeIdentifier(forFolderNamed: path.name)
         return FileNode(path: path, kind: type == FileType.Identifier.folder ? .folder : .package, size: 0,
                         modificationDate: .distantPast, isHidden: FileNode.isDotName(path.name), typeIdentifier: type)
@@ -366,7 +366,7 @@ public final class S3Backend: StorageBackend {
 
     /// A name one level down that Coffer can show: not empty (the folder's own marker, or
     /// `a//b`), no `/`, and a valid file name.
-    private static func isUsable(_ name: String) -> Bool {
+    static func isUsable(_ name: String) -> Bool {
         !name.isEmpty && !name.contains("/") && FileName.problem(with: name) == nil
     }
 }
@@ -474,4 +474,47 @@ final class S3PendingWrite: PendingWrite {
     }
 
     deinit { discard() }
+}
+
+extension S3Backend: TreeListingBackend {
+    /// One flat listing of every key under the folder (no delimiter), folded into folders
+    /// as ``contentsOfFolder(at:)`` folds one level: markers and key names as folders, a name
+    /// that is both a file and a prefix as the file, unusable names and partials left out.
+    public func contentsOfTree(at path: VirtualPath) async throws -> [VirtualPath: [FileNode]] {
+        try await BlockingIO.run { _ throws(CofferError) in try self.treeSync(path) }
+    }
+
+    func treeSync(_ path: VirtualPath) throws(CofferError) -> [VirtualPath: [FileNode]] {
+        let top = folderKey(path)
+        let objects = try allObjects(under: top)
+        if objects.isEmpty && !path.isRoot { throw CofferError(.noSuchFile, path: path) }
+        var files: [VirtualPath: [String: FileNode]] = [path: [:]]
+        var folders: [VirtualPath: Set<String>] = [path: []]
+        let trash = prefix.isEmpty ? String(trashPrefix.dropLast()) : nil
+        objects: for object in objects {
+            var names = object.key.dropFirst(top.count).split(separator: "/", omittingEmptySubsequences: false).map(String.init)
+            let isMarker = names.last == ""
+            if isMarker { names.removeLast() }
+            guard !names.isEmpty else { continue }  // the folder's own marker
+            if path.isRoot, names[0] == trash { continue }
+            var folder = path
+            for (index, name) in names.enumerated() {
+                guard Self.isUsable(name), !PartialName.isPartial(name) else { continue objects }
+                if index == names.count - 1 && !isMarker {
+                    files[folder, default: [:]][name] = fileNode(folder.appending(trustedName: name), object)
+                } else {
+                    folders[folder, default: []].insert(name)
+                    folder = folder.appending(trustedName: name)
+                    if files[folder] == nil { files[folder] = [:] }
+                    if folders[folder] == nil { folders[folder] = [] }
+                }
+            }
+        }
+        var tree: [VirtualPath: [FileNode]] = [:]
+        for (folder, held) in files {
+            let subfolders = (folders[folder] ?? []).subtracting(held.keys)
+            tree[folder] = Array(held.values) + subfolders.map { folderNode(folder.appending(trustedName: $0)) }
+        }
+        return tree
+    }
 }

@@ -174,11 +174,18 @@ extension FileService {
     }
 
     /// Walks `scope` depth-first, reporting matches through `filter`.
+    /// A backend that lists a tree more cheaply at once (an S3 bucket) is asked once, and
+    /// the walk reads its folders and matches from that listing.
     private nonisolated func walkSearch(_ backend: any StorageBackend, _ scope: VirtualPath,
                                         filter: SearchFilter) async throws {
-        let entries = try await backend.entries(inFoldersAt: [scope])[0].get()
-        let matches = PendingMatches(backend: backend, filter: filter)
-        if try await walkSearch(backend, scope, entries: entries, matches: matches) { _ = await matches.flush() }
+        let source = if let tree = backend as? any TreeListingBackend {
+            WalkSource(tree: try await tree.contentsOfTree(at: scope))
+        } else {
+            WalkSource(backend)
+        }
+        let entries = try await source.entries([scope])[0].get()
+        let matches = PendingMatches(source: source, filter: filter)
+        if try await walkSearch(source, scope, entries: entries, matches: matches) { _ = await matches.flush() }
     }
 
     /// One folder of a walk, whose entries have been read; `false` once the search is over.
@@ -186,7 +193,7 @@ extension FileService {
     /// Only matches and subfolders need ordering (most names are neither). Matches' nodes
     /// and the next subfolders' entries are asked for in batches, so a walk costs a few
     /// backend calls per batch of folders and of matches rather than one per item.
-    private nonisolated func walkSearch(_ backend: any StorageBackend, _ folder: VirtualPath, entries: [FolderEntry],
+    private nonisolated func walkSearch(_ source: WalkSource, _ folder: VirtualPath, entries: [FolderEntry],
                                         matches: PendingMatches) async throws -> Bool {
         let filter = matches.filter
         var chosen: [(path: VirtualPath, isFile: Bool, matches: Bool, descends: Bool, key: NaturalSortKey)] = []
@@ -200,14 +207,14 @@ extension FileService {
         }
         chosen.sort { a, b in a.isFile != b.isFile ? !a.isFile : a.key < b.key }
         var listings = Lookahead(chosen.filter(\.descends).map(\.path), size: 32, budget: 32_768,
-                                 weigh: { (try? $0.get().count) ?? 1 }) { await backend.entries(inFoldersAt: $0) }
+                                 weigh: { (try? $0.get().count) ?? 1 }) { await source.entries($0) }
         for item in chosen {
             try Task.checkCancellation()
             if item.matches, await !matches.add(item.path) { return false }
             guard item.descends else { continue }
             switch await listings.value(for: item.path) {
             case .success(let entries):
-                if try await !walkSearch(backend, item.path, entries: entries, matches: matches) { return false }
+                if try await !walkSearch(source, item.path, entries: entries, matches: matches) { return false }
             case .failure(let error):
                 // Reported in its place: the matches before it go out first.
                 guard await matches.flush() else { return false }
@@ -266,15 +273,38 @@ extension FileService {
     }
 }
 
+/// What a walk reads: folders' entries and matches' nodes, from the backend or from a
+/// listing of the whole tree made beforehand.
+struct WalkSource: Sendable {
+    let entries: @Sendable ([VirtualPath]) async -> [Result<[FolderEntry], CofferError>]
+    let nodes: @Sendable ([VirtualPath]) async -> [FileNode?]
+
+    init(_ backend: any StorageBackend) {
+        entries = { await backend.entries(inFoldersAt: $0) }
+        nodes = { await backend.nodes(at: $0) }
+    }
+
+    init(tree: [VirtualPath: [FileNode]]) {
+        entries = { folders in
+            folders.map { folder in
+                guard let nodes = tree[folder] else { return .failure(CofferError(.noSuchFile, path: folder)) }
+                return .success(nodes.map { FolderEntry(name: $0.name, kind: FolderEntry.Kind(of: $0), isHidden: $0.isHidden) })
+            }
+        }
+        let byPath = Dictionary(tree.values.joined().map { ($0.path, $0) }, uniquingKeysWith: { first, _ in first })
+        nodes = { paths in paths.map { byPath[$0] } }
+    }
+}
+
 /// Matches a walk has found, read (`nodes(at:)`) and passed to the filter in batches.
 final class PendingMatches {
     static let batchSize = 256
     let filter: SearchFilter
-    private let backend: any StorageBackend
+    private let source: WalkSource
     private var paths: [VirtualPath] = []
 
-    init(backend: any StorageBackend, filter: SearchFilter) {
-        self.backend = backend
+    init(source: WalkSource, filter: SearchFilter) {
+        self.source = source
         self.filter = filter
     }
 
@@ -291,7 +321,7 @@ final class PendingMatches {
         guard !batch.isEmpty else { return true }
         // The walk has just listed these folders: a query for paths needs nothing more.
         if filter.query.detail == .paths && filter.query.types.isEmpty { return filter.admit(paths: batch) }
-        return filter.admit(await backend.nodes(at: batch))
+        return filter.admit(await source.nodes(batch))
     }
 }
 

@@ -1,5 +1,6 @@
 @testable import CofferS3
 import CofferCore
+import FileService
 import Foundation
 import Testing
 
@@ -78,3 +79,76 @@ struct S3TrashTests {
         #expect(try await whole.trashListing(mount: "b").items.map(\.originalPath) == [root.appending(trustedName: "a.txt")])
     }
 }
+
+/// The whole tree below a folder from one flat listing per 1,000 keys, folded as a folder's
+/// listing is: what the search walks on a bucket.
+@Suite(.enabled(if: S3TestServer.endpoint != nil || S3TestServer.required,
+                "no S3 server: set COFFER_TEST_S3_ENDPOINT (.ci/run starts a Ceph RGW)"))
+struct S3TreeTests {
+    @Test func aTreeIsOneFlatListingFoldedIntoFolders() async throws {
+        guard S3TestServer.endpoint != nil else { return }
+        let client = try S3ClientTests.client()
+        try client.createBucket()
+        var keys = ["A/one.txt", "A/B/two.txt", "A/B/C/three.txt", "A/Empty/", "A/same", "A/same/inside.txt", "A/.dot/x.txt",
+                    "A/bad//name.txt", "top.txt"]
+        keys += (0..<1_200).map { String(format: "A/Many/f%04d.txt", $0) }
+        try await withThrowingTaskGroup(of: Void.self) { group in
+            for slice in stride(from: 0, to: keys.count, by: 200) {
+                let part = Array(keys[slice..<min(slice + 200, keys.count)])
+                group.addTask { for key in part { try client.put(key, body: .bytes(key.hasSuffix("/") ? [] : [1])) } }
+            }
+            try await group.waitForAll()
+        }
+        let backend = S3Backend(client: client, spoolFolder: NSTemporaryDirectory())
+        let a = VirtualPath.root(of: "s3").appending(trustedName: "A")
+        client.sent.withLock { $0.removeAll() }
+        let tree = try await backend.contentsOfTree(at: a)
+        #expect(client.sent.withLock { $0 } == ["GET": 2], "1,209 keys in two pages, no request per folder or object")
+        // Each folder as its own listing shows it.
+        for (folder, nodes) in tree where !folder.components.contains("Many") {
+            let listed = try await backend.contentsOfFolder(at: folder)
+            #expect(Set(nodes.map(\.name)) == Set(listed.map(\.name)), "\(folder)")
+            #expect(Set(nodes.map(\.kind)) == Set(listed.map(\.kind)), "\(folder)")
+        }
+        // `bad/` shows as a folder, as its listing does; the empty name inside it does not.
+        #expect(Set(tree[a]?.map(\.name) ?? []) == ["one.txt", "B", "Empty", "same", ".dot", "Many", "bad"])
+        #expect(tree[a.appending(trustedName: "Many")]?.count == 1_200)
+        #expect(tree[a.appending(trustedName: "Empty")]?.isEmpty == true)
+        #expect(tree[a.appending(trustedName: "B").appending(trustedName: "C")]?.map(\.name) == ["three.txt"])
+        let missing = await #expect(throws: CofferError.self) {
+            try await backend.contentsOfTree(at: VirtualPath.root(of: "s3").appending(trustedName: "nothing"))
+        }
+        #expect(missing?.kind == .noSuchFile)
+    }
+
+    /// The search on a bucket walks that one listing: matches in walk order with their
+    /// sizes, and no request per folder or match.
+    @Test func theSearchWalksTheFlatListing() async throws {
+        guard S3TestServer.endpoint != nil else { return }
+        let client = try S3ClientTests.client()
+        try client.createBucket()
+        let keys = (0..<40).flatMap { folder in (0..<30).map { String(format: "Team/D%02d/note %02d.txt", folder, $0) } }
+            + ["Team/D05/budget 2026.xlsx", "Team/D17/Sub/budget.txt", "Team/.hidden/budget.txt"]
+        try await withThrowingTaskGroup(of: Void.self) { group in
+            for slice in stride(from: 0, to: keys.count, by: 200) {
+                let part = Array(keys[slice..<min(slice + 200, keys.count)])
+                group.addTask { for key in part { try client.put(key, body: .bytes(Array(key.utf8))) } }
+            }
+            try await group.waitForAll()
+        }
+        let backend = S3Backend(client: client, spoolFolder: NSTemporaryDirectory())
+        let service = FileService(mounts: [Mount(name: "s3", backend: backend)])
+        client.sent.withLock { $0.removeAll() }
+        let query = SearchQuery(pattern: try NamePattern("budget"), scope: try VirtualPath(parsing: "s3:/Team"))
+        var found: [FileNode] = []
+        for try await event in try await service.search(query).events {
+            if case .matches(let nodes) = event { found += nodes }
+        }
+        #expect(found.map(\.path.description) == ["s3:/Team/D05/budget 2026.xlsx", "s3:/Team/D17/Sub/budget.txt"])
+        #expect(found.first?.size == Int64("Team/D05/budget 2026.xlsx".utf8.count))
+        // The scope looked at (a HEAD, a one-key LIST), then the tree's two pages: none of the
+        // 40 folders is listed on its own, and no match is asked for.
+        #expect(client.sent.withLock { $0 } == ["GET": 3, "HEAD": 1], "\(client.sent.withLock { $0 })")
+    }
+}
+

@@ -275,3 +275,13 @@ public protocol ImmediateMetadata: StorageBackend {
     /// What ``StorageBackend/node(at:)`` returns, without suspending.
     func nodeImmediately(at path: VirtualPath) throws(CofferError) -> FileNode
 }
+
+/// A backend that lists everything below a folder more cheaply at once than folder by
+/// folder: an S3 bucket answers one flat `ListObjectsV2` per 1,000 keys, where a walk would
+/// cost a request per folder. Walks that read a whole tree (the search without an index)
+/// use it.
+public protocol TreeListingBackend: StorageBackend {
+    /// What `contentsOfFolder` gives for the folder at `path` and for every folder below it,
+    /// by folder (`path` included, even when empty).
+    func contentsOfTree(at path: VirtualPath) async throws -> [VirtualPath: [FileNode]]
+}
