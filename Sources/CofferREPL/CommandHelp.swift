@@ -179,6 +179,14 @@ public struct CommandHelp: Sendable {
                 "索引通常会自动保持最新；此命令会等待更新完成。--rebuild 会丢弃索引并重新建立。"),
             examples: ["reindex", "reindex --rebuild"]),
         CommandHelp(
+            name: "fetch", usage: "fetch path…",
+            syntax: CommandSyntax(operands: [.sandboxPath]),
+            summary: LocalizedText("Bring remote files here, so they open without the network.", "把远程文件下载到本地，以后无需网络即可打开。"),
+            details: LocalizedText(
+                "Files on an S3 mount are read through into the local cache (Library/Caches/Remote), with a progress bar; Ctrl-C stops. Listing never downloads anything. On a local mount this only reads the file.",
+                "S3 挂载点上的文件会被完整读取到本地缓存（Library/Caches/Remote），并显示进度条；按 Ctrl-C 停止。列出文件夹从不下载内容。在本地挂载点上只会读取文件。"),
+            examples: ["fetch b:/Reports/2026.pdf"]),
+        CommandHelp(
             name: "du", usage: "du [path…]",
             syntax: CommandSyntax(operands: [.sandboxPath]),
             summary: LocalizedText("Add up the size of files below a folder.", "统计文件夹下文件的总大小。"),

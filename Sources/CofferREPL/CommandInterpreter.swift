@@ -103,6 +103,7 @@ public final class CommandInterpreter {
             case "head": try await head(arguments)
             case "info": try await info(arguments)
             case "du": try await diskUsage(arguments)
+            case "fetch": try await fetch(arguments)
             case "find": try await find(arguments)
             case "reindex": try await reindex(arguments)
             case "mounts": showMounts()

@@ -26,13 +26,25 @@ public struct TextRange: Sendable {
 /// Reading and writing whole ranges of bytes, for clients that cannot stream (RPC).
 extension FileService {
     /// Up to `length` bytes of the file at `path`, from `offset`.
-    public func readBytes(_ path: VirtualPath, offset: Int64 = 0, length: Int) async throws(CofferError) -> ByteRange {
+    public func readBytes(_ path: VirtualPath, offset: Int64 = 0, length: Int,
+                          progress: ProgressReporter = .none) async throws(CofferError) -> ByteRange {
         guard offset >= 0, length >= 0 else { throw CofferError(.invalidArgument, path: path, detail: "negative offset or length") }
         let backend = try mount(for: path).backend
         return try await self.call(path) {
             let file = try await backend.openFile(at: path)
             do {
-                let bytes = try await file.read(at: offset, upTo: length)
+                // In pieces, so a long read (a remote file's) shows how far it has come.
+                let wanted = Int(max(0, min(Int64(length), file.size - offset)))
+                progress.expect(bytes: Int64(wanted), items: 1)
+                var bytes: [UInt8] = []
+                while bytes.count < wanted {
+                    try Task.checkCancellation()
+                    let piece = try await file.read(at: offset + Int64(bytes.count), upTo: min(Self.readPiece, wanted - bytes.count))
+                    if piece.isEmpty { break }
+                    bytes += piece
+                    progress.advance(bytes: Int64(piece.count))
+                }
+                progress.advance(items: 1)
                 await file.close()
                 return ByteRange(bytes: bytes, offset: offset, size: file.size,
                                  isEndOfFile: offset + Int64(bytes.count) >= file.size)
@@ -43,9 +55,42 @@ extension FileService {
         }
     }
 
+    /// How much of a file a read asks for at a time.
+    static let readPiece = 1 << 20
+
+    /// Reads the file at `path` through, as `cp` would, without keeping it: what makes a
+    /// remote file local (an S3 mount keeps it in its cache, as the Files app downloads an
+    /// iCloud placeholder), with progress, cancellable between pieces.
+    public func fetch(_ path: VirtualPath, progress: ProgressReporter = .none) async throws(CofferError) -> FileNode {
+        let node = try await stat(path)
+        guard node.kind == .file else { throw CofferError(.isADirectory, path: path) }
+        let backend = try mount(for: path).backend
+        try await self.call(path) {
+            let file = try await backend.openFile(at: path)
+            progress.expect(bytes: file.size, items: 1)
+            do {
+                var offset: Int64 = 0
+                while offset < file.size {
+                    try Task.checkCancellation()
+                    let piece = try await file.read(at: offset, upTo: Self.readPiece)
+                    if piece.isEmpty { break }
+                    offset += Int64(piece.count)
+                    progress.advance(bytes: Int64(piece.count))
+                }
+                progress.advance(items: 1)
+                await file.close()
+            } catch {
+                await file.close()
+                throw error
+            }
+        }
+        return node
+    }
+
     /// Up to `length` bytes from `offset`, as text in the file's encoding (decided from the
     /// file's start, byte-order mark included, wherever the range is).
-    public func readText(_ path: VirtualPath, offset: Int64 = 0, length: Int) async throws(CofferError) -> TextRange {
+    public func readText(_ path: VirtualPath, offset: Int64 = 0, length: Int,
+                         progress: ProgressReporter = .none) async throws(CofferError) -> TextRange {
         let head = try await readBytes(path, offset: 0, length: TextReader.sampleSize)
         guard case .text(let charset, let bomLength) = TextDetection.detect(head.bytes, isComplete: head.isEndOfFile) else {
             throw CofferError(.unsupported, path: path, detail: "not-text")
@@ -59,7 +104,7 @@ extension FileService {
             range = ByteRange(bytes: slice, offset: start, size: head.size,
                               isEndOfFile: start + Int64(slice.count) >= head.size)
         } else {
-            range = try await readBytes(path, offset: start, length: wanted)
+            range = try await readBytes(path, offset: start, length: wanted, progress: progress)
         }
         var decoder = StreamingTextDecoder(charset: charset)
         let text = decoder.decode(range.bytes, isFinal: range.isEndOfFile)

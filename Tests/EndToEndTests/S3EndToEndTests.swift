@@ -149,5 +149,61 @@ struct S3EndToEndTests {
         let stat = try one.call("files/stat", ["path": "b:/big.bin"])
         #expect((stat["result"] as? [String: Any])?["size"] as? Int == 12 << 20)
     }
+
+    /// `fetch` reads a remote file into the container's cache with progress (the REPL's
+    /// command, `files/fetch` with `$/progress`); later reads need no download; a fetch can
+    /// be cancelled and keeps nothing; `files/read` of a remote file reports progress too.
+    @Test func fetchingBringsAFileIntoTheCacheWithProgress() throws {
+        guard !Self.endpoint.isEmpty else { return }
+        let bucket = try makeBucket()
+        _ = try CofferBinary.run(["--container", container, "-c", "ls"])
+        let big = Data((0..<(6 << 20)).map { UInt8(truncatingIfNeeded: $0 &* 31 &+ $0 >> 11) })
+        try big.write(to: URL(fileURLWithPath: container + "/Documents/UserFiles/big.bin"))
+        let huge = container + "/Documents/UserFiles/huge.bin"
+        FileManager.default.createFile(atPath: huge, contents: nil)
+        let handle = try FileHandle(forWritingTo: URL(fileURLWithPath: huge))
+        for index in 0..<160 { try handle.write(contentsOf: Data(repeating: UInt8(index), count: 1 << 20)) }
+        try handle.close()
+        let cache = container + "/Library/Caches/Remote"
+        func entries() throws -> [String] {
+            try FileManager.default.contentsOfDirectory(atPath: cache).filter { $0 != "CACHEDIR.TAG" }
+        }
+        let fetched = try coffer(bucket, "cp big.bin huge.bin b:/; fetch b:/Work/big.bin")
+        #expect(fetched.status != 0, "b:/Work is the mount's root: b:/Work/big.bin does not exist")
+        let again = try coffer(bucket, "fetch b:/big.bin")
+        #expect(again.status == 0, "\(again.errors)")
+        #expect(again.output.contains("b:/big.bin"))
+        #expect(try entries().count == 1)
+        #expect(FileManager.default.contents(atPath: cache + "/" + (try entries()[0])) == big)
+        #expect(FileManager.default.contents(atPath: cache + "/CACHEDIR.TAG") != nil)
+
+        let rpc = try RPCProcess(container: container, arguments: ["--mount", "b=s3://\(bucket)/Work", "--s3-endpoint", Self.endpoint],
+                                 environment: Self.keys)
+        defer { rpc.closeInput() }
+        try rpc.initialize()
+        // Cancelled after the first report: an error -32800, and nothing new kept.
+        let fetch = rpc.sendRequest("files/fetch", ["path": "b:/huge.bin", "workDoneToken": "f"])
+        _ = try rpc.waitFor(timeout: 30, "a progress report") { message -> Bool? in
+            guard let object = message as? [String: Any], object["method"] as? String == "$/progress",
+                  ((object["params"] as? [String: Any])?["value"] as? [String: Any])?["kind"] as? String == "report"
+            else { return nil }
+            return true
+        }
+        rpc.notify("$/cancelRequest", ["id": fetch])
+        let cancelled = try rpc.response(to: fetch, timeout: 60)
+        #expect((cancelled["error"] as? [String: Any])?["code"] as? Int == -32800, "\(cancelled)")
+        #expect(try entries().count == 1)
+        // Fetched whole, with progress from begin to end.
+        let whole = try rpc.call("files/fetch", ["path": "b:/huge.bin", "workDoneToken": 9], timeout: 120)
+        #expect((whole["result"] as? [String: Any])?["size"] as? Int == 160 << 20, "\(whole)")
+        let kinds = rpc.notifications("$/progress").filter { $0["token"] as? Int == 9 }
+            .compactMap { ($0["value"] as? [String: Any])?["kind"] as? String }
+        #expect(kinds.first == "begin" && kinds.last == "end" && kinds.contains("report"), "\(kinds)")
+        #expect(try entries().count == 2)
+        // A read of a remote file reports progress as well.
+        let read = try rpc.call("files/read", ["path": "b:/big.bin", "length": 3_000_000, "workDoneToken": "r"])
+        #expect((read["result"] as? [String: Any])?["bytes"] as? Int == 3_000_000)
+        #expect(rpc.notifications("$/progress").contains { $0["token"] as? String == "r" })
+    }
 }
 

@@ -202,6 +202,17 @@ extension CommandInterpreter {
         if sawUnreadable { throw Reported() }
     }
 
+    /// `fetch`: each file read through (into a remote mount's cache), with a progress bar.
+    func fetch(_ words: ArraySlice<String>) async throws {
+        let arguments = try parse(words, as: "fetch")
+        guard !arguments.operands.isEmpty else { throw usage("fetch") }
+        for text in arguments.operands {
+            let path = try resolve(text)
+            let node = try await perform(FetchItem(path), progress: LocalizedText("Fetching", "正在下载"))
+            output.line("\(path)\t\(Formatting.size(node.size))")
+        }
+    }
+
     func showMounts() {
         for mount in service.mounts where mount.isVisible {
             let access = mount.isWritable ? LocalizedText("read-write", "可读写")(language)

@@ -26,9 +26,11 @@ public struct ReadRange: FileOperation {
     }
 
     public func run(in context: OperationContext) async throws(CofferError) -> Content {
-        switch form {
-        case .bytes: .bytes(try await context.service.readBytes(path, offset: offset, length: length))
-        case .text: .text(try await context.service.readText(path, offset: offset, length: length))
+        try await context.withProgress { (progress) throws(CofferError) -> Content in
+            switch form {
+            case .bytes: .bytes(try await context.service.readBytes(path, offset: offset, length: length, progress: progress))
+            case .text: .text(try await context.service.readText(path, offset: offset, length: length, progress: progress))
+            }
         }
     }
 }
