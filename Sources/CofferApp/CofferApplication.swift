@@ -120,7 +120,11 @@ public struct CofferApplication: Sendable {
         // The socket first: a path that cannot be listened on is a bad argument, found before
         // anything else happens.
         var listener: UnixSocketListener?
+        var stops: StopSignals?
         if options.action == .rpc, let socketPath = options.socketPath {
+            // Caught before the socket exists: a SIGTERM right after it appears stops the
+            // server cleanly (and removes the socket) rather than killing it.
+            stops = StopSignals()
             do {
                 listener = try UnixSocketListener(path: socketPath)
             } catch {
@@ -146,7 +150,7 @@ public struct CofferApplication: Sendable {
             configuration.hostAccess = .only(options.allowedHostFolders)
             configuration.methods = methods
             guard let listener else { return await RPCServer.serveStandardIO(service, configuration: configuration) }
-            return await RPCServer.serve(service, on: listener, configuration: configuration)
+            return await RPCServer.serve(service, on: listener, configuration: configuration, stops: stops ?? StopSignals())
         }
 
         if case .openFiles(let paths) = options.action {

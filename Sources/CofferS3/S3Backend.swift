@@ -163,7 +163,9 @@ public final class S3Backend: StorageBackend {
             guard let parent = path.parent else { throw CofferError(.isADirectory, path: path) }
             self.sweepAbandonedUploads()
             try self.requireFolder(parent, for: path)
-            return try S3PendingWrite(backend: self, path: path, spoolFolder: self.spoolFolder, expected: expected)
+            // What is there now is what a replace may replace (`observed`).
+            return try S3PendingWrite(backend: self, path: path, spoolFolder: self.spoolFolder, expected: expected,
+                                      observed: try self.client.head(self.key(path)))
         }
     }
 
@@ -175,11 +177,12 @@ public final class S3Backend: StorageBackend {
     /// Puts the spooled file at `path` under `conflict`'s rule: one PUT up to
     /// ``S3Transfers/multipartThreshold``, else an upload in parts read from the spool.
     func commit(_ spool: String, size: Int64, modified: Date?, at path: VirtualPath,
-                conflict: ConflictPolicy, cancel: CancellationFlag, started: S3PartSender? = nil) throws(CofferError) {
+                conflict: ConflictPolicy, observed: S3Object?, cancel: CancellationFlag,
+                started: S3PartSender? = nil) throws(CofferError) {
         let key = key(path)
         do throws(CofferError) {
-            try commit(spool, key: key, size: size, modified: modified, at: path, conflict: conflict, cancel: cancel,
-                       started: started)
+            try commit(spool, key: key, size: size, modified: modified, at: path, conflict: conflict, observed: observed,
+                       cancel: cancel, started: started)
         } catch {
             if let started {
                 started.stop()
@@ -190,10 +193,14 @@ public final class S3Backend: StorageBackend {
     }
 
     private func commit(_ spool: String, key: String, size: Int64, modified: Date?, at path: VirtualPath,
-                        conflict: ConflictPolicy, cancel: CancellationFlag, started: S3PartSender?) throws(CofferError) {
+                        conflict: ConflictPolicy, observed: S3Object?, cancel: CancellationFlag,
+                        started: S3PartSender?) throws(CofferError) {
         let condition: S3WriteCondition
         if let existing = try client.head(key) {
             guard conflict == .replace else { throw CofferError(.fileExists, path: path) }
+            // A replace replaces what was there when the write began: another writer's
+            // version, committed meanwhile, is not silently lost.
+            guard existing.etag == observed?.etag else { throw CofferError(.fileExists, path: path, detail: "s3-changed") }
             condition = .unchanged(etag: existing.etag)
         } else {
             if try isFolder(path) {
@@ -378,6 +385,8 @@ final class S3PendingWrite: PendingWrite {
     private let path: VirtualPath
     private let spool: String
     private let expected: ExpectedWrite?
+    /// The object at the path when the write began: the only one a replace may replace.
+    private let observed: S3Object?
     private struct State {
         var fd: Int32 = -1
         var size: Int64 = 0
@@ -388,8 +397,10 @@ final class S3PendingWrite: PendingWrite {
     }
     private let state = Mutex<State>(State())
 
-    init(backend: S3Backend, path: VirtualPath, spoolFolder: String, expected: ExpectedWrite?) throws(CofferError) {
+    init(backend: S3Backend, path: VirtualPath, spoolFolder: String, expected: ExpectedWrite?,
+         observed: S3Object?) throws(CofferError) {
         self.backend = backend
+        self.observed = observed
         self.path = path
         var template = Array((spoolFolder + "/.coffer-s3-XXXXXX").utf8CString)
         let fd = mkstemp(&template)
@@ -439,13 +450,13 @@ final class S3PendingWrite: PendingWrite {
 
     func commit(conflict: ConflictPolicy) async throws {
         let (size, modified, sender) = state.withLock { ($0.size, $0.modified, $0.sender) }
-        let (backend, spool, path) = (backend, spool, path)
+        let (backend, spool, path, observed) = (backend, spool, path, observed)
         // An upload started with the announced date is finished only if the date is still that.
         let started = sender.flatMap { modified == expected?.modificationDate ? $0 : nil }
         defer { discard() }
         try await BlockingIO.run { cancel throws(CofferError) in
-            try backend.commit(spool, size: size, modified: modified, at: path, conflict: conflict, cancel: cancel,
-                               started: started)
+            try backend.commit(spool, size: size, modified: modified, at: path, conflict: conflict, observed: observed,
+                               cancel: cancel, started: started)
         }
         if started != nil { state.withLock { $0.sender = nil } }
     }

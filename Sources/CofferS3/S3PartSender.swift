@@ -1,10 +1,11 @@
 import CofferCore
 import CofferRuntime
 import Dispatch
+import Foundation
 import Synchronization
 
 /// Sends the parts of one upload from a local file, at most ``S3Transfers/parallelParts``
-/// at a time, as they are handed to it: a write's parts can go while the rest is still
+/// at a time (each on a thread of its own), as they are handed to it: a write's parts can go while the rest is still
 /// being written. Each part is read with `pread` as it is sent, so memory stays at
 /// libcurl's buffers. The file must stay open until ``finish(size:)`` or ``stop()`` returns.
 final class S3PartSender: Sendable {
@@ -79,7 +80,14 @@ final class S3PartSender: Sendable {
             state.sending += 1
             return true
         }
-        if startWorker { DispatchQueue.global().async(group: group) { self.work() } }
+        guard startWorker else { return }
+        // A thread of its own: a part blocks for the whole transfer, which must not hold one
+        // of the few threads Dispatch's shared pool runs everyone's work on.
+        group.enter()
+        Thread.detachNewThread { [self] in
+            work()
+            group.leave()
+        }
     }
 
     /// Sends waiting parts until there are none (or a failure or stop).

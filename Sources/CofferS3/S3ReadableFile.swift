@@ -10,7 +10,7 @@ import Synchronization
 /// A read far from the last one fetches one block (at least 1 MiB) and later small reads
 /// are served from it. Reads that follow each other (a copy, `cat`) turn on read-ahead:
 /// blocks of ``S3Transfers/readAheadBlock`` fetched ``S3Transfers/readAheadDepth`` at a time
-/// on Dispatch threads, so the network and the caller's writing overlap; memory stays at
+/// on threads of their own, so the network and the caller's writing overlap; memory stays at
 /// those blocks.
 final class S3ReadableFile: ReadableFile {
     let size: Int64
@@ -156,7 +156,8 @@ final class S3ReadableFile: ReadableFile {
 
     private func fetch(_ block: Block) {
         let (client, key, etag, path) = (client, key, etag, path)
-        DispatchQueue.global().async {
+        // On a thread of its own, as parts are: a block blocks for its whole transfer.
+        Thread.detachNewThread {
             var bytes: [UInt8] = []
             bytes.reserveCapacity(Int(block.end - block.offset))
             do throws(CofferError) {

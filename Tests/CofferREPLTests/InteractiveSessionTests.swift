@@ -8,6 +8,11 @@ import Synchronization
 import Testing
 
 /// A line editor that replays answers and records prompts, standing in for readline.
+/// How long completion may wait for the service in these tests. At the prompt it gives up
+/// after 2 s (an answer later than that is no use to a typist); tests share two cores with
+/// every other suite and a Ceph cluster, and check what completion offers, not how fast.
+private let completionPatience: Duration = .seconds(30)
+
 final class ScriptedEditor: LineEditor {
     private struct State {
         var inputs: [LineInput]
@@ -59,7 +64,7 @@ struct InteractiveSessionTests {
 
     func session(_ editor: ScriptedEditor) -> InteractiveSession {
         InteractiveSession(interpreter: interpreter, editor: editor, historyFile: historyFile,
-                           completionSource: ServiceCompletionSource(session: interpreter.session),
+                           completionSource: ServiceCompletionSource(session: interpreter.session, timeout: completionPatience),
                            interrupts: SignalMonitor())
     }
 
@@ -202,7 +207,8 @@ struct TrashCommandTests {
     @Test func trashNamesComplete() async throws {
         directory.make(["Documents/UserFiles/report.pdf": "r"])
         #expect(await interpreter.run(line: "rm report.pdf") == .success)
-        let completer = Completer(currentFolder: .root(), source: ServiceCompletionSource(session: interpreter.session))
+        let completer = Completer(currentFolder: .root(),
+                                  source: ServiceCompletionSource(session: interpreter.session, timeout: completionPatience))
         let completion = await withCheckedContinuation { continuation in
             DispatchQueue(label: "completion").async { continuation.resume(returning: completer.complete("restore rep")) }
         }

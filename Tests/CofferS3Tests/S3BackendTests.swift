@@ -6,8 +6,7 @@ import Testing
 
 /// The S3 backend against the backend contract, on a new bucket of the test server for
 /// each check (see ``S3ClientTests`` for the server).
-@Suite(.enabled(if: S3TestServer.endpoint != nil || S3TestServer.required,
-                "no S3 server: set COFFER_TEST_S3_ENDPOINT (.ci/run starts a Ceph RGW)"))
+@Suite(.s3Server)
 struct S3BackendTests {
     static let subject = BackendConformance.Subject.seeding(name: "S3 on the test server", mount: "s3") { scratch in
         let client = try S3ClientTests.client()
@@ -33,13 +32,7 @@ struct S3BackendTests {
         try client.createBucket()
         // Written from several threads at once: 2,340 small PUTs.
         let keys = (0..<2_300).map { String(format: "Big/file %04d.txt", $0) } + (0..<40).map { "Big/Sub \($0)/x.txt" }
-        try await withThrowingTaskGroup(of: Void.self) { group in
-            for slice in stride(from: 0, to: keys.count, by: 300) {
-                let part = Array(keys[slice..<min(slice + 300, keys.count)])
-                group.addTask { for key in part { try client.put(key, body: .bytes([1])) } }
-            }
-            try await group.waitForAll()
-        }
+        try await S3TestServer.put(keys, with: client) { key in .bytes([1]) }
         let backend = S3Backend(client: client, spoolFolder: NSTemporaryDirectory())
         client.sent.withLock { $0.removeAll() }
         let listing = try await backend.contentsOfFolder(at: VirtualPath.root(of: "s3").appending(trustedName: "Big"))

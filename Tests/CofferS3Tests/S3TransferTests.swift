@@ -6,8 +6,7 @@ import Testing
 /// Big files on the test server: uploads in parts, what is left when one fails or is
 /// cancelled (nothing), the clean-up after a killed process, and copies in parts. Parts are
 /// made small (S3's least, 5 MiB) so that a few tens of MiB exercise every path.
-@Suite(.enabled(if: S3TestServer.endpoint != nil || S3TestServer.required,
-                "no S3 server: set COFFER_TEST_S3_ENDPOINT (.ci/run starts a Ceph RGW)"))
+@Suite(.s3Server)
 struct S3TransferTests {
     static var smallParts: S3Transfers {
         var transfers = S3Transfers()
@@ -112,6 +111,28 @@ struct S3TransferTests {
         #expect(try backend.client.head("copied.bin")?.modified == later)
     }
 
+    /// A replace replaces the version there when the write began: one committed meanwhile
+    /// by another writer makes it fail ("changed meanwhile"), big or small, and stays.
+    @Test(arguments: [1 << 20, 12 << 20])
+    func aReplaceDoesNotLoseAVersionCommittedMeanwhile(size: Int) async throws {
+        guard S3TestServer.endpoint != nil else { return }
+        let (backend, _) = try backend()
+        let path = root.appending(trustedName: "shared.bin")
+        try backend.client.put("shared.bin", body: .bytes([0]))
+        let write = try await backend.makeWrite(at: path)
+        try await write.write(Self.bytes(size, seed: 8))
+        try backend.client.put("shared.bin", body: .bytes([1, 1]))  // another writer's version
+        let refused = await #expect(throws: CofferError.self) { try await write.commit(conflict: .replace) }
+        #expect(refused?.kind == .fileExists && refused?.detail == "s3-changed", "\(String(describing: refused))")
+        #expect(try backend.client.head("shared.bin")?.size == 2)
+        #expect(try backend.client.uploads(under: "").isEmpty)
+        // Begun after that version: it replaces it.
+        let later = try await backend.makeWrite(at: path)
+        try await later.write([2, 2, 2])
+        try await later.commit(conflict: .replace)
+        #expect(try backend.client.head("shared.bin")?.size == 3)
+    }
+
     /// A spool that cannot be read in full fails the commit: the upload is dropped, and
     /// nothing appears at the name.
     @Test func aFailedUploadLeavesNothing() async throws {
@@ -202,8 +223,7 @@ struct S3TransferTests {
 
 /// The local cache of file contents: a file read through is read again without the server,
 /// a changed one is fetched again, the cache stays under its limit and may vanish any time.
-@Suite(.enabled(if: S3TestServer.endpoint != nil || S3TestServer.required,
-                "no S3 server: set COFFER_TEST_S3_ENDPOINT (.ci/run starts a Ceph RGW)"))
+@Suite(.s3Server)
 struct S3CacheTests {
     @Test func aFileReadThroughIsReadAgainFromTheCache() async throws {
         guard S3TestServer.endpoint != nil else { return }

@@ -6,8 +6,7 @@ import Testing
 
 /// The bucket's own trash: freedesktop.org's layout at the top of the bucket, items moved
 /// in and out on the server, each mount of a prefix seeing its own items.
-@Suite(.enabled(if: S3TestServer.endpoint != nil || S3TestServer.required,
-                "no S3 server: set COFFER_TEST_S3_ENDPOINT (.ci/run starts a Ceph RGW)"))
+@Suite(.s3Server)
 struct S3TrashTests {
     func backend(_ client: S3Client, prefix: String) throws -> S3Backend {
         let configuration = try S3Configuration.resolve(
@@ -82,8 +81,7 @@ struct S3TrashTests {
 
 /// The whole tree below a folder from one flat listing per 1,000 keys, folded as a folder's
 /// listing is: what the search walks on a bucket.
-@Suite(.enabled(if: S3TestServer.endpoint != nil || S3TestServer.required,
-                "no S3 server: set COFFER_TEST_S3_ENDPOINT (.ci/run starts a Ceph RGW)"))
+@Suite(.s3Server)
 struct S3TreeTests {
     @Test func aTreeIsOneFlatListingFoldedIntoFolders() async throws {
         guard S3TestServer.endpoint != nil else { return }
@@ -92,13 +90,7 @@ struct S3TreeTests {
         var keys = ["A/one.txt", "A/B/two.txt", "A/B/C/three.txt", "A/Empty/", "A/same", "A/same/inside.txt", "A/.dot/x.txt",
                     "A/bad//name.txt", "top.txt"]
         keys += (0..<1_200).map { String(format: "A/Many/f%04d.txt", $0) }
-        try await withThrowingTaskGroup(of: Void.self) { group in
-            for slice in stride(from: 0, to: keys.count, by: 200) {
-                let part = Array(keys[slice..<min(slice + 200, keys.count)])
-                group.addTask { for key in part { try client.put(key, body: .bytes(key.hasSuffix("/") ? [] : [1])) } }
-            }
-            try await group.waitForAll()
-        }
+        try await S3TestServer.put(keys, with: client) { key in .bytes(key.hasSuffix("/") ? [] : [1]) }
         let backend = S3Backend(client: client, spoolFolder: NSTemporaryDirectory())
         let a = VirtualPath.root(of: "s3").appending(trustedName: "A")
         client.sent.withLock { $0.removeAll() }
@@ -129,13 +121,7 @@ struct S3TreeTests {
         try client.createBucket()
         let keys = (0..<40).flatMap { folder in (0..<30).map { String(format: "Team/D%02d/note %02d.txt", folder, $0) } }
             + ["Team/D05/budget 2026.xlsx", "Team/D17/Sub/budget.txt", "Team/.hidden/budget.txt"]
-        try await withThrowingTaskGroup(of: Void.self) { group in
-            for slice in stride(from: 0, to: keys.count, by: 200) {
-                let part = Array(keys[slice..<min(slice + 200, keys.count)])
-                group.addTask { for key in part { try client.put(key, body: .bytes(Array(key.utf8))) } }
-            }
-            try await group.waitForAll()
-        }
+        try await S3TestServer.put(keys, with: client) { key in .bytes(Array(key.utf8)) }
         let backend = S3Backend(client: client, spoolFolder: NSTemporaryDirectory())
         let service = FileService(mounts: [Mount(name: "s3", backend: backend)])
         client.sent.withLock { $0.removeAll() }

@@ -105,18 +105,26 @@ struct S3EndToEndTests {
     }
 
     /// Two `coffer rpc` processes, each with a container of its own, on one bucket: creates
-    /// of one name that keep both give two objects; replaces that race never both win
-    /// (`If-Match`), the loser is told clearly; each sees what the other did.
+    /// of one name that keep both give two objects; a replace that began before another
+    /// writer's replace was committed fails clearly instead of losing that update; each sees
+    /// what the other did.
     @Test func twoProcessesShareABucketWithoutLosingAnUpdate() throws {
         guard !Self.endpoint.isEmpty else { return }
         let bucket = try makeBucket()
         var processes: [RPCProcess] = []
-        for name in ["one", "two"] {
+        for (name, size) in [("one", 80 << 20), ("two", 1 << 20)] {
             let container = directory.url(name)
             _ = try CofferBinary.run(["--container", container, "-c", "ls"])
-            let body = Data((0..<(12 << 20)).map { UInt8(truncatingIfNeeded: $0 &* 7 &+ (name == "one" ? 1 : 2)) })
-            try body.write(to: URL(fileURLWithPath: container + "/Documents/UserFiles/big.bin"))
+            let big = container + "/Documents/UserFiles/big.bin"
+            FileManager.default.createFile(atPath: big, contents: nil)
+            let handle = try FileHandle(forWritingTo: URL(fileURLWithPath: big))
+            for index in 0..<(size >> 20) { try handle.write(contentsOf: Data(repeating: UInt8(index), count: 1 << 20)) }
+            try handle.close()
             try Data("from \(name)\n".utf8).write(to: URL(fileURLWithPath: container + "/Documents/UserFiles/same.txt"))
+            // A second version, of other bytes (an ETag is the bytes' digest: the same bytes
+            // again would be the same version).
+            try FileManager.default.createDirectory(atPath: container + "/Documents/UserFiles/v2", withIntermediateDirectories: true)
+            try Data("version 2 from \(name)\n".utf8).write(to: URL(fileURLWithPath: container + "/Documents/UserFiles/v2/big.bin"))
             let process = try RPCProcess(container: container, arguments: ["--mount", "b=s3://\(bucket)", "--s3-endpoint", Self.endpoint],
                                          environment: Self.keys)
             try process.initialize()
@@ -132,22 +140,27 @@ struct S3EndToEndTests {
         let listed = try two.call("files/list", ["path": "b:/"])
         let names = ((listed["result"] as? [String: Any])?["entries"] as? [[String: Any]])?.compactMap { $0["name"] as? String }
         #expect(names?.sorted() == ["same (2).txt", "same.txt"])
-        // Replaces racing: both start from the same version; at most one may win each round.
-        _ = try one.call("files/copy", ["path": "files:/big.bin", "toDirectory": "b:/", "conflict": "fail"])
-        var refusals: [String] = []
-        for _ in 0..<6 where refusals.isEmpty {
-            let a = one.sendRequest("files/copy", ["path": "files:/big.bin", "toDirectory": "b:/", "conflict": "replace"])
-            let b = two.sendRequest("files/copy", ["path": "files:/big.bin", "toDirectory": "b:/", "conflict": "replace"])
-            let outcomes = [try one.response(to: a, timeout: 60), try two.response(to: b, timeout: 60)]
-            let failed = outcomes.compactMap { ($0["error"] as? [String: Any])?["message"] as? String }
-            #expect(failed.count <= 1, "\(outcomes)")
-            refusals += failed
+        // One replaces the object with 80 MiB; while that is under way, two replaces it with
+        // a version of its own. One's commit then finds a version it never saw, and fails;
+        // two's stays.
+        _ = try two.call("files/copy", ["path": "files:/big.bin", "toDirectory": "b:/", "conflict": "fail"])
+        let slow = one.sendRequest("files/copy", ["path": "files:/big.bin", "toDirectory": "b:/", "conflict": "replace",
+                                                  "workDoneToken": "slow"])
+        // A report past 0 % (the first comes when the total is known, before the write).
+        _ = try one.waitFor(timeout: 60, "a progress report") { message -> Bool? in
+            guard let object = message as? [String: Any], object["method"] as? String == "$/progress",
+                  let value = (object["params"] as? [String: Any])?["value"] as? [String: Any],
+                  value["kind"] as? String == "report", (value["percentage"] as? Int ?? 0) >= 2
+            else { return nil }
+            return true
         }
-        #expect(refusals.count == 1, "six rounds of racing replaces gave no refusal")
-        #expect(refusals.allSatisfy { $0.contains("exists") || $0.contains("changed") }, "\(refusals)")
-        // What is there is one of the two files, whole.
+        let quick = try two.call("files/copy", ["path": "files:/v2/big.bin", "toDirectory": "b:/", "conflict": "replace"])
+        #expect(quick["error"] == nil, "\(quick)")
+        let refused = try one.response(to: slow, timeout: 120)
+        let message = (refused["error"] as? [String: Any])?["message"] as? String ?? ""
+        #expect(message.contains("changed on the S3 server by another writer"), "\(refused)")
         let stat = try one.call("files/stat", ["path": "b:/big.bin"])
-        #expect((stat["result"] as? [String: Any])?["size"] as? Int == 12 << 20)
+        #expect((stat["result"] as? [String: Any])?["size"] as? Int == "version 2 from two\n".utf8.count, "two's version stays: \(stat)")
     }
 
     /// `fetch` reads a remote file into the container's cache with progress (the REPL's

@@ -47,7 +47,8 @@ public enum RPCServer {
             FileHandle.standardError.write(Data("\(configuration.serverName): \(error.userMessage(in: configuration.language))\n".utf8))
             return 1
         }
-        let stops = StopSignals { connection.stop() }
+        let stops = StopSignals()
+        stops.onStop { connection.stop() }
         let ending = await connection.serve()
         stops.disarm()
         switch ending {
@@ -60,14 +61,17 @@ public enum RPCServer {
     /// Accepts clients on `listener` until SIGTERM or SIGINT, each in a session of its own,
     /// then cancels what they are running (nothing half-done is left), closes every
     /// connection, removes the socket, and returns 0.
-    public static func serve(_ service: FileService, on listener: UnixSocketListener,
-                             configuration: Configuration) async -> Int32 {
+    /// - Parameter stops: the signals, caught since before the socket was made (a signal that
+    ///   came in between stops the server as soon as it starts, instead of killing the
+    ///   process and leaving the socket behind).
+    public static func serve(_ service: FileService, on listener: UnixSocketListener, configuration: Configuration,
+                             stops: StopSignals = StopSignals()) async -> Int32 {
         signal(SIGPIPE, SIG_IGN)
         // One index kept live for every client, not rebuilt between them.
         service.retainBackgroundWork()
         let clients = Clients()
         let stopped = Once<Void>()
-        let stops = StopSignals { stopped.resolve(()) }
+        stops.onStop { stopped.resolve(()) }
         let acceptor = Thread {
             while let fd = listener.accept() {
                 let stream = StreamConnection.socket(fd, framing: configuration.framing,
@@ -134,13 +138,36 @@ private final class Clients: Sendable {
     }
 }
 
-/// SIGTERM and SIGINT, turned into a clean stop while armed.
-private final class StopSignals: Sendable {
+/// SIGTERM and SIGINT, caught from the moment this is made and turned into a clean stop
+/// once ``onStop(_:)`` says how; a signal that came before is not lost.
+public final class StopSignals: Sendable {
     private let monitors: [SignalMonitor]
+    private final class State: Sendable {
+        let value = Mutex<(signalled: Bool, stop: (@Sendable () -> Void)?)>((false, nil))
+    }
+    private let state = State()
 
-    init(_ stop: @escaping @Sendable () -> Void) {
+    public init() {
         monitors = [SignalMonitor(signal: SIGTERM), SignalMonitor(signal: SIGINT)]
-        for monitor in monitors { monitor.onSignal(stop) }
+        let state = state
+        for monitor in monitors {
+            monitor.onSignal {
+                let stop = state.value.withLock { state in
+                    state.signalled = true
+                    return state.stop
+                }
+                stop?()
+            }
+        }
+    }
+
+    /// Stops with `stop` on the next signal, or now if one has come.
+    func onStop(_ stop: @escaping @Sendable () -> Void) {
+        let signalled = state.value.withLock { state in
+            state.stop = stop
+            return state.signalled
+        }
+        if signalled { stop() }
     }
 
     func disarm() {
