@@ -184,10 +184,7 @@ public final class S3Backend: StorageBackend {
             try commit(spool, key: key, size: size, modified: modified, at: path, conflict: conflict, observed: observed,
                        cancel: cancel, started: started)
         } catch {
-            if let started {
-                started.stop()
-                abandon(started.upload)
-            }
+            started?.drop(with: abandon)
             throw error
         }
     }
@@ -259,8 +256,7 @@ public final class S3Backend: StorageBackend {
             try client.finish(upload, parts: etags, condition: condition)
             ledger?.ended(upload)
         } catch {
-            sender.stop()
-            abandon(upload)
+            sender.drop(with: abandon)
             throw error
         }
     }
@@ -284,7 +280,7 @@ public final class S3Backend: StorageBackend {
     private func sweepAbandonedUploads() {
         guard let ledger, swept.compareExchange(expected: false, desired: true, ordering: .relaxed).exchanged else { return }
         let client = client
-        DispatchQueue.global(qos: .utility).async {
+        Thread.detachNewThread {
             ledger.recover { upload throws(CofferError) in try client.abandon(upload) }
         }
     }
@@ -477,9 +473,8 @@ final class S3PendingWrite: PendingWrite {
             return
         }
         let backend = backend
-        DispatchQueue.global().async {
-            sender.stop()
-            backend.abandon(sender.upload)
+        Thread.detachNewThread {
+            sender.drop(with: backend.abandon)
             Glibc.close(fd)
         }
     }

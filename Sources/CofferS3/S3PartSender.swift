@@ -17,6 +17,7 @@ final class S3PartSender: Sendable {
     /// The cancel of the commit that finishes the upload, once there is one.
     private let cancel = Mutex<CancellationFlag?>(nil)
     private let group = DispatchGroup()
+    private let dropped = Atomic<Bool>(false)
 
     private struct State {
         /// Parts waiting to be sent: number (from 1), offset, length.
@@ -57,6 +58,13 @@ final class S3PartSender: Sendable {
             if state.stopped || shouldStopNow() { throw CofferError(.cancelled) }
             return (1...state.queued).map { state.etags[$0] ?? "" }
         }
+    }
+
+    /// Stops sending, waits for the parts in flight, then drops the upload with `abandon`,
+    /// once however many times it is asked (a failed commit and the write's clean-up both do).
+    func drop(with abandon: (S3Upload) -> Void) {
+        stop()
+        if !dropped.exchange(true, ordering: .relaxed) { abandon(upload) }
     }
 
     /// Stops sending and waits for the parts in flight to end (the file may then be closed).

@@ -82,3 +82,20 @@ private final class LockedData: @unchecked Sendable {
     var isSet: Bool { lock.withLock { data != nil } }
     var value: Data { lock.withLock { data ?? Data() } }
 }
+
+extension CofferBinary {
+    /// ``run(_:input:environment:launcher:program:)`` waited for on a thread of its own, so
+    /// an `async` test does not hold one of the cooperative pool's few threads (one per core,
+    /// shared by every test in the process) while `coffer` runs.
+    public static func running(_ arguments: [String], input: String = "",
+                               environment: [String: String] = [:]) async throws -> Result {
+        try await offPool { try run(arguments, input: input, environment: environment) }
+    }
+}
+
+/// Runs blocking work on a thread of its own and awaits it.
+public func offPool<T: Sendable>(_ body: @escaping @Sendable () throws -> T) async throws -> T {
+    try await withCheckedThrowingContinuation { continuation in
+        Thread.detachNewThread { continuation.resume(with: Result { try body() }) }
+    }
+}

@@ -79,6 +79,30 @@ public class RPCClient: @unchecked Sendable {
         }
     }
 
+    /// ``response(to:timeout:)`` for an `async` test: it polls with `Task.sleep`, holding
+    /// no thread while it waits.
+    public func awaitResponse(to id: Any, timeout: Double = 30) async throws -> [String: Any] {
+        try await awaitMessage(timeout: timeout, "a response to \(id)") { message in
+            guard let object = message as? [String: Any], object["method"] == nil else { return nil }
+            return Self.sameID(object["id"], id) ? object : nil
+        }
+    }
+
+    /// ``call(_:_:timeout:)`` for an `async` test.
+    public func awaitCall(_ method: String, _ params: [String: Any]? = nil, timeout: Double = 30) async throws -> [String: Any] {
+        try await awaitResponse(to: sendRequest(method, params), timeout: timeout)
+    }
+
+    /// ``waitFor(timeout:_:_:)`` for an `async` test.
+    public func awaitMessage<T>(timeout: Double = 30, _ what: String, _ match: (Any) -> T?) async throws -> T {
+        let deadline = Date().addingTimeInterval(timeout)
+        while Date() < deadline {
+            if let found = received.lazy.compactMap(match).first { return found }
+            try await Task.sleep(for: .milliseconds(2))
+        }
+        throw RPCTimeout(description: "timed out waiting for \(what); stderr: \(diagnostics)")
+    }
+
     /// Every message so far (responses, notifications, batch arrays).
     public var received: [Any] { lock.withLock { messages } }
 

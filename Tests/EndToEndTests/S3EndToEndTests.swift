@@ -28,27 +28,27 @@ struct S3EndToEndTests {
         return bucket
     }
 
-    func coffer(_ bucket: String, _ commands: String) throws -> CofferBinary.Result {
-        try CofferBinary.run(["--container", container, "--mount", "b=s3://\(bucket)/Work", "--s3-endpoint", Self.endpoint,
-                              "-c", commands], environment: Self.keys)
+    func coffer(_ bucket: String, _ commands: String) async throws -> CofferBinary.Result {
+        try await CofferBinary.running(["--container", container, "--mount", "b=s3://\(bucket)/Work", "--s3-endpoint", Self.endpoint,
+                                        "-c", commands], environment: Self.keys)
     }
 
-    @Test func aFolderGoesToTheBucketAndBackUnchanged() throws {
+    @Test func aFolderGoesToTheBucketAndBackUnchanged() async throws {
         guard !Self.endpoint.isEmpty else {
             Issue.record("COFFER_REQUIRE_S3=1 but COFFER_TEST_S3_ENDPOINT is not set")
             return
         }
         let bucket = try makeBucket()
-        _ = try CofferBinary.run(["--container", container, "-c", "ls"])
+        _ = try await CofferBinary.running(["--container", container, "-c", "ls"])
         let big = Data((0..<2_500_000).map { UInt8(truncatingIfNeeded: $0 &* 13) })
         directory.make(["container/Documents/UserFiles/Project/notes 报告.txt": "héllo 世界\n",
                         "container/Documents/UserFiles/Project/Deep/plan.md": "# plan\n"])
         try big.write(to: URL(fileURLWithPath: container + "/Documents/UserFiles/Project/big.bin"))
-        let sent = try coffer(bucket, "cp -r Project b:/; ls b:/Project; find plan b:/")
+        let sent = try await coffer(bucket, "cp -r Project b:/; ls b:/Project; find plan b:/")
         #expect(sent.status == 0, "\(sent.errors)")
         #expect(sent.output.contains("notes 报告.txt") && sent.output.contains("big.bin") && sent.output.contains("Deep"))
         #expect(sent.output.contains("b:/Project/Deep/plan.md"))
-        let back = try coffer(bucket, "cp -r b:/Project Returned; mounts")
+        let back = try await coffer(bucket, "cp -r b:/Project Returned; mounts")
         #expect(back.status == 0, "\(back.errors)")
         #expect(back.output.contains("b:"))
         let returned = container + "/Documents/UserFiles/Returned"
@@ -56,39 +56,39 @@ struct S3EndToEndTests {
         #expect(FileManager.default.contents(atPath: returned + "/notes 报告.txt") == Data("héllo 世界\n".utf8))
         #expect(FileManager.default.contents(atPath: returned + "/Deep/plan.md") == Data("# plan\n".utf8))
         // The secret never shows, even in a failure.
-        let wrong = try CofferBinary.run(["--container", container, "--mount", "b=s3://\(bucket)", "--s3-endpoint", Self.endpoint,
+        let wrong = try await CofferBinary.running(["--container", container, "--mount", "b=s3://\(bucket)", "--s3-endpoint", Self.endpoint,
                                           "-c", "ls b:/"],
                                          environment: ["AWS_ACCESS_KEY_ID": "test:tester", "AWS_SECRET_ACCESS_KEY": "not-the-secret"])
         #expect(wrong.status != 0 && !wrong.errors.contains("not-the-secret") && !wrong.output.contains("not-the-secret"))
     }
 
-    @Test func theRPCServerUsesTheBucketToo() throws {
+    @Test func theRPCServerUsesTheBucketToo() async throws {
         guard !Self.endpoint.isEmpty else { return }
         let bucket = try makeBucket()
         let rpc = try RPCProcess(container: container, arguments: ["--mount", "b=s3://\(bucket)", "--s3-endpoint", Self.endpoint],
                                  environment: Self.keys)
         defer { rpc.closeInput() }
-        let initialized = try rpc.initialize()
+        let initialized = try await rpc.awaitCall("initialize", ["locale": "en", "clientInfo": ["name": "tests"]])
         let mounts = ((initialized["result"] as? [String: Any])?["mounts"] as? [[String: Any]])?.compactMap { $0["name"] as? String }
         #expect(mounts?.contains("b") == true)
-        let written = try rpc.call("files/write", ["path": "b:/hello.txt", "data": "hi from rpc"])
+        let written = try await rpc.awaitCall("files/write", ["path": "b:/hello.txt", "data": "hi from rpc"])
         #expect(written["error"] == nil, "\(written)")
-        let listed = try rpc.call("files/list", ["path": "b:/"])
+        let listed = try await rpc.awaitCall("files/list", ["path": "b:/"])
         let names = ((listed["result"] as? [String: Any])?["entries"] as? [[String: Any]])?.compactMap { $0["name"] as? String }
         #expect(names == ["hello.txt"])
-        let read = try rpc.call("files/read", ["path": "b:/hello.txt", "encoding": "text"])
+        let read = try await rpc.awaitCall("files/read", ["path": "b:/hello.txt", "encoding": "text"])
         #expect((read["result"] as? [String: Any])?["data"] as? String == "hi from rpc")
     }
 
     /// `rm` on the bucket trashes inside it; `trash` lists the item beside the local trash,
     /// `restore` puts it back, `empty-trash` deletes it for good.
-    @Test func removingOnTheBucketTrashesInTheBucket() throws {
+    @Test func removingOnTheBucketTrashesInTheBucket() async throws {
         guard !Self.endpoint.isEmpty else { return }
         let bucket = try makeBucket()
-        _ = try CofferBinary.run(["--container", container, "-c", "ls"])
+        _ = try await CofferBinary.running(["--container", container, "-c", "ls"])
         directory.make(["container/Documents/UserFiles/local.txt": "local\n", "container/Documents/UserFiles/gone.txt": "remote\n",
                         "container/Documents/UserFiles/Folder/in.txt": "x"])
-        let made = try coffer(bucket, "cp gone.txt b:/; cp -r Folder b:/; rm b:/gone.txt b:/Folder; rm local.txt; trash")
+        let made = try await coffer(bucket, "cp gone.txt b:/; cp -r Folder b:/; rm b:/gone.txt b:/Folder; rm local.txt; trash")
         #expect(made.status == 0, "\(made.errors)")
         #expect(made.output.contains("b/gone.txt") && made.output.contains("b/Folder") && made.output.contains("local.txt"),
                 "\(made.output)")
@@ -96,11 +96,11 @@ struct S3EndToEndTests {
         // Nothing came through the container: its trash holds only the local file.
         let localTrash = try FileManager.default.contentsOfDirectory(atPath: container + "/Library/Trash/files")
         #expect(localTrash == ["local.txt"])
-        let restored = try coffer(bucket, "restore b/gone.txt; cat b:/gone.txt; empty-trash; trash; ls b:/")
+        let restored = try await coffer(bucket, "restore b/gone.txt; cat b:/gone.txt; empty-trash; trash; ls b:/")
         #expect(restored.status == 0, "\(restored.errors)")
         #expect(restored.output.contains("remote"))
         #expect(!restored.output.contains("b/Folder"), "\(restored.output)")
-        let missing = try coffer(bucket, "restore b/Folder")
+        let missing = try await coffer(bucket, "restore b/Folder")
         #expect(missing.status != 0)
     }
 
@@ -108,15 +108,15 @@ struct S3EndToEndTests {
     /// of one name that keep both give two objects; a replace that began before another
     /// writer's replace was committed fails clearly instead of losing that update; each sees
     /// what the other did.
-    @Test func twoProcessesShareABucketWithoutLosingAnUpdate() throws {
+    @Test func twoProcessesShareABucketWithoutLosingAnUpdate() async throws {
         guard !Self.endpoint.isEmpty else { return }
         let bucket = try makeBucket()
         var processes: [RPCProcess] = []
         for (name, size) in [("one", 80 << 20), ("two", 1 << 20)] {
             let container = directory.url(name)
-            _ = try CofferBinary.run(["--container", container, "-c", "ls"])
+            _ = try await CofferBinary.running(["--container", container, "-c", "ls"])
             let big = container + "/Documents/UserFiles/big.bin"
-            FileManager.default.createFile(atPath: big, contents: nil)
+            #expect(FileManager.default.createFile(atPath: big, contents: nil))
             let handle = try FileHandle(forWritingTo: URL(fileURLWithPath: big))
             for index in 0..<(size >> 20) { try handle.write(contentsOf: Data(repeating: UInt8(index), count: 1 << 20)) }
             try handle.close()
@@ -127,7 +127,7 @@ struct S3EndToEndTests {
             try Data("version 2 from \(name)\n".utf8).write(to: URL(fileURLWithPath: container + "/Documents/UserFiles/v2/big.bin"))
             let process = try RPCProcess(container: container, arguments: ["--mount", "b=s3://\(bucket)", "--s3-endpoint", Self.endpoint],
                                          environment: Self.keys)
-            try process.initialize()
+            _ = try await process.awaitCall("initialize", ["locale": "en", "clientInfo": ["name": "tests"]])
             processes.append(process)
         }
         defer { processes.forEach { $0.closeInput() } }
@@ -135,45 +135,45 @@ struct S3EndToEndTests {
         // Keep both, at the same moment: two objects, whichever came first.
         let first = one.sendRequest("files/copy", ["path": "files:/same.txt", "toDirectory": "b:/", "conflict": "keepBoth"])
         let second = two.sendRequest("files/copy", ["path": "files:/same.txt", "toDirectory": "b:/", "conflict": "keepBoth"])
-        let answers = [try one.response(to: first), try two.response(to: second)]
+        let answers = [try await one.awaitResponse(to: first), try await two.awaitResponse(to: second)]
         #expect(answers.allSatisfy { $0["error"] == nil }, "\(answers)")
-        let listed = try two.call("files/list", ["path": "b:/"])
+        let listed = try await two.awaitCall("files/list", ["path": "b:/"])
         let names = ((listed["result"] as? [String: Any])?["entries"] as? [[String: Any]])?.compactMap { $0["name"] as? String }
         #expect(names?.sorted() == ["same (2).txt", "same.txt"])
         // One replaces the object with 80 MiB; while that is under way, two replaces it with
         // a version of its own. One's commit then finds a version it never saw, and fails;
         // two's stays.
-        _ = try two.call("files/copy", ["path": "files:/big.bin", "toDirectory": "b:/", "conflict": "fail"])
+        _ = try await two.awaitCall("files/copy", ["path": "files:/big.bin", "toDirectory": "b:/", "conflict": "fail"])
         let slow = one.sendRequest("files/copy", ["path": "files:/big.bin", "toDirectory": "b:/", "conflict": "replace",
                                                   "workDoneToken": "slow"])
         // A report past 0 % (the first comes when the total is known, before the write).
-        _ = try one.waitFor(timeout: 60, "a progress report") { message -> Bool? in
+        _ = try await one.awaitMessage(timeout: 60, "a progress report") { message -> Bool? in
             guard let object = message as? [String: Any], object["method"] as? String == "$/progress",
                   let value = (object["params"] as? [String: Any])?["value"] as? [String: Any],
                   value["kind"] as? String == "report", (value["percentage"] as? Int ?? 0) >= 2
             else { return nil }
             return true
         }
-        let quick = try two.call("files/copy", ["path": "files:/v2/big.bin", "toDirectory": "b:/", "conflict": "replace"])
+        let quick = try await two.awaitCall("files/copy", ["path": "files:/v2/big.bin", "toDirectory": "b:/", "conflict": "replace"])
         #expect(quick["error"] == nil, "\(quick)")
-        let refused = try one.response(to: slow, timeout: 120)
+        let refused = try await one.awaitResponse(to: slow, timeout: 120)
         let message = (refused["error"] as? [String: Any])?["message"] as? String ?? ""
         #expect(message.contains("changed on the S3 server by another writer"), "\(refused)")
-        let stat = try one.call("files/stat", ["path": "b:/big.bin"])
+        let stat = try await one.awaitCall("files/stat", ["path": "b:/big.bin"])
         #expect((stat["result"] as? [String: Any])?["size"] as? Int == "version 2 from two\n".utf8.count, "two's version stays: \(stat)")
     }
 
     /// `fetch` reads a remote file into the container's cache with progress (the REPL's
     /// command, `files/fetch` with `$/progress`); later reads need no download; a fetch can
     /// be cancelled and keeps nothing; `files/read` of a remote file reports progress too.
-    @Test func fetchingBringsAFileIntoTheCacheWithProgress() throws {
+    @Test func fetchingBringsAFileIntoTheCacheWithProgress() async throws {
         guard !Self.endpoint.isEmpty else { return }
         let bucket = try makeBucket()
-        _ = try CofferBinary.run(["--container", container, "-c", "ls"])
+        _ = try await CofferBinary.running(["--container", container, "-c", "ls"])
         let big = Data((0..<(6 << 20)).map { UInt8(truncatingIfNeeded: $0 &* 31 &+ $0 >> 11) })
         try big.write(to: URL(fileURLWithPath: container + "/Documents/UserFiles/big.bin"))
         let huge = container + "/Documents/UserFiles/huge.bin"
-        FileManager.default.createFile(atPath: huge, contents: nil)
+        #expect(FileManager.default.createFile(atPath: huge, contents: nil))
         let handle = try FileHandle(forWritingTo: URL(fileURLWithPath: huge))
         for index in 0..<160 { try handle.write(contentsOf: Data(repeating: UInt8(index), count: 1 << 20)) }
         try handle.close()
@@ -181,9 +181,9 @@ struct S3EndToEndTests {
         func entries() throws -> [String] {
             try FileManager.default.contentsOfDirectory(atPath: cache).filter { $0 != "CACHEDIR.TAG" }
         }
-        let fetched = try coffer(bucket, "cp big.bin huge.bin b:/; fetch b:/Work/big.bin")
+        let fetched = try await coffer(bucket, "cp big.bin huge.bin b:/; fetch b:/Work/big.bin")
         #expect(fetched.status != 0, "b:/Work is the mount's root: b:/Work/big.bin does not exist")
-        let again = try coffer(bucket, "fetch b:/big.bin")
+        let again = try await coffer(bucket, "fetch b:/big.bin")
         #expect(again.status == 0, "\(again.errors)")
         #expect(again.output.contains("b:/big.bin"))
         #expect(try entries().count == 1)
@@ -193,28 +193,28 @@ struct S3EndToEndTests {
         let rpc = try RPCProcess(container: container, arguments: ["--mount", "b=s3://\(bucket)/Work", "--s3-endpoint", Self.endpoint],
                                  environment: Self.keys)
         defer { rpc.closeInput() }
-        try rpc.initialize()
+        _ = try await rpc.awaitCall("initialize", ["locale": "en", "clientInfo": ["name": "tests"]])
         // Cancelled after the first report: an error -32800, and nothing new kept.
         let fetch = rpc.sendRequest("files/fetch", ["path": "b:/huge.bin", "workDoneToken": "f"])
-        _ = try rpc.waitFor(timeout: 30, "a progress report") { message -> Bool? in
+        _ = try await rpc.awaitMessage(timeout: 30, "a progress report") { message -> Bool? in
             guard let object = message as? [String: Any], object["method"] as? String == "$/progress",
                   ((object["params"] as? [String: Any])?["value"] as? [String: Any])?["kind"] as? String == "report"
             else { return nil }
             return true
         }
         rpc.notify("$/cancelRequest", ["id": fetch])
-        let cancelled = try rpc.response(to: fetch, timeout: 60)
+        let cancelled = try await rpc.awaitResponse(to: fetch, timeout: 60)
         #expect((cancelled["error"] as? [String: Any])?["code"] as? Int == -32800, "\(cancelled)")
         #expect(try entries().count == 1)
         // Fetched whole, with progress from begin to end.
-        let whole = try rpc.call("files/fetch", ["path": "b:/huge.bin", "workDoneToken": 9], timeout: 120)
+        let whole = try await rpc.awaitCall("files/fetch", ["path": "b:/huge.bin", "workDoneToken": 9], timeout: 120)
         #expect((whole["result"] as? [String: Any])?["size"] as? Int == 160 << 20, "\(whole)")
         let kinds = rpc.notifications("$/progress").filter { $0["token"] as? Int == 9 }
             .compactMap { ($0["value"] as? [String: Any])?["kind"] as? String }
         #expect(kinds.first == "begin" && kinds.last == "end" && kinds.contains("report"), "\(kinds)")
         #expect(try entries().count == 2)
         // A read of a remote file reports progress as well.
-        let read = try rpc.call("files/read", ["path": "b:/big.bin", "length": 3_000_000, "workDoneToken": "r"])
+        let read = try await rpc.awaitCall("files/read", ["path": "b:/big.bin", "length": 3_000_000, "workDoneToken": "r"])
         #expect((read["result"] as? [String: Any])?["bytes"] as? Int == 3_000_000)
         #expect(rpc.notifications("$/progress").contains { $0["token"] as? String == "r" })
     }
