@@ -30,9 +30,7 @@ struct S3ClientTests {
             Issue.record("COFFER_REQUIRE_S3=1 but COFFER_TEST_S3_ENDPOINT is not set")
             return nil
         }
-        let client = try Self.client()
-        try client.createBucket()
-        return client
+        return try S3TestServer.newBucket()
     }
 
     func read(_ client: S3Client, _ key: String, range: Range<Int64>? = nil) throws -> [UInt8] {
@@ -134,6 +132,15 @@ enum S3TestServer {
     static let environment = ProcessInfo.processInfo.environment
     static let endpoint = environment["COFFER_TEST_S3_ENDPOINT"]
     static let required = environment["COFFER_REQUIRE_S3"] == "1"
+
+    /// A client on a new bucket of the test server; `nil` without a server (the suites are
+    /// then skipped, or one test records that a required server is missing).
+    static func newBucket() throws -> S3Client? {
+        guard endpoint != nil else { return nil }
+        let client = try S3ClientTests.client()
+        try client.createBucket()
+        return client
+    }
 
     /// Writes each key with the body `body` gives it, from eight threads at once.
     static func put(_ keys: [String], with client: S3Client, body: @escaping @Sendable (String) -> HTTPBody) async throws {

@@ -226,9 +226,7 @@ struct S3TransferTests {
 @Suite(.s3Server)
 struct S3CacheTests {
     @Test func aFileReadThroughIsReadAgainFromTheCache() async throws {
-        guard S3TestServer.endpoint != nil else { return }
-        let client = try S3ClientTests.client()
-        try client.createBucket()
+        guard let client = try S3TestServer.newBucket() else { return }
         let scratch = NSTemporaryDirectory() + "coffer-cache-\(UUID().uuidString.prefix(8))"
         try FileManager.default.createDirectory(atPath: scratch + "/cache", withIntermediateDirectories: true)
         var transfers = S3Transfers()

@@ -16,9 +16,7 @@ struct S3TrashTests {
     }
 
     @Test func itemsGoToTheBucketsTrashAndComeBack() async throws {
-        guard S3TestServer.endpoint != nil else { return }
-        let client = try S3ClientTests.client()
-        try client.createBucket()
+        guard let client = try S3TestServer.newBucket() else { return }
         let date = Date(timeIntervalSince1970: 1_600_000_000)
         try client.put("Team/notes 笔记.txt", body: .bytes(Array("hello".utf8)), modified: date)
         try client.put("Team/Plans/q1.txt", body: .bytes(Array("q1".utf8)))
@@ -66,9 +64,7 @@ struct S3TrashTests {
 
     /// A mount of the whole bucket does not show the trash at its top.
     @Test func theTrashIsNotInTheListingOfTheBucket() async throws {
-        guard S3TestServer.endpoint != nil else { return }
-        let client = try S3ClientTests.client()
-        try client.createBucket()
+        guard let client = try S3TestServer.newBucket() else { return }
         try client.put("a.txt", body: .bytes([1]))
         let whole = try backend(client, prefix: "")
         let root = VirtualPath.root(of: "b")
@@ -84,9 +80,7 @@ struct S3TrashTests {
 @Suite(.s3Server)
 struct S3TreeTests {
     @Test func aTreeIsOneFlatListingFoldedIntoFolders() async throws {
-        guard S3TestServer.endpoint != nil else { return }
-        let client = try S3ClientTests.client()
-        try client.createBucket()
+        guard let client = try S3TestServer.newBucket() else { return }
         var keys = ["A/one.txt", "A/B/two.txt", "A/B/C/three.txt", "A/Empty/", "A/same", "A/same/inside.txt", "A/.dot/x.txt",
                     "A/bad//name.txt", "top.txt"]
         keys += (0..<1_200).map { String(format: "A/Many/f%04d.txt", $0) }
@@ -116,9 +110,7 @@ struct S3TreeTests {
     /// The search on a bucket walks that one listing: matches in walk order with their
     /// sizes, and no request per folder or match.
     @Test func theSearchWalksTheFlatListing() async throws {
-        guard S3TestServer.endpoint != nil else { return }
-        let client = try S3ClientTests.client()
-        try client.createBucket()
+        guard let client = try S3TestServer.newBucket() else { return }
         let keys = (0..<40).flatMap { folder in (0..<30).map { String(format: "Team/D%02d/note %02d.txt", folder, $0) } }
             + ["Team/D05/budget 2026.xlsx", "Team/D17/Sub/budget.txt", "Team/.hidden/budget.txt"]
         try await S3TestServer.put(keys, with: client) { key in .bytes(Array(key.utf8)) }
