@@ -29,34 +29,12 @@ extension FileService {
     public func readBytes(_ path: VirtualPath, offset: Int64 = 0, length: Int,
                           progress: ProgressReporter = .none) async throws(CofferError) -> ByteRange {
         guard offset >= 0, length >= 0 else { throw CofferError(.invalidArgument, path: path, detail: "negative offset or length") }
-        let backend = try mount(for: path).backend
-        return try await self.call(path) {
-            let file = try await backend.openFile(at: path)
-            do {
-                // In pieces, so a long read (a remote file's) shows how far it has come.
-                let wanted = Int(max(0, min(Int64(length), file.size - offset)))
-                progress.expect(bytes: Int64(wanted), items: 1)
-                var bytes: [UInt8] = []
-                while bytes.count < wanted {
-                    try Task.checkCancellation()
-                    let piece = try await file.read(at: offset + Int64(bytes.count), upTo: min(Self.readPiece, wanted - bytes.count))
-                    if piece.isEmpty { break }
-                    bytes += piece
-                    progress.advance(bytes: Int64(piece.count))
-                }
-                progress.advance(items: 1)
-                await file.close()
-                return ByteRange(bytes: bytes, offset: offset, size: file.size,
-                                 isEndOfFile: offset + Int64(bytes.count) >= file.size)
-            } catch {
-                await file.close()
-                throw error
-            }
+        var bytes: [UInt8] = []
+        let size = try await readPieces(of: path, from: offset, progress: progress, count: { min(Int64(length), $0 - offset) }) {
+            bytes += $0
         }
+        return ByteRange(bytes: bytes, offset: offset, size: size, isEndOfFile: offset + Int64(bytes.count) >= size)
     }
-
-    /// How much of a file a read asks for at a time.
-    static let readPiece = 1 << 20
 
     /// Reads the file at `path` through, as `cp` would, without keeping it: what makes a
     /// remote file local (an S3 mount keeps it in its cache, as the Files app downloads an
@@ -64,27 +42,42 @@ extension FileService {
     public func fetch(_ path: VirtualPath, progress: ProgressReporter = .none) async throws(CofferError) -> FileNode {
         let node = try await stat(path)
         guard node.kind == .file else { throw CofferError(.isADirectory, path: path) }
+        _ = try await readPieces(of: path, from: 0, progress: progress, count: { $0 }) { _ in }
+        return node
+    }
+
+    /// How much of a file a read asks for at a time.
+    static let readPiece = 1 << 20
+
+    /// Reads `count(size)` bytes of the file at `path` from `offset` in pieces of
+    /// ``readPiece``, handing each to `take`: a long read (a remote file's) shows how far it
+    /// has come and stops between pieces when cancelled. Returns the file's size.
+    private func readPieces(of path: VirtualPath, from offset: Int64, progress: ProgressReporter,
+                            count: @Sendable (Int64) -> Int64,
+                            _ take: ([UInt8]) -> Void) async throws(CofferError) -> Int64 {
         let backend = try mount(for: path).backend
-        try await self.call(path) {
+        return try await self.call(path) {
             let file = try await backend.openFile(at: path)
-            progress.expect(bytes: file.size, items: 1)
             do {
-                var offset: Int64 = 0
-                while offset < file.size {
+                let wanted = max(0, count(file.size))
+                progress.expect(bytes: wanted, items: 1)
+                var done: Int64 = 0
+                while done < wanted {
                     try Task.checkCancellation()
-                    let piece = try await file.read(at: offset, upTo: Self.readPiece)
+                    let piece = try await file.read(at: offset + done, upTo: Int(min(Int64(Self.readPiece), wanted - done)))
                     if piece.isEmpty { break }
-                    offset += Int64(piece.count)
+                    take(piece)
+                    done += Int64(piece.count)
                     progress.advance(bytes: Int64(piece.count))
                 }
                 progress.advance(items: 1)
                 await file.close()
+                return file.size
             } catch {
                 await file.close()
                 throw error
             }
         }
-        return node
     }
 
     /// Up to `length` bytes from `offset`, as text in the file's encoding (decided from the
