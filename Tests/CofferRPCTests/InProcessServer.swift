@@ -75,16 +75,20 @@ final class InProcessServer: @unchecked Sendable {
         send(message)
     }
 
-    /// The next message matching `match`, keeping the others for later.
-    func next(_ what: String, timeout: Duration = .seconds(20),
+    /// The next message matching `match`, keeping the others for later. The timeout only
+    /// catches a hang: the server's tasks share two threads with every other test in the
+    /// process, and tests that block theirs (running `coffer`, say) can hold them off for
+    /// tens of seconds on a loaded machine.
+    func next(_ what: String, timeout: Duration = .seconds(120),
               _ match: @escaping ([String: Any]) -> Bool) async throws -> [String: Any] {
         let deadline = ContinuousClock.now + timeout
         while true {
+            let expired = ContinuousClock.now >= deadline
             if let found = lock.withLock({ () -> [String: Any]? in
                 guard let index = inbox.firstIndex(where: match) else { return nil }
                 return inbox.remove(at: index)
             }) { return found }
-            guard ContinuousClock.now < deadline else { throw RPCTimeout(description: "no \(what)") }
+            guard !expired else { throw RPCTimeout(description: "no \(what)") }
             try await Task.sleep(for: .milliseconds(2))
         }
     }

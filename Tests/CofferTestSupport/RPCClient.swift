@@ -96,8 +96,12 @@ public class RPCClient: @unchecked Sendable {
     /// ``waitFor(timeout:_:_:)`` for an `async` test.
     public func awaitMessage<T>(timeout: Double = 30, _ what: String, _ match: (Any) -> T?) async throws -> T {
         let deadline = Date().addingTimeInterval(timeout)
-        while Date() < deadline {
+        while true {
+            // Looked at once more after the deadline: a test held off its thread for a while
+            // must not fail for an answer that came meanwhile.
+            let expired = Date() >= deadline
             if let found = received.lazy.compactMap(match).first { return found }
+            if expired { break }
             try await Task.sleep(for: .milliseconds(2))
         }
         throw RPCTimeout(description: "timed out waiting for \(what); stderr: \(diagnostics)")
@@ -117,8 +121,10 @@ public class RPCClient: @unchecked Sendable {
     /// Waits until `match` finds something among the messages received.
     public func waitFor<T>(timeout: Double = 30, _ what: String, _ match: (Any) -> T?) throws -> T {
         let deadline = Date().addingTimeInterval(timeout)
-        while Date() < deadline {
+        while true {
+            let expired = Date() >= deadline
             if let found = received.lazy.compactMap(match).first { return found }
+            if expired { break }
             usleep(2_000)
         }
         throw RPCTimeout(description: "timed out waiting for \(what); stderr: \(diagnostics)")
