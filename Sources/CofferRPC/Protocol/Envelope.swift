@@ -53,6 +53,27 @@ enum RequestKey: Hashable, Sendable {
 /// ``StrictJSON``): the decoder gives numbers, not the digits they were written with.
 struct Envelope: Decodable {
     static let idLiteral = CodingUserInfoKey(rawValue: "coffer.idLiteral")!
+    static let rulesKey = CodingUserInfoKey(rawValue: "coffer.envelopeRules")!
+
+    /// What the dialect names the members the server reads itself.
+    struct Rules: Sendable {
+        var cancelMethod: String
+        var cancelIDParam: String
+        var tokenPlace: ProgressTokenPlace
+        /// The quoted member name whose presence in params sends a message to the decoder:
+        /// `"workDoneToken"`, or `"_meta"` where the token is inside it.
+        var tokenMember: [UInt8]
+
+        init(_ dialect: any RPCDialect) {
+            (cancelMethod, cancelIDParam) = dialect.cancelNotification
+            tokenPlace = dialect.progressTokenPlace
+            let name = switch tokenPlace {
+            case .param(let name): name
+            case .meta: "_meta"
+            }
+            tokenMember = Array("\"\(name)\"".utf8)
+        }
+    }
 
     enum IDField { case absent, valid(RequestID), invalid }
     enum ParamsField { case absent, object, notObject }
@@ -64,13 +85,21 @@ struct Envelope: Decodable {
     var hasMethod = false
     var params: ParamsField
     /// What the server itself needs from params: `initialize`'s locale, a progress token,
-    /// the id a `$/cancelRequest` names.
+    /// the id a cancelling notification names.
     var locale: String?
-    var workDoneToken: ProgressToken?
+    var progressToken: ProgressToken?
     var cancelID: RequestID?
 
     private enum Keys: String, CodingKey { case jsonrpc, id, method, params }
-    private enum ParamKeys: String, CodingKey { case locale, workDoneToken, id }
+
+    /// A member of params, by the name the dialect gives it.
+    private struct Member: CodingKey {
+        var stringValue: String
+        var intValue: Int? { nil }
+        init(_ name: String) { stringValue = name }
+        init?(stringValue: String) { self.stringValue = stringValue }
+        init?(intValue: Int) { nil }
+    }
 
     init(from decoder: any Decoder) throws {
         // `decodeIfPresent` and the most likely type first: a failed `try?` builds an error,
@@ -85,15 +114,28 @@ struct Envelope: Decodable {
             params = .absent
             return
         }
-        guard let fields = try? container.nestedContainer(keyedBy: ParamKeys.self, forKey: .params) else {
+        guard let fields = try? container.nestedContainer(keyedBy: Member.self, forKey: .params) else {
             params = .notObject
             return
         }
         params = .object
+        let rules = decoder.userInfo[Self.rulesKey] as? Rules ?? Rules(LanguageServerDialect())
         switch method {
-        case "initialize": locale = (try? fields.decodeIfPresent(String.self, forKey: .locale)) ?? nil
-        case "$/cancelRequest": cancelID = fields.contains(.id) ? Self.decodeID(fields, .id) : nil
-        default: workDoneToken = (try? fields.decodeIfPresent(ProgressToken.self, forKey: .workDoneToken)) ?? nil
+        case "initialize":
+            locale = (try? fields.decodeIfPresent(String.self, forKey: Member("locale"))) ?? nil
+        case rules.cancelMethod:
+            let key = Member(rules.cancelIDParam)
+            cancelID = fields.contains(key) ? Self.decodeID(fields, key) : nil
+            return
+        default:
+            break
+        }
+        switch rules.tokenPlace {
+        case .param(let name):
+            progressToken = (try? fields.decodeIfPresent(ProgressToken.self, forKey: Member(name))) ?? nil
+        case .meta:
+            let meta = try? fields.nestedContainer(keyedBy: Member.self, forKey: Member("_meta"))
+            progressToken = (try? meta?.decodeIfPresent(ProgressToken.self, forKey: Member("progressToken"))) ?? nil
         }
     }
 
@@ -116,9 +158,9 @@ struct Envelope: Decodable {
 extension Envelope {
     /// The envelope of the usual request read straight from the bytes ``StrictJSON`` has
     /// already checked: `"jsonrpc": "2.0"`, a method name and an id without escapes, and
-    /// params the server itself needs nothing from (no `workDoneToken`; not `initialize` or
-    /// `$/cancelRequest`). `nil` for anything else, which `JSONDecoder` reads instead.
-    init?(quick body: Data, _ message: StrictJSON.Message) {
+    /// params the server itself needs nothing from (no progress token; not `initialize` or
+    /// the cancelling notification). `nil` for anything else, which `JSONDecoder` reads instead.
+    init?(quick body: Data, _ message: StrictJSON.Message, rules: Rules) {
         guard let jsonrpc = message.jsonrpc, let methodRange = message.method else { return nil }
         let decided: Envelope? = body.withUnsafeBytes { raw -> Envelope? in
             let bytes = raw.bindMemory(to: UInt8.self)
@@ -130,7 +172,7 @@ extension Envelope {
                 return String(decoding: UnsafeBufferPointer(rebasing: value.dropFirst().dropLast()), as: UTF8.self)
             }
             guard plainString(jsonrpc) == "2.0", let method = plainString(methodRange),
-                  method != "initialize", method != "$/cancelRequest" else { return nil }
+                  method != "initialize", method != rules.cancelMethod else { return nil }
             var envelope = Envelope(jsonrpc: "2.0", method: method, id: .absent, params: .absent)
             if let range = message.id {
                 let value = text(range)
@@ -154,7 +196,7 @@ extension Envelope {
                 case UInt8(ascii: "n"): envelope.params = .absent
                 case UInt8(ascii: "{"):
                     // A progress token is the server's to read: the decoder does that.
-                    guard !Self.contains("\"workDoneToken\"", in: value) else { return nil }
+                    guard !Self.contains(rules.tokenMember, in: value) else { return nil }
                     envelope.params = .object
                 default: envelope.params = .notObject
                 }
@@ -166,16 +208,18 @@ extension Envelope {
     }
 
     /// Whether `bytes` hold `needle` anywhere.
-    private static func contains(_ needle: StaticString, in bytes: UnsafeBufferPointer<UInt8>) -> Bool {
-        let count = needle.utf8CodeUnitCount
+    private static func contains(_ needle: [UInt8], in bytes: UnsafeBufferPointer<UInt8>) -> Bool {
+        let count = needle.count
         guard bytes.count >= count, let base = bytes.baseAddress else { return false }
-        let first = needle.utf8Start.pointee
-        var index = 0
-        while index <= bytes.count - count {
-            if base[index] == first && memcmp(base + index, needle.utf8Start, count) == 0 { return true }
-            index += 1
+        let first = needle[0]
+        return needle.withUnsafeBufferPointer { needle in
+            var index = 0
+            while index <= bytes.count - count {
+                if base[index] == first && memcmp(base + index, needle.baseAddress!, count) == 0 { return true }
+                index += 1
+            }
+            return false
         }
-        return false
     }
 
     private init(jsonrpc: String, method: String, id: IDField, params: ParamsField) {

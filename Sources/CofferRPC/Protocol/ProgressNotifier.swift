@@ -9,13 +9,13 @@ import Synchronization
 final class ProgressNotifier: ProgressDisplay {
     private let token: ProgressToken
     private let title: String
-    private let connection: any MessageConnection
+    private let write: @Sendable (Data) -> Void
     private let last = Mutex<(time: Date, percentage: Int)>((.distantPast, -1))
 
-    init(token: ProgressToken, title: String, connection: any MessageConnection) {
+    init(token: ProgressToken, title: String, send: @escaping @Sendable (Data) -> Void) {
         self.token = token
         self.title = title
-        self.connection = connection
+        self.write = send
     }
 
     func begin() -> ProgressReporter {
@@ -46,7 +46,7 @@ final class ProgressNotifier: ProgressDisplay {
     private func send(_ value: [String: Any]) {
         let params: [String: Any] = ["token": token.jsonObject, "value": value]
         let message: [String: Any] = ["jsonrpc": "2.0", "method": "$/progress", "params": params]
-        connection.send(RPCConnection.jsonData(message))
+        write(RPCConnection.jsonData(message))
     }
 }
 

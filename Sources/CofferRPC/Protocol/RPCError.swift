@@ -5,10 +5,11 @@ import Foundation
 public struct RPCError: Error, Sendable {
     public var code: Int
     public var message: String
-    /// `{kind, path?, suggestion?}` for `-32803`.
-    public var data: [String: String]?
+    /// `{kind, path?, suggestion?}` for `-32803`; any JSON object for another protocol's
+    /// errors (strings, numbers, arrays and objects of them).
+    public var data: [String: any Sendable]?
 
-    public init(code: Int, message: String, data: [String: String]? = nil) {
+    public init(code: Int, message: String, data: [String: any Sendable]? = nil) {
         self.code = code
         self.message = message
         self.data = data
@@ -24,7 +25,7 @@ public struct RPCError: Error, Sendable {
     public static let requestCancelled = -32800
     public static let requestFailed = -32803
 
-    static func invalidParams(_ message: String) -> RPCError { RPCError(code: invalidParams, message: message) }
+    public static func invalidParams(_ message: String) -> RPCError { RPCError(code: invalidParams, message: message) }
 
     /// A failure of a well-formed request, with the user message in `language`. A
     /// cancelled request is `-32800`.

@@ -90,6 +90,16 @@ public struct RPCMethodRegistry: Sendable {
         TypesDescribe.self,
     ])
 
+    /// Only these methods: a front end that speaks another protocol over JSON-RPC (MCP).
+    /// - Throws: `invalidArgument` for a name given twice.
+    public init(_ methods: [any RPCMethod.Type]) throws(CofferError) {
+        var names = Set<String>()
+        for method in methods where !names.insert(method.name).inserted {
+            throw CofferError(.invalidArgument, detail: "the method “\(method.name)” is given twice")
+        }
+        self.init(uniqueMethods: methods)
+    }
+
     private init(uniqueMethods: [any RPCMethod.Type]) {
         entries = Dictionary(uniqueKeysWithValues: uniqueMethods.map {
             ($0.name, Entry(method: $0, immediate: $0 as? any ImmediateRPCMethod.Type, answering: $0 as? any ImmediateAnswering.Type))

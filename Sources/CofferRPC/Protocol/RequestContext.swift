@@ -7,13 +7,16 @@ public struct RequestContext: Sendable {
     /// The connection's session: operations are performed in it.
     public let session: Session
     public let limits: RPCLimits
-    /// Shows progress as `$/progress` notifications when the request carried a
-    /// `workDoneToken`; `nil` otherwise.
+    /// Shows progress as the dialect's notifications (`$/progress`) when the request carried
+    /// a progress token; `nil` otherwise.
     public let progress: (any ProgressDisplay)?
     /// The server's name and version, for `initialize`.
     public let server: ServerInfo
     /// The methods the connection answers.
     public let methods: RPCMethodRegistry
+    /// The conversation's lifecycle, made by its dialect: where a dialect keeps what it
+    /// learns of the client (an MCP client's capabilities).
+    public let lifecycle: any RPCLifecycle
     let connection: any MessageConnection
 
     public var service: FileService { session.service }

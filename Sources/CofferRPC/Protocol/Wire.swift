@@ -72,26 +72,6 @@ extension JSONEncoder {
     }()
 }
 
-/// A `workDoneToken`: a string or an integer, echoed in `$/progress`.
-enum ProgressToken: Decodable, Sendable, Hashable {
-    case string(String)
-    case integer(Int64)
-
-    init(from decoder: any Decoder) throws {
-        let container = try decoder.singleValueContainer()
-        if let text = try? container.decode(String.self) { self = .string(text); return }
-        self = .integer(try container.decode(Int64.self))
-    }
-
-    /// The token as JSONSerialization writes it.
-    var jsonObject: Any {
-        switch self {
-        case .string(let text): text
-        case .integer(let value): NSNumber(value: value)
-        }
-    }
-}
-
 /// A result that writes its own JSON: the same bytes `JSONEncoder.rpc` writes (keys sorted,
 /// slashes unescaped), for the answers sent most often, where the encoder's generic
 /// machinery cost more than the work behind the answer.

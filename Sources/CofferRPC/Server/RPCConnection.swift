@@ -4,14 +4,15 @@ import Foundation
 import Synchronization
 
 /// One client's JSON-RPC 2.0 conversation (the contract is `RPC.md`; users read
-/// `Documentation/RPC.md`), over any ``MessageConnection``, in a ``Session`` of its own.
+/// `Documentation/RPC.md`), over any ``MessageConnection``, in a ``Session`` of its own,
+/// in the configuration's ``RPCDialect`` (LSP's for `coffer rpc`, MCP's for `coffer mcp`).
 ///
 /// A reader thread takes frames off the connection and decides, in arrival order, what
-/// each message means for the lifecycle (`initialize`, `shutdown`, `exit`); the work of
+/// each message means for the dialect's lifecycle (`initialize`, `shutdown`, `exit`); the work of
 /// each request then runs as a task of the session, so a slow copy never holds up a
 /// `files/stat`, and answers go out as they finish, possibly out of order.
-/// `$/cancelRequest` cancels a request's task, which the service turns into a clean stop
-/// (`-32800`, nothing half-done). The connection's language, watches, uploads and
+/// The dialect's cancelling notification (`$/cancelRequest`) cancels a request's task, which
+/// the service turns into a clean stop (`-32800`, nothing half-done). The connection's language, watches, uploads and
 /// cancellations are its session's, so clients sharing a server never see each other's.
 ///
 /// How it ends: after `exit`, or when the peer hangs up, what is running is cancelled; at a
@@ -32,12 +33,11 @@ public final class RPCConnection: Sendable {
         case stopped
     }
 
-    enum Phase: Sendable { case waiting, running, shutDown }
-
     public let session: Session
     let connection: any MessageConnection
     let configuration: RPCServer.Configuration
-    private let phase = Mutex(Phase.waiting)
+    private let lifecycle: any RPCLifecycle
+    private let rules: Envelope.Rules
     private let flow: FlowControl
     private let slots: RequestSlots
     private let ending = Once<Ending>()
@@ -50,14 +50,16 @@ public final class RPCConnection: Sendable {
     public init(service: FileService, connection: any MessageConnection,
                 configuration: RPCServer.Configuration) throws(CofferError) {
         self.session = try service.openSession(SessionOptions(
-            frontEnd: "rpc", language: configuration.language, hostAccess: configuration.hostAccess, isLongLived: true))
+            frontEnd: configuration.frontEnd, language: configuration.language, hostAccess: configuration.hostAccess, isLongLived: true))
         self.connection = connection
         self.configuration = configuration
         self.flow = FlowControl(maxRequests: configuration.limits.maxQueuedRequests,
                                 maxBytes: configuration.limits.maxPendingBytes)
         self.slots = RequestSlots(configuration.limits.maxRequestsInFlight)
+        self.lifecycle = configuration.dialect.makeLifecycle()
+        self.rules = Envelope.Rules(configuration.dialect)
         self.immediateContext = Self.context(session: session, configuration: configuration, connection: connection,
-                                             progress: nil)
+                                             lifecycle: lifecycle, progress: nil)
     }
 
     /// Serves until the conversation ends, then closes the session and returns how it ended.
@@ -161,7 +163,7 @@ public final class RPCConnection: Sendable {
         case .single(let message):
             switch prepare(body, message) {
             case .respond(let data): respondNow(data)
-            case .run(let work) where work.method == Shutdown.self:
+            case .run(let work) where work.afterEarlier:
                 // Requests read before `shutdown` are answered before it.
                 connection.flushFromReader()
                 let earlier = session.untilRunningWorkEnds()
@@ -217,7 +219,7 @@ public final class RPCConnection: Sendable {
     }
 
     private func exitEnding() -> Ending {
-        .exit(afterShutdown: phase.withLock { $0 == .shutDown })
+        .exit(afterShutdown: lifecycle.endedCleanly)
     }
 
     /// Starts a request as a task of the session, cancellable by its id; it runs once it
@@ -236,9 +238,10 @@ public final class RPCConnection: Sendable {
         }
     }
 
-    /// The answer to a request cancelled before it ran.
-    private func cancelled(_ work: Work) -> Data {
-        Self.response(error: RPCError.failure(CofferError(.cancelled), language: session.language), id: work.id)
+    /// The answer to a request cancelled before it ran (none where the dialect sends none).
+    private func cancelled(_ work: Work) -> Data? {
+        guard configuration.dialect.answersCancelledRequests else { return nil }
+        return Self.response(error: RPCError.failure(CofferError(.cancelled), language: session.language), id: work.id)
     }
 
     /// Sends an answer (if any) and frees the request's place once it is written.
@@ -268,6 +271,8 @@ public final class RPCConnection: Sendable {
         var answering: (any ImmediateAnswering.Type)? = nil
         var params: Data?
         var token: ProgressToken?
+        /// Run once every request read before it is answered.
+        var afterEarlier = false
     }
 
     private enum Step {
@@ -281,10 +286,11 @@ public final class RPCConnection: Sendable {
     private struct Refusal: Error { var answer: Data }
 
     /// A message's envelope: read straight from the bytes for the usual request, else decoded.
-    private static func envelope(of body: Data, _ message: StrictJSON.Message) -> Result<Envelope, Refusal> {
-        if let quick = Envelope(quick: body, message) { return .success(quick) }
+    private static func envelope(of body: Data, _ message: StrictJSON.Message, rules: Envelope.Rules) -> Result<Envelope, Refusal> {
+        if let quick = Envelope(quick: body, message, rules: rules) { return .success(quick) }
         do {
             let decoder = JSONDecoder()
+            decoder.userInfo[Envelope.rulesKey] = rules
             if let range = message.id, let first = body[body.startIndex + range.lowerBound] as UInt8?,
                first == UInt8(ascii: "-") || (UInt8(ascii: "0")...UInt8(ascii: "9")).contains(first) {
                 let start = body.startIndex
@@ -306,7 +312,7 @@ public final class RPCConnection: Sendable {
                                           id: .null))
         }
         let envelope: Envelope
-        switch Self.envelope(of: body, message) {
+        switch Self.envelope(of: body, message, rules: rules) {
         case .success(let read): envelope = read
         case .failure(let refusal): return .respond(refusal.answer)
         }
@@ -335,54 +341,34 @@ public final class RPCConnection: Sendable {
         guard let name = envelope.method else {
             return .respond(Self.response(error: RPCError(code: RPCError.invalidRequest, message: "“method” must be a string"), id: id))
         }
-        if name == "exit" { return .exit(id) }
+        if lifecycle.ends(name) { return .exit(id) }
         if envelope.params == .notObject {
             return .respond(Self.response(error: .invalidParams("params must be an object (by name)"), id: id))
         }
-        if let refusal = advanceLifecycle(name, locale: envelope.locale) {
-            return .respond(Self.response(error: refusal, id: id))
+        let afterEarlier: Bool
+        switch lifecycle.request(name, locale: envelope.locale, session: session) {
+        case .proceed: afterEarlier = false
+        case .proceedAfterEarlier: afterEarlier = true
+        case .refuse(let refusal): return .respond(Self.response(error: refusal, id: id))
+        case .exit: return .exit(id)
         }
         guard let entry = configuration.methods.entry(named: name) else {
             return .respond(Self.response(error: RPCError(code: RPCError.methodNotFound, message: "no method “\(name)”"), id: id))
         }
         let params = message.params.map { body.subdata(in: (body.startIndex + $0.lowerBound)..<(body.startIndex + $0.upperBound)) }
         return .run(Work(id: id, method: entry.method, immediate: entry.immediate, answering: entry.answering, params: params,
-                         token: envelope.workDoneToken))
-    }
-
-    /// The lifecycle, decided in arrival order: `nil` lets the request run.
-    private func advanceLifecycle(_ name: String, locale: String?) -> RPCError? {
-        phase.withLock { phase -> RPCError? in
-            switch (phase, name) {
-            case (.waiting, "initialize"):
-                phase = .running
-                if let locale, let language = Language(code: locale) { session.language = language }
-                return nil
-            case (.waiting, _):
-                return RPCError(code: RPCError.notInitialized, message: "the server is not initialized: send “initialize” first")
-            case (.running, "initialize"):
-                return RPCError(code: RPCError.invalidRequest, message: "the server is already initialized")
-            case (.running, "shutdown"):
-                phase = .shutDown
-                return nil
-            case (.running, _):
-                return nil
-            case (.shutDown, _):
-                return RPCError(code: RPCError.invalidRequest, message: "the server is shutting down; only “exit” is accepted")
-            }
-        }
+                         token: envelope.progressToken, afterEarlier: afterEarlier))
     }
 
     private func notification(_ name: String, _ envelope: Envelope) -> Step {
-        switch name {
-        case "exit":
-            return .exit(nil)
-        case "$/cancelRequest":
+        if name == rules.cancelMethod {
             if let key = envelope.cancelID?.key { session.cancel(Self.activityKey(key)) }
             return .ignore
-        default:
-            // `initialized` and anything unknown: notifications get no answer.
-            return .ignore
+        }
+        if lifecycle.ends(name) { return .exit(nil) }
+        switch lifecycle.notification(name) {
+        case .exit: return .exit(nil)
+        case .proceed, .proceedAfterEarlier, .refuse: return .ignore
         }
     }
 
@@ -409,25 +395,30 @@ public final class RPCConnection: Sendable {
         return true
     }
 
-    private func context(progress: ProgressNotifier?) -> RequestContext {
+    private func context(progress: (any ProgressDisplay)?) -> RequestContext {
         guard let progress else { return immediateContext }
-        return Self.context(session: session, configuration: configuration, connection: connection, progress: progress)
+        return Self.context(session: session, configuration: configuration, connection: connection, lifecycle: lifecycle,
+                            progress: progress)
     }
 
     private static func context(session: Session, configuration: RPCServer.Configuration, connection: any MessageConnection,
-                                progress: ProgressNotifier?) -> RequestContext {
+                                lifecycle: any RPCLifecycle, progress: (any ProgressDisplay)?) -> RequestContext {
         RequestContext(session: session, limits: configuration.limits, progress: progress,
                        server: ServerInfo(name: configuration.serverName, version: configuration.version),
-                       methods: configuration.methods, connection: connection)
+                       methods: configuration.methods, lifecycle: lifecycle, connection: connection)
     }
 
     private func execute(_ work: Work) async -> Data? {
-        let progress = work.token.map { ProgressNotifier(token: $0, title: work.method.name, connection: connection) }
+        let progress = work.token.map { [connection] token in
+            configuration.dialect.progressDisplay(token: token, method: work.method.name) { connection.send($0) }
+        }
         let context = context(progress: progress)
         do {
             return try await invoke(work.method, params: work.params, id: work.id, context: context)
         } catch {
-            return Self.response(error: rpcError(error), id: work.id)
+            let failure = rpcError(error)
+            if failure.code == RPCError.requestCancelled, !configuration.dialect.answersCancelledRequests { return nil }
+            return Self.response(error: failure, id: work.id)
         }
     }
 
@@ -527,7 +518,7 @@ public final class RPCConnection: Sendable {
     }
 
     func log(_ text: String) {
-        FileHandle.standardError.write(Data("\(configuration.serverName) rpc: \(text)\n".utf8))
+        FileHandle.standardError.write(Data("\(configuration.serverName) \(configuration.frontEnd): \(text)\n".utf8))
     }
 }
 

@@ -24,6 +24,10 @@ public enum RPCServer {
         public var hostAccess = HostAccess.nowhere
         /// The methods answered: Coffer's own, plus an application's.
         public var methods = RPCMethodRegistry.standard
+        /// The protocol spoken over JSON-RPC: LSP's lifecycle, or another front end's.
+        public var dialect: any RPCDialect = LanguageServerDialect()
+        /// The front end's name in the audit log and in what it logs (`rpc`, `mcp`).
+        public var frontEnd = "rpc"
 
         public init(framing: Framing? = nil, language: Language, version: String) {
             self.framing = framing
