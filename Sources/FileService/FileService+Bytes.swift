@@ -130,4 +130,57 @@ extension FileService {
         }
         return await placedNode(placed, made: writtenFile(placed, size: bytes.count))
     }
+    /// Adds `bytes` at the end of a file, or makes the file when there is none.
+    ///
+    /// The file is written anew — its content, then the bytes — and takes the old one's
+    /// place only when complete, so a failed, cancelled or interrupted append leaves the
+    /// file as it was, and a reader never sees half of it. (A file's content cannot be
+    /// added to in place on every backend: an S3 object never can.)
+    public func appendToFile(_ path: VirtualPath, bytes: [UInt8]) async throws(CofferError) -> FileNode {
+        guard !path.isRoot else { throw CofferError(.isADirectory, path: path) }
+        let existing: FileNode
+        do {
+            existing = try await stat(path)
+        } catch where error.kind == .noSuchFile {
+            return try await writeFile(path, bytes: bytes, conflict: .fail)
+        }
+        guard existing.kind == .file, existing.special == nil else {
+            throw CofferError(existing.kind == .file ? .unsupported : .isADirectory, path: path)
+        }
+        let backend = try writableMount(for: path).backend
+        try await self.call(path) {
+            let file = try await backend.openFile(at: path)
+            let writer: any PendingWrite
+            do {
+                writer = try await backend.makeWrite(at: path)
+            } catch {
+                await file.close()
+                throw error
+            }
+            do {
+                var offset: Int64 = 0
+                while true {
+                    try Task.checkCancellation()
+                    let piece = try await file.read(at: offset, upTo: Self.readPiece)
+                    if piece.isEmpty { break }
+                    try await writer.write(piece)
+                    offset += Int64(piece.count)
+                }
+            } catch {
+                await file.close()
+                await writer.abort()
+                throw error
+            }
+            await file.close()
+            do {
+                if !bytes.isEmpty { try await writer.write(bytes) }
+                try await writer.commit(conflict: .replace)
+            } catch {
+                await writer.abort()
+                throw error
+            }
+        }
+        await indexChanged([path])
+        return try await stat(path)
+    }
 }

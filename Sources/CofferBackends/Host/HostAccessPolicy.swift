@@ -50,6 +50,15 @@ public struct HostAccessPolicy: Sendable {
         return HostAccessPolicy(allowedFolders: canonical, excludedFolders: [], excludedIdentities: [])
     }
 
+    /// This policy, allowing `folders` as well (each resolved now). Exclusions still win:
+    /// a folder inside an excluded one (the container) adds nothing. Anywhere stays anywhere.
+    public func adding(_ folders: [String]) throws(CofferError) -> HostAccessPolicy {
+        guard let allowedFolders else { return self }
+        let added = try Self.only(folders).allowedFolders ?? []
+        let merged = allowedFolders + added.filter { !allowedFolders.contains($0) }
+        return HostAccessPolicy(allowedFolders: merged, excludedFolders: excludedFolders, excludedIdentities: excludedIdentities)
+    }
+
     /// This policy, never allowing anything inside `folder`.
     public func excluding(_ folder: String) -> HostAccessPolicy {
         let resolved = (try? Self.canonicalPath(folder)) ?? folder

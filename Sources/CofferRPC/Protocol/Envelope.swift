@@ -83,6 +83,8 @@ struct Envelope: Decodable {
     var method: String?
     /// Whether a `method` member is there at all (`method` is `nil` too when it is not a string).
     var hasMethod = false
+    /// Whether it has a `result` or an `error`: the client's answer to a request of the server's.
+    var isResponse = false
     var params: ParamsField
     /// What the server itself needs from params: `initialize`'s locale, a progress token,
     /// the id a cancelling notification names.
@@ -90,7 +92,7 @@ struct Envelope: Decodable {
     var progressToken: ProgressToken?
     var cancelID: RequestID?
 
-    private enum Keys: String, CodingKey { case jsonrpc, id, method, params }
+    private enum Keys: String, CodingKey { case jsonrpc, id, method, params, result, error }
 
     /// A member of params, by the name the dialect gives it.
     private struct Member: CodingKey {
@@ -110,6 +112,7 @@ struct Envelope: Decodable {
         let literal = decoder.userInfo[Self.idLiteral] as? String
         id = container.contains(.id) ? Self.decodeID(container, .id, literal: literal).map(IDField.valid) ?? .invalid : .absent
         hasMethod = container.contains(.method)
+        isResponse = container.contains(.result) || container.contains(.error)
         guard container.contains(.params), (try? container.decodeNil(forKey: .params)) == false else {
             params = .absent
             return

@@ -56,7 +56,7 @@ public final class RPCConnection: Sendable {
         self.flow = FlowControl(maxRequests: configuration.limits.maxQueuedRequests,
                                 maxBytes: configuration.limits.maxPendingBytes)
         self.slots = RequestSlots(configuration.limits.maxRequestsInFlight)
-        self.lifecycle = configuration.dialect.makeLifecycle()
+        self.lifecycle = configuration.dialect.makeLifecycle(session: session) { [connection] in connection.send($0) }
         self.rules = Envelope.Rules(configuration.dialect)
         self.immediateContext = Self.context(session: session, configuration: configuration, connection: connection,
                                              lifecycle: lifecycle, progress: nil)
@@ -335,6 +335,7 @@ public final class RPCConnection: Sendable {
         case .valid(let valid):
             id = valid
         }
+        if envelope.isResponse, !envelope.hasMethod, lifecycle.receivedResponse(body) { return .ignore }
         guard envelope.jsonrpc == "2.0" else {
             return .respond(Self.response(error: RPCError(code: RPCError.invalidRequest, message: "“jsonrpc” must be \"2.0\""), id: id))
         }

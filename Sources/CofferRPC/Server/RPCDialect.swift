@@ -23,8 +23,9 @@ public protocol RPCDialect: Sendable {
     /// MCP: no, the client has forgotten it).
     var answersCancelledRequests: Bool { get }
 
-    /// A new lifecycle, for one conversation.
-    func makeLifecycle() -> any RPCLifecycle
+    /// A new lifecycle, for one conversation in `session`; `send` writes a message of the
+    /// server's own to the client (a request the dialect makes, say).
+    func makeLifecycle(session: Session, send: @escaping @Sendable (Data) -> Void) -> any RPCLifecycle
 
     /// Progress reports for a request that asked for them with `token`; `send` writes one
     /// notification.
@@ -52,6 +53,13 @@ public protocol RPCLifecycle: Sendable {
     func notification(_ method: String) -> LifecycleDecision
     /// Whether the conversation had been shut down when it ended (an `exit` after `shutdown`).
     var endedCleanly: Bool { get }
+    /// A response from the client to a request the server sent (the whole message); `false`
+    /// when the dialect sends no requests, and the message is refused as one without a method.
+    func receivedResponse(_ message: Data) -> Bool
+}
+
+extension RPCLifecycle {
+    public func receivedResponse(_ message: Data) -> Bool { false }
 }
 
 public enum LifecycleDecision: Sendable {
@@ -97,7 +105,7 @@ public struct LanguageServerDialect: RPCDialect {
     public var progressTokenPlace: ProgressTokenPlace { .param("workDoneToken") }
     public var answersCancelledRequests: Bool { true }
 
-    public func makeLifecycle() -> any RPCLifecycle { Lifecycle() }
+    public func makeLifecycle(session: Session, send: @escaping @Sendable (Data) -> Void) -> any RPCLifecycle { Lifecycle() }
 
     public func progressDisplay(token: ProgressToken, method: String,
                                 send: @escaping @Sendable (Data) -> Void) -> any ProgressDisplay {

@@ -8,12 +8,16 @@ public enum Destination: Sendable, Hashable {
     /// As a shell user names it: inside `target` when that is an existing folder, else at
     /// `target` itself (`cp a.txt b.txt` copies to `b.txt`, `cp a.txt Docs` into `Docs`).
     case named(VirtualPath)
+    /// At `target` itself, even when that is an existing folder: the conflict policy decides
+    /// what becomes of whatever is there. (MCP's `move_file` and `copy_file`, whose
+    /// `destination` is the new path.)
+    case exactly(VirtualPath)
 
     /// The path the user named: the folder, or the target.
     public var requested: VirtualPath {
         switch self {
         case .into(let folder): folder
-        case .named(let target): target
+        case .named(let target), .exactly(let target): target
         }
     }
 
@@ -44,6 +48,8 @@ public enum Destination: Sendable, Hashable {
             guard let node = try? await service.stat(target), node.kind == .folder else { return target }
             guard !source.isRoot else { throw CofferError(.invalidOperation, path: source) }
             return target.appending(trustedName: source.name)
+        case .exactly(let target):
+            return target
         }
     }
 }

@@ -23,9 +23,9 @@ public final class Session: Sendable {
     public let number: Int
     /// The host folders the session may use (canonical paths), or `nil` for anywhere the
     /// account can read. The container is never among them.
-    public let allowedHostFolders: [String]?
-    /// The host access the session was opened with, resolved.
-    let hostPolicy: HostAccessPolicy
+    public var allowedHostFolders: [String]? { hostPolicy.allowedFolders }
+    /// The host access the session was opened with, resolved, and any folders allowed since.
+    var hostPolicy: HostAccessPolicy { state.withLock { $0.hostPolicy } }
     let isLongLived: Bool
     let activities = SessionActivities()
     let watches = SessionWatches()
@@ -33,6 +33,9 @@ public final class Session: Sendable {
     private struct State {
         var language: Language
         var conflictQuestion: ConflictQuestion?
+        /// What the session was opened with, and that with the folders its client offers.
+        let openedPolicy: HostAccessPolicy
+        var hostPolicy: HostAccessPolicy
         var closed = false
     }
     private let state: Mutex<State>
@@ -41,10 +44,19 @@ public final class Session: Sendable {
         self.service = service
         self.frontEnd = options.frontEnd
         self.number = number
-        self.hostPolicy = hostPolicy
-        self.allowedHostFolders = hostPolicy.allowedFolders
         self.isLongLived = options.isLongLived
-        self.state = Mutex(State(language: options.language))
+        self.state = Mutex(State(language: options.language, openedPolicy: hostPolicy, hostPolicy: hostPolicy))
+    }
+
+    /// Lets the session use these host folders as well as those it was opened with, from
+    /// now on: the folders its client offers while it runs (an MCP client's roots), each
+    /// call replacing the last one's. The container stays out of reach, however a folder
+    /// names it; a session allowed anywhere stays so.
+    /// - Throws: for a folder that does not exist or is not a folder; nothing changes then.
+    public func offerHostFolders(_ folders: [String]) throws(CofferError) {
+        try state.withLock { (state: inout State) throws(CofferError) in
+            state.hostPolicy = try state.openedPolicy.adding(folders)
+        }
     }
 
     /// The language of the session's messages.
