@@ -12,6 +12,7 @@ let package = Package(
         .library(name: "FileService", targets: ["FileService"]),
         .library(name: "CofferREPL", targets: ["CofferREPL"]),
         .library(name: "CofferRPC", targets: ["CofferRPC"]),
+        .library(name: "CofferMCP", targets: ["CofferMCP"]),
         .library(name: "CofferApp", targets: ["CofferApp"]),
         .executable(name: "coffer", targets: ["coffer"]),
         .executable(name: "coffer-document-types", targets: ["coffer-document-types"]),
@@ -55,10 +56,12 @@ let package = Package(
         .target(name: "CofferS3", dependencies: ["CofferCore", "CofferRuntime", "CCofferCrypto", "CCofferHTTP", "CCofferXML"]),
         // The JSON-RPC 2.0 front end (`coffer rpc`).
         .target(name: "CofferRPC", dependencies: ["CofferCore", "CofferRuntime", "FileService", "CCofferSystem"]),
+        // The Model Context Protocol front end (`coffer mcp`): a dialect and methods over CofferRPC's connection.
+        .target(name: "CofferMCP", dependencies: ["CofferCore", "CofferRPC", "FileService"]),
         // `coffer`'s command line and front ends, for any application that adds its own mounts.
         .target(
             name: "CofferApp",
-            dependencies: ["CofferREPL", "CofferRPC", "CofferS3", "FileService", "CofferBackends", "CofferCore", "CofferRuntime",
+            dependencies: ["CofferREPL", "CofferRPC", "CofferMCP", "CofferS3", "FileService", "CofferBackends", "CofferCore", "CofferRuntime",
                            "DocumentTypesGenerator"],
             // The package's own manifest (a link to DocumentTypes.json at the root).
             resources: [.embedInCode("DocumentTypes.json")]

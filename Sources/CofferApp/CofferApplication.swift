@@ -1,6 +1,7 @@
 import CofferCore
 import CofferBackends
 import CofferREPL
+import CofferMCP
 import CofferRPC
 import CofferS3
 import FileService
@@ -82,7 +83,7 @@ public struct CofferApplication: Sendable {
             output.line("\(name) \(version)")
             output.flush()
             return 0
-        case .rpc, .commands, .interactive, .help, .openFiles, .installDesktop, .uninstallDesktop:
+        case .rpc, .mcp, .commands, .interactive, .help, .openFiles, .installDesktop, .uninstallDesktop:
             break
         }
 
@@ -110,7 +111,7 @@ public struct CofferApplication: Sendable {
         }
         // Programs may use only the folders allowed at start, each of which must be a folder
         // (a bad one is a bad argument).
-        if options.action == .rpc {
+        if options.action.servesPrograms {
             for folder in options.allowedHostFolders {
                 do { _ = try HostAccessPolicy.only([folder]) } catch {
                     return stopping(with: "--allow-host “\(folder)”: \(error.userMessage(in: options.language))", status: 2, errors)
@@ -142,6 +143,13 @@ public struct CofferApplication: Sendable {
         } catch {
             listener?.close()
             return stopping(with: "\(error.userMessage(in: options.language))", status: 1, errors)
+        }
+        if options.action == .mcp {
+            var configuration = MCPServer.Configuration(filesRoot: container.userFilesPath, language: options.language,
+                                                        version: version)
+            configuration.serverName = name
+            configuration.hostAccess = .only(options.allowedHostFolders)
+            return await MCPServer.serveStandardIO(service, configuration: configuration)
         }
         if options.action == .rpc {
             var configuration = RPCServer.Configuration(language: options.language, version: version)

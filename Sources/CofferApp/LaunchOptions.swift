@@ -10,6 +10,8 @@ struct LaunchOptions {
         case showHelp
         case showVersion
         case rpc
+        /// `mcp`: the Model Context Protocol on standard input and output.
+        case mcp
         /// `open-files PATH…`: files handed in by a file manager.
         case openFiles([String])
         /// `install-desktop [--user]`, `uninstall-desktop`.
@@ -19,7 +21,7 @@ struct LaunchOptions {
 
     /// `coffer rpc --framing lsp|ndjson`; detected from the first byte when nil.
     var framing: String?
-    /// `coffer rpc --allow-host DIR`, repeatable: the host folders programs may use.
+    /// `coffer rpc|mcp --allow-host DIR`, repeatable: the host folders programs may use.
     var allowedHostFolders: [String] = []
     /// `coffer rpc --listen unix:PATH`: the socket to serve clients on, instead of stdio.
     var socketPath: String?
@@ -88,6 +90,8 @@ struct LaunchOptions {
                 continue
             case "rpc":
                 action = .rpc
+            case "mcp":
+                action = .mcp
             case "open-files":
                 let paths = arguments[(index + 1)...].drop { $0 == "--" }
                 guard !paths.isEmpty else { throw CofferError(.invalidArgument, detail: "open-files needs the files to open") }
@@ -106,7 +110,7 @@ struct LaunchOptions {
                     throw CofferError(.invalidArgument, detail: "--framing \(value): use lsp or ndjson")
                 }
                 framing = value
-            case "--allow-host" where action == .rpc, _ where action == .rpc && argument.hasPrefix("--allow-host="):
+            case "--allow-host" where action.servesPrograms, _ where action.servesPrograms && argument.hasPrefix("--allow-host="):
                 let value = argument == "--allow-host" ? try value(for: "--allow-host")
                                                        : String(argument.dropFirst("--allow-host=".count))
                 allowedHostFolders.append(value)
@@ -132,6 +136,7 @@ struct LaunchOptions {
                 Usage: \(program) [--container DIR] [--lang en|zh-Hans] [--document-types JSON] [--mount NAME=s3://BUCKET[/PREFIX]]…
                            [--s3-endpoint URL] [-c 'COMMAND; COMMAND']
                        \(program) [--container DIR] rpc [--framing lsp|ndjson] [--allow-host DIR]… [--listen unix:PATH]
+                       \(program) [--container DIR] mcp [--allow-host DIR]…
                        \(program) [--container DIR] open-files PATH…
                        \(program) install-desktop [--user] | uninstall-desktop
                        \(program) help [COMMAND]
@@ -143,7 +148,8 @@ struct LaunchOptions {
                 document types (default: the one built in). Run “\(program) help” for the list of commands.
                 “\(program) rpc” serves JSON-RPC 2.0 on standard input and output instead, or with
                 --listen on a Unix-domain socket to many clients at once; programs may use only the
-                host folders named with --allow-host. “\(program) install-desktop” adds \(program) to the
+                host folders named with --allow-host. “\(program) mcp” serves the Model Context Protocol
+                on standard input and output, for AI editors and agents. “\(program) install-desktop” adds \(program) to the
                 desktop's “Open With” for the types it opens; “open-files” is what the desktop runs then.
                 """
         case .simplifiedChinese:
@@ -151,6 +157,7 @@ struct LaunchOptions {
                 用法：\(program) [--container 目录] [--lang en|zh-Hans] [--document-types JSON] [--mount 名称=s3://存储桶[/前缀]]…
                           [--s3-endpoint 网址] [-c '命令; 命令']
                       \(program) [--container 目录] rpc [--framing lsp|ndjson] [--allow-host 目录]… [--listen unix:路径]
+                      \(program) [--container 目录] mcp [--allow-host 目录]…
                       \(program) [--container 目录] open-files 路径…
                       \(program) install-desktop [--user] | uninstall-desktop
                       \(program) help [命令]
@@ -161,9 +168,15 @@ struct LaunchOptions {
                 文稿类型清单（默认使用内置清单）。运行“\(program) help”查看命令列表。
                 “\(program) rpc”改为在标准输入输出上提供 JSON-RPC 2.0 服务，或用 --listen 在 Unix
                 域套接字上同时为多个客户端服务；程序只能使用 --allow-host 指定的本机文件夹。
+                “\(program) mcp”在标准输入输出上提供模型上下文协议（MCP）服务，供 AI 编辑器和智能体使用。
                 “\(program) install-desktop”把 \(program) 加入桌面“打开方式”中它能打开的类型；桌面随后运行
                 “open-files”。
                 """
         }
     }
+}
+
+extension LaunchOptions.Action {
+    /// Whether programs talk to it (`rpc`, `mcp`): they get only the host folders allowed.
+    var servesPrograms: Bool { self == .rpc || self == .mcp }
 }

@@ -1,6 +1,6 @@
 import Foundation
 
-/// `coffer rpc` running with pipes, for end-to-end tests.
+/// `coffer rpc` (or `coffer mcp`) running with pipes, for end-to-end tests.
 public final class RPCProcess: RPCClient, @unchecked Sendable {
     private let process = Process()
     private let stdin = Pipe()
@@ -8,11 +8,11 @@ public final class RPCProcess: RPCClient, @unchecked Sendable {
     private let stderr = Pipe()
     private var errorText = Data()
 
-    /// Starts `coffer --container C rpc ARGUMENTS`; a `launcher` runs first, as for `CofferBinary.run`.
-    public init(container: String, framing: Framing = .ndjson, arguments: [String] = [],
+    /// Starts `coffer --container C COMMAND ARGUMENTS`; a `launcher` runs first, as for `CofferBinary.run`.
+    public init(container: String, framing: Framing = .ndjson, command subcommand: String = "rpc", arguments: [String] = [],
                 environment: [String: String] = [:], launcher: [String] = [], program: URL = CofferBinary.url) throws {
         super.init(framing: framing)
-        let command = [program.path, "--container", container, "rpc"] + arguments
+        let command = [program.path, "--container", container, subcommand] + arguments
         let argv = launcher + command
         process.executableURL = URL(fileURLWithPath: argv[0])
         process.arguments = Array(argv.dropFirst())

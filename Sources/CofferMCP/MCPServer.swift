@@ -1,0 +1,52 @@
+import CofferCore
+import CofferRPC
+import FileService
+import Foundation
+
+/// `coffer mcp`: the Model Context Protocol on standard input and output, one JSON-RPC
+/// message per line, through the same connection as `coffer rpc` — its own dialect and
+/// methods, the service's operations. Only protocol messages go to standard output; what
+/// it logs goes to standard error. It ends when standard input closes.
+public enum MCPServer {
+    public struct Configuration: Sendable {
+        /// The host path of the `files:` root: where clients' absolute paths point.
+        public var filesRoot: String
+        public var language: Language
+        public var version: String
+        public var serverName = "coffer"
+        /// The host folders `import_files` and `export_file` may use from the start; a
+        /// client's roots are added while it offers them.
+        public var hostAccess = HostAccess.only([])
+        public var limits = RPCLimits()
+
+        public init(filesRoot: String, language: Language, version: String) {
+            self.filesRoot = filesRoot
+            self.language = language
+            self.version = version
+        }
+    }
+
+    /// The methods an MCP conversation answers.
+    static let methods: RPCMethodRegistry = {
+        do {
+            return try RPCMethodRegistry([
+                MCPInitialize.self, MCPPing.self, ServerDiscover.self, ToolsList.self, ToolsCall.self,
+                ResourcesList.self, ResourceTemplatesList.self, ResourcesRead.self,
+            ])
+        } catch {
+            fatalError("the MCP methods have one name each")
+        }
+    }()
+
+    /// Serves one client on standard input and output until its input ends; the exit status.
+    public static func serveStandardIO(_ service: FileService, configuration: Configuration) async -> Int32 {
+        var rpc = RPCServer.Configuration(framing: .ndjson, language: configuration.language, version: configuration.version)
+        rpc.serverName = configuration.serverName
+        rpc.frontEnd = "mcp"
+        rpc.hostAccess = configuration.hostAccess
+        rpc.limits = configuration.limits
+        rpc.methods = methods
+        rpc.dialect = MCPDialect(paths: PathResolver(filesRoot: configuration.filesRoot))
+        return await RPCServer.serveStandardIO(service, configuration: rpc)
+    }
+}

@@ -1,0 +1,240 @@
+import CofferCore
+import CofferRPC
+import FileService
+import Foundation
+
+/// One MCP tool: its name, what it tells the model, its schemas and annotations, and what
+/// it does — turn arguments into operations of the session and shape the answer. Like an
+/// RPC method, it holds no file logic of its own.
+protocol MCPTool: Sendable {
+    static var name: String { get }
+    static var title: String { get }
+    static var description: String { get }
+    /// The properties of the arguments object, and which are required.
+    static var input: Schema.Object { get }
+    /// The properties of `structuredContent` besides `content` (the text, always there).
+    static var output: [String: JSONValue] { get }
+    static var annotations: Annotations { get }
+
+    static func call(_ arguments: Arguments, _ context: ToolContext) async throws(CofferError) -> ToolOutput
+}
+
+extension MCPTool {
+    static var output: [String: JSONValue] { [:] }
+
+    /// The tool as `tools/list` shows it.
+    static var listing: JSONValue {
+        var properties = output
+        properties["content"] = Schema.string("The result as text, as the content block shows it.")
+        return [
+            "name": .string(name),
+            "title": .string(title),
+            "description": .string(description),
+            "inputSchema": input.json,
+            "outputSchema": Schema.Object(properties, required: ["content"]).json,
+            "annotations": annotations.json(title: title),
+        ]
+    }
+}
+
+/// Hints a client shows its user before a tool runs: they must be true of what the tool
+/// does (a client may skip asking for a read-only one).
+struct Annotations: Sendable {
+    var readOnly: Bool
+    var destructive = false
+    var idempotent = false
+
+    static let reads = Annotations(readOnly: true, idempotent: true)
+
+    func json(title: String) -> JSONValue {
+        ["title": .string(title), "readOnlyHint": .bool(readOnly), "destructiveHint": .bool(destructive),
+         "idempotentHint": .bool(idempotent), "openWorldHint": false]
+    }
+}
+
+/// JSON Schema (2020-12) for tool arguments and results.
+enum Schema {
+    static let dialect = "https://json-schema.org/draft/2020-12/schema"
+
+    struct Object: Sendable {
+        var properties: [String: JSONValue]
+        var required: [String]
+
+        init(_ properties: [String: JSONValue], required: [String] = []) {
+            self.properties = properties
+            self.required = required
+        }
+
+        var json: JSONValue {
+            ["$schema": .string(Schema.dialect), "type": "object", "properties": .object(properties),
+             "required": JSONValue(required), "additionalProperties": true]
+        }
+    }
+
+    static func string(_ description: String) -> JSONValue { ["type": "string", "description": .string(description)] }
+    static func integer(_ description: String, minimum: Int = 0) -> JSONValue {
+        ["type": "integer", "minimum": .integer(Int64(minimum)), "description": .string(description)]
+    }
+    static func boolean(_ description: String) -> JSONValue { ["type": "boolean", "description": .string(description)] }
+    static func strings(_ description: String) -> JSONValue {
+        ["type": "array", "items": ["type": "string"], "description": .string(description)]
+    }
+    static func oneOf(_ values: [String], _ description: String) -> JSONValue {
+        ["type": "string", "enum": JSONValue(values), "description": .string(description)]
+    }
+    static func array(of item: JSONValue, _ description: String) -> JSONValue {
+        ["type": "array", "items": item, "description": .string(description)]
+    }
+    static func object(_ properties: [String: JSONValue], required: [String] = []) -> JSONValue {
+        ["type": "object", "properties": .object(properties), "required": JSONValue(required)]
+    }
+    /// Any JSON value, described.
+    static func any(_ description: String) -> JSONValue { ["description": .string(description)] }
+    static func nullable(_ type: String, _ description: String) -> JSONValue {
+        ["type": [.string(type), "null"], "description": .string(description)]
+    }
+
+    static let path = string("An absolute path inside the allowed directory, or a Coffer path (files:/…, trash:…).")
+    static let conflict = oneOf(["fail", "keepBoth", "replace"],
+                                "What happens when the name is taken: fail (the default), keepBoth (a new name), or replace.")
+    static let node: JSONValue = object([
+        "path": string("Where it is, written as the request wrote paths."),
+        "name": string("Its name."),
+        "kind": oneOf(["file", "folder", "package"], "What it is."),
+        "size": nullable("integer", "Bytes, for a file."),
+        "modified": string("When it last changed (ISO 8601)."),
+    ], required: ["path", "name", "kind"])
+}
+
+/// A tool's arguments, read with errors that name the argument.
+struct Arguments: Sendable {
+    let values: [String: JSONValue]
+
+    init(_ values: [String: JSONValue]) { self.values = values }
+
+    private func bad(_ name: String, _ expected: String) -> CofferError {
+        CofferError(.invalidArgument, detail: "“\(name)” must be \(expected)")
+    }
+
+    /// A present, non-null value.
+    private func value(_ name: String) -> JSONValue? {
+        guard let value = values[name], value != .null else { return nil }
+        return value
+    }
+
+    func string(_ name: String) throws(CofferError) -> String {
+        guard let value = value(name) else { throw CofferError(.invalidArgument, detail: "“\(name)” is missing") }
+        guard let text = value.string else { throw bad(name, "a string") }
+        return text
+    }
+
+    func optionalString(_ name: String) throws(CofferError) -> String? {
+        guard let value = value(name) else { return nil }
+        guard let text = value.string else { throw bad(name, "a string") }
+        return text
+    }
+
+    func optionalInteger(_ name: String, minimum: Int64 = 0) throws(CofferError) -> Int64? {
+        guard let value = value(name) else { return nil }
+        guard let number = value.integer, number >= minimum else { throw bad(name, "an integer of at least \(minimum)") }
+        return number
+    }
+
+    func bool(_ name: String, default fallback: Bool = false) throws(CofferError) -> Bool {
+        guard let value = value(name) else { return fallback }
+        guard let flag = value.bool else { throw bad(name, "true or false") }
+        return flag
+    }
+
+    func strings(_ name: String) throws(CofferError) -> [String] {
+        guard let value = value(name) else { throw CofferError(.invalidArgument, detail: "“\(name)” is missing") }
+        guard let items = value.array, case let texts = items.compactMap(\.string), texts.count == items.count else {
+            throw bad(name, "an array of strings")
+        }
+        return texts
+    }
+
+    func optionalStrings(_ name: String) throws(CofferError) -> [String] {
+        values[name] == nil || values[name] == .null ? [] : try strings(name)
+    }
+
+    func array(_ name: String) throws(CofferError) -> [JSONValue] {
+        guard let value = value(name) else { throw CofferError(.invalidArgument, detail: "“\(name)” is missing") }
+        guard let items = value.array else { throw bad(name, "an array") }
+        return items
+    }
+
+    /// `conflict`: fail, keepBoth or replace.
+    func conflict(default fallback: ConflictPolicy) throws(CofferError) -> ConflictPolicy {
+        guard let text = try optionalString("conflict") else { return fallback }
+        switch text {
+        case "fail": return .fail
+        case "keepBoth": return .keepBoth
+        case "replace": return .replace
+        default: throw bad("conflict", "fail, keepBoth or replace")
+        }
+    }
+
+    /// One of `choices`.
+    func choice(_ name: String, _ choices: [String], default fallback: String) throws(CofferError) -> String {
+        guard let text = try optionalString(name) else { return fallback }
+        guard choices.contains(text) else { throw bad(name, choices.joined(separator: " or ")) }
+        return text
+    }
+}
+
+/// What a tool may use while it runs.
+struct ToolContext: Sendable {
+    let request: RequestContext
+
+    var session: Session { request.session }
+    var service: FileService { request.service }
+    var language: Language { request.language }
+    var limits: RPCLimits { request.limits }
+    var paths: PathResolver { request.conversation.paths }
+
+    /// The path argument `name`, resolved.
+    func path(_ arguments: Arguments, _ name: String) throws(CofferError) -> (path: VirtualPath, style: PathResolver.Style) {
+        try paths.resolve(try arguments.string(name))
+    }
+
+    func perform<Operation: FileOperation>(
+        _ operation: @autoclosure () throws(CofferError) -> Operation
+    ) async throws(CofferError) -> Operation.Output {
+        try await request.perform(try operation())
+    }
+}
+
+/// What a tool answers: text for the model (the content block), and the same as
+/// `structuredContent`, whose `content` is that text.
+struct ToolOutput: Sendable {
+    var text: String
+    var fields: [String: JSONValue] = [:]
+    /// Blocks after the text (images, audio, embedded resources).
+    var blocks: [JSONValue] = []
+    /// Blocks instead of the text block (`read_media_file` answers with the media alone).
+    var replacesText = false
+
+    var result: [String: JSONValue] {
+        var structured = fields
+        structured["content"] = .string(text)
+        let textBlock: JSONValue = ["type": "text", "text": .string(text)]
+        return ["content": .array(replacesText ? blocks : [textBlock] + blocks), "structuredContent": .object(structured),
+                "isError": false]
+    }
+
+    /// A failure, as a result the model reads: the user message and its hint.
+    static func failure(_ error: CofferError, language: Language) -> [String: JSONValue] {
+        let message = error.userMessage(in: language)
+        let text = message.hint.isEmpty ? message.text : message.text + " " + message.hint
+        return ["content": [["type": "text", "text": .string(text)]], "isError": true]
+    }
+}
+
+/// MIME types for content blocks, from the type registry.
+enum MediaTypes {
+    static func mimeType(of node: FileNode, registry: TypeRegistry) -> String {
+        if let type = registry.type(withIdentifier: node.typeIdentifier), let mime = type.mimeTypes.first { return mime }
+        return registry.conforms(node.typeIdentifier, to: "public.text") ? "text/plain" : "application/octet-stream"
+    }
+}
