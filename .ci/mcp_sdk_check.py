@@ -1,0 +1,145 @@
+#!/usr/bin/env python3
+"""Cross-checks `coffer mcp` with the official MCP Python SDK's client (`mcp` on PyPI).
+
+Connects in both eras the SDK speaks (mode="legacy": the 2025-11-25 initialize handshake;
+mode="auto": server/discover and the stateless 2026-07-28 revision), lists the tools and
+validates every input and output schema with `jsonschema` (Draft 2020-12), then calls each
+tool of the reference filesystem server and checks its effect on disk, and that every
+structuredContent validates against its tool's outputSchema.
+
+Usage: mcp_sdk_check.py PATH-TO-COFFER
+"""
+
+import asyncio
+import os
+import sys
+import tempfile
+
+import jsonschema
+from mcp import Client
+from mcp.client.stdio import StdioServerParameters
+
+REFERENCE_TOOLS = {
+    "read_text_file", "read_file", "read_media_file", "read_multiple_files", "write_file", "edit_file",
+    "create_directory", "list_directory", "list_directory_with_sizes", "directory_tree", "move_file",
+    "search_files", "get_file_info", "list_allowed_directories",
+}
+
+PNG = bytes.fromhex(
+    "89504e470d0a1a0a0000000d4948445200000001000000010806000000"
+    "1f15c4890000000d49444154789c63f8cfc0500f000485018084a98c21"
+    "0000000049454e44ae426082"
+)
+
+
+def check(condition, what):
+    if not condition:
+        raise SystemExit(f"mcp_sdk_check: FAILED: {what}")
+
+
+async def run_era(coffer, mode):
+    container = tempfile.mkdtemp(prefix=f"coffer-mcp-{mode}-")
+    root = os.path.join(container, "Documents", "UserFiles")
+    server = StdioServerParameters(command=coffer, args=["--container", container, "mcp"],
+                                   env={"LANG": "C.UTF-8", "HOME": container})
+    async with Client(server, mode=mode, raise_exceptions=True) as client:
+        version = client.protocol_version
+        check(version == ("2025-11-25" if mode == "legacy" else "2026-07-28"), f"{mode}: negotiated {version}")
+
+        listing = await client.list_tools()
+        tools = {tool.name: tool for tool in listing.tools}
+        check(REFERENCE_TOOLS <= set(tools), f"{mode}: missing tools {REFERENCE_TOOLS - set(tools)}")
+        for tool in tools.values():
+            for schema in (tool.input_schema, tool.output_schema):
+                check(schema is not None, f"{tool.name} has both schemas")
+                jsonschema.Draft202012Validator.check_schema(schema)
+            check(tool.annotations is not None and tool.annotations.open_world_hint is False,
+                  f"{tool.name} annotations")
+
+        async def call(name, arguments, expect_error=False):
+            result = await client.call_tool(name, arguments)
+            check(bool(result.is_error) == expect_error,
+                  f"{mode}: {name}({arguments}) is_error={result.is_error}: {result.content}")
+            if not expect_error:
+                check(result.structured_content is not None, f"{name} has structuredContent")
+                jsonschema.validate(result.structured_content, tools[name].output_schema,
+                                    cls=jsonschema.Draft202012Validator)
+                check(result.structured_content["content"] == result.content[0].text
+                      or name == "read_media_file", f"{name}: text mirrors structuredContent")
+            return result
+
+        def text(result):
+            return result.content[0].text
+
+        # Writes and reads, by absolute paths inside the allowed directory.
+        await call("create_directory", {"path": f"{root}/docs/深层/folder"})
+        check(os.path.isdir(f"{root}/docs/深层/folder"), "create_directory made the folders")
+        await call("write_file", {"path": f"{root}/docs/a.txt", "content": "line 1\nline 2\nline 3\n"})
+        check(open(f"{root}/docs/a.txt").read() == "line 1\nline 2\nline 3\n", "write_file wrote")
+        check(text(await call("read_text_file", {"path": f"{root}/docs/a.txt", "head": 1})) == "line 1\n", "head")
+        check(text(await call("read_text_file", {"path": f"{root}/docs/a.txt", "tail": 1})) == "line 3\n", "tail")
+        check(text(await call("read_file", {"path": f"{root}/docs/a.txt"})).startswith("line 1"), "read_file")
+        multiple = await call("read_multiple_files", {"paths": [f"{root}/docs/a.txt", f"{root}/none.txt"]})
+        check("line 2" in text(multiple) and "none.txt: Error" in text(multiple), "read_multiple_files")
+
+        diff = await call("edit_file", {"path": f"{root}/docs/a.txt", "dryRun": True,
+                                        "edits": [{"oldText": "line 2", "newText": "line two"}]})
+        check("-line 2\n+line two" in text(diff), f"edit_file diff: {text(diff)}")
+        check("line 2" in open(f"{root}/docs/a.txt").read(), "a dry run changes nothing")
+        await call("edit_file", {"path": f"{root}/docs/a.txt", "edits": [{"oldText": "line 2", "newText": "line two"}]})
+        check(open(f"{root}/docs/a.txt").read() == "line 1\nline two\nline 3\n", "edit_file applied")
+        missed = await call("edit_file", {"path": f"{root}/docs/a.txt",
+                                          "edits": [{"oldText": "line 9", "newText": "x"}]}, expect_error=True)
+        check("edit 1 of 1" in text(missed), "edit_file names the edit that missed")
+
+        with open(f"{root}/docs/dot.png", "wb") as png:
+            png.write(PNG)
+        media = await client.call_tool("read_media_file", {"path": f"{root}/docs/dot.png"})
+        check(media.content[0].type == "image" and media.content[0].mime_type == "image/png", "read_media_file")
+
+        listing = text(await call("list_directory", {"path": f"{root}/docs"}))
+        check("[DIR] 深层" in listing and "[FILE] a.txt" in listing, f"list_directory: {listing}")
+        sized = text(await call("list_directory_with_sizes", {"path": f"{root}/docs", "sortBy": "size"}))
+        check("Total: 2 files, 1 directories" in sized, f"list_directory_with_sizes: {sized}")
+        tree = await call("directory_tree", {"path": f"{root}/docs", "excludePatterns": ["*.png"]})
+        names = [entry["name"] for entry in tree.structured_content["tree"]]
+        check(names == ["深层", "a.txt"], f"directory_tree: {names}")
+
+        await call("write_file", {"path": f"{root}/b.txt", "content": "b"})
+        await call("move_file", {"source": f"{root}/docs/a.txt", "destination": f"{root}/b.txt"}, expect_error=True)
+        check(os.path.exists(f"{root}/docs/a.txt") and open(f"{root}/b.txt").read() == "b", "move_file never overwrites")
+        await call("move_file", {"source": f"{root}/docs/a.txt", "destination": f"{root}/moved.txt"})
+        check(os.path.exists(f"{root}/moved.txt") and not os.path.exists(f"{root}/docs/a.txt"), "move_file moved")
+
+        found = text(await call("search_files", {"path": root, "pattern": "*.txt"}))
+        check(set(found.split("\n")) == {f"{root}/b.txt", f"{root}/moved.txt"}, f"search_files: {found}")
+        info = await call("get_file_info", {"path": f"{root}/moved.txt"})
+        check(info.structured_content["isFile"] is True and info.structured_content["size"] == 23, "get_file_info")
+        allowed = text(await call("list_allowed_directories", {}))
+        check(root in allowed, "list_allowed_directories")
+
+        # Coffer's own: soft deletion.
+        trashed = await call("trash_file", {"path": f"{root}/b.txt"})
+        check(not os.path.exists(f"{root}/b.txt"), "trash_file")
+        await call("restore_file", {"trashId": trashed.structured_content["trashId"]})
+        check(open(f"{root}/b.txt").read() == "b", "restore_file")
+
+        # Outside the allowed directory: refused, nothing read.
+        escaped = await call("read_text_file", {"path": f"{root}/../../../etc/passwd"}, expect_error=True)
+        check("root:" not in text(escaped), "no escape")
+
+        templates = await client.list_resource_templates()
+        check(templates.resource_templates[0].uri_template.startswith("file://"), "resource template")
+        contents = await client.read_resource(f"file://{root}/moved.txt")
+        check(contents.contents[0].text.startswith("line 1"), "resources/read")
+    print(f"mcp_sdk_check: {mode} ({version}): {len(tools)} tools, all schemas valid, every reference tool checked")
+
+
+async def main():
+    coffer = os.path.abspath(sys.argv[1])
+    for mode in ("legacy", "auto"):
+        await run_era(coffer, mode)
+
+
+if __name__ == "__main__":
+    asyncio.run(main())
