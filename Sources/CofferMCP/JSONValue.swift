@@ -1,4 +1,5 @@
 import CofferCore
+import CofferRPC
 import Foundation
 
 /// Any JSON value: tool arguments as the client sent them, and the schemas, results and
@@ -33,28 +34,59 @@ public enum JSONValue: Sendable, Hashable {
 
     /// JSON text, keys sorted.
     public var jsonText: String {
-        let data = (try? JSONEncoder.sorted.encode(self)) ?? Data("null".utf8)
-        return String(decoding: data, as: UTF8.self)
+        var bytes: [UInt8] = []
+        writeJSON(into: &bytes)
+        return String(decoding: bytes, as: UTF8.self)
     }
 
-    /// The same text, indented by two spaces (as the official server shows `directory_tree`).
+    /// The same text, indented (as the reference server shows `directory_tree`).
     public var prettyText: String {
         let encoder = JSONEncoder()
         encoder.outputFormatting = [.prettyPrinted, .sortedKeys, .withoutEscapingSlashes]
         let data = (try? encoder.encode(self)) ?? Data("null".utf8)
-        // Foundation indents by two spaces already on Linux; keep it as it comes.
         return String(decoding: data, as: UTF8.self)
+    }
+}
+
+/// Written by itself, keys sorted: results go out on every call, and the encoder's generic
+/// machinery costs more than the work behind most of them.
+extension JSONValue: JSONWritable {
+    public func writeJSON(into bytes: inout [UInt8]) {
+        switch self {
+        case .null: bytes.append(contentsOf: "null".utf8)
+        case .bool(let value): bytes.append(contentsOf: (value ? "true" : "false").utf8)
+        case .integer(let value): bytes.append(contentsOf: String(value).utf8)
+        case .number(let value): bytes.append(contentsOf: (value.isFinite ? "\(value)" : "null").utf8)
+        case .string(let text): JSONText.appendQuoted(text, to: &bytes)
+        case .array(let items):
+            bytes.append(UInt8(ascii: "["))
+            for (index, item) in items.enumerated() {
+                if index > 0 { bytes.append(UInt8(ascii: ",")) }
+                item.writeJSON(into: &bytes)
+            }
+            bytes.append(UInt8(ascii: "]"))
+        case .object(let members):
+            bytes.append(UInt8(ascii: "{"))
+            for (index, key) in members.keys.sorted().enumerated() {
+                if index > 0 { bytes.append(UInt8(ascii: ",")) }
+                JSONText.appendQuoted(key, to: &bytes)
+                bytes.append(UInt8(ascii: ":"))
+                members[key]!.writeJSON(into: &bytes)
+            }
+            bytes.append(UInt8(ascii: "}"))
+        }
     }
 }
 
 extension JSONValue: Codable {
     public init(from decoder: any Decoder) throws {
+        // The likeliest first: a failed attempt costs an error.
         let container = try decoder.singleValueContainer()
         if container.decodeNil() { self = .null; return }
+        if let value = try? container.decode(String.self) { self = .string(value); return }
         if let value = try? container.decode(Bool.self) { self = .bool(value); return }
         if let value = try? container.decode(Int64.self) { self = .integer(value); return }
         if let value = try? container.decode(Double.self) { self = .number(value); return }
-        if let value = try? container.decode(String.self) { self = .string(value); return }
         if let value = try? container.decode([JSONValue].self) { self = .array(value); return }
         self = .object(try container.decode([String: JSONValue].self))
     }
@@ -92,15 +124,4 @@ extension JSONValue {
     public init(_ value: Bool) { self = .bool(value) }
     public init(_ date: Date) { self = .string(Timestamp.iso8601(date)) }
     public init(_ texts: [String]) { self = .array(texts.map(JSONValue.string)) }
-
-    /// The value, or `null`.
-    public init<T>(optional value: T?, _ make: (T) -> JSONValue) { self = value.map(make) ?? .null }
-}
-
-extension JSONEncoder {
-    static let sorted: JSONEncoder = {
-        let encoder = JSONEncoder()
-        encoder.outputFormatting = [.sortedKeys, .withoutEscapingSlashes]
-        return encoder
-    }()
 }

@@ -61,6 +61,10 @@ struct MCPResult: Encodable, Sendable {
     func encode(to encoder: any Encoder) throws { try JSONValue.object(body).encode(to: encoder) }
 }
 
+extension MCPResult: JSONWritable {
+    func writeJSON(into bytes: inout [UInt8]) { JSONValue.object(body).writeJSON(into: &bytes) }
+}
+
 /// What every request's params may carry.
 struct MetaOnly: Decodable, Sendable {
     var _meta: RequestMeta?
@@ -163,24 +167,41 @@ struct ToolsCall: RPCMethod {
     }
 
     static func run(_ params: Params, _ context: RequestContext) async throws -> MCPResult {
+        let (era, tool) = try prepare(params)
+        do throws(CofferError) {
+            let output = try await tool.call(try arguments(params), ToolContext(request: context))
+            return MCPResult(output.result, era: era, server: context.server)
+        } catch {
+            // A cancelled call is not answered at all (the dialect drops it).
+            if error.kind == .cancelled { throw error }
+            return MCPResult(ToolOutput.failure(error, language: context.language), era: era, server: context.server)
+        }
+    }
+
+    private static func prepare(_ params: Params) throws(RPCError) -> (Era, any MCPTool.Type) {
         let era = try Era(params._meta)
         guard let tool = Toolbox.named[params.name] else {
             throw RPCError(code: RPCError.invalidParams, message: "Unknown tool: \(params.name)")
         }
-        let arguments = Arguments(params.arguments?.object ?? [:])
-        let toolContext = ToolContext(request: context)
-        do {
-            if params.arguments != nil, params.arguments?.object == nil {
-                throw CofferError(.invalidArgument, detail: "“arguments” must be an object")
-            }
-            let output = try await tool.call(arguments, toolContext)
-            return MCPResult(output.result, era: era, server: context.server)
-        } catch let error as CofferError {
-            if error.kind == .cancelled { throw error }
-            return MCPResult(ToolOutput.failure(error, language: context.language), era: era, server: context.server)
-        } catch is CancellationError {
-            throw CofferError(.cancelled)
+        return (era, tool)
+    }
+
+    private static func arguments(_ params: Params) throws(CofferError) -> Arguments {
+        if params.arguments != nil, params.arguments?.object == nil {
+            throw CofferError(.invalidArgument, detail: "“arguments” must be an object")
         }
+        return Arguments(params.arguments?.object ?? [:])
+    }
+}
+
+extension ToolsCall: ImmediateRPCMethod {
+    /// A tool that can answer at once does (`get_file_info` of a local file): no task, no
+    /// thread woken; a failure is left to ``run(_:_:)``, which words it.
+    static func runImmediately(_ params: Params, _ context: RequestContext) throws -> MCPResult? {
+        let (era, tool) = try prepare(params)
+        guard let arguments = try? arguments(params),
+              let output = try? tool.callImmediately(arguments, ToolContext(request: context)) else { return nil }
+        return MCPResult(output.result, era: era, server: context.server)
     }
 }
 

@@ -17,10 +17,17 @@ protocol MCPTool: Sendable {
     static var annotations: Annotations { get }
 
     static func call(_ arguments: Arguments, _ context: ToolContext) async throws(CofferError) -> ToolOutput
+
+    /// The answer at once, on the thread that read the request, when the storage can give it
+    /// without waiting (``ImmediateOperation``); `nil` to run ``call(_:_:)`` as a task. Only
+    /// for reads of metadata: the connection reads nothing else meanwhile.
+    static func callImmediately(_ arguments: Arguments, _ context: ToolContext) throws(CofferError) -> ToolOutput?
 }
 
 extension MCPTool {
     static var output: [String: JSONValue] { [:] }
+
+    static func callImmediately(_ arguments: Arguments, _ context: ToolContext) throws(CofferError) -> ToolOutput? { nil }
 
     /// The tool as `tools/list` shows it.
     static var listing: JSONValue {
@@ -90,9 +97,6 @@ enum Schema {
     }
     /// Any JSON value, described.
     static func any(_ description: String) -> JSONValue { ["description": .string(description)] }
-    static func nullable(_ type: String, _ description: String) -> JSONValue {
-        ["type": [.string(type), "null"], "description": .string(description)]
-    }
 
     static let path = string("An absolute path inside the allowed directory, or a Coffer path (files:/…, trash:…).")
     static let conflict = oneOf(["fail", "keepBoth", "replace"],
@@ -101,7 +105,7 @@ enum Schema {
         "path": string("Where it is, written as the request wrote paths."),
         "name": string("Its name."),
         "kind": oneOf(["file", "folder", "package"], "What it is."),
-        "size": nullable("integer", "Bytes, for a file."),
+        "size": integer("Bytes, for a file (left out for anything else)."),
         "modified": string("When it last changed (ISO 8601)."),
     ], required: ["path", "name", "kind"])
 }

@@ -280,7 +280,7 @@ struct GetFileInfo: MCPTool {
     static let input = Schema.Object(["path": Schema.path], required: ["path"])
     static let output: [String: JSONValue] = [
         "size": Schema.integer("Bytes (0 for a folder)."),
-        "created": Schema.nullable("string", "When it was made (ISO 8601), where the storage knows."),
+        "created": Schema.string("When it was made (ISO 8601), where the storage knows."),
         "modified": Schema.string("When it last changed (ISO 8601)."),
         "isDirectory": Schema.boolean("Whether it is a folder."),
         "isFile": Schema.boolean("Whether it is a plain file."),
@@ -288,24 +288,33 @@ struct GetFileInfo: MCPTool {
         "type": Schema.string("Its uniform type identifier (public.plain-text)."),
         "mimeType": Schema.string("Its MIME type."),
         "hidden": Schema.boolean("Whether listings hide it."),
-        "special": Schema.nullable("string", "symbolicLink, fifo, socket or device, for such items."),
-        "linkTarget": Schema.nullable("string", "Where a link points, as written."),
+        "special": Schema.string("symbolicLink, fifo, socket or device, for such items."),
+        "linkTarget": Schema.string("Where a link points, as written."),
     ]
     static let annotations = Annotations.reads
 
     static func call(_ arguments: Arguments, _ context: ToolContext) async throws(CofferError) -> ToolOutput {
-        let path = try context.path(arguments, "path").path
-        let node = try await context.perform(StatItem(path))
+        output(try await context.perform(StatItem(try context.path(arguments, "path").path)), context)
+    }
+
+    static func callImmediately(_ arguments: Arguments, _ context: ToolContext) throws(CofferError) -> ToolOutput? {
+        try context.session.performImmediately(StatItem(try context.path(arguments, "path").path)).map { output($0, context) }
+    }
+
+    private static func output(_ node: FileNode, _ context: ToolContext) -> ToolOutput {
         let isFolder = node.kind != .file
         let mime = isFolder ? "inode/directory" : MediaTypes.mimeType(of: node, registry: context.service.registry)
+        // What the storage does not know is left out rather than null: a client checks every
+        // field it gets against the output schema, on every call.
         var fields: [String: JSONValue] = [
-            "size": .integer(node.contentSize ?? 0), "created": JSONValue(optional: node.creationDate, JSONValue.init),
+            "size": .integer(node.contentSize ?? 0),
             "modified": JSONValue(node.modificationDate), "isDirectory": .bool(isFolder),
             "isFile": .bool(!isFolder && node.special == nil), "kind": .string(node.kind.rawValue),
             "type": .string(node.typeIdentifier), "mimeType": .string(mime), "hidden": .bool(node.isHidden),
         ]
-        fields["special"] = node.special.map { .string($0.rawValue) } ?? .null
-        fields["linkTarget"] = node.linkTarget.map(JSONValue.string) ?? .null
+        if let created = node.creationDate { fields["created"] = JSONValue(created) }
+        if let special = node.special { fields["special"] = .string(special.rawValue) }
+        if let target = node.linkTarget { fields["linkTarget"] = .string(target) }
         let order = ["size", "created", "modified", "isDirectory", "isFile", "kind", "type", "mimeType", "hidden", "special",
                      "linkTarget"]
         let lines = order.compactMap { key -> String? in

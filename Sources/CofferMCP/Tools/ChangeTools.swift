@@ -8,7 +8,7 @@ func nodeJSON(_ node: FileNode, _ style: PathResolver.Style, _ paths: PathResolv
         "path": .string(paths.display(node.path, style)), "name": .string(node.name), "kind": .string(node.kind.rawValue),
         "modified": JSONValue(node.modificationDate),
     ]
-    object["size"] = node.contentSize.map(JSONValue.integer) ?? .null
+    if let size = node.contentSize { object["size"] = .integer(size) }
     return .object(object)
 }
 
@@ -155,9 +155,9 @@ struct ListTrashTool: MCPTool {
         "items": Schema.array(of: Schema.object([
             "trashId": Schema.string("Its id, for restore_file."),
             "originalPath": Schema.string("Where it was."),
-            "deletedAt": Schema.nullable("string", "When it was trashed (ISO 8601)."),
+            "deletedAt": Schema.string("When it was trashed (ISO 8601), when known."),
             "kind": Schema.string("file, folder or package."),
-            "size": Schema.nullable("integer", "Bytes, for a file."),
+            "size": Schema.integer("Bytes, for a file."),
         ], required: ["trashId", "originalPath", "kind"]), "The items, oldest first."),
     ]
     static let annotations = Annotations.reads
@@ -165,9 +165,11 @@ struct ListTrashTool: MCPTool {
     static func call(_ arguments: Arguments, _ context: ToolContext) async throws(CofferError) -> ToolOutput {
         let listing = try await context.perform(ListTrash())
         let items: [JSONValue] = listing.items.map { item in
-            ["trashId": .string(item.id), "originalPath": .string(context.paths.display(item.originalPath, .host)),
-             "deletedAt": JSONValue(optional: item.deletionDate, JSONValue.init), "kind": .string(item.node.kind.rawValue),
-             "size": JSONValue(optional: item.size, JSONValue.integer)]
+            var entry: [String: JSONValue] = ["trashId": .string(item.id), "kind": .string(item.node.kind.rawValue),
+                                              "originalPath": .string(context.paths.display(item.originalPath, .host))]
+            if let date = item.deletionDate { entry["deletedAt"] = JSONValue(date) }
+            if let size = item.size { entry["size"] = .integer(size) }
+            return .object(entry)
         }
         let lines = listing.items.map { item in
             "\(item.id)\t\(item.deletionDate.map(Timestamp.iso8601) ?? "-")\t\(context.paths.display(item.originalPath, .host))"
@@ -215,7 +217,7 @@ struct ImportFiles: MCPTool {
         "results": Schema.array(of: Schema.object([
             "hostPath": Schema.string("The host path as given."),
             "imported": Schema.any("Where it went, when it was copied in."),
-            "error": Schema.nullable("string", "Why it was not."),
+            "error": Schema.string("Why it was not."),
         ], required: ["hostPath"]), "One result per host path."),
     ]
     static let annotations = Annotations(readOnly: false, destructive: true, idempotent: false)

@@ -181,8 +181,8 @@ struct ReadMultipleFiles: MCPTool {
     static let output: [String: JSONValue] = [
         "files": Schema.array(of: Schema.object([
             "path": Schema.string("The path as given."),
-            "content": Schema.nullable("string", "The text, when it could be read."),
-            "error": Schema.nullable("string", "Why it could not be read."),
+            "content": Schema.string("The text, when it could be read."),
+            "error": Schema.string("Why it could not be read."),
         ], required: ["path"]), "One entry per path, in order."),
     ]
     static let annotations = Annotations.reads

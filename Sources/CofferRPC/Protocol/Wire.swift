@@ -74,13 +74,20 @@ extension JSONEncoder {
 
 /// A result that writes its own JSON: the same bytes `JSONEncoder.rpc` writes (keys sorted,
 /// slashes unescaped), for the answers sent most often, where the encoder's generic
-/// machinery cost more than the work behind the answer.
-protocol JSONWritable {
+/// machinery cost more than the work behind the answer. Another front end's results may
+/// write themselves too (MCP's), with ``JSONText`` for their strings.
+public protocol JSONWritable {
     func writeJSON(into bytes: inout [UInt8])
 }
 
+/// JSON text, for results that write themselves.
+public enum JSONText {
+    /// `text` as a JSON string, escaped as `JSONEncoder.rpc` escapes it.
+    public static func appendQuoted(_ text: String, to bytes: inout [UInt8]) { JSONObjectWriter.quoted(text, into: &bytes) }
+}
+
 extension NodeResult: JSONWritable {
-    func writeJSON(into bytes: inout [UInt8]) {
+    public func writeJSON(into bytes: inout [UInt8]) {
         var object = JSONObjectWriter(into: bytes)
         if let created { object.date("created", created) }
         object.bool("excludedFromBackup", excludedFromBackup)

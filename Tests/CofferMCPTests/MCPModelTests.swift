@@ -1,0 +1,135 @@
+import CofferCore
+@testable import CofferMCP
+import CofferRPC
+import CofferTestSupport
+import Foundation
+import Testing
+
+@Suite struct PathResolverTests {
+    let paths = PathResolver(filesRoot: "/srv/box/Documents/UserFiles", home: "/srv/box/Documents/UserFiles/me")
+
+    @Test func hostPathsInsideTheRootAreFilesPaths() throws {
+        #expect(try paths.resolve("/srv/box/Documents/UserFiles").path == .root())
+        #expect(try paths.resolve("/srv/box/Documents/UserFiles/").path == .root())
+        let inside = try paths.resolve("/srv/box/Documents/UserFiles/a/./b/../c.txt")
+        #expect(inside.path.description == "files:/a/c.txt" && inside.style == .host)
+        #expect(try paths.resolve("~/notes.md").path.description == "files:/me/notes.md")
+        #expect(paths.display(inside.path, .host) == "/srv/box/Documents/UserFiles/a/c.txt")
+    }
+
+    @Test func virtualAndRelativePathsAreCoffers() throws {
+        let virtual = try paths.resolve("trash:/files")
+        #expect(virtual.path.mount == "trash" && virtual.style == .virtual)
+        #expect(paths.display(virtual.path, .host) == "trash:/files")  // no host path to show
+        #expect(try paths.resolve("docs/a.txt").path.description == "files:/docs/a.txt")
+    }
+
+    @Test(arguments: [
+        "/srv/box/Documents/UserFiles-evil/x",      // a sibling sharing the prefix
+        "/srv/box/Documents/UserFiles/../Trash/x",  // out by ..
+        "/srv/box/Documents/UserFiles/a/../../x",
+        "/etc/passwd",
+        "files:/../x",
+    ])
+    func pathsOutsideAreRefused(_ text: String) {
+        #expect(throws: CofferError.self) { try paths.resolve(text) }
+        do { _ = try paths.resolve(text) } catch { #expect(error.kind == .outsideSandbox) }
+    }
+
+    @Test func nulAndEmptyPathsAreBadArguments() {
+        #expect((try? paths.resolve("")) == nil)
+        do { _ = try paths.resolve("a\u{0}b") } catch { #expect(error.kind == .invalidName) }
+    }
+}
+
+@Suite struct TextEditingTests {
+    @Test func anExactMatchReplacesTheFirstOccurrence() throws {
+        #expect(try TextEditing.apply([TextEdit(oldText: "b", newText: "B")], to: "a b c b") == "a B c b")
+    }
+
+    @Test func linesMatchIgnoringTheirIndentationAndKeepTheFiles() throws {
+        let file = "struct A {\n        var x = 1\n        var y = 2\n}\n"
+        let edit = TextEdit(oldText: "var x = 1\n  var y = 2", newText: "var x = 10\n  var y = 20\n  var z = 30")
+        #expect(try TextEditing.apply([edit], to: file) == "struct A {\n        var x = 10\n        var y = 20\n        var z = 30\n}\n")
+    }
+
+    @Test func crlfIsComparedAsLF() throws {
+        #expect(try TextEditing.apply([TextEdit(oldText: "a\r\nb", newText: "x")], to: "a\nb\nc") == "x\nc")
+    }
+
+    @Test func aMissNamesTheEditAndTheClosestLines() {
+        let file = (1...50).map { "line number \($0)" }.joined(separator: "\n")
+        do {
+            _ = try TextEditing.apply([TextEdit(oldText: "line number 1", newText: "one"),
+                                       TextEdit(oldText: "line numbr 42\nline number 43", newText: "x")], to: file)
+            Issue.record("the second edit matches nothing")
+        } catch {
+            #expect(error.index == 2 && error.count == 2)
+            #expect(error.closest?.line == 42)
+            #expect(error.closest?.text == "line number 42\nline number 43")
+        }
+    }
+}
+
+@Suite struct UnifiedDiffTests {
+    @Test func aChangedLineIsADeletionThenAnInsertionWithContext() {
+        let old = (1...20).map(String.init).joined(separator: "\n")
+        let new = old.replacingOccurrences(of: "\n10\n", with: "\nten\n")
+        let diff = UnifiedDiff.make(from: old, to: new, name: "f")
+        #expect(diff == "--- f\toriginal\n+++ f\tmodified\n@@ -7,7 +7,7 @@\n 7\n 8\n 9\n-10\n+ten\n 11\n 12\n 13\n")
+    }
+
+    @Test func distantChangesAreSeparateHunks() {
+        let old = (1...40).map(String.init).joined(separator: "\n")
+        let new = old.replacingOccurrences(of: "\n5\n", with: "\nfive\n").replacingOccurrences(of: "\n35\n", with: "\n")
+        let diff = UnifiedDiff.make(from: old, to: new, name: "f")
+        #expect(diff.components(separatedBy: "\n@@ ").count == 3, "\(diff)")
+        #expect(diff.contains("@@ -32,7 +32,6 @@\n 32\n 33\n 34\n-35\n 36\n"))
+    }
+
+    @Test func noChangeIsNoHunk() {
+        #expect(UnifiedDiff.make(from: "a\nb", to: "a\nb", name: "f") == "--- f\toriginal\n+++ f\tmodified\n")
+    }
+}
+
+@Suite struct EraTests {
+    @Test func aRequestSaysItsEra() throws {
+        #expect(try Era(nil) == .handshake)
+        #expect(try Era(RequestMeta(protocolVersion: "2026-07-28")) == .stateless)
+        #expect(try Era(RequestMeta(protocolVersion: "2025-06-18")) == .handshake)
+        do {
+            _ = try Era(RequestMeta(protocolVersion: "2030-01-01"))
+            Issue.record("an unknown revision is refused")
+        } catch {
+            #expect(error.code == -32022)
+            #expect(error.data?["requested"] as? String == "2030-01-01")
+        }
+    }
+
+    @Test func resultsOfTheStatelessEraCarryItsFields() {
+        let server = ServerInfo(name: "coffer", version: "1")
+        let stateless = MCPResult(["tools": []], era: .stateless, server: server, cacheable: true)
+        #expect(stateless.body["resultType"] == "complete" && stateless.body["ttlMs"] != nil && stateless.body["cacheScope"] == "private")
+        let legacy = MCPResult(["tools": []], era: .handshake, server: server, cacheable: true)
+        #expect(legacy.body.keys.sorted() == ["tools"])
+    }
+
+    @Test func jsonIsWrittenWithSortedKeysAndEscapes() {
+        let value: JSONValue = ["b": "line\n\"quoted\"", "a": [1, true, .null, .number(1.5)], "中": "文"]
+        #expect(value.jsonText == #"{"a":[1,true,null,1.5],"b":"line\n\"quoted\"","中":"文"}"#)
+        let decoded = try? JSONDecoder().decode(JSONValue.self, from: Data(value.jsonText.utf8))
+        #expect(decoded == value)
+    }
+}
+
+@Suite struct GlobTests {
+    @Test func patternsMatchTheRelativePathOrTheName() {
+        let swift = Globs(patterns: ["*.swift"])
+        #expect(swift.matches(relative: "src/deep/a.swift", name: "a.swift"))
+        #expect(!swift.matches(relative: "src/a.swiftx", name: "a.swiftx"))
+        let docs = Globs(patterns: ["docs/*.md"])
+        #expect(docs.matches(relative: "docs/a.md", name: "a.md"))
+        #expect(!docs.matches(relative: "other/a.md", name: "a.md"))
+        #expect(Globs(patterns: ["node_modules"]).matches(relative: "a/node_modules", name: "node_modules"))
+    }
+}
