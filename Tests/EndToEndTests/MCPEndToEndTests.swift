@@ -1,5 +1,6 @@
 import CofferTestSupport
 import Foundation
+import Synchronization
 import Testing
 
 /// `coffer mcp` over pipes, as an MCP client drives it: both protocol eras, every tool of
@@ -459,25 +460,29 @@ import Testing
         directory.make([user("box/file.txt"): "inside", "outside/file.txt": "OUTSIDE"])
         let mcp = try await server()
         let box = directory.url(user("box")), parked = directory.url(user("parked")), outside = directory.url("outside")
-        let swapping = Task.detached {
+        // On a thread of its own (not one of the test pool's few), until the requests are done.
+        let stop = Mutex(false), stopped = DispatchSemaphore(value: 0)
+        Thread {
             var linked = false
-            for _ in 0..<400 {
+            while !stop.withLock({ $0 }) {
                 if linked {
                     unlink(box); rename(parked, box)
                 } else {
                     rename(box, parked); symlink(outside, box)
                 }
                 linked.toggle()
-                usleep(500)
+                usleep(300)
             }
             if linked { unlink(box); rename(parked, box) }
-        }
+            stopped.signal()
+        }.start()
         for index in 0..<150 {
             let read = try await tool(mcp, "read_text_file", ["path": root + "/box/file.txt"])
             #expect(!text(read).contains("OUTSIDE"))
             _ = try await tool(mcp, "write_file", ["path": root + "/box/w\(index).txt", "content": "w"])
         }
-        await swapping.value
+        stop.withLock { $0 = true }
+        try await offPool { stopped.wait() }
         #expect(directory.names("outside") == ["file.txt"])
     }
 }
