@@ -5,7 +5,7 @@ SDK that answers without touching the disk (Benchmarks/mcp_ceiling_server.py, it
 the same shape as Coffer's), and beside the bare ceiling, a server without the SDK that only
 writes a constant line (what is left is the client's own cost).
 
-Usage: mcp_bench.py COFFER_BINARY WORK_DIR [--calls N] [--rounds N]
+Usage: mcp_bench.py COFFER_BINARY WORK_DIR [--quick] [--calls N] [--rounds N]
 
 Run with a Python that has the SDK (`pip install mcp==2.3.0`). Both servers are driven by the
 same client code, in turn within each round, in both eras the SDK speaks (mode="legacy": the
@@ -35,8 +35,9 @@ async def rate(server, path, calls, mode):
 
 async def main():
     coffer, work = os.path.abspath(sys.argv[1]), os.path.abspath(sys.argv[2])
-    calls = int(sys.argv[sys.argv.index("--calls") + 1]) if "--calls" in sys.argv else 2000
-    rounds = int(sys.argv[sys.argv.index("--rounds") + 1]) if "--rounds" in sys.argv else 5
+    quick = "--quick" in sys.argv
+    calls = int(sys.argv[sys.argv.index("--calls") + 1]) if "--calls" in sys.argv else 500 if quick else 2000
+    rounds = int(sys.argv[sys.argv.index("--rounds") + 1]) if "--rounds" in sys.argv else 3 if quick else 5
     container = os.path.join(work, "mcp-container")
     root = os.path.join(container, "Documents", "UserFiles")
     os.makedirs(root, exist_ok=True)

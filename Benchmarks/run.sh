@@ -22,3 +22,12 @@ python3 Benchmarks/rpc.py .build/release/coffer "$work" "$@"
 echo
 echo "== name search (Benchmarks/search.py) =="
 python3 Benchmarks/search.py .build/release/coffer "$work" "$@"
+echo
+echo "== MCP tool calls through the official SDK's client (Benchmarks/mcp_bench.py) =="
+# Needs the MCP Python SDK: .ci/run installs it in .ci/venv; COFFER_MCP_PYTHON names another Python.
+mcp_python="${COFFER_MCP_PYTHON:-.ci/venv/bin/python}"
+if [ -x "$mcp_python" ] && "$mcp_python" -c 'import mcp' 2>/dev/null; then
+    "$mcp_python" Benchmarks/mcp_bench.py .build/release/coffer "$work" "$@"
+else
+    echo "skipped: no Python with the mcp package (pip install mcp==2.3.0, or set COFFER_MCP_PYTHON)"
+fi

@@ -61,7 +61,8 @@ struct Envelope: Decodable {
         var cancelIDParam: String
         var tokenPlace: ProgressTokenPlace
         /// The quoted member name whose presence in params sends a message to the decoder:
-        /// `"workDoneToken"`, or `"_meta"` where the token is inside it.
+        /// `"workDoneToken"`, or `"progressToken"` where the token is inside `_meta` (a
+        /// `_meta` without one, as every 2026-07-28 MCP request has, stays on the quick path).
         var tokenMember: [UInt8]
 
         init(_ dialect: any RPCDialect) {
@@ -69,7 +70,7 @@ struct Envelope: Decodable {
             tokenPlace = dialect.progressTokenPlace
             let name = switch tokenPlace {
             case .param(let name): name
-            case .meta: "_meta"
+            case .meta: "progressToken"
             }
             tokenMember = Array("\"\(name)\"".utf8)
         }
