@@ -57,7 +57,8 @@ let package = Package(
         // The JSON-RPC 2.0 front end (`coffer rpc`).
         .target(name: "CofferRPC", dependencies: ["CofferCore", "CofferRuntime", "FileService", "CCofferSystem"]),
         // The Model Context Protocol front end (`coffer mcp`): a dialect and methods over CofferRPC's connection.
-        .target(name: "CofferMCP", dependencies: ["CofferCore", "CofferRPC", "FileService"]),
+        .target(name: "CofferMCP", dependencies: ["CofferCore", "CofferRPC", "FileService"],
+                resources: [.embedInCode("tools.json")]),
         // `coffer`'s command line and front ends, for any application that adds its own mounts.
         .target(
             name: "CofferApp",

@@ -49,7 +49,9 @@ struct MCPResult: Encodable, Sendable {
         self.body = body
         guard era == .stateless else { return }
         self.body["resultType"] = "complete"
-        self.body["_meta"] = ["io.modelcontextprotocol/serverInfo": ["name": .string(server.name), "version": .string(server.version)]]
+        var meta = body["_meta"]?.object ?? [:]
+        meta["io.modelcontextprotocol/serverInfo"] = ["name": .string(server.name), "version": .string(server.version)]
+        self.body["_meta"] = .object(meta)
         if cacheable {
             // Coffer's tools and templates do not change while it runs; files do, so reads
             // are not to be cached.
@@ -65,9 +67,60 @@ extension MCPResult: JSONWritable {
     func writeJSON(into bytes: inout [UInt8]) { JSONValue.object(body).writeJSON(into: &bytes) }
 }
 
-/// What every request's params may carry.
-struct MetaOnly: Decodable, Sendable {
-    var _meta: RequestMeta?
+/// One MCP request type: its own params (`_meta` is read beside them), its answer, and
+/// whether a client may cache it. ``Served`` makes it an ``RPCMethod`` of the connection,
+/// deciding the era — once, for every method — and shaping the result for it.
+protocol MCPMethod: Sendable {
+    associatedtype Params: Decodable & Sendable = NoParams
+    static var name: String { get }
+    /// A list or a read that 2026-07-28 lets clients cache (`ttlMs`, `cacheScope`).
+    static var cacheable: Bool { get }
+    /// The era the answer is in: the request's own, unless the method has one of its own.
+    static func era(of meta: RequestMeta?) throws(RPCError) -> Era
+
+    static func answer(_ params: Params, in era: Era, _ context: RequestContext) async throws -> [String: JSONValue]
+}
+
+extension MCPMethod {
+    static var cacheable: Bool { false }
+    static func era(of meta: RequestMeta?) throws(RPCError) -> Era { try Era(meta) }
+}
+
+/// An MCP method that can often be answered on the thread that read the request.
+protocol ImmediateMCPMethod: MCPMethod {
+    static func answerImmediately(_ params: Params, in era: Era, _ context: RequestContext) throws -> [String: JSONValue]?
+}
+
+/// An ``MCPMethod`` as the connection runs it.
+struct Served<Method: MCPMethod>: RPCMethod {
+    struct Params: Decodable, Sendable {
+        var meta: RequestMeta?
+        var own: Method.Params
+
+        private enum Keys: String, CodingKey { case _meta }
+
+        init(from decoder: any Decoder) throws {
+            own = try Method.Params(from: decoder)
+            meta = try decoder.container(keyedBy: Keys.self).decodeIfPresent(RequestMeta.self, forKey: ._meta)
+        }
+    }
+
+    static var name: String { Method.name }
+
+    static func run(_ params: Params, _ context: RequestContext) async throws -> MCPResult {
+        let era = try Method.era(of: params.meta)
+        return MCPResult(try await Method.answer(params.own, in: era, context), era: era, server: context.server,
+                         cacheable: Method.cacheable)
+    }
+}
+
+extension Served: ImmediateRPCMethod where Method: ImmediateMCPMethod {
+    static func runImmediately(_ params: Params, _ context: RequestContext) throws -> MCPResult? {
+        let era = try Method.era(of: params.meta)
+        return try Method.answerImmediately(params.own, in: era, context).map {
+            MCPResult($0, era: era, server: context.server, cacheable: Method.cacheable)
+        }
+    }
 }
 
 extension RequestContext {
@@ -92,98 +145,95 @@ func capabilities() -> JSONValue {
 
 /// `initialize` (2025-11-25 and earlier): the revision asked for when Coffer speaks it,
 /// else the latest of that era.
-struct MCPInitialize: RPCMethod {
+struct MCPInitialize: MCPMethod {
     static let name = "initialize"
 
     struct Params: Decodable, Sendable {
         var protocolVersion: String?
         var capabilities: JSONValue?
-        var clientInfo: JSONValue?
     }
 
-    static func run(_ params: Params, _ context: RequestContext) async throws -> MCPResult {
+    static func era(of meta: RequestMeta?) -> Era { .handshake }
+
+    static func answer(_ params: Params, in era: Era, _ context: RequestContext) async throws -> [String: JSONValue] {
         let asked = params.protocolVersion ?? ""
-        let version = Revision.handshake.contains(asked) ? asked : Revision.handshake.last!
         context.conversation.clientInitialized(capabilities: params.capabilities)
-        return MCPResult([
-            "protocolVersion": .string(version),
+        return [
+            "protocolVersion": .string(Revision.handshake.contains(asked) ? asked : Revision.handshake.last!),
             "capabilities": capabilities(),
             "serverInfo": ["name": .string(context.server.name), "title": "Coffer", "version": .string(context.server.version)],
             "instructions": .string(serverInstructions),
             "_meta": ["dev.coffer/maxMessageBytes": .integer(Int64(context.limits.maxMessageBytes)),
                       "dev.coffer/maxInlineBytes": .integer(Int64(context.limits.maxInlineBytes))],
-        ], era: .handshake, server: context.server)
-    }
-}
-
-/// `server/discover` (2026-07-28): every revision Coffer speaks, in either era.
-struct ServerDiscover: RPCMethod {
-    static let name = "server/discover"
-
-    static func run(_ params: MetaOnly, _ context: RequestContext) async throws -> MCPResult {
-        // A discover is answered whatever revision it names: it is how a client finds one.
-        let era = (try? Era(params._meta)) ?? .stateless
-        var result = MCPResult([
-            "supportedVersions": JSONValue(Revision.all),
-            "capabilities": capabilities(),
-            "instructions": .string(serverInstructions),
-        ], era: .stateless, server: context.server, cacheable: true)
-        if era == .handshake { result.body["resultType"] = "complete" }
-        result.body["_meta"] = [
-            "io.modelcontextprotocol/serverInfo": ["name": .string(context.server.name), "version": .string(context.server.version)],
-            "dev.coffer/maxMessageBytes": .integer(Int64(context.limits.maxMessageBytes)),
         ]
-        return result
     }
 }
 
-struct MCPPing: RPCMethod {
+/// `server/discover` (2026-07-28): every revision Coffer speaks. Answered in the stateless
+/// revision whatever the request names: it is how a client finds one.
+struct ServerDiscover: MCPMethod {
+    static let name = "server/discover"
+    static let cacheable = true
+
+    static func era(of meta: RequestMeta?) -> Era { .stateless }
+
+    static func answer(_ params: NoParams, in era: Era, _ context: RequestContext) async throws -> [String: JSONValue] {
+        ["supportedVersions": JSONValue(Revision.all), "capabilities": capabilities(), "instructions": .string(serverInstructions),
+         "_meta": ["dev.coffer/maxMessageBytes": .integer(Int64(context.limits.maxMessageBytes))]]
+    }
+}
+
+struct MCPPing: MCPMethod {
     static let name = "ping"
 
-    static func run(_ params: MetaOnly, _ context: RequestContext) async throws -> MCPResult {
-        MCPResult([:], era: try Era(params._meta), server: context.server)
-    }
+    static func answer(_ params: NoParams, in era: Era, _ context: RequestContext) async throws -> [String: JSONValue] { [:] }
 }
 
-struct ToolsList: RPCMethod {
+struct ToolsList: MCPMethod {
     static let name = "tools/list"
+    static let cacheable = true
 
-    static func run(_ params: MetaOnly, _ context: RequestContext) async throws -> MCPResult {
-        MCPResult(["tools": .array(Toolbox.all.map { $0.listing })], era: try Era(params._meta), server: context.server,
-                  cacheable: true)
+    static func answer(_ params: NoParams, in era: Era, _ context: RequestContext) async throws -> [String: JSONValue] {
+        ["tools": .array(Toolbox.listings)]
     }
 }
 
 /// `tools/call`: an unknown tool is a protocol error (`-32602`); anything that goes wrong
 /// in a tool, bad arguments included, is a result with `isError` and the user message in
 /// the session's language, for the model to read.
-struct ToolsCall: RPCMethod {
+struct ToolsCall: ImmediateMCPMethod {
     static let name = "tools/call"
 
     struct Params: Decodable, Sendable {
         var name: String
         var arguments: JSONValue?
-        var _meta: RequestMeta?
     }
 
-    static func run(_ params: Params, _ context: RequestContext) async throws -> MCPResult {
-        let (era, tool) = try prepare(params)
+    static func answer(_ params: Params, in era: Era, _ context: RequestContext) async throws -> [String: JSONValue] {
+        let tool = try self.tool(params)
         do throws(CofferError) {
-            let output = try await tool.call(try arguments(params), ToolContext(request: context))
-            return MCPResult(output.result, era: era, server: context.server)
+            return try await tool.call(try arguments(params), ToolContext(request: context)).result
         } catch {
             // A cancelled call is not answered at all (the dialect drops it).
             if error.kind == .cancelled { throw error }
-            return MCPResult(ToolOutput.failure(error, language: context.language), era: era, server: context.server)
+            return ToolOutput.failure(error, language: context.language)
         }
     }
 
-    private static func prepare(_ params: Params) throws(RPCError) -> (Era, any MCPTool.Type) {
-        let era = try Era(params._meta)
+    /// A tool that can answer at once does (`get_file_info` of a local file): no task, no
+    /// thread woken; a failure is left to ``answer(_:in:_:)``, which words it.
+    static func answerImmediately(_ params: Params, in era: Era, _ context: RequestContext) throws -> [String: JSONValue]? {
+        let tool = try self.tool(params)
+        guard let arguments = try? arguments(params),
+              let output = try? tool.callImmediately(arguments, ToolContext(request: context)) else { return nil }
+        return output.result
+    }
+
+    private static func tool(_ params: Params) throws(RPCError) -> any MCPTool.Type {
         guard let tool = Toolbox.named[params.name] else {
             throw RPCError(code: RPCError.invalidParams, message: "Unknown tool: \(params.name)")
         }
-        return (era, tool)
+        return tool
     }
 
     private static func arguments(_ params: Params) throws(CofferError) -> Arguments {
@@ -194,88 +244,67 @@ struct ToolsCall: RPCMethod {
     }
 }
 
-extension ToolsCall: ImmediateRPCMethod {
-    /// A tool that can answer at once does (`get_file_info` of a local file): no task, no
-    /// thread woken; a failure is left to ``run(_:_:)``, which words it.
-    static func runImmediately(_ params: Params, _ context: RequestContext) throws -> MCPResult? {
-        let (era, tool) = try prepare(params)
-        guard let arguments = try? arguments(params),
-              let output = try? tool.callImmediately(arguments, ToolContext(request: context)) else { return nil }
-        return MCPResult(output.result, era: era, server: context.server)
-    }
-}
-
-struct ResourcesList: RPCMethod {
+struct ResourcesList: MCPMethod {
     static let name = "resources/list"
+    static let cacheable = true
 
-    static func run(_ params: MetaOnly, _ context: RequestContext) async throws -> MCPResult {
-        // Files are reached through the template: a listing of them all would be the tree.
-        MCPResult(["resources": []], era: try Era(params._meta), server: context.server, cacheable: true)
+    /// Files are reached through the template: a listing of them all would be the tree.
+    static func answer(_ params: NoParams, in era: Era, _ context: RequestContext) async throws -> [String: JSONValue] {
+        ["resources": []]
     }
 }
 
-struct ResourceTemplatesList: RPCMethod {
+struct ResourceTemplatesList: MCPMethod {
     static let name = "resources/templates/list"
+    static let cacheable = true
 
-    static func run(_ params: MetaOnly, _ context: RequestContext) async throws -> MCPResult {
-        let root = context.conversation.paths.filesRoot
+    static func answer(_ params: NoParams, in era: Era, _ context: RequestContext) async throws -> [String: JSONValue] {
         let template: JSONValue = [
-            "uriTemplate": .string(FileURI.uri(hostPath: root) + "/{+path}"),
-            "name": "files",
-            "title": "Coffer files",
+            "uriTemplate": .string(FileURI.uri(hostPath: context.conversation.paths.filesRoot) + "/{+path}"),
+            "name": "files", "title": "Coffer files",
             "description": "A file in Coffer's files: mount, by its path below the allowed directory.",
         ]
-        return MCPResult(["resourceTemplates": [template]], era: try Era(params._meta), server: context.server,
-                         cacheable: true)
+        return ["resourceTemplates": [template]]
     }
 }
 
 /// `resources/read` of a `file://` URI inside the allowed directory: text in its detected
 /// encoding, anything else as base64, up to `maxInlineBytes`.
-struct ResourcesRead: RPCMethod {
+struct ResourcesRead: MCPMethod {
     static let name = "resources/read"
+    static let cacheable = true
 
-    struct Params: Decodable, Sendable {
-        var uri: String
-        var _meta: RequestMeta?
-    }
+    struct Params: Decodable, Sendable { var uri: String }
 
-    static func run(_ params: Params, _ context: RequestContext) async throws -> MCPResult {
-        let era = try Era(params._meta)
+    static func answer(_ params: Params, in era: Era, _ context: RequestContext) async throws -> [String: JSONValue] {
         // Not found: -32002 until 2025-11-25, -32602 since.
-        let notFound = era == .stateless ? RPCError.invalidParams : -32002
-        guard let hostPath = FileURI.hostPath(params.uri) else {
-            throw RPCError(code: notFound, message: "Resource not found: only file:// URIs are served", data: ["uri": params.uri])
+        func notFound(_ why: String) -> RPCError {
+            RPCError(code: era == .stateless ? RPCError.invalidParams : -32002, message: "Resource not found: \(why)",
+                     data: ["uri": params.uri])
         }
-        let path: VirtualPath
-        do {
-            path = try context.conversation.paths.resolve(hostPath).path
+        guard let hostPath = FileURI.hostPath(params.uri) else { throw notFound("only file:// URIs are served") }
+        do throws(CofferError) {
+            let path = try context.conversation.paths.resolve(hostPath).path
+            return ["contents": [try await contents(of: path, uri: params.uri, context)]]
+        } catch where error.kind == .noSuchFile || error.kind == .outsideSandbox || error.kind == .invalidName {
+            throw notFound(error.userMessage(in: context.language).text)
         } catch {
-            throw RPCError(code: notFound, message: "Resource not found: \(error.userMessage(in: context.language).text)",
-                           data: ["uri": params.uri])
-        }
-        do {
-            let limit = context.limits.maxInlineBytes
-            let node = try await context.perform(StatItem(path))
-            guard node.kind == .file, node.special == nil else { throw CofferError(.isADirectory, path: path) }
-            guard node.size <= Int64(limit) else { throw CofferError(.tooLarge, path: path, detail: "\(limit) bytes") }
-            let mime = MediaTypes.mimeType(of: node, registry: context.service.registry)
-            var content: [String: JSONValue] = ["uri": .string(params.uri), "mimeType": .string(mime)]
-            if case .text(let text) = try? await context.perform(ReadRange(path, length: limit, as: .text)) {
-                content["text"] = .string(text.text)
-            } else {
-                guard case .bytes(let bytes) = try await context.perform(ReadRange(path, length: limit, as: .bytes)) else {
-                    throw CofferError(.unsupported, path: path)
-                }
-                content["blob"] = .string(Data(bytes.bytes).base64EncodedString())
-            }
-            return MCPResult(["contents": [.object(content)]], era: era, server: context.server, cacheable: true)
-        } catch let error as CofferError where error.kind == .noSuchFile {
-            throw RPCError(code: notFound, message: "Resource not found: \(error.userMessage(in: context.language).text)",
-                           data: ["uri": params.uri])
-        } catch let error as CofferError {
             throw RPCError(code: RPCError.internalError, message: error.userMessage(in: context.language).text,
                            data: ["uri": params.uri, "kind": error.kind.identifier])
         }
+    }
+
+    private static func contents(of path: VirtualPath, uri: String, _ context: RequestContext) async throws(CofferError) -> JSONValue {
+        let limit = context.limits.maxInlineBytes
+        let node = try await context.perform(StatItem(path))
+        guard node.kind == .file, node.special == nil else { throw CofferError(.isADirectory, path: path) }
+        guard node.size <= Int64(limit) else { throw CofferError(.tooLarge, path: path, detail: "\(limit) bytes") }
+        var content: [String: JSONValue] = ["uri": .string(uri), "mimeType": .string(MediaTypes.mimeType(of: node, registry: context.service.registry))]
+        if case .text(let text)? = try? await context.perform(ReadRange(path, length: limit, as: .text)) {
+            content["text"] = .string(text.text)
+        } else if case .bytes(let bytes) = try await context.perform(ReadRange(path, length: limit, as: .bytes)) {
+            content["blob"] = .string(Data(bytes.bytes).base64EncodedString())
+        }
+        return .object(content)
     }
 }

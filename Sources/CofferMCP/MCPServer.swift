@@ -30,8 +30,9 @@ public enum MCPServer {
     static let methods: RPCMethodRegistry = {
         do {
             return try RPCMethodRegistry([
-                MCPInitialize.self, MCPPing.self, ServerDiscover.self, ToolsList.self, ToolsCall.self,
-                ResourcesList.self, ResourceTemplatesList.self, ResourcesRead.self,
+                Served<MCPInitialize>.self, Served<MCPPing>.self, Served<ServerDiscover>.self, Served<ToolsList>.self,
+                Served<ToolsCall>.self, Served<ResourcesList>.self, Served<ResourceTemplatesList>.self,
+                Served<ResourcesRead>.self,
             ])
         } catch {
             fatalError("the MCP methods have one name each")

@@ -3,18 +3,12 @@ import CofferRPC
 import FileService
 import Foundation
 
-/// One MCP tool: its name, what it tells the model, its schemas and annotations, and what
-/// it does — turn arguments into operations of the session and shape the answer. Like an
-/// RPC method, it holds no file logic of its own.
+/// One MCP tool's behaviour: turn arguments into operations of the session and shape the
+/// answer. Like an RPC method, it holds no file logic of its own. What it tells the model —
+/// its title, description, schemas and annotations — is data, in `tools.json`
+/// (``ToolCatalog``), under the same name.
 protocol MCPTool: Sendable {
     static var name: String { get }
-    static var title: String { get }
-    static var description: String { get }
-    /// The properties of the arguments object, and which are required.
-    static var input: Schema.Object { get }
-    /// The properties of `structuredContent` besides `content` (the text, always there).
-    static var output: [String: JSONValue] { get }
-    static var annotations: Annotations { get }
 
     static func call(_ arguments: Arguments, _ context: ToolContext) async throws(CofferError) -> ToolOutput
 
@@ -25,89 +19,7 @@ protocol MCPTool: Sendable {
 }
 
 extension MCPTool {
-    static var output: [String: JSONValue] { [:] }
-
     static func callImmediately(_ arguments: Arguments, _ context: ToolContext) throws(CofferError) -> ToolOutput? { nil }
-
-    /// The tool as `tools/list` shows it.
-    static var listing: JSONValue {
-        var properties = output
-        properties["content"] = Schema.string("The result as text, as the content block shows it.")
-        return [
-            "name": .string(name),
-            "title": .string(title),
-            "description": .string(description),
-            "inputSchema": input.json,
-            "outputSchema": Schema.Object(properties, required: ["content"]).json,
-            "annotations": annotations.json(title: title),
-        ]
-    }
-}
-
-/// Hints a client shows its user before a tool runs: they must be true of what the tool
-/// does (a client may skip asking for a read-only one).
-struct Annotations: Sendable {
-    var readOnly: Bool
-    var destructive = false
-    var idempotent = false
-
-    static let reads = Annotations(readOnly: true, idempotent: true)
-
-    func json(title: String) -> JSONValue {
-        ["title": .string(title), "readOnlyHint": .bool(readOnly), "destructiveHint": .bool(destructive),
-         "idempotentHint": .bool(idempotent), "openWorldHint": false]
-    }
-}
-
-/// JSON Schema (2020-12) for tool arguments and results.
-enum Schema {
-    static let dialect = "https://json-schema.org/draft/2020-12/schema"
-
-    struct Object: Sendable {
-        var properties: [String: JSONValue]
-        var required: [String]
-
-        init(_ properties: [String: JSONValue], required: [String] = []) {
-            self.properties = properties
-            self.required = required
-        }
-
-        var json: JSONValue {
-            ["$schema": .string(Schema.dialect), "type": "object", "properties": .object(properties),
-             "required": JSONValue(required), "additionalProperties": true]
-        }
-    }
-
-    static func string(_ description: String) -> JSONValue { ["type": "string", "description": .string(description)] }
-    static func integer(_ description: String, minimum: Int = 0) -> JSONValue {
-        ["type": "integer", "minimum": .integer(Int64(minimum)), "description": .string(description)]
-    }
-    static func boolean(_ description: String) -> JSONValue { ["type": "boolean", "description": .string(description)] }
-    static func strings(_ description: String) -> JSONValue {
-        ["type": "array", "items": ["type": "string"], "description": .string(description)]
-    }
-    static func oneOf(_ values: [String], _ description: String) -> JSONValue {
-        ["type": "string", "enum": JSONValue(values), "description": .string(description)]
-    }
-    static func array(of item: JSONValue, _ description: String) -> JSONValue {
-        ["type": "array", "items": item, "description": .string(description)]
-    }
-    static func object(_ properties: [String: JSONValue], required: [String] = []) -> JSONValue {
-        ["type": "object", "properties": .object(properties), "required": JSONValue(required)]
-    }
-    /// Any JSON value, described.
-    static func any(_ description: String) -> JSONValue { ["description": .string(description)] }
-
-    static let path = string("An absolute path inside the allowed directory, or a Coffer path (files:/…, trash:…).")
-    static let conflict = oneOf(["fail", "keepBoth", "replace"],
-                                "What happens when the name is taken: fail (the default), keepBoth (a new name), or replace.")
-    static let node: JSONValue = object([
-        "path": string("Where it is, written as the request wrote paths."),
-        "name": string("Its name."),
-        "kind": oneOf(["file", "folder", "package"], "What it is."),
-        "size": integer("Bytes, for a file (left out for anything else)."),
-        "modified": string("When it last changed (ISO 8601)."),
-    ], required: ["path", "name", "kind"])
 }
 
 /// A tool's arguments, read with errors that name the argument.

@@ -1,9 +1,9 @@
-/// Every tool `coffer mcp` offers: the reference filesystem server's, by the same names with
-/// the same arguments, then Coffer's own.
+/// Every tool `coffer mcp` answers, by name: the reference filesystem server's, with the
+/// same arguments, then Coffer's own. Their listings are ``ToolCatalog``'s, in its order.
 enum Toolbox {
     static let all: [any MCPTool.Type] = [
-        // The reference server's.
-        ReadTextFile.self, ReadFile.self, ReadMediaFile.self, ReadMultipleFiles.self, WriteFileTool.self, EditFile.self,
+        // The reference server's (`read_file` is `read_text_file` under its old name).
+        ReadTextFile.self, ReadMediaFile.self, ReadMultipleFiles.self, WriteFileTool.self, EditFile.self,
         CreateDirectory.self, ListDirectory.self, ListDirectoryWithSizes.self, DirectoryTree.self, MoveFile.self,
         SearchFiles.self, GetFileInfo.self, ListAllowedDirectories.self,
         // Coffer's.
@@ -11,5 +11,13 @@ enum Toolbox {
         ImportFiles.self, ExportFile.self,
     ]
 
-    static let named: [String: any MCPTool.Type] = Dictionary(uniqueKeysWithValues: all.map { ($0.name, $0) })
+    private static let byName: [String: any MCPTool.Type] = Dictionary(uniqueKeysWithValues: all.map { ($0.name, $0) })
+
+    /// The tool a name calls, aliases included.
+    static let named: [String: any MCPTool.Type] = Dictionary(uniqueKeysWithValues: ToolCatalog.entries.compactMap { entry in
+        byName[entry.tool].map { (entry.name, $0) }
+    })
+
+    /// What `tools/list` shows.
+    static var listings: [JSONValue] { ToolCatalog.entries.filter { named[$0.name] != nil }.map(\.listing) }
 }

@@ -133,3 +133,23 @@ import Testing
         #expect(Globs(patterns: ["node_modules"]).matches(relative: "a/node_modules", name: "node_modules"))
     }
 }
+
+@Suite struct ToolCatalogTests {
+    @Test func everyToolIsListedAndEveryListingHasATool() {
+        let listed = Set(ToolCatalog.entries.map(\.name))
+        for tool in Toolbox.all { #expect(listed.contains(tool.name), "\(tool.name) is not in tools.json") }
+        for entry in ToolCatalog.entries { #expect(Toolbox.named[entry.name] != nil, "\(entry.name) has no tool") }
+        #expect(Toolbox.listings.count == ToolCatalog.entries.count)
+        #expect(Toolbox.named["read_file"]?.name == "read_text_file")
+    }
+
+    @Test func listingsAreWholeSchemasWithNoReferenceLeft() {
+        for listing in Toolbox.listings {
+            let text = listing.jsonText
+            #expect(!text.contains("\"#"), "\(listing["name"]?.string ?? "?") keeps a reference")
+            #expect(listing["outputSchema"]?["properties"]?["content"] != nil)
+            #expect(listing["inputSchema"]?["$schema"]?.string == ToolCatalog.dialect)
+            #expect(listing["annotations"]?["openWorldHint"] == false)
+        }
+    }
+}

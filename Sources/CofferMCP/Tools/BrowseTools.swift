@@ -77,11 +77,6 @@ let walkLimit = 20_000
 
 struct ListDirectory: MCPTool {
     static let name = "list_directory"
-    static let title = "List directory"
-    static let description = "List a folder: one line per item, [DIR] for folders and [FILE] for everything else."
-    static let input = Schema.Object(["path": Schema.path], required: ["path"])
-    static let output: [String: JSONValue] = ["entries": Schema.array(of: Schema.node, "The items, folders first.")]
-    static let annotations = Annotations.reads
 
     static func call(_ arguments: Arguments, _ context: ToolContext) async throws(CofferError) -> ToolOutput {
         let (path, style) = try context.path(arguments, "path")
@@ -94,21 +89,6 @@ struct ListDirectory: MCPTool {
 
 struct ListDirectoryWithSizes: MCPTool {
     static let name = "list_directory_with_sizes"
-    static let title = "List directory with sizes"
-    static let description = """
-        List a folder with each file's size, sorted by name or by size (largest first), and the totals.
-        """
-    static let input = Schema.Object([
-        "path": Schema.path,
-        "sortBy": Schema.oneOf(["name", "size"], "Sort by name (the default) or by size."),
-    ], required: ["path"])
-    static let output: [String: JSONValue] = [
-        "entries": Schema.array(of: Schema.node, "The items."),
-        "files": Schema.integer("How many files."),
-        "directories": Schema.integer("How many folders."),
-        "totalSize": Schema.integer("The files' sizes added up, in bytes."),
-    ]
-    static let annotations = Annotations.reads
 
     static func call(_ arguments: Arguments, _ context: ToolContext) async throws(CofferError) -> ToolOutput {
         let (path, style) = try context.path(arguments, "path")
@@ -146,21 +126,6 @@ struct ListDirectoryWithSizes: MCPTool {
 
 struct DirectoryTree: MCPTool {
     static let name = "directory_tree"
-    static let title = "Directory tree"
-    static let description = """
-        The tree below a folder as JSON: each entry has a name, a type (file or directory), and for a folder its \
-        children. excludePatterns (globs) leave items out; maxDepth stops the descent. At most 20,000 items.
-        """
-    static let input = Schema.Object([
-        "path": Schema.path,
-        "excludePatterns": Schema.strings("Glob patterns of items to leave out (with everything below them)."),
-        "maxDepth": Schema.integer("How many levels to go down (a Coffer extension; 1 lists the folder alone).", minimum: 1),
-    ], required: ["path"])
-    static let output: [String: JSONValue] = [
-        "tree": Schema.array(of: ["type": "object"], "The entries of the folder, each with its children."),
-        "truncated": Schema.boolean("Whether the tree was cut at the item limit."),
-    ]
-    static let annotations = Annotations.reads
 
     /// A folder being filled while the walk is below it.
     private final class Branch {
@@ -195,21 +160,6 @@ struct DirectoryTree: MCPTool {
 
 struct SearchFiles: MCPTool {
     static let name = "search_files"
-    static let title = "Search files"
-    static let description = """
-        Find files and folders below a folder whose path or name matches a glob pattern (*.md, docs/*.txt), \
-        leaving out excludePatterns. Returns their full paths. At most 20,000 items are looked at.
-        """
-    static let input = Schema.Object([
-        "path": Schema.path,
-        "pattern": Schema.string("A glob pattern, matched against the path below the folder and against the name."),
-        "excludePatterns": Schema.strings("Glob patterns of items to leave out (with everything below them)."),
-    ], required: ["path", "pattern"])
-    static let output: [String: JSONValue] = [
-        "matches": Schema.strings("The full paths of what matched."),
-        "truncated": Schema.boolean("Whether the search stopped at the item limit."),
-    ]
-    static let annotations = Annotations.reads
 
     static func call(_ arguments: Arguments, _ context: ToolContext) async throws(CofferError) -> ToolOutput {
         let (path, style) = try context.path(arguments, "path")
@@ -226,22 +176,6 @@ struct SearchFiles: MCPTool {
 
 struct FindFiles: MCPTool {
     static let name = "find_files"
-    static let title = "Find files by name"
-    static let description = """
-        Find files whose name contains a text, ignoring case, accents and width, through Coffer's search index \
-        (fast on big trees). Optionally only below a folder, or only of some types (public.image, public.text…).
-        """
-    static let input = Schema.Object([
-        "query": Schema.string("Text the name contains."),
-        "path": Schema.string("Only below this folder (default: all of files:)."),
-        "types": Schema.strings("Only items of these types (uniform type identifiers)."),
-        "limit": Schema.integer("At most this many matches (default 100, at most 10,000).", minimum: 1),
-    ], required: ["query"])
-    static let output: [String: JSONValue] = [
-        "matches": Schema.array(of: Schema.node, "What matched, in walk order."),
-        "truncated": Schema.boolean("Whether there were more matches."),
-    ]
-    static let annotations = Annotations.reads
 
     static func call(_ arguments: Arguments, _ context: ToolContext) async throws(CofferError) -> ToolOutput {
         let scope = try arguments.optionalString("path").map { (text) throws(CofferError) in try context.paths.resolve(text) }
@@ -272,26 +206,6 @@ struct FindFiles: MCPTool {
 
 struct GetFileInfo: MCPTool {
     static let name = "get_file_info"
-    static let title = "Get file info"
-    static let description = """
-        What an item is: its size, when it was created and last changed, whether it is a folder or a file, its \
-        type and MIME type, and for a link where it points (links are never followed).
-        """
-    static let input = Schema.Object(["path": Schema.path], required: ["path"])
-    static let output: [String: JSONValue] = [
-        "size": Schema.integer("Bytes (0 for a folder)."),
-        "created": Schema.string("When it was made (ISO 8601), where the storage knows."),
-        "modified": Schema.string("When it last changed (ISO 8601)."),
-        "isDirectory": Schema.boolean("Whether it is a folder."),
-        "isFile": Schema.boolean("Whether it is a plain file."),
-        "kind": Schema.oneOf(["file", "folder", "package"], "What Coffer shows it as."),
-        "type": Schema.string("Its uniform type identifier (public.plain-text)."),
-        "mimeType": Schema.string("Its MIME type."),
-        "hidden": Schema.boolean("Whether listings hide it."),
-        "special": Schema.string("symbolicLink, fifo, socket or device, for such items."),
-        "linkTarget": Schema.string("Where a link points, as written."),
-    ]
-    static let annotations = Annotations.reads
 
     static func call(_ arguments: Arguments, _ context: ToolContext) async throws(CofferError) -> ToolOutput {
         output(try await context.perform(StatItem(try context.path(arguments, "path").path)), context)
@@ -331,21 +245,6 @@ struct GetFileInfo: MCPTool {
 
 struct ListAllowedDirectories: MCPTool {
     static let name = "list_allowed_directories"
-    static let title = "List allowed directories"
-    static let description = """
-        The directory paths are inside (the host path of Coffer's files: mount), Coffer's mounts, and the host \
-        folders import_files and export_file may use.
-        """
-    static let input = Schema.Object([:])
-    static let output: [String: JSONValue] = [
-        "directories": Schema.strings("Where paths may point: the files: root."),
-        "mounts": Schema.array(of: Schema.object([
-            "name": Schema.string("The mount's name (files, trash…)."),
-            "writable": Schema.boolean("Whether it can be changed."),
-        ], required: ["name", "writable"]), "Coffer's mounts, reached as name:/path."),
-        "hostFolders": Schema.strings("Host folders import_files and export_file may use."),
-    ]
-    static let annotations = Annotations.reads
 
     static func call(_ arguments: Arguments, _ context: ToolContext) async throws(CofferError) -> ToolOutput {
         let root = context.paths.filesRoot

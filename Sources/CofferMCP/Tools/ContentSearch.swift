@@ -7,32 +7,6 @@ import Foundation
 /// lines, at most 20,000 items walked. What was passed over is counted, not hidden.
 struct SearchFileContents: MCPTool {
     static let name = "search_file_contents"
-    static let title = "Search file contents"
-    static let description = """
-        Find lines containing a text in the text files below a folder (any encoding Coffer detects: UTF-8, UTF-16, \
-        GB18030), ignoring case unless asked. Bounded: the first 4 MiB of each file, maxResults lines (default 100), \
-        20,000 items. Binary files are skipped.
-        """
-    static let input = Schema.Object([
-        "path": Schema.path,
-        "query": Schema.string("The text to look for."),
-        "caseSensitive": Schema.boolean("Match case exactly (default false)."),
-        "filePattern": Schema.string("Only files whose path or name matches this glob (*.swift)."),
-        "excludePatterns": Schema.strings("Glob patterns of items to leave out (with everything below them)."),
-        "maxResults": Schema.integer("At most this many matching lines (default 100, at most 1,000).", minimum: 1),
-    ], required: ["path", "query"])
-    static let output: [String: JSONValue] = [
-        "matches": Schema.array(of: Schema.object([
-            "path": Schema.string("The file."),
-            "line": Schema.integer("The line's number, from 1.", minimum: 1),
-            "text": Schema.string("The line (the first 300 characters)."),
-        ], required: ["path", "line", "text"]), "Matching lines, in walk order."),
-        "filesSearched": Schema.integer("Text files looked through."),
-        "filesSkipped": Schema.integer("Files passed over: not text, or not readable."),
-        "truncated": Schema.boolean("Whether a bound was reached (results, items, or a file's first 4 MiB)."),
-    ]
-    static let annotations = Annotations.reads
-
     static let bytesPerFile = 4 << 20
 
     static func call(_ arguments: Arguments, _ context: ToolContext) async throws(CofferError) -> ToolOutput {

@@ -4,25 +4,6 @@ import Foundation
 
 struct EditFile: MCPTool {
     static let name = "edit_file"
-    static let title = "Edit file"
-    static let description = """
-        Replace parts of a text file: each edit's oldText (exactly, or line by line ignoring the white space around \
-        lines) becomes its newText. All edits apply or none does; an edit that matches nothing is named, with the \
-        closest text in the file. Returns a unified diff; with dryRun the file is left as it is.
-        """
-    static let input = Schema.Object([
-        "path": Schema.path,
-        "edits": Schema.array(of: Schema.object([
-            "oldText": Schema.string("Text to find (its first occurrence is replaced)."),
-            "newText": Schema.string("What replaces it."),
-        ], required: ["oldText", "newText"]), "The edits, applied in order."),
-        "dryRun": Schema.boolean("Only show the diff (default false)."),
-    ], required: ["path", "edits"])
-    static let output: [String: JSONValue] = [
-        "diff": Schema.string("The unified diff of the change."),
-        "applied": Schema.boolean("Whether the file was changed (false for a dry run)."),
-    ]
-    static let annotations = Annotations(readOnly: false, destructive: true, idempotent: false)
 
     static func call(_ arguments: Arguments, _ context: ToolContext) async throws(CofferError) -> ToolOutput {
         let (path, style) = try context.path(arguments, "path")
@@ -36,8 +17,8 @@ struct EditFile: MCPTool {
         }
         let dryRun = try arguments.bool("dryRun")
         let piece = try await TextReading.read(path, head: nil, tail: nil, offset: nil, length: nil, context)
-        guard piece.charset == TextCharset.utf8.name else {
-            throw CofferError(.invalidArgument, detail: "edit_file edits UTF-8 text, and \(path) is \(piece.charset)")
+        guard piece.charset == .utf8 else {
+            throw CofferError(.invalidArgument, detail: "edit_file edits UTF-8 text, and \(path) is \(piece.charset.name)")
         }
         let original = piece.text
         let usesCRLF = original.contains("\r\n")

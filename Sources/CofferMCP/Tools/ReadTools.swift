@@ -2,22 +2,12 @@ import CofferCore
 import FileService
 import Foundation
 
-/// What reading a text file gives, before a tool shapes it.
-struct TextPiece {
-    var text: String
-    var charset: String
-    var size: Int64
-    var offset: Int64
-    var bytesRead: Int
-    var endOfFile: Bool
-}
-
 /// Reads text the way `read_text_file` promises: the encoding detected from the file (as
 /// `cat` shows it: UTF-8, UTF-16 with its mark, GB18030), at most `maxInlineBytes`, the
 /// first `head` or last `tail` lines, or the bytes from `offset` on.
 enum TextReading {
     static func read(_ path: VirtualPath, head: Int64?, tail: Int64?, offset: Int64?, length: Int64?,
-                     _ context: ToolContext) async throws(CofferError) -> TextPiece {
+                     _ context: ToolContext) async throws(CofferError) -> TextRange {
         if head != nil && tail != nil {
             throw CofferError(.invalidArgument, detail: "give “head” or “tail”, not both")
         }
@@ -34,19 +24,17 @@ enum TextReading {
         if length == nil, head == nil, tail == nil, node.size - start > Int64(limit) {
             throw CofferError(.tooLarge, path: path, detail: "\(limit) bytes; read it in parts with offset and length, or use head or tail")
         }
-        guard case .text(let range) = try await context.perform(ReadRange(path, offset: start, length: wanted, as: .text)) else {
+        guard case .text(var range) = try await context.perform(ReadRange(path, offset: start, length: wanted, as: .text)) else {
             throw CofferError(.unsupported, path: path)
         }
-        var piece = TextPiece(text: range.text, charset: range.charset.name, size: range.size, offset: start,
-                              bytesRead: range.bytesRead, endOfFile: range.isEndOfFile)
-        if let head { piece.text = lines(of: piece.text, first: Int(head)) }
+        if let head { range.text = lines(of: range.text, first: Int(head)) }
         if let tail {
-            var text = piece.text
+            var text = range.text
             // Started inside the file: the first line is only part of one.
             if start > 0, let newline = text.firstIndex(of: "\n") { text = String(text[text.index(after: newline)...]) }
-            piece.text = lines(of: text, last: Int(tail))
+            range.text = lines(of: text, last: Int(tail))
         }
-        return piece
+        return range
     }
 
     static func lines(of text: String, first count: Int) -> String {
@@ -71,26 +59,10 @@ enum TextReading {
         return text
     }
 
-    static let arguments: [String: JSONValue] = [
-        "path": Schema.path,
-        "head": Schema.integer("Only the first N lines."),
-        "tail": Schema.integer("Only the last N lines."),
-        "offset": Schema.integer("Start this many bytes into the file (a Coffer extension)."),
-        "length": Schema.integer("Read at most this many bytes (a Coffer extension)."),
-    ]
-
-    static let outputFields: [String: JSONValue] = [
-        "charset": Schema.string("The encoding the text was read in (UTF-8, UTF-16LE, UTF-16BE, GB18030)."),
-        "size": Schema.integer("The file's size in bytes."),
-        "offset": Schema.integer("Where the text starts, in bytes."),
-        "bytesRead": Schema.integer("How many bytes of the file the text covers: the next part starts at offset + bytesRead."),
-        "endOfFile": Schema.boolean("Whether the text reaches the end of the file."),
-    ]
-
-    static func output(_ piece: TextPiece) -> ToolOutput {
-        ToolOutput(text: piece.text, fields: [
-            "charset": .string(piece.charset), "size": .integer(piece.size), "offset": .integer(piece.offset),
-            "bytesRead": .integer(Int64(piece.bytesRead)), "endOfFile": .bool(piece.endOfFile),
+    static func output(_ range: TextRange) -> ToolOutput {
+        ToolOutput(text: range.text, fields: [
+            "charset": .string(range.charset.name), "size": .integer(range.size), "offset": .integer(range.offset),
+            "bytesRead": .integer(Int64(range.bytesRead)), "endOfFile": .bool(range.isEndOfFile),
         ])
     }
 
@@ -104,29 +76,6 @@ enum TextReading {
 
 struct ReadTextFile: MCPTool {
     static let name = "read_text_file"
-    static let title = "Read text file"
-    static let description = """
-        Read a file as text, in the encoding detected from its content (UTF-8, UTF-16 with a byte-order mark, \
-        GB18030). Use head or tail for the first or last N lines, or offset and length for a part of a big file; \
-        a whole file is read up to the inline limit.
-        """
-    static let input = Schema.Object(TextReading.arguments, required: ["path"])
-    static let output = TextReading.outputFields
-    static let annotations = Annotations.reads
-
-    static func call(_ arguments: Arguments, _ context: ToolContext) async throws(CofferError) -> ToolOutput {
-        try await TextReading.call(arguments, context)
-    }
-}
-
-/// The reference server's older name for `read_text_file`.
-struct ReadFile: MCPTool {
-    static let name = "read_file"
-    static let title = "Read file (deprecated)"
-    static let description = "Read a file as text. Deprecated: use read_text_file, which takes the same arguments."
-    static let input = ReadTextFile.input
-    static let output = TextReading.outputFields
-    static let annotations = Annotations.reads
 
     static func call(_ arguments: Arguments, _ context: ToolContext) async throws(CofferError) -> ToolOutput {
         try await TextReading.call(arguments, context)
@@ -135,17 +84,6 @@ struct ReadFile: MCPTool {
 
 struct ReadMediaFile: MCPTool {
     static let name = "read_media_file"
-    static let title = "Read media file"
-    static let description = """
-        Read an image or audio file: its content in base64 with its MIME type, as an image or audio block \
-        (other files as an embedded resource). Up to the inline limit.
-        """
-    static let input = Schema.Object(["path": Schema.path], required: ["path"])
-    static let output: [String: JSONValue] = [
-        "mimeType": Schema.string("The file's MIME type."),
-        "size": Schema.integer("The file's size in bytes."),
-    ]
-    static let annotations = Annotations.reads
 
     static func call(_ arguments: Arguments, _ context: ToolContext) async throws(CofferError) -> ToolOutput {
         let (path, style) = try context.path(arguments, "path")
@@ -173,19 +111,6 @@ struct ReadMediaFile: MCPTool {
 
 struct ReadMultipleFiles: MCPTool {
     static let name = "read_multiple_files"
-    static let title = "Read multiple files"
-    static let description = """
-        Read several text files at once. A file that cannot be read does not stop the others: its entry says why.
-        """
-    static let input = Schema.Object(["paths": Schema.strings("The files to read.")], required: ["paths"])
-    static let output: [String: JSONValue] = [
-        "files": Schema.array(of: Schema.object([
-            "path": Schema.string("The path as given."),
-            "content": Schema.string("The text, when it could be read."),
-            "error": Schema.string("Why it could not be read."),
-        ], required: ["path"]), "One entry per path, in order."),
-    ]
-    static let annotations = Annotations.reads
 
     static func call(_ arguments: Arguments, _ context: ToolContext) async throws(CofferError) -> ToolOutput {
         let paths = try arguments.strings("paths")

@@ -1,0 +1,54 @@
+import Foundation
+
+/// What `tools/list` shows of each tool, read once from `tools.json`: its title, description,
+/// annotations, and its arguments' and result's properties, made into JSON Schema 2020-12
+/// (`"#name"` in the file stands for `definitions[name]`). The result's schema always has
+/// `content`, the text of the content block. An entry with `aliasOf` lists another tool's
+/// schemas under an old name (`read_file`). A test checks that every entry has a tool and
+/// every tool an entry.
+enum ToolCatalog {
+    struct Entry: Sendable {
+        var name: String
+        /// The tool that answers: the entry's own name, or the one it is an alias of.
+        var tool: String
+        var listing: JSONValue
+    }
+
+    static let dialect = "https://json-schema.org/draft/2020-12/schema"
+
+    static let entries: [Entry] = {
+        guard let document = try? JSONDecoder().decode(JSONValue.self, from: Data(PackageResources.tools_json)),
+              let definitions = document["definitions"]?.object, let tools = document["tools"]?.array else {
+            fatalError("tools.json is part of the package and valid")
+        }
+        func expand(_ value: JSONValue) -> JSONValue {
+            switch value {
+            case .string(let text) where text.hasPrefix("#"): return expand(definitions[String(text.dropFirst())] ?? .null)
+            case .object(let members): return .object(members.mapValues(expand))
+            case .array(let items): return .array(items.map(expand))
+            default: return value
+            }
+        }
+        func schema(_ properties: JSONValue?, required: JSONValue) -> JSONValue {
+            ["$schema": .string(dialect), "type": "object", "properties": expand(properties ?? [:]), "required": required,
+             "additionalProperties": true]
+        }
+        let byName = Dictionary(tools.compactMap { tool in tool["name"]?.string.map { ($0, tool) } }, uniquingKeysWith: { first, _ in first })
+        return tools.compactMap { entry -> Entry? in
+            guard let name = entry["name"]?.string else { return nil }
+            let target = entry["aliasOf"]?.string ?? name
+            guard let tool = byName[target], let title = entry["title"], let annotations = tool["annotations"] else { return nil }
+            var output = tool["output"]?.object ?? [:]
+            output["content"] = ["type": "string", "description": "The result as text, as the content block shows it."]
+            let listing: JSONValue = [
+                "name": .string(name), "title": title, "description": entry["description"] ?? "",
+                "inputSchema": schema(tool["input"]?["properties"], required: tool["input"]?["required"] ?? []),
+                "outputSchema": schema(.object(output), required: ["content"]),
+                "annotations": ["title": title, "readOnlyHint": annotations["readOnly"] ?? false,
+                                "destructiveHint": annotations["destructive"] ?? false,
+                                "idempotentHint": annotations["idempotent"] ?? false, "openWorldHint": false],
+            ]
+            return Entry(name: name, tool: target, listing: listing)
+        }
+    }()
+}
