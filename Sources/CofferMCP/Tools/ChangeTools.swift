@@ -46,36 +46,40 @@ struct CreateDirectory: MCPTool {
     }
 }
 
-/// `move_file` and `copy_file`: `destination` is the new path itself.
-enum Transfer {
-    static func paths(_ arguments: Arguments, _ context: ToolContext) throws(CofferError)
-        -> (source: VirtualPath, destination: VirtualPath, style: PathResolver.Style, conflict: ConflictPolicy)
-    {
+/// `move_file` and `copy_file`: `destination` is the new path itself (never a folder to go
+/// into), and a taken one fails unless `conflict` says otherwise.
+protocol TransferTool: MCPTool {
+    associatedtype Operation: FileOperation where Operation.Output == FileNode
+    /// How the answer says what happened (`moved`), and the structured field naming the result.
+    static var done: String { get }
+    static var field: String { get }
+    static func operation(_ source: VirtualPath, to destination: Destination, conflict: ConflictChoice) -> Operation
+}
+
+extension TransferTool {
+    static func call(_ arguments: Arguments, _ context: ToolContext) async throws(CofferError) -> ToolOutput {
         let (source, style) = try context.path(arguments, "source")
         let destination = try context.path(arguments, "destination").path
-        return (source, destination, style, try arguments.conflict(default: .fail))
+        let conflict = try arguments.conflict(default: .fail)
+        let node = try await context.perform(operation(source, to: .exactly(destination), conflict: .policy(conflict)))
+        let shown = "\(context.paths.display(source, style)) to \(context.paths.display(node.path, style))"
+        return ToolOutput(text: "Successfully \(done) \(shown)", fields: [field: nodeJSON(node, style, context.paths)])
     }
 }
 
-struct MoveFile: MCPTool {
-    static let name = "move_file"
+struct MoveFile: TransferTool {
+    static let name = "move_file", done = "moved", field = "moved"
 
-    static func call(_ arguments: Arguments, _ context: ToolContext) async throws(CofferError) -> ToolOutput {
-        let (source, destination, style, conflict) = try Transfer.paths(arguments, context)
-        let node = try await context.perform(MoveItem(source, to: .exactly(destination), conflict: .policy(conflict)))
-        return ToolOutput(text: "Successfully moved \(context.paths.display(source, style)) to \(context.paths.display(node.path, style))",
-                          fields: ["moved": nodeJSON(node, style, context.paths)])
+    static func operation(_ source: VirtualPath, to destination: Destination, conflict: ConflictChoice) -> MoveItem {
+        MoveItem(source, to: destination, conflict: conflict)
     }
 }
 
-struct CopyFile: MCPTool {
-    static let name = "copy_file"
+struct CopyFile: TransferTool {
+    static let name = "copy_file", done = "copied", field = "copy"
 
-    static func call(_ arguments: Arguments, _ context: ToolContext) async throws(CofferError) -> ToolOutput {
-        let (source, destination, style, conflict) = try Transfer.paths(arguments, context)
-        let node = try await context.perform(CopyItem(source, to: .exactly(destination), conflict: .policy(conflict)))
-        return ToolOutput(text: "Successfully copied \(context.paths.display(source, style)) to \(context.paths.display(node.path, style))",
-                          fields: ["copy": nodeJSON(node, style, context.paths)])
+    static func operation(_ source: VirtualPath, to destination: Destination, conflict: ConflictChoice) -> CopyItem {
+        CopyItem(source, to: destination, conflict: conflict)
     }
 }
 
