@@ -417,6 +417,8 @@ import Testing
         directory.link(user("file-link"), to: directory.url("outside/secret.txt"))
         directory.link(user("dangling"), to: directory.url("outside/nothing-here"))
         try #require(mkfifo(directory.url(user("pipe")), 0o644) == 0)
+        // A device (/dev/null's numbers) where the machine lets this process make one (root).
+        let device = mknod(directory.url(user("null-device")), S_IFCHR | 0o644, dev_t(1 << 8 | 3)) == 0
         let mcp = try await server()
         let attempts: [[String: Any]] = [
             ["path": root + "/../../outside/secret.txt"],
@@ -428,7 +430,7 @@ import Testing
             ["path": "dangling"],
             ["path": "pipe"],
             ["path": "/etc/passwd"],
-        ]
+        ] + (device ? [["path": "null-device"]] : [])
         for arguments in attempts {
             let read = try await tool(mcp, "read_text_file", arguments)
             #expect(failed(read), "\(arguments)")
