@@ -158,14 +158,7 @@ extension FileService {
                 throw error
             }
             do {
-                var offset: Int64 = 0
-                while true {
-                    try Task.checkCancellation()
-                    let piece = try await file.read(at: offset, upTo: Self.readPiece)
-                    if piece.isEmpty { break }
-                    try await writer.write(piece)
-                    offset += Int64(piece.count)
-                }
+                try await StreamingCopy.pour(file, into: writer)
             } catch {
                 await file.close()
                 await writer.abort()

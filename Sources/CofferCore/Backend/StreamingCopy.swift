@@ -74,13 +74,7 @@ public enum StreamingCopy {
             throw error
         }
         do {
-            while true {
-                try Task.checkCancellation()
-                let chunk = try await reader.read(upTo: chunkSize)
-                if chunk.isEmpty { break }
-                try await writer.write(chunk)
-                progress.advance(bytes: Int64(chunk.count))
-            }
+            try await pour(reader, into: writer, progress: progress)
             await reader.close()
             try await writer.setAttributes(permissions: nil, modificationDate: node.modificationDate)
             try await writer.commit(conflict: conflict)
@@ -89,6 +83,20 @@ public enum StreamingCopy {
             await reader.close()
             await writer.abort()
             throw CofferError.wrapping(error, path: destination)
+        }
+    }
+
+    /// The rest of what `reader` holds, from where it stands, written to `writer` a chunk at
+    /// a time: a copy's content, or the old content of a file an append writes anew.
+    /// - Throws: `CancellationError` between chunks once the task is cancelled.
+    public static func pour(_ reader: any ReadableFile, into writer: any PendingWrite,
+                            progress: ProgressReporter = .none) async throws {
+        while true {
+            try Task.checkCancellation()
+            let chunk = try await reader.read(upTo: chunkSize)
+            if chunk.isEmpty { return }
+            try await writer.write(chunk)
+            progress.advance(bytes: Int64(chunk.count))
         }
     }
 
