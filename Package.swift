@@ -52,8 +52,11 @@ let package = Package(
         .target(name: "CofferSearch", dependencies: ["CofferCore", "CofferRuntime", "CSQLite"]),
         .target(name: "FileService", dependencies: ["CofferCore", "CofferRuntime", "CofferBackends", "CofferSearch"]),
         .target(name: "CofferREPL", dependencies: ["CofferCore", "CofferRuntime", "FileService", "CReadline"]),
+        // HTTP through libcurl (loaded when first used), for everything that talks to a server.
+        .target(name: "CofferHTTP", dependencies: ["CofferCore", "CCofferHTTP"]),
         // S3 object storage as a mount: Signature Version 4, configuration as the AWS tools read it.
-        .target(name: "CofferS3", dependencies: ["CofferCore", "CofferRuntime", "CCofferCrypto", "CCofferHTTP", "CCofferXML"]),
+        .target(name: "CofferS3", dependencies: ["CofferCore", "CofferRuntime", "CofferHTTP", "CCofferCrypto", "CCofferHTTP",
+                                                "CCofferXML"]),
         // The JSON-RPC 2.0 front end (`coffer rpc`).
         .target(name: "CofferRPC", dependencies: ["CofferCore", "CofferRuntime", "FileService", "CCofferSystem"]),
         // The Model Context Protocol front end (`coffer mcp`): a dialect and methods over CofferRPC's connection.
@@ -128,7 +131,8 @@ let package = Package(
         .testTarget(name: "CofferRPCTests", dependencies: ["CofferRPC", "FileService", "CofferCore", "CofferTestSupport"]),
         .testTarget(name: "CofferMCPTests", dependencies: ["CofferMCP", "CofferRPC", "CofferCore", "CofferTestSupport"]),
         .testTarget(name: "CofferS3Tests",
-                    dependencies: ["CofferS3", "CofferCore", "CofferTestSupport", "CofferBackendConformance", "FileService"]),
+                    dependencies: ["CofferS3", "CofferHTTP", "CofferCore", "CofferTestSupport", "CofferBackendConformance",
+                                   "FileService"]),
         .testTarget(name: "CofferREPLTests", dependencies: ["CofferREPL", "CofferCore", "CofferRuntime", "CofferTestSupport"]),
         .testTarget(
             name: "EndToEndTests",

@@ -92,7 +92,13 @@ int coffer_http_perform(void *session, const coffer_http_request *request, long 
     curl.setopt(handle, CURLOPT_NOSIGNAL, 1L);
     curl.setopt(handle, CURLOPT_ERRORBUFFER, error);
     curl.setopt(handle, CURLOPT_PROTOCOLS_STR, "http,https");
-    curl.setopt(handle, CURLOPT_FOLLOWLOCATION, 0L);
+    if (request->max_redirects > 0) {
+        curl.setopt(handle, CURLOPT_FOLLOWLOCATION, 1L);
+        curl.setopt(handle, CURLOPT_MAXREDIRS, request->max_redirects);
+        curl.setopt(handle, CURLOPT_REDIR_PROTOCOLS_STR, "http,https");
+    } else {
+        curl.setopt(handle, CURLOPT_FOLLOWLOCATION, 0L);
+    }
     curl.setopt(handle, CURLOPT_CONNECTTIMEOUT_MS, request->connect_timeout_ms);
     curl.setopt(handle, CURLOPT_LOW_SPEED_LIMIT, 1L);
     curl.setopt(handle, CURLOPT_LOW_SPEED_TIME, request->stall_timeout_s);
@@ -117,6 +123,14 @@ int coffer_http_perform(void *session, const coffer_http_request *request, long 
     CURLcode result = curl.perform(handle);
     *status = 0;
     curl.getinfo(handle, CURLINFO_RESPONSE_CODE, status);
+    if (request->effective_url != NULL && request->effective_url_capacity > 0) {
+        request->effective_url[0] = '\0';
+        char *effective = NULL;
+        if (curl.getinfo(handle, CURLINFO_EFFECTIVE_URL, &effective) == CURLE_OK && effective != NULL) {
+            strncpy(request->effective_url, effective, request->effective_url_capacity - 1);
+            request->effective_url[request->effective_url_capacity - 1] = '\0';
+        }
+    }
     curl.setopt(handle, CURLOPT_HTTPHEADER, NULL);
     curl.slist_free_all(headers);
     if (result != CURLE_OK && error[0] == '\0') strncpy(error, curl.strerror(result), CURL_ERROR_SIZE - 1);

@@ -1,5 +1,6 @@
 import CCofferHTTP
 import CofferCore
+import CofferHTTP
 import Foundation
 import Synchronization
 

@@ -1,4 +1,5 @@
 import CofferCore
+import CofferHTTP
 import Foundation
 
 /// What a `HEAD` or a listing says of an object.

@@ -1,5 +1,6 @@
 @testable import CofferS3
 import CofferCore
+import CofferHTTP
 import Foundation
 import Testing
 

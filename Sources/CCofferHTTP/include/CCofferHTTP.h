@@ -29,6 +29,9 @@ typedef struct {
     long connect_timeout_ms;       // to connect, TLS included
     long stall_timeout_s;          // no byte moving for this long ends the transfer
     const char *ca_file;           // extra certificate authorities, or NULL
+    long max_redirects;            // 0: none followed; otherwise at most this many, to http and https only
+    char *effective_url;           // where the answer came from (after redirects), or NULL
+    size_t effective_url_capacity;
 } coffer_http_request;
 
 /// Whether libcurl could be loaded (tried once).

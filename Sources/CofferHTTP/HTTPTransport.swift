@@ -3,8 +3,11 @@ import CofferCore
 import Foundation
 import Synchronization
 
+// HTTP for every part of Coffer that talks to a server (the S3 mount, transfers), through the
+// system's libcurl, loaded only when the first request is made (`CCofferHTTP`).
+
 /// What a request sends as its body.
-enum HTTPBody {
+public enum HTTPBody {
     case none
     case bytes([UInt8])
     /// `length` bytes, asked for in pieces: `read` fills the buffer and returns the count
@@ -15,40 +18,48 @@ enum HTTPBody {
     case file(descriptor: Int32, offset: Int64, length: Int64, stop: () -> Bool)
 
     /// Whether the body can be sent again when a try fails.
-    var isRepeatable: Bool {
+    public var isRepeatable: Bool {
         if case .stream = self { return false }
         return true
     }
 }
 
 /// A response: the status and headers; the body went to the request's sink.
-struct HTTPResponse {
-    var status: Int
-    var headers: [(name: String, value: String)] = []
+public struct HTTPResponse: Sendable {
+    public var status: Int
+    /// The last response's, after any redirects followed.
+    public var headers: [(name: String, value: String)] = []
     /// The start of the body of an answer that is not a success (status 300 and above),
     /// which never reaches the request's sink.
-    var errorBody: [UInt8] = []
+    public var errorBody: [UInt8] = []
+    /// Where the answer came from, after redirects.
+    public var effectiveURL: String?
 
-    func header(_ name: String) -> String? {
+    public func header(_ name: String) -> String? {
         headers.last { $0.name.caseInsensitiveCompare(name) == .orderedSame }?.value
     }
 }
 
 /// How long a request may take to get going, and to stall.
-struct HTTPTimeouts: Sendable {
+public struct HTTPTimeouts: Sendable {
     /// To connect (TLS included).
-    var connect: Duration = .seconds(10)
+    public var connect: Duration = .seconds(10)
     /// With no byte moving either way: a server that stops answering ends the request
     /// after this long instead of hanging it; a slow but moving transfer goes on.
-    var stall: Duration = .seconds(30)
+    public var stall: Duration = .seconds(30)
+
+    public init(connect: Duration = .seconds(10), stall: Duration = .seconds(30)) {
+        self.connect = connect
+        self.stall = stall
+    }
 }
 
 /// One libcurl handle and its connections (kept alive between requests). Used by one
 /// request at a time: ``HTTPSessionPool`` hands them out.
-final class HTTPSession {
+public final class HTTPSession {
     private let handle: UnsafeMutableRawPointer
 
-    init() throws(CofferError) {
+    public init() throws(CofferError) {
         guard let handle = coffer_http_session_new() else {
             throw CofferError(.unsupported, detail: "libcurl (libcurl.so.4) could not be loaded")
         }
@@ -58,20 +69,23 @@ final class HTTPSession {
     deinit { coffer_http_session_free(handle) }
 
     /// Performs one request, blocking the calling thread. `onBody` gets the body of a
-    /// successful response in pieces and returns `false` to stop it.
-    func perform(method: String, url: String, headers: [(name: String, value: String)], body: HTTPBody,
-                 timeouts: HTTPTimeouts, caFile: String?,
-                 onBody: (UnsafeRawBufferPointer) -> Bool) throws(HTTPFailure) -> HTTPResponse {
+    /// successful response in pieces and returns `false` to stop it. With `maxRedirects`
+    /// above 0, redirects are followed that many times at most, to `http` and `https` only.
+    public func perform(method: String, url: String, headers: [(name: String, value: String)], body: HTTPBody,
+                        timeouts: HTTPTimeouts, caFile: String?, maxRedirects: Int = 0,
+                        onBody: (UnsafeRawBufferPointer) -> Bool) throws(HTTPFailure) -> HTTPResponse {
         try withoutActuallyEscaping(onBody) { (onBody) throws(HTTPFailure) -> HTTPResponse in
             try perform(method: method, url: url, headers: headers, body: body, timeouts: timeouts, caFile: caFile,
-                        exchange: Exchange(body: body, onBody: onBody))
+                        maxRedirects: maxRedirects, exchange: Exchange(body: body, onBody: onBody))
         }
     }
 
     private func perform(method: String, url: String, headers: [(name: String, value: String)], body: HTTPBody,
-                         timeouts: HTTPTimeouts, caFile: String?, exchange: Exchange) throws(HTTPFailure) -> HTTPResponse {
+                         timeouts: HTTPTimeouts, caFile: String?, maxRedirects: Int,
+                         exchange: Exchange) throws(HTTPFailure) -> HTTPResponse {
         let lines = headers.map { "\($0.name): \($0.value)" }
         var error = [CChar](repeating: 0, count: 512)
+        var effective = [CChar](repeating: 0, count: 4096)
         var status = 0
         let code: Int32 = withCStrings(lines) { headerPointers in
             method.withCString { methodPointer in
@@ -86,6 +100,7 @@ final class HTTPSession {
                             request.connect_timeout_ms = Int(timeouts.connect.components.seconds * 1000)
                             request.stall_timeout_s = max(1, Int(timeouts.stall.components.seconds))
                             request.ca_file = caPointer
+                            request.max_redirects = maxRedirects
                             request.on_header = { context, bytes, length in
                                 Unmanaged<Exchange>.fromOpaque(context!).takeUnretainedValue().header(bytes, length)
                             }
@@ -108,7 +123,11 @@ final class HTTPSession {
                                 request.body_context = Unmanaged.passUnretained(exchange).toOpaque()
                             }
                             var answered: Int = 0
-                            let code = coffer_http_perform(handle, &request, &answered, &error)
+                            let code = effective.withUnsafeMutableBufferPointer { url in
+                                request.effective_url = url.baseAddress
+                                request.effective_url_capacity = url.count
+                                return coffer_http_perform(handle, &request, &answered, &error)
+                            }
                             status = answered
                             return code
                         }
@@ -122,7 +141,9 @@ final class HTTPSession {
             throw HTTPFailure(code: code, message: message, stoppedByCaller: exchange.stoppedByCaller,
                               bodyUnreadable: exchange.readFailed)
         }
-        return HTTPResponse(status: status, headers: exchange.headers, errorBody: exchange.errorBody)
+        let answeredFrom = String(decoding: effective.prefix { $0 != 0 }.map { UInt8(bitPattern: $0) }, as: UTF8.self)
+        return HTTPResponse(status: status, headers: exchange.headers, errorBody: exchange.errorBody,
+                            effectiveURL: answeredFrom.isEmpty ? nil : answeredFrom)
     }
 
     /// The state one transfer's callbacks share.
@@ -207,16 +228,16 @@ final class HTTPSession {
 }
 
 /// A request that did not get an answer: libcurl's code and message.
-struct HTTPFailure: Error {
-    var code: Int32
-    var message: String
+public struct HTTPFailure: Error {
+    public var code: Int32
+    public var message: String
     /// The body's source or sink stopped it (cancellation).
-    var stoppedByCaller: Bool
+    public var stoppedByCaller: Bool
     /// The request's file body could not be read.
-    var bodyUnreadable = false
+    public var bodyUnreadable = false
 
     /// Whether trying again may work: the server could not be reached or the connection broke.
-    var isTransient: Bool {
+    public var isTransient: Bool {
         [COFFER_HTTP_COULDNT_CONNECT, COFFER_HTTP_TIMEOUT, COFFER_HTTP_GOT_NOTHING, COFFER_HTTP_SEND_ERROR,
          COFFER_HTTP_RECV_ERROR, COFFER_HTTP_PARTIAL_FILE].map(Int32.init).contains(code)
     }
@@ -224,12 +245,14 @@ struct HTTPFailure: Error {
 
 /// Sessions for requests made from many threads at once: each request takes one (or makes
 /// one) and gives it back, so connections are reused.
-final class HTTPSessionPool: Sendable {
+public final class HTTPSessionPool: Sendable {
     private let idle = Mutex<[UnsafeSession]>([])
 
     private struct UnsafeSession: @unchecked Sendable { let session: HTTPSession }
 
-    func withSession<T>(_ body: (HTTPSession) throws(HTTPFailure) -> T) throws(CofferError) -> Result<T, HTTPFailure> {
+    public init() {}
+
+    public func withSession<T>(_ body: (HTTPSession) throws(HTTPFailure) -> T) throws(CofferError) -> Result<T, HTTPFailure> {
         let session: HTTPSession
         if let reused = idle.withLock({ $0.popLast()?.session }) { session = reused } else { session = try HTTPSession() }
         let result = Result { () throws(HTTPFailure) -> T in try body(session) }
