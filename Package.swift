@@ -55,7 +55,7 @@ let package = Package(
         // HTTP through libcurl (loaded when first used), for everything that talks to a server.
         .target(name: "CofferHTTP", dependencies: ["CofferCore", "CCofferHTTP"]),
         // Network transfers (issue 20): downloads into files:, uploads to servers.
-        .target(name: "CofferTransfers", dependencies: ["CofferCore", "CofferHTTP"]),
+        .target(name: "CofferTransfers", dependencies: ["CofferCore", "CofferHTTP", "CofferBackends", "CCofferSystem"]),
         // S3 object storage as a mount: Signature Version 4, configuration as the AWS tools read it.
         .target(name: "CofferS3", dependencies: ["CofferCore", "CofferRuntime", "CofferHTTP", "CCofferCrypto", "CCofferHTTP",
                                                 "CCofferXML"]),
@@ -131,7 +131,9 @@ let package = Package(
             dependencies: ["CofferBackendConformance", "CofferInMemory", "CofferBackends", "CofferCore"]
         ),
         .testTarget(name: "CofferRPCTests", dependencies: ["CofferRPC", "FileService", "CofferCore", "CofferTestSupport"]),
-        .testTarget(name: "CofferTransfersTests", dependencies: ["CofferTransfers", "CofferCore", "CofferTestSupport"]),
+        .testTarget(name: "CofferTransfersTests",
+                    dependencies: ["CofferTransfers", "CofferHTTP", "CofferCore", "CofferTestSupport", "CCofferSystem"],
+                    exclude: ["Servers"]),
         .testTarget(name: "CofferMCPTests", dependencies: ["CofferMCP", "CofferRPC", "CofferCore", "CofferTestSupport"]),
         .testTarget(name: "CofferS3Tests",
                     dependencies: ["CofferS3", "CofferHTTP", "CofferCore", "CofferTestSupport", "CofferBackendConformance",

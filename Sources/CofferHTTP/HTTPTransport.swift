@@ -71,12 +71,16 @@ public final class HTTPSession {
     /// Performs one request, blocking the calling thread. `onBody` gets the body of a
     /// successful response in pieces and returns `false` to stop it. With `maxRedirects`
     /// above 0, redirects are followed that many times at most, to `http` and `https` only.
+    /// `onHead`, when given, sees the final response's status and headers before the first
+    /// byte of a successful body reaches `onBody` (a download decides there whether the
+    /// server honoured its range), and returns `false` to stop.
     public func perform(method: String, url: String, headers: [(name: String, value: String)], body: HTTPBody,
                         timeouts: HTTPTimeouts, caFile: String?, maxRedirects: Int = 0,
+                        onHead: ((HTTPResponse) -> Bool)? = nil,
                         onBody: (UnsafeRawBufferPointer) -> Bool) throws(HTTPFailure) -> HTTPResponse {
         try withoutActuallyEscaping(onBody) { (onBody) throws(HTTPFailure) -> HTTPResponse in
             try perform(method: method, url: url, headers: headers, body: body, timeouts: timeouts, caFile: caFile,
-                        maxRedirects: maxRedirects, exchange: Exchange(body: body, onBody: onBody))
+                        maxRedirects: maxRedirects, exchange: Exchange(body: body, onHead: onHead, onBody: onBody))
         }
     }
 
@@ -149,7 +153,10 @@ public final class HTTPSession {
     /// The state one transfer's callbacks share.
     private final class Exchange {
         var body: HTTPBody
+        let onHead: ((HTTPResponse) -> Bool)?
         let onBody: (UnsafeRawBufferPointer) -> Bool
+        /// Whether the successful body has begun (and `onHead` been asked).
+        var bodyBegun = false
         var headers: [(name: String, value: String)] = []
         var sent = 0
         var stoppedByCaller = false
@@ -159,8 +166,9 @@ public final class HTTPSession {
         var status = 0
         var errorBody: [UInt8] = []
 
-        init(body: HTTPBody, onBody: @escaping (UnsafeRawBufferPointer) -> Bool) {
+        init(body: HTTPBody, onHead: ((HTTPResponse) -> Bool)?, onBody: @escaping (UnsafeRawBufferPointer) -> Bool) {
             self.body = body
+            self.onHead = onHead
             self.onBody = onBody
         }
 
@@ -183,6 +191,13 @@ public final class HTTPSession {
             if status >= 300 {
                 if errorBody.count < 16_384 { errorBody += piece.prefix(16_384 - errorBody.count) }
                 return length
+            }
+            if !bodyBegun {
+                bodyBegun = true
+                if let onHead, !onHead(HTTPResponse(status: status, headers: headers)) {
+                    stoppedByCaller = true
+                    return 0
+                }
             }
             if onBody(piece) { return length }
             stoppedByCaller = true

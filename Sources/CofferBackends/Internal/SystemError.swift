@@ -6,7 +6,7 @@ import Glibc
 /// Turns a failed system call into a ``CofferError``: one place decides what each errno means.
 extension CofferError {
     /// The error for `code` (an errno value) from `call`, concerning `path`.
-    static func system(_ code: Int32, _ call: StaticString, path: VirtualPath?) -> CofferError {
+    public static func system(_ code: Int32, _ call: StaticString, path: VirtualPath?) -> CofferError {
         let kind: Kind = switch code {
         case ENOENT: .noSuchFile
         case EEXIST: .fileExists
@@ -36,7 +36,7 @@ extension CofferError {
     }
 
     /// The error for the current `errno`.
-    static func lastSystemError(_ call: StaticString, path: VirtualPath?) -> CofferError {
+    public static func lastSystemError(_ call: StaticString, path: VirtualPath?) -> CofferError {
         system(Glibc.errno, call, path: path)
     }
 }

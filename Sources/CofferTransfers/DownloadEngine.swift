@@ -1,0 +1,244 @@
+import CCofferSystem
+import CofferBackends
+import CofferCore
+import CofferHTTP
+import Foundation
+#if canImport(Glibc)
+import Glibc
+#endif
+
+/// One download as it is kept between attempts, and between processes: where it comes
+/// from, how much of it is safely on disk, and what the server said it is.
+public struct DownloadRecord: Codable, Sendable, Hashable {
+    public enum State: String, Codable, Sendable { case queued, running, paused, failed, done }
+
+    public var id: String
+    public var url: String
+    public var state: State
+    /// Bytes of the partial file known to be on disk (synced): a resume starts here.
+    public var received: Int64 = 0
+    /// The whole size, once the server has said it.
+    public var total: Int64?
+    /// What identifies the version being downloaded, for `If-Range`.
+    public var etag: String?
+    public var lastModified: String?
+    public var contentDisposition: String?
+    /// Where the data came from, after redirects.
+    public var effectiveURL: String?
+    /// Why the last attempt failed, for the user.
+    public var failure: String?
+
+    public init(id: String, url: String) {
+        self.id = id
+        self.url = url
+        self.state = .queued
+    }
+
+    /// The name the download is saved under, unless the user chose one.
+    public var suggestedName: String {
+        DownloadName.suggested(contentDisposition: contentDisposition, url: effectiveURL ?? url)
+    }
+}
+
+/// Fetches what is missing of a download into its partial file, resuming with `Range` and
+/// `If-Range` (the ETag when it is a strong one, else the Last-Modified date) from the last
+/// synced byte. A server that ignores the range, or whose file changed since, answers the
+/// whole file, and the partial file starts again from zero. A connection that breaks is
+/// tried again from where it stopped, a bounded number of times; a cancel stops at once and
+/// keeps what came, synced, for a later resume. The partial file gets the origin in
+/// `user.xdg.origin.url`, as browsers and wget set it.
+public struct DownloadEngine: Sendable {
+    public var caFile: String?
+    public var timeouts = HTTPTimeouts()
+    /// Redirects followed at most (to `http` and `https` only).
+    public var maxRedirects = 10
+    /// A download larger than this fails as `tooLarge`.
+    public var maxSize: Int64?
+    /// Tries of one fetch when the connection breaks, each resuming.
+    public var attempts = 4
+    /// How often what came is synced and the record saved (`checkpoint`).
+    public var checkpointBytes: Int64 = 8 << 20
+    private let sessions = HTTPSessionPool()
+
+    public init(caFile: String? = nil) { self.caFile = caFile }
+
+    /// Fetches the rest of `record` into the file at `partialPath`, blocking the thread.
+    /// `checkpoint` is called with the record each time what came is synced (to save it);
+    /// the record returned is `done`, with `received` the whole size.
+    /// - Throws: `cancelled` when `cancellation` says so (the partial data kept); `ioError`
+    ///   for a server that could not be reached or answered an error; `tooLarge` past `maxSize`.
+    public func fetch(_ record: DownloadRecord, into partialPath: String, progress: ProgressReporter = .none,
+                      cancellation: @escaping @Sendable () -> Bool = { false },
+                      checkpoint: @escaping (DownloadRecord) -> Void = { _ in }) throws(CofferError) -> DownloadRecord {
+        let fd = open(partialPath, O_RDWR | O_CREAT | O_CLOEXEC, 0o600)
+        guard fd >= 0 else { throw CofferError.lastSystemError("open", path: nil) }
+        defer { close(fd) }
+        var record = record
+        record.state = .running
+        // What is on disk beyond the last checkpoint may not have been synced: start there.
+        var info = stat()
+        fstat(fd, &info)
+        let canResume = record.etag.map { !$0.hasPrefix("W/") } ?? false || record.lastModified != nil
+        let start = canResume ? min(Int64(info.st_size), record.received) : 0
+        guard ftruncate(fd, off_t(start)) == 0 else { throw CofferError.lastSystemError("ftruncate", path: nil) }
+        record.received = start
+        progress.expect(bytes: record.total ?? 0, items: 1)
+        progress.advance(bytes: start)
+        var tries = 0
+        while true {
+            tries += 1
+            let outcome = try attempt(&record, fd: fd, progress: progress, cancellation: cancellation, checkpoint: checkpoint)
+            switch outcome {
+            case .complete:
+                guard fsync(fd) == 0 else { throw CofferError.lastSystemError("fsync", path: nil) }
+                record.state = .done
+                record.failure = nil
+                record.total = record.received
+                let origin = Array(record.url.utf8)
+                _ = coffer_fsetxattr(fd, "user.xdg.origin.url", origin, origin.count, 0)
+                progress.advance(items: 1)
+                checkpoint(record)
+                return record
+            case .interrupted(let error) where tries < attempts:
+                _ = error
+                sync(fd, &record, checkpoint)
+                continue
+            case .interrupted(let error), .failed(let error):
+                sync(fd, &record, checkpoint)
+                record.state = error.kind == .cancelled ? .paused : .failed
+                throw error
+            }
+        }
+    }
+
+    private enum Outcome {
+        case complete
+        /// The connection broke: trying again may work.
+        case interrupted(CofferError)
+        case failed(CofferError)
+    }
+
+    private func sync(_ fd: Int32, _ record: inout DownloadRecord, _ checkpoint: (DownloadRecord) -> Void) {
+        if fdatasync(fd) == 0 {
+            var info = stat()
+            fstat(fd, &info)
+            record.received = Int64(info.st_size)
+        }
+        checkpoint(record)
+    }
+
+    /// One request: from `record.received` on when it can resume, else from zero.
+    private func attempt(_ saved: inout DownloadRecord, fd: Int32, progress: ProgressReporter,
+                         cancellation: @escaping @Sendable () -> Bool,
+                         checkpoint: @escaping (DownloadRecord) -> Void) throws(CofferError) -> Outcome {
+        var record = saved
+        defer { saved = record }
+        var offset = record.received
+        var headers: [(name: String, value: String)] = [("Accept-Encoding", "identity")]
+        let validator = record.etag.flatMap { $0.hasPrefix("W/") ? nil : $0 } ?? record.lastModified
+        if offset > 0, let validator {
+            headers.append(("Range", "bytes=\(offset)-"))
+            headers.append(("If-Range", validator))
+        } else if offset > 0 {
+            offset = 0
+            ftruncate(fd, 0)
+        }
+        let asked = offset
+        var sinceCheckpoint: Int64 = 0
+        var writeError: CofferError?
+        var limitError: CofferError?
+        let onHead: (HTTPResponse) -> Bool = { response in
+            record.etag = response.header("ETag")
+            record.lastModified = response.header("Last-Modified")
+            record.contentDisposition = response.header("Content-Disposition") ?? record.contentDisposition
+            let length = response.header("Content-Length").flatMap { Int64($0) }
+            if response.status == 206, let range = response.header("Content-Range"), let first = Self.rangeStart(range),
+               first == asked {
+                record.total = Self.rangeTotal(range) ?? length.map { asked + $0 }
+            } else {
+                // The whole file: the range was ignored, or the file changed (`If-Range`).
+                if offset > 0 {
+                    offset = 0
+                    ftruncate(fd, 0)
+                    progress.advance(bytes: -asked)
+                }
+                record.total = response.status == 206 ? nil : length
+            }
+            if let total = record.total { progress.expect(bytes: total, items: 1) }
+            if let maxSize, let total = record.total, total > maxSize {
+                limitError = CofferError(.tooLarge, detail: "\(maxSize) bytes")
+                return false
+            }
+            return true
+        }
+        let onBody: (UnsafeRawBufferPointer) -> Bool = { piece in
+            guard !cancellation() else { return false }
+            var written = 0
+            while written < piece.count {
+                let count = pwrite(fd, piece.baseAddress! + written, piece.count - written, off_t(offset + Int64(written)))
+                if count < 0 {
+                    if errno == EINTR { continue }
+                    writeError = CofferError.lastSystemError("write", path: nil)
+                    return false
+                }
+                written += count
+            }
+            offset += Int64(piece.count)
+            progress.advance(bytes: Int64(piece.count))
+            if let maxSize, offset > maxSize {
+                limitError = CofferError(.tooLarge, detail: "\(maxSize) bytes")
+                return false
+            }
+            sinceCheckpoint += Int64(piece.count)
+            if sinceCheckpoint >= checkpointBytes, fdatasync(fd) == 0 {
+                sinceCheckpoint = 0
+                record.received = offset
+                checkpoint(record)
+            }
+            return true
+        }
+        let outcome = try sessions.withSession { (session) throws(HTTPFailure) -> HTTPResponse in
+            try session.perform(method: "GET", url: record.url, headers: headers, body: .none, timeouts: timeouts,
+                                caFile: caFile, maxRedirects: maxRedirects, onHead: onHead, onBody: onBody)
+        }
+        if let writeError { return .failed(writeError) }
+        if let limitError { return .failed(limitError) }
+        switch outcome {
+        case .success(let response):
+            record.effectiveURL = response.effectiveURL ?? record.effectiveURL
+            switch response.status {
+            case 200, 206:
+                record.received = offset
+                if let total = record.total, offset < total {
+                    return .interrupted(CofferError(.ioError, detail: "the server sent \(offset) of \(total) bytes"))
+                }
+                return .complete
+            case 416 where asked > 0:
+                // The range is past the end: the file shrank or changed. Start again.
+                ftruncate(fd, 0)
+                record.received = 0
+                record.etag = nil
+                record.lastModified = nil
+                return .interrupted(CofferError(.ioError, detail: "the server's file changed"))
+            default:
+                return .failed(CofferError(.ioError, detail: "the server answered \(response.status)"))
+            }
+        case .failure(let failure):
+            record.received = offset
+            if failure.stoppedByCaller && cancellation() { return .failed(CofferError(.cancelled)) }
+            let error = CofferError(.ioError, detail: failure.message)
+            return failure.isTransient ? .interrupted(error) : .failed(error)
+        }
+    }
+
+    /// `bytes 100-199/1000` → 100.
+    static func rangeStart(_ header: String) -> Int64? {
+        guard let unit = header.range(of: "bytes ") else { return nil }
+        return header[unit.upperBound...].split(separator: "-").first.flatMap { Int64($0) }
+    }
+
+    /// `bytes 100-199/1000` → 1000 (`*` → nil).
+    static func rangeTotal(_ header: String) -> Int64? {
+        header.split(separator: "/").last.flatMap { Int64($0) }
+    }
+}

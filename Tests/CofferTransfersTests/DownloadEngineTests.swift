@@ -1,0 +1,198 @@
+import CCofferSystem
+import CofferCore
+import CofferHTTP
+@testable import CofferTransfers
+import CofferTestSupport
+import Foundation
+import Synchronization
+import Testing
+
+/// `Servers/transfer_server.py` (Python's http.server) on a free port of 127.0.0.1.
+final class TransferServer: @unchecked Sendable {
+    private let process = Process()
+    /// The server's standard input: it ends when this closes, with the test or its process.
+    private let input = Pipe()
+    let port: Int
+
+    init() throws {
+        let script = URL(fileURLWithPath: #filePath).deletingLastPathComponent().appendingPathComponent("Servers/transfer_server.py")
+        let output = Pipe()
+        process.executableURL = URL(fileURLWithPath: "/usr/bin/env")
+        process.arguments = ["python3", script.path]
+        process.standardOutput = output
+        process.standardInput = input
+        // Not the test's own output: a server that outlived it would keep `swift test` waiting.
+        process.standardError = FileHandle.nullDevice
+        try process.run()
+        var line = Data()
+        while let byte = try output.fileHandleForReading.read(upToCount: 1), !byte.isEmpty, byte != Data("\n".utf8) {
+            line.append(byte)
+        }
+        guard let port = Int(String(decoding: line, as: UTF8.self)) else { throw CofferError(.ioError, detail: "no port") }
+        self.port = port
+    }
+
+    func url(_ path: String) -> String { "http://127.0.0.1:\(port)\(path)" }
+
+    /// The `Range` header of every request so far (`nil` for none).
+    func rangesSeen() throws -> [String?] {
+        var body: [UInt8] = []
+        _ = try HTTPSession().perform(method: "GET", url: url("/stats"), headers: [], body: .none, timeouts: HTTPTimeouts(),
+                                      caFile: nil) { piece in body += piece; return true }
+        let ranges = try JSONSerialization.jsonObject(with: Data(body)) as? [Any] ?? []
+        return ranges.dropLast().map { $0 as? String }  // the last is this request
+    }
+
+    /// The bytes the server sends for `name`, version `version`, as the script makes them.
+    static func payload(_ name: String, size: Int, version: Int = 1) -> [UInt8] {
+        let seed = Array("\(name):\(version);".utf8)
+        var bytes = [UInt8](repeating: 0, count: size)
+        bytes.withUnsafeMutableBufferPointer { buffer in
+            seed.withUnsafeBufferPointer { seed in
+                var index = 0
+                while index < size {
+                    let count = min(seed.count, size - index)
+                    UnsafeMutableRawPointer(buffer.baseAddress! + index).copyMemory(from: seed.baseAddress!, byteCount: count)
+                    index += count
+                }
+            }
+        }
+        return bytes
+    }
+
+    deinit {
+        try? input.fileHandleForWriting.close()
+        process.terminate()
+    }
+}
+
+@Suite(.serialized) struct DownloadEngineTests {
+    let directory = TemporaryDirectory("downloads")
+    let server: TransferServer
+    let size = 3 << 20
+
+    init() throws { server = try TransferServer() }
+
+    var partial: String { directory.url("file.download") }
+    func bytes() -> [UInt8] { Array((try? Data(contentsOf: URL(fileURLWithPath: partial))) ?? Data()) }
+
+    func fetch(_ record: DownloadRecord, engine: DownloadEngine = DownloadEngine(),
+               cancellation: @escaping @Sendable () -> Bool = { false }) async throws -> DownloadRecord {
+        let partial = self.partial
+        return try await offPool { try engine.fetch(record, into: partial, cancellation: cancellation) }
+    }
+
+    @Test func aWholeDownloadIsByteForByteAndKeepsItsOrigin() async throws {
+        let url = server.url("/data/whole")
+        let done = try await fetch(DownloadRecord(id: "1", url: url))
+        #expect(done.state == .done && done.received == Int64(size) && done.total == Int64(size))
+        #expect(bytes() == TransferServer.payload("whole", size: size))
+        #expect(done.etag == "\"whole-v1\"")
+        var origin = [UInt8](repeating: 0, count: 512)
+        let fd = open(partial, O_RDONLY)
+        defer { close(fd) }
+        let length = coffer_fgetxattr(fd, "user.xdg.origin.url", &origin, origin.count)
+        #expect(length > 0 && String(decoding: origin.prefix(max(0, length)), as: UTF8.self) == url)
+    }
+
+    @Test func aPartialDownloadResumesWithRangeAndIfRange() async throws {
+        let full = TransferServer.payload("resume", size: size)
+        try Data(full.prefix(1 << 20)).write(to: URL(fileURLWithPath: partial))
+        var record = DownloadRecord(id: "2", url: server.url("/data/resume"))
+        record.received = 1 << 20
+        record.etag = "\"resume-v1\""
+        let done = try await fetch(record)
+        #expect(bytes() == full)
+        #expect(try server.rangesSeen().last == "bytes=\(1 << 20)-")
+        #expect(done.received == Int64(size))
+    }
+
+    @Test func aServerThatIgnoresRangesOrChangedItsFileStartsAgainFromZero() async throws {
+        // Ranges ignored: the whole file comes, and replaces what was there.
+        try Data(repeating: 7, count: 100_000).write(to: URL(fileURLWithPath: partial))
+        var record = DownloadRecord(id: "3", url: server.url("/noranges/plain"))
+        record.received = 100_000
+        record.etag = "\"plain-v1\""
+        _ = try await fetch(record)
+        #expect(bytes() == TransferServer.payload("plain", size: size))
+        // Changed since the first part came (a new ETag): If-Range gets the whole new version.
+        _ = try await fetch(DownloadRecord(id: "4", url: server.url("/changing/moving")))
+        #expect(bytes() == TransferServer.payload("moving", size: size, version: 1))
+        var stale = DownloadRecord(id: "4", url: server.url("/changing/moving"))
+        try Data(TransferServer.payload("moving", size: size, version: 1).prefix(1 << 20)).write(to: URL(fileURLWithPath: partial))
+        stale.received = 1 << 20
+        stale.etag = "\"moving-v1\""
+        let renewed = try await fetch(stale)
+        #expect(bytes() == TransferServer.payload("moving", size: size, version: 2))
+        #expect(renewed.etag == "\"moving-v2\"")
+    }
+
+    @Test func aConnectionThatBreaksHalfwayIsResumed() async throws {
+        let done = try await fetch(DownloadRecord(id: "5", url: server.url("/drop/broken")))
+        #expect(bytes() == TransferServer.payload("broken", size: size))
+        let ranges = try server.rangesSeen()
+        #expect(ranges.last??.hasPrefix("bytes=") == true, "\(ranges)")
+        #expect(done.state == .done)
+    }
+
+    @Test func redirectsAreFollowedAndNamesComeFromTheServer() async throws {
+        let moved = try await fetch(DownloadRecord(id: "6", url: server.url("/redirect/target")))
+        #expect(bytes() == TransferServer.payload("target", size: size))
+        #expect(moved.effectiveURL?.hasSuffix("/data/target?") == true || moved.effectiveURL?.contains("/data/target") == true)
+        #expect(moved.suggestedName == "target")
+        let named = try await fetch(DownloadRecord(id: "7", url: server.url("/named")))
+        #expect(named.suggestedName == "年度报告.txt")
+    }
+
+    @Test func failuresSayWhatTheServerAnswered() async throws {
+        await #expect(throws: CofferError.self) { try await fetch(DownloadRecord(id: "8", url: server.url("/missing"))) }
+        do {
+            _ = try await fetch(DownloadRecord(id: "8", url: server.url("/missing")))
+        } catch let error as CofferError {
+            #expect(error.kind == .ioError && error.detail?.contains("404") == true)
+        }
+        var limited = DownloadEngine()
+        limited.maxSize = 1000
+        do {
+            _ = try await fetch(DownloadRecord(id: "9", url: server.url("/data/big")), engine: limited)
+            Issue.record("a download over the limit fails")
+        } catch let error as CofferError {
+            #expect(error.kind == .tooLarge)
+        }
+        // Nothing but http and https.
+        await #expect(throws: CofferError.self) { try await fetch(DownloadRecord(id: "10", url: "file:///etc/passwd")) }
+    }
+
+    @Test func aCancelledDownloadKeepsWhatCameForLater() async throws {
+        let big = 16 << 20
+        let url = server.url("/data/cancelled?size=\(big)")
+        let engine = { var engine = DownloadEngine(); engine.checkpointBytes = 1 << 20; return engine }()
+        let partial = self.partial
+        // Stopped once 4 MiB are on disk, by the cancellation check the engine makes as data comes.
+        final class Watch: Sendable {
+            let stop = Mutex(false)
+            let checkpoints = Mutex<[DownloadRecord]>([])
+        }
+        let watch = Watch()
+        let cancelled: DownloadRecord? = try await offPool { () throws -> DownloadRecord? in
+            do {
+                _ = try engine.fetch(DownloadRecord(id: "11", url: url), into: partial,
+                                     cancellation: { watch.stop.withLock { $0 } }) { record in
+                    watch.checkpoints.withLock { $0.append(record) }
+                    if record.received >= 4 << 20 { watch.stop.withLock { $0 = true } }
+                }
+                return nil
+            } catch {
+                #expect((error as? CofferError)?.kind == .cancelled)
+                return watch.checkpoints.withLock { $0.last }
+            }
+        }
+        let kept = try #require(cancelled, "the download was cancelled")
+        #expect(kept.received >= 4 << 20 && kept.received < Int64(big))
+        // Resumed later, it ends identical to the server's file.
+        let done = try await fetch(kept)
+        #expect(done.received == Int64(big))
+        #expect(bytes() == TransferServer.payload("cancelled", size: big))
+        #expect(try server.rangesSeen().last == "bytes=\(kept.received)-")
+    }
+}

@@ -1,0 +1,119 @@
+#!/usr/bin/env python3
+"""A local HTTP server for the transfer tests (Python's http.server), printing its port.
+
+GET /data/NAME?size=N      N bytes (default 3 MiB) that depend on NAME, with a strong ETag and a
+                           Last-Modified date; honours Range and If-Range (a stale validator
+                           gets the whole file, as RFC 9110 says).
+GET /noranges/NAME         the same bytes, always whole (Range ignored).
+GET /changing/NAME         a new version (ETag and bytes) on every request.
+GET /drop/NAME             the first request for NAME sends half and hangs up; later ones behave
+                           as /data.
+GET /redirect/NAME         302 to /data/NAME.
+GET /named                 with Content-Disposition: filename and filename* (UTF-8).
+GET /missing               404.
+GET /stats                 the Range header of each request so far, as JSON.
+"""
+import json
+import os
+import sys
+import threading
+from http.server import BaseHTTPRequestHandler, ThreadingHTTPServer
+from urllib.parse import parse_qs, urlparse
+
+ranges_seen = []
+versions = {}
+dropped = set()
+lock = threading.Lock()
+
+
+def payload(name, size, version=1):
+    """`NAME:VERSION;` over and over: different for each name and version, easy to remake."""
+    seed = f"{name}:{version};".encode()
+    return (seed * (size // len(seed) + 1))[:size]
+
+
+class Handler(BaseHTTPRequestHandler):
+    protocol_version = "HTTP/1.1"
+
+    def log_message(self, *args):
+        pass
+
+    def do_GET(self):
+        url = urlparse(self.path)
+        parts = url.path.strip("/").split("/")
+        size = int(parse_qs(url.query).get("size", [3 << 20])[0])
+        with lock:
+            ranges_seen.append(self.headers.get("Range"))
+        kind = parts[0]
+        name = parts[1] if len(parts) > 1 else "x"
+        if kind == "stats":
+            return self.send_bytes(200, json.dumps(ranges_seen).encode(), {"Content-Type": "application/json"})
+        if kind == "missing":
+            return self.send_bytes(404, b"no such thing", {})
+        if kind == "redirect":
+            self.send_response(302)
+            self.send_header("Location", f"/data/{name}?{url.query}")
+            self.send_header("Content-Length", "0")
+            self.end_headers()
+            return
+        if kind == "named":
+            return self.send_bytes(200, b"named content", {
+                "Content-Disposition": "attachment; filename=\"report.txt\"; filename*=UTF-8''%E5%B9%B4%E5%BA%A6%E6%8A%A5%E5%91%8A.txt"})
+        version = 1
+        if kind == "changing":
+            with lock:
+                versions[name] = versions.get(name, 0) + 1
+                version = versions[name]
+        body = payload(name, size, version)
+        etag = f'"{name}-v{version}"'
+        headers = {"ETag": etag, "Last-Modified": "Tue, 01 Dec 2026 10:00:00 GMT", "Accept-Ranges": "bytes",
+                   "Content-Type": "application/octet-stream"}
+        wanted = self.headers.get("Range")
+        if_range = self.headers.get("If-Range")
+        honour = kind != "noranges" and wanted and wanted.startswith("bytes=") and (if_range is None or if_range == etag)
+        if honour:
+            start = int(wanted[6:].split("-")[0])
+            if start >= len(body):
+                headers["Content-Range"] = f"bytes */{len(body)}"
+                return self.send_bytes(416, b"", headers)
+            headers["Content-Range"] = f"bytes {start}-{len(body) - 1}/{len(body)}"
+            return self.send_bytes(206, body[start:], headers)
+        if kind == "drop":
+            with lock:
+                first = name not in dropped
+                dropped.add(name)
+            if first:
+                self.send_response(200)
+                for key, value in headers.items():
+                    self.send_header(key, value)
+                self.send_header("Content-Length", str(len(body)))
+                self.end_headers()
+                self.wfile.write(body[: len(body) // 2])
+                self.wfile.flush()
+                self.close_connection = True
+                self.connection.shutdown(2)
+                return
+        return self.send_bytes(200, body, headers)
+
+    def send_bytes(self, status, body, headers):
+        self.send_response(status)
+        for key, value in headers.items():
+            self.send_header(key, value)
+        self.send_header("Content-Length", str(len(body)))
+        self.end_headers()
+        try:
+            self.wfile.write(body)
+        except (BrokenPipeError, ConnectionResetError):
+            pass
+
+
+def exit_with_the_test():
+    """Standard input is the test's pipe: its end (the test finished or died) ends the server."""
+    sys.stdin.read()
+    os._exit(0)
+
+
+server = ThreadingHTTPServer(("127.0.0.1", 0), Handler)
+threading.Thread(target=exit_with_the_test, daemon=True).start()
+print(server.server_address[1], flush=True)
+server.serve_forever()
