@@ -55,7 +55,8 @@ let package = Package(
         // HTTP through libcurl (loaded when first used), for everything that talks to a server.
         .target(name: "CofferHTTP", dependencies: ["CofferCore", "CCofferHTTP"]),
         // Network transfers (issue 20): downloads into files:, uploads to servers.
-        .target(name: "CofferTransfers", dependencies: ["CofferCore", "CofferHTTP", "CofferBackends", "CCofferSystem"]),
+        .target(name: "CofferTransfers",
+                dependencies: ["CofferCore", "CofferHTTP", "CofferBackends", "CofferRuntime", "FileService", "CCofferSystem"]),
         // S3 object storage as a mount: Signature Version 4, configuration as the AWS tools read it.
         .target(name: "CofferS3", dependencies: ["CofferCore", "CofferRuntime", "CofferHTTP", "CCofferCrypto", "CCofferHTTP",
                                                 "CCofferXML"]),
@@ -132,7 +133,8 @@ let package = Package(
         ),
         .testTarget(name: "CofferRPCTests", dependencies: ["CofferRPC", "FileService", "CofferCore", "CofferTestSupport"]),
         .testTarget(name: "CofferTransfersTests",
-                    dependencies: ["CofferTransfers", "CofferHTTP", "CofferCore", "CofferTestSupport", "CCofferSystem"],
+                    dependencies: ["CofferTransfers", "CofferHTTP", "CofferCore", "CofferTestSupport", "CCofferSystem",
+                                   "FileService"],
                     exclude: ["Servers"]),
         .testTarget(name: "CofferMCPTests", dependencies: ["CofferMCP", "CofferRPC", "CofferCore", "CofferTestSupport"]),
         .testTarget(name: "CofferS3Tests",

@@ -27,6 +27,11 @@ public struct DownloadRecord: Codable, Sendable, Hashable {
     public var effectiveURL: String?
     /// Why the last attempt failed, for the user.
     public var failure: String?
+    /// Where it goes (a folder's virtual path), under which name when the user chose one,
+    /// and where it went once done.
+    public var folder: String?
+    public var fileName: String?
+    public var result: String?
 
     public init(id: String, url: String) {
         self.id = id

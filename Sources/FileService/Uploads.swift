@@ -26,6 +26,8 @@ final class UploadRegistry: Sendable {
     }
 
     let backend: LocalSandboxBackend
+    /// The uploads area on the host.
+    let path: String
     private let uploads = Mutex<[String: Upload]>([:])
     static let mountName = "uploads"
     /// The names of uploads' data in the uploads folder.
@@ -33,6 +35,7 @@ final class UploadRegistry: Sendable {
 
     init(path: String, journal: OperationJournal?) throws(CofferError) {
         backend = try LocalSandboxBackend(rootPath: path, syncBeforeCommit: false, journal: journal)
+        self.path = path
     }
 
     func add(_ upload: Upload) -> String {
@@ -160,19 +163,49 @@ extension FileService {
         } catch {
             throw CofferError.wrapping(error, path: upload.destination).naming(upload.destination, insteadOf: UploadRegistry.mountName)
         }
+        let path = try await place(temporary, of: registry, at: upload.destination, in: destinationBackend,
+                                   conflict: upload.conflict, progress: .none)
+        return await placedNode(path, made: writtenFile(path, size: Int(upload.received)))
+    }
+
+    /// Copies a file of the uploads area to `destination` under `conflict`, then removes it
+    /// (placed or not): the end of an upload, or of a download.
+    private func place(_ temporary: VirtualPath, of registry: UploadRegistry, at destination: VirtualPath,
+                       in destinationBackend: any StorageBackend, conflict: ConflictPolicy,
+                       progress: ProgressReporter) async throws(CofferError) -> VirtualPath {
         let source = registry.backend
         let placed: Result<VirtualPath, CofferError>
         do throws(CofferError) {
-            placed = .success(try await settle(upload.destination, conflict: upload.conflict) { target, policy in
+            placed = .success(try await settle(destination, conflict: conflict) { target, policy in
                 try await StreamingCopy.copy(from: source, at: temporary, to: destinationBackend, at: target,
-                                             conflict: policy, progress: .none)
+                                             conflict: policy, progress: progress)
             })
         } catch {
-            placed = .failure(error.naming(upload.destination, insteadOf: UploadRegistry.mountName))
+            placed = .failure(error.naming(destination, insteadOf: UploadRegistry.mountName))
         }
         try? await source.removeItem(at: temporary)
-        let path = try placed.get()
-        return await placedNode(path, made: writtenFile(path, size: Int(upload.received)))
+        return try placed.get()
+    }
+
+    /// Where downloads keep their data until they are complete: the uploads area
+    /// (`Library/Caches/Downloading`), or `nil` for a service without one.
+    public nonisolated var downloadsCachePath: String? { uploadRegistry?.path }
+
+    /// Places a finished download — `cacheName`, a file in ``downloadsCachePath`` — in
+    /// `folder` as `fileName`, under a new name when that one is taken (keep both), and
+    /// removes it from the cache. The file appears only when complete.
+    /// - Throws: `invalidName` for a `cacheName` that is not a plain name there.
+    public func placeDownload(_ cacheName: String, into folder: VirtualPath, as fileName: String,
+                              progress: ProgressReporter = .none) async throws(CofferError) -> FileNode {
+        let registry = try requireUploads()
+        try FileName.validate(cacheName)
+        let destination = try folder.appending(fileName)
+        let destinationBackend = try writableMount(for: destination).backend
+        guard try await stat(folder).kind != .file else { throw CofferError(.notADirectory, path: folder) }
+        let temporary = VirtualPath.root(of: UploadRegistry.mountName).appending(trustedName: cacheName)
+        let path = try await place(temporary, of: registry, at: destination, in: destinationBackend, conflict: .keepBoth,
+                                   progress: progress)
+        return try await stat(path)
     }
 
     /// Discards an upload.

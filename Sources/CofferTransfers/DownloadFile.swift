@@ -1,0 +1,110 @@
+import CofferCore
+import CofferRuntime
+import FileService
+import Foundation
+
+/// Where downloads are remembered between processes: one JSON record each, written whole
+/// (to a temporary name, then renamed), so a killed process leaves the last one saved.
+public struct TransferStore: Sendable {
+    public let folder: String
+
+    public init(folder: String) { self.folder = folder }
+
+    private func path(_ id: String) -> String { folder + "/" + id + ".json" }
+
+    public func save(_ record: DownloadRecord) {
+        try? FileManager.default.createDirectory(atPath: folder, withIntermediateDirectories: true)
+        guard let data = try? JSONEncoder().encode(record) else { return }
+        try? data.write(to: URL(fileURLWithPath: path(record.id)), options: .atomic)
+    }
+
+    public func load(_ id: String) -> DownloadRecord? {
+        guard FileName.problem(with: id) == nil, let data = FileManager.default.contents(atPath: path(id)) else { return nil }
+        return try? JSONDecoder().decode(DownloadRecord.self, from: data)
+    }
+
+    /// Every download remembered, oldest first.
+    public func all() -> [DownloadRecord] {
+        let names = (try? FileManager.default.contentsOfDirectory(atPath: folder)) ?? []
+        return names.filter { $0.hasSuffix(".json") }.compactMap { load(String($0.dropLast(5))) }.sorted { $0.id < $1.id }
+    }
+}
+
+/// Downloads a URL into a folder of Coffer's (`files:/Download` by default): the data goes
+/// to the downloads cache first (``FileService/downloadsCachePath``) and appears in the
+/// folder only when complete, under the name the server suggests or the URL's (or the one
+/// given), a new one when it is taken. The record in the ``TransferStore`` says how far it
+/// came, so a download that was cancelled, failed or killed resumes from there (`resuming`).
+public struct DownloadFile: FileOperation {
+    public static let name = "download"
+    public static let changesFiles = true
+    public static let defaultFolder = VirtualPath(mount: VirtualPath.defaultMount, trustedComponents: ["Download"])
+
+    public var url: String
+    public var folder: VirtualPath
+    public var fileName: String?
+    public var store: TransferStore
+    public var engine: DownloadEngine
+    /// The id of a download to resume instead of starting one.
+    public var resuming: String?
+
+    public init(_ url: String, into folder: VirtualPath = DownloadFile.defaultFolder, as fileName: String? = nil,
+                store: TransferStore, engine: DownloadEngine = DownloadEngine(), resuming: String? = nil) {
+        (self.url, self.folder, self.fileName, self.store, self.engine, self.resuming) = (url, folder, fileName, store, engine, resuming)
+    }
+
+    public func run(in context: OperationContext) async throws(CofferError) -> FileNode {
+        guard let cache = context.service.downloadsCachePath else { throw CofferError(.unsupported, detail: "downloads") }
+        var record: DownloadRecord
+        if let resuming {
+            guard let saved = store.load(resuming) else { throw CofferError(.invalidArgument, detail: "no download “\(resuming)”") }
+            record = saved
+        } else {
+            guard let scheme = URL(string: url)?.scheme?.lowercased(), scheme == "http" || scheme == "https" else {
+                throw CofferError(.invalidArgument, detail: "only http and https URLs can be downloaded")
+            }
+            record = DownloadRecord(id: Self.newID(), url: url)
+            record.folder = folder.description
+            record.fileName = fileName.map(DownloadName.sanitized)
+        }
+        store.save(record)
+        let partialName = record.id + ".download"
+        let (engine, store, started) = (self.engine, self.store, record)
+        let fetched: DownloadRecord
+        do {
+            fetched = try await context.withProgress { (progress) throws(CofferError) -> DownloadRecord in
+                try await BlockingIO.run { (flag) throws(CofferError) -> DownloadRecord in
+                    try engine.fetch(started, into: cache + "/" + partialName, progress: progress,
+                                     cancellation: { flag.isCancelled }, checkpoint: { store.save($0) })
+                }
+            }
+        } catch {
+            // The checkpoint saved how far it came; the state and the reason are added here.
+            var stopped = store.load(record.id) ?? record
+            stopped.state = error.kind == .cancelled ? .paused : .failed
+            // The detail (the status the server answered, libcurl's reason) until the message
+            // catalog words transfer failures of its own.
+            let message = error.userMessage(in: context.language).text
+            stopped.failure = error.kind == .cancelled ? nil : error.detail.map { "\(message) (\($0))" } ?? message
+            store.save(stopped)
+            throw error
+        }
+        let target = try VirtualPath(parsing: fetched.folder ?? folder.description)
+        let node = try await context.service.placeDownload(partialName, into: target,
+                                                           as: fetched.fileName ?? fetched.suggestedName)
+        var done = fetched
+        done.result = node.path.description
+        store.save(done)
+        return node
+    }
+
+    public func auditedPaths(for outcome: Result<FileNode, CofferError>) -> [String] {
+        [((try? outcome.get())?.path ?? folder).description]
+    }
+
+    /// Sortable by when it began: the store lists downloads oldest first.
+    static func newID() -> String {
+        let millis = UInt64(Date().timeIntervalSince1970 * 1000)
+        return String(millis, radix: 36) + "-" + String(UInt32.random(in: 0...UInt32.max), radix: 36)
+    }
+}
