@@ -51,7 +51,7 @@ let package = Package(
         // The search index (SQLite FTS5), kept current by the service and by watching.
         .target(name: "CofferSearch", dependencies: ["CofferCore", "CofferRuntime", "CSQLite"]),
         .target(name: "FileService", dependencies: ["CofferCore", "CofferRuntime", "CofferBackends", "CofferSearch"]),
-        .target(name: "CofferREPL", dependencies: ["CofferCore", "CofferRuntime", "FileService", "CReadline"]),
+        .target(name: "CofferREPL", dependencies: ["CofferCore", "CofferRuntime", "FileService", "CofferTransfers", "CReadline"]),
         // HTTP through libcurl (loaded when first used), for everything that talks to a server.
         .target(name: "CofferHTTP", dependencies: ["CofferCore", "CCofferHTTP"]),
         // Network transfers (issue 20): downloads into files:, uploads to servers.

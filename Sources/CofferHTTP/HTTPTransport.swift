@@ -251,6 +251,14 @@ public struct HTTPFailure: Error {
     /// The request's file body could not be read.
     public var bodyUnreadable = false
 
+    /// libcurl's codes callers tell apart.
+    public static let nameUnresolved = Int32(COFFER_HTTP_COULDNT_RESOLVE)
+    public static let unreachable = Int32(COFFER_HTTP_COULDNT_CONNECT)
+    public static let timedOut = Int32(COFFER_HTTP_TIMEOUT)
+    public static let tls = Int32(COFFER_HTTP_SSL)
+    public static let certificate = Int32(COFFER_HTTP_PEER_CERTIFICATE)
+    public static let unsupportedProtocol = Int32(1)  // CURLE_UNSUPPORTED_PROTOCOL
+
     /// Whether trying again may work: the server could not be reached or the connection broke.
     public var isTransient: Bool {
         [COFFER_HTTP_COULDNT_CONNECT, COFFER_HTTP_TIMEOUT, COFFER_HTTP_GOT_NOTHING, COFFER_HTTP_SEND_ERROR,

@@ -187,6 +187,23 @@ public struct CommandHelp: Sendable {
                 "S3 挂载点上的文件会被完整读取到本地缓存（Library/Caches/Remote），并显示进度条；按 Ctrl-C 停止。列出文件夹从不下载内容。在本地挂载点上只会读取文件。"),
             examples: ["fetch b:/Reports/2026.pdf"]),
         CommandHelp(
+            name: "download", usage: "download [--to folder] [--name name] [--max-size bytes] [--ca-file file] URL… | download --resume [id…]",
+            syntax: CommandSyntax(longFlags: ["resume"], longOptions: ["to": .sandboxFolder, "name": .text, "max-size": .text,
+                                                                       "ca-file": .hostPath], operands: [.text]),
+            summary: LocalizedText("Download files from the web into files:/Download.", "从网络下载文件到 files:/Download。"),
+            details: LocalizedText(
+                "Each file appears only when complete, under the name the server suggests (or the URL's, or --name), a new one when it is taken. Ctrl-C pauses a download; “download --resume” goes on from where it stopped, and “downloads” lists them. Only http and https; certificates are checked (--ca-file adds authorities).",
+                "文件下载完成后才会出现，使用服务器建议的名称（或网址中的名称，或 --name），重名时自动改名。按 Ctrl-C 暂停下载；“download --resume”从中断处继续，“downloads”列出所有下载。仅支持 http 和 https，并校验证书（--ca-file 可添加证书颁发机构）。"),
+            examples: ["download https://example.com/report.pdf", "download --to Papers --name paper.pdf https://example.com/x?id=3",
+                       "download --resume"]),
+        CommandHelp(
+            name: "downloads", usage: "downloads",
+            syntax: CommandSyntax(),
+            summary: LocalizedText("List downloads: done, paused, failed.", "列出下载：已完成、已暂停、失败。"),
+            details: LocalizedText("One line each, oldest first: its id, its state, how much came, and where it went or why it stopped.",
+                                   "每个下载一行，最早的在前：编号、状态、已下载的大小，以及保存位置或停止的原因。"),
+            examples: ["downloads"]),
+        CommandHelp(
             name: "du", usage: "du [path…]",
             syntax: CommandSyntax(operands: [.sandboxPath]),
             summary: LocalizedText("Add up the size of files below a folder.", "统计文件夹下文件的总大小。"),

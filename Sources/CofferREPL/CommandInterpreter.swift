@@ -104,6 +104,8 @@ public final class CommandInterpreter {
             case "info": try await info(arguments)
             case "du": try await diskUsage(arguments)
             case "fetch": try await fetch(arguments)
+            case "download": try await download(arguments)
+            case "downloads": try await listDownloads(arguments)
             case "find": try await find(arguments)
             case "reindex": try await reindex(arguments)
             case "mounts": showMounts()

@@ -25,8 +25,9 @@ public struct DownloadRecord: Codable, Sendable, Hashable {
     public var contentDisposition: String?
     /// Where the data came from, after redirects.
     public var effectiveURL: String?
-    /// Why the last attempt failed, for the user.
+    /// Why the last attempt failed, for the user, and the status the server answered then.
     public var failure: String?
+    public var status: Int?
     /// Where it goes (a folder's virtual path), under which name when the user chose one,
     /// and where it went once done.
     public var folder: String?
@@ -171,7 +172,7 @@ public struct DownloadEngine: Sendable {
             }
             if let total = record.total { progress.expect(bytes: total, items: 1) }
             if let maxSize, let total = record.total, total > maxSize {
-                limitError = CofferError(.tooLarge, detail: "\(maxSize) bytes")
+                limitError = CofferError(.tooLarge, detail: "download-too-large")
                 return false
             }
             return true
@@ -191,7 +192,7 @@ public struct DownloadEngine: Sendable {
             offset += Int64(piece.count)
             progress.advance(bytes: Int64(piece.count))
             if let maxSize, offset > maxSize {
-                limitError = CofferError(.tooLarge, detail: "\(maxSize) bytes")
+                limitError = CofferError(.tooLarge, detail: "download-too-large")
                 return false
             }
             sinceCheckpoint += Int64(piece.count)
@@ -211,12 +212,11 @@ public struct DownloadEngine: Sendable {
         switch outcome {
         case .success(let response):
             record.effectiveURL = response.effectiveURL ?? record.effectiveURL
+            record.status = response.status
             switch response.status {
             case 200, 206:
                 record.received = offset
-                if let total = record.total, offset < total {
-                    return .interrupted(CofferError(.ioError, detail: "the server sent \(offset) of \(total) bytes"))
-                }
+                if let total = record.total, offset < total { return .interrupted(CofferError(.ioError, detail: "download-broken")) }
                 return .complete
             case 416 where asked > 0:
                 // The range is past the end: the file shrank or changed. Start again.
@@ -224,15 +224,38 @@ public struct DownloadEngine: Sendable {
                 record.received = 0
                 record.etag = nil
                 record.lastModified = nil
-                return .interrupted(CofferError(.ioError, detail: "the server's file changed"))
+                return .interrupted(CofferError(.ioError, detail: "download-broken"))
             default:
-                return .failed(CofferError(.ioError, detail: "the server answered \(response.status)"))
+                return .failed(Self.error(status: response.status))
             }
         case .failure(let failure):
             record.received = offset
             if failure.stoppedByCaller && cancellation() { return .failed(CofferError(.cancelled)) }
-            let error = CofferError(.ioError, detail: failure.message)
+            let error = Self.error(failure)
             return failure.isTransient ? .interrupted(error) : .failed(error)
+        }
+    }
+
+    /// What a status that is not a success means for the user (each worded in
+    /// `messages.json`, in both languages).
+    static func error(status: Int) -> CofferError {
+        switch status {
+        case 404, 410: CofferError(.noSuchFile, detail: "download-not-found")
+        case 401, 403, 407: CofferError(.noPermission, detail: "download-denied")
+        case 500...599: CofferError(.ioError, detail: "download-server-error")
+        default: CofferError(.ioError, detail: "download-refused")
+        }
+    }
+
+    /// What a request that got no answer means for the user.
+    static func error(_ failure: HTTPFailure) -> CofferError {
+        switch failure.code {
+        case HTTPFailure.nameUnresolved: CofferError(.ioError, detail: "download-name-unresolved")
+        case HTTPFailure.unreachable: CofferError(.ioError, detail: "download-unreachable")
+        case HTTPFailure.timedOut: CofferError(.ioError, detail: "download-timeout")
+        case HTTPFailure.certificate, HTTPFailure.tls: CofferError(.ioError, detail: "download-certificate")
+        case HTTPFailure.unsupportedProtocol: CofferError(.invalidArgument, detail: "only http and https URLs can be downloaded")
+        default: CofferError(.ioError, detail: failure.isTransient ? "download-broken" : failure.message)
         }
     }
 

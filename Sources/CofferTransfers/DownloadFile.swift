@@ -43,18 +43,22 @@ public struct DownloadFile: FileOperation {
     public var url: String
     public var folder: VirtualPath
     public var fileName: String?
-    public var store: TransferStore
+    /// Where it is remembered: the service's own (``FileService/transfersPath``) unless given.
+    public var store: TransferStore?
     public var engine: DownloadEngine
     /// The id of a download to resume instead of starting one.
     public var resuming: String?
 
     public init(_ url: String, into folder: VirtualPath = DownloadFile.defaultFolder, as fileName: String? = nil,
-                store: TransferStore, engine: DownloadEngine = DownloadEngine(), resuming: String? = nil) {
+                store: TransferStore? = nil, engine: DownloadEngine = DownloadEngine(), resuming: String? = nil) {
         (self.url, self.folder, self.fileName, self.store, self.engine, self.resuming) = (url, folder, fileName, store, engine, resuming)
     }
 
     public func run(in context: OperationContext) async throws(CofferError) -> FileNode {
-        guard let cache = context.service.downloadsCachePath else { throw CofferError(.unsupported, detail: "downloads") }
+        guard let cache = context.service.downloadsCachePath,
+              let store = store ?? context.service.transfersPath.map(TransferStore.init(folder:)) else {
+            throw CofferError(.unsupported, detail: "downloads")
+        }
         var record: DownloadRecord
         if let resuming {
             guard let saved = store.load(resuming) else { throw CofferError(.invalidArgument, detail: "no download “\(resuming)”") }
@@ -69,7 +73,7 @@ public struct DownloadFile: FileOperation {
         }
         store.save(record)
         let partialName = record.id + ".download"
-        let (engine, store, started) = (self.engine, self.store, record)
+        let (engine, started) = (self.engine, record)
         let fetched: DownloadRecord
         do {
             fetched = try await context.withProgress { (progress) throws(CofferError) -> DownloadRecord in
@@ -82,10 +86,12 @@ public struct DownloadFile: FileOperation {
             // The checkpoint saved how far it came; the state and the reason are added here.
             var stopped = store.load(record.id) ?? record
             stopped.state = error.kind == .cancelled ? .paused : .failed
-            // The detail (the status the server answered, libcurl's reason) until the message
-            // catalog words transfer failures of its own.
-            let message = error.userMessage(in: context.language).text
-            stopped.failure = error.kind == .cancelled ? nil : error.detail.map { "\(message) (\($0))" } ?? message
+            stopped.failure = error.kind == .cancelled ? nil : error.userMessage(in: context.language).text
+            if error.kind == .tooLarge {
+                // Over the limit: nothing of it is kept.
+                try? FileManager.default.removeItem(atPath: cache + "/" + partialName)
+                stopped.received = 0
+            }
             store.save(stopped)
             throw error
         }

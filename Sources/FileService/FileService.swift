@@ -38,6 +38,9 @@ public actor FileService {
     nonisolated let searchIndex: SearchIndex?
     /// Background work kept going while long-lived sessions are open.
     nonisolated let housekeeping = Housekeeping()
+    /// Where network transfers are remembered between processes (`AppData/Transfers` in a
+    /// standard container), or `nil` for a service that makes none.
+    public nonisolated let transfersPath: String?
     /// Numbers sessions, for their activities and uploads.
     nonisolated let sessionNumbers = Atomic<Int>(0)
 
@@ -50,8 +53,8 @@ public actor FileService {
     /// backends are given theirs when made).
     public init(mounts: [Mount], trash: TrashBackend? = nil, staging: ExportStagingBackend? = nil,
                 registry: TypeRegistry = .standard, excludedHostFolders: [String] = [],
-                bookmarksPath: String? = nil, uploadsPath: String? = nil, audit: AuditLog? = nil,
-                searchIndex: SearchIndex? = nil, journal: OperationJournal? = nil) {
+                bookmarksPath: String? = nil, uploadsPath: String? = nil, transfersPath: String? = nil,
+                audit: AuditLog? = nil, searchIndex: SearchIndex? = nil, journal: OperationJournal? = nil) {
         self.mounts = mounts
         self.mountsByName = Dictionary(mounts.map { ($0.name, $0) }, uniquingKeysWith: { first, _ in first })
         self.immediateBackends = mountsByName.compactMapValues { $0.backend as? any ImmediateMetadata }
@@ -61,6 +64,7 @@ public actor FileService {
         self.excludedHostFolders = excludedHostFolders
         self.bookmarkStore = bookmarksPath.map(BookmarkStore.init(path:))
         self.uploadRegistry = uploadsPath.flatMap { try? UploadRegistry(path: $0, journal: journal) }
+        self.transfersPath = transfersPath
         self.audit = audit
         self.searchIndex = searchIndex
     }
@@ -97,6 +101,7 @@ public actor FileService {
         ] + extraMounts, trash: trash, staging: staging, registry: registry,
            excludedHostFolders: [container.hostPath],
            bookmarksPath: container.appDataPath + "/bookmarks.json", uploadsPath: container.uploadsPath,
+           transfersPath: container.appDataPath + "/Transfers",
            audit: AuditLog(path: container.appDataPath + "/logs/audit.jsonl"),
            searchIndex: SearchIndex(databasePath: container.searchIndexPath + "/index.sqlite",
                                     mount: VirtualPath.defaultMount, backend: files, registry: registry),

@@ -149,7 +149,7 @@ final class TransferServer: @unchecked Sendable {
         do {
             _ = try await fetch(DownloadRecord(id: "8", url: server.url("/missing")))
         } catch let error as CofferError {
-            #expect(error.kind == .ioError && error.detail?.contains("404") == true)
+            #expect(error.kind == .noSuchFile && error.detail == "download-not-found")
         }
         var limited = DownloadEngine()
         limited.maxSize = 1000

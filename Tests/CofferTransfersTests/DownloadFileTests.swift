@@ -43,7 +43,7 @@ import Testing
         await #expect(throws: CofferError.self) { try await session.perform(DownloadFile(server.url("/missing"), store: store)) }
         #expect(directory.names("c/Documents/UserFiles/Download").isEmpty)
         let failed = try #require(store.all().first)
-        #expect(failed.state == .failed && failed.failure?.contains("404") == true)
+        #expect(failed.state == .failed && failed.status == 404 && failed.failure?.contains("404") == true)
         await #expect(throws: CofferError.self) { try await session.perform(DownloadFile("ftp://example.com/a", store: store)) }
     }
 

@@ -1,0 +1,87 @@
+import CofferCore
+import CofferTransfers
+import FileService
+import Foundation
+
+extension CommandInterpreter {
+    /// `download URL… [--to folder] [--name name] [--max-size bytes] [--ca-file file]`, and
+    /// `download --resume [id]`: each into the folder (`files:/Download`), with a progress bar;
+    /// Ctrl-C pauses it, to be resumed.
+    func download(_ words: ArraySlice<String>) async throws {
+        let arguments = try parse(words, as: "download")
+        var engine = DownloadEngine(caFile: arguments.options["ca-file"].map(Self.expandingHome))
+        if let limit = arguments.options["max-size"] {
+            guard let bytes = Int64(limit), bytes > 0 else {
+                throw CofferError(.invalidArgument, detail: LocalizedText("--max-size needs a number of bytes",
+                                                                          "--max-size 需要字节数")(language))
+            }
+            engine.maxSize = bytes
+        }
+        let label = LocalizedText("Downloading", "正在下载")
+        if arguments.flags.contains("resume") {
+            guard let path = service.transfersPath else { throw CofferError(.unsupported, detail: "downloads") }
+            let unfinished = TransferStore(folder: path).all().filter { $0.state != .done }
+            let chosen = arguments.operands.isEmpty ? unfinished : unfinished.filter { arguments.operands.contains($0.id) }
+            guard !chosen.isEmpty else {
+                output.line(LocalizedText("Nothing to resume.", "没有可继续的下载。")(language))
+                return
+            }
+            var failed = false
+            for record in chosen {
+                do throws(CofferError) {
+                    let node = try await perform(DownloadFile(record.url, engine: engine, resuming: record.id), progress: label)
+                    output.line("\(record.url) → \(node.path)")
+                } catch {
+                    report(error)
+                    failed = true
+                }
+            }
+            if failed { throw Reported() }
+            return
+        }
+        guard !arguments.operands.isEmpty else { throw usage("download") }
+        let folder = try arguments.options["to"].map { (text) throws(CofferError) in try resolve(text) } ?? DownloadFile.defaultFolder
+        let name = arguments.options["name"]
+        if name != nil, arguments.operands.count > 1 {
+            throw CofferError(.invalidArgument, detail: LocalizedText("--name goes with one URL", "--name 只能用于一个网址")(language))
+        }
+        var failed = false
+        for url in arguments.operands {
+            do throws(CofferError) {
+                let node = try await perform(DownloadFile(url, into: folder, as: name, engine: engine), progress: label)
+                output.line("\(url) → \(node.path)")
+            } catch where error.kind == .cancelled {
+                throw error
+            } catch {
+                report(error)
+                failed = true
+            }
+        }
+        if failed { throw Reported() }
+    }
+
+    /// `downloads`: every download remembered, oldest first: its id, state, how much came,
+    /// and where it went or why it stopped.
+    func listDownloads(_ words: ArraySlice<String>) async throws {
+        _ = try parse(words, as: "downloads")
+        guard let path = service.transfersPath else { throw CofferError(.unsupported, detail: "downloads") }
+        let records = TransferStore(folder: path).all()
+        guard !records.isEmpty else {
+            output.line(LocalizedText("No downloads.", "没有下载记录。")(language))
+            return
+        }
+        for record in records {
+            let state: String = switch record.state {
+            case .queued: LocalizedText("queued", "排队中")(language)
+            case .running: LocalizedText("interrupted", "已中断")(language)
+            case .paused: LocalizedText("paused", "已暂停")(language)
+            case .failed: LocalizedText("failed", "失败")(language)
+            case .done: LocalizedText("done", "完成")(language)
+            }
+            let amount = record.total.map { "\(Formatting.size(record.received))/\(Formatting.size($0))" }
+                ?? Formatting.size(record.received)
+            let outcome = record.result ?? record.failure ?? record.url
+            output.line("\(record.id)\t\(state)\t\(amount)\t\(outcome)")
+        }
+    }
+}
