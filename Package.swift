@@ -61,9 +61,9 @@ let package = Package(
         .target(name: "CofferS3", dependencies: ["CofferCore", "CofferRuntime", "CofferHTTP", "CCofferCrypto", "CCofferHTTP",
                                                 "CCofferXML"]),
         // The JSON-RPC 2.0 front end (`coffer rpc`).
-        .target(name: "CofferRPC", dependencies: ["CofferCore", "CofferRuntime", "FileService", "CCofferSystem"]),
+        .target(name: "CofferRPC", dependencies: ["CofferCore", "CofferRuntime", "FileService", "CofferTransfers", "CCofferSystem"]),
         // The Model Context Protocol front end (`coffer mcp`): a dialect and methods over CofferRPC's connection.
-        .target(name: "CofferMCP", dependencies: ["CofferCore", "CofferRPC", "FileService"],
+        .target(name: "CofferMCP", dependencies: ["CofferCore", "CofferRPC", "FileService", "CofferTransfers"],
                 resources: [.embedInCode("tools.json")]),
         // `coffer`'s command line and front ends, for any application that adds its own mounts.
         .target(
@@ -107,7 +107,7 @@ let package = Package(
             path: "Examples/ComposeService"
         ),
 
-        .target(name: "CofferTestSupport", dependencies: ["CofferCore"], path: "Tests/CofferTestSupport"),
+        .target(name: "CofferTestSupport", dependencies: ["CofferCore"], path: "Tests/CofferTestSupport", exclude: ["Servers"]),
         .testTarget(name: "CofferCoreTests", dependencies: ["CofferCore", "CofferTestSupport"]),
         .testTarget(
             name: "DocumentTypesTests",
@@ -133,9 +133,7 @@ let package = Package(
         ),
         .testTarget(name: "CofferRPCTests", dependencies: ["CofferRPC", "FileService", "CofferCore", "CofferTestSupport"]),
         .testTarget(name: "CofferTransfersTests",
-                    dependencies: ["CofferTransfers", "CofferHTTP", "CofferCore", "CofferTestSupport", "CCofferSystem",
-                                   "FileService"],
-                    exclude: ["Servers"]),
+                    dependencies: ["CofferTransfers", "CofferCore", "CofferTestSupport", "CCofferSystem", "FileService"]),
         .testTarget(name: "CofferMCPTests", dependencies: ["CofferMCP", "CofferRPC", "CofferCore", "CofferTestSupport"]),
         .testTarget(name: "CofferS3Tests",
                     dependencies: ["CofferS3", "CofferHTTP", "CofferCore", "CofferTestSupport", "CofferBackendConformance",

@@ -46,7 +46,8 @@ enum ToolCatalog {
                 "outputSchema": schema(.object(output), required: ["content"]),
                 "annotations": ["title": title, "readOnlyHint": annotations["readOnly"] ?? false,
                                 "destructiveHint": annotations["destructive"] ?? false,
-                                "idempotentHint": annotations["idempotent"] ?? false, "openWorldHint": false],
+                                "idempotentHint": annotations["idempotent"] ?? false,
+                                "openWorldHint": annotations["openWorld"] ?? false],
             ]
             return Entry(name: name, tool: target, listing: listing)
         }

@@ -8,7 +8,7 @@ enum Toolbox {
         SearchFiles.self, GetFileInfo.self, ListAllowedDirectories.self,
         // Coffer's.
         CopyFile.self, TrashFile.self, ListTrashTool.self, RestoreFile.self, FindFiles.self, SearchFileContents.self,
-        ImportFiles.self, ExportFile.self,
+        ImportFiles.self, ExportFile.self, DownloadTool.self,
     ]
 
     private static let byName: [String: any MCPTool.Type] = Dictionary(uniqueKeysWithValues: all.map { ($0.name, $0) })

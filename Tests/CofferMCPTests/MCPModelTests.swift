@@ -149,7 +149,7 @@ import Testing
             #expect(!text.contains("\"#"), "\(listing["name"]?.string ?? "?") keeps a reference")
             #expect(listing["outputSchema"]?["properties"]?["content"] != nil)
             #expect(listing["inputSchema"]?["$schema"]?.string == ToolCatalog.dialect)
-            #expect(listing["annotations"]?["openWorldHint"] == false)
+            #expect(listing["annotations"]?["openWorldHint"] == .bool(listing["name"] == "download_file"))
         }
     }
 }

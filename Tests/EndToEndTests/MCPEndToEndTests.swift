@@ -105,7 +105,7 @@ import Testing
                               "search_files", "get_file_info", "list_allowed_directories"]
         #expect(reference.isSubset(of: names))
         #expect(names.isSuperset(of: ["copy_file", "trash_file", "list_trash", "restore_file", "find_files",
-                                      "search_file_contents", "import_files", "export_file"]))
+                                      "search_file_contents", "import_files", "export_file", "download_file"]))
         #expect(!names.contains { $0.contains("delete") })
         for tool in tools {
             let name = tool["name"] as? String ?? "?"
@@ -116,7 +116,8 @@ import Testing
             }
             let annotations = try #require(tool["annotations"] as? [String: Any], "\(name)")
             let readOnly = annotations["readOnlyHint"] as? Bool
-            #expect(annotations["openWorldHint"] as? Bool == false, "\(name)")
+            // Only a download reaches outside Coffer (the web).
+            #expect(annotations["openWorldHint"] as? Bool == (name == "download_file"), "\(name)")
             let reads: Set = ["read_text_file", "read_file", "read_media_file", "read_multiple_files", "list_directory",
                               "list_directory_with_sizes", "directory_tree", "search_files", "get_file_info",
                               "list_allowed_directories", "list_trash", "find_files", "search_file_contents"]
@@ -486,5 +487,21 @@ import Testing
         stop.withLock { $0 = true }
         try await offPool { stopped.wait() }
         #expect(directory.names("outside") == ["file.txt"])
+    }
+
+    // MARK: Downloads
+
+    @Test func downloadFileFetchesIntoDownloadAndNeverReplaces() async throws {
+        let web = try TransferServer()
+        let mcp = try await server()
+        let first = try await tool(mcp, "download_file", ["url": web.url("/named")])
+        #expect(!failed(first), "\(text(first))")
+        #expect(text(first) == "Downloaded to \(root)/Download/年度报告.txt")
+        let second = try await tool(mcp, "download_file", ["url": web.url("/named"), "destination": "files:/"])
+        #expect(((structured(second)["file"] as? [String: Any])?["path"] as? String) == "files:/年度报告.txt")
+        #expect(directory.contents(user("Download/年度报告.txt")) == "named content")
+        let missing = try await tool(mcp, "download_file", ["url": web.url("/missing")])
+        #expect(failed(missing) && text(missing).contains("404"))
+        #expect(failed(try await tool(mcp, "download_file", ["url": "file:///etc/passwd"])))
     }
 }

@@ -521,3 +521,38 @@ struct RPCEndToEndTests {
         #expect(fromRPC[10]["paths"] == "files:/Docs/in.txt")
     }
 }
+
+/// Downloads from `coffer -c` and `coffer rpc`, from a local server.
+@Suite struct TransferEndToEndTests {
+    let directory = TemporaryDirectory("e2e-transfers")
+    var container: String { directory.url("container") }
+
+    @Test func theREPLDownloadsListsAndResumes() async throws {
+        let web = try TransferServer()
+        let done = try await CofferBinary.running(["--container", container, "-c",
+                                                   "download \(web.url("/named")); download --name mine.bin \(web.url("/data/x?size=100")); downloads"])
+        #expect(done.status == 0, "\(done.errors)")
+        #expect(done.output.contains("→ files:/Download/年度报告.txt") && done.output.contains("→ files:/Download/mine.bin"))
+        #expect(directory.contents("container/Documents/UserFiles/Download/mine.bin")?.utf8.count == 100)
+        #expect(done.output.components(separatedBy: "\tdone\t").count == 3, "\(done.output)")
+        let failed = try await CofferBinary.running(["--container", container, "--lang", "zh-Hans", "-c", "download \(web.url("/missing"))"])
+        #expect(failed.status == 1 && failed.errors.contains("服务器上该地址没有文件（404）"), "\(failed.errors)")
+        // What did not finish is tried again: the missing file fails the same way.
+        let again = try await CofferBinary.running(["--container", container, "-c", "download --resume"])
+        #expect(again.status == 1 && again.errors.contains("404"), "\(again.errors)")
+    }
+
+    @Test func rpcDownloadsWithProgressAndLists() async throws {
+        let web = try TransferServer()
+        let rpc = try RPCProcess(container: container)
+        _ = try await rpc.awaitCall("initialize", ["locale": "en"])
+        let answer = try await rpc.awaitCall("transfers/download", ["url": web.url("/data/big?size=\(8 << 20)"), "workDoneToken": "t",
+                                                                    "name": "big.bin"])
+        #expect(result(answer)?["path"] as? String == "files:/Download/big.bin", "\(answer)")
+        #expect(!rpc.notifications("$/progress").isEmpty)
+        let listed = try #require(result(try await rpc.awaitCall("transfers/list"))?["downloads"] as? [[String: Any]])
+        #expect(listed.count == 1 && listed[0]["state"] as? String == "done" && listed[0]["received"] as? Int == 8 << 20)
+        let refused = try await rpc.awaitCall("transfers/download", ["url": web.url("/missing")])
+        #expect(errorKind(refused) == "noSuchFile")
+    }
+}

@@ -1,0 +1,52 @@
+import CofferCore
+import CofferTransfers
+import FileService
+
+/// `transfers/download`: a URL into a folder (`files:/Download`), appearing when complete
+/// under the server's name (``DownloadFile``), with progress; or, with `resume`, a download
+/// that stopped, from where it stopped. Cancelled, it is paused, to be resumed.
+struct TransfersDownload: RPCMethod {
+    static let name = "transfers/download"
+    struct Params: Decodable, Sendable {
+        var url: String?
+        var toDirectory: PathParam?
+        var name: String?
+        var resume: String?
+        var maxSize: Int64?
+    }
+
+    static func run(_ params: Params, _ context: RequestContext) async throws -> NodeResult {
+        var engine = DownloadEngine()
+        engine.maxSize = params.maxSize
+        if let id = params.resume {
+            return NodeResult(try await context.perform(DownloadFile(params.url ?? "", engine: engine, resuming: id)))
+        }
+        guard let url = params.url else { throw RPCError.invalidParams("missing param “url” (or “resume”)") }
+        let folder = try params.toDirectory?.resolved() ?? DownloadFile.defaultFolder
+        return NodeResult(try await context.perform(DownloadFile(url, into: folder, as: params.name, engine: engine)))
+    }
+}
+
+/// `transfers/list`: every download remembered, oldest first.
+struct TransfersList: RPCMethod {
+    static let name = "transfers/list"
+    struct Item: Encodable, Sendable {
+        var id: String
+        var url: String
+        var state: String
+        var received: Int64
+        var total: Int64?
+        var path: String?
+        var failure: String?
+        var status: Int?
+    }
+    struct Result: Encodable, Sendable { var downloads: [Item] }
+
+    static func run(_ params: NoParams, _ context: RequestContext) async throws -> Result {
+        guard let folder = context.service.transfersPath else { return Result(downloads: []) }
+        return Result(downloads: TransferStore(folder: folder).all().map { record in
+            Item(id: record.id, url: record.url, state: record.state.rawValue, received: record.received, total: record.total,
+                 path: record.result, failure: record.failure, status: record.status)
+        })
+    }
+}

@@ -1,0 +1,69 @@
+import CofferCore
+import Foundation
+
+/// `Servers/transfer_server.py` (Python's http.server) on a free port of 127.0.0.1, for the
+/// transfer tests; it ends with the test (its standard input closes).
+public final class TransferServer: @unchecked Sendable {
+    private let process = Process()
+    /// The server's standard input: it ends when this closes, with the test or its process.
+    private let input = Pipe()
+    public let port: Int
+
+    public init() throws {
+        let script = URL(fileURLWithPath: #filePath).deletingLastPathComponent().appendingPathComponent("Servers/transfer_server.py")
+        let output = Pipe()
+        process.executableURL = URL(fileURLWithPath: "/usr/bin/env")
+        process.arguments = ["python3", script.path]
+        process.standardOutput = output
+        process.standardInput = input
+        // Not the test's own output: a server that outlived it would keep `swift test` waiting.
+        process.standardError = FileHandle.nullDevice
+        try process.run()
+        var line = Data()
+        while let byte = try output.fileHandleForReading.read(upToCount: 1), !byte.isEmpty, byte != Data("\n".utf8) {
+            line.append(byte)
+        }
+        guard let port = Int(String(decoding: line, as: UTF8.self)) else { throw CofferError(.ioError, detail: "no port") }
+        self.port = port
+    }
+
+    public func url(_ path: String) -> String { "http://127.0.0.1:\(port)\(path)" }
+
+    /// The `Range` header of every request so far (`nil` for none).
+    public func rangesSeen() throws -> [String?] {
+        // Asked with curl: the test's own HTTP is what is under test.
+        let curl = Process()
+        curl.executableURL = URL(fileURLWithPath: "/usr/bin/env")
+        curl.arguments = ["curl", "-sS", url("/stats")]
+        let output = Pipe()
+        curl.standardOutput = output
+        try curl.run()
+        let data = output.fileHandleForReading.readDataToEndOfFile()
+        curl.waitUntilExit()
+        let ranges = try JSONSerialization.jsonObject(with: data) as? [Any] ?? []
+        return ranges.dropLast().map { $0 as? String }  // the last is this request
+    }
+
+    /// The bytes the server sends for `name`, version `version`, as the script makes them.
+    public static func payload(_ name: String, size: Int, version: Int = 1) -> [UInt8] {
+        let seed = Array("\(name):\(version);".utf8)
+        var bytes = [UInt8](repeating: 0, count: size)
+        bytes.withUnsafeMutableBufferPointer { buffer in
+            seed.withUnsafeBufferPointer { seed in
+                var index = 0
+                while index < size {
+                    let count = min(seed.count, size - index)
+                    UnsafeMutableRawPointer(buffer.baseAddress! + index).copyMemory(from: seed.baseAddress!, byteCount: count)
+                    index += count
+                }
+            }
+        }
+        return bytes
+    }
+
+    deinit {
+        try? input.fileHandleForWriting.close()
+        process.terminate()
+    }
+}
+
