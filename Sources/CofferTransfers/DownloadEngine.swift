@@ -216,7 +216,7 @@ public struct DownloadEngine: Sendable {
             switch response.status {
             case 200, 206:
                 record.received = offset
-                if let total = record.total, offset < total { return .interrupted(CofferError(.ioError, detail: "download-broken")) }
+                if let total = record.total, offset < total { return .interrupted(CofferError(.ioError, detail: "transfer-broken")) }
                 return .complete
             case 416 where asked > 0:
                 // The range is past the end: the file shrank or changed. Start again.
@@ -224,7 +224,7 @@ public struct DownloadEngine: Sendable {
                 record.received = 0
                 record.etag = nil
                 record.lastModified = nil
-                return .interrupted(CofferError(.ioError, detail: "download-broken"))
+                return .interrupted(CofferError(.ioError, detail: "transfer-broken"))
             default:
                 return .failed(Self.error(status: response.status))
             }
@@ -240,22 +240,22 @@ public struct DownloadEngine: Sendable {
     /// `messages.json`, in both languages).
     static func error(status: Int) -> CofferError {
         switch status {
-        case 404, 410: CofferError(.noSuchFile, detail: "download-not-found")
-        case 401, 403, 407: CofferError(.noPermission, detail: "download-denied")
-        case 500...599: CofferError(.ioError, detail: "download-server-error")
-        default: CofferError(.ioError, detail: "download-refused")
+        case 404, 410: CofferError(.noSuchFile, detail: "transfer-not-found")
+        case 401, 403, 407: CofferError(.noPermission, detail: "transfer-denied")
+        case 500...599: CofferError(.ioError, detail: "transfer-server-error")
+        default: CofferError(.ioError, detail: "transfer-refused")
         }
     }
 
     /// What a request that got no answer means for the user.
     static func error(_ failure: HTTPFailure) -> CofferError {
         switch failure.code {
-        case HTTPFailure.nameUnresolved: CofferError(.ioError, detail: "download-name-unresolved")
-        case HTTPFailure.unreachable: CofferError(.ioError, detail: "download-unreachable")
-        case HTTPFailure.timedOut: CofferError(.ioError, detail: "download-timeout")
-        case HTTPFailure.certificate, HTTPFailure.tls: CofferError(.ioError, detail: "download-certificate")
+        case HTTPFailure.nameUnresolved: CofferError(.ioError, detail: "transfer-name-unresolved")
+        case HTTPFailure.unreachable: CofferError(.ioError, detail: "transfer-unreachable")
+        case HTTPFailure.timedOut: CofferError(.ioError, detail: "transfer-timeout")
+        case HTTPFailure.certificate, HTTPFailure.tls: CofferError(.ioError, detail: "transfer-certificate")
         case HTTPFailure.unsupportedProtocol: CofferError(.invalidArgument, detail: "only http and https URLs can be downloaded")
-        default: CofferError(.ioError, detail: failure.isTransient ? "download-broken" : failure.message)
+        default: CofferError(.ioError, detail: failure.isTransient ? "transfer-broken" : failure.message)
         }
     }
 

@@ -89,7 +89,7 @@ import Testing
         do {
             _ = try await fetch(DownloadRecord(id: "8", url: server.url("/missing")))
         } catch let error as CofferError {
-            #expect(error.kind == .noSuchFile && error.detail == "download-not-found")
+            #expect(error.kind == .noSuchFile && error.detail == "transfer-not-found")
         }
         var limited = DownloadEngine()
         limited.maxSize = 1000

@@ -536,7 +536,7 @@ struct RPCEndToEndTests {
         #expect(directory.contents("container/Documents/UserFiles/Download/mine.bin")?.utf8.count == 100)
         #expect(done.output.components(separatedBy: "\tdone\t").count == 3, "\(done.output)")
         let failed = try await CofferBinary.running(["--container", container, "--lang", "zh-Hans", "-c", "download \(web.url("/missing"))"])
-        #expect(failed.status == 1 && failed.errors.contains("服务器上该地址没有文件（404）"), "\(failed.errors)")
+        #expect(failed.status == 1 && failed.errors.contains("服务器上该地址没有内容（404）"), "\(failed.errors)")
         // What did not finish is tried again: the missing file fails the same way.
         let again = try await CofferBinary.running(["--container", container, "-c", "download --resume"])
         #expect(again.status == 1 && again.errors.contains("404"), "\(again.errors)")
