@@ -9,11 +9,26 @@ public final class TransferServer: @unchecked Sendable {
     private let input = Pipe()
     public let port: Int
 
+    /// The Python that runs it: `COFFER_TEST_PYTHON` (CI's `.ci/venv`, which has python-multipart
+    /// for the upload tests), else `python3`.
+    public static var python: String { ProcessInfo.processInfo.environment["COFFER_TEST_PYTHON"] ?? "python3" }
+
+    /// Whether that Python can parse multipart bodies (python-multipart).
+    public static var parsesForms: Bool {
+        let check = Process()
+        check.executableURL = URL(fileURLWithPath: "/usr/bin/env")
+        check.arguments = [python, "-c", "import python_multipart"]
+        check.standardError = FileHandle.nullDevice
+        guard (try? check.run()) != nil else { return false }
+        check.waitUntilExit()
+        return check.terminationStatus == 0
+    }
+
     public init() throws {
         let script = URL(fileURLWithPath: #filePath).deletingLastPathComponent().appendingPathComponent("Servers/transfer_server.py")
         let output = Pipe()
         process.executableURL = URL(fileURLWithPath: "/usr/bin/env")
-        process.arguments = ["python3", script.path]
+        process.arguments = [Self.python, script.path]
         process.standardOutput = output
         process.standardInput = input
         // Not the test's own output: a server that outlived it would keep `swift test` waiting.

@@ -12,7 +12,12 @@ GET /redirect/NAME         302 to /data/NAME.
 GET /named                 with Content-Disposition: filename and filename* (UTF-8).
 GET /missing               404.
 GET /stats                 the Range header of each request so far, as JSON.
+POST /form                 a multipart/form-data body parsed with python-multipart (PyPI); answers
+                           JSON: the fields, and each file's field, name, type, size and SHA-256.
+PUT /put/NAME              answers the body's size and SHA-256 as JSON.
+PUT /flaky/NAME            503 the first time, then as /put.
 """
+import hashlib
 import json
 import os
 import sys
@@ -94,6 +99,47 @@ class Handler(BaseHTTPRequestHandler):
                 self.connection.shutdown(2)
                 return
         return self.send_bytes(200, body, headers)
+
+    def do_POST(self):
+        from python_multipart import parse_form
+
+        if urlparse(self.path).path != "/form":
+            self.rfile.read(int(self.headers.get("Content-Length", 0)))
+            return self.send_bytes(404, b"no such form", {})
+        fields, files = {}, []
+
+        def on_field(field):
+            fields[field.field_name.decode()] = field.value.decode() if field.value else ""
+
+        def on_file(file):
+            file.file_object.seek(0)
+            data = file.file_object.read()
+            files.append({"field": file.field_name.decode(), "name": file.file_name.decode(),
+                          "size": len(data), "sha256": hashlib.sha256(data).hexdigest()})
+
+        headers = {"Content-Type": self.headers["Content-Type"], "Content-Length": self.headers["Content-Length"]}
+        parse_form(headers, self.rfile, on_field, on_file)
+        body = json.dumps({"fields": fields, "files": files}, ensure_ascii=False).encode()
+        self.send_bytes(200, body, {"Content-Type": "application/json"})
+
+    def do_PUT(self):
+        parts = self.path.strip("/").split("/")
+        length = int(self.headers["Content-Length"])
+        digest, size = hashlib.sha256(), 0
+        while size < length:
+            chunk = self.rfile.read(min(1 << 20, length - size))
+            if not chunk:
+                break
+            digest.update(chunk)
+            size += len(chunk)
+        if parts[0] == "flaky":
+            with lock:
+                first = parts[1] not in dropped
+                dropped.add(parts[1])
+            if first:
+                return self.send_bytes(503, b"busy", {})
+        body = json.dumps({"size": size, "sha256": digest.hexdigest(), "type": self.headers["Content-Type"]}).encode()
+        self.send_bytes(200, body, {"Content-Type": "application/json"})
 
     def send_bytes(self, status, body, headers):
         self.send_response(status)
