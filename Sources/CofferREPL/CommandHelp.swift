@@ -197,6 +197,16 @@ public struct CommandHelp: Sendable {
             examples: ["download https://example.com/report.pdf", "download --to Papers --name paper.pdf https://example.com/x?id=3",
                        "download --resume"]),
         CommandHelp(
+            name: "upload", usage: "upload [--field name] [--form key=value]… [--ascii-name field] [--put] [--ca-file file] path… URL",
+            syntax: CommandSyntax(longFlags: ["put"], longOptions: ["field": .text, "form": .text, "ascii-name": .text,
+                                                                    "ca-file": .hostPath], operands: [.sandboxPath]),
+            summary: LocalizedText("Send files to a web server.", "把文件发送到网络服务器。"),
+            details: LocalizedText(
+                "Each file goes as a multipart/form-data POST (in the field “file” unless --field names another, after the --form fields), streamed from disk, its name as browsers send it; --put sends the bytes alone. For servers that garble names that are not ASCII, --ascii-name FIELD sends an ASCII name and the real one in FIELD. One line per file with the server's status; a PUT the server was too busy for is tried again.",
+                "每个文件以 multipart/form-data POST 发送（字段为“file”，可用 --field 指定，--form 字段在前），从磁盘流式读取，文件名按浏览器的方式发送；--put 只发送文件内容。对于会弄乱非 ASCII 名称的服务器，--ascii-name 字段 会发送 ASCII 名称，并在该字段中附上原名。每个文件输出一行服务器状态；服务器繁忙时 PUT 会重试。"),
+            examples: ["upload report.pdf https://example.com/upload", "upload --form album=2026 --ascii-name name 照片.jpg https://example.com/u",
+                       "upload --put backup.tar https://example.com/store/backup.tar"]),
+        CommandHelp(
             name: "downloads", usage: "downloads",
             syntax: CommandSyntax(),
             summary: LocalizedText("List downloads: done, paused, failed.", "列出下载：已完成、已暂停、失败。"),

@@ -106,6 +106,7 @@ public final class CommandInterpreter {
             case "fetch": try await fetch(arguments)
             case "download": try await download(arguments)
             case "downloads": try await listDownloads(arguments)
+            case "upload": try await upload(arguments)
             case "find": try await find(arguments)
             case "reindex": try await reindex(arguments)
             case "mounts": showMounts()

@@ -5,6 +5,8 @@ import FileService
 struct ParsedArguments {
     var flags: Set<String> = []
     var options: [String: String] = [:]
+    /// Every value of each option given more than once, in order (`--form a=1 --form b=2`).
+    var repeated: [String: [String]] = [:]
     var operands: [String] = []
 
     /// Parses `-la`, `-L 2`, `-L2`, `--keep-both`, `--into DIR`, `--into=DIR` and operands;
@@ -34,6 +36,7 @@ struct ParsedArguments {
                 if syntax.longOptions[name] != nil {
                     options[name] = body.contains("=") ? String(body.drop { $0 != "=" }.dropFirst())
                                                        : try value(for: word)
+                    repeated[name, default: []].append(options[name]!)
                 } else if syntax.longFlags.contains(name) && !body.contains("=") {
                     flags.insert(name)
                 } else {

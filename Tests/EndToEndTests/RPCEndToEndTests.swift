@@ -555,4 +555,25 @@ struct RPCEndToEndTests {
         let refused = try await rpc.awaitCall("transfers/download", ["url": web.url("/missing")])
         #expect(errorKind(refused) == "noSuchFile")
     }
+
+    @Test(.enabled(if: TransferServer.parsesForms, "needs a Python with python-multipart (COFFER_TEST_PYTHON)"))
+    func uploadsFromTheREPLAndRPC() async throws {
+        let web = try TransferServer()
+        try FileManager.default.createDirectory(atPath: directory.url("container/Documents/UserFiles"), withIntermediateDirectories: true)
+        try Data("hello".utf8).write(to: URL(fileURLWithPath: directory.url("container/Documents/UserFiles/照片 1.txt")))
+        let sent = try await CofferBinary.running(["--container", container, "-c",
+                                                   "upload --form album=2026 --ascii-name original '照片 1.txt' \(web.url("/form"))"])
+        #expect(sent.status == 0 && sent.output.contains("files:/照片 1.txt → 200"), "\(sent.output) \(sent.errors)")
+        let refused = try await CofferBinary.running(["--container", container, "-c", "upload '照片 1.txt' \(web.url("/missing"))"])
+        #expect(refused.status == 1 && refused.errors.contains("404"))
+        let rpc = try RPCProcess(container: container)
+        _ = try await rpc.awaitCall("initialize", ["locale": "en"])
+        let answer = try await rpc.awaitCall("transfers/upload", ["paths": ["/照片 1.txt", "/none.txt"], "url": web.url("/form"),
+                                                                  "form": ["k": "v"]])
+        let results = try #require(result(answer)?["results"] as? [[String: Any]])
+        #expect(results.count == 2 && results[0]["status"] as? Int == 200 && results[1]["error"] != nil)
+        let parsed = try JSONSerialization.jsonObject(with: Data((results[0]["answer"] as? String ?? "").utf8)) as? [String: Any]
+        #expect((parsed?["fields"] as? [String: String])?["k"] == "v")
+        #expect(((parsed?["files"] as? [[String: Any]])?.first?["size"] as? Int) == 5)
+    }
 }

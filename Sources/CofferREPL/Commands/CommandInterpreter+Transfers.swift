@@ -85,3 +85,39 @@ extension CommandInterpreter {
         }
     }
 }
+
+extension CommandInterpreter {
+    /// `upload item… URL [--field name] [--form key=value]… [--ascii-name field] [--put]
+    /// [--ca-file file]`: each file sent, one line per file with the server's status; the
+    /// command fails if any did.
+    func upload(_ words: ArraySlice<String>) async throws {
+        let arguments = try parse(words, as: "upload")
+        guard arguments.operands.count >= 2, let url = arguments.operands.last else { throw usage("upload") }
+        var form = UploadForm()
+        if let field = arguments.options["field"] { form.field = field }
+        form.asciiNameField = arguments.options["ascii-name"]
+        form.put = arguments.flags.contains("put")
+        for pair in arguments.repeated["form"] ?? [] {
+            guard let equals = pair.firstIndex(of: "="), equals != pair.startIndex else {
+                throw CofferError(.invalidArgument, detail: LocalizedText("--form needs KEY=VALUE", "--form 需要 键=值")(language))
+            }
+            form.fields.append(UploadForm.Field(String(pair[..<equals]), String(pair[pair.index(after: equals)...])))
+        }
+        let caFile = arguments.options["ca-file"].map(Self.expandingHome)
+        var failed = false
+        for text in arguments.operands.dropLast() {
+            do throws(CofferError) {
+                let path = try resolve(text)
+                let result = try await perform(UploadFile(path, to: url, form: form, caFile: caFile),
+                                               progress: LocalizedText("Uploading", "正在上传"))
+                output.line("\(path) → \(result.status)")
+            } catch where error.kind == .cancelled {
+                throw error
+            } catch {
+                report(error)
+                failed = true
+            }
+        }
+        if failed { throw Reported() }
+    }
+}

@@ -87,7 +87,7 @@ public struct RPCMethodRegistry: Sendable {
         UploadBegin.self, UploadAppend.self, UploadCommit.self, UploadAbort.self,
         TrashList.self, TrashRestore.self, TrashEmpty.self,
         HostImport.self, HostExport.self, HostOpen.self, BookmarksList.self,
-        TypesDescribe.self, TransfersDownload.self, TransfersList.self,
+        TypesDescribe.self, TransfersDownload.self, TransfersList.self, TransfersUpload.self,
     ])
 
     /// Only these methods: a front end that speaks another protocol over JSON-RPC (MCP).
