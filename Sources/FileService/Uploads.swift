@@ -168,8 +168,9 @@ extension FileService {
         return await placedNode(path, made: writtenFile(path, size: Int(upload.received)))
     }
 
-    /// Copies a file of the uploads area to `destination` under `conflict`, then removes it
-    /// (placed or not): the end of an upload, or of a download.
+    /// Moves a file of the uploads area to `destination` under `conflict` — renamed into a
+    /// local mount on the same disk, else copied — and removes what is left of it (placed or
+    /// not): the end of an upload, or of a download.
     private func place(_ temporary: VirtualPath, of registry: UploadRegistry, at destination: VirtualPath,
                        in destinationBackend: any StorageBackend, conflict: ConflictPolicy,
                        progress: ProgressReporter) async throws(CofferError) -> VirtualPath {
@@ -177,6 +178,11 @@ extension FileService {
         let placed: Result<VirtualPath, CofferError>
         do throws(CofferError) {
             placed = .success(try await settle(destination, conflict: conflict) { target, policy in
+                // A local destination on the cache's disk takes the file by a rename; any other, by a copy.
+                if let local = destinationBackend as? LocalSandboxBackend,
+                   try await local.adoptItem(from: source, at: temporary, to: target, conflict: policy) {
+                    return
+                }
                 try await StreamingCopy.copy(from: source, at: temporary, to: destinationBackend, at: target,
                                              conflict: policy, progress: progress)
             })

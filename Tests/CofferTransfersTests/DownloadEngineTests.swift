@@ -105,7 +105,7 @@ import Testing
 
     @Test func aCancelledDownloadKeepsWhatCameForLater() async throws {
         let big = 16 << 20
-        let url = server.url("/data/cancelled?size=\(big)")
+        let url = server.url("/slow/cancelled?size=\(big)")
         let engine = { var engine = DownloadEngine(); engine.checkpointBytes = 1 << 20; return engine }()
         let partial = self.partial
         // Stopped once 4 MiB are on disk, by the cancellation check the engine makes as data comes.

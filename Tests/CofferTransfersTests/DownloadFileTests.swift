@@ -1,3 +1,4 @@
+import CCofferSystem
 import CofferCore
 @testable import CofferTransfers
 import CofferTestSupport
@@ -24,6 +25,12 @@ import Testing
         let node = try await session.perform(DownloadFile(server.url("/named"), store: store))
         #expect(node.path.description == "files:/Download/年度报告.txt")
         #expect(directory.contents("c/Documents/UserFiles/Download/年度报告.txt") == "named content")
+        // Placed by a rename: the origin the browser convention asks for is on the file itself.
+        let fd = open(directory.url("c/Documents/UserFiles/Download/年度报告.txt"), O_RDONLY)
+        defer { close(fd) }
+        var origin = [UInt8](repeating: 0, count: 512)
+        let length = coffer_fgetxattr(fd, "user.xdg.origin.url", &origin, origin.count)
+        #expect(length > 0 && String(decoding: origin.prefix(max(0, length)), as: UTF8.self) == server.url("/named"))
         let again = try await session.perform(DownloadFile(server.url("/named"), store: store))
         #expect(again.path.description == "files:/Download/年度报告 (2).txt")
         let chosen = try await session.perform(DownloadFile(server.url("/data/x?size=10"), into: .root(), as: "../../chosen.bin",
@@ -50,7 +57,7 @@ import Testing
     @Test func aCancelledDownloadIsPausedAndResumesToTheSameFile() async throws {
         let size = 32 << 20
         let engine = { var engine = DownloadEngine(); engine.checkpointBytes = 1 << 20; return engine }()
-        let url = server.url("/data/paused?size=\(size)")
+        let url = server.url("/slow/paused?size=\(size)")
         let (session, store) = (self.session, self.store)
         let download = Task { try await session.perform(DownloadFile(url, store: store, engine: engine)) }
         // Cancelled once some of it is on disk.

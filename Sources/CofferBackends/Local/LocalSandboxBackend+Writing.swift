@@ -97,3 +97,33 @@ extension LocalSandboxBackend {
         }
     }
 }
+
+extension LocalSandboxBackend {
+    /// Moves a file of `other` (another local backend: the service's downloads cache) to
+    /// `destination` here by renaming it, when both are on one file system, as
+    /// ``moveItem(at:to:conflict:)`` does within one backend: no copy, its attributes (a
+    /// download's origin) kept, never overwriting unless `conflict` is `.replace`. Returns
+    /// `false`, with nothing changed, when they are on different file systems (then copy).
+    public func adoptItem(from other: LocalSandboxBackend, at source: VirtualPath, to destination: VirtualPath,
+                          conflict: ConflictPolicy) async throws(CofferError) -> Bool {
+        try requireWritable(destination)
+        return try await BlockingIO.run { _ throws(CofferError) -> Bool in
+            let sourceFolder = try other.openParent(of: source)
+            let destinationFolder = try self.openParent(of: destination)
+            // Its data on disk before its name is: the cache does not sync what it writes.
+            let fd = openat(sourceFolder.raw, source.name, O_RDONLY | O_NOFOLLOW | O_CLOEXEC)
+            guard fd >= 0 else { throw CofferError.lastSystemError("openat", path: destination) }
+            let file = Descriptor(fd)
+            guard fsync(file.raw) == 0 else { throw CofferError.lastSystemError("fsync", path: destination) }
+            do throws(CofferError) {
+                try Placement.place(source.name, from: sourceFolder, as: destination.name, in: destinationFolder,
+                                    conflict: conflict, path: destination)
+            } catch where error.errno == EXDEV {
+                return false
+            }
+            // The new name is as durable as a committed write's.
+            _ = fsync(destinationFolder.raw)
+            return true
+        }
+    }
+}

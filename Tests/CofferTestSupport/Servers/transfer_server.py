@@ -5,6 +5,7 @@ GET /data/NAME?size=N      N bytes (default 3 MiB) that depend on NAME, with a s
                            Last-Modified date; honours Range and If-Range (a stale validator
                            gets the whole file, as RFC 9110 says).
 GET /noranges/NAME         the same bytes, always whole (Range ignored).
+GET /slow/NAME             as /data, 256 KiB every 20 ms (about 12 MiB a second): time to cancel.
 GET /changing/NAME         a new version (ETag and bytes) on every request.
 GET /drop/NAME             the first request for NAME sends half and hangs up; later ones behave
                            as /data.
@@ -22,6 +23,7 @@ import json
 import os
 import sys
 import threading
+import time
 from http.server import BaseHTTPRequestHandler, ThreadingHTTPServer
 from urllib.parse import parse_qs, urlparse
 
@@ -82,7 +84,7 @@ class Handler(BaseHTTPRequestHandler):
                 headers["Content-Range"] = f"bytes */{len(body)}"
                 return self.send_bytes(416, b"", headers)
             headers["Content-Range"] = f"bytes {start}-{len(body) - 1}/{len(body)}"
-            return self.send_bytes(206, body[start:], headers)
+            return self.send_bytes(206, body[start:], headers, slow=kind == "slow")
         if kind == "drop":
             with lock:
                 first = name not in dropped
@@ -98,7 +100,7 @@ class Handler(BaseHTTPRequestHandler):
                 self.close_connection = True
                 self.connection.shutdown(2)
                 return
-        return self.send_bytes(200, body, headers)
+        return self.send_bytes(200, body, headers, slow=kind == "slow")
 
     def do_POST(self):
         from python_multipart import parse_form
@@ -141,14 +143,20 @@ class Handler(BaseHTTPRequestHandler):
         body = json.dumps({"size": size, "sha256": digest.hexdigest(), "type": self.headers["Content-Type"]}).encode()
         self.send_bytes(200, body, {"Content-Type": "application/json"})
 
-    def send_bytes(self, status, body, headers):
+    def send_bytes(self, status, body, headers, slow=False):
         self.send_response(status)
         for key, value in headers.items():
             self.send_header(key, value)
         self.send_header("Content-Length", str(len(body)))
         self.end_headers()
         try:
-            self.wfile.write(body)
+            if not slow:
+                self.wfile.write(body)
+                return
+            for start in range(0, len(body), 256 << 10):
+                self.wfile.write(body[start:start + (256 << 10)])
+                self.wfile.flush()
+                time.sleep(0.02)
         except (BrokenPipeError, ConnectionResetError):
             pass
 
