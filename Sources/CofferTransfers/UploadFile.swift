@@ -140,17 +140,21 @@ public struct UploadFile: FileOperation {
             throw CofferError(.ioError, detail: "socketpair")
         }
         let (reading, writing) = (fds[0], fds[1])
+        // Room for a few pieces between the reader and libcurl: fewer wake-ups on each side.
+        var room: Int32 = 4 << 20
+        setsockopt(writing, SOL_SOCKET, SO_SNDBUF, &room, socklen_t(MemoryLayout<Int32>.size))
+        setsockopt(reading, SOL_SOCKET, SO_RCVBUF, &room, socklen_t(MemoryLayout<Int32>.size))
         let boundary = MultipartBody.boundary()
         let head = form.put ? [] : MultipartBody.head(form, boundary: boundary, fileName: path.name, contentType: contentType)
         let tail = form.put ? [] : MultipartBody.tail(boundary: boundary)
         let length = Int64(head.count) + node.size + Int64(tail.count)
         let path = self.path
-        // The producer: the file's bytes in 1 MiB pieces, written to the pipe off the pool.
+        // The producer: the file's bytes in 4 MiB pieces, written to the socket off the pool.
         let producer = Task {
             defer { close(writing) }
             var offset: Int64 = 0
             while offset < node.size {
-                guard let piece = try? await service.readBytes(path, offset: offset, length: 1 << 20), !piece.bytes.isEmpty
+                guard let piece = try? await service.readBytes(path, offset: offset, length: 4 << 20), !piece.bytes.isEmpty
                 else { return }
                 let written: Bool = (try? await BlockingIO.run { _ in Self.writeAll(writing, piece.bytes) }) ?? false
                 guard written else { return }
