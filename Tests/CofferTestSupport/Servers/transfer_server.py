@@ -6,6 +6,9 @@ GET /data/NAME?size=N      N bytes (default 3 MiB) that depend on NAME, with a s
                            gets the whole file, as RFC 9110 says).
 GET /noranges/NAME         the same bytes, always whole (Range ignored).
 GET /slow/NAME             as /data, 256 KiB every 20 ms (about 12 MiB a second): time to cancel.
+GET /big/NAME?size=N       N bytes made as they are sent (never held whole), with ranges: for
+                           downloads of gigabytes.
+PUT or POST /sink          reads the body and forgets it; answers its size.
 GET /changing/NAME         a new version (ETag and bytes) on every request.
 GET /drop/NAME             the first request for NAME sends half and hangs up; later ones behave
                            as /data.
@@ -53,6 +56,8 @@ class Handler(BaseHTTPRequestHandler):
             ranges_seen.append(self.headers.get("Range"))
         kind = parts[0]
         name = parts[1] if len(parts) > 1 else "x"
+        if kind == "big":
+            return self.send_big(name, size)
         if kind == "stats":
             return self.send_bytes(200, json.dumps(ranges_seen).encode(), {"Content-Type": "application/json"})
         if kind == "missing":
@@ -102,7 +107,44 @@ class Handler(BaseHTTPRequestHandler):
                 return
         return self.send_bytes(200, body, headers, slow=kind == "slow")
 
+    def send_big(self, name, size):
+        """`size` bytes of `payload(name, 1 MiB)` over and over, sent a megabyte at a time."""
+        block = payload(name, 1 << 20)
+        start = 0
+        wanted = self.headers.get("Range")
+        status = 200
+        headers = {"ETag": f'"{name}-big"', "Accept-Ranges": "bytes"}
+        if wanted and wanted.startswith("bytes=") and self.headers.get("If-Range") in (None, headers["ETag"]):
+            start = int(wanted[6:].split("-")[0])
+            status = 206
+            headers["Content-Range"] = f"bytes {start}-{size - 1}/{size}"
+        self.send_response(status)
+        for key, value in headers.items():
+            self.send_header(key, value)
+        self.send_header("Content-Length", str(size - start))
+        self.end_headers()
+        position = start
+        try:
+            while position < size:
+                offset = position % len(block)
+                piece = block[offset:min(len(block), offset + size - position)]
+                self.wfile.write(piece)
+                position += len(piece)
+        except (BrokenPipeError, ConnectionResetError):
+            pass
+
+    def sink(self):
+        left = int(self.headers.get("Content-Length", 0))
+        while left > 0:
+            chunk = self.rfile.read(min(1 << 20, left))
+            if not chunk:
+                break
+            left -= len(chunk)
+        self.send_bytes(200, str(int(self.headers.get("Content-Length", 0))).encode(), {})
+
     def do_POST(self):
+        if urlparse(self.path).path == "/sink":
+            return self.sink()
         from python_multipart import parse_form
 
         if urlparse(self.path).path != "/form":
@@ -125,6 +167,8 @@ class Handler(BaseHTTPRequestHandler):
         self.send_bytes(200, body, {"Content-Type": "application/json"})
 
     def do_PUT(self):
+        if urlparse(self.path).path == "/sink":
+            return self.sink()
         parts = self.path.strip("/").split("/")
         length = int(self.headers["Content-Length"])
         digest, size = hashlib.sha256(), 0

@@ -1,0 +1,95 @@
+import CofferTestSupport
+import Foundation
+import Testing
+
+/// Downloads killed with SIGKILL, and memory for gigabytes either way, through the built binary.
+@Suite(.serialized) struct TransferStressTests {
+    let directory = TemporaryDirectory("e2e-transfer-stress")
+
+    /// Whether the file at `path` is the first `size` bytes of `/big/NAME`.
+    static func matches(_ path: String, _ name: String, size: Int) throws -> Bool {
+        let handle = try FileHandle(forReadingFrom: URL(fileURLWithPath: path))
+        defer { try? handle.close() }
+        let block = TransferServer.payload(name, size: 1 << 20)
+        var offset = 0
+        while offset < size {
+            guard let piece = try handle.read(upToCount: 1 << 20), !piece.isEmpty else { return false }
+            // Blocks line up with the server's: each read starts at a multiple of 1 MiB.
+            guard Array(piece) == Array(block.prefix(piece.count)) else { return false }
+            offset += piece.count
+        }
+        let rest = try handle.read(upToCount: 1) ?? Data()
+        return offset == size && rest.isEmpty
+    }
+
+    @Test func aDownloadKilledAtRandomPointsResumesToTheSameBytes() async throws {
+        let web = try TransferServer()
+        let size = 48 << 20
+        var generator = SystemRandomNumberGenerator()
+        for run in 0..<20 {
+            let container = directory.url("c\(run)")
+            let url = web.url("/big/killed\(run % 3)?size=\(size)")
+            let process = Process()
+            process.executableURL = CofferBinary.url
+            process.arguments = ["--container", container, "-c", "download \(url)"]
+            process.environment = CofferBinary.environment([:])
+            process.standardOutput = FileHandle.nullDevice
+            process.standardError = FileHandle.nullDevice
+            try process.run()
+            try await Task.sleep(for: .milliseconds(Int.random(in: 20...180, using: &generator)))
+            kill(process.processIdentifier, SIGKILL)
+            try await offPool { process.waitUntilExit() }
+            // Resumed (or begun again, when the kill came first): the file comes out whole.
+            let resumed = try await CofferBinary.running(["--container", container, "-c", "download --resume; downloads"])
+            let placed = directory.url("c\(run)/Documents/UserFiles/Download/killed\(run % 3)")
+            if !FileManager.default.fileExists(atPath: placed) {
+                // Killed before anything was remembered: nothing to resume, nothing in files:.
+                #expect(resumed.output.contains("Nothing to resume") || resumed.output.contains("No downloads"), "\(resumed.output)")
+                continue
+            }
+            #expect(try Self.matches(placed, "killed\(run % 3)", size: size), "run \(run): \(resumed.output) \(resumed.errors)")
+            let leftovers = directory.names("c\(run)/Library/Caches/Downloading").filter { $0.hasSuffix(".download") }
+            #expect(leftovers.isEmpty)
+        }
+        // Most kills come after data came: those went on with a range request.
+        let resumed = try web.rangesSeen().compactMap { $0 }.filter { $0 != "bytes=0-" }
+        #expect(resumed.count >= 5, "\(resumed.count) of 20 runs resumed")
+    }
+
+    @Test func gigabytesGoEitherWayInLittleMemory() async throws {
+        let web = try TransferServer()
+        let container = directory.url("memory")
+        let size = 2 << 30
+        /// Peak RSS in KiB of `coffer ARGUMENTS`, from its own rusage (a Python wrapper waits for it).
+        func peak(_ arguments: [String]) async throws -> Int {
+            let wrapper = "import resource,subprocess,sys; r=subprocess.run(sys.argv[1:]); " +
+                "print(r.returncode, resource.getrusage(resource.RUSAGE_CHILDREN).ru_maxrss)"
+            let process = Process()
+            process.executableURL = URL(fileURLWithPath: "/usr/bin/env")
+            process.arguments = ["python3", "-c", wrapper, CofferBinary.url.path] + arguments
+            process.environment = CofferBinary.environment([:])
+            let output = Pipe()
+            process.standardOutput = output
+            process.standardError = FileHandle.nullDevice
+            try process.run()
+            let text = try await offPool { () throws -> String in
+                let data = output.fileHandleForReading.readDataToEndOfFile()
+                process.waitUntilExit()
+                return String(decoding: data, as: UTF8.self)
+            }
+            let fields = text.split(whereSeparator: \.isWhitespace)
+            #expect(fields.last.flatMap { Int($0) } != nil && fields.count >= 2, "\(text)")
+            #expect(fields.dropLast().last == "0", "coffer failed: \(text)")
+            return Int(fields.last ?? "") ?? Int.max
+        }
+        let down = try await peak(["--container", container, "-c", "download \(web.url("/big/huge?size=\(size)"))"])
+        #expect(down < 60 * 1024, "download peak \(down) KiB")
+        let placed = directory.url("memory/Documents/UserFiles/Download/huge")
+        #expect((try FileManager.default.attributesOfItem(atPath: placed)[.size] as? Int) == size)
+        let up = try await peak(["--container", container, "-c", "upload Download/huge \(web.url("/sink"))"])
+        #expect(up < 60 * 1024, "upload peak \(up) KiB")
+        let put = try await peak(["--container", container, "-c", "upload --put Download/huge \(web.url("/sink"))"])
+        #expect(put < 60 * 1024, "PUT peak \(put) KiB")
+        try? FileManager.default.removeItem(atPath: placed)
+    }
+}
