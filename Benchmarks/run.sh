@@ -31,3 +31,6 @@ if [ -x "$mcp_python" ] && "$mcp_python" -c 'import mcp' 2>/dev/null; then
 else
     echo "skipped: no Python with the mcp package (pip install mcp==2.3.0, or set COFFER_MCP_PYTHON)"
 fi
+echo
+echo "== downloads and uploads beside curl (Benchmarks/transfers.py) =="
+python3 Benchmarks/transfers.py .build/release/coffer "$work" $([ "${1:-}" = "--quick" ] && echo "--size 256")
