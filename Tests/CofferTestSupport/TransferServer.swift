@@ -24,11 +24,16 @@ public final class TransferServer: @unchecked Sendable {
         return check.terminationStatus == 0
     }
 
-    public init() throws {
+    /// Whether it speaks HTTPS.
+    public let isTLS: Bool
+
+    /// HTTP, or with `certificate` and `key` (PEM files) HTTPS.
+    public init(certificate: String? = nil, key: String? = nil) throws {
+        isTLS = certificate != nil
         let script = URL(fileURLWithPath: #filePath).deletingLastPathComponent().appendingPathComponent("Servers/transfer_server.py")
         let output = Pipe()
         process.executableURL = URL(fileURLWithPath: "/usr/bin/env")
-        process.arguments = [Self.python, script.path]
+        process.arguments = [Self.python, script.path] + (certificate.flatMap { cert in key.map { ["--tls", cert, $0] } } ?? [])
         process.standardOutput = output
         process.standardInput = input
         // Not the test's own output: a server that outlived it would keep `swift test` waiting.
@@ -42,7 +47,28 @@ public final class TransferServer: @unchecked Sendable {
         self.port = port
     }
 
-    public func url(_ path: String) -> String { "http://127.0.0.1:\(port)\(path)" }
+    public func url(_ path: String) -> String { "\(isTLS ? "https" : "http")://127.0.0.1:\(port)\(path)" }
+
+    /// A certificate authority and a certificate it signed for 127.0.0.1, made with `openssl`
+    /// in `folder`: `(ca, certificate, key)` paths.
+    public static func makeCertificates(in folder: String) throws -> (ca: String, certificate: String, key: String) {
+        let script = """
+            set -e
+            cd '\(folder)'
+            openssl req -x509 -newkey rsa:2048 -nodes -keyout ca.key -out ca.pem -days 2 -subj '/CN=Coffer Test CA' 2>/dev/null
+            openssl req -newkey rsa:2048 -nodes -keyout server.key -out server.csr -subj '/CN=127.0.0.1' 2>/dev/null
+            printf 'subjectAltName=IP:127.0.0.1\\nbasicConstraints=CA:FALSE\\n' > ext.cnf
+            openssl x509 -req -in server.csr -CA ca.pem -CAkey ca.key -CAcreateserial -out server.pem -days 2 -extfile ext.cnf 2>/dev/null
+            """
+        try FileManager.default.createDirectory(atPath: folder, withIntermediateDirectories: true)
+        let process = Process()
+        process.executableURL = URL(fileURLWithPath: "/bin/sh")
+        process.arguments = ["-c", script]
+        try process.run()
+        process.waitUntilExit()
+        guard process.terminationStatus == 0 else { throw CofferError(.ioError, detail: "openssl could not make certificates") }
+        return (folder + "/ca.pem", folder + "/server.pem", folder + "/server.key")
+    }
 
     /// The `Range` header of every request so far (`nil` for none).
     public func rangesSeen() throws -> [String?] {

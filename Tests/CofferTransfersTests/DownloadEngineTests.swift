@@ -135,4 +135,18 @@ import Testing
         #expect(bytes() == TransferServer.payload("cancelled", size: big))
         #expect(try server.rangesSeen().last == "bytes=\(kept.received)-")
     }
+
+    @Test func httpsIsTrustedOnlyWithItsAuthority() async throws {
+        let (ca, certificate, key) = try TransferServer.makeCertificates(in: directory.url("tls"))
+        let secure = try TransferServer(certificate: certificate, key: key)
+        let url = secure.url("/data/secure?size=100000")
+        do {
+            _ = try await fetch(DownloadRecord(id: "12", url: url))
+            Issue.record("a certificate no authority here vouches for is refused")
+        } catch let error as CofferError {
+            #expect(error.detail == "transfer-certificate")
+        }
+        let done = try await fetch(DownloadRecord(id: "13", url: url), engine: DownloadEngine(caFile: ca))
+        #expect(done.state == .done && bytes() == TransferServer.payload("secure", size: 100_000))
+    }
 }

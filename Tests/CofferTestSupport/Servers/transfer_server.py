@@ -1,5 +1,6 @@
 #!/usr/bin/env python3
-"""A local HTTP server for the transfer tests (Python's http.server), printing its port.
+"""A local HTTP server for the transfer tests (Python's http.server), printing its port; HTTPS
+with `--tls CERT KEY`.
 
 GET /data/NAME?size=N      N bytes (default 3 MiB) that depend on NAME, with a strong ETag and a
                            Last-Modified date; honours Range and If-Range (a stale validator
@@ -212,6 +213,13 @@ def exit_with_the_test():
 
 
 server = ThreadingHTTPServer(("127.0.0.1", 0), Handler)
+if "--tls" in sys.argv:
+    # HTTPS with the certificate and key given: `--tls CERT KEY`.
+    import ssl
+    at = sys.argv.index("--tls")
+    context = ssl.SSLContext(ssl.PROTOCOL_TLS_SERVER)
+    context.load_cert_chain(sys.argv[at + 1], sys.argv[at + 2])
+    server.socket = context.wrap_socket(server.socket, server_side=True)
 threading.Thread(target=exit_with_the_test, daemon=True).start()
 print(server.server_address[1], flush=True)
 server.serve_forever()
