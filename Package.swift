@@ -68,7 +68,7 @@ let package = Package(
         // `coffer`'s command line and front ends, for any application that adds its own mounts.
         .target(
             name: "CofferApp",
-            dependencies: ["CofferREPL", "CofferRPC", "CofferMCP", "CofferS3", "FileService", "CofferBackends", "CofferCore", "CofferRuntime",
+            dependencies: ["CofferREPL", "CofferRPC", "CofferMCP", "CofferS3", "CofferTransfers", "FileService", "CofferBackends", "CofferCore", "CofferRuntime",
                            "DocumentTypesGenerator"],
             // The package's own manifest (a link to DocumentTypes.json at the root).
             resources: [.embedInCode("DocumentTypes.json")]

@@ -4,6 +4,7 @@ import CofferREPL
 import CofferMCP
 import CofferRPC
 import CofferS3
+import CofferTransfers
 import FileService
 import Foundation
 #if canImport(Glibc)
@@ -152,6 +153,8 @@ public struct CofferApplication: Sendable {
             return await MCPServer.serveStandardIO(service, configuration: configuration)
         }
         if options.action == .rpc {
+            // Downloads a stopped process left running go on, in the background.
+            TransferQueue.resumeInterrupted(in: service, language: options.language)
             var configuration = RPCServer.Configuration(language: options.language, version: version)
             configuration.serverName = name
             configuration.framing = options.framing.flatMap(Framing.init(rawValue:))
@@ -168,6 +171,7 @@ public struct CofferApplication: Sendable {
         // A person at the REPL may name any host path their account can read. On a terminal
         // the session stays a while: the service keeps the search index live for it.
         let interactive = isatty(0) == 1 && !Self.isOneShot(options.action)
+        if interactive { TransferQueue.resumeInterrupted(in: service, language: options.language) }
         let session: Session
         do {
             session = try service.openSession(SessionOptions(frontEnd: "repl", language: options.language,

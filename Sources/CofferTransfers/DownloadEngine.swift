@@ -79,6 +79,10 @@ public struct DownloadEngine: Sendable {
         let fd = open(partialPath, O_RDWR | O_CREAT | O_CLOEXEC, 0o600)
         guard fd >= 0 else { throw CofferError.lastSystemError("open", path: nil) }
         defer { close(fd) }
+        // One process at a time per download: another that resumes it too waits its turn elsewhere.
+        guard flock(fd, LOCK_EX | LOCK_NB) == 0 else {
+            throw CofferError(.invalidOperation, detail: "another process is downloading it")
+        }
         var record = record
         record.state = .running
         // What is on disk beyond the last checkpoint may not have been synced: start there.

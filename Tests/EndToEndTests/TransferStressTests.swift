@@ -92,4 +92,41 @@ import Testing
         #expect(put < 60 * 1024, "PUT peak \(put) KiB")
         try? FileManager.default.removeItem(atPath: placed)
     }
+
+    @Test func cofferRPCResumesWhatAKilledProcessLeftRunning() async throws {
+        let web = try TransferServer()
+        let container = directory.url("restart")
+        let process = Process()
+        process.executableURL = CofferBinary.url
+        process.arguments = ["--container", container, "-c", "download \(web.url("/slow/restarted?size=\(16 << 20)"))"]
+        process.environment = CofferBinary.environment([:])
+        process.standardOutput = FileHandle.nullDevice
+        process.standardError = FileHandle.nullDevice
+        try process.run()
+        // Killed once part of it is on disk (a checkpoint every 8 MiB, the slow server 12 MiB a second).
+        let records = directory.url("restart/Library/Application Support/AppData/Transfers")
+        for _ in 0..<400 {
+            let saved = (try? FileManager.default.contentsOfDirectory(atPath: records))?.first
+                .flatMap { FileManager.default.contents(atPath: records + "/" + $0) }
+                .flatMap { try? JSONSerialization.jsonObject(with: $0) as? [String: Any] }
+            if (saved?["received"] as? Int ?? 0) > 0 { break }
+            try await Task.sleep(for: .milliseconds(20))
+        }
+        kill(process.processIdentifier, SIGKILL)
+        try await offPool { process.waitUntilExit() }
+        // A server that starts finds it running, and finishes it in the background.
+        let rpc = try RPCProcess(container: container)
+        _ = try await rpc.awaitCall("initialize", ["locale": "en"])
+        var state = ""
+        for _ in 0..<600 where state != "done" {
+            let listed = result(try await rpc.awaitCall("transfers/list"))?["downloads"] as? [[String: Any]]
+            state = listed?.first?["state"] as? String ?? ""
+            if state != "done" { try await Task.sleep(for: .milliseconds(50)) }
+        }
+        #expect(state == "done")
+        let placed = directory.url("restart/Documents/UserFiles/Download/restarted")
+        let bytes = try Data(contentsOf: URL(fileURLWithPath: placed))
+        #expect(Array(bytes) == TransferServer.payload("restarted", size: 16 << 20))
+        #expect(try web.rangesSeen().last??.hasPrefix("bytes=") == true)
+    }
 }
