@@ -535,6 +535,13 @@ struct RPCEndToEndTests {
         #expect(done.output.contains("→ files:/Download/年度报告.txt") && done.output.contains("→ files:/Download/mine.bin"))
         #expect(directory.contents("container/Documents/UserFiles/Download/mine.bin")?.utf8.count == 100)
         #expect(done.output.components(separatedBy: "\tdone\t").count == 3, "\(done.output)")
+        // Several at once, each placed as it ends; one that fails does not stop the others.
+        let several = try await CofferBinary.running(["--container", container, "-c",
+                                                      "download \((1...4).map { web.url("/slow/many\($0)?size=300000") }.joined(separator: " ")) \(web.url("/missing"))"])
+        #expect(several.status == 1 && several.errors.contains("404"))
+        for index in 1...4 {
+            #expect(directory.contents("container/Documents/UserFiles/Download/many\(index)")?.utf8.count == 300_000)
+        }
         let failed = try await CofferBinary.running(["--container", container, "--lang", "zh-Hans", "-c", "download \(web.url("/missing"))"])
         #expect(failed.status == 1 && failed.errors.contains("服务器上该地址没有内容（404）"), "\(failed.errors)")
         // What did not finish is tried again: the missing file fails the same way.

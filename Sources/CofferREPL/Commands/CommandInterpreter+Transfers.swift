@@ -26,17 +26,8 @@ extension CommandInterpreter {
                 output.line(LocalizedText("Nothing to resume.", "没有可继续的下载。")(language))
                 return
             }
-            var failed = false
-            for record in chosen {
-                do throws(CofferError) {
-                    let node = try await perform(DownloadFile(record.url, engine: engine, resuming: record.id), progress: label)
-                    output.line("\(record.url) → \(node.path)")
-                } catch {
-                    report(error)
-                    failed = true
-                }
-            }
-            if failed { throw Reported() }
+            let operations = chosen.map { DownloadFile($0.url, engine: engine, resuming: $0.id) }
+            if try await runDownloads(operations, label: label) { throw Reported() }
             return
         }
         guard !arguments.operands.isEmpty else { throw usage("download") }
@@ -45,19 +36,61 @@ extension CommandInterpreter {
         if name != nil, arguments.operands.count > 1 {
             throw CofferError(.invalidArgument, detail: LocalizedText("--name goes with one URL", "--name 只能用于一个网址")(language))
         }
-        var failed = false
-        for url in arguments.operands {
+        let operations = arguments.operands.map { DownloadFile($0, into: folder, as: name, engine: engine) }
+        if try await runDownloads(operations, label: label) { throw Reported() }
+    }
+
+    /// How many downloads of one command run at once.
+    static let downloadsAtOnce = 3
+
+    /// Runs downloads: one with a progress bar, several three at a time (a line each as it
+    /// ends). Returns whether any failed; a cancel (Ctrl-C) stops them all, paused.
+    private func runDownloads(_ operations: [DownloadFile], label: LocalizedText) async throws(CofferError) -> Bool {
+        if operations.count == 1, let operation = operations.first {
             do throws(CofferError) {
-                let node = try await perform(DownloadFile(url, into: folder, as: name, engine: engine), progress: label)
-                output.line("\(url) → \(node.path)")
+                let node = try await perform(operation, progress: label)
+                output.line("\(operation.url) → \(node.path)")
+                return false
             } catch where error.kind == .cancelled {
                 throw error
             } catch {
                 report(error)
-                failed = true
+                return true
             }
         }
-        if failed { throw Reported() }
+        let session = self.session
+        var failed = false
+        var cancelled = false
+        await withTaskGroup(of: (DownloadFile, Result<FileNode, CofferError>).self) { group in
+            var next = operations.makeIterator()
+            func start() -> Bool {
+                guard let operation = next.next() else { return false }
+                group.addTask {
+                    do throws(CofferError) {
+                        return (operation, .success(try await session.perform(operation)))
+                    } catch {
+                        return (operation, .failure(error))
+                    }
+                }
+                return true
+            }
+            for _ in 0..<Self.downloadsAtOnce {
+                if !start() { break }
+            }
+            for await (operation, outcome) in group {
+                switch outcome {
+                case .success(let node): output.line("\(operation.url) → \(node.path)")
+                case .failure(let error) where error.kind == .cancelled: cancelled = true
+                case .failure(let error):
+                    report(error)
+                    failed = true
+                }
+                output.flush()
+                if !cancelled { _ = start() }
+            }
+        }
+        if cancelled { throw CofferError(.cancelled) }
+        return failed
     }
 
     /// `downloads`: every download remembered, oldest first: its id, state, how much came,
