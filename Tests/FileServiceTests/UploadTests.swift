@@ -7,14 +7,12 @@ import Testing
 /// Chunked uploads in the service: invisible until committed, conflicts at commit, expiry,
 /// and each upload its session's own.
 struct UploadTests {
-    let directory = TemporaryDirectory("uploads")
-    let service: FileService
-    let session: Session
+    let fixture: ServiceFixture
+    var directory: TemporaryDirectory { fixture.directory }
+    var service: FileService { fixture.service }
+    var session: Session { fixture.session }
 
-    init() async throws {
-        service = try FileService.standard(container: try await Container.open(at: directory.url("c")))
-        session = try service.openSession(SessionOptions(frontEnd: "test"))
-    }
+    init() async throws { fixture = try await ServiceFixture("uploads") }
 
     var partials: [String] { directory.names("c/Library/Caches/Downloading").filter { $0 != "CACHEDIR.TAG" } }
 

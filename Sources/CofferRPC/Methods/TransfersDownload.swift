@@ -27,26 +27,12 @@ struct TransfersDownload: RPCMethod {
     }
 }
 
-/// `transfers/list`: every download remembered, oldest first.
+/// `transfers/list`: every download remembered, oldest first, as its record says it.
 struct TransfersList: RPCMethod {
     static let name = "transfers/list"
-    struct Item: Encodable, Sendable {
-        var id: String
-        var url: String
-        var state: String
-        var received: Int64
-        var total: Int64?
-        var path: String?
-        var failure: String?
-        var status: Int?
-    }
-    struct Result: Encodable, Sendable { var downloads: [Item] }
+    struct Result: Encodable, Sendable { var downloads: [DownloadRecord] }
 
     static func run(_ params: NoParams, _ context: RequestContext) async throws -> Result {
-        guard let folder = context.service.transfersPath else { return Result(downloads: []) }
-        return Result(downloads: TransferStore(folder: folder).all().map { record in
-            Item(id: record.id, url: record.url, state: record.state.rawValue, received: record.received, total: record.total,
-                 path: record.result, failure: record.failure, status: record.status)
-        })
+        Result(downloads: context.service.transfersPath.map { TransferStore(folder: $0).all() } ?? [])
     }
 }

@@ -1,0 +1,16 @@
+import CofferCore
+import CofferTestSupport
+import FileService
+
+/// A standard container in a temporary folder (`c`), its service, and a session of it.
+struct ServiceFixture {
+    let directory: TemporaryDirectory
+    let service: FileService
+    let session: Session
+
+    init(_ name: String) async throws {
+        directory = TemporaryDirectory(name)
+        service = try FileService.standard(container: try await Container.open(at: directory.url("c")))
+        session = try service.openSession(SessionOptions(frontEnd: "test"))
+    }
+}
