@@ -109,8 +109,7 @@ public struct DownloadEngine: Sendable {
                 progress.advance(items: 1)
                 checkpoint(record)
                 return record
-            case .interrupted(let error) where tries < attempts:
-                _ = error
+            case .interrupted where tries < attempts:
                 sync(fd, &record, checkpoint)
                 continue
             case .interrupted(let error), .failed(let error):
@@ -230,36 +229,13 @@ public struct DownloadEngine: Sendable {
                 record.lastModified = nil
                 return .interrupted(CofferError(.ioError, detail: "transfer-broken"))
             default:
-                return .failed(Self.error(status: response.status))
+                return .failed(TransferError.status(response.status))
             }
         case .failure(let failure):
             record.received = offset
             if failure.stoppedByCaller && cancellation() { return .failed(CofferError(.cancelled)) }
-            let error = Self.error(failure)
+            let error = TransferError.failure(failure)
             return failure.isTransient ? .interrupted(error) : .failed(error)
-        }
-    }
-
-    /// What a status that is not a success means for the user (each worded in
-    /// `messages.json`, in both languages).
-    static func error(status: Int) -> CofferError {
-        switch status {
-        case 404, 410: CofferError(.noSuchFile, detail: "transfer-not-found")
-        case 401, 403, 407: CofferError(.noPermission, detail: "transfer-denied")
-        case 500...599: CofferError(.ioError, detail: "transfer-server-error")
-        default: CofferError(.ioError, detail: "transfer-refused")
-        }
-    }
-
-    /// What a request that got no answer means for the user.
-    static func error(_ failure: HTTPFailure) -> CofferError {
-        switch failure.code {
-        case HTTPFailure.nameUnresolved: CofferError(.ioError, detail: "transfer-name-unresolved")
-        case HTTPFailure.unreachable: CofferError(.ioError, detail: "transfer-unreachable")
-        case HTTPFailure.timedOut: CofferError(.ioError, detail: "transfer-timeout")
-        case HTTPFailure.certificate, HTTPFailure.tls: CofferError(.ioError, detail: "transfer-certificate")
-        case HTTPFailure.unsupportedProtocol: CofferError(.invalidArgument, detail: "only http and https URLs can be downloaded")
-        default: CofferError(.ioError, detail: failure.isTransient ? "transfer-broken" : failure.message)
         }
     }
 
@@ -272,5 +248,38 @@ public struct DownloadEngine: Sendable {
     /// `bytes 100-199/1000` → 1000 (`*` → nil).
     static func rangeTotal(_ header: String) -> Int64? {
         header.split(separator: "/").last.flatMap { Int64($0) }
+    }
+}
+
+/// What transfers' failures mean for the user, each worded in `messages.json` in both
+/// languages: one place for downloads and uploads alike.
+enum TransferError {
+    /// A URL a transfer may use: `http` or `https`.
+    static func requireWeb(_ url: String) throws(CofferError) {
+        guard let scheme = URL(string: url)?.scheme?.lowercased(), scheme == "http" || scheme == "https" else {
+            throw CofferError(.invalidArgument, detail: "only http and https URLs can be used")
+        }
+    }
+
+    /// A status that is not a success.
+    static func status(_ status: Int) -> CofferError {
+        switch status {
+        case 404, 410: CofferError(.noSuchFile, detail: "transfer-not-found")
+        case 401, 403, 407: CofferError(.noPermission, detail: "transfer-denied")
+        case 500...599: CofferError(.ioError, detail: "transfer-server-error")
+        default: CofferError(.ioError, detail: "transfer-refused")
+        }
+    }
+
+    /// A request that got no answer.
+    static func failure(_ failure: HTTPFailure) -> CofferError {
+        switch failure.code {
+        case HTTPFailure.nameUnresolved: CofferError(.ioError, detail: "transfer-name-unresolved")
+        case HTTPFailure.unreachable: CofferError(.ioError, detail: "transfer-unreachable")
+        case HTTPFailure.timedOut: CofferError(.ioError, detail: "transfer-timeout")
+        case HTTPFailure.certificate, HTTPFailure.tls: CofferError(.ioError, detail: "transfer-certificate")
+        case HTTPFailure.unsupportedProtocol: CofferError(.invalidArgument, detail: "only http and https URLs can be used")
+        default: CofferError(.ioError, detail: failure.isTransient ? "transfer-broken" : failure.message)
+        }
     }
 }

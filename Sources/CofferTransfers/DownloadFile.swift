@@ -64,9 +64,7 @@ public struct DownloadFile: FileOperation {
             guard let saved = store.load(resuming) else { throw CofferError(.invalidArgument, detail: "no download “\(resuming)”") }
             record = saved
         } else {
-            guard let scheme = URL(string: url)?.scheme?.lowercased(), scheme == "http" || scheme == "https" else {
-                throw CofferError(.invalidArgument, detail: "only http and https URLs can be downloaded")
-            }
+            try TransferError.requireWeb(url)
             record = DownloadRecord(id: Self.newID(), url: url)
             record.folder = folder.description
             record.fileName = fileName.map(DownloadName.sanitized)

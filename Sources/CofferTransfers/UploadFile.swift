@@ -98,9 +98,7 @@ public struct UploadFile: FileOperation {
     }
 
     public func run(in context: OperationContext) async throws(CofferError) -> UploadResult {
-        guard let scheme = URL(string: url)?.scheme?.lowercased(), scheme == "http" || scheme == "https" else {
-            throw CofferError(.invalidArgument, detail: "only http and https URLs can take uploads")
-        }
+        try TransferError.requireWeb(url)
         let node = try await context.service.stat(path)
         guard node.kind == .file, node.special == nil else { throw CofferError(.isADirectory, path: path) }
         let registry = context.service.registry
@@ -189,14 +187,13 @@ public struct UploadFile: FileOperation {
         case .success(let (response, answer)) where (200..<300).contains(response.status):
             return .success(UploadResult(path: path, status: response.status, answer: answer))
         case .success(let (response, _)):
-            let error = DownloadEngine.error(status: response.status)
+            let error = TransferError.status(response.status)
             return .failure(Failure(error: error, repeatable: put && response.status >= 500))
         case .failure(let failure):
             if failure.stoppedByCaller { throw CofferError(.cancelled) }
-            let nothingSent = failure.code == HTTPFailure.unreachable || failure.code == HTTPFailure.nameUnresolved
-            return .failure(Failure(error: DownloadEngine.error(failure),
-                                    repeatable: (put && failure.isTransient) || failure.code == HTTPFailure.unreachable
-                                        && nothingSent))
+            // A connection refused sent nothing: trying again cannot repeat anything.
+            let nothingSent = failure.code == HTTPFailure.unreachable
+            return .failure(Failure(error: TransferError.failure(failure), repeatable: (put && failure.isTransient) || nothingSent))
         }
     }
 
