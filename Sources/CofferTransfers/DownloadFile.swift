@@ -5,28 +5,42 @@ import Foundation
 
 /// Where downloads are remembered between processes: one JSON record each, written whole
 /// (to a temporary name, then renamed), so a killed process leaves the last one saved.
+/// Finished ones move to `done/`, so that what a start looks through for work left over
+/// stays as small as that work.
 public struct TransferStore: Sendable {
     public let folder: String
 
     public init(folder: String) { self.folder = folder }
 
-    private func path(_ id: String) -> String { folder + "/" + id + ".json" }
+    private var doneFolder: String { folder + "/done" }
+
+    private func path(_ id: String, done: Bool) -> String { (done ? doneFolder : folder) + "/" + id + ".json" }
 
     public func save(_ record: DownloadRecord) {
-        try? FileManager.default.createDirectory(atPath: folder, withIntermediateDirectories: true)
+        let done = record.state == .done
+        try? FileManager.default.createDirectory(atPath: done ? doneFolder : folder, withIntermediateDirectories: true)
         guard let data = try? JSONEncoder().encode(record) else { return }
-        try? data.write(to: URL(fileURLWithPath: path(record.id)), options: .atomic)
+        try? data.write(to: URL(fileURLWithPath: path(record.id, done: done)), options: .atomic)
+        if done { try? FileManager.default.removeItem(atPath: path(record.id, done: false)) }
     }
 
     public func load(_ id: String) -> DownloadRecord? {
-        guard FileName.problem(with: id) == nil, let data = FileManager.default.contents(atPath: path(id)) else { return nil }
-        return try? JSONDecoder().decode(DownloadRecord.self, from: data)
+        guard FileName.problem(with: id) == nil else { return nil }
+        let data = FileManager.default.contents(atPath: path(id, done: false)) ?? FileManager.default.contents(atPath: path(id, done: true))
+        return data.flatMap { try? JSONDecoder().decode(DownloadRecord.self, from: $0) }
     }
 
     /// Every download remembered, oldest first.
-    public func all() -> [DownloadRecord] {
+    public func all() -> [DownloadRecord] { (unfinished() + records(in: doneFolder)).sorted { $0.id < $1.id } }
+
+    /// Those that did not finish, oldest first.
+    public func unfinished() -> [DownloadRecord] { records(in: folder).sorted { $0.id < $1.id } }
+
+    private func records(in folder: String) -> [DownloadRecord] {
         let names = (try? FileManager.default.contentsOfDirectory(atPath: folder)) ?? []
-        return names.filter { $0.hasSuffix(".json") }.compactMap { load(String($0.dropLast(5))) }.sorted { $0.id < $1.id }
+        return names.filter { $0.hasSuffix(".json") }.compactMap { name in
+            FileManager.default.contents(atPath: folder + "/" + name).flatMap { try? JSONDecoder().decode(DownloadRecord.self, from: $0) }
+        }
     }
 }
 

@@ -147,12 +147,12 @@ public struct UploadFile: FileOperation {
         let tail = form.put ? [] : MultipartBody.tail(boundary: boundary)
         let length = Int64(head.count) + node.size + Int64(tail.count)
         let path = self.path
-        // The producer: the file's bytes in 4 MiB pieces, written to the socket off the pool.
+        // The producer: the file's bytes in 2 MiB pieces, written to the socket off the pool.
         let producer = Task {
             defer { close(writing) }
             var offset: Int64 = 0
             while offset < node.size {
-                guard let piece = try? await service.readBytes(path, offset: offset, length: 4 << 20), !piece.bytes.isEmpty
+                guard let piece = try? await service.readBytes(path, offset: offset, length: 2 << 20), !piece.bytes.isEmpty
                 else { return }
                 let written: Bool = (try? await BlockingIO.run { _ in Self.writeAll(writing, piece.bytes) }) ?? false
                 guard written else { return }

@@ -20,7 +20,7 @@ extension CommandInterpreter {
         let label = LocalizedText("Downloading", "正在下载")
         if arguments.flags.contains("resume") {
             guard let path = service.transfersPath else { throw CofferError(.unsupported, detail: "downloads") }
-            let unfinished = TransferStore(folder: path).all().filter { $0.state != .done }
+            let unfinished = TransferStore(folder: path).unfinished()
             let chosen = arguments.operands.isEmpty ? unfinished : unfinished.filter { arguments.operands.contains($0.id) }
             guard !chosen.isEmpty else {
                 output.line(LocalizedText("Nothing to resume.", "没有可继续的下载。")(language))
