@@ -5,7 +5,7 @@ file with sendfile(2) and reads uploads into one buffer).
 
 Usage: transfers.py COFFER_BINARY WORK_DIR [--size MiB] [--rounds N]
 
-Coffer's download syncs what comes every 8 MiB and the whole file at the end (so that a
+Coffer's download syncs what comes every 32 MiB and the whole file at the end (so that a
 resume never builds on bytes a crash lost), then renames it into files:/Download; curl only
 writes. The reference is shown both ways: curl alone, and curl followed by `sync`. Uploads
 are a plain PUT and a multipart POST each. Medians over the rounds, Coffer and curl taking

@@ -63,7 +63,7 @@ public struct DownloadEngine: Sendable {
     /// Tries of one fetch when the connection breaks, each resuming.
     public var attempts = 4
     /// How often what came is synced and the record saved (`checkpoint`).
-    public var checkpointBytes: Int64 = 8 << 20
+    public var checkpointBytes: Int64 = 32 << 20
     private let sessions = HTTPSessionPool()
 
     public init(caFile: String? = nil) { self.caFile = caFile }

@@ -36,7 +36,7 @@ import Testing
             process.standardOutput = FileHandle.nullDevice
             process.standardError = FileHandle.nullDevice
             try process.run()
-            // Killed at a random point after its first checkpoint (8 MiB synced), or before it.
+            // Killed at a random point after its first checkpoint (32 MiB synced), or before it.
             if run % 4 != 0 { try await Self.waitForCheckpoint(directory.url("c\(run)"), while: process) }
             try await Task.sleep(for: .milliseconds(Int.random(in: 0...60, using: &generator)))
             kill(process.processIdentifier, SIGKILL)
@@ -113,12 +113,12 @@ import Testing
         let container = directory.url("restart")
         let process = Process()
         process.executableURL = CofferBinary.url
-        process.arguments = ["--container", container, "-c", "download \(web.url("/slow/restarted?size=\(16 << 20)"))"]
+        process.arguments = ["--container", container, "-c", "download \(web.url("/slow/restarted?size=\(48 << 20)"))"]
         process.environment = CofferBinary.environment([:])
         process.standardOutput = FileHandle.nullDevice
         process.standardError = FileHandle.nullDevice
         try process.run()
-        // Killed once part of it is on disk (a checkpoint every 8 MiB, the slow server 12 MiB a second).
+        // Killed once part of it is on disk (a checkpoint every 32 MiB, the slow server 12 MiB a second).
         try await Self.waitForCheckpoint(container, while: process)
         kill(process.processIdentifier, SIGKILL)
         try await offPool { process.waitUntilExit() }
@@ -134,7 +134,7 @@ import Testing
         #expect(state == "done")
         let placed = directory.url("restart/Documents/UserFiles/Download/restarted")
         let bytes = try Data(contentsOf: URL(fileURLWithPath: placed))
-        #expect(Array(bytes) == TransferServer.payload("restarted", size: 16 << 20))
+        #expect(Array(bytes) == TransferServer.payload("restarted", size: 48 << 20))
         #expect(try web.rangesSeen().last??.hasPrefix("bytes=") == true)
     }
 }
