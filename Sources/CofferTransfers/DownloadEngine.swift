@@ -40,6 +40,9 @@ public struct DownloadRecord: Codable, Sendable, Hashable {
         self.state = .queued
     }
 
+    /// Whether all of it is on disk (its placing may still be to do).
+    public var isComplete: Bool { total.map { $0 == received } ?? false && (state == .done || state == .failed) }
+
     /// The name the download is saved under, unless the user chose one.
     public var suggestedName: String {
         DownloadName.suggested(contentDisposition: contentDisposition, url: effectiveURL ?? url)

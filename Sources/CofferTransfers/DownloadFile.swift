@@ -12,6 +12,13 @@ public struct TransferStore: Sendable {
 
     public init(folder: String) { self.folder = folder }
 
+    /// The service's own (``FileService/transfersPath``).
+    /// - Throws: `unsupported` for a service that makes no transfers.
+    public init(of service: FileService) throws(CofferError) {
+        guard let folder = service.transfersPath else { throw CofferError(.unsupported, detail: "downloads") }
+        self.folder = folder
+    }
+
     private var doneFolder: String { folder + "/done" }
 
     private func path(_ id: String, done: Bool) -> String { (done ? doneFolder : folder) + "/" + id + ".json" }
@@ -21,7 +28,8 @@ public struct TransferStore: Sendable {
         try? FileManager.default.createDirectory(atPath: done ? doneFolder : folder, withIntermediateDirectories: true)
         guard let data = try? JSONEncoder().encode(record) else { return }
         try? data.write(to: URL(fileURLWithPath: path(record.id, done: done)), options: .atomic)
-        if done { try? FileManager.default.removeItem(atPath: path(record.id, done: false)) }
+        // One record per download: the one in the other folder is out of date.
+        try? FileManager.default.removeItem(atPath: path(record.id, done: !done))
     }
 
     public func load(_ id: String) -> DownloadRecord? {
@@ -69,10 +77,9 @@ public struct DownloadFile: FileOperation {
     }
 
     public func run(in context: OperationContext) async throws(CofferError) -> FileNode {
-        guard let cache = context.service.downloadsCachePath,
-              let store = store ?? context.service.transfersPath.map(TransferStore.init(folder:)) else {
-            throw CofferError(.unsupported, detail: "downloads")
-        }
+        guard let cache = context.service.downloadsCachePath else { throw CofferError(.unsupported, detail: "downloads") }
+        let store: TransferStore
+        if let given = self.store { store = given } else { store = try TransferStore(of: context.service) }
         var record: DownloadRecord
         if let resuming {
             guard let saved = store.load(resuming) else { throw CofferError(.invalidArgument, detail: "no download “\(resuming)”") }
@@ -88,10 +95,15 @@ public struct DownloadFile: FileOperation {
         let (engine, started) = (self.engine, record)
         let fetched: DownloadRecord
         do {
-            fetched = try await context.withProgress { (progress) throws(CofferError) -> DownloadRecord in
-                try await BlockingIO.run { (flag) throws(CofferError) -> DownloadRecord in
-                    try engine.fetch(started, into: cache + "/" + partialName, progress: progress,
-                                     cancellation: { flag.isCancelled }, checkpoint: { store.save($0) })
+            // All of it came before (its placing failed): it is only placed again.
+            if record.isComplete, Self.size(of: cache + "/" + partialName) == record.total {
+                fetched = record
+            } else {
+                fetched = try await context.withProgress { (progress) throws(CofferError) -> DownloadRecord in
+                    try await BlockingIO.run { (flag) throws(CofferError) -> DownloadRecord in
+                        try engine.fetch(started, into: cache + "/" + partialName, progress: progress,
+                                         cancellation: { flag.isCancelled }, checkpoint: { store.save($0) })
+                    }
                 }
             }
         } catch {
@@ -107,10 +119,21 @@ public struct DownloadFile: FileOperation {
             store.save(stopped)
             throw error
         }
-        let target = try VirtualPath(parsing: fetched.folder ?? folder.description)
-        let node = try await context.service.placeDownload(partialName, into: target,
-                                                           as: fetched.fileName ?? fetched.suggestedName)
+        let node: FileNode
+        do {
+            let target = try VirtualPath(parsing: fetched.folder ?? folder.description)
+            node = try await context.service.placeDownload(partialName, into: target, as: fetched.fileName ?? fetched.suggestedName)
+        } catch {
+            // Complete but not placed (its folder is gone, say): the data stays for a resume.
+            var unplaced = fetched
+            unplaced.state = .failed
+            unplaced.failure = error.userMessage(in: context.language).text
+            store.save(unplaced)
+            throw error
+        }
         var done = fetched
+        done.state = .done
+        done.failure = nil
         done.result = node.path.description
         store.save(done)
         return node
@@ -118,6 +141,10 @@ public struct DownloadFile: FileOperation {
 
     public func auditedPaths(for outcome: Result<FileNode, CofferError>) -> [String] {
         [((try? outcome.get())?.path ?? folder).description]
+    }
+
+    private static func size(of path: String) -> Int64? {
+        (try? FileManager.default.attributesOfItem(atPath: path)[.size] as? NSNumber)?.int64Value
     }
 
     /// Sortable by when it began: the store lists downloads oldest first.

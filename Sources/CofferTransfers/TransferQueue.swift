@@ -7,8 +7,8 @@ import FileService
 public enum TransferQueue {
     /// What was interrupted: records still `running` or `queued`.
     public static func interrupted(in service: FileService) -> [DownloadRecord] {
-        guard let folder = service.transfersPath else { return [] }
-        return TransferStore(folder: folder).unfinished().filter { $0.state == .running || $0.state == .queued }
+        let store = try? TransferStore(of: service)
+        return store?.unfinished().filter { $0.state == .running || $0.state == .queued } ?? []
     }
 
     /// Resumes them; the task's value is how many were completed.

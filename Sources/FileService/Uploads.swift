@@ -169,11 +169,12 @@ extension FileService {
     }
 
     /// Moves a file of the uploads area to `destination` under `conflict` — renamed into a
-    /// local mount on the same disk, else copied — and removes what is left of it (placed or
-    /// not): the end of an upload, or of a download.
+    /// local mount on the same disk, else copied — and removes what is left of it: always for
+    /// an upload (whose data lives no longer than its commit), only once placed for a download
+    /// (which can be placed again later).
     private func place(_ temporary: VirtualPath, of registry: UploadRegistry, at destination: VirtualPath,
-                       in destinationBackend: any StorageBackend, conflict: ConflictPolicy,
-                       progress: ProgressReporter) async throws(CofferError) -> VirtualPath {
+                       in destinationBackend: any StorageBackend, conflict: ConflictPolicy, progress: ProgressReporter,
+                       keepingOnFailure: Bool = false) async throws(CofferError) -> VirtualPath {
         let source = registry.backend
         let placed: Result<VirtualPath, CofferError>
         do throws(CofferError) {
@@ -189,7 +190,9 @@ extension FileService {
         } catch {
             placed = .failure(error.naming(destination, insteadOf: UploadRegistry.mountName))
         }
-        try? await source.removeItem(at: temporary)
+        if case .success = placed { try? await source.removeItem(at: temporary) } else if !keepingOnFailure {
+            try? await source.removeItem(at: temporary)
+        }
         return try placed.get()
     }
 
@@ -199,7 +202,8 @@ extension FileService {
 
     /// Places a finished download — `cacheName`, a file in ``downloadsCachePath`` — in
     /// `folder` as `fileName`, under a new name when that one is taken (keep both), and
-    /// removes it from the cache. The file appears only when complete.
+    /// removes it from the cache; when it cannot be placed, it stays there. The file appears
+    /// only when complete.
     /// - Throws: `invalidName` for a `cacheName` that is not a plain name there.
     public func placeDownload(_ cacheName: String, into folder: VirtualPath, as fileName: String,
                               progress: ProgressReporter = .none) async throws(CofferError) -> FileNode {
@@ -210,7 +214,7 @@ extension FileService {
         guard try await stat(folder).kind != .file else { throw CofferError(.notADirectory, path: folder) }
         let temporary = VirtualPath.root(of: UploadRegistry.mountName).appending(trustedName: cacheName)
         let path = try await place(temporary, of: registry, at: destination, in: destinationBackend, conflict: .keepBoth,
-                                   progress: progress)
+                                   progress: progress, keepingOnFailure: true)
         return try await stat(path)
     }
 

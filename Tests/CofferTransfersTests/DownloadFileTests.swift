@@ -79,4 +79,20 @@ import Testing
         #expect(try server.rangesSeen().last == "bytes=\(paused.received)-")
         #expect(cache.isEmpty)
     }
+
+    @Test func aCompleteDownloadThatCouldNotBePlacedIsPlacedLaterWithoutFetchingAgain() async throws {
+        let folder = try VirtualPath(parsing: "/Later")
+        await #expect(throws: CofferError.self) {
+            try await session.perform(DownloadFile(server.url("/data/later?size=5000"), into: folder, store: store))
+        }
+        let failed = try #require(store.all().first)
+        #expect(failed.state == .failed && failed.received == 5000 && failed.failure != nil)
+        #expect(cache == [failed.id + ".download"])  // the data stays
+        let requests = try server.rangesSeen().count
+        _ = try await session.perform(CreateFolder(folder))
+        let node = try await session.perform(DownloadFile(failed.url, store: store, resuming: failed.id))
+        #expect(node.path.description == "files:/Later/later")
+        #expect(try server.rangesSeen().count == requests + 1)  // nothing fetched again (one more: the first /stats)
+        #expect(cache.isEmpty && store.all().map(\.state) == [.done])
+    }
 }

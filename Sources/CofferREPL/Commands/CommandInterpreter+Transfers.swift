@@ -19,8 +19,7 @@ extension CommandInterpreter {
         }
         let label = LocalizedText("Downloading", "正在下载")
         if arguments.flags.contains("resume") {
-            guard let path = service.transfersPath else { throw CofferError(.unsupported, detail: "downloads") }
-            let unfinished = TransferStore(folder: path).unfinished()
+            let unfinished = try TransferStore(of: service).unfinished()
             let chosen = arguments.operands.isEmpty ? unfinished : unfinished.filter { arguments.operands.contains($0.id) }
             guard !chosen.isEmpty else {
                 output.line(LocalizedText("Nothing to resume.", "没有可继续的下载。")(language))
@@ -97,8 +96,7 @@ extension CommandInterpreter {
     /// and where it went or why it stopped.
     func listDownloads(_ words: ArraySlice<String>) async throws {
         _ = try parse(words, as: "downloads")
-        guard let path = service.transfersPath else { throw CofferError(.unsupported, detail: "downloads") }
-        let records = TransferStore(folder: path).all()
+        let records = try TransferStore(of: service).all()
         guard !records.isEmpty else {
             output.line(LocalizedText("No downloads.", "没有下载记录。")(language))
             return

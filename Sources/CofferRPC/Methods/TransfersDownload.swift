@@ -33,6 +33,6 @@ struct TransfersList: RPCMethod {
     struct Result: Encodable, Sendable { var downloads: [DownloadRecord] }
 
     static func run(_ params: NoParams, _ context: RequestContext) async throws -> Result {
-        Result(downloads: context.service.transfersPath.map { TransferStore(folder: $0).all() } ?? [])
+        Result(downloads: (try? TransferStore(of: context.service).all()) ?? [])
     }
 }
