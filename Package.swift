@@ -28,6 +28,10 @@ let package = Package(
         .target(name: "CCofferHTTP"),
         // XML from libxml2 (S3's answers), loaded only when used.
         .target(name: "CCofferXML"),
+        // Images from libvips (libvips-dev), loaded the first time a preview needs one.
+        .target(name: "CCofferVips"),
+        // Archives' tables of contents from libarchive (libarchive-dev), loaded when first used.
+        .target(name: "CCofferArchive"),
         // GNU readline, for the interactive REPL.
         .systemLibrary(name: "CReadline", providers: [.apt(["libreadline-dev"])]),
         // libmagic, for recognising files by their content.
@@ -51,19 +55,25 @@ let package = Package(
         // The search index (SQLite FTS5), kept current by the service and by watching.
         .target(name: "CofferSearch", dependencies: ["CofferCore", "CofferRuntime", "CSQLite"]),
         .target(name: "FileService", dependencies: ["CofferCore", "CofferRuntime", "CofferBackends", "CofferSearch"]),
-        .target(name: "CofferREPL", dependencies: ["CofferCore", "CofferRuntime", "FileService", "CofferTransfers", "CReadline"]),
+        .target(name: "CofferREPL", dependencies: ["CofferCore", "CofferRuntime", "FileService", "CofferTransfers", "CofferPreview",
+                                                  "CReadline"]),
         // HTTP through libcurl (loaded when first used), for everything that talks to a server.
         .target(name: "CofferHTTP", dependencies: ["CofferCore", "CCofferHTTP"]),
         // Network transfers (issue 20): downloads into files:, uploads to servers.
         .target(name: "CofferTransfers",
                 dependencies: ["CofferCore", "CofferHTTP", "CofferBackends", "CofferRuntime", "FileService", "CCofferSystem"]),
+        // Previews and thumbnails (issue 21): facts by kind, the freedesktop thumbnail cache.
+        .target(name: "CofferPreview",
+                dependencies: ["CofferCore", "CofferRuntime", "CofferBackends", "FileService", "CCofferVips", "CCofferArchive",
+                               "CCofferCrypto"]),
         // S3 object storage as a mount: Signature Version 4, configuration as the AWS tools read it.
         .target(name: "CofferS3", dependencies: ["CofferCore", "CofferRuntime", "CofferHTTP", "CCofferCrypto", "CCofferHTTP",
                                                 "CCofferXML"]),
         // The JSON-RPC 2.0 front end (`coffer rpc`).
-        .target(name: "CofferRPC", dependencies: ["CofferCore", "CofferRuntime", "FileService", "CofferTransfers", "CCofferSystem"]),
+        .target(name: "CofferRPC", dependencies: ["CofferCore", "CofferRuntime", "FileService", "CofferTransfers", "CofferPreview",
+                                                 "CCofferSystem"]),
         // The Model Context Protocol front end (`coffer mcp`): a dialect and methods over CofferRPC's connection.
-        .target(name: "CofferMCP", dependencies: ["CofferCore", "CofferRPC", "FileService", "CofferTransfers"],
+        .target(name: "CofferMCP", dependencies: ["CofferCore", "CofferRPC", "FileService", "CofferTransfers", "CofferPreview"],
                 resources: [.embedInCode("tools.json")]),
         // `coffer`'s command line and front ends, for any application that adds its own mounts.
         .target(
@@ -147,7 +157,7 @@ let package = Package(
 )
 
 // The same language settings for every Swift target.
-for target in package.targets where ![.system, .plugin].contains(target.type) && !["CCofferSystem", "CCofferCrypto", "CCofferHTTP", "CCofferXML"].contains(target.name) {
+for target in package.targets where ![.system, .plugin].contains(target.type) && !["CCofferSystem", "CCofferCrypto", "CCofferHTTP", "CCofferXML", "CCofferVips", "CCofferArchive"].contains(target.name) {
     var settings = target.swiftSettings ?? []
     settings.append(.swiftLanguageMode(.v6))
     settings.append(.enableUpcomingFeature("ExistentialAny"))

@@ -181,6 +181,7 @@ public struct CofferApplication: Sendable {
         }
         let interpreter = CommandInterpreter(session: session, output: output, errors: errors)
         interpreter.programName = name
+        if output.isTerminal { interpreter.imageProtocol = ImageProtocol.detect(ProcessInfo.processInfo.environment) }
         let status: Int32
         switch options.action {
         case .commands(let script):
@@ -192,6 +193,7 @@ public struct CofferApplication: Sendable {
             status = interactive ? await self.interactive(interpreter, container: container)
                                  : await PipedSession(interpreter: interpreter).run()
         }
+        await interpreter.endBackgroundWork(waiting: !interactive)
         await session.close()
         return status
     }

@@ -13,13 +13,13 @@ public struct CommandHelp: Sendable {
     /// Every command the interpreter knows, in the order `help` lists them.
     public static let all: [CommandHelp] = [
         CommandHelp(
-            name: "ls", usage: "ls [-l] [-a] [-t|-S] [-r] [path]",
-            syntax: CommandSyntax(shortFlags: "laStr1", operands: [.sandboxPath]),
+            name: "ls", usage: "ls [-l] [-a] [-t|-S] [-r] [--thumbnails] [path]",
+            syntax: CommandSyntax(shortFlags: "laStr1", longFlags: ["thumbnails"], operands: [.sandboxPath]),
             summary: LocalizedText("List a folder: folders first, in natural order.", "列出文件夹内容：文件夹在前，按自然顺序排列。"),
             details: LocalizedText(
-                "-l adds size, date and type; -a shows hidden items; -t sorts newest first, -S largest first; -r reverses.",
-                "-l 显示大小、日期和类型；-a 显示隐藏项目；-t 按时间从新到旧，-S 按大小从大到小；-r 反转顺序。"),
-            examples: ["ls", "ls -l Download", "ls -la 'My Notes'"]),
+                "-l adds size, date and type; -a shows hidden items; -t sorts newest first, -S largest first; -r reverses. --thumbnails makes the thumbnails of its images and PDFs in the background, on every core (a one-off command waits for them).",
+                "-l 显示大小、日期和类型；-a 显示隐藏项目；-t 按时间从新到旧，-S 按大小从大到小；-r 反转顺序。--thumbnails 在后台用所有处理器核心为其中的图片和 PDF 生成缩略图（一次性命令会等待其完成）。"),
+            examples: ["ls", "ls -l Download", "ls -la 'My Notes'", "ls --thumbnails Photos"]),
         CommandHelp(
             name: "cd", usage: "cd [path]",
             syntax: CommandSyntax(operands: [.sandboxFolder]),
@@ -213,6 +213,14 @@ public struct CommandHelp: Sendable {
             details: LocalizedText("One line each, oldest first: its id, its state, how much came, and where it went or why it stopped.",
                                    "每个下载一行，最早的在前：编号、状态、已下载的大小，以及保存位置或停止的原因。"),
             examples: ["downloads"]),
+        CommandHelp(
+            name: "preview", usage: "preview [--size 128|256|512|1024] path…",
+            syntax: CommandSyntax(longOptions: ["size": .text], operands: [.sandboxPath]),
+            summary: LocalizedText("Show what a file is, before opening it.", "在打开文件之前查看它是什么。"),
+            details: LocalizedText(
+                "Images: pixels, format, orientation, the date and camera from EXIF. PDFs: pages, page size, title, author. Text: encoding, lines and the first lines. Archives (zip, tar, 7z…): the entry count and the first entries, never extracted. On a terminal that shows images (kitty graphics), also the thumbnail, 256 pixels unless --size says.",
+                "图片：像素、格式、方向，以及 EXIF 中的拍摄时间和相机。PDF：页数、页面尺寸、标题、作者。文本：编码、行数和开头几行。压缩包（zip、tar、7z 等）：条目数和前几个条目，绝不解压。在能显示图片的终端（kitty 图形协议）上还会显示缩略图，默认 256 像素，可用 --size 指定。"),
+            examples: ["preview photo.jpg", "preview report.pdf notes.txt", "preview --size 512 scan.png"]),
         CommandHelp(
             name: "du", usage: "du [path…]",
             syntax: CommandSyntax(operands: [.sandboxPath]),

@@ -38,6 +38,10 @@ public final class CommandInterpreter {
     public var confirm: ((String) async -> Bool)?
     /// Makes a progress display for a long operation, given its label (“Copying”).
     public var progressBar: (@Sendable (String) -> ProgressBar)?
+    /// How standard output shows images, when it is a terminal that can (`preview`).
+    public var imageProtocol: ImageProtocol?
+    /// Work a command left running (thumbnails of a listing), ended by ``endBackgroundWork(waiting:)``.
+    var backgroundWork: [Task<Void, Never>] = []
 
     /// An interpreter for `session`. Moves, copies, renames and restores given no
     /// `--keep-both` or `--replace` ask the session's ``Session/conflictQuestion`` when the
@@ -103,6 +107,7 @@ public final class CommandInterpreter {
             case "head": try await head(arguments)
             case "info": try await info(arguments)
             case "du": try await diskUsage(arguments)
+            case "preview": try await preview(arguments)
             case "fetch": try await fetch(arguments)
             case "download": try await download(arguments)
             case "downloads": try await listDownloads(arguments)

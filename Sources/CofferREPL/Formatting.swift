@@ -72,6 +72,23 @@ enum Formatting {
         return width
     }
 
+    /// Text from inside a file (its first lines, an archive's entry names) made safe to show:
+    /// control characters, which could steer the terminal, become their visible symbols
+    /// (ESC as ␛), and a tab a space.
+    static func visible(_ text: String) -> String {
+        var result = String.UnicodeScalarView()
+        for scalar in text.unicodeScalars {
+            switch scalar.value {
+            case 0x09: result.append(" ")
+            case 0x00..<0x20: result.append(Unicode.Scalar(0x2400 + scalar.value)!)
+            case 0x7F: result.append("\u{2421}")
+            case 0x80..<0xA0: result.append("\u{FFFD}")
+            default: result.append(scalar)
+            }
+        }
+        return String(result)
+    }
+
     static func padded(_ text: String, to columns: Int) -> String {
         let missing = columns - width(text)
         return missing > 0 ? text + String(repeating: " ", count: missing) : text

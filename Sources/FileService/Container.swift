@@ -55,6 +55,8 @@ public struct Container: Sendable {
     public var temporaryPath: String { hostPath + "/tmp" }
     /// Contents of remote files (S3 mounts), kept to be read again without the network.
     public var remoteCachePath: String { hostPath + "/Library/Caches/Remote" }
+    /// Thumbnails, laid out as the freedesktop.org Thumbnail Managing Standard says.
+    public var thumbnailsPath: String { hostPath + "/Library/Caches/Thumbnails" }
     /// The journals of processes using the container (``OperationJournal``).
     public var journalPath: String { journal.folderPath }
 

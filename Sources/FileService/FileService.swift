@@ -41,6 +41,9 @@ public actor FileService {
     /// Where network transfers are remembered between processes (`AppData/Transfers` in a
     /// standard container), or `nil` for a service that makes none.
     public nonisolated let transfersPath: String?
+    /// Where thumbnails are cached (`Library/Caches/Thumbnails` in a standard container), or
+    /// `nil` for a service that keeps none.
+    public nonisolated let thumbnailsPath: String?
     /// Numbers sessions, for their activities and uploads.
     nonisolated let sessionNumbers = Atomic<Int>(0)
 
@@ -54,7 +57,7 @@ public actor FileService {
     public init(mounts: [Mount], trash: TrashBackend? = nil, staging: ExportStagingBackend? = nil,
                 registry: TypeRegistry = .standard, excludedHostFolders: [String] = [],
                 bookmarksPath: String? = nil, uploadsPath: String? = nil, transfersPath: String? = nil,
-                audit: AuditLog? = nil, searchIndex: SearchIndex? = nil, journal: OperationJournal? = nil) {
+                thumbnailsPath: String? = nil, audit: AuditLog? = nil, searchIndex: SearchIndex? = nil, journal: OperationJournal? = nil) {
         self.mounts = mounts
         self.mountsByName = Dictionary(mounts.map { ($0.name, $0) }, uniquingKeysWith: { first, _ in first })
         self.immediateBackends = mountsByName.compactMapValues { $0.backend as? any ImmediateMetadata }
@@ -65,6 +68,7 @@ public actor FileService {
         self.bookmarkStore = bookmarksPath.map(BookmarkStore.init(path:))
         self.uploadRegistry = uploadsPath.flatMap { try? UploadRegistry(path: $0, journal: journal) }
         self.transfersPath = transfersPath
+        self.thumbnailsPath = thumbnailsPath
         self.audit = audit
         self.searchIndex = searchIndex
     }
@@ -101,7 +105,7 @@ public actor FileService {
         ] + extraMounts, trash: trash, staging: staging, registry: registry,
            excludedHostFolders: [container.hostPath],
            bookmarksPath: container.appDataPath + "/bookmarks.json", uploadsPath: container.uploadsPath,
-           transfersPath: container.appDataPath + "/Transfers",
+           transfersPath: container.appDataPath + "/Transfers", thumbnailsPath: container.thumbnailsPath,
            audit: AuditLog(path: container.appDataPath + "/logs/audit.jsonl"),
            searchIndex: SearchIndex(databasePath: container.searchIndexPath + "/index.sqlite",
                                     mount: VirtualPath.defaultMount, backend: files, registry: registry),

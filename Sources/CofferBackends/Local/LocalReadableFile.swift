@@ -6,7 +6,7 @@ import Glibc
 #endif
 
 /// A regular file opened for reading in a local backend.
-final class LocalReadableFile: ReadableFile {
+final class LocalReadableFile: DescriptorReadableFile {
     let size: Int64
     private let descriptor: Mutex<Descriptor?>
     private let path: VirtualPath
@@ -40,6 +40,15 @@ final class LocalReadableFile: ReadableFile {
                 throw CofferError(error.kind, path: path, detail: error.detail, errno: error.errno)
             }
         }
+    }
+
+    func openDescriptor() throws(CofferError) -> Int32 {
+        guard let fd = descriptor.withLock({ $0 }) else { throw CofferError(.invalidOperation, path: path) }
+        // Opening the descriptor's /proc entry gives the same file (even if renamed since) with
+        // an offset of its own; a copy made by dup would share this one's.
+        let reopened = Glibc.open("/proc/self/fd/\(fd.raw)", O_RDONLY | O_CLOEXEC | O_NOCTTY)
+        guard reopened >= 0 else { throw CofferError.lastSystemError("open", path: path) }
+        return reopened
     }
 
     func close() async {

@@ -330,3 +330,9 @@ extension LocalSandboxBackend: LocalFolderBackend {
         return try withExtendedLifetime(parent) { () throws(CofferError) -> T in try body(parent.raw, path.name) }
     }
 }
+
+extension LocalSandboxBackend: HostPathNaming {
+    public func hostPath(of path: VirtualPath) -> String {
+        path.isRoot ? rootPath : rootPath + path.absoluteString
+    }
+}

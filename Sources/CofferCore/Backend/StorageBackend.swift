@@ -285,3 +285,20 @@ public protocol TreeListingBackend: StorageBackend {
     /// by folder (`path` included, even when empty).
     func contentsOfTree(at path: VirtualPath) async throws -> [VirtualPath: [FileNode]]
 }
+
+/// An open file that a C library can read through a descriptor of its own (libvips and
+/// libarchive read previews this way): the files of a local backend, already confined by
+/// how the backend opened them.
+public protocol DescriptorReadableFile: ReadableFile {
+    /// A new descriptor for the same open file, at offset 0 and independent of this one's
+    /// position; the caller closes it.
+    func openDescriptor() throws(CofferError) -> Int32
+}
+
+/// A backend whose items are files of this host: what other programs call an item (the
+/// URI a thumbnail is named by), without opening it. The name is never used to open the
+/// file; reads go through the backend.
+public protocol HostPathNaming: StorageBackend {
+    /// The host path of the item at `path` (which need not exist).
+    func hostPath(of path: VirtualPath) -> String
+}

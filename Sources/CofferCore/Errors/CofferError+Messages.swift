@@ -25,7 +25,8 @@ public struct MessageHints: Sendable {
 
 extension CofferError {
     /// The message for this error in `language`, naming the virtual path (never a host
-    /// path), with the front end's hint for its kind where it gives one.
+    /// path), with the hint for its detail, else the front end's hint for its kind where it
+    /// gives one.
     ///
     /// The sentences are data, in `messages.json` (compiled in): per kind, a template for
     /// each of the facts an error may carry — `item+detail`, `item`, `detail`, `none` — of
@@ -49,8 +50,11 @@ extension CofferError {
             let reason = detail.flatMap { reasons[$0] } ?? reasons["*"]
             text = text.replacingOccurrences(of: "{reason}", with: reason.map { $0(language) } ?? "")
         }
-        let hint = detail.flatMap { entry.hintForDetail?[$0] } ?? entry.hint
-        return UserMessage(text: text, hint: hints[kind]?(language) ?? hint(language))
+        // A hint for the very case (the detail's) is more to the point than the front end's
+        // for the whole kind, which is more to the point than Core's.
+        let hint = detail.flatMap { entry.hintForDetail?[$0] }.map { $0(language) }
+            ?? hints[kind]?(language) ?? entry.hint(language)
+        return UserMessage(text: text, hint: hint)
     }
 }
 

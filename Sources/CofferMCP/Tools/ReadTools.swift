@@ -1,4 +1,5 @@
 import CofferCore
+import CofferPreview
 import FileService
 import Foundation
 
@@ -87,9 +88,20 @@ struct ReadMediaFile: MCPTool {
 
     static func call(_ arguments: Arguments, _ context: ToolContext) async throws(CofferError) -> ToolOutput {
         let (path, style) = try context.path(arguments, "path")
+        let maxSize = try arguments.optionalInteger("maxSize", minimum: 16).map { Int(min($0, 4096)) }
         let node = try await context.perform(StatItem(path))
         guard node.kind == .file, node.special == nil else { throw CofferError(.isADirectory, path: path) }
         let limit = context.limits.maxInlineBytes
+        if let thumbnail = try await thumbnail(of: node, fitting: maxSize, limit: limit, context) {
+            let text = "\(context.paths.display(path, style)): a thumbnail of \(thumbnail.width) × \(thumbnail.height) pixels "
+                + "(image/png, \(thumbnail.png.count) bytes)"
+            var output = ToolOutput(text: text, fields: [
+                "mimeType": "image/png", "size": .integer(Int64(thumbnail.png.count)), "thumbnail": true,
+                "width": .integer(Int64(thumbnail.width)), "height": .integer(Int64(thumbnail.height)),
+            ], blocks: [["type": "image", "data": .string(Data(thumbnail.png).base64EncodedString()), "mimeType": "image/png"]])
+            output.replacesText = true
+            return output
+        }
         guard node.size <= Int64(limit) else { throw CofferError(.tooLarge, path: path, detail: "\(limit) bytes") }
         guard case .bytes(let range) = try await context.perform(ReadRange(path, length: limit, as: .bytes)) else {
             throw CofferError(.unsupported, path: path)
@@ -103,9 +115,30 @@ struct ReadMediaFile: MCPTool {
                                                    "mimeType": .string(mime), "blob": data]]
         }
         var output = ToolOutput(text: "\(context.paths.display(path, style)): \(mime), \(range.bytes.count) bytes",
-                                fields: ["mimeType": .string(mime), "size": .integer(Int64(range.bytes.count))], blocks: [block])
+                                fields: ["mimeType": .string(mime), "size": .integer(Int64(range.bytes.count)), "thumbnail": false],
+                                blocks: [block])
         output.replacesText = true
         return output
+    }
+
+    /// A thumbnail to send instead of the file: for an image (or PDF) whose longest side is
+    /// over `maxSize`, or whose bytes are over the inline limit (then fitting in `maxSize`,
+    /// else 1024). `nil` to send the file itself.
+    private static func thumbnail(of node: FileNode, fitting maxSize: Int?, limit: Int,
+                                  _ context: ToolContext) async throws(CofferError) -> Thumbnail? {
+        let previewer = Previewer(service: context.service)
+        guard previewer.hasThumbnail(node) else { return nil }
+        let fitting = maxSize ?? ThumbnailSize.xxLarge.pixels
+        if node.size <= Int64(limit) {
+            guard let maxSize else { return nil }
+            // A file libvips cannot read is sent as it is, as before there were thumbnails.
+            let preview = try? await context.perform(PreviewItem(node.path))
+            guard case .image(let image)? = preview?.details, max(image.width, image.height) > maxSize else {
+                // A PDF is a document, sent as one unless it is too large to be.
+                return nil
+            }
+        }
+        return try await context.perform(MakeThumbnail(node.path, pixels: fitting))
     }
 }
 

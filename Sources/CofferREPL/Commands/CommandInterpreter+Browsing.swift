@@ -24,6 +24,7 @@ extension CommandInterpreter {
                 continue
             }
             let page = try await perform(ListFolder(path, options: options))
+            if arguments.flags.contains("thumbnails") { prefetchThumbnails(of: page.items) }
             if long {
                 printLong(page.items)
             } else {

@@ -1,0 +1,160 @@
+#include "CCofferArchive.h"
+
+#include <archive.h>
+#include <archive_entry.h>
+#include <dlfcn.h>
+#include <locale.h>
+#include <pthread.h>
+#include <stdio.h>
+#include <string.h>
+#include <sys/stat.h>
+
+// The libarchive functions used, looked up once: the header gives their types, the library
+// is opened with dlopen, so nothing here is linked against it.
+static struct {
+    int loaded;
+    __typeof__(&archive_read_new) read_new;
+    __typeof__(&archive_read_support_filter_all) support_filter_all;
+    __typeof__(&archive_read_support_format_all) support_format_all;
+    __typeof__(&archive_read_support_format_raw) support_format_raw;
+    __typeof__(&archive_read_open_fd) open_fd;
+    __typeof__(&archive_read_next_header) next_header;
+    __typeof__(&archive_read_data_skip) data_skip;
+    __typeof__(&archive_read_free) read_free;
+    __typeof__(&archive_error_string) error_string;
+    __typeof__(&archive_format_name) format_name;
+    __typeof__(&archive_filter_count) filter_count;
+    __typeof__(&archive_filter_name) filter_name;
+    __typeof__(&archive_entry_pathname_utf8) pathname_utf8;
+    __typeof__(&archive_entry_pathname) pathname;
+    __typeof__(&archive_entry_size) size;
+    __typeof__(&archive_entry_size_is_set) size_is_set;
+    __typeof__(&archive_entry_filetype) filetype;
+} lib;
+
+static pthread_once_t archive_once = PTHREAD_ONCE_INIT;
+
+static void load(void) {
+    void *library = dlopen("libarchive.so.13", RTLD_NOW | RTLD_LOCAL);
+    if (library == NULL) return;
+#define FIND(field, name) lib.field = (__typeof__(lib.field))dlsym(library, name)
+    FIND(read_new, "archive_read_new");
+    FIND(support_filter_all, "archive_read_support_filter_all");
+    FIND(support_format_all, "archive_read_support_format_all");
+    FIND(support_format_raw, "archive_read_support_format_raw");
+    FIND(open_fd, "archive_read_open_fd");
+    FIND(next_header, "archive_read_next_header");
+    FIND(data_skip, "archive_read_data_skip");
+    FIND(read_free, "archive_read_free");
+    FIND(error_string, "archive_error_string");
+    FIND(format_name, "archive_format_name");
+    FIND(filter_count, "archive_filter_count");
+    FIND(filter_name, "archive_filter_name");
+    FIND(pathname_utf8, "archive_entry_pathname_utf8");
+    FIND(pathname, "archive_entry_pathname");
+    FIND(size, "archive_entry_size");
+    FIND(size_is_set, "archive_entry_size_is_set");
+    FIND(filetype, "archive_entry_filetype");
+#undef FIND
+    lib.loaded = lib.read_new && lib.support_filter_all && lib.support_format_all && lib.support_format_raw && lib.open_fd && lib.next_header
+        && lib.data_skip && lib.read_free && lib.error_string && lib.format_name && lib.filter_count && lib.filter_name
+        && lib.pathname_utf8 && lib.pathname && lib.size && lib.size_is_set && lib.filetype;
+}
+
+int coffer_archive_available(void) {
+    pthread_once(&archive_once, load);
+    return lib.loaded;
+}
+
+static void copy_text(char *into, size_t capacity, const char *text) {
+    snprintf(into, capacity, "%s", text != NULL ? text : "");
+}
+
+static int read_contents(int fd, int64_t listed, int64_t counted, coffer_archive_entry_sink sink,
+                         coffer_archive_stop stop, void *context, coffer_archive_summary *summary,
+                         char *error, size_t capacity);
+
+int coffer_archive_contents(int fd, int64_t listed, int64_t counted, coffer_archive_entry_sink sink,
+                            coffer_archive_stop stop, void *context, coffer_archive_summary *summary,
+                            char *error, size_t capacity) {
+    memset(summary, 0, sizeof *summary);
+    error[0] = '\0';
+    if (!coffer_archive_available()) {
+        copy_text(error, capacity, "libarchive (libarchive.so.13) could not be loaded");
+        return -1;
+    }
+    // libarchive converts names to the thread's locale; a process that never called
+    // setlocale is in "C", where names that are not ASCII have no form. Read in UTF-8.
+    locale_t utf8 = newlocale(LC_CTYPE_MASK, "C.UTF-8", (locale_t)0);
+    locale_t previous = utf8 != (locale_t)0 ? uselocale(utf8) : (locale_t)0;
+    int result = read_contents(fd, listed, counted, sink, stop, context, summary, error, capacity);
+    if (utf8 != (locale_t)0) {
+        uselocale(previous);
+        freelocale(utf8);
+    }
+    return result;
+}
+
+static int read_contents(int fd, int64_t listed, int64_t counted, coffer_archive_entry_sink sink,
+                         coffer_archive_stop stop, void *context, coffer_archive_summary *summary,
+                         char *error, size_t capacity) {
+    struct archive *archive = lib.read_new();
+    if (archive == NULL) {
+        copy_text(error, capacity, "out of memory");
+        return -1;
+    }
+    lib.support_filter_all(archive);
+    lib.support_format_all(archive);
+    // A lone compressed file (notes.txt.gz) reads as one entry of the `raw` format.
+    lib.support_format_raw(archive);
+    if (lib.open_fd(archive, fd, 64 * 1024) != ARCHIVE_OK) {
+        copy_text(error, capacity, lib.error_string(archive));
+        lib.read_free(archive);
+        return -1;
+    }
+    struct archive_entry *entry = NULL;
+    int result = 0;
+    for (;;) {
+        if (stop(context)) break;
+        if (summary->count >= counted) break;
+        int status = lib.next_header(archive, &entry);
+        if (status == ARCHIVE_EOF) {
+            summary->complete = 1;
+            break;
+        }
+        if (status < ARCHIVE_WARN) {
+            copy_text(error, capacity, lib.error_string(archive));
+            result = -1;
+            break;
+        }
+        if (summary->count == 0) {
+            copy_text(summary->format, sizeof summary->format, lib.format_name(archive));
+            // Filter 0 is the outermost; the last one is `none` for an uncompressed archive.
+            int filters = lib.filter_count(archive);
+            for (int i = 0; i < filters; i++) {
+                const char *name = lib.filter_name(archive, i);
+                if (name != NULL && strcmp(name, "none") != 0) {
+                    copy_text(summary->filter, sizeof summary->filter, name);
+                    break;
+                }
+            }
+        }
+        int64_t size = lib.size_is_set(entry) ? lib.size(entry) : -1;
+        if (size > 0) summary->declared_bytes += size;
+        if (summary->count < listed) {
+            const char *path = lib.pathname_utf8(entry);
+            if (path == NULL) path = lib.pathname(entry);
+            sink(context, path != NULL ? path : "", size, lib.filetype(entry) == AE_IFDIR);
+        }
+        summary->count += 1;
+        if (lib.data_skip(archive) < ARCHIVE_WARN) {
+            copy_text(error, capacity, lib.error_string(archive));
+            result = -1;
+            break;
+        }
+    }
+    lib.read_free(archive);
+    // An archive whose first header is unreadable is not an archive at all.
+    if (result != 0 && summary->count == 0 && error[0] == '\0') copy_text(error, capacity, "not an archive");
+    return result;
+}
