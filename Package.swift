@@ -117,7 +117,7 @@ let package = Package(
             path: "Examples/ComposeService"
         ),
 
-        .target(name: "CofferTestSupport", dependencies: ["CofferCore"], path: "Tests/CofferTestSupport", exclude: ["Servers"]),
+        .target(name: "CofferTestSupport", dependencies: ["CofferCore"], path: "Tests/CofferTestSupport", exclude: ["Servers", "Media"]),
         .testTarget(name: "CofferCoreTests", dependencies: ["CofferCore", "CofferTestSupport"]),
         .testTarget(
             name: "DocumentTypesTests",
@@ -148,6 +148,9 @@ let package = Package(
         .testTarget(name: "CofferS3Tests",
                     dependencies: ["CofferS3", "CofferHTTP", "CofferCore", "CofferTestSupport", "CofferBackendConformance",
                                    "FileService"]),
+        .testTarget(name: "CofferPreviewTests",
+                    dependencies: ["CofferPreview", "CofferCore", "CofferInMemory", "CofferBackends", "FileService",
+                                   "CofferTestSupport"]),
         .testTarget(name: "CofferREPLTests", dependencies: ["CofferREPL", "CofferCore", "CofferRuntime", "CofferTestSupport"]),
         .testTarget(
             name: "EndToEndTests",

@@ -1,0 +1,74 @@
+import Foundation
+
+/// The preview tests' files (`Media/make_media.py`): images made by Pillow and by libvips'
+/// `vips` command, a PDF, texts and archives (zip, tar, tar.gz, 7z by bsdtar), a corrupt
+/// JPEG and a decompression bomb. Needs a Python with Pillow (`COFFER_TEST_PYTHON`, CI's
+/// `.ci/venv`), `vips` (libvips-tools) and `bsdtar` (libarchive-tools).
+public enum MediaFixtures {
+    /// Whether the tools are here; when not, and `COFFER_REQUIRE_PREVIEW=1` (CI), that is fatal.
+    public static var available: Bool {
+        let ready = run(["-c", "import PIL"]) && tool("vips") && tool("bsdtar")
+        if !ready && ProcessInfo.processInfo.environment["COFFER_REQUIRE_PREVIEW"] == "1" {
+            fatalError("COFFER_REQUIRE_PREVIEW=1, but \(TransferServer.python) has no Pillow, or vips or bsdtar is missing")
+        }
+        return ready
+    }
+
+    /// Makes the files in `folder`.
+    public static func make(in folder: String) throws {
+        guard run([script("make_media.py"), folder]) else { throw FixtureError("make_media.py failed") }
+    }
+
+    /// What Pillow reads of a PNG: its size and its text chunks.
+    public struct PNGInfo: Decodable, Sendable {
+        public var width: Int
+        public var height: Int
+        public var format: String
+        public var text: [String: String]
+        /// The MD5 of its `Thumb::URI`, by Python's hashlib.
+        public var uriMD5: String
+    }
+
+    /// Each PNG as Pillow reads it.
+    public static func read(_ pngs: [String]) throws -> [PNGInfo] {
+        let process = Process()
+        process.executableURL = URL(fileURLWithPath: "/usr/bin/env")
+        process.arguments = [TransferServer.python, script("read_thumbnail.py")] + pngs
+        let output = Pipe()
+        process.standardOutput = output
+        process.standardInput = FileHandle.nullDevice
+        process.standardError = FileHandle.nullDevice
+        try process.run()
+        let data = output.fileHandleForReading.readDataToEndOfFile()
+        process.waitUntilExit()
+        guard process.terminationStatus == 0 else { throw FixtureError("Pillow could not read \(pngs)") }
+        return try String(decoding: data, as: UTF8.self).split(separator: "\n").map {
+            try JSONDecoder().decode(PNGInfo.self, from: Data($0.utf8))
+        }
+    }
+
+    public struct FixtureError: Error, CustomStringConvertible {
+        public var description: String
+        init(_ description: String) { self.description = description }
+    }
+
+    private static func script(_ name: String) -> String {
+        URL(fileURLWithPath: #filePath).deletingLastPathComponent().appendingPathComponent("Media/\(name)").path
+    }
+
+    private static func run(_ arguments: [String]) -> Bool {
+        let process = Process()
+        process.executableURL = URL(fileURLWithPath: "/usr/bin/env")
+        process.arguments = [TransferServer.python] + arguments
+        process.standardInput = FileHandle.nullDevice
+        process.standardOutput = FileHandle.nullDevice
+        process.standardError = FileHandle.nullDevice
+        guard (try? process.run()) != nil else { return false }
+        process.waitUntilExit()
+        return process.terminationStatus == 0
+    }
+
+    private static func tool(_ name: String) -> Bool {
+        ["/usr/bin", "/usr/local/bin", "/bin"].contains { FileManager.default.isExecutableFile(atPath: "\($0)/\(name)") }
+    }
+}
