@@ -28,7 +28,7 @@ let package = Package(
         .target(name: "CCofferHTTP"),
         // XML from libxml2 (S3's answers), loaded only when used.
         .target(name: "CCofferXML"),
-        // Images from libvips (libvips-dev), loaded the first time a preview needs one.
+        // Images from libvips (libvips-dev), and GLib's URIs and checksums, each loaded when first used.
         .target(name: "CCofferVips"),
         // Archives' tables of contents from libarchive (libarchive-dev), loaded when first used.
         .target(name: "CCofferArchive"),
@@ -64,8 +64,7 @@ let package = Package(
                 dependencies: ["CofferCore", "CofferHTTP", "CofferBackends", "CofferRuntime", "FileService", "CCofferSystem"]),
         // Previews and thumbnails (issue 21): facts by kind, the freedesktop thumbnail cache.
         .target(name: "CofferPreview",
-                dependencies: ["CofferCore", "CofferRuntime", "CofferBackends", "FileService", "CCofferVips", "CCofferArchive",
-                               "CCofferCrypto"]),
+                dependencies: ["CofferCore", "CofferRuntime", "CofferBackends", "FileService", "CCofferVips", "CCofferArchive"]),
         // S3 object storage as a mount: Signature Version 4, configuration as the AWS tools read it.
         .target(name: "CofferS3", dependencies: ["CofferCore", "CofferRuntime", "CofferHTTP", "CCofferCrypto", "CCofferHTTP",
                                                 "CCofferXML"]),

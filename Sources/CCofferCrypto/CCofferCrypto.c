@@ -10,7 +10,6 @@
 static struct {
     int loaded;
     __typeof__(&EVP_sha256) sha256;
-    __typeof__(&EVP_md5) md5;
     __typeof__(&EVP_Digest) digest;
     __typeof__(&HMAC) hmac;
     __typeof__(&EVP_MD_CTX_new) context_new;
@@ -30,7 +29,6 @@ static void load(void) {
     }
     if (library == NULL) return;
     crypto.sha256 = (__typeof__(crypto.sha256))dlsym(library, "EVP_sha256");
-    crypto.md5 = (__typeof__(crypto.md5))dlsym(library, "EVP_md5");
     crypto.digest = (__typeof__(crypto.digest))dlsym(library, "EVP_Digest");
     crypto.hmac = (__typeof__(crypto.hmac))dlsym(library, "HMAC");
     crypto.context_new = (__typeof__(crypto.context_new))dlsym(library, "EVP_MD_CTX_new");
@@ -38,7 +36,7 @@ static void load(void) {
     crypto.digest_init = (__typeof__(crypto.digest_init))dlsym(library, "EVP_DigestInit_ex");
     crypto.digest_update = (__typeof__(crypto.digest_update))dlsym(library, "EVP_DigestUpdate");
     crypto.digest_final = (__typeof__(crypto.digest_final))dlsym(library, "EVP_DigestFinal_ex");
-    crypto.loaded = crypto.sha256 && crypto.md5 && crypto.digest && crypto.hmac && crypto.context_new && crypto.context_free
+    crypto.loaded = crypto.sha256 && crypto.digest && crypto.hmac && crypto.context_new && crypto.context_free
         && crypto.digest_init && crypto.digest_update && crypto.digest_final;
 }
 
@@ -51,12 +49,6 @@ int coffer_sha256(const void *data, size_t length, uint8_t *digest) {
     if (!coffer_crypto_available()) return 0;
     unsigned int size = 0;
     return crypto.digest(data, length, digest, &size, crypto.sha256(), NULL) == 1 && size == 32;
-}
-
-int coffer_md5(const void *data, size_t length, uint8_t *digest) {
-    if (!coffer_crypto_available()) return 0;
-    unsigned int size = 0;
-    return crypto.digest(data, length, digest, &size, crypto.md5(), NULL) == 1 && size == 16;
 }
 
 int coffer_hmac_sha256(const void *key, size_t keyLength, const void *data, size_t length, uint8_t *digest) {

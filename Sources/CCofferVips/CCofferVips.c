@@ -253,3 +253,62 @@ int coffer_vips_thumbnail(int fd, int size, int64_t max_pixels, const char *cons
     vips.free(encoded);
     return 0;
 }
+
+// MARK: GLib
+
+static struct {
+    int loaded;
+    char *(*filename_to_uri)(const char *filename, const char *hostname, void **error);
+    char *(*uri_escape_string)(const char *unescaped, const char *reserved_chars_allowed, int allow_utf8);
+    char *(*compute_checksum_for_string)(int checksum_type, const char *str, long length);
+    void (*error_free)(void *error);
+    void (*free)(void *memory);
+} glib;
+
+static pthread_once_t glib_once = PTHREAD_ONCE_INIT;
+
+static void load_glib(void) {
+    void *library = dlopen("libglib-2.0.so.0", RTLD_NOW | RTLD_LOCAL);
+    if (library == NULL) return;
+    glib.filename_to_uri = (__typeof__(glib.filename_to_uri))dlsym(library, "g_filename_to_uri");
+    glib.uri_escape_string = (__typeof__(glib.uri_escape_string))dlsym(library, "g_uri_escape_string");
+    glib.compute_checksum_for_string = (__typeof__(glib.compute_checksum_for_string))dlsym(library, "g_compute_checksum_for_string");
+    glib.error_free = (__typeof__(glib.error_free))dlsym(library, "g_error_free");
+    glib.free = (__typeof__(glib.free))dlsym(library, "g_free");
+    glib.loaded = glib.filename_to_uri && glib.uri_escape_string && glib.compute_checksum_for_string && glib.error_free
+        && glib.free;
+}
+
+static int glib_available(void) {
+    pthread_once(&glib_once, load_glib);
+    return glib.loaded;
+}
+
+char *coffer_file_uri(const char *path) {
+    if (!glib_available()) return NULL;
+    void *error = NULL;
+    char *uri = glib.filename_to_uri(path, NULL, &error);
+    if (error != NULL) glib.error_free(error);
+    return uri;
+}
+
+char *coffer_uri_escape(const char *text, const char *allowed) {
+    return glib_available() ? glib.uri_escape_string(text, allowed, 0) : NULL;
+}
+
+int coffer_md5_hex(const char *text, char *digest) {
+    if (!glib_available()) return 0;
+    enum { CHECKSUM_MD5 = 0 };  // G_CHECKSUM_MD5
+    char *hex = glib.compute_checksum_for_string(CHECKSUM_MD5, text, -1);
+    if (hex == NULL || strlen(hex) != 32) {
+        if (hex != NULL) glib.free(hex);
+        return 0;
+    }
+    memcpy(digest, hex, 33);
+    glib.free(hex);
+    return 1;
+}
+
+void coffer_glib_free(void *memory) {
+    if (memory != NULL && glib.free != NULL) glib.free(memory);
+}

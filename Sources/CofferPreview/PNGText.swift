@@ -5,24 +5,31 @@ enum PNGText {
     static let signature: [UInt8] = [0x89, 0x50, 0x4E, 0x47, 0x0D, 0x0A, 0x1A, 0x0A]
 
     /// The keys and values of the `tEXt` chunks in `bytes` (Latin-1, as PNG defines them;
-    /// a value that is valid UTF-8 is read as such). Stops at `IDAT` or where `bytes` ends.
-    static func chunks(in bytes: [UInt8]) -> [String: String] {
-        guard bytes.count > 8, Array(bytes[0..<8]) == signature else { return [:] }
+    /// a value that is valid UTF-8 is read as such), and whether the chunks before the image
+    /// data were all there: `false` when `bytes` ends first.
+    static func chunks(in bytes: UnsafeRawBufferPointer) -> (texts: [String: String], complete: Bool) {
+        guard bytes.count > 8, signature.indices.allSatisfy({ bytes[$0] == signature[$0] }) else { return ([:], true) }
         var texts: [String: String] = [:]
         var at = 8
         while at + 8 <= bytes.count {
-            let length = bytes[at..<at + 4].reduce(0) { $0 << 8 | Int($1) }
-            let type = String(decoding: bytes[at + 4..<at + 8], as: UTF8.self)
+            let length = (0..<4).reduce(0) { $0 << 8 | Int(bytes[at + $1]) }
             let dataStart = at + 8, dataEnd = dataStart + length
-            if type == "IDAT" || type == "IEND" || dataEnd > bytes.count { break }
-            if type == "tEXt", let separator = bytes[dataStart..<dataEnd].firstIndex(of: 0) {
+            let type = (bytes[at + 4], bytes[at + 5], bytes[at + 6], bytes[at + 7])
+            // IDAT or IEND: the text before the image data has been read.
+            if type == (0x49, 0x44, 0x41, 0x54) || type == (0x49, 0x45, 0x4E, 0x44) { return (texts, true) }
+            if dataEnd + 4 > bytes.count { return (texts, false) }
+            if type == (0x74, 0x45, 0x58, 0x74), let separator = bytes[dataStart..<dataEnd].firstIndex(of: 0) {  // tEXt
                 let key = String(decoding: bytes[dataStart..<separator], as: UTF8.self)
-                let value = bytes[(separator + 1)..<dataEnd]
-                texts[key] = String(validating: value, as: UTF8.self)
-                    ?? String(value.map { Character(Unicode.Scalar($0)) })
+                let value = UnsafeRawBufferPointer(rebasing: bytes[(separator + 1)..<dataEnd])
+                texts[key] = String(validating: value, as: UTF8.self) ?? String(value.map { Character(Unicode.Scalar($0)) })
             }
             at = dataEnd + 4  // and the CRC
         }
-        return texts
+        return (texts, at >= bytes.count && bytes.count > 8 ? false : true)
+    }
+
+    /// The same, for bytes in an array.
+    static func chunks(in bytes: [UInt8]) -> [String: String] {
+        bytes.withUnsafeBytes { chunks(in: $0).texts }
     }
 }

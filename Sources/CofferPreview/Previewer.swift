@@ -243,10 +243,18 @@ public struct Previewer: Sendable {
     /// The URI the item's thumbnails are named by: `file://` and the host path for a local
     /// mount, `coffer://MOUNT/PATH` for others.
     public func uri(of path: VirtualPath) throws(CofferError) -> String {
-        if let naming = try service.mount(for: path).backend as? any HostPathNaming {
-            return ThumbnailURI.file(hostPath: naming.hostPath(of: path))
+        try uriNaming()(path)
+    }
+
+    /// What names items' URIs, each mount's backend looked at once (a listing names many).
+    func uriNaming() throws(CofferError) -> @Sendable (VirtualPath) throws(CofferError) -> String {
+        let hostNames = Dictionary(uniqueKeysWithValues: service.mounts.compactMap { mount in
+            (mount.backend as? any HostPathNaming).map { (mount.name, $0) }
+        })
+        return { path throws(CofferError) in
+            if let naming = hostNames[path.mount] { return try ThumbnailURI.file(hostPath: naming.hostPath(of: path)) }
+            return try ThumbnailURI.virtual(path)
         }
-        return ThumbnailURI.virtual(path)
     }
 
     // MARK: Reading through a descriptor

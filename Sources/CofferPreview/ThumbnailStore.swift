@@ -1,4 +1,4 @@
-import CCofferCrypto
+import CCofferVips
 import CofferCore
 #if canImport(Glibc)
 import Glibc
@@ -39,15 +39,9 @@ public struct ThumbnailStore: Sendable {
 
     /// The file name of `uri`'s thumbnails: the MD5 of the URI, in lowercase hexadecimal.
     static func fileName(for uri: String) throws(CofferError) -> String {
-        var digest = [UInt8](repeating: 0, count: 16)
-        let bytes = Array(uri.utf8)
-        guard coffer_md5(bytes, bytes.count, &digest) == 1 else {
-            throw CofferError(.unsupported, detail: "libcrypto (libcrypto.so.3) could not be loaded")
-        }
-        return digest.map { byte in
-            let text = String(byte, radix: 16)
-            return byte < 16 ? "0" + text : text
-        }.joined() + ".png"
+        var digest = [CChar](repeating: 0, count: 33)
+        guard coffer_md5_hex(uri, &digest) == 1 else { throw CofferError(.unsupported, detail: "no-image-library") }
+        return text(of: digest) + ".png"
     }
 
     /// Where the thumbnail of `uri` at `size` is (or would be).
@@ -81,16 +75,52 @@ public struct ThumbnailStore: Sendable {
         texts(path, uri: uri, stamp: stamp) != nil
     }
 
+    /// Checks many files' thumbnails at one size, with the folders opened once (a listing's).
+    final class Checker: @unchecked Sendable {
+        private let sizeFolder: Int32
+        private let failFolder: Int32
+
+        init(_ store: ThumbnailStore, size: ThumbnailSize) {
+            sizeFolder = open("\(store.root)/\(size.folderName)", O_RDONLY | O_DIRECTORY | O_CLOEXEC)
+            failFolder = open("\(store.root)/\(ThumbnailStore.failFolder)", O_RDONLY | O_DIRECTORY | O_CLOEXEC)
+        }
+
+        deinit {
+            if sizeFolder >= 0 { close(sizeFolder) }
+            if failFolder >= 0 { close(failFolder) }
+        }
+
+        /// `true` when a current thumbnail of `uri` is there, `nil` when making one failed
+        /// for this version of the file, `false` when one is to be made.
+        func state(uri: String, stamp: SourceStamp) throws(CofferError) -> Bool? {
+            let name = try ThumbnailStore.fileName(for: uri)
+            if sizeFolder >= 0, ThumbnailStore.texts(name, in: sizeFolder, uri: uri, stamp: stamp) != nil { return true }
+            if failFolder >= 0, ThumbnailStore.texts(name, in: failFolder, uri: uri, stamp: stamp) != nil { return nil }
+            return false
+        }
+    }
+
     /// The text chunks of the PNG at `path` when it was made from `uri` as `stamp` describes it.
     private static func texts(_ path: String, uri: String, stamp: SourceStamp) -> [String: String]? {
-        let fd = open(path, O_RDONLY | O_CLOEXEC | O_NOFOLLOW)
+        texts(path, in: AT_FDCWD, uri: uri, stamp: stamp)
+    }
+
+    /// The same for the PNG `name` in the folder open as `folder`.
+    private static func texts(_ name: String, in folder: Int32, uri: String, stamp: SourceStamp) -> [String: String]? {
+        let fd = openat(folder, name, O_RDONLY | O_CLOEXEC | O_NOFOLLOW)
         guard fd >= 0 else { return nil }
         defer { close(fd) }
-        var bytes = [UInt8](repeating: 0, count: 8192)
-        let got = bytes.withUnsafeMutableBytes { pread(fd, $0.baseAddress, $0.count, 0) }
-        guard got > 0 else { return nil }
-        let texts = PNGText.chunks(in: Array(bytes[0..<got]))
-        guard texts["Thumb::URI"] == uri, texts["Thumb::MTime"] == String(stamp.modified) else { return nil }
+        // The chunks come right after the header: 1 KiB holds them unless the URI is long.
+        var texts: [String: String]?
+        for size in [1 << 10, 64 << 10] where texts == nil {
+            withUnsafeTemporaryAllocation(byteCount: size, alignment: 1) { buffer in
+                let got = pread(fd, buffer.baseAddress, size, 0)
+                guard got > 0 else { texts = [:]; return }
+                let (found, complete) = PNGText.chunks(in: UnsafeRawBufferPointer(rebasing: buffer[0..<got]))
+                if complete || got < size || size > 1 << 10 { texts = found }
+            }
+        }
+        guard let texts, texts["Thumb::URI"] == uri, texts["Thumb::MTime"] == String(stamp.modified) else { return nil }
         // The size is optional in the standard; when present it must agree.
         if let size = texts["Thumb::Size"], size != String(stamp.size) { return nil }
         return texts

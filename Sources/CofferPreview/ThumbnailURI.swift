@@ -1,39 +1,26 @@
+import CCofferVips
 import CofferCore
 import Foundation
 
 /// The URI a thumbnail is named by: its MD5, in hexadecimal, is the thumbnail's file name.
+/// Made by GLib, as the desktops that share the standard's cache make theirs.
 enum ThumbnailURI {
-    /// `file://` and the host path, percent-encoded as GLib's `g_filename_to_uri` does, so a
-    /// file has the name other freedesktop tools give it.
-    static func file(hostPath: String) -> String {
+    /// `file://` and the absolute host path, escaped by `g_filename_to_uri`.
+    static func file(hostPath: String) throws(CofferError) -> String {
         let absolute = hostPath.hasPrefix("/") ? hostPath : FileManager.default.currentDirectoryPath + "/" + hostPath
-        return "file://" + escaped(absolute)
+        return try taking(coffer_file_uri(absolute))
     }
 
-    /// A name for an item no host path names (an object in a bucket): `coffer://MOUNT/PATH`.
-    static func virtual(_ path: VirtualPath) -> String {
-        "coffer://" + escaped(path.mount) + escaped(path.absoluteString)
+    /// A name for an item no host path names (an object in a bucket): `coffer://MOUNT/PATH`,
+    /// the path escaped as a URI's path is.
+    static func virtual(_ path: VirtualPath) throws(CofferError) -> String {
+        "coffer://" + (try taking(coffer_uri_escape(path.mount, "")))
+            + (try taking(coffer_uri_escape(path.absoluteString, "!$&'()*+,;=:@/")))
     }
 
-    private static func escaped(_ text: String) -> String {
-        var result = ""
-        for byte in text.utf8 {
-            if kept(byte) {
-                result.unicodeScalars.append(Unicode.Scalar(byte))
-            } else {
-                let digits = Array("0123456789ABCDEF")
-                result += "%" + String(digits[Int(byte >> 4)]) + String(digits[Int(byte & 0xF)])
-            }
-        }
-        return result
-    }
-
-    /// Unreserved characters, the sub-delimiters and `:@/`: what a path segment may hold.
-    private static func kept(_ byte: UInt8) -> Bool {
-        switch byte {
-        case UInt8(ascii: "a")...UInt8(ascii: "z"), UInt8(ascii: "A")...UInt8(ascii: "Z"),
-             UInt8(ascii: "0")...UInt8(ascii: "9"): true
-        default: "-._~!$&'()*+,;=:@/".utf8.contains(byte)
-        }
+    private static func taking(_ text: UnsafeMutablePointer<CChar>?) throws(CofferError) -> String {
+        guard let text else { throw CofferError(.unsupported, detail: "no-image-library") }
+        defer { coffer_glib_free(text) }
+        return String(cString: text)
     }
 }

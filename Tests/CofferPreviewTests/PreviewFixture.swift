@@ -57,9 +57,11 @@ struct PreviewFixture {
         try await session.perform(MakeThumbnail(path(name), pixels: pixels))
     }
 
-    /// Files in the cache's folder `sub` (`normal`, `fail/coffer-1.0`).
+    /// Files in the cache's folder `sub` (`normal`, `fail/coffer-1.0`), but for the hidden
+    /// folder of manifests.
     func cached(_ sub: String) -> [String] {
-        ((try? FileManager.default.contentsOfDirectory(atPath: "\(thumbnails)/\(sub)")) ?? []).sorted()
+        ((try? FileManager.default.contentsOfDirectory(atPath: "\(thumbnails)/\(sub)")) ?? [])
+            .filter { $0 != ".coffer-folders" }.sorted()
     }
 }
 

@@ -148,6 +148,38 @@ struct ThumbnailTests {
         #expect(second.made == 0 && second.current == 10 && second.failed == 2)
     }
 
+    @Test func aSecondFolderRunTrustsItsManifestUntilAFileChanges() async throws {
+        let fixture = try await PreviewFixture()
+        let nodes = try await fixture.service.list(fixture.path(""), options: ListOptions()).items
+        _ = try await fixture.session.perform(PrefetchThumbnails(nodes))
+        let manifests = try FileManager.default.contentsOfDirectory(atPath: fixture.thumbnails + "/normal/.coffer-folders")
+        #expect(manifests.count == 1)
+        // Without reading a thumbnail, the manifest says all are current: one removed behind
+        // its back is not noticed by the folder's run…
+        let thumbnail = try await fixture.thumbnail("wide.png")
+        try FileManager.default.removeItem(atPath: try #require(thumbnail.cachePath))
+        let trusted = try await fixture.session.perform(PrefetchThumbnails(nodes))
+        #expect(trusted.current == 10 && trusted.made == 0 && trusted.failed == 2)
+        // …but is made again when it is asked for.
+        let again = try await fixture.thumbnail("wide.png")
+        #expect(FileManager.default.fileExists(atPath: try #require(again.cachePath)))
+
+        // A file changed since: checked and made again, the manifest updated.
+        let target = fixture.userFiles + "/m/photo.jpg"
+        try FileManager.default.setAttributes([.modificationDate: Date().addingTimeInterval(120)], ofItemAtPath: target)
+        let changed = try await fixture.service.list(fixture.path(""), options: ListOptions()).items
+        let remade = try await fixture.session.perform(PrefetchThumbnails(changed))
+        #expect(remade.made == 1 && remade.current == 9)
+        #expect(try await fixture.session.perform(PrefetchThumbnails(changed)).current == 10)
+    }
+
+    @Test func manifestNamesSurviveTabsAndNewlines() {
+        for name in ["plain.jpg", "tab\there.jpg", "new\nline\r\n.jpg", "back\\slash.jpg", "照片.jpg"] {
+            #expect(FolderManifest.unescaped(FolderManifest.escaped(name)) == name)
+            #expect(!FolderManifest.escaped(name).contains { $0 == "\n" || $0 == "\t" })
+        }
+    }
+
     @Test func aCancelledFolderLeavesOnlyWholeThumbnails() async throws {
         let fixture = try await PreviewFixture()
         for index in 0..<40 {

@@ -75,8 +75,10 @@ struct PreviewEndToEndTests {
         let result = try coffer("ls --thumbnails m")
         #expect(result.status == 0, "\(result.errors)")
         #expect(result.output == listing.output)
-        let made = try FileManager.default.contentsOfDirectory(atPath: thumbnails + "/normal")
+        let made = try FileManager.default.contentsOfDirectory(atPath: thumbnails + "/normal").filter { !$0.hasPrefix(".") }
         #expect(made.count == 10 && made.allSatisfy { $0.hasSuffix(".png") && $0.count == 36 })
+        // The folder's manifest, beside them.
+        #expect(try FileManager.default.contentsOfDirectory(atPath: thumbnails + "/normal/.coffer-folders").count == 1)
         #expect(try FileManager.default.contentsOfDirectory(atPath: thumbnails + "/fail/coffer-1.0").count == 2)
     }
 

@@ -1,4 +1,4 @@
-// SHA-256, HMAC-SHA-256 and MD5 from the system's libcrypto (OpenSSL 3), loaded when first
+// SHA-256 and HMAC-SHA-256 from the system's libcrypto (OpenSSL 3), loaded when first
 // asked for: a process that never signs a request never maps the library.
 // Each function returns 1 on success and 0 when libcrypto cannot be loaded or fails.
 #ifndef CCOFFER_CRYPTO_H
@@ -12,10 +12,6 @@ int coffer_crypto_available(void);
 
 /// SHA-256 of `length` bytes into `digest` (32 bytes).
 int coffer_sha256(const void *data, size_t length, uint8_t *digest);
-
-/// MD5 of `length` bytes into `digest` (16 bytes): names only (thumbnails are named by the
-/// MD5 of their file's URI, as the freedesktop.org standard says), never for security.
-int coffer_md5(const void *data, size_t length, uint8_t *digest);
 
 /// HMAC-SHA-256 of `length` bytes with `key` into `digest` (32 bytes).
 int coffer_hmac_sha256(const void *key, size_t keyLength, const void *data, size_t length, uint8_t *digest);

@@ -50,4 +50,21 @@ void coffer_vips_free(void *memory);
 int coffer_png_label(const void *png, size_t length, const char *const *keys, const char *const *values,
                      size_t count, void **labelled, size_t *labelled_length);
 
+// GLib (libglib-2.0.so.0, which libvips is built on), loaded on its own when first used: the
+// thumbnail cache names files as GLib-based desktops do, without loading libvips.
+
+/// `file://` and `path` escaped as `g_filename_to_uri` does, or NULL (a relative path, or
+/// GLib missing). Free it with `coffer_glib_free`.
+char *coffer_file_uri(const char *path);
+
+/// `text` escaped for a URI by `g_uri_escape_string`, leaving the characters in `allowed`
+/// (and the unreserved ones) as they are, or NULL. Free it with `coffer_glib_free`.
+char *coffer_uri_escape(const char *text, const char *allowed);
+
+/// The MD5 of `text` in lowercase hexadecimal into `digest` (33 bytes with the NUL), by
+/// `g_compute_checksum_for_string`: the name the standard gives a URI's thumbnails. Returns 1, or 0.
+int coffer_md5_hex(const char *text, char *digest);
+
+void coffer_glib_free(void *memory);
+
 #endif

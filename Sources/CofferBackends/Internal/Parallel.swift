@@ -1,11 +1,12 @@
 import CCofferSystem
 import Foundation
 
-/// Work split over the cores, for batches of independent system calls.
-enum Parallel {
+/// Work split over the cores, for batches of independent system calls (stats of a listing,
+/// reads of a folder's thumbnails).
+public enum Parallel {
     /// How many slices to split `count` items into: one below `threshold`, else one per
     /// core (at most `most`).
-    static func slices(for count: Int, threshold: Int, most: Int = .max) -> Int {
+    public static func slices(for count: Int, threshold: Int, most: Int = .max) -> Int {
         count >= threshold ? max(1, min(most, cores)) : 1
     }
 
@@ -14,7 +15,7 @@ enum Parallel {
 
     /// `body` of each of `slices` consecutive slices of `items`, run concurrently; the
     /// outputs in slice order.
-    static func perSlice<Element: Sendable, Output>(_ items: [Element], slices: Int,
+    public static func perSlice<Element: Sendable, Output>(_ items: [Element], slices: Int,
                                                     _ body: @Sendable (ArraySlice<Element>) -> Output) -> [Output] {
         let slices = max(1, min(slices, items.count))
         if slices == 1 { return [body(items[...])] }

@@ -1,0 +1,125 @@
+import CofferCore
+#if canImport(Glibc)
+import Glibc
+#endif
+
+/// What the thumbnails of one folder at one size were made from, in one small file beside
+/// them (`normal/.coffer-folders/…`): a second listing with thumbnails reads it and knows at
+/// once which files are unchanged, with no read per thumbnail. It only saves work: a file
+/// not in it, or changed since, is checked against its thumbnail as the standard says, and
+/// a thumbnail asked for is always checked. Deleting the size's folder deletes it too.
+struct FolderManifest {
+    /// How each file looked when its thumbnail was made (or failed), by name.
+    struct Entry: Equatable {
+        /// The modification time's bits (exact, as listings report it) and the size.
+        var modified: UInt64
+        var size: Int64
+        /// Whether making it failed (then it is not tried again while unchanged).
+        var failed: Bool
+
+        init(_ node: FileNode, failed: Bool) {
+            modified = node.modificationDate.timeIntervalSince1970.bitPattern
+            size = node.size
+            self.failed = failed
+        }
+
+        init(modified: UInt64, size: Int64, failed: Bool) {
+            self.modified = modified
+            self.size = size
+            self.failed = failed
+        }
+
+        func describes(_ node: FileNode) -> Bool {
+            modified == node.modificationDate.timeIntervalSince1970.bitPattern && size == node.size
+        }
+    }
+
+    let folder: VirtualPath
+    var entries: [String: Entry]
+
+    static let header = "coffer-thumbnails 1"
+
+    /// The file of `folder`'s manifest at `size`.
+    static func path(of folder: VirtualPath, size: ThumbnailSize, in store: ThumbnailStore) -> String {
+        // FNV-1a: a stable name for a cache file (the folder is written inside it as well).
+        var hash: UInt64 = 0xCBF2_9CE4_8422_2325
+        for byte in folder.description.utf8 {
+            hash = (hash ^ UInt64(byte)) &* 0x100_0000_01B3
+        }
+        let name = String(hash, radix: 16)
+        return "\(store.root)/\(size.folderName)/.coffer-folders/\(String(repeating: "0", count: 16 - name.count))\(name)"
+    }
+
+    /// The manifest of `folder`, or an empty one when there is none or it is not `folder`'s.
+    static func read(_ folder: VirtualPath, size: ThumbnailSize, in store: ThumbnailStore) -> FolderManifest {
+        var manifest = FolderManifest(folder: folder, entries: [:])
+        let fd = open(path(of: folder, size: size, in: store), O_RDONLY | O_CLOEXEC | O_NOFOLLOW)
+        guard fd >= 0 else { return manifest }
+        defer { close(fd) }
+        var bytes: [UInt8] = []
+        var chunk = [UInt8](repeating: 0, count: 64 << 10)
+        while true {
+            let got = chunk.withUnsafeMutableBytes { Glibc.read(fd, $0.baseAddress, $0.count) }
+            if got <= 0 { break }
+            bytes += chunk[0..<got]
+            if bytes.count > 64 << 20 { return manifest }  // not one of ours
+        }
+        let lines = bytes.split(separator: UInt8(ascii: "\n"), omittingEmptySubsequences: false)
+        guard lines.count >= 2, String(decoding: lines[0], as: UTF8.self) == header,
+              String(decoding: lines[1], as: UTF8.self) == escaped(folder.description) else { return manifest }
+        for line in lines.dropFirst(2) where !line.isEmpty {
+            let fields = line.split(separator: UInt8(ascii: "\t"), maxSplits: 3, omittingEmptySubsequences: false)
+            guard fields.count == 4, let modified = UInt64(String(decoding: fields[1], as: UTF8.self), radix: 16),
+                  let size = Int64(String(decoding: fields[2], as: UTF8.self)) else { continue }
+            let failed = fields[0].elementsEqual("fail".utf8)
+            manifest.entries[unescaped(String(decoding: fields[3], as: UTF8.self))] = Entry(modified: modified, size: size,
+                                                                                            failed: failed)
+        }
+        return manifest
+    }
+
+    /// Writes it in place of the last one, atomically (a temporary name, then a rename).
+    func write(size: ThumbnailSize, in store: ThumbnailStore) throws(CofferError) {
+        var text = "\(Self.header)\n\(Self.escaped(folder.description))\n"
+        for (name, entry) in entries.sorted(by: { $0.key < $1.key }) {
+            text += "\(entry.failed ? "fail" : "ok")\t\(String(entry.modified, radix: 16))\t\(entry.size)\t\(Self.escaped(name))\n"
+        }
+        try store.store(Array(text.utf8), at: Self.path(of: folder, size: size, in: store))
+    }
+
+    /// Names and paths on one line: backslash, tab, newline and carriage return escaped.
+    static func escaped(_ text: String) -> String {
+        var result = String.UnicodeScalarView()
+        for scalar in text.unicodeScalars {
+            switch scalar {
+            case "\\": result.append(contentsOf: "\\\\".unicodeScalars)
+            case "\t": result.append(contentsOf: "\\t".unicodeScalars)
+            case "\n": result.append(contentsOf: "\\n".unicodeScalars)
+            case "\r": result.append(contentsOf: "\\r".unicodeScalars)
+            default: result.append(scalar)
+            }
+        }
+        return String(result)
+    }
+
+    static func unescaped(_ text: String) -> String {
+        var result = String.UnicodeScalarView()
+        var escaping = false
+        for scalar in text.unicodeScalars {
+            if escaping {
+                switch scalar {
+                case "t": result.append("\t")
+                case "n": result.append("\n")
+                case "r": result.append("\r")
+                default: result.append(scalar)
+                }
+                escaping = false
+            } else if scalar == "\\" {
+                escaping = true
+            } else {
+                result.append(scalar)
+            }
+        }
+        return String(result)
+    }
+}
