@@ -5,12 +5,14 @@ Connects in both eras the SDK speaks (mode="legacy": the 2025-11-25 initialize h
 mode="auto": server/discover and the stateless 2026-07-28 revision), lists the tools and
 validates every input and output schema with `jsonschema` (Draft 2020-12), then calls each
 tool of the reference filesystem server and checks its effect on disk, and that every
-structuredContent validates against its tool's outputSchema.
+structuredContent validates against its tool's outputSchema. Needs Pillow for the thumbnail check.
 
 Usage: mcp_sdk_check.py PATH-TO-COFFER
 """
 
 import asyncio
+import base64
+import io
 import os
 import sys
 import tempfile
@@ -65,8 +67,8 @@ async def run_era(coffer, mode):
                 check(result.structured_content is not None, f"{name} has structuredContent")
                 jsonschema.validate(result.structured_content, tools[name].output_schema,
                                     cls=jsonschema.Draft202012Validator)
-                check(result.structured_content["content"] == result.content[0].text
-                      or name == "read_media_file", f"{name}: text mirrors structuredContent")
+                check(name == "read_media_file" or result.structured_content["content"] == result.content[0].text,
+                      f"{name}: text mirrors structuredContent")
             return result
 
         def text(result):
@@ -97,6 +99,15 @@ async def run_era(coffer, mode):
             png.write(PNG)
         media = await client.call_tool("read_media_file", {"path": f"{root}/docs/dot.png"})
         check(media.content[0].type == "image" and media.content[0].mime_type == "image/png", "read_media_file")
+        # A picture larger than the client asks for comes as a thumbnail that fits (Pillow reads it).
+        from PIL import Image
+        Image.new("RGB", (400, 300), (40, 90, 200)).save(f"{root}/docs/wide.png")
+        thumbnail = await call("read_media_file", {"path": f"{root}/docs/wide.png", "maxSize": 100})
+        check(thumbnail.structured_content["thumbnail"] is True and thumbnail.content[0].mime_type == "image/png",
+              f"read_media_file thumbnail: {thumbnail.structured_content}")
+        with Image.open(io.BytesIO(base64.b64decode(thumbnail.content[0].data))) as image:
+            check(image.size == (100, 75), f"the thumbnail is {image.size}")
+        os.remove(f"{root}/docs/wide.png")
 
         listing = text(await call("list_directory", {"path": f"{root}/docs"}))
         check("[DIR] 深层" in listing and "[FILE] a.txt" in listing, f"list_directory: {listing}")

@@ -34,3 +34,6 @@ fi
 echo
 echo "== downloads and uploads beside curl (Benchmarks/transfers.py) =="
 python3 Benchmarks/transfers.py .build/release/coffer "$work" $([ "${1:-}" = "--quick" ] && echo "--size 256")
+echo
+echo "== thumbnails beside vipsthumbnail (Benchmarks/thumbnails.py) =="
+python3 Benchmarks/thumbnails.py .build/release/coffer "$work" "$@"

@@ -101,7 +101,7 @@ def main():
     for _ in range(rounds):
         ours.append(timed(with_thumbnails, env, empty_cache))
         theirs.append(timed(reference, env, empty_reference))
-    made = len(os.listdir(os.path.join(cache, "normal")))
+    made = len([name for name in os.listdir(os.path.join(cache, "normal")) if name.endswith(".png")])
     if made != count or len(os.listdir(reference_out)) != count:
         raise SystemExit(f"expected {count} thumbnails, Coffer made {made}")
 

@@ -82,6 +82,22 @@ struct PreviewEndToEndTests {
         #expect(try FileManager.default.contentsOfDirectory(atPath: thumbnails + "/fail/coffer-1.0").count == 2)
     }
 
+    @Test func libvipsAndLibarchiveAreLoadedOnlyForAPreview() throws {
+        try prepare()
+        // The dynamic loader names every object it maps (LD_DEBUG=files).
+        let plain = try coffer("ls -l m; info m/photo.jpg", environment: ["LD_DEBUG": "files"])
+        #expect(plain.status == 0)
+        #expect(!plain.errors.contains("libvips") && !plain.errors.contains("libarchive") && !plain.errors.contains("libglib"))
+        let previewed = try coffer("preview m/photo.jpg m/bundle.zip", environment: ["LD_DEBUG": "files"])
+        #expect(previewed.errors.contains("libvips.so.42") && previewed.errors.contains("libarchive.so.13"))
+        // Once a folder's thumbnails are made, listing it with thumbnails loads none of them:
+        // its manifest tells that every one is current.
+        #expect(try coffer("ls --thumbnails m").status == 0)
+        let again = try coffer("ls --thumbnails m", environment: ["LD_DEBUG": "files"])
+        #expect(again.status == 0)
+        #expect(!again.errors.contains("libvips") && !again.errors.contains("libglib"))
+    }
+
     @Test func rpcAnswersPreviewsAndThumbnails() async throws {
         try prepare()
         let rpc = try RPCProcess(container: container)
