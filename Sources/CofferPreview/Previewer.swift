@@ -136,30 +136,33 @@ public struct Previewer: Sendable {
         var newlines = 0, read = 0
         var endsWithNewline = true, sawText = false
         var firstLines: [String] = []
-        var current = ""
+        var current = "", currentLength = 0
         do {
             while let piece = try await reader.next() {
                 try Self.checkCancellation(path)
                 guard !piece.isEmpty else { continue }
                 sawText = true
                 read += piece.utf8.count
-                for character in piece {
+                // The first lines by character; the count by byte, which is what takes the time.
+                for character in piece where firstLines.count < Self.firstLineCount {
                     if character == "\n" || character == "\r\n" {
-                        newlines += 1
-                        if firstLines.count < Self.firstLineCount { firstLines.append(current) }
+                        firstLines.append(current)
                         current = ""
-                    } else if firstLines.count < Self.firstLineCount && current.count < Self.lineLength {
+                        currentLength = 0
+                    } else if currentLength < Self.lineLength {
                         current.append(character)
+                        currentLength += 1
                     }
                 }
-                endsWithNewline = piece.last == "\n" || piece.last == "\r\n"
+                newlines += piece.utf8.count { $0 == UInt8(ascii: "\n") }
+                endsWithNewline = piece.utf8.last == UInt8(ascii: "\n")
                 if read >= Self.countedTextBytes { break }
             }
         } catch {
             throw CofferError.wrapping(error, path: path)
         }
         let complete = read < Self.countedTextBytes
-        if complete, sawText, !endsWithNewline, firstLines.count < Self.firstLineCount { firstLines.append(current) }
+        if sawText, !endsWithNewline, firstLines.count < Self.firstLineCount { firstLines.append(current) }
         let lines = newlines + (sawText && !endsWithNewline ? 1 : 0)
         return TextFacts(encoding: reader.charset.name, lines: lines, linesComplete: complete, firstLines: firstLines)
     }

@@ -67,6 +67,15 @@ struct PreviewFactsTests {
         #expect(chinese.encoding == "GB18030" && chinese.lines == 2 && chinese.firstLines.first == "中文文本，第一行")
     }
 
+    @Test func aLastLineWithoutANewlineCountsAndLongLinesAreCut() async throws {
+        let fixture = try await PreviewFixture()
+        let long = String(repeating: "长", count: 500)
+        try Data("first\r\nsecond\n\(long)".utf8).write(to: URL(fileURLWithPath: fixture.userFiles + "/m/open.txt"))
+        guard case .text(let text) = try await fixture.preview("open.txt").details else { Issue.record("not text"); return }
+        #expect(text.lines == 3 && text.linesComplete)
+        #expect(text.firstLines == ["first", "second", String(repeating: "长", count: Previewer.lineLength)])
+    }
+
     @Test func archivesListTheirEntriesWithoutExtracting() async throws {
         let fixture = try await PreviewFixture()
         let before = try FileManager.default.subpathsOfDirectory(atPath: fixture.directory.path).sorted()

@@ -53,7 +53,8 @@ struct CompleterTests {
 
     @Test func completesFlagsFromTheCommandsSyntax() {
         #expect(afterTab("cp --ke") == "cp --keep-both ")
-        #expect(completer.complete("ls -").candidates == ["-1", "-a", "-l", "-r", "-S", "-t"])
+        #expect(completer.complete("ls -").candidates == ["--thumbnails", "-1", "-a", "-l", "-r", "-S", "-t"])
+        #expect(afterTab("ls --th") == "ls --thumbnails ")
         #expect(completer.complete("tree -").candidates.contains("-L"))
         // After `--`, a dash starts a name, not a flag.
         #expect(completer.complete("ls -- -").candidates.isEmpty)
