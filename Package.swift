@@ -32,6 +32,8 @@ let package = Package(
         .target(name: "CCofferVips"),
         // Archives' tables of contents from libarchive (libarchive-dev), loaded when first used.
         .target(name: "CCofferArchive"),
+        // HTTP and WebSocket from CivetWeb (libcivetweb-dev), loaded when `coffer serve` starts.
+        .target(name: "CCivetWeb"),
         // GNU readline, for the interactive REPL.
         .systemLibrary(name: "CReadline", providers: [.apt(["libreadline-dev"])]),
         // libmagic, for recognising files by their content.
@@ -74,10 +76,14 @@ let package = Package(
         // The Model Context Protocol front end (`coffer mcp`): a dialect and methods over CofferRPC's connection.
         .target(name: "CofferMCP", dependencies: ["CofferCore", "CofferRPC", "FileService", "CofferTransfers", "CofferPreview"],
                 resources: [.embedInCode("tools.json")]),
+        // The web front end (`coffer serve`, issue 22): the page, files over HTTP, JSON-RPC over a WebSocket.
+        .target(name: "CofferWeb",
+                dependencies: ["CofferCore", "CofferRPC", "CofferRuntime", "FileService", "CofferPreview", "CCivetWeb"],
+                resources: [.embedInCode("Page/index.html"), .embedInCode("Page/app.js"), .embedInCode("Page/app.css")]),
         // `coffer`'s command line and front ends, for any application that adds its own mounts.
         .target(
             name: "CofferApp",
-            dependencies: ["CofferREPL", "CofferRPC", "CofferMCP", "CofferS3", "CofferTransfers", "FileService", "CofferBackends", "CofferCore", "CofferRuntime",
+            dependencies: ["CofferREPL", "CofferRPC", "CofferMCP", "CofferWeb", "CofferS3", "CofferTransfers", "FileService", "CofferBackends", "CofferCore", "CofferRuntime",
                            "DocumentTypesGenerator"],
             // The package's own manifest (a link to DocumentTypes.json at the root).
             resources: [.embedInCode("DocumentTypes.json")]
@@ -159,7 +165,7 @@ let package = Package(
 )
 
 // The same language settings for every Swift target.
-for target in package.targets where ![.system, .plugin].contains(target.type) && !["CCofferSystem", "CCofferCrypto", "CCofferHTTP", "CCofferXML", "CCofferVips", "CCofferArchive"].contains(target.name) {
+for target in package.targets where ![.system, .plugin].contains(target.type) && !["CCofferSystem", "CCofferCrypto", "CCofferHTTP", "CCofferXML", "CCofferVips", "CCofferArchive", "CCivetWeb"].contains(target.name) {
     var settings = target.swiftSettings ?? []
     settings.append(.swiftLanguageMode(.v6))
     settings.append(.enableUpcomingFeature("ExistentialAny"))

@@ -84,7 +84,7 @@ public struct CofferApplication: Sendable {
             output.line("\(name) \(version)")
             output.flush()
             return 0
-        case .rpc, .mcp, .commands, .interactive, .help, .openFiles, .installDesktop, .uninstallDesktop:
+        case .rpc, .mcp, .serve, .commands, .interactive, .help, .openFiles, .installDesktop, .uninstallDesktop:
             break
         }
 
@@ -123,6 +123,7 @@ public struct CofferApplication: Sendable {
         // anything else happens.
         var listener: UnixSocketListener?
         var stops: StopSignals?
+        if options.action == .serve { stops = StopSignals() }
         if options.action == .rpc, let socketPath = options.socketPath {
             // Caught before the socket exists: a SIGTERM right after it appears stops the
             // server cleanly (and removes the socket) rather than killing it.
@@ -144,6 +145,10 @@ public struct CofferApplication: Sendable {
         } catch {
             listener?.close()
             return stopping(with: "\(error.userMessage(in: options.language))", status: 1, errors)
+        }
+        if options.action == .serve {
+            return await serveWeb(service, container: container, options: options, stops: stops ?? StopSignals(),
+                                  output: output, errors: errors)
         }
         if options.action == .mcp {
             var configuration = MCPServer.Configuration(filesRoot: container.userFilesPath, language: options.language,

@@ -12,6 +12,8 @@ struct LaunchOptions {
         case rpc
         /// `mcp`: the Model Context Protocol on standard input and output.
         case mcp
+        /// `serve`: the file browser in a browser, over HTTP and a WebSocket.
+        case serve
         /// `open-files PATH…`: files handed in by a file manager.
         case openFiles([String])
         /// `install-desktop [--user]`, `uninstall-desktop`.
@@ -29,6 +31,11 @@ struct LaunchOptions {
     var s3Mounts: [(name: String, location: String)] = []
     /// `--s3-endpoint URL`: the S3 server, over `AWS_ENDPOINT_URL` and the profile's.
     var s3Endpoint: String?
+    /// `coffer serve --port N` (0: the system chooses), `--address A`, `--open`, `--new-token`.
+    var webPort = 8790
+    var webAddress = "127.0.0.1"
+    var opensBrowser = false
+    var newToken = false
     /// The environment the options were read in (S3 mounts take their keys from it).
     var environment: [String: String]
 
@@ -92,6 +99,20 @@ struct LaunchOptions {
                 action = .rpc
             case "mcp":
                 action = .mcp
+            case "serve":
+                action = .serve
+            case "--port" where action == .serve:
+                let text = try value(for: "--port")
+                guard let port = Int(text), (0...65535).contains(port) else {
+                    throw CofferError(.invalidArgument, detail: "--port \(text): use a number from 0 to 65535")
+                }
+                webPort = port
+            case "--address" where action == .serve:
+                webAddress = try value(for: "--address")
+            case "--open" where action == .serve:
+                opensBrowser = true
+            case "--new-token" where action == .serve:
+                newToken = true
             case "open-files":
                 let paths = arguments[(index + 1)...].drop { $0 == "--" }
                 guard !paths.isEmpty else { throw CofferError(.invalidArgument, detail: "open-files needs the files to open") }
@@ -137,6 +158,7 @@ struct LaunchOptions {
                            [--s3-endpoint URL] [-c 'COMMAND; COMMAND']
                        \(program) [--container DIR] rpc [--framing lsp|ndjson] [--allow-host DIR]… [--listen unix:PATH]
                        \(program) [--container DIR] mcp [--allow-host DIR]…
+                       \(program) [--container DIR] serve [--port N] [--address A] [--open] [--new-token]
                        \(program) [--container DIR] open-files PATH…
                        \(program) install-desktop [--user] | uninstall-desktop
                        \(program) help [COMMAND]
@@ -149,7 +171,9 @@ struct LaunchOptions {
                 “\(program) rpc” serves JSON-RPC 2.0 on standard input and output instead, or with
                 --listen on a Unix-domain socket to many clients at once; programs may use only the
                 host folders named with --allow-host. “\(program) mcp” serves the Model Context Protocol
-                on standard input and output, for AI editors and agents. “\(program) install-desktop” adds \(program) to the
+                on standard input and output, for AI editors and agents. “\(program) serve” is the file
+                browser in a web browser, on 127.0.0.1 with an access token in the address it prints.
+                “\(program) install-desktop” adds \(program) to the
                 desktop's “Open With” for the types it opens; “open-files” is what the desktop runs then.
                 """
         case .simplifiedChinese:
@@ -158,6 +182,7 @@ struct LaunchOptions {
                           [--s3-endpoint 网址] [-c '命令; 命令']
                       \(program) [--container 目录] rpc [--framing lsp|ndjson] [--allow-host 目录]… [--listen unix:路径]
                       \(program) [--container 目录] mcp [--allow-host 目录]…
+                      \(program) [--container 目录] serve [--port 端口] [--address 地址] [--open] [--new-token]
                       \(program) [--container 目录] open-files 路径…
                       \(program) install-desktop [--user] | uninstall-desktop
                       \(program) help [命令]
@@ -169,6 +194,7 @@ struct LaunchOptions {
                 “\(program) rpc”改为在标准输入输出上提供 JSON-RPC 2.0 服务，或用 --listen 在 Unix
                 域套接字上同时为多个客户端服务；程序只能使用 --allow-host 指定的本机文件夹。
                 “\(program) mcp”在标准输入输出上提供模型上下文协议（MCP）服务，供 AI 编辑器和智能体使用。
+                “\(program) serve”在网页浏览器中提供文件浏览器，监听 127.0.0.1，打印的地址中带有访问令牌。
                 “\(program) install-desktop”把 \(program) 加入桌面“打开方式”中它能打开的类型；桌面随后运行
                 “open-files”。
                 """

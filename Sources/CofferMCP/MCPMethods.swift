@@ -299,7 +299,7 @@ struct ResourcesRead: MCPMethod {
         let node = try await context.perform(StatItem(path))
         guard node.kind == .file, node.special == nil else { throw CofferError(.isADirectory, path: path) }
         guard node.size <= Int64(limit) else { throw CofferError(.tooLarge, path: path, detail: "\(limit) bytes") }
-        var content: [String: JSONValue] = ["uri": .string(uri), "mimeType": .string(MediaTypes.mimeType(of: node, registry: context.service.registry))]
+        var content: [String: JSONValue] = ["uri": .string(uri), "mimeType": .string(context.service.registry.mimeType(of: node.typeIdentifier))]
         if case .text(let text)? = try? await context.perform(ReadRange(path, length: limit, as: .text)) {
             content["text"] = .string(text.text)
         } else if case .bytes(let bytes) = try await context.perform(ReadRange(path, length: limit, as: .bytes)) {

@@ -147,10 +147,3 @@ struct ToolOutput: Sendable {
     }
 }
 
-/// MIME types for content blocks, from the type registry.
-enum MediaTypes {
-    static func mimeType(of node: FileNode, registry: TypeRegistry) -> String {
-        if let type = registry.type(withIdentifier: node.typeIdentifier), let mime = type.mimeTypes.first { return mime }
-        return registry.conforms(node.typeIdentifier, to: "public.text") ? "text/plain" : "application/octet-stream"
-    }
-}

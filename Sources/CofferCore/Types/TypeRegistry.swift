@@ -94,6 +94,13 @@ public struct TypeRegistry: Sendable {
     }
 
     /// The type for a MIME type (case-insensitive; parameters such as `; charset=` are ignored).
+    /// The MIME type a file of type `id` is sent as: the type's first, else `text/plain` for
+    /// text and `application/octet-stream` for anything else.
+    public func mimeType(of id: String) -> String {
+        if let mime = type(withIdentifier: id)?.mimeTypes.first { return mime }
+        return conforms(id, to: "public.text") ? "text/plain" : "application/octet-stream"
+    }
+
     public func type(forMIMEType mime: String) -> FileType? {
         let bare = mime.split(separator: ";").first.map { $0.trimmingCharacters(in: .whitespaces).lowercased() } ?? ""
         return byMIMEType[bare].flatMap { types[$0] }

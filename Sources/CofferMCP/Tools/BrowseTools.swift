@@ -217,7 +217,7 @@ struct GetFileInfo: MCPTool {
 
     private static func output(_ node: FileNode, _ context: ToolContext) -> ToolOutput {
         let isFolder = node.kind != .file
-        let mime = isFolder ? "inode/directory" : MediaTypes.mimeType(of: node, registry: context.service.registry)
+        let mime = isFolder ? "inode/directory" : context.service.registry.mimeType(of: node.typeIdentifier)
         // What the storage does not know is left out rather than null: a client checks every
         // field it gets against the output schema, on every call.
         var fields: [String: JSONValue] = [

@@ -106,7 +106,7 @@ struct ReadMediaFile: MCPTool {
         guard case .bytes(let range) = try await context.perform(ReadRange(path, length: limit, as: .bytes)) else {
             throw CofferError(.unsupported, path: path)
         }
-        let mime = MediaTypes.mimeType(of: node, registry: context.service.registry)
+        let mime = context.service.registry.mimeType(of: node.typeIdentifier)
         let data = JSONValue.string(Data(range.bytes).base64EncodedString())
         let block: JSONValue = switch mime.split(separator: "/").first {
         case "image": ["type": "image", "data": data, "mimeType": .string(mime)]

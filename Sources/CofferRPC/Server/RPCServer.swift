@@ -73,7 +73,7 @@ public enum RPCServer {
         signal(SIGPIPE, SIG_IGN)
         // One index kept live for every client, not rebuilt between them.
         service.retainBackgroundWork()
-        let clients = Clients()
+        let clients = RPCClients()
         let stopped = Once<Void>()
         stops.onStop { stopped.resolve(()) }
         let acceptor = Thread {
@@ -96,8 +96,8 @@ public enum RPCServer {
     }
 }
 
-/// The connections a listening server is serving.
-private final class Clients: Sendable {
+/// The connections a listening server is serving (a Unix socket's, a web server's WebSockets).
+public final class RPCClients: Sendable {
     private struct State {
         var next = 0
         var running: [Int: (connection: RPCConnection, task: Task<Void, Never>)] = [:]
@@ -106,9 +106,11 @@ private final class Clients: Sendable {
 
     private let state = Mutex(State())
 
+    public init() {}
+
     /// Serves a new connection; one that arrives while the server stops is stopped at once
     /// (its session is still opened and closed properly).
-    func serve(_ connection: RPCConnection) {
+    public func serve(_ connection: RPCConnection) {
         let stopping = state.withLock { clients in
             let number = clients.next
             clients.next += 1
@@ -129,7 +131,7 @@ private final class Clients: Sendable {
 
     /// Stops every connection, and those that arrive meanwhile, and waits until each has
     /// closed its session.
-    func stopAll() async {
+    public func stopAll() async {
         while true {
             let running = state.withLock { clients in
                 clients.stopping = true
@@ -174,7 +176,15 @@ public final class StopSignals: Sendable {
         if signalled { stop() }
     }
 
-    func disarm() {
+    /// Returns at the first signal, or at once if one has come.
+    public func wait() async {
+        let stopped = Once<Void>()
+        onStop { stopped.resolve(()) }
+        await stopped.value
+    }
+
+    /// Stops catching: a signal after this does what it would without a handler.
+    public func disarm() {
         for monitor in monitors { monitor.onSignal(nil) }
     }
 }

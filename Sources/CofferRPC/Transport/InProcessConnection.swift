@@ -85,19 +85,22 @@ public enum InProcessConnection {
         }
     }
 
-    enum Item: Sendable {
+    public enum Item: Sendable {
         case message(Data)
         case finished
         case closed
     }
 
-    /// A queue one side puts into and the other waits on.
-    final class Channel: Sendable {
+    /// A queue one side puts into and the other waits on (also the inbox of transports
+    /// whose messages arrive on threads of their own, as a WebSocket's do).
+    public final class Channel: Sendable {
         private let condition = NSCondition()
         private nonisolated(unsafe) var items: [Item] = []  // guarded by `condition`
         private nonisolated(unsafe) var ended = false
 
-        func put(_ item: Item) {
+        public init() {}
+
+        public func put(_ item: Item) {
             condition.lock()
             if !ended { items.append(item) }
             if case .message = item {} else { ended = true }
@@ -105,7 +108,7 @@ public enum InProcessConnection {
             condition.unlock()
         }
 
-        func take(timeout: Duration?) -> Item? {
+        public func take(timeout: Duration?) -> Item? {
             let deadline = timeout.map { Date().addingTimeInterval(Double($0.components.seconds)
                                                                   + Double($0.components.attoseconds) / 1e18) }
             condition.lock()

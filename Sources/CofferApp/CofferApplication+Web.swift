@@ -1,0 +1,38 @@
+import CofferCore
+import CofferREPL
+import CofferRPC
+import CofferWeb
+import FileService
+import Foundation
+
+extension CofferApplication {
+    /// `coffer serve`: prints the address with its token (and opens it with `--open`), then
+    /// serves until SIGTERM or SIGINT.
+    func serveWeb(_ service: FileService, container: Container, options: LaunchOptions, stops: StopSignals,
+                  output: TextOutput, errors: TextOutput) async -> Int32 {
+        var configuration = WebServer.Configuration(language: options.language, version: version)
+        configuration.address = options.webAddress
+        configuration.port = options.webPort
+        configuration.newToken = options.newToken
+        if !["127.0.0.1", "localhost", "::1"].contains(options.webAddress) {
+            errors.line(LocalizedText(
+                "\(name): warning: serving on \(options.webAddress): anyone who can reach it and has the address with its token can change your files.",
+                "\(name)：警告：在 \(options.webAddress) 上提供服务：任何能访问该地址并持有带令牌的网址的人都能修改你的文件。")(options.language))
+            errors.flush()
+        }
+        if options.webAddress == "localhost" { configuration.address = "127.0.0.1" }
+        let opens = options.opensBrowser
+        let language = options.language
+        let program = name
+        return await WebServer.serve(service, tokenPath: container.appDataPath + "/web-token", configuration: configuration,
+                                     stops: stops, announce: { url in
+            let line = LocalizedText("Coffer is serving your files at \(url)", "Coffer 正在以下地址提供你的文件：\(url)")(language)
+            FileHandle.standardOutput.write(Data((line + "\n").utf8))
+            if opens {
+                _ = try? Process.run(URL(fileURLWithPath: "/usr/bin/env"), arguments: ["xdg-open", url])
+            }
+        }, fail: { message in
+            FileHandle.standardError.write(Data("\(program) serve: \(message)\n".utf8))
+        })
+    }
+}

@@ -1,0 +1,530 @@
+"use strict";
+// Coffer's page: a file browser over JSON-RPC on a WebSocket (the same methods as `coffer rpc`).
+// Every name is set as text, never as markup; files are shown through /content, sandboxed.
+
+const words = {
+  en: {
+    search: "Search", newFolder: "New folder", rename: "Rename", delete: "Move to Trash", upload: "Upload",
+    trash: "Trash", hidden: "Hidden files", name: "Name", modified: "Modified", size: "Size", kind: "Kind",
+    more: "Show more", emptyTrash: "Empty Trash", back: "Back to files", close: "Close", download: "Download",
+    keepBoth: "Keep both", replace: "Replace", cancel: "Cancel", restore: "Restore", folder: "Folder",
+    folderName: "Name of the new folder", taken: (name) => `An item named “${name}” already exists here.`,
+    emptyConfirm: "Delete everything in the Trash for good?", lost: "The connection to Coffer was lost.",
+    items: (shown, total) => `${shown} of ${total} items`, nothing: "Nothing here.", pages: "pages",
+    lines: "lines", entries: "entries", searching: (query) => `Results for “${query}”`, deleted: "Deleted",
+  },
+  "zh-Hans": {
+    search: "搜索", newFolder: "新建文件夹", rename: "重命名", delete: "移到废纸篓", upload: "上传",
+    trash: "废纸篓", hidden: "隐藏文件", name: "名称", modified: "修改时间", size: "大小", kind: "种类",
+    more: "显示更多", emptyTrash: "清空废纸篓", back: "返回文件", close: "关闭", download: "下载",
+    keepBoth: "保留两者", replace: "替换", cancel: "取消", restore: "恢复", folder: "文件夹",
+    folderName: "新文件夹的名称", taken: (name) => `此处已有名为“${name}”的项目。`,
+    emptyConfirm: "要永久删除废纸篓中的所有内容吗？", lost: "与 Coffer 的连接已断开。",
+    items: (shown, total) => `显示 ${shown} 项，共 ${total} 项`, nothing: "这里什么也没有。", pages: "页",
+    lines: "行", entries: "个条目", searching: (query) => `“${query}”的搜索结果`, deleted: "删除时间",
+  },
+};
+
+const $ = (id) => document.getElementById(id);
+let language = localStorage.getItem("coffer-language") || (navigator.language.toLowerCase().startsWith("zh") ? "zh-Hans" : "en");
+const say = (key, ...args) => { const word = words[language][key]; return typeof word === "function" ? word(...args) : word; };
+
+// MARK: JSON-RPC over the WebSocket
+
+class Bridge {
+  constructor(onNotification) {
+    this.next = 1;
+    this.waiting = new Map();
+    this.onNotification = onNotification;
+  }
+
+  open() {
+    return new Promise((resolve, reject) => {
+      this.socket = new WebSocket(`ws://${location.host}/rpc`);
+      this.socket.onopen = resolve;
+      this.socket.onerror = reject;
+      this.socket.onclose = () => {
+        for (const { fail } of this.waiting.values()) fail({ message: say("lost") });
+        this.waiting.clear();
+        show(say("lost"));
+      };
+      this.socket.onmessage = (event) => {
+        const message = JSON.parse(event.data);
+        if (message.id !== undefined && this.waiting.has(message.id)) {
+          const { done, fail } = this.waiting.get(message.id);
+          this.waiting.delete(message.id);
+          message.error ? fail(message.error) : done(message.result);
+        } else if (message.method) {
+          this.onNotification(message.method, message.params || {});
+        }
+      };
+    });
+  }
+
+  call(method, params = {}) {
+    const id = this.next++;
+    return new Promise((done, fail) => {
+      this.waiting.set(id, { done, fail });
+      this.socket.send(JSON.stringify({ jsonrpc: "2.0", id, method, params }));
+    });
+  }
+
+  notify(method, params = {}) { this.socket.send(JSON.stringify({ jsonrpc: "2.0", method, params })); }
+}
+
+// MARK: State
+
+const state = {
+  folder: "files:/", items: [], total: 0, sort: "name", descending: null, hidden: false,
+  view: "files", selected: -1, watchId: null, query: "",
+};
+const pageSize = 500;
+const bridge = new Bridge(notified);
+
+function show(text) {
+  const box = $("message");
+  box.textContent = text;
+  box.hidden = !text;
+  clearTimeout(show.timer);
+  if (text) show.timer = setTimeout(() => { box.hidden = true; }, 8000);
+}
+
+function failed(error) { show(error.message || String(error)); }
+
+function errorKind(error) { return error && error.data && error.data.kind; }
+
+function parentOf(path) {
+  const [mount, rest] = path.split(/:(.*)/s);
+  const parts = rest.split("/").filter(Boolean);
+  parts.pop();
+  return `${mount}:/${parts.join("/")}`;
+}
+
+function join(folder, name) { return folder.endsWith("/") ? folder + name : `${folder}/${name}`; }
+
+function formatSize(bytes) {
+  if (bytes === undefined) return "";
+  const units = ["B", "kB", "MB", "GB", "TB"];
+  let value = bytes, unit = 0;
+  while (value >= 1000 && unit < units.length - 1) { value /= 1000; unit++; }
+  return `${unit === 0 ? value : value.toFixed(1)} ${units[unit]}`;
+}
+
+function formatDate(iso) {
+  return iso ? new Date(iso).toLocaleString(language === "en" ? "en-GB" : "zh-CN", { dateStyle: "medium", timeStyle: "short" }) : "";
+}
+
+function iconKind(node) {
+  if (node.kind !== "file") return "folder";
+  const type = node.type || "";
+  if (/image|jpeg|png|gif|webp|heic|heif|avif|tiff|bmp/.test(type)) return "image";
+  if (type === "com.adobe.pdf") return "pdf";
+  if (/archive|zip/.test(type)) return "archive";
+  if (/text|json|xml|yaml|html|css|source/.test(type)) return "text";
+  return "file";
+}
+
+function contentURL(path, download) {
+  return `/content?path=${encodeURIComponent(path)}${download ? "&download=1" : ""}`;
+}
+
+// MARK: Listing
+
+async function list(folder, append = false) {
+  if (!append) { state.folder = folder; state.items = []; state.selected = -1; }
+  const page = await bridge.call("files/list", {
+    path: state.folder, hidden: state.hidden, sort: state.sort, offset: state.items.length, limit: pageSize,
+    ...(state.descending === null ? {} : { descending: state.descending }),
+  });
+  state.items = state.items.concat(page.entries);
+  state.total = page.total;
+  if (!append) await watch(state.folder);
+  render();
+}
+
+async function watch(folder) {
+  if (state.watchId) { bridge.call("files/unwatch", { watchId: state.watchId }).catch(() => {}); state.watchId = null; }
+  if (!folder.startsWith("files:")) return;
+  try { state.watchId = (await bridge.call("files/watch", { path: folder })).watchId; } catch (error) { /* not watchable */ }
+}
+
+let reloadTimer;
+function notified(method, params) {
+  if (method !== "files/didChange" || state.view !== "files") return;
+  const touched = (params.changes || []).some((change) => parentOf(change.path) === state.folder.replace(/\/$/, "") || parentOf(change.path) === state.folder);
+  if (!touched) return;
+  clearTimeout(reloadTimer);
+  reloadTimer = setTimeout(() => list(state.folder).catch(failed), 150);
+}
+
+function render() {
+  renderBreadcrumbs();
+  const list = $("items");
+  list.replaceChildren(...state.items.map(row));
+  $("more").hidden = state.view !== "files" || state.items.length >= state.total;
+  $("more").textContent = `${say("more")} (${say("items", state.items.length, state.total)})`;
+  $("trash-tools").hidden = state.view !== "trash";
+  document.querySelectorAll(".columns button").forEach((button) => {
+    button.classList.toggle("sorted", button.dataset.sort === state.sort);
+    button.classList.toggle("up", state.descending === false);
+  });
+  if (state.items.length === 0) {
+    const empty = document.createElement("li");
+    empty.className = "muted";
+    empty.textContent = say("nothing");
+    list.append(empty);
+  }
+  select(Math.min(state.selected, state.items.length - 1), false);
+}
+
+function row(node, index) {
+  const item = document.createElement("li");
+  item.setAttribute("role", "option");
+  item.dataset.index = index;
+  const name = document.createElement("div");
+  name.className = "name";
+  const icon = document.createElement("span");
+  const kind = iconKind(node);
+  icon.className = `icon ${kind}`;
+  if ((kind === "image" || kind === "pdf") && node.path.startsWith("files:")) {
+    const thumbnail = document.createElement("img");
+    thumbnail.loading = "lazy";
+    thumbnail.alt = "";
+    thumbnail.src = `/thumbnail?path=${encodeURIComponent(node.path)}&size=128`;
+    thumbnail.onerror = () => { thumbnail.remove(); icon.textContent = kind.slice(0, 3).toUpperCase(); };
+    icon.append(thumbnail);
+  } else {
+    icon.textContent = kind === "folder" ? "" : kind.slice(0, 3).toUpperCase();
+  }
+  const label = document.createElement("span");
+  label.textContent = node.name;
+  name.append(icon, label);
+  const modified = cell("modified", state.view === "trash" ? formatDate(node.deletedAt) : formatDate(node.modified));
+  const size = cell("size", node.kind === "folder" ? "" : formatSize(node.size));
+  const type = cell("kind", state.view === "trash" ? node.originalPath : (node.kind === "folder" ? say("folder") : node.type));
+  item.append(name, modified, size, type);
+  if (state.view === "trash") {
+    const restore = document.createElement("button");
+    restore.textContent = say("restore");
+    restore.onclick = (event) => { event.stopPropagation(); restoreItem(node); };
+    type.replaceChildren(document.createTextNode(node.originalPath + " "), restore);
+  }
+  item.onclick = () => select(index, true);
+  item.ondblclick = () => open(node);
+  if (state.view === "files") {
+    item.draggable = true;
+    item.ondragstart = (event) => { event.dataTransfer.setData("application/x-coffer-path", node.path); };
+    if (node.kind !== "file") {
+      item.ondragover = (event) => { if (event.dataTransfer.types.includes("application/x-coffer-path")) { event.preventDefault(); item.classList.add("drop"); } };
+      item.ondragleave = () => item.classList.remove("drop");
+      item.ondrop = (event) => {
+        item.classList.remove("drop");
+        const path = event.dataTransfer.getData("application/x-coffer-path");
+        if (path && path !== node.path) { event.preventDefault(); event.stopPropagation(); move(path, node.path); }
+      };
+    }
+  }
+  return item;
+}
+
+function cell(className, text) {
+  const element = document.createElement("span");
+  element.className = `${className} muted`;
+  element.textContent = text || "";
+  return element;
+}
+
+function renderBreadcrumbs() {
+  const crumbs = $("breadcrumbs");
+  crumbs.replaceChildren();
+  if (state.view !== "files") {
+    const title = document.createElement("span");
+    title.textContent = state.view === "trash" ? say("trash") : say("searching", state.query);
+    crumbs.append(title);
+    return;
+  }
+  const [mount, rest] = state.folder.split(/:(.*)/s);
+  const parts = rest.split("/").filter(Boolean);
+  const paths = [`${mount}:/`].concat(parts.map((_, index) => `${mount}:/${parts.slice(0, index + 1).join("/")}`));
+  [mount].concat(parts).forEach((part, index) => {
+    if (index > 0) { const slash = document.createElement("span"); slash.textContent = "/"; crumbs.append(slash); }
+    const button = document.createElement("button");
+    button.textContent = part;
+    button.onclick = () => list(paths[index]).catch(failed);
+    crumbs.append(button);
+  });
+}
+
+function select(index, showPreview) {
+  state.selected = index;
+  document.querySelectorAll("#items li").forEach((item) => {
+    const chosen = Number(item.dataset.index) === index;
+    item.classList.toggle("selected", chosen);
+    item.setAttribute("aria-selected", chosen);
+    if (chosen) item.scrollIntoView({ block: "nearest" });
+  });
+  const node = state.items[index];
+  $("rename").disabled = $("delete").disabled = !node || state.view === "trash";
+  if (node && showPreview && node.kind === "file" && state.view !== "trash") preview(node).catch(failed);
+}
+
+function open(node) {
+  if (state.view === "trash") return;
+  if (node.kind !== "file") { state.view = "files"; list(node.path).catch(failed); }
+  else preview(node).catch(failed);
+}
+
+// MARK: Preview
+
+async function preview(node) {
+  const pane = $("preview"), body = $("preview-body");
+  pane.hidden = false;
+  $("preview-name").textContent = node.name;
+  body.replaceChildren();
+  const download = $("download");
+  download.href = contentURL(node.path, true);
+  download.textContent = say("download");
+  const facts = await bridge.call("files/preview", { path: node.path });
+  const lines = [formatSize(node.size), node.type];
+  if (facts.image) lines.push(`${facts.image.width} × ${facts.image.height}`, facts.image.taken || "", facts.image.camera || "");
+  if (facts.document) lines.push(`${facts.document.pages} ${say("pages")}`, facts.document.title || "", facts.document.author || "");
+  if (facts.text) lines.push(facts.text.encoding, `${facts.text.lines} ${say("lines")}`);
+  if (facts.archive) lines.push(facts.archive.format, `${facts.archive.entries} ${say("entries")}`);
+  $("preview-facts").textContent = lines.filter(Boolean).join(" · ");
+  if (facts.image && !/svg/.test(node.type)) {
+    const image = document.createElement("img");
+    image.alt = node.name;
+    image.src = contentURL(node.path);
+    body.append(image);
+  } else if (facts.document) {
+    const frame = document.createElement("iframe");
+    frame.title = node.name;
+    frame.src = contentURL(node.path);
+    body.append(frame);
+  } else if (facts.text) {
+    const text = await bridge.call("files/read", { path: node.path, encoding: "text", length: 65536 });
+    const pre = document.createElement("pre");
+    pre.textContent = text.data;
+    body.append(pre);
+  } else if (facts.archive) {
+    const entries = document.createElement("pre");
+    entries.textContent = facts.archive.firstEntries.map((entry) => entry.path).join("\n");
+    body.append(entries);
+  }
+}
+
+// MARK: Changes
+
+/// Asks keep both / replace / cancel for a name that is taken; resolves to the conflict policy or null.
+function askConflict(name) {
+  const dialog = $("conflict");
+  $("conflict-text").textContent = say("taken", name);
+  return new Promise((resolve) => {
+    const answer = (value) => () => { dialog.close(); resolve(value); };
+    $("keep-both").onclick = answer("keepBoth");
+    $("replace").onclick = answer("replace");
+    $("cancel").onclick = answer(null);
+    dialog.oncancel = answer(null);
+    dialog.showModal();
+  });
+}
+
+/// Runs `attempt(conflict)` with "fail", and again with the user's answer when the name is taken.
+async function settling(name, attempt) {
+  try {
+    return await attempt("fail");
+  } catch (error) {
+    if (errorKind(error) !== "fileExists") throw error;
+    const choice = await askConflict(name);
+    return choice ? attempt(choice) : null;
+  }
+}
+
+async function move(path, toDirectory) {
+  const name = path.split("/").pop();
+  await settling(name, (conflict) => bridge.call("files/move", { path, toDirectory, conflict })).catch(failed);
+  await list(state.folder);
+}
+
+async function newFolder() {
+  const name = prompt(say("folderName"));
+  if (!name) return;
+  await bridge.call("files/createDirectory", { path: join(state.folder, name) }).catch(failed);
+  await list(state.folder);
+}
+
+function renameSelected() {
+  const node = state.items[state.selected];
+  const item = document.querySelector(`#items li[data-index="${state.selected}"] .name span:last-child`);
+  if (!node || !item) return;
+  const input = document.createElement("input");
+  input.value = node.name;
+  item.replaceWith(input);
+  input.focus();
+  input.select();
+  let finished = false;
+  const finish = async (keep) => {
+    if (finished) return;
+    finished = true;
+    const newName = input.value.trim();
+    if (keep && newName && newName !== node.name) {
+      await settling(newName, (conflict) => bridge.call("files/rename", { path: node.path, newName, conflict })).catch(failed);
+    }
+    await list(state.folder);
+    $("listing").focus();
+  };
+  input.onkeydown = (event) => {
+    event.stopPropagation();
+    if (event.key === "Enter") finish(true);
+    if (event.key === "Escape") finish(false);
+  };
+  input.onblur = () => finish(true);
+}
+
+async function trashSelected() {
+  const node = state.items[state.selected];
+  if (!node) return;
+  await bridge.call("files/trash", { path: node.path }).catch(failed);
+  $("preview").hidden = true;
+  await list(state.folder);
+}
+
+async function showTrash() {
+  state.view = "trash";
+  state.selected = -1;
+  const trash = await bridge.call("trash/list");
+  state.items = trash.items.slice().reverse();
+  state.total = state.items.length;
+  render();
+}
+
+async function restoreItem(node) {
+  await settling(node.name, (conflict) => bridge.call("trash/restore", { trashId: node.trashId, conflict })).catch(failed);
+  await showTrash();
+}
+
+// MARK: Uploads, in chunks through files/upload/*
+
+async function upload(files) {
+  for (const file of files) await uploadOne(file).catch(failed);
+  await list(state.folder);
+}
+
+async function uploadOne(file) {
+  const box = document.createElement("div");
+  box.className = "upload";
+  const label = document.createElement("span");
+  label.textContent = file.name;
+  const cancel = document.createElement("button");
+  cancel.textContent = say("cancel");
+  const bar = document.createElement("progress");
+  bar.max = Math.max(file.size, 1);
+  bar.value = 0;
+  box.append(label, cancel, bar);
+  $("uploads").append(box);
+  let cancelled = false, uploadId = null;
+  cancel.onclick = () => { cancelled = true; };
+  try {
+    const begun = await settling(file.name, (conflict) =>
+      bridge.call("files/upload/begin", { path: join(state.folder, file.name), size: file.size, conflict }));
+    if (!begun) return;
+    uploadId = begun.uploadId;
+    const chunk = 1 << 20;
+    for (let offset = 0; offset < file.size; offset += chunk) {
+      if (cancelled) { await bridge.call("files/upload/abort", { uploadId }); return; }
+      const bytes = new Uint8Array(await file.slice(offset, offset + chunk).arrayBuffer());
+      await bridge.call("files/upload/append", { uploadId, offset, data: base64(bytes) });
+      bar.value = offset + bytes.length;
+    }
+    await bridge.call("files/upload/commit", { uploadId });
+    bar.value = bar.max;
+  } finally {
+    setTimeout(() => box.remove(), 1500);
+  }
+}
+
+function base64(bytes) {
+  let text = "";
+  for (let index = 0; index < bytes.length; index += 0x8000) text += String.fromCharCode(...bytes.subarray(index, index + 0x8000));
+  return btoa(text);
+}
+
+// MARK: Search as you type (the index)
+
+let searchTimer;
+function searchChanged() {
+  clearTimeout(searchTimer);
+  const query = $("search").value.trim();
+  searchTimer = setTimeout(async () => {
+    if (!query) { state.view = "files"; return list(state.folder).catch(failed); }
+    try {
+      const found = await bridge.call("files/search", { query, path: "files:/", limit: 200 });
+      if ($("search").value.trim() !== query) return;
+      state.view = "search";
+      state.query = query;
+      state.items = found.matches;
+      state.total = found.matches.length;
+      state.selected = -1;
+      render();
+    } catch (error) { failed(error); }
+  }, 200);
+}
+
+// MARK: Keys and wiring
+
+function keys(event) {
+  if (event.target.closest("input, select, dialog")) return;
+  const count = state.items.length;
+  if (event.key === "ArrowDown") { select(Math.min(count - 1, state.selected + 1), true); event.preventDefault(); }
+  else if (event.key === "ArrowUp") { select(Math.max(0, state.selected - 1), true); event.preventDefault(); }
+  else if (event.key === "Enter" && state.items[state.selected]) open(state.items[state.selected]);
+  else if (event.key === "Backspace" && state.view === "files") { list(parentOf(state.folder)).catch(failed); event.preventDefault(); }
+  else if (event.key === "F2") renameSelected();
+  else if (event.key === "Delete") trashSelected();
+}
+
+function label() {
+  document.documentElement.lang = language;
+  document.querySelectorAll("[data-label]").forEach((element) => { element.textContent = say(element.dataset.label); });
+  $("search").placeholder = say("search");
+  $("language").value = language;
+  if (state.items) render();
+}
+
+async function start() {
+  label();
+  await bridge.open();
+  await bridge.call("initialize", { clientInfo: { name: "coffer-web" }, locale: language, capabilities: {} });
+  bridge.notify("initialized");
+  document.querySelectorAll(".columns button").forEach((button) => {
+    button.onclick = () => {
+      state.descending = state.sort === button.dataset.sort ? !(state.descending ?? ["modified", "size"].includes(state.sort)) : null;
+      state.sort = button.dataset.sort;
+      list(state.folder).catch(failed);
+    };
+  });
+  $("hidden").onchange = () => { state.hidden = $("hidden").checked; list(state.folder).catch(failed); };
+  $("new-folder").onclick = () => newFolder().catch(failed);
+  $("rename").onclick = renameSelected;
+  $("delete").onclick = () => trashSelected().catch(failed);
+  $("upload").onchange = () => { upload([...$("upload").files]); $("upload").value = ""; };
+  $("show-trash").onclick = () => showTrash().catch(failed);
+  $("leave-trash").onclick = () => { state.view = "files"; list(state.folder).catch(failed); };
+  $("empty-trash").onclick = async () => { if (confirm(say("emptyConfirm"))) { await bridge.call("trash/empty").catch(failed); showTrash(); } };
+  $("more").onclick = () => list(state.folder, true).catch(failed);
+  $("close-preview").onclick = () => { $("preview").hidden = true; };
+  $("search").oninput = searchChanged;
+  $("language").onchange = () => { localStorage.setItem("coffer-language", $("language").value); location.reload(); };
+  document.addEventListener("keydown", keys);
+  const listing = $("listing");
+  listing.ondragover = (event) => { if (event.dataTransfer.types.includes("Files")) { event.preventDefault(); document.body.classList.add("dragging"); } };
+  listing.ondragleave = () => document.body.classList.remove("dragging");
+  listing.ondrop = (event) => {
+    document.body.classList.remove("dragging");
+    if (event.dataTransfer.files.length) { event.preventDefault(); upload([...event.dataTransfer.files]); }
+  };
+  await list("files:/");
+  listing.focus();
+}
+
+start().catch(failed);

@@ -1,0 +1,286 @@
+import CCivetWeb
+import CofferCore
+import CofferPreview
+import CofferRPC
+import CofferRuntime
+import FileService
+import Foundation
+import Synchronization
+
+/// `coffer serve`: the file browser in a browser. CivetWeb serves the page (HTML, CSS and
+/// JavaScript kept in the package), files to download, thumbnails, and JSON-RPC over a
+/// WebSocket at `/rpc`, answered by the same connection code as `coffer rpc`, one session per
+/// socket.
+///
+/// As any local web server must: it listens on 127.0.0.1 unless told otherwise; every request
+/// shows the access token (a cookie after the first load); the `Host` header must name the
+/// address served and a WebSocket's `Origin` the page's own; the page runs under a strict
+/// Content-Security-Policy; users' files are sent sandboxed, as attachments unless they are
+/// images or PDFs; and URLs name files only as virtual paths, read through the service.
+public enum WebServer {
+    public struct Configuration: Sendable {
+        /// The address to listen on: 127.0.0.1 unless a user chose another (with a warning).
+        public var address = "127.0.0.1"
+        /// The port; 0 lets the system choose one.
+        public var port = 8790
+        public var language: Language
+        public var version: String
+        /// Replace the token, ending every session of the old one.
+        public var newToken = false
+        /// The most WebSockets open at once (each holds one of CivetWeb's threads).
+        public var maxConnections = 96
+        public var limits = RPCLimits()
+
+        public init(language: Language, version: String) {
+            self.language = language
+            self.version = version
+        }
+    }
+
+    /// Serves until SIGTERM or SIGINT, then ends every session (nothing half-done is left)
+    /// and returns 0; returns 1 when it cannot start. `announce` gets the URL to open.
+    public static func serve(_ service: FileService, tokenPath: String, configuration: Configuration,
+                             stops: StopSignals = StopSignals(),
+                             announce: @escaping @Sendable (String) -> Void,
+                             fail: @escaping @Sendable (String) -> Void) async -> Int32 {
+        signal(SIGPIPE, SIG_IGN)
+        let store = AccessToken(path: tokenPath)
+        let token: String
+        do { token = try store.current(renew: configuration.newToken) } catch {
+            fail(error.userMessage(in: configuration.language).text)
+            return 1
+        }
+        let handler: WebHandler
+        do { handler = try WebHandler(service: service, configuration: configuration, token: token, store: store) } catch {
+            fail(error.userMessage(in: configuration.language).text)
+            return 1
+        }
+        var port: Int32 = 0
+        var error = [CChar](repeating: 0, count: 256)
+        let handlers = coffer_web_handlers(
+            request: { context, connection, request in
+                WebHandler.from(context).request(connection!, request!.pointee)
+            },
+            ws_connect: { context, connection, request in
+                WebHandler.from(context).connect(connection!, request!.pointee)
+            },
+            ws_ready: { context, connection in WebHandler.from(context).ready(connection!) },
+            ws_data: { context, connection, bits, data, length in
+                WebHandler.from(context).data(connection!, bits: bits, data, length)
+            },
+            ws_closed: { context, connection in WebHandler.from(context).closed(connection!) })
+        let listen = configuration.address.contains(":") ? "[\(configuration.address)]:\(configuration.port)"
+                                                         : "\(configuration.address):\(configuration.port)"
+        let context = Unmanaged.passRetained(handler).toOpaque()
+        guard let server = coffer_web_start(listen, Int32(configuration.maxConnections + 8), handlers, context, &port,
+                                            &error, error.count) else {
+            Unmanaged<WebHandler>.fromOpaque(context).release()
+            fail(String(decoding: error.prefix { $0 != 0 }.map { UInt8(bitPattern: $0) }, as: UTF8.self))
+            return 1
+        }
+        handler.listening(on: Int(port))
+        service.retainBackgroundWork()
+        announce(handler.url(withToken: true))
+        let watcher = Task { await handler.watchToken() }
+        await stops.wait()
+        stops.disarm()
+        watcher.cancel()
+        await handler.stopAll()
+        coffer_web_stop(server)
+        await handler.session.close()
+        await service.releaseBackgroundWork()
+        Unmanaged<WebHandler>.fromOpaque(context).release()
+        return 0
+    }
+}
+
+/// What CivetWeb's callbacks reach: the policy for every request, and the open WebSockets.
+final class WebHandler: @unchecked Sendable {
+    let service: FileService
+    let configuration: WebServer.Configuration
+    /// The session HTTP requests (downloads, thumbnails) are read in.
+    let session: Session
+    private let store: AccessToken
+    private let token: Mutex<String>
+    private let port = Atomic<Int>(0)
+    /// The open WebSockets, by CivetWeb's connection (its address).
+    let sockets = Mutex<[UInt: WebSocketConnection]>([:])
+    let clients = RPCClients()
+
+    init(service: FileService, configuration: WebServer.Configuration, token: String, store: AccessToken) throws(CofferError) {
+        self.service = service
+        self.configuration = configuration
+        self.store = store
+        self.token = Mutex(token)
+        session = try service.openSession(SessionOptions(frontEnd: "web", language: configuration.language, isLongLived: true))
+    }
+
+    static func from(_ context: UnsafeMutableRawPointer?) -> WebHandler {
+        Unmanaged<WebHandler>.fromOpaque(context!).takeUnretainedValue()
+    }
+
+    func listening(on port: Int) { self.port.store(port, ordering: .relaxed) }
+
+    /// The address as a browser writes it in `Host`.
+    var authority: String {
+        let host = configuration.address.contains(":") ? "[\(configuration.address)]" : configuration.address
+        return "\(host):\(port.load(ordering: .relaxed))"
+    }
+
+    func url(withToken: Bool) -> String {
+        "http://\(authority)/" + (withToken ? "?token=\(token.withLock { $0 })" : "")
+    }
+
+    // MARK: Who may ask
+
+    /// The `Host` must be the address served (or `localhost` for 127.0.0.1): a page of another
+    /// site that got its name pointed here (DNS rebinding) is refused.
+    func hostIsServed(_ host: String?) -> Bool {
+        guard let host else { return false }
+        let port = self.port.load(ordering: .relaxed)
+        var served: Set<String> = [authority]
+        if configuration.address == "127.0.0.1" { served.insert("localhost:\(port)") }
+        return served.contains(host.lowercased())
+    }
+
+    /// The token the request shows: the cookie, or `Authorization: Bearer` (clients that are
+    /// not browsers), or, for the page itself, `?token=`.
+    func shownToken(_ request: coffer_web_request, allowQuery: Bool) -> String? {
+        if allowQuery, let value = Self.value(coffer_web_query_value, request.query, "token") { return value }
+        if let value = Self.value(coffer_web_cookie_value, request.cookie, Self.cookieName) { return value }
+        if let header = request.authorization.map({ String(cString: $0) }), header.hasPrefix("Bearer ") {
+            return String(header.dropFirst(7))
+        }
+        return nil
+    }
+
+    func isCurrent(_ shown: String?) -> Bool {
+        guard let shown else { return false }
+        return AccessToken.same(shown, token.withLock { $0 })
+    }
+
+    static let cookieName = "coffer_token"
+
+    static func value(_ lookup: (UnsafePointer<CChar>?, UnsafePointer<CChar>?, UnsafeMutablePointer<CChar>?, Int) -> Int32,
+                      _ source: UnsafePointer<CChar>?, _ name: String) -> String? {
+        guard let source else { return nil }
+        var buffer = [CChar](repeating: 0, count: 8192)
+        let length = lookup(source, name, &buffer, buffer.count)
+        guard length >= 0 else { return nil }
+        return String(decoding: buffer.prefix(Int(length)).map { UInt8(bitPattern: $0) }, as: UTF8.self)
+    }
+
+    /// Watches the token file: when another `coffer serve --new-token` replaced it, the new
+    /// one is used and every WebSocket opened with the old one is closed.
+    func watchToken() async {
+        while !Task.isCancelled {
+            try? await Task.sleep(for: .seconds(1))
+            guard let stored = store.read() else { continue }
+            let changed = token.withLock { current -> Bool in
+                defer { current = stored }
+                return current != stored
+            }
+            guard changed else { continue }
+            for socket in sockets.withLock({ Array($0.values) }) where socket.token != stored { socket.close() }
+        }
+    }
+
+    // MARK: HTTP
+
+    func request(_ connection: UnsafeMutableRawPointer, _ request: coffer_web_request) -> Int32 {
+        let path = String(cString: request.path)
+        let method = String(cString: request.method)
+        guard hostIsServed(request.host.map { String(cString: $0) }) else {
+            return respond(connection, 421, text: "This server answers only to \(authority).")
+        }
+        guard method == "GET" || method == "HEAD" else {
+            return respond(connection, 405, text: "Only GET is served; everything else goes over the WebSocket.")
+        }
+        let shown = shownToken(request, allowQuery: path == "/")
+        guard isCurrent(shown) else {
+            return respond(connection, 403, text: "Open the address `coffer serve` printed: it carries the access token.")
+        }
+        let query = request.query
+        switch path {
+        case "/":
+            if Self.value(coffer_web_query_value, query, "token") != nil {
+                // Trade the token in the address for a cookie, and drop it from the address bar.
+                let cookie = "Set-Cookie: \(Self.cookieName)=\(shown!); Path=/; HttpOnly; SameSite=Strict\r\nLocation: /\r\n"
+                return respond(connection, 303, text: "", headers: cookie)
+            }
+            return asset(connection, PageAssets.index, type: "text/html; charset=utf-8")
+        case "/app.js": return asset(connection, PageAssets.script, type: "text/javascript; charset=utf-8")
+        case "/app.css": return asset(connection, PageAssets.style, type: "text/css; charset=utf-8")
+        case "/content": return content(connection, request)
+        case "/thumbnail": return thumbnail(connection, request)
+        case "/favicon.ico": return respond(connection, 204, text: "")
+        default: return respond(connection, 404, text: "Nothing here.")
+        }
+    }
+
+    /// Headers every answer carries: the page may load only its own script, style and images,
+    /// may talk only to this server, and may not be framed.
+    static let pagePolicy = "Content-Security-Policy: default-src 'none'; script-src 'self'; style-src 'self'; "
+        + "img-src 'self' blob: data:; connect-src 'self'; frame-src 'self'; base-uri 'none'; form-action 'none'; "
+        + "frame-ancestors 'self'\r\nX-Content-Type-Options: nosniff\r\nReferrer-Policy: no-referrer\r\n"
+        + "Cross-Origin-Opener-Policy: same-origin\r\nCache-Control: no-store\r\n"
+
+    @discardableResult
+    func respond(_ connection: UnsafeMutableRawPointer, _ status: Int32, text: String, headers: String = "") -> Int32 {
+        let body = Array(text.utf8)
+        _ = coffer_web_respond(connection, status, Self.pagePolicy + headers + "Content-Type: text/plain; charset=utf-8\r\n",
+                               Int64(body.count))
+        _ = body.withUnsafeBytes { coffer_web_write(connection, $0.baseAddress, $0.count) }
+        return status
+    }
+
+    private func asset(_ connection: UnsafeMutableRawPointer, _ body: [UInt8], type: String) -> Int32 {
+        _ = coffer_web_respond(connection, 200, Self.pagePolicy + "Content-Type: \(type)\r\n", Int64(body.count))
+        _ = body.withUnsafeBytes { coffer_web_write(connection, $0.baseAddress, $0.count) }
+        return 200
+    }
+
+    /// Runs `body` on the cooperative pool and waits for it here, on CivetWeb's thread.
+    func blocking<T: Sendable>(_ body: @escaping @Sendable () async throws(CofferError) -> T) -> Result<T, CofferError> {
+        let done = DispatchSemaphore(value: 0)
+        let result = Mutex<Result<T, CofferError>?>(nil)
+        Task {
+            let outcome = await Result<T, CofferError>(catching: body)
+            result.withLock { $0 = outcome }
+            done.signal()
+        }
+        done.wait()
+        return result.withLock { $0! }
+    }
+
+    /// The virtual path a request names in `?path=`, decoded by CivetWeb, checked by the model.
+    func virtualPath(_ request: coffer_web_request) -> Result<VirtualPath, CofferError> {
+        guard let text = Self.value(coffer_web_query_value, request.query, "path") else {
+            return .failure(CofferError(.invalidArgument, detail: "no path"))
+        }
+        return Result { () throws(CofferError) in try VirtualPath(parsing: text) }
+    }
+
+    func failure(_ connection: UnsafeMutableRawPointer, _ error: CofferError, language: Language) -> Int32 {
+        let status: Int32 = switch error.kind {
+        case .noSuchFile, .unknownMount: 404
+        case .invalidArgument, .invalidName, .isADirectory, .unsupported, .outsideSandbox: 400
+        case .noPermission, .hostAccessDenied: 403
+        case .tooLarge: 413
+        default: 500
+        }
+        return respond(connection, status, text: error.userMessage(in: language).description)
+    }
+
+    func language(of request: coffer_web_request) -> Language {
+        let header = request.accept_language.map { String(cString: $0).lowercased() } ?? ""
+        return header.hasPrefix("zh") ? .simplifiedChinese : configuration.language
+    }
+}
+
+extension Result where Failure == CofferError {
+    /// The outcome of an async throwing body.
+    init(catching body: () async throws(CofferError) -> Success) async {
+        do { self = .success(try await body()) } catch { self = .failure(error) }
+    }
+}
