@@ -37,3 +37,10 @@ python3 Benchmarks/transfers.py .build/release/coffer "$work" $([ "${1:-}" = "--
 echo
 echo "== thumbnails beside vipsthumbnail (Benchmarks/thumbnails.py) =="
 python3 Benchmarks/thumbnails.py .build/release/coffer "$work" "$@"
+echo
+echo "== the web page on 100,000 entries (Benchmarks/web.py) =="
+if [ -x "$mcp_python" ] && "$mcp_python" -c 'import selenium' 2>/dev/null; then
+    "$mcp_python" Benchmarks/web.py .build/release/coffer "$work"
+else
+    echo "skipped: no Python with selenium (pip install selenium, or set COFFER_MCP_PYTHON)"
+fi
