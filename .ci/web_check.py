@@ -129,7 +129,7 @@ def security(server, root):
     for path in ["files:/../../etc/passwd", "/../../../etc/passwd", "files:/..%2F..%2Fetc%2Fpasswd", "files:/link-out",
                  "files:/%2e%2e/%2e%2e/etc/passwd", "trash:/../../../../etc/passwd"]:
         status, _, body = http(f"{server.base}/content?path={urllib.parse.quote(path, safe='')}", bearer)
-        check(status in (400, 404) and b"root:" not in body, f"/content {path}: no escape ({status})")
+        check(status in (400, 404) and b"root:" not in body and b"SECRET" not in body, f"/content {path}: no escape ({status})")
     status, _, body = http(f"{server.base}/content/../../etc/passwd", bearer)
     check(status == 404 and b"root:" not in body, "a path in the URL itself reaches nothing")
     status, headers, _ = http(f"{server.base}/content?path={urllib.parse.quote('files:/page.html')}", bearer)
@@ -151,9 +151,21 @@ def security(server, root):
         except websockets.exceptions.InvalidStatus:
             check(True, "a WebSocket with a wrong token is refused")
         socket = await rpc_socket(server)
-        for path in ["../../etc", "files:/../../etc/passwd", "files:/Photos/../../../etc", "/link-out", "files:/..%2f..%2fetc"]:
-            answer = await socket.call("files/read", {"path": path, "encoding": "text"})
-            check("error" in answer and "root:" not in json.dumps(answer), f"over the WebSocket, {path}: refused")
+        # The confinement cases of the other front ends' tests, replayed over the WebSocket: climbing
+        # out, a prefix sibling of the root, encoded slashes, a link out, a FIFO (no hang), a host path.
+        for path in ["../../etc", "files:/../../etc/passwd", "files:/Photos/../../../etc", "files:/../UserFiles-evil/x.txt",
+                     "/link-out", "files:/..%2f..%2fetc", "files:/fifo", "/etc/passwd"]:
+            answer = await asyncio.wait_for(socket.call("files/read", {"path": path, "encoding": "text"}), timeout=10)
+            check("error" in answer and not any(word in json.dumps(answer) for word in ("root:", "EVIL", "SECRET")),
+                  f"over the WebSocket, reading {path}: refused ({answer['error'].get('data', {}).get('kind')})")
+        for path in ["files:/../escape.txt", "../../UserFiles-evil/y.txt"]:
+            answer = await socket.call("files/write", {"path": path, "data": "x", "conflict": "replace"})
+            check("error" in answer, f"over the WebSocket, writing {path}: refused")
+        answer = await socket.call("files/write", {"path": "files:/link-out", "data": "x", "conflict": "replace"})
+        check(open(os.path.join(os.path.dirname(os.path.dirname(os.path.dirname(root))), "outside-secret.txt")).read()
+              == "SECRET outside the mount\n", "a write to a link out never reaches its target")
+        check(not os.path.exists(os.path.join(os.path.dirname(root), "escape.txt"))
+              and os.listdir(os.path.join(os.path.dirname(root), "UserFiles-evil")) == ["x.txt"], "nothing written outside")
         await socket.close()
     asyncio.run(sockets())
 
@@ -423,7 +435,15 @@ def main():
     for name in XSS_NAMES:
         with open(os.path.join(root, name), "wb") as file:
             file.write(XSS_CONTENT)
-    os.symlink("/etc/passwd", f"{root}/link-out")
+    # A link out of the mount, to a file of ours (never a system file: a failure must not harm the machine).
+    secret = os.path.join(work, "outside-secret.txt")
+    with open(secret, "w") as file:
+        file.write("SECRET outside the mount\n")
+    os.symlink(secret, f"{root}/link-out")
+    os.mkfifo(f"{root}/fifo")
+    os.makedirs(os.path.join(container, "Documents", "UserFiles-evil"))
+    with open(os.path.join(container, "Documents", "UserFiles-evil", "x.txt"), "w") as file:
+        file.write("EVIL")
     for index in range(100_000):
         os.close(os.open(f"{root}/Many/item {index:06d}.txt", os.O_CREAT | os.O_WRONLY, 0o644))
 

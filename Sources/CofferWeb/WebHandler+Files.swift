@@ -16,10 +16,7 @@ extension WebHandler {
     func content(_ connection: UnsafeMutableRawPointer, _ request: coffer_web_request) -> Int32 {
         let language = language(of: request)
         let path: VirtualPath
-        switch virtualPath(request) {
-        case .success(let value): path = value
-        case .failure(let error): return failure(connection, error, language: language)
-        }
+        do throws(CofferError) { path = try virtualPath(request).get() } catch { return failure(connection, error, language: language) }
         let service = self.service
         let opened = blocking { () async throws(CofferError) -> (FileNode, any ReadableFile) in
             let node = try await service.stat(path)
@@ -69,10 +66,7 @@ extension WebHandler {
     func thumbnail(_ connection: UnsafeMutableRawPointer, _ request: coffer_web_request) -> Int32 {
         let language = language(of: request)
         let path: VirtualPath
-        switch virtualPath(request) {
-        case .success(let value): path = value
-        case .failure(let error): return failure(connection, error, language: language)
-        }
+        do throws(CofferError) { path = try virtualPath(request).get() } catch { return failure(connection, error, language: language) }
         let pixels = Self.value(coffer_web_query_value, request.query, "size").flatMap(Int.init) ?? ThumbnailSize.normal.pixels
         let session = self.session
         switch blocking({ () async throws(CofferError) in try await session.perform(MakeThumbnail(path, pixels: pixels)) }) {
