@@ -80,7 +80,7 @@ public enum WebServer {
         }
         handler.listening(on: Int(port))
         service.retainBackgroundWork()
-        announce(handler.url(withToken: true))
+        announce(handler.address)
         let watcher = Task { await handler.watchToken() }
         await stops.wait()
         stops.disarm()
@@ -127,9 +127,8 @@ final class WebHandler: @unchecked Sendable {
         return "\(host):\(port.load(ordering: .relaxed))"
     }
 
-    func url(withToken: Bool) -> String {
-        "http://\(authority)/" + (withToken ? "?token=\(token.withLock { $0 })" : "")
-    }
+    /// The address to open, with its token.
+    var address: String { "http://\(authority)/?token=\(token.withLock { $0 })" }
 
     // MARK: Who may ask
 
