@@ -60,7 +60,7 @@ let package = Package(
         .target(name: "CofferREPL", dependencies: ["CofferCore", "CofferRuntime", "FileService", "CofferTransfers", "CofferPreview",
                                                   "CReadline"]),
         // HTTP through libcurl (loaded when first used), for everything that talks to a server.
-        .target(name: "CofferHTTP", dependencies: ["CofferCore", "CCofferHTTP"]),
+        .target(name: "CofferHTTP", dependencies: ["CofferCore", "CofferRuntime", "CCofferHTTP"]),
         // Network transfers (issue 20): downloads into files:, uploads to servers.
         .target(name: "CofferTransfers",
                 dependencies: ["CofferCore", "CofferHTTP", "CofferBackends", "CofferRuntime", "FileService", "CCofferSystem"]),

@@ -1,5 +1,6 @@
 import CCofferHTTP
 import CofferCore
+import CofferRuntime
 import Foundation
 import Synchronization
 
@@ -141,11 +142,11 @@ public final class HTTPSession {
         }
         withExtendedLifetime(exchange) {}
         guard code == 0 else {
-            let message = String(decoding: error.prefix { $0 != 0 }.map { UInt8(bitPattern: $0) }, as: UTF8.self)
+            let message = String(cBuffer: error)
             throw HTTPFailure(code: code, message: message, stoppedByCaller: exchange.stoppedByCaller,
                               bodyUnreadable: exchange.readFailed)
         }
-        let answeredFrom = String(decoding: effective.prefix { $0 != 0 }.map { UInt8(bitPattern: $0) }, as: UTF8.self)
+        let answeredFrom = String(cBuffer: effective)
         return HTTPResponse(status: status, headers: exchange.headers, errorBody: exchange.errorBody,
                             effectiveURL: answeredFrom.isEmpty ? nil : answeredFrom)
     }
@@ -283,12 +284,6 @@ public final class HTTPSessionPool: Sendable {
         idle.withLock { if $0.count < 16 { $0.append(UnsafeSession(session: session)) } }
         return result
     }
-}
-
-private func withCStrings<T>(_ strings: [String], _ body: ([UnsafePointer<CChar>?]) -> T) -> T {
-    let copies = strings.map { strdup($0) }
-    defer { copies.forEach { free($0) } }
-    return body(copies.map { UnsafePointer($0) })
 }
 
 private func withOptionalCString<T>(_ string: String?, _ body: (UnsafePointer<CChar>?) -> T) -> T {

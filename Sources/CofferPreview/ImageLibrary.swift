@@ -1,5 +1,6 @@
 import CCofferVips
 import CofferCore
+import CofferRuntime
 #if canImport(Glibc)
 import Glibc
 #endif
@@ -35,7 +36,7 @@ enum ImageLibrary {
         var raw = coffer_image_header()
         var error = [CChar](repeating: 0, count: 512)
         guard let image = coffer_vips_open_header(fd, &raw, &error, error.count) else {
-            throw CofferError(.corruptFile, path: path, detail: text(of: error))
+            throw CofferError(.corruptFile, path: path, detail: String(cBuffer: error))
         }
         defer { coffer_vips_release(image) }
         var values: [String: String] = [:]
@@ -77,8 +78,8 @@ enum ImageLibrary {
             defer { free(png) }
             let bytes = [UInt8](UnsafeRawBufferPointer(start: png, count: length))
             return .made(png: bytes, width: Int(width), height: Int(height))
-        case 1: return .tooLarge(text(of: error))
-        default: return .undecodable(text(of: error))
+        case 1: return .tooLarge(String(cBuffer: error))
+        default: return .undecodable(String(cBuffer: error))
         }
     }
 
@@ -103,17 +104,4 @@ enum ImageLibrary {
         0x0B, 0x49, 0x44, 0x41, 0x54, 0x78, 0xDA, 0x63, 0x60, 0x00, 0x02, 0x00, 0x00, 0x05, 0x00, 0x01, 0xE9, 0xFA,
         0xDC, 0xD8, 0x00, 0x00, 0x00, 0x00, 0x49, 0x45, 0x4E, 0x44, 0xAE, 0x42, 0x60, 0x82,
     ]
-}
-
-/// Runs `body` with `strings` as an array of C strings, valid for the call.
-func withCStrings<T>(_ strings: [String], _ body: (UnsafePointer<UnsafePointer<CChar>?>) -> T) -> T {
-    let copies = strings.map { strdup($0) }
-    defer { copies.forEach { free($0) } }
-    let pointers = copies.map { UnsafePointer($0) } + [nil]
-    return pointers.withUnsafeBufferPointer { body($0.baseAddress!) }
-}
-
-/// The text in a buffer a C function wrote a message into.
-func text(of buffer: [CChar]) -> String {
-    String(decoding: buffer.prefix { $0 != 0 }.map { UInt8(bitPattern: $0) }, as: UTF8.self)
 }

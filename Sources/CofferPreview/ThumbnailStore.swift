@@ -1,5 +1,6 @@
 import CCofferVips
 import CofferCore
+import CofferRuntime
 #if canImport(Glibc)
 import Glibc
 #endif
@@ -41,7 +42,7 @@ public struct ThumbnailStore: Sendable {
     static func fileName(for uri: String) throws(CofferError) -> String {
         var digest = [CChar](repeating: 0, count: 33)
         guard coffer_md5_hex(uri, &digest) == 1 else { throw CofferError(.unsupported, detail: "no-image-library") }
-        return text(of: digest) + ".png"
+        return String(cBuffer: digest) + ".png"
     }
 
     /// Where the thumbnail of `uri` at `size` is (or would be).

@@ -401,7 +401,7 @@ final class S3PendingWrite: PendingWrite {
         var template = Array((spoolFolder + "/.coffer-s3-XXXXXX").utf8CString)
         let fd = mkstemp(&template)
         guard fd >= 0 else { throw CofferError(.ioError, path: path, detail: "no room to spool the write", errno: errno) }
-        spool = String(decoding: template.prefix { $0 != 0 }.map { UInt8(bitPattern: $0) }, as: UTF8.self)
+        spool = String(cBuffer: template)
         self.expected = expected
         state.withLock { $0.fd = fd }
     }

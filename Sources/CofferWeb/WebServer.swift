@@ -75,7 +75,7 @@ public enum WebServer {
         guard let server = coffer_web_start(listen, Int32(configuration.maxConnections + 8), handlers, context, &port,
                                             &error, error.count) else {
             Unmanaged<WebHandler>.fromOpaque(context).release()
-            fail(String(decoding: error.prefix { $0 != 0 }.map { UInt8(bitPattern: $0) }, as: UTF8.self))
+            fail(String(cBuffer: error))
             return 1
         }
         handler.listening(on: Int(port))
@@ -165,8 +165,7 @@ final class WebHandler: @unchecked Sendable {
         guard let source else { return nil }
         var buffer = [CChar](repeating: 0, count: 8192)
         let length = lookup(source, name, &buffer, buffer.count)
-        guard length >= 0 else { return nil }
-        return String(decoding: buffer.prefix(Int(length)).map { UInt8(bitPattern: $0) }, as: UTF8.self)
+        return length >= 0 ? String(cBuffer: buffer) : nil
     }
 
     /// Watches the token file: when another `coffer serve --new-token` replaced it, the new
