@@ -69,13 +69,34 @@ struct FolderManifest {
               String(decoding: lines[1], as: UTF8.self) == escaped(folder.description) else { return manifest }
         for line in lines.dropFirst(2) where !line.isEmpty {
             let fields = line.split(separator: UInt8(ascii: "\t"), maxSplits: 3, omittingEmptySubsequences: false)
-            guard fields.count == 4, let modified = UInt64(String(decoding: fields[1], as: UTF8.self), radix: 16),
-                  let size = Int64(String(decoding: fields[2], as: UTF8.self)) else { continue }
-            let failed = fields[0].elementsEqual("fail".utf8)
-            manifest.entries[unescaped(String(decoding: fields[3], as: UTF8.self))] = Entry(modified: modified, size: size,
-                                                                                            failed: failed)
+            guard fields.count == 4, let modified = number(fields[1], radix: 16), let size = number(fields[2], radix: 10)
+            else { continue }
+            // Names are written escaped only when they hold a backslash, tab or line break.
+            let name = fields[3].contains(UInt8(ascii: "\\")) ? unescaped(String(decoding: fields[3], as: UTF8.self))
+                                                              : String(decoding: fields[3], as: UTF8.self)
+            manifest.entries[name] = Entry(modified: modified, size: Int64(bitPattern: size),
+                                           failed: fields[0].first == UInt8(ascii: "f"))
         }
         return manifest
+    }
+
+    /// A number written in `radix` (16 or 10) without a sign, read from its bytes.
+    private static func number(_ digits: ArraySlice<UInt8>, radix: UInt64) -> UInt64? {
+        guard !digits.isEmpty, digits.count <= 20 else { return nil }
+        var value: UInt64 = 0
+        for digit in digits {
+            let figure: UInt64
+            switch digit {
+            case UInt8(ascii: "0")...UInt8(ascii: "9"): figure = UInt64(digit - UInt8(ascii: "0"))
+            case UInt8(ascii: "a")...UInt8(ascii: "f") where radix == 16: figure = UInt64(digit - UInt8(ascii: "a") + 10)
+            default: return nil
+            }
+            let (scaled, over) = value.multipliedReportingOverflow(by: radix)
+            let (sum, carry) = scaled.addingReportingOverflow(figure)
+            if over || carry { return nil }
+            value = sum
+        }
+        return value
     }
 
     /// Writes it in place of the last one, atomically (a temporary name, then a rename).

@@ -64,7 +64,9 @@ extension Previewer {
         summary.made = made.summary.made
         summary.failed += made.summary.failed
         summary.skipped += made.summary.skipped
-        if oneFolder, let folder {
+        // Every file as the manifest has it, and none gone: nothing to write.
+        let unchanged = unknown.isEmpty && known.count == candidates.count
+        if oneFolder, !unchanged, let folder {
             var entries: [String: FolderManifest.Entry] = [:]
             for (node, state) in zip(candidates, states) where state != false {
                 entries[node.name] = FolderManifest.Entry(node, failed: state == nil)
