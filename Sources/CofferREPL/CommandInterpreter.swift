@@ -40,8 +40,10 @@ public final class CommandInterpreter {
     public var progressBar: (@Sendable (String) -> ProgressBar)?
     /// How standard output shows images, when it is a terminal that can (`preview`).
     public var imageProtocol: ImageProtocol?
-    /// Work a command left running (thumbnails of a listing), ended by ``endBackgroundWork(waiting:)``.
-    var backgroundWork: [Task<Void, Never>] = []
+    /// Work a command left running (thumbnails of a listing), by number; each removes itself
+    /// when done, and ``endBackgroundWork(waiting:)`` ends what is left.
+    var backgroundWork: [Int: Task<Void, Never>] = [:]
+    var backgroundWorkCount = 0
 
     /// An interpreter for `session`. Moves, copies, renames and restores given no
     /// `--keep-both` or `--replace` ask the session's ``Session/conflictQuestion`` when the

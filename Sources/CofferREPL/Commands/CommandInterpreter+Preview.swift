@@ -153,17 +153,20 @@ extension CommandInterpreter {
     /// the listing is not held up; the next command may run meanwhile.
     func prefetchThumbnails(of nodes: [FileNode]) {
         let session = self.session
-        let task = Task {
+        backgroundWorkCount += 1
+        let number = backgroundWorkCount
+        // A long session lists many folders: a finished prefetch is not kept.
+        backgroundWork[number] = Task { @MainActor [weak self] in
             _ = try? await session.perform(PrefetchThumbnails(nodes, size: .normal))
+            self?.backgroundWork[number] = nil
         }
-        backgroundWork.append(task)
     }
 
     /// Waits for background work (`ls --thumbnails`) to end, or cancels it first: a one-off
     /// command waits, so that what it started is done; an interactive session leaving cancels.
     public func endBackgroundWork(waiting: Bool) async {
-        let tasks = backgroundWork
-        backgroundWork = []
+        let tasks = backgroundWork.values
+        backgroundWork = [:]
         for task in tasks {
             if !waiting { task.cancel() }
             await task.value
