@@ -63,7 +63,7 @@ struct CommandEndToEndTests {
         #expect(result.errors.contains("unknown command “nosuch”"))
     }
 
-    @Test func sigintCancelsAPipedCopyAndExits130() throws {
+    @Test func sigintCancelsAPipedCopyAndExits130() async throws {
         _ = try coffer("ls")
         let big = directory.url("container/Documents/UserFiles/big.bin")
         #expect(FileManager.default.createFile(atPath: big, contents: nil))
@@ -79,7 +79,14 @@ struct CommandEndToEndTests {
         try process.run()
         // The copy runs while standard input stays open; then Ctrl-C arrives.
         input.fileHandleForWriting.write(Data("cp big.bin copy.bin\npwd\n".utf8))
-        usleep(400_000)
+        // Once the copy has the file open (not after a fixed pause, which a busy machine can
+        // outlast before the program has even started).
+        let descriptors = "/proc/\(process.processIdentifier)/fd"
+        let copying = await eventually {
+            let names = (try? FileManager.default.contentsOfDirectory(atPath: descriptors)) ?? []
+            return names.contains { (try? FileManager.default.destinationOfSymbolicLink(atPath: descriptors + "/" + $0))?.hasSuffix("/UserFiles/big.bin") == true }
+        }
+        #expect(copying, "the copy never opened big.bin")
         kill(process.processIdentifier, SIGINT)
         process.waitUntilExit()
         #expect(process.terminationStatus == 130)
