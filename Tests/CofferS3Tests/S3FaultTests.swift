@@ -1,6 +1,7 @@
 @testable import CofferS3
 import CofferCore
 import CofferHTTP
+import CofferTestSupport
 import Foundation
 import Synchronization
 import Testing
@@ -19,19 +20,8 @@ struct S3FaultTests {
         private let listener: Int32
 
         init(_ answer: @escaping @Sendable (Int) -> [UInt8]?) throws {
-            let listener = socket(AF_INET, Int32(SOCK_STREAM.rawValue), 0)
-            self.listener = listener
-            var address = sockaddr_in()
-            address.sin_family = sa_family_t(AF_INET)
-            address.sin_addr.s_addr = inet_addr("127.0.0.1")
-            var length = socklen_t(MemoryLayout<sockaddr_in>.size)
-            let bound = withUnsafeMutablePointer(to: &address) { pointer in
-                pointer.withMemoryRebound(to: sockaddr.self, capacity: 1) { raw in
-                    bind(listener, raw, length) == 0 && listen(listener, 16) == 0 && getsockname(listener, raw, &length) == 0
-                }
-            }
-            guard bound else { throw CofferError(.ioError, detail: "test server") }
-            port = Int(UInt16(bigEndian: address.sin_port))
+            (listener, port) = try Loopback.listen()
+            let listener = self.listener
             let counter = counter
             Thread.detachNewThread {
                 while true {

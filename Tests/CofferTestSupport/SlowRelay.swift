@@ -16,34 +16,14 @@ public final class SlowRelay: @unchecked Sendable {
     /// Relays to `127.0.0.1:target`, sending at most `bytesPerTick` of each answer every
     /// `tick` (the default is about 6 MiB a second).
     public init(to target: Int, bytesPerTick: Int = 64 << 10, tick: Duration = .milliseconds(10)) throws {
-        let listener = socket(AF_INET, Int32(SOCK_STREAM.rawValue), 0)
-        var address = Self.loopback(port: 0)
-        var length = socklen_t(MemoryLayout<sockaddr_in>.size)
-        let bound = withUnsafeMutablePointer(to: &address) { pointer in
-            pointer.withMemoryRebound(to: sockaddr.self, capacity: 1) { raw in
-                bind(listener, raw, length) == 0 && listen(listener, 16) == 0 && getsockname(listener, raw, &length) == 0
-            }
-        }
-        guard listener >= 0, bound else {
-            if listener >= 0 { close(listener) }
-            throw POSIXError(.EADDRNOTAVAIL)
-        }
-        self.listener = listener
-        port = Int(UInt16(bigEndian: address.sin_port))
+        (listener, port) = try Loopback.listen()
+        let listener = self.listener
         let pause = useconds_t(tick.components.seconds * 1_000_000 + tick.components.attoseconds / 1_000_000_000_000)
         Thread.detachNewThread {
             while true {
                 let client = accept(listener, nil, nil)
                 guard client >= 0 else { return }
-                let server = socket(AF_INET, Int32(SOCK_STREAM.rawValue), 0)
-                var destination = Self.loopback(port: target)
-                let connected = withUnsafePointer(to: &destination) { pointer in
-                    pointer.withMemoryRebound(to: sockaddr.self, capacity: 1) {
-                        connect(server, $0, socklen_t(MemoryLayout<sockaddr_in>.size)) == 0
-                    }
-                }
-                guard connected else {
-                    close(server)
+                guard let server = Loopback.connect(to: target) else {
                     close(client)
                     continue
                 }
@@ -61,15 +41,6 @@ public final class SlowRelay: @unchecked Sendable {
 
     /// `http://127.0.0.1:PORT`, for a client's endpoint.
     public var endpoint: String { "http://127.0.0.1:\(port)" }
-
-    private static func loopback(port: Int) -> sockaddr_in {
-        var address = sockaddr_in()
-        address.sin_family = sa_family_t(AF_INET)
-        address.sin_addr.s_addr = inet_addr("127.0.0.1")
-        address.sin_port = UInt16(port).bigEndian
-        return address
-    }
-
 }
 
 /// Both ends of one relayed connection, closed once both directions have ended (never while
