@@ -28,7 +28,9 @@ import Testing
         var generator = SystemRandomNumberGenerator()
         for run in 0..<20 {
             let container = directory.url("c\(run)")
-            let url = web.url("/big/killed\(run % 3)?size=\(size)")
+            // Every fourth is held back after 40 MiB, so that some kill surely comes mid-download
+            // (at full speed the 16 MiB after a checkpoint can outrun a busy test's wake-up).
+            let url = web.url("/big/killed\(run % 3)?size=\(size)" + (run % 4 == 1 ? "&stall=\(40 << 20)" : ""))
             let process = Process()
             process.executableURL = CofferBinary.url
             process.arguments = ["--container", container, "-c", "download \(url)"]
@@ -113,12 +115,14 @@ import Testing
         let container = directory.url("restart")
         let process = Process()
         process.executableURL = CofferBinary.url
-        process.arguments = ["--container", container, "-c", "download \(web.url("/slow/restarted?size=\(48 << 20)"))"]
+        process.arguments = ["--container", container, "-c", "download \(web.url("/data/restarted?size=\(48 << 20)&stall=\(40 << 20)"))"]
         process.environment = CofferBinary.environment([:])
         process.standardOutput = FileHandle.nullDevice
         process.standardError = FileHandle.nullDevice
         try process.run()
-        // Killed once part of it is on disk (a checkpoint every 32 MiB, the slow server 12 MiB a second).
+        // Killed once part of it is on disk (a checkpoint every 32 MiB). The server sends 40 MiB
+        // and then holds the rest back, so the first process cannot finish before the kill however
+        // late this test is scheduled (with a slow server instead, a busy CI once saw it finish).
         try await Self.waitForCheckpoint(container, while: process)
         kill(process.processIdentifier, SIGKILL)
         try await offPool { process.waitUntilExit() }
@@ -135,6 +139,8 @@ import Testing
         let placed = directory.url("restart/Documents/UserFiles/Download/restarted")
         let bytes = try Data(contentsOf: URL(fileURLWithPath: placed))
         #expect(Array(bytes) == TransferServer.payload("restarted", size: 48 << 20))
-        #expect(try web.rangesSeen().last??.hasPrefix("bytes=") == true)
+        let ranges = try web.rangesSeen()
+        let resumedAt = ranges.last??.dropFirst("bytes=".count).split(separator: "-").first.flatMap { Int($0) }
+        #expect((resumedAt ?? 0) >= 32 << 20, "resumed from its checkpoint: \(ranges)")
     }
 }

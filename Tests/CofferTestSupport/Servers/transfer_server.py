@@ -10,6 +10,8 @@ GET /slow/NAME             as /data, 256 KiB every 20 ms (about 12 MiB a second)
 GET /big/NAME?size=N       N bytes made as they are sent (never held whole), with ranges: for
                            downloads of gigabytes.
 PUT or POST /sink          reads the body and forgets it; answers its size.
+?stall=M                   on /data and /big: a request from the start sends M bytes, then
+                           nothing for a minute (a client is surely mid-download when killed).
 GET /changing/NAME         a new version (ETag and bytes) on every request.
 GET /drop/NAME             the first request for NAME sends half and hangs up; later ones behave
                            as /data.
@@ -108,6 +110,17 @@ class Handler(BaseHTTPRequestHandler):
                 return
         return self.send_bytes(200, body, headers, slow=kind == "slow")
 
+    def stall_point(self):
+        """With `?stall=M`, for a request from the start: where its answer stops."""
+        stall = parse_qs(urlparse(self.path).query).get("stall")
+        wanted = self.headers.get("Range")
+        return int(stall[0]) if stall and (not wanted or wanted == "bytes=0-") else None
+
+    def stall(self):
+        """Holds the connection for a minute without a byte, then closes it."""
+        time.sleep(60)
+        self.close_connection = True
+
     def send_big(self, name, size):
         """`size` bytes of `payload(name, 1 MiB)` over and over, sent a megabyte at a time."""
         block = payload(name, 1 << 20)
@@ -125,14 +138,18 @@ class Handler(BaseHTTPRequestHandler):
         self.send_header("Content-Length", str(size - start))
         self.end_headers()
         position = start
+        end = self.stall_point() or size
         try:
-            while position < size:
+            while position < end:
                 offset = position % len(block)
-                piece = block[offset:min(len(block), offset + size - position)]
+                piece = block[offset:min(len(block), offset + end - position)]
                 self.wfile.write(piece)
                 position += len(piece)
+            self.wfile.flush()
         except (BrokenPipeError, ConnectionResetError):
-            pass
+            return
+        if end < size:
+            self.stall()
 
     def sink(self):
         left = int(self.headers.get("Content-Length", 0))
@@ -194,7 +211,12 @@ class Handler(BaseHTTPRequestHandler):
             self.send_header(key, value)
         self.send_header("Content-Length", str(len(body)))
         self.end_headers()
+        stall = self.stall_point() if status == 200 else None
         try:
+            if stall is not None:
+                self.wfile.write(body[:stall])
+                self.wfile.flush()
+                return self.stall()
             if not slow:
                 self.wfile.write(body)
                 return
