@@ -137,7 +137,7 @@ public final class InMemoryBackend: StorageBackend, Sendable {
             let freed = try Self.modifyFolder(at: path.components.dropLast(), in: &store.root, path: path) {
                 parent throws(CofferError) -> Int64 in
                 let existing = parent.children[Name(path.name)]
-                if existing != nil && conflict != .replace { throw CofferError(.fileExists, path: path) }
+                if existing != nil && !conflict.replaces { throw CofferError(.fileExists, path: path) }
                 parent.children[Name(path.name)] = .file(file)
                 parent.modified = file.created
                 return existing?.bytes ?? 0
@@ -156,7 +156,7 @@ public final class InMemoryBackend: StorageBackend, Sendable {
             let item = try Self.item(at: source, in: store.root)
             let target = try Self.folder(at: destination.components.dropLast(), in: store.root, path: destination)
             let replaced = target.children[Name(destination.name)]
-            if replaced != nil && conflict != .replace { throw CofferError(.fileExists, path: destination) }
+            if replaced != nil && !conflict.replaces { throw CofferError(.fileExists, path: destination) }
             try Self.modifyFolder(at: source.components.dropLast(), in: &store.root, path: source) { parent throws(CofferError) in
                 parent.children[Name(source.name)] = nil
                 parent.modified = now

@@ -80,15 +80,13 @@ struct Arguments: Sendable {
         return items
     }
 
-    /// `conflict`: fail, keepBoth or replace.
-    func conflict(default fallback: ConflictPolicy) throws(CofferError) -> ConflictPolicy {
+    /// `conflict`: fail, keepBoth, replace or, where a folder may be replaced, replaceFolder.
+    func conflict(default fallback: ConflictPolicy, replacingFolders: Bool = true) throws(CofferError) -> ConflictPolicy {
         guard let text = try optionalString("conflict") else { return fallback }
-        switch text {
-        case "fail": return .fail
-        case "keepBoth": return .keepBoth
-        case "replace": return .replace
-        default: throw bad("conflict", "fail, keepBoth or replace")
+        guard let policy = ConflictPolicy(rawValue: text), replacingFolders || policy != .replaceFolder else {
+            throw bad("conflict", replacingFolders ? "fail, keepBoth, replace or replaceFolder" : "fail, keepBoth or replace")
         }
+        return policy
     }
 
     /// One of `choices`.

@@ -47,23 +47,23 @@ public struct CommandHelp: Sendable {
                                    "-p 会创建缺少的上级文件夹，已存在的文件夹不报错。"),
             examples: ["mkdir Notes", "mkdir -p 'Projects/2026/报告'"]),
         CommandHelp(
-            name: "mv", usage: "mv [--keep-both|--replace] source… destination",
-            syntax: CommandSyntax(longFlags: ["keep-both", "replace"], operands: [.sandboxPath]),
+            name: "mv", usage: "mv [--keep-both|--replace|--replace-folder] source… destination",
+            syntax: CommandSyntax(longFlags: ["keep-both", "replace", "replace-folder"], operands: [.sandboxPath]),
             summary: LocalizedText("Move items; into the destination when it is a folder.", "移动项目；目标是文件夹时移入其中。"),
             details: LocalizedText(
-                "If the name is taken the move fails, unless --keep-both picks a name like “a (2).pdf” or --replace overwrites.",
-                "目标名称已存在时操作失败；--keep-both 会改用“a (2).pdf”这样的名称，--replace 会覆盖。"),
+                "If the name is taken the move fails, unless --keep-both picks a name like “a (2).pdf” or --replace puts the item in the old one's place and the old one in the trash (restore brings it back). A folder is replaced only by a folder and a file by a file; --replace-folder allows either. On a terminal, without these, it asks.",
+                "目标名称已存在时操作失败；--keep-both 会改用“a (2).pdf”这样的名称，--replace 会用新项目替换旧项目，旧项目移到废纸篓（可用 restore 放回）。文件夹只会被文件夹替换，文件只会被文件替换；--replace-folder 允许两者互换。在终端中未给出这些选项时会询问。"),
             examples: ["mv report.pdf Download", "mv --keep-both a.txt b.txt Notes"]),
         CommandHelp(
-            name: "rename", usage: "rename [--keep-both|--replace] path new-name",
-            syntax: CommandSyntax(longFlags: ["keep-both", "replace"], operands: [.sandboxPath, .text]),
+            name: "rename", usage: "rename [--keep-both|--replace|--replace-folder] path new-name",
+            syntax: CommandSyntax(longFlags: ["keep-both", "replace", "replace-folder"], operands: [.sandboxPath, .text]),
             summary: LocalizedText("Rename an item in place.", "在原位置重命名项目。"),
-            details: LocalizedText("The new name is a name, not a path: it may not contain “/”.",
-                                   "新名称只能是名称而不是路径，不能包含“/”。"),
+            details: LocalizedText("The new name is a name, not a path: it may not contain “/”. Conflicts work as for mv.",
+                                   "新名称只能是名称而不是路径，不能包含“/”。名称冲突的处理与 mv 相同。"),
             examples: ["rename draft.txt final.txt", "rename 'old name' '新名称'"]),
         CommandHelp(
-            name: "cp", usage: "cp [-r] [--keep-both|--replace] source… destination",
-            syntax: CommandSyntax(shortFlags: "rR", longFlags: ["keep-both", "replace"], operands: [.sandboxPath]),
+            name: "cp", usage: "cp [-r] [--keep-both|--replace|--replace-folder] source… destination",
+            syntax: CommandSyntax(shortFlags: "rR", longFlags: ["keep-both", "replace", "replace-folder"], operands: [.sandboxPath]),
             summary: LocalizedText("Copy items; -r for folders.", "复制项目；复制文件夹需要 -r。"),
             details: LocalizedText(
                 "Copies are written under a hidden name and appear only when complete. Conflicts work as for mv.",
@@ -87,8 +87,8 @@ public struct CommandHelp: Sendable {
                 "名称即 restore 所需的参数。也可以只读浏览废纸篓：ls trash:、info trash:/名称。"),
             examples: ["trash", "ls -l trash:"]),
         CommandHelp(
-            name: "restore", usage: "restore [--keep-both|--replace] name…",
-            syntax: CommandSyntax(longFlags: ["keep-both", "replace"], operands: [.trashItem]),
+            name: "restore", usage: "restore [--keep-both|--replace|--replace-folder] name…",
+            syntax: CommandSyntax(longFlags: ["keep-both", "replace", "replace-folder"], operands: [.trashItem]),
             summary: LocalizedText("Put trashed items back where they were.", "将废纸篓中的项目放回原处。"),
             details: LocalizedText(
                 "A name is the item's name in the trash, or its original name when only one item has it. Missing folders are recreated. If the place is taken it fails, unless --keep-both or --replace (which moves the item in the way to the trash).",
@@ -103,22 +103,22 @@ public struct CommandHelp: Sendable {
                 "这是唯一会删除文件的命令。--older-than 保留最近 DAYS 天内移入的项目。在终端中会先询问确认。"),
             examples: ["empty-trash", "empty-trash --older-than 30"]),
         CommandHelp(
-            name: "import", usage: "import [--into folder] [--types uti,…] [--keep-both|--replace] host-path…",
-            syntax: CommandSyntax(longFlags: ["keep-both", "replace"],
+            name: "import", usage: "import [--into folder] [--types uti,…] [--keep-both|--replace|--replace-folder] host-path…",
+            syntax: CommandSyntax(longFlags: ["keep-both", "replace", "replace-folder"],
                                   longOptions: ["into": .sandboxFolder, "types": .text], operands: [.hostPath]),
             summary: LocalizedText("Copy files and folders in from this computer.", "从本机复制文件和文件夹进来。"),
             details: LocalizedText(
-                "Items go to files:/Import unless --into names a folder, each under a free name (“photo (2).png”) unless --replace. --types admits only those types and what conforms to them, judged by content, not only by name. One line per item; the command fails if any item did.",
-                "项目默认放入 files:/Import，可用 --into 指定文件夹；重名时自动改名（“photo (2).png”），除非使用 --replace。--types 只接受这些类型及其子类型，并按内容而不只是扩展名判断。每个项目输出一行；任一项目失败则命令失败。"),
+                "Items go to files:/Import unless --into names a folder (a folder arrives whole, under its own name), each under a free name (“photo (2).png”) unless --replace (what is replaced goes to the trash). --types admits only those types and what conforms to them, judged by content, not only by name. One line per item; the command fails if any item did.",
+                "项目默认放入 files:/Import，可用 --into 指定文件夹（文件夹以原名称整体放入）；重名时自动改名（“photo (2).png”），除非使用 --replace（被替换的项目移到废纸篓）。--types 只接受这些类型及其子类型，并按内容而不只是扩展名判断。每个项目输出一行；任一项目失败则命令失败。"),
             examples: ["import ~/Pictures/cat.png", "import ~/Downloads/Album --into Photos --types public.image"]),
         CommandHelp(
-            name: "export", usage: "export [--keep-both|--replace] path host-folder",
-            syntax: CommandSyntax(longFlags: ["keep-both", "replace"], operands: [.sandboxPath, .hostPath]),
+            name: "export", usage: "export [--keep-both|--replace|--replace-folder] path host-folder",
+            syntax: CommandSyntax(longFlags: ["keep-both", "replace", "replace-folder"], operands: [.sandboxPath, .hostPath]),
             summary: LocalizedText("Copy an item out to a folder on this computer (never a move).",
                                    "把项目复制到本机的文件夹（绝不是移动）。"),
             details: LocalizedText(
-                "The copy goes through a staging area and appears only when complete. A name already in the folder is kept, and the copy is named “report (2).pdf”, unless --replace.",
-                "副本经由暂存区写出，完成后才出现。目标文件夹中的同名项目会保留，副本命名为“report (2).pdf”，除非使用 --replace。"),
+                "The copy goes through a staging area and appears only when complete. A name already in the folder is kept, and the copy is named “report (2).pdf”, unless --replace, which moves the host item to your desktop trash (never deletes it); a folder is replaced by a file, or a file by a folder, only with --replace-folder.",
+                "副本经由暂存区写出，完成后才出现。目标文件夹中的同名项目会保留，副本命名为“report (2).pdf”，除非使用 --replace：它会把本机上的同名项目移到桌面废纸篓（绝不删除）；只有使用 --replace-folder 时才会用文件替换文件夹或用文件夹替换文件。"),
             examples: ["export report.pdf ~/Desktop"]),
         CommandHelp(
             name: "open", usage: "open host-path…",

@@ -63,16 +63,17 @@ struct ParsedArguments {
         CofferError(.invalidArgument, detail: LocalizedText("unknown option \(flag)", "未知选项 \(flag)")(language))
     }
 
-    /// The conflict policy chosen with `--keep-both` or `--replace`, or `nil` when neither was given.
+    /// The conflict policy chosen with `--keep-both`, `--replace` or `--replace-folder`, or
+    /// `nil` when none was given.
     func chosenConflictPolicy(language: Language) throws(CofferError) -> ConflictPolicy? {
-        switch (flags.contains("keep-both"), flags.contains("replace")) {
-        case (true, true):
-            throw CofferError(.invalidArgument, detail: LocalizedText(
-                "--keep-both and --replace cannot be used together", "--keep-both 和 --replace 不能同时使用")(language))
-        case (true, false): return .keepBoth
-        case (false, true): return .replace
-        case (false, false): return nil
-        }
+        let chosen: [ConflictPolicy] = [("keep-both", .keepBoth), ("replace", .replace), ("replace-folder", .replaceFolder)]
+            .compactMap { flag, policy in flags.contains(flag) ? policy : nil }
+        if chosen.count <= 1 { return chosen.first }
+        // --replace-folder is a replace that may also put a file in a folder's place.
+        if chosen == [.replace, .replaceFolder] { return .replaceFolder }
+        throw CofferError(.invalidArgument, detail: LocalizedText(
+            "--keep-both cannot be used with --replace or --replace-folder",
+            "--keep-both 不能与 --replace 或 --replace-folder 同时使用")(language))
     }
 
     /// What `--keep-both` or `--replace` chose; without either, ask (a person at a

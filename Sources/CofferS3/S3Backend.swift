@@ -194,14 +194,14 @@ public final class S3Backend: StorageBackend {
                         started: S3PartSender?) throws(CofferError) {
         let condition: S3WriteCondition
         if let existing = try client.head(key) {
-            guard conflict == .replace else { throw CofferError(.fileExists, path: path) }
+            guard conflict.replaces else { throw CofferError(.fileExists, path: path) }
             // A replace replaces what was there when the write began: another writer's
             // version, committed meanwhile, is not silently lost.
             guard existing.etag == observed?.etag else { throw CofferError(.fileExists, path: path, detail: "s3-changed") }
             condition = .unchanged(etag: existing.etag)
         } else {
             if try isFolder(path) {
-                guard conflict == .replace else { throw CofferError(.fileExists, path: path) }
+                guard conflict.replaces else { throw CofferError(.fileExists, path: path) }
                 try removeSync(path)
             }
             condition = .absent
@@ -293,7 +293,7 @@ public final class S3Backend: StorageBackend {
             let moving = try self.nodeSync(source)
             try self.requireFolder(destination.parent!, for: destination)
             if (try? self.nodeSync(destination)) != nil {
-                guard conflict == .replace else { throw CofferError(.fileExists, path: destination) }
+                guard conflict.replaces else { throw CofferError(.fileExists, path: destination) }
                 try self.removeSync(destination)
             }
             if moving.kind == .file {

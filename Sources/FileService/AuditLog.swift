@@ -6,7 +6,8 @@ import Synchronization
 /// front end (seed 004's afterword: every bridge call is logged).
 ///
 /// A line is `{"frontEnd", "method", "outcome", "paths", "time"}` with virtual paths only
-/// (never a host path of the container) and the outcome `ok` or the error kind. Lines are
+/// (never a host path of the container) and the outcome `ok` or the error kind, and
+/// `trashed`, the trash IDs of what a replace moved to the trash, when it did. Lines are
 /// appended with `O_APPEND`, one `write` each, so processes sharing a container do not
 /// interleave them. Past `maxBytes` the file is rotated: `audit.jsonl` becomes
 /// `audit.1.jsonl`, which becomes `audit.2.jsonl`, and so on up to `keep` old files.
@@ -23,10 +24,12 @@ public final class AuditLog: Sendable {
     }
 
     /// Appends one entry. Logging never fails an operation: errors are dropped.
-    public func record(frontEnd: String, method: String, paths: [String], outcome: String, at time: Date = Date()) {
-        let entry: [String: Any] = [
+    public func record(frontEnd: String, method: String, paths: [String], outcome: String, trashed: [String] = [],
+                       at time: Date = Date()) {
+        var entry: [String: Any] = [
             "time": Timestamp.iso8601(time), "frontEnd": frontEnd, "method": method, "paths": paths, "outcome": outcome,
         ]
+        if !trashed.isEmpty { entry["trashed"] = trashed }
         guard var line = try? JSONSerialization.data(withJSONObject: entry, options: [.sortedKeys, .withoutEscapingSlashes])
         else { return }
         line.append(UInt8(ascii: "\n"))

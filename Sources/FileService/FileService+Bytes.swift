@@ -112,7 +112,7 @@ extension FileService {
     public func writeFile(_ path: VirtualPath, bytes: [UInt8], conflict: ConflictPolicy) async throws(CofferError) -> FileNode {
         guard !path.isRoot else { throw CofferError(.isADirectory, path: path) }
         let backend = try writableMount(for: path).backend
-        let placed = try await settle(path, conflict: conflict) { target, policy in
+        let placed = try await settle(path, conflict: conflict, arriving: .file) { target, policy in
             let writer = try await backend.makeWrite(at: target)
             do {
                 var offset = 0

@@ -58,7 +58,8 @@ extension FileService {
             do throws(CofferError) {
                 let target = try folder.appending(item.name)
                 var skipped: [ImportSkip] = []
-                let placed = try await settle(target, conflict: conflict) { destination, policy in
+                let arriving = Arrival(isFolder: item.isFolder, movesSource: false)
+                let placed = try await settle(target, conflict: conflict, arriving: arriving) { destination, policy in
                     skipped = try await importer.copy(item, to: backend, at: destination, conflict: policy)
                 }
                 results[index].skipped = skipped
@@ -76,7 +77,8 @@ extension FileService {
     ///
     /// The item is first copied into a fresh stage in `staging:`, then from there into the
     /// host folder, and the stage is removed (seed 000 §5.6). It is never moved: the sandbox
-    /// copy stays. With `.keepBoth` an existing host item keeps its name.
+    /// copy stays. With `.keepBoth` an existing host item keeps its name; a replace moves it
+    /// to the user's desktop trash (``HostTrash``), never deleting it.
     func exportItem(_ path: VirtualPath, toHostDirectory hostDirectory: String, conflict: ConflictPolicy,
                     policy: HostAccessPolicy, progress: ProgressReporter) async throws(CofferError) -> String {
         guard let staging = stagingBackend else { throw CofferError(.unsupported, path: path) }
@@ -94,7 +96,9 @@ extension FileService {
             let staged = stage.appending(trustedName: path.name)
             try await StreamingCopy.copy(from: source, at: path, to: staging, at: staged, conflict: .fail,
                                          progress: progress)
-            let hostPath = try await staging.deliver(staged, to: folder, conflict: conflict, progress: progress)
+            let (hostPath, trashed) = try await staging.deliver(staged, to: folder, conflict: conflict, trash: hostTrash,
+                                                                progress: progress)
+            if let trashed { ReplacedItems.current?.add("desktop:" + trashed) }
             try? await staging.removeStage(stage)
             return hostPath
         } catch {

@@ -67,7 +67,7 @@ extension FileService {
     /// Puts the trashed item `id` back where it was, recreating missing parent folders.
     ///
     /// With `.fail` an item now at that place wins and nothing changes;
-    /// `.keepBoth` restores under a free name (`a (2).txt`); `.replace` first moves the
+    /// `.keepBoth` restores under a free name (`a (2).txt`); a replace first moves the
     /// item in the way to the trash — a restore never deletes anything.
     /// - Returns: where the item now is.
     @discardableResult
@@ -78,16 +78,14 @@ extension FileService {
         if let parent = target.parent, !parent.isRoot {
             try await createFolder(at: parent, intermediates: true)
         }
-        if conflict == .replace, try await exists(target) {
-            try await self.trash(target)
-        }
+        let arriving = Arrival(item.node, moved: true)
         if let (_, keeping, own) = try keepingMount(of: id) {
-            return try await settle(target, conflict: conflict == .keepBoth ? .keepBoth : .fail) { destination, _ in
+            return try await settle(target, conflict: conflict, arriving: arriving) { destination, _ in
                 try await keeping.restoreTrashed(own, to: destination)
             }
         }
         let trash = try requireTrash(nil)
-        return try await settle(target, conflict: conflict == .keepBoth ? .keepBoth : .fail) { destination, policy in
+        return try await settle(target, conflict: conflict, arriving: arriving) { destination, policy in
             try await trash.restore(id, to: destination, in: mount.backend, conflict: policy)
         }
     }

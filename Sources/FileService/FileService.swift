@@ -44,6 +44,8 @@ public actor FileService {
     /// Where thumbnails are cached (`Library/Caches/Thumbnails` in a standard container), or
     /// `nil` for a service that keeps none.
     public nonisolated let thumbnailsPath: String?
+    /// Where an export's replace moves the host item it replaces: the user's desktop trash.
+    nonisolated let hostTrash: HostTrash
     /// Numbers sessions, for their activities and uploads.
     nonisolated let sessionNumbers = Atomic<Int>(0)
 
@@ -57,7 +59,8 @@ public actor FileService {
     public init(mounts: [Mount], trash: TrashBackend? = nil, staging: ExportStagingBackend? = nil,
                 registry: TypeRegistry = .standard, excludedHostFolders: [String] = [],
                 bookmarksPath: String? = nil, uploadsPath: String? = nil, transfersPath: String? = nil,
-                thumbnailsPath: String? = nil, audit: AuditLog? = nil, searchIndex: SearchIndex? = nil, journal: OperationJournal? = nil) {
+                thumbnailsPath: String? = nil, audit: AuditLog? = nil, searchIndex: SearchIndex? = nil, journal: OperationJournal? = nil,
+                hostTrash: HostTrash = HostTrash()) {
         self.mounts = mounts
         self.mountsByName = Dictionary(mounts.map { ($0.name, $0) }, uniquingKeysWith: { first, _ in first })
         self.immediateBackends = mountsByName.compactMapValues { $0.backend as? any ImmediateMetadata }
@@ -71,6 +74,7 @@ public actor FileService {
         self.thumbnailsPath = thumbnailsPath
         self.audit = audit
         self.searchIndex = searchIndex
+        self.hostTrash = hostTrash
     }
 
     /// The mounts of a standard container: `files:` over `Documents/UserFiles`, `trash:`
@@ -323,8 +327,8 @@ public actor FileService {
         let destinationMount = try writableMount(for: destination)
         try Self.checkTransfer(source, to: destination)
         if source == destination { return destination }
-        _ = try await stat(source)
-        let placed = try await settle(destination, conflict: conflict) { target, policy in
+        let moving = try await stat(source)
+        let placed = try await settle(destination, conflict: conflict, arriving: Arrival(moving, moved: true)) { target, policy in
             if sourceMount.name == destinationMount.name {
                 try await sourceMount.backend.moveItem(at: source, to: target, conflict: policy)
             } else {
@@ -345,8 +349,8 @@ public actor FileService {
         let destinationMount = try writableMount(for: destination)
         try Self.checkTransfer(source, to: destination)
         if source == destination && conflict != .keepBoth { throw CofferError(.fileExists, path: destination) }
-        _ = try await stat(source)
-        return try await settle(destination, conflict: conflict) { target, policy in
+        let copied = try await stat(source)
+        return try await settle(destination, conflict: conflict, arriving: Arrival(copied)) { target, policy in
             if sourceMount.name == destinationMount.name {
                 try await sourceMount.backend.copyItem(at: source, to: target, conflict: policy, progress: progress)
             } else {
@@ -364,18 +368,28 @@ public actor FileService {
         }
     }
 
-    /// Runs `operation` at `destination` under `conflict`, settling "keep both" here.
+    /// Runs `operation` at `destination` under `conflict`, settling "keep both" and
+    /// "replace" here, once for every backend.
     ///
-    /// Backends only know `fail` and `replace`. For `keepBoth` the service picks the first
-    /// free name (`x (2).pdf`, `x (3).pdf`…) and asks with `fail`; if another process took
-    /// that name meanwhile, it tries the next one. Every operation that puts an item
-    /// somewhere goes through here, so here is where the search index hears of it.
-    func settle(_ destination: VirtualPath, conflict: ConflictPolicy,
-                        _ operation: (VirtualPath, ConflictPolicy) async throws -> Void) async throws(CofferError) -> VirtualPath {
-        guard conflict == .keepBoth else {
-            try await self.call(destination) { try await operation(destination, conflict) }
+    /// Backends are only ever asked to `fail` on a name taken. For `keepBoth` the service
+    /// picks the first free name (`x (2).pdf`, `x (3).pdf`…) and asks with `fail`; if
+    /// another process took that name meanwhile, it tries the next one. A replace moves the
+    /// item in the way to the trash (``replacing(_:with:policy:_:)``). Every operation that
+    /// puts an item somewhere goes through here, so here is where the search index hears of it.
+    ///
+    /// - Parameter arriving: what the operation puts there, so that a replace can tell a
+    ///   folder from a file.
+    func settle(_ destination: VirtualPath, conflict: ConflictPolicy, arriving: Arrival,
+                _ operation: (VirtualPath, ConflictPolicy) async throws -> Void) async throws(CofferError) -> VirtualPath {
+        switch conflict {
+        case .fail:
+            try await self.call(destination) { try await operation(destination, .fail) }
             await indexChanged([destination])
             return destination
+        case .replace, .replaceFolder:
+            return try await replacing(destination, with: arriving, policy: conflict, operation)
+        case .keepBoth:
+            break
         }
         let placed = try await UniqueName.claim(destination.name) { name async throws(CofferError) -> VirtualPath? in
             let candidate = try destination.replacingName(with: name)

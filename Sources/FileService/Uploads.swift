@@ -178,7 +178,7 @@ extension FileService {
         let source = registry.backend
         let placed: Result<VirtualPath, CofferError>
         do throws(CofferError) {
-            placed = .success(try await settle(destination, conflict: conflict) { target, policy in
+            placed = .success(try await settle(destination, conflict: conflict, arriving: .file) { target, policy in
                 // A local destination on the cache's disk takes the file by a rename; any other, by a copy.
                 if let local = destinationBackend as? LocalSandboxBackend,
                    try await local.adoptItem(from: source, at: temporary, to: target, conflict: policy) {

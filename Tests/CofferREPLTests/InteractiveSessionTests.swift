@@ -159,8 +159,8 @@ struct TrashCommandTests {
         #expect(directory.contents("Documents/UserFiles/y/r.txt") == "2")
         directory.make(["Documents/UserFiles/x/r.txt": "new"])
         let asked = Asked()
-        interpreter.session.conflictQuestion = { path in
-            asked.paths.withLock { $0.append(path) }
+        interpreter.session.conflictQuestion = { conflict in
+            asked.paths.withLock { $0.append(conflict.destination) }
             return .keepBoth
         }
         #expect(await interpreter.run(line: "restore r.txt") == .success)

@@ -67,8 +67,8 @@ struct SessionTests {
                                                                                conflict: .ask)))
         #expect(unasked?.kind == .fileExists)
         let asked = Asked()
-        session.conflictQuestion = { destination in
-            asked.paths.withLock { $0.append(destination) }
+        session.conflictQuestion = { conflict in
+            asked.paths.withLock { $0.append(conflict.destination) }
             return .keepBoth
         }
         let display = CountingDisplay()

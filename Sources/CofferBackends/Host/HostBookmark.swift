@@ -97,9 +97,27 @@ extension HostBookmark {
 }
 
 /// A descriptor that can be let go of once, by whoever holds the grant.
+///
+/// Its locking is kept out of line (`@inline(never)`). Inlined into the async function that
+/// awaits the grant's body, an optimised build locked the mutex with the thread before the
+/// `await` and unlocked it from the thread after it, stopping with “Call to unlock Mutex on
+/// a thread which hasn't acquired the lock” (issue 30); the release-build end-to-end tests
+/// run this path.
 private final class ManagedDescriptor: Sendable {
     private let state: Mutex<Descriptor?>
     init(_ descriptor: Descriptor) { state = Mutex(descriptor) }
-    var current: Descriptor? { state.withLock { $0 } }
-    func release() { state.withLock { $0 = nil } }
+
+    var current: Descriptor? {
+        @inline(never) get { state.withLock { $0 } }
+    }
+
+    @inline(never)
+    func release() {
+        // Taken out under the lock, closed (its last reference gone) after it.
+        let released = state.withLock { held -> Descriptor? in
+            defer { held = nil }
+            return held
+        }
+        withExtendedLifetime(released) {}
+    }
 }

@@ -1,3 +1,4 @@
+import CCofferSystem
 import CofferCore
 #if canImport(Glibc)
 import CofferRuntime
@@ -10,10 +11,13 @@ extension ExportStagingBackend {
     ///
     /// The copy is built under a hidden temporary name in the host folder and renamed into
     /// place with `RENAME_NOREPLACE`; with `.keepBoth` the first free name is taken
-    /// (`report (2).pdf`), with `.replace` an existing item is swapped out atomically. A
+    /// (`report (2).pdf`); a replace moves the existing host item to the user's desktop
+    /// trash (``HostTrash``) once the copy is complete, and puts the copy in its place — a
+    /// folder only in a folder's place, and a file in a file's, unless `.replaceFolder`. A
     /// failed or cancelled copy leaves nothing in the host folder.
-    public func deliver(_ item: VirtualPath, to folder: HostItem, conflict: ConflictPolicy,
-                        progress: ProgressReporter) async throws(CofferError) -> String {
+    /// - Returns: the host path written, and the ID in the desktop trash of what it replaced.
+    public func deliver(_ item: VirtualPath, to folder: HostItem, conflict: ConflictPolicy, trash: HostTrash,
+                        progress: ProgressReporter) async throws(CofferError) -> (path: String, trashed: String?) {
         guard folder.isFolder else { throw CofferError(.notADirectory, detail: folder.name) }
         local.journal?.notePartials(inFolder: [], below: folder.path)
         return try await BlockingIO.run { cancellation throws(CofferError) in
@@ -23,8 +27,9 @@ extension ExportStagingBackend {
             do throws(CofferError) {
                 try copier.copyEntry(item.name, from: stage, to: temporary, in: folder.descriptor)
                 try cancellation.check(item)
-                let name = try Self.place(temporary, as: item.name, in: folder.descriptor, conflict: conflict, path: item)
-                return folder.path == "/" ? "/" + name : folder.path + "/" + name
+                let (name, trashed) = try Self.place(temporary, as: item.name, in: folder, conflict: conflict,
+                                                     trash: trash, path: item)
+                return (folder.path == "/" ? "/" + name : folder.path + "/" + name, trashed)
             } catch {
                 try? RemoveTree.remove(temporary, in: folder.descriptor, path: item)
                 throw error
@@ -32,22 +37,51 @@ extension ExportStagingBackend {
         }
     }
 
-    /// Renames `temporary` to `name` or, for keep-both, to the first free variant of it.
-    private static func place(_ temporary: String, as name: String, in folder: Descriptor, conflict: ConflictPolicy,
-                              path: VirtualPath) throws(CofferError) -> String {
-        guard conflict == .keepBoth else {
-            try Placement.place(temporary, as: name, in: folder, conflict: conflict, path: path)
-            return name
-        }
-        let placed = try UniqueName.claim(name) { candidate throws(CofferError) -> String? in
-            do throws(CofferError) {
-                try Placement.place(temporary, as: candidate, in: folder, conflict: .fail, path: path)
-                return candidate
-            } catch where error.kind == .fileExists {
-                return nil
+    /// Renames `temporary` to `name` or, for keep-both, to the first free variant of it;
+    /// for a replace, first moves what holds `name` to the desktop trash.
+    private static func place(_ temporary: String, as name: String, in folder: HostItem, conflict: ConflictPolicy,
+                              trash: HostTrash, path: VirtualPath) throws(CofferError) -> (String, trashed: String?) {
+        let descriptor = folder.descriptor
+        switch conflict {
+        case .fail:
+            try Placement.place(temporary, as: name, in: descriptor, conflict: .fail, path: path)
+            return (name, nil)
+        case .replace, .replaceFolder:
+            // Another program may take the name between the look and the rename: look again.
+            for _ in 0..<3 {
+                var existing = coffer_stat()
+                guard coffer_statx(descriptor.raw, name, &existing) == 0 else {
+                    do throws(CofferError) {
+                        try Placement.place(temporary, as: name, in: descriptor, conflict: .fail, path: path)
+                        return (name, nil)
+                    } catch where error.kind == .fileExists {
+                        continue
+                    }
+                }
+                var arriving = coffer_stat()
+                guard coffer_statx(descriptor.raw, temporary, &arriving) == 0 else {
+                    throw CofferError.lastSystemError("statx", path: path)
+                }
+                let existingIsFolder = FileMode(existing.mode) == .directory
+                if existingIsFolder != (FileMode(arriving.mode) == .directory) && conflict != .replaceFolder {
+                    throw CofferError(.fileExists, path: path, detail: existingIsFolder ? "folder-in-the-way" : "file-in-the-way")
+                }
+                let (_, id) = try trash.put(name, in: folder)
+                try Placement.place(temporary, as: name, in: descriptor, conflict: .fail, path: path)
+                return (name, id)
             }
+            throw CofferError(.fileExists, path: path)
+        case .keepBoth:
+            let placed = try UniqueName.claim(name) { candidate throws(CofferError) -> String? in
+                do throws(CofferError) {
+                    try Placement.place(temporary, as: candidate, in: descriptor, conflict: .fail, path: path)
+                    return candidate
+                } catch where error.kind == .fileExists {
+                    return nil
+                }
+            }
+            guard let placed else { throw CofferError(.fileExists, path: path) }
+            return (placed, nil)
         }
-        guard let placed else { throw CofferError(.fileExists, path: path) }
-        return placed
     }
 }

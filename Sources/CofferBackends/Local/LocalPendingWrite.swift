@@ -132,7 +132,7 @@ enum Placement {
         if code == ENOSYS || code == EINVAL {
             // No renameat2 here: check, then rename (not race-free; only on old kernels).
             var info = coffer_stat()
-            if coffer_statx(folder.raw, final, &info) == 0 && conflict != .replace {
+            if coffer_statx(folder.raw, final, &info) == 0 && !conflict.replaces {
                 throw CofferError(.fileExists, path: path)
             }
             guard renameat(sourceFolder.raw, source, folder.raw, final) == 0 else {
@@ -140,7 +140,7 @@ enum Placement {
             }
             return
         }
-        guard code == EEXIST, conflict == .replace else {
+        guard code == EEXIST, conflict.replaces else {
             throw CofferError.system(code, "renameat2", path: path)
         }
         let excluded = BackupExclusion.isExcluded(in: folder, name: final)

@@ -61,7 +61,21 @@ extension TrashBackend {
     }
 
     private func rename(_ name: String, in parent: Int32, path: VirtualPath, date: Date) throws(CofferError) -> TrashItem? {
-        let info = TrashInfo(path: hostPath(for: path), deletionDate: date, virtualPath: path)
+        try rename(name, in: parent, info: TrashInfo(path: hostPath(for: path), deletionDate: date, virtualPath: path),
+                   path: path, date: date)
+    }
+
+    /// Moves a host item — `name` in the folder `parent`, which is `hostPath` — into this
+    /// trash (the user's desktop trash, for what an export replaces): its information first,
+    /// then the item by a rename. Returns its ID here; `nil` when it is on another file system.
+    public func putHostItem(named name: String, in parent: Int32, hostPath: String) throws(CofferError) -> String? {
+        let info = TrashInfo(path: hostPath, deletionDate: Date(), virtualPath: nil)
+        let label = (try? VirtualPath.root().appending(name)) ?? VirtualPath.root()
+        return try rename(name, in: parent, info: info, path: label, date: info.deletionDate ?? Date())?.id
+    }
+
+    private func rename(_ name: String, in parent: Int32, info: TrashInfo, path: VirtualPath,
+                        date: Date) throws(CofferError) -> TrashItem? {
         var existing = coffer_stat()
         guard coffer_statx(parent, name, &existing) == 0 else {
             throw CofferError.lastSystemError("statx", path: path)

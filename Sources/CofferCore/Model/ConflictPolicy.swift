@@ -4,6 +4,13 @@ public enum ConflictPolicy: String, Sendable, Hashable, Codable, CaseIterable {
     case fail
     /// Pick a free name such as `report (2).pdf`, keeping every extension.
     case keepBoth
-    /// Replace the existing item, atomically where the backend can.
+    /// Put the new item in the old one's place; the old one goes to the trash, restorable.
+    /// Only an item of the same sort is replaced: a folder by a folder, a file by a file.
     case replace
+    /// As ``replace``, and also a folder by a file or a file by a folder: what the caller
+    /// asks for only when it has been told what is there (`--replace-folder`, `replaceFolder`).
+    case replaceFolder
+
+    /// Whether the existing item makes way (to the trash).
+    public var replaces: Bool { self == .replace || self == .replaceFolder }
 }

@@ -27,7 +27,8 @@ struct WriteFileTool: MCPTool {
             }
             node = try await context.perform(AppendToFile(path, bytes: bytes))
         } else {
-            let conflict = try arguments.conflict(default: .replace)
+            // A folder in the way is never replaced by a text: write_file takes no replaceFolder.
+            let conflict = try arguments.conflict(default: .replace, replacingFolders: false)
             node = try await context.perform(WriteFile(path, bytes: bytes, conflict: .policy(conflict)))
         }
         return ToolOutput(text: "Successfully wrote to \(context.paths.display(node.path, style))",

@@ -1,5 +1,6 @@
 import CofferCore
 import CofferRuntime
+import FileService
 import Foundation
 #if canImport(Glibc)
 import Glibc
@@ -46,8 +47,8 @@ public final class InteractiveSession {
     /// or 143/129 after SIGTERM/SIGHUP.
     public func run() async -> Int32 {
         let session = interpreter.session
-        session.conflictQuestion = { [editor, session] path in
-            await Self.ask(about: path, editor: editor, language: session.language)
+        session.conflictQuestion = { [editor, session] conflict in
+            await Self.ask(about: conflict, editor: editor, language: session.language)
         }
         interpreter.confirm = { [editor] question in
             await Self.confirm(question, editor: editor)
@@ -105,17 +106,39 @@ public final class InteractiveSession {
         historyFile?.append(entry)
     }
 
-    /// Asks what to do about a name that is taken. An empty answer, Ctrl-C or Ctrl-D cancel.
-    static func ask(about path: VirtualPath, editor: any LineEditor, language: Language) async -> ConflictPolicy? {
-        let folder = path.parent?.description ?? path.mount + ":/"
+    /// Asks what to do about a name that is taken, saying what is there. An empty answer,
+    /// Ctrl-C or Ctrl-D cancel. Told what is there, “replace” may put a file in a folder's
+    /// place and the other way round (``ConflictPolicy/replaceFolder``).
+    static func ask(about conflict: NameConflict, editor: any LineEditor, language: Language) async -> ConflictPolicy? {
         let question = LocalizedText(
-            "“\(path.name)” already exists in \(folder). Replace it, keep both, or cancel? [r/k/C] ",
-            "“\(path.name)” 已存在于 \(folder)。替换、保留两者，还是取消？[r/k/C] ")(language)
+            "\(describe(conflict, in: .english)) Replace it (it goes to the trash), keep both, or cancel? [r/k/C] ",
+            "\(describe(conflict, in: .simplifiedChinese)) 替换（原项目移到废纸篓）、保留两者，还是取消？[r/k/C] ")(language)
         while true {
             guard case .line(let answer) = await editor.readLine(prompt: question, completion: nil, interruptible: true)
             else { return nil }
-            if let choice = ConflictAnswer(answer) { return choice.policy }
+            if let choice = ConflictAnswer(answer) { return choice.policy == .replace ? .replaceFolder : choice.policy }
         }
+    }
+
+    /// “notes.txt” (a file, 12 KB) is already in files:/Docs.
+    static func describe(_ conflict: NameConflict, in language: Language) -> String {
+        let path = conflict.destination
+        let folder = path.parent?.description ?? path.mount + ":/"
+        let what: LocalizedText
+        switch (conflict.existing, conflict.contents) {
+        case (let node?, let usage?) where node.kind != .file:
+            let count = usage.files + usage.folders
+            what = LocalizedText("a folder with \(count) item\(count == 1 ? "" : "s"), \(Formatting.size(usage.bytes))",
+                                 "文件夹，含 \(count) 个项目，\(Formatting.size(usage.bytes))")
+        case (let node?, _) where node.kind != .file:
+            what = LocalizedText("a folder", "文件夹")
+        case (let node?, _):
+            what = LocalizedText("a file, \(Formatting.size(node.size))", "文件，\(Formatting.size(node.size))")
+        case (nil, _):
+            what = LocalizedText("an item", "项目")
+        }
+        return LocalizedText("“\(path.name)” (\(what(.english))) already exists in \(folder).",
+                             "“\(path.name)”（\(what(.simplifiedChinese))）已存在于 \(folder)。")(language)
     }
 }
 

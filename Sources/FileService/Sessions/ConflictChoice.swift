@@ -15,5 +15,30 @@ public enum ConflictChoice: Sendable, Hashable {
 }
 
 /// Asked when a name is taken under ``ConflictChoice/ask``: the policy to try again with,
-/// or `nil` to cancel.
-public typealias ConflictQuestion = @Sendable (_ destination: VirtualPath) async -> ConflictPolicy?
+/// or `nil` to cancel. It is told what is in the way, so that whoever answers knows what a
+/// replace would move to the trash.
+public typealias ConflictQuestion = @Sendable (_ conflict: NameConflict) async -> ConflictPolicy?
+
+/// A name found taken: where, and what is there.
+public struct NameConflict: Sendable {
+    /// The name asked for.
+    public var destination: VirtualPath
+    /// What is there now; `nil` when it could not be read (gone again, say).
+    public var existing: FileNode?
+    /// For a folder, what it holds (all levels); `nil` for a file or when it could not be measured.
+    public var contents: DiskUsage?
+
+    public init(destination: VirtualPath, existing: FileNode? = nil, contents: DiskUsage? = nil) {
+        self.destination = destination
+        self.existing = existing
+        self.contents = contents
+    }
+
+    /// What is at `destination` now, measured through `service`.
+    static func found(at destination: VirtualPath, in service: FileService) async -> NameConflict {
+        let existing = try? await service.stat(destination)
+        var contents: DiskUsage?
+        if let existing, existing.kind != .file { contents = try? await service.diskUsage(destination) }
+        return NameConflict(destination: destination, existing: existing, contents: contents)
+    }
+}

@@ -48,6 +48,8 @@ public struct AuditRecord: Sendable, Hashable {
     public var paths: [String]
     /// `ok`, or the error's kind.
     public var outcome: String
+    /// The trash IDs of what the operation's replaces moved to the trash.
+    public var trashed: [String] = []
 
     public init(paths: [String], outcome: String) {
         self.paths = paths
@@ -103,7 +105,8 @@ public struct OperationContext: Sendable {
                 return try await withProgress { reporter throws(CofferError) in try await attempt(policy, reporter) }
             } catch where error.kind == .fileExists && choice == .ask && policy == .fail {
                 guard let question = session.conflictQuestion else { throw error }
-                guard let answer = await question(destination) else { throw CofferError(.cancelled, path: destination) }
+                guard let answer = await question(await NameConflict.found(at: destination, in: service))
+                else { throw CofferError(.cancelled, path: destination) }
                 policy = answer
             }
         }

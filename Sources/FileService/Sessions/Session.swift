@@ -94,13 +94,21 @@ public final class Session: Sendable {
         }
         let context = OperationContext(session: self, progress: progress)
         guard Operation.changesFiles else { return try await made.run(in: context) }
-        let outcome: Result<Operation.Output, CofferError>
-        do {
-            outcome = .success(try await made.run(in: context))
-        } catch {
-            outcome = .failure(error)
+        let replaced = ReplacedItems()
+        let outcome: Result<Operation.Output, CofferError> = await ReplacedItems.$current.withValue(replaced) {
+            do throws(CofferError) {
+                return .success(try await made.run(in: context))
+            } catch {
+                return .failure(error)
+            }
         }
-        record(Operation.self, made.auditRecords(for: outcome))
+        var records = made.auditRecords(for: outcome)
+        let trashed = replaced.trashed
+        if !trashed.isEmpty, !records.isEmpty {
+            // What the replaces moved to the trash, on the first record: one line names it all.
+            records[0].trashed = trashed
+        }
+        record(Operation.self, records)
         return try outcome.get()
     }
 
@@ -123,7 +131,8 @@ public final class Session: Sendable {
     private func record<Operation: FileOperation>(_ operation: Operation.Type, _ records: [AuditRecord]) {
         guard let audit = service.audit else { return }
         for record in records {
-            audit.record(frontEnd: frontEnd, method: Operation.name, paths: record.paths, outcome: record.outcome)
+            audit.record(frontEnd: frontEnd, method: Operation.name, paths: record.paths, outcome: record.outcome,
+                         trashed: record.trashed)
         }
     }
 
