@@ -134,7 +134,7 @@ let package = Package(
         ),
         .testTarget(
             name: "FileServiceTests",
-            dependencies: ["FileService", "CofferBackends", "CofferCore", "CofferTestSupport"]
+            dependencies: ["FileService", "CofferBackends", "CofferCore", "CofferRuntime", "CofferTestSupport"]
         ),
         .testTarget(
             name: "CustomBackendExampleTests",

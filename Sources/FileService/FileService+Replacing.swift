@@ -72,7 +72,7 @@ extension FileService {
             }
             try Self.checkReplacing(existing, with: arriving, policy: policy, at: destination)
             if !arriving.movesSource && backend.capabilities.contains(.atomicMove) {
-                let staging = try destination.replacingName(with: PartialName.make())
+                let staging = (destination.parent ?? .root(of: destination.mount)).appending(trustedName: PartialName.make())
                 try await self.call(destination) { try await operation(staging, .fail) }
                 do throws(CofferError) {
                     let trashed = try await trashReplaced(destination)

@@ -84,7 +84,7 @@ public actor FileService {
     /// search index of `files:` in `Library/Caches/SearchIndex`; the host bridge never
     /// reaches into the container itself, whatever a session's host access allows.
     public static func standard(container: Container, registry: TypeRegistry = .standard,
-                                extraMounts: [Mount] = []) throws(CofferError) -> FileService {
+                                extraMounts: [Mount] = [], hostTrash: HostTrash = HostTrash()) throws(CofferError) -> FileService {
         let journal = container.journal
         // A root that cannot be opened (a folder at mode 000) is named by its mount.
         func opening<Backend>(_ mount: String, _ open: () throws(CofferError) -> Backend) throws(CofferError) -> Backend {
@@ -113,7 +113,7 @@ public actor FileService {
            audit: AuditLog(path: container.appDataPath + "/logs/audit.jsonl"),
            searchIndex: SearchIndex(databasePath: container.searchIndexPath + "/index.sqlite",
                                     mount: VirtualPath.defaultMount, backend: files, registry: registry),
-           journal: journal)
+           journal: journal, hostTrash: hostTrash)
     }
 
     /// The mount named in `path`.

@@ -46,8 +46,11 @@ struct CommandInterpreterTests {
         #expect(directory.contents("Documents/UserFiles/Download/a (2).txt") == "A")
         #expect(await interpreter.run(line: "mv --replace a.txt Download") == .success)
         #expect(directory.contents("Documents/UserFiles/Download/a.txt") == "A")
+        // What --replace displaced is in the trash, and --replace-folder goes with --replace.
+        #expect(await interpreter.run(line: "trash") == .success)
+        #expect(output.text.contains("files:/Download/a.txt"))
         #expect(await interpreter.run(line: "cp --keep-both --replace x y") == .failure)
-        #expect(errors.text.contains("cannot be used together"))
+        #expect(errors.text.contains("--keep-both cannot be used with --replace or --replace-folder"))
     }
 
     @Test func copyingAFolderNeedsR() async throws {
@@ -107,7 +110,7 @@ struct CommandInterpreterTests {
 
     @Test func helpForOneCommandInBothLanguages() async throws {
         #expect(await interpreter.run(line: "help cp") == .success)
-        #expect(output.text.hasPrefix("Usage: cp [-r] [--keep-both|--replace] source… destination\n"))
+        #expect(output.text.hasPrefix("Usage: cp [-r] [--keep-both|--replace|--replace-folder] source… destination\n"))
         #expect(output.text.contains("Examples:\n  cp report.pdf Download\n"))
         interpreter.language = .simplifiedChinese
         #expect(await interpreter.run(line: "help cp") == .success)

@@ -48,9 +48,11 @@ struct FileServiceTests {
         }
         #expect(directory.contents("files/report.pdf") == "r1")
         #expect(directory.contents("files/b.txt") == "b")
-        try await service.rename(try path("/b.txt"), to: "report.pdf", conflict: .replace)
-        #expect(directory.contents("files/report.pdf") == "b")
-        #expect(!directory.exists("files/b.txt"))
+        // A service without a trash has nowhere to put what a replace displaces: it refuses.
+        let refused = await thrownError(of: try await service.rename(try path("/b.txt"), to: "report.pdf", conflict: .replace))
+        #expect(refused?.kind == .unsupported)
+        #expect(directory.contents("files/report.pdf") == "r1")
+        #expect(directory.contents("files/b.txt") == "b")
     }
 
     @Test func destinationsFollowShellRulesOrGoIntoAFolder() async throws {

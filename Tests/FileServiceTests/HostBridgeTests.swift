@@ -1,5 +1,6 @@
 import CofferBackends
 import CofferCore
+import CofferRuntime
 import CofferTestSupport
 import FileService
 import Foundation
@@ -25,7 +26,9 @@ struct HostFixture {
     init(_ label: String) async throws {
         directory = TemporaryDirectory(label)
         container = try await Container.open(at: directory.url("c"))
-        service = try FileService.standard(container: container)
+        // What an export replaces goes to the desktop trash of a scratch home, not the tester's.
+        let home = BaseDirectories(environment: ["HOME": directory.url("home")])
+        service = try FileService.standard(container: container, hostTrash: HostTrash(directories: home))
         session = try service.openSession(SessionOptions(frontEnd: "test", hostAccess: .anywhere))
         try FileManager.default.createDirectory(atPath: directory.url("host"), withIntermediateDirectories: true)
     }
@@ -225,6 +228,32 @@ struct HostBridgeTests {
         #expect(directory.contents("host/Out/report.txt") == "v2")
         #expect(directory.names("host/Out") == ["Folder", "report (2).txt", "report.txt"])
         #expect(directory.names("c/Documents/ExportTemp").isEmpty)
+        // What it replaced is in the desktop trash, not deleted.
+        #expect(directory.contents("home/.local/share/Trash/files/report.txt") == "v1")
+        let info = directory.contents("home/.local/share/Trash/info/report.txt.trashinfo") ?? ""
+        #expect(info.contains("Path=\(realpath(host("Out"), nil).map { String(cString: $0) } ?? "")/report.txt\n"))
+    }
+
+    @Test func exportReplacingNeverDeletesAndKeepsFoldersAndFilesApart() async throws {
+        directory.make([user("Reports/new.txt"): "ours", user("photo.jpg"): "jpeg",
+                        "host/Desktop/Reports/theirs.txt": "the user's own", "host/Desktop/photo.jpg/inside.txt": "kept"])
+        // A folder replaces a folder: the user's own folder goes whole to the desktop trash.
+        _ = try await session.perform(ExportItem(try path("/Reports"), toHostFolder: host("Desktop"), conflict: .replace))
+        #expect(directory.names("host/Desktop/Reports") == ["new.txt"])
+        #expect(directory.contents("home/.local/share/Trash/files/Reports/theirs.txt") == "the user's own")
+        // A file never replaces a host folder unless asked.
+        let refused = await thrownError(of: try await session.perform(
+            ExportItem(try path("/photo.jpg"), toHostFolder: host("Desktop"), conflict: .replace)))
+        #expect(refused?.detail == "folder-in-the-way")
+        #expect(directory.contents("host/Desktop/photo.jpg/inside.txt") == "kept")
+        #expect(directory.names("host/Desktop").allSatisfy { !$0.hasPrefix(".coffer-partial-") })
+        _ = try await session.perform(ExportItem(try path("/photo.jpg"), toHostFolder: host("Desktop"), conflict: .replaceFolder))
+        #expect(directory.contents("host/Desktop/photo.jpg") == "jpeg")
+        #expect(directory.contents("home/.local/share/Trash/files/photo.jpg/inside.txt") == "kept")
+        // The audit entries name what went to the desktop trash.
+        let log = directory.contents("c/Library/Application Support/AppData/logs/audit.jsonl") ?? ""
+        #expect(log.contains(#""trashed":["desktop:Reports"]"#))
+        #expect(log.contains(#""trashed":["desktop:photo.jpg"]"#))
     }
 
     @Test func exportFailuresNameTheSandboxItemAndLeaveNothing() async throws {

@@ -25,7 +25,9 @@ public struct HostTrash: Sendable {
     /// - Throws: when no trash on the item's file system can be used; the item stays.
     func put(_ name: String, in folder: HostItem) throws(CofferError) -> (trash: String, id: String) {
         let hostPath = folder.path == "/" ? "/" + name : folder.path + "/" + name
-        for candidate in try candidates(forDevice: folder.info.device, folderPath: folder.path) {
+        var info = stat()
+        guard fstat(folder.descriptor.raw, &info) == 0 else { throw CofferError.lastSystemError("fstat", path: nil) }
+        for candidate in try candidates(forDevice: UInt64(info.st_dev), folderPath: folder.path) {
             guard let trash = try? TrashBackend(path: candidate, mountName: "host-trash") else { continue }
             if let id = try trash.putHostItem(named: name, in: folder.descriptor.raw, hostPath: hostPath) {
                 return (candidate, id)

@@ -12,6 +12,7 @@ public enum ConflictChoice: Sendable, Hashable {
     public static let fail = ConflictChoice.policy(.fail)
     public static let keepBoth = ConflictChoice.policy(.keepBoth)
     public static let replace = ConflictChoice.policy(.replace)
+    public static let replaceFolder = ConflictChoice.policy(.replaceFolder)
 }
 
 /// Asked when a name is taken under ``ConflictChoice/ask``: the policy to try again with,
