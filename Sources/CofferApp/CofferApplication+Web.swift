@@ -14,6 +14,15 @@ extension CofferApplication {
         configuration.address = options.webAddress
         configuration.port = options.webPort
         configuration.newToken = options.newToken
+        // Every address at once cannot work: the page answers only to the host it is addressed
+        // by (DNS rebinding), so one address must be named (Decisions.md).
+        if ["0.0.0.0", "::", "[::]"].contains(options.webAddress) {
+            errors.line(LocalizedText(
+                "\(name) serve: --address \(options.webAddress) means every address, but the page answers only to the one it is opened at; name this machine's address on the network you serve (for example --address 192.168.1.20), or leave --address out for 127.0.0.1.",
+                "\(name) serve：--address \(options.webAddress) 表示所有地址，但页面只响应打开它时所用的那个地址；请指定本机在所服务网络上的地址（例如 --address 192.168.1.20），或省略 --address 以使用 127.0.0.1。")(options.language))
+            errors.flush()
+            return 2
+        }
         if !["127.0.0.1", "localhost", "::1"].contains(options.webAddress) {
             errors.line(LocalizedText(
                 "\(name): warning: serving on \(options.webAddress): anyone who can reach it and has the address with its token can change your files.",

@@ -3,8 +3,8 @@ import CofferCore
 extension MessageHints {
     /// What the REPL suggests, naming its own commands, where Core's hint is general.
     public static let repl = MessageHints([
-        .isADirectory: LocalizedText("Pick a file inside it, or use the folder form of the command (for example cp -r).",
-                                     "请选择其中的文件，或使用文件夹形式的命令（例如 cp -r）。"),
+        .isADirectory: LocalizedText("Pick a file inside it (ls lists what it holds); cp and export take folders with -r and as they are.",
+                                     "请选择其中的文件（ls 可列出其内容）；cp 加 -r、export 直接即可处理文件夹。"),
         .unsupported: LocalizedText("Links, pipes and devices are listed but never opened; binary files are shown with info.",
                                     "链接、管道和设备文件只会被列出，不会被打开；二进制文件请用 info 查看。"),
         .unknownMount: LocalizedText("Run “mounts” to see the mounts there are.", "运行“mounts”查看现有挂载点。"),

@@ -148,7 +148,11 @@ struct InteractiveEndToEndTests {
         let session = try start()
         try session.type("cp a.txt Download")
         try session.press("Enter")
-        try session.waitForLastLine("“a.txt” already exists in files:/Download. Replace it, keep both, or cancel? [r/k/C]")
+        // The question says what is there and where a replace puts it (it wraps on the screen).
+        try session.wait { $0.filter { !$0.isWhitespace }.hasSuffix("[r/k/C]") }
+        let asked = session.screen().filter { !$0.isWhitespace }
+        let question = "“a.txt” (a file, 3 B) already exists in files:/Download. Replace it (it goes to the trash), keep both, or cancel? [r/k/C]"
+        #expect(asked.contains(question.filter { !$0.isWhitespace }), "\(asked)")
         try session.type("k")
         try session.press("Enter")
         try session.waitForLastLine("files:/>")
@@ -156,7 +160,7 @@ struct InteractiveEndToEndTests {
 
         try session.type("mv a.txt Download")
         try session.press("Enter")
-        try session.wait { $0.hasSuffix("[r/k/C]") }
+        try session.wait { $0.filter { !$0.isWhitespace }.hasSuffix("[r/k/C]") }
         try session.press("Enter")  // the default is to cancel
         try session.waitForLastLine("files:/>")
         #expect(session.screen().contains("was cancelled"))

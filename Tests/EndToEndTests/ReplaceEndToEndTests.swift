@@ -1,0 +1,141 @@
+import CofferTestSupport
+import Foundation
+import Testing
+
+/// Issue 30 through the built binary (CI runs these against the release build as well): a
+/// replace never deletes from any front end, a folder is never replaced by a file unless
+/// asked, a kill in the middle leaves the old item or the new one, and reading a bookmark
+/// does not crash.
+@Suite struct ReplaceEndToEndTests {
+    let directory = TemporaryDirectory("e2e-replace")
+    var container: String { directory.url("container") }
+    func user(_ relative: String) -> String { "container/Documents/UserFiles/" + relative }
+
+    func coffer(_ commands: String, home: String? = nil) throws -> CofferBinary.Result {
+        var environment: [String: String] = [:]
+        if let home { environment = ["HOME": home, "XDG_DATA_HOME": home + "/.local/share"] }
+        return try CofferBinary.run(["--container", container, "--lang", "en", "-c", commands], environment: environment)
+    }
+
+    @Test func theREPLReplacesIntoTheTrashAndRestores() throws {
+        _ = try coffer("mkdir X")
+        directory.make([user("a.txt"): "new", user("X/a.txt"): "old", user("Album/1.jpg"): "1", user("Album/2.jpg"): "2",
+                        user("Shelf/Album"): "a file named Album"])
+        #expect(try coffer("cp --replace a.txt X").status == 0)
+        #expect(directory.contents(user("X/a.txt")) == "new")
+        // A folder is not replaced by a file, and the message says so.
+        let refused = try coffer("cp --replace Shelf/Album .")
+        #expect(refused.status != 0)
+        #expect(refused.errors.contains("“files:/Album” is a folder"), "\(refused.errors)")
+        #expect(directory.contents(user("Album/2.jpg")) == "2")
+        #expect(try coffer("cp --replace-folder Shelf/Album .").status == 0)
+        #expect(directory.contents(user("Album")) == "a file named Album")
+        let listed = try coffer("trash")
+        #expect(listed.output.contains("files:/X/a.txt") && listed.output.contains("files:/Album"), "\(listed.output)")
+        #expect(try coffer("restore --replace-folder Album").status == 0)
+        #expect(directory.contents(user("Album/1.jpg")) == "1")
+        #expect(try coffer("restore --replace a.txt").status == 0)
+        #expect(directory.contents(user("X/a.txt")) == "old")
+    }
+
+    @Test func rpcWriteReplacesIntoTheTrashAndNeverOverAFolder() throws {
+        directory.make([user("notes.txt"): "old notes", user("Album/1.jpg"): "1"])
+        let rpc = try RPCProcess(container: container)
+        try rpc.initialize()
+        #expect(result(try rpc.call("files/write", ["path": "/notes.txt", "data": "new", "conflict": "replace"])) != nil)
+        let refused = try rpc.call("files/write", ["path": "/Album", "data": "oops", "conflict": "replace"])
+        #expect(errorKind(refused) == "fileExists")
+        #expect(directory.contents(user("Album/1.jpg")) == "1")
+        let items = try #require(result(try rpc.call("trash/list"))?["items"] as? [[String: Any]])
+        let trashID = try #require(items.first?["trashId"] as? String)
+        #expect(result(try rpc.call("trash/restore", ["trashId": trashID, "conflict": "replace"])) != nil)
+        #expect(directory.contents(user("notes.txt")) == "old notes")
+        rpc.closeInput()
+        _ = try rpc.waitForExit()
+    }
+
+    @Test func mcpWriteFileRefusesAFolderAndTrashesAFile() async throws {
+        directory.make([user("Album/1.jpg"): "1", user("Album/2.jpg"): "2", user("Album/3.jpg"): "3", user("Album/4.jpg"): "4",
+                        user("a.txt"): "old"])
+        let mcp = try RPCProcess(container: container, command: "mcp")
+        _ = try await mcp.awaitCall("initialize", ["protocolVersion": "2025-11-25", "capabilities": [String: Any](),
+                                                   "clientInfo": ["name": "tests", "version": "1"]])
+        mcp.notify("notifications/initialized")
+        let onFolder = try #require(result(try await mcp.awaitCall("tools/call", ["name": "write_file",
+                                                                                  "arguments": ["path": "Album", "content": "oops"]])))
+        #expect(onFolder["isError"] as? Bool == true)
+        #expect(directory.names(user("Album")).count == 4)
+        let folderFlag = try #require(result(try await mcp.awaitCall("tools/call", ["name": "write_file", "arguments": [
+            "path": "Album", "content": "oops", "conflict": "replaceFolder"]])))
+        #expect(folderFlag["isError"] as? Bool == true)
+        #expect(directory.names(user("Album")).count == 4)
+        let onFile = try #require(result(try await mcp.awaitCall("tools/call", ["name": "write_file",
+                                                                                "arguments": ["path": "a.txt", "content": "new"]])))
+        #expect(onFile["isError"] as? Bool != true)
+        #expect(directory.contents(user("a.txt")) == "new")
+        #expect(directory.contents("container/Library/Trash/files/a.txt") == "old")
+        let audit = directory.contents("container/Library/Application Support/AppData/logs/audit.jsonl") ?? ""
+        #expect(audit.contains(#""trashed":["a.txt"]"#), "\(audit)")
+        mcp.closeInput()
+        _ = try mcp.waitForExit()
+    }
+
+    @Test func exportReplaceGoesToTheDesktopTrashOfHome() throws {
+        let home = directory.url("home")
+        directory.make(["home/Desktop/Reports/theirs.txt": "the user's own", user("Reports/ours.txt"): "ours"])
+        let exported = try coffer("export --replace Reports ~/Desktop", home: home)
+        #expect(exported.status == 0, "\(exported.errors)")
+        #expect(directory.names("home/Desktop/Reports") == ["ours.txt"])
+        #expect(directory.contents("home/.local/share/Trash/files/Reports/theirs.txt") == "the user's own")
+        #expect(directory.contents("home/.local/share/Trash/info/Reports.trashinfo")?.contains("Path=") == true)
+    }
+
+    @Test func readingABookmarkedFileDoesNotCrash() throws {
+        let home = directory.url("home")
+        directory.make(["home/Documents/b.txt": "first line\nsecond line\n"])
+        let read = try coffer("open ~/Documents/b.txt; head --bookmark 1; cat --bookmark 1", home: home)
+        #expect(read.status == 0, "\(read.errors)")
+        #expect(read.output.hasSuffix("first line\nsecond line\nfirst line\nsecond line\n"), "\(read.output)")
+    }
+
+    /// `kill -9` while a replacing copy is being written: the old item is still in its
+    /// place (the new one is made under a partial name first) or, once placed, the new one
+    /// is there and the old one is in the trash. Never neither.
+    @Test func killedInTheMiddleLeavesTheOldOrTheNew() throws {
+        _ = try coffer("mkdir X")
+        let size = 256 << 20
+        FileManager.default.createFile(atPath: directory.url(user("big.bin")), contents: nil)
+        let handle = try FileHandle(forWritingTo: URL(fileURLWithPath: directory.url(user("big.bin"))))
+        let chunk = Data(repeating: 0x5A, count: 1 << 20)
+        for _ in 0..<(size >> 20) { handle.write(chunk) }
+        try handle.close()
+        directory.make([user("X/big.bin"): "the old one"])
+        let process = Process()
+        process.executableURL = CofferBinary.url
+        // The kill comes as soon as the partial copy exists (or at once, if it never shows).
+        process.arguments = ["--container", container, "-c", "cp --replace big.bin X"]
+        process.environment = CofferBinary.environment([:])
+        process.standardOutput = FileHandle.nullDevice
+        process.standardError = FileHandle.nullDevice
+        try process.run()
+        let folder = directory.url(user("X"))
+        for _ in 0..<2000 {
+            let names = (try? FileManager.default.contentsOfDirectory(atPath: folder)) ?? []
+            if names.contains(where: { $0.hasPrefix(".coffer-partial-") }) || !process.isRunning { break }
+            usleep(1000)
+        }
+        kill(process.processIdentifier, SIGKILL)
+        process.waitUntilExit()
+        let placed = directory.contents(user("X/big.bin"))
+        if placed == "the old one" {
+            #expect(directory.contents("container/Library/Trash/files/big.bin") == nil)
+        } else {
+            // Placed: the new one whole, the old one in the trash.
+            let attributes = try FileManager.default.attributesOfItem(atPath: directory.url(user("X/big.bin")))
+            #expect(attributes[.size] as? Int == size)
+            #expect(directory.contents("container/Library/Trash/files/big.bin") == "the old one")
+        }
+        // What the kill left under a partial name is never listed.
+        #expect(try coffer("ls -a X").output.contains(".coffer-partial-") == false)
+    }
+}
