@@ -12,7 +12,7 @@ import Foundation
 /// Trashing writes the information first (`If-None-Match: *` claims the ID), then copies the
 /// item and deletes the original: interrupted, the item is at its place, or at both; never
 /// lost. Restoring copies it back, deletes the trashed copy, then the information.
-extension S3Backend: TrashKeepingBackend {
+extension S3Backend: TrashCopyingBackend {
     /// `.Trash-UID/`, at the top of the bucket.
     var trashPrefix: String { ".Trash-\(getuid())/" }
 
@@ -22,7 +22,7 @@ extension S3Backend: TrashKeepingBackend {
         }) ?? paths.map { _ in .failure(CofferError(.cancelled)) }
     }
 
-    func trashSync(_ path: VirtualPath) throws(CofferError) -> TrashItem {
+    func trashSync(_ path: VirtualPath, keepingOriginal: Bool = false) throws(CofferError) -> TrashItem {
         guard !path.isRoot else { throw CofferError(.invalidOperation, path: path) }
         let node = try nodeSync(path)
         let original = key(path)
@@ -41,13 +41,27 @@ extension S3Backend: TrashKeepingBackend {
         let destination = trashPrefix + "files/" + id
         if node.kind == .file {
             try copyObject(from: original, to: destination, size: node.size)
-            try client.delete(original)
+            if !keepingOriginal { try client.delete(original) }
+        } else if keepingOriginal {
+            try? client.delete(trashPrefix + "info/" + id + TrashInfo.suffix)
+            throw CofferError(.isADirectory, path: path)
         } else {
             try moveObjects(from: folderKey(path), to: destination + "/")
         }
         return TrashItem(id: id, originalPath: path, deletionDate: info.deletionDate,
                          node: trashedNode(id, kind: node.kind, size: node.size, modified: node.modificationDate),
                          size: node.kind == .file ? node.size : nil)
+    }
+
+    public func trashCopy(of path: VirtualPath) async throws(CofferError) -> TrashItem {
+        try await BlockingIO.run { _ throws(CofferError) in try self.trashSync(path, keepingOriginal: true) }
+    }
+
+    public func discardTrashCopy(_ id: String) async throws(CofferError) {
+        try await BlockingIO.run { _ throws(CofferError) in
+            try self.client.delete(self.trashPrefix + "files/" + id)
+            try self.client.delete(self.trashPrefix + "info/" + id + TrashInfo.suffix)
+        }
     }
 
     public func trashListing(mount: String) async throws(CofferError) -> TrashListing {

@@ -47,6 +47,10 @@ extension FileService {
     ///   an import), it is made under a hidden partial name beside `destination` first; only
     ///   when it is complete does the old item go to the trash, and the new one is renamed
     ///   into its place at once. Until then the old item is where it was;
+    /// - where one write replaces a file atomically but nothing moves atomically (S3), a copy
+    ///   of the old file goes to the mount's trash first, then the write replaces the file
+    ///   (refused, as S3 refuses it, if another writer changed it since the write began: then
+    ///   the copy is dropped again);
     /// - otherwise (a move, whose source must never sit under a name that a crash clean-up
     ///   removes; a mount that cannot rename) the old item goes to the trash first, and the
     ///   new one is put in its place.
@@ -71,7 +75,20 @@ extension FileService {
                 return destination
             }
             try Self.checkReplacing(existing, with: arriving, policy: policy, at: destination)
-            if !arriving.movesSource && backend.capabilities.contains(.atomicMove) {
+            if let copying = backend as? any TrashCopyingBackend, existing.kind == .file, !arriving.isFolder,
+               !arriving.movesSource, !backend.capabilities.contains(.atomicMove) {
+                // One atomic write replaces the file (conditional on the version it began
+                // from, where the storage checks that); a copy of it is in the trash first.
+                let copy = try await copying.trashCopy(of: destination)
+                ReplacedItems.current?.add(destination.mount + "/" + copy.id)
+                do throws(CofferError) {
+                    try await self.call(destination) { try await operation(destination, .replace) }
+                } catch {
+                    try? await copying.discardTrashCopy(copy.id)
+                    ReplacedItems.current?.remove(destination.mount + "/" + copy.id)
+                    throw error
+                }
+            } else if !arriving.movesSource && backend.capabilities.contains(.atomicMove) {
                 let staging = (destination.parent ?? .root(of: destination.mount)).appending(trustedName: PartialName.make())
                 try await self.call(destination) { try await operation(staging, .fail) }
                 do throws(CofferError) {

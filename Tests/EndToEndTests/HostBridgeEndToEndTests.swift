@@ -31,7 +31,7 @@ struct HostBridgeEndToEndTests {
         // Again: keep both is the default.
         let again = try coffer("import '\(host("notes.txt"))'")
         #expect(again.status == 0)
-        #expect(again.output == "\(host("notes.txt")) → files:/Import/notes (2).txt\n")
+        #expect(again.output == "\(host("notes.txt")) → files:/Import/notes (2).txt (“notes.txt” was already there and was kept)\n")
     }
 
     @Test func importWithTypesChecksTheContent() throws {

@@ -104,6 +104,32 @@ struct S3EndToEndTests {
         #expect(missing.status != 0)
     }
 
+    /// A replace on the bucket keeps the old object in the bucket's trash (restorable in
+    /// place), replaces a folder only when asked, and a folder, which S3 keeps no date for,
+    /// shows `-` rather than the year 0.
+    @Test func replacingOnTheBucketKeepsTheOldOneInItsTrash() async throws {
+        guard !Self.endpoint.isEmpty else { return }
+        let bucket = try makeBucket()
+        _ = try await CofferBinary.running(["--container", container, "-c", "ls"])
+        directory.make(["container/Documents/UserFiles/notes.txt": "new notes\n", "container/Documents/UserFiles/old.txt": "old notes\n",
+                        "container/Documents/UserFiles/Docs/a.txt": "a", "container/Documents/UserFiles/Shelf/Docs": "a file"])
+        let placed = try await coffer(bucket, "cp old.txt b:/notes.txt; cp -r Docs b:/; cp --replace notes.txt b:/; cat b:/notes.txt; trash")
+        #expect(placed.status == 0, "\(placed.errors)")
+        #expect(placed.output.contains("new notes"))
+        #expect(placed.output.contains("b/notes.txt"), "\(placed.output)")
+        let refused = try await coffer(bucket, "cp --replace notes.txt b:/Docs")
+        #expect(refused.status == 0, "into the folder, not over it: \(refused.errors)")
+        let overFolder = try await coffer(bucket, "cp --replace Shelf/Docs b:/")
+        #expect(overFolder.status != 0)
+        #expect(overFolder.errors.contains("is a folder"), "\(overFolder.errors)")
+        let listing = try await coffer(bucket, "ls -l b:/")
+        let folderLine = try #require(listing.output.split(separator: "\n").first { $0.hasPrefix("Docs") })
+        #expect(!folderLine.contains("0-12-30") && folderLine.contains(" -  "), "\(folderLine)")
+        let restored = try await coffer(bucket, "restore --replace b/notes.txt; cat b:/notes.txt; trash")
+        #expect(restored.status == 0, "\(restored.errors)")
+        #expect(restored.output.contains("old notes"))
+    }
+
     /// Two `coffer rpc` processes, each with a container of its own, on one bucket: creates
     /// of one name that keep both give two objects; a replace that began before another
     /// writer's replace was committed fails clearly instead of losing that update; each sees

@@ -21,7 +21,12 @@ public struct FileNode: Sendable, Hashable, Identifiable {
     public var kind: Kind
     /// Size in bytes (0 for folders and packages; `du` sums their contents).
     public var size: Int64
+    /// When it last changed; `Date.distantPast` where the storage keeps no date (an S3
+    /// folder is only a prefix of its objects' names): see ``knownModificationDate``.
     public var modificationDate: Date
+    /// The modification date, or `nil` where the storage keeps none: front ends show `-`
+    /// (and leave `modified` out of an answer) rather than the year 0.
+    public var knownModificationDate: Date? { modificationDate == .distantPast ? nil : modificationDate }
     /// When the file system reports it (statx birth time); `nil` otherwise.
     public var creationDate: Date?
     /// A dot-name, or a name listed in its folder's `.hidden` file.

@@ -27,3 +27,16 @@ public protocol TrashKeepingBackend: StorageBackend {
     /// - Returns: how many items were deleted.
     func emptyTrash(mount: String, olderThan cutoff: Date?) async throws(CofferError) -> Int
 }
+
+/// A backend whose own trash can take a copy of a file while the file stays — for storage
+/// where a replace is one atomic write (an S3 `PUT`) but a move is not: before the write
+/// replaces the file, the service keeps a copy of it in the trash, and drops that copy
+/// again if the write is refused. At every moment the old file is at its place, in the
+/// trash, or both.
+public protocol TrashCopyingBackend: TrashKeepingBackend {
+    /// Puts a copy of the file at `path` in this backend's trash; the file stays.
+    func trashCopy(of path: VirtualPath) async throws(CofferError) -> TrashItem
+
+    /// Removes from the trash a copy that ``trashCopy(of:)`` made, whose file stayed where it was.
+    func discardTrashCopy(_ id: String) async throws(CofferError)
+}

@@ -221,11 +221,11 @@ struct GetFileInfo: MCPTool {
         // What the storage does not know is left out rather than null: a client checks every
         // field it gets against the output schema, on every call.
         var fields: [String: JSONValue] = [
-            "size": .integer(node.contentSize ?? 0),
-            "modified": JSONValue(node.modificationDate), "isDirectory": .bool(isFolder),
+            "size": .integer(node.contentSize ?? 0), "isDirectory": .bool(isFolder),
             "isFile": .bool(!isFolder && node.special == nil), "kind": .string(node.kind.rawValue),
             "type": .string(node.typeIdentifier), "mimeType": .string(mime), "hidden": .bool(node.isHidden),
         ]
+        if let modified = node.knownModificationDate { fields["modified"] = JSONValue(modified) }
         if let created = node.creationDate { fields["created"] = JSONValue(created) }
         if let special = node.special { fields["special"] = .string(special.rawValue) }
         if let target = node.linkTarget { fields["linkTarget"] = .string(target) }

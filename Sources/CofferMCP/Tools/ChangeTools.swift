@@ -6,8 +6,8 @@ import Foundation
 func nodeJSON(_ node: FileNode, _ style: PathResolver.Style, _ paths: PathResolver) -> JSONValue {
     var object: [String: JSONValue] = [
         "path": .string(paths.display(node.path, style)), "name": .string(node.name), "kind": .string(node.kind.rawValue),
-        "modified": JSONValue(node.modificationDate),
     ]
+    if let modified = node.knownModificationDate { object["modified"] = JSONValue(modified) }
     if let size = node.contentSize { object["size"] = .integer(size) }
     return .object(object)
 }

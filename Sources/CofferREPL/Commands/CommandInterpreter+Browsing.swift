@@ -47,7 +47,8 @@ extension CommandInterpreter {
             output.write(spaces: max(0, nameWidth - widths[index]) + 2 + max(0, sizeWidth - sizes[index].count))
             output.write(sizes[index])
             output.write("  ")
-            output.write(dates.date(node.modificationDate))
+            // Where the storage keeps no date (an S3 folder): a dash as wide as a date.
+            output.write(node.knownModificationDate.map { dates.date($0) } ?? "-" + String(repeating: " ", count: 15))
             output.write("  ")
             output.line(Formatting.kind(node))
         }
@@ -122,7 +123,7 @@ extension CommandInterpreter {
             if let size = node.contentSize {
                 rows.append((LocalizedText("Size", "大小"), "\(Formatting.size(size)) (\(size) bytes)"))
             }
-            rows.append((LocalizedText("Modified", "修改时间"), Formatting.dateWithSeconds(node.modificationDate)))
+            rows.append((LocalizedText("Modified", "修改时间"), node.knownModificationDate.map(Formatting.dateWithSeconds) ?? "-"))
             rows.append((LocalizedText("Created", "创建时间"),
                          node.creationDate.map(Formatting.dateWithSeconds) ?? LocalizedText("unknown", "未知")(language)))
             rows.append((LocalizedText("Hidden", "隐藏"), node.isHidden ? yes : no))

@@ -21,7 +21,11 @@ extension CommandInterpreter {
         for result in results {
             switch result.outcome {
             case .success(let node):
-                output.line("\(result.hostPath) → \(node.path)")
+                // A name already taken is kept, and the item arrives beside it: say so.
+                let asked = URL(fileURLWithPath: result.hostPath).lastPathComponent
+                let beside = node.name == asked ? "" : LocalizedText(
+                    " (“\(asked)” was already there and was kept)", "（“\(asked)”已存在，予以保留）")(language)
+                output.line("\(result.hostPath) → \(node.path)\(beside)")
             case .failure(let error):
                 report(error, about: result.hostPath)
                 failed = true

@@ -9,7 +9,8 @@ public struct NodeResult: Encodable, Sendable {
     var name: String
     var kind: String
     var size: Int64?
-    var modified: Date
+    /// Left out where the storage keeps no date (an S3 folder).
+    var modified: Date?
     var created: Date?
     var hidden: Bool
     var type: String
@@ -22,7 +23,7 @@ public struct NodeResult: Encodable, Sendable {
         name = node.name
         kind = node.kind.rawValue
         size = node.contentSize
-        modified = node.modificationDate
+        modified = node.knownModificationDate
         created = node.creationDate
         hidden = node.isHidden
         type = node.typeIdentifier
@@ -94,7 +95,7 @@ extension NodeResult: JSONWritable {
         object.bool("hidden", hidden)
         object.string("kind", kind)
         if let linkTarget { object.string("linkTarget", linkTarget) }
-        object.date("modified", modified)
+        if let modified { object.date("modified", modified) }
         object.string("name", name)
         object.string("path", path)
         if let size { object.integer("size", size) }
