@@ -109,4 +109,33 @@ struct TrashCLIInteropTests {
         let remaining = try tool("trash-list", ["--trash-dir", trash]).output
         #expect(remaining.hasSuffix(" \(canonicalFiles)/Notes\n"))
     }
+
+    /// `export --replace` moves what it replaces on the host to the desktop trash of the
+    /// user's home (a scratch HOME here), where trash-cli finds it and puts it back.
+    @Test func trashCLIRestoresWhatAnExportReplaced() throws {
+        let home = directory.url("home")
+        directory.make(["home/Desktop/Reports/theirs.txt": "the user's own", "home/Desktop/plan.txt": "their plan",
+                        "c/Documents/UserFiles/Reports/ours.txt": "ours", "c/Documents/UserFiles/plan.txt": "our plan"])
+        let exported = try CofferBinary.run(["--container", container, "--lang", "en", "-c",
+                                             "export --replace Reports ~/Desktop; export --replace plan.txt ~/Desktop"],
+                                            environment: ["HOME": home, "XDG_DATA_HOME": home + "/.local/share"])
+        #expect(exported.status == 0, "\(exported.errors)")
+        #expect(directory.contents("home/Desktop/plan.txt") == "our plan")
+        let desktop = URL(fileURLWithPath: home + "/Desktop").resolvingSymlinksInPath().path
+        let homeTrash = home + "/.local/share/Trash"
+        let listed = try tool("trash-list", ["--trash-dir", homeTrash])
+        #expect(listed.status == 0)
+        let lines = listed.output.split(separator: "\n").map(String.init)
+        #expect(lines.count == 2, "\(listed.output)")
+        #expect(lines.contains { $0.hasSuffix(" \(desktop)/Reports") })
+        #expect(lines.contains { $0.hasSuffix(" \(desktop)/plan.txt") })
+        // trash-cli puts the user's own plan back where it was (after ours is moved aside).
+        try FileManager.default.moveItem(atPath: home + "/Desktop/plan.txt", toPath: home + "/ours.txt")
+        let menu = try tool("trash-restore", ["--trash-dir", homeTrash, desktop], input: "")
+        let choice = try #require(menu.output.split(separator: "\n").first { $0.hasSuffix("plan.txt") }, "\(menu.output)")
+        let index = String(choice.trimmingCharacters(in: .whitespaces).prefix { $0.isNumber })
+        let restored = try tool("trash-restore", ["--trash-dir", homeTrash, desktop], input: index + "\n")
+        #expect(restored.status == 0, "\(restored.output)")
+        #expect(directory.contents("home/Desktop/plan.txt") == "their plan")
+    }
 }
