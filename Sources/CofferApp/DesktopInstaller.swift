@@ -14,8 +14,11 @@ import Glibc
 /// What was installed is written down in `$XDG_STATE_HOME/<program>/desktop-install.json`,
 /// each file with its identity (device, inode, size, time), so uninstalling removes exactly
 /// those files, and only while they are still what was installed. A file of the same name
-/// that was not installed this way is never overwritten. `update-mime-database` and
-/// `update-desktop-database` are run afterwards when they are on `PATH`.
+/// that was not installed this way is never overwritten. The types the application opens
+/// only as an alternative (rank `Alternate`) are offered in the user's `mimeapps.list`
+/// instead of `MimeType=`, after the applications that open them now (``MimeAppsList``), and
+/// taken out again on uninstalling. `update-mime-database` and `update-desktop-database` are
+/// run afterwards when they are on `PATH`.
 struct DesktopInstaller {
     let program: String
     let manifest: DocumentTypesManifest
@@ -115,7 +118,49 @@ struct DesktopInstaller {
             return fail(LocalizedText("cannot record the installation in “\(receiptPath)”: \(error.localizedDescription)",
                                       "无法在“\(receiptPath)”中记录安装：\(error.localizedDescription)"), errors)
         }
-        return updateDatabases(output: output, errors: errors)
+        let offered = offerAsAlternative(files.entryName, output: output, errors: errors)
+        let updated = updateDatabases(output: output, errors: errors)
+        return offered != 0 ? offered : updated
+    }
+
+    /// Adds the entry to the user's `mimeapps.list` for the types it opens at rank
+    /// `Alternate`, after the application the desktop opens each with now (``MimeAppsList``).
+    private func offerAsAlternative(_ entryName: String, output: TextOutput, errors: TextOutput) -> Int32 {
+        let types = DesktopEntryGenerator.alternateMimeTypes(opened: manifest, registry: manifest.registry(extending: registry))
+        guard !types.isEmpty else { return 0 }
+        var list = MimeAppsList(environment: environment)
+        var changed = false
+        for type in types where !list.added(for: type).contains(entryName) {
+            changed = list.add(entryName, for: type, after: currentDefault(for: type)) || changed
+        }
+        guard changed else { return 0 }
+        do {
+            try list.write()
+        } catch {
+            return fail(LocalizedText("cannot offer \(program) in “\(list.path)”: \(error.localizedDescription)",
+                                      "无法在“\(list.path)”中添加 \(program)：\(error.localizedDescription)"), errors)
+        }
+        output.line(LocalizedText("Offered for \(types.count) more types in \(list.path), after the applications that open them now",
+                                  "已在 \(list.path) 中为另外 \(types.count) 种类型添加，排在当前打开它们的应用之后")(language))
+        return 0
+    }
+
+    /// The application the desktop opens `type` with now, as `xdg-mime` answers; `nil` when
+    /// none does or `xdg-mime` is not installed.
+    private func currentDefault(for type: String) -> String? {
+        guard let executable = Self.find("xdg-mime", in: environment["PATH"] ?? "/usr/bin:/bin") else { return nil }
+        let process = Process()
+        process.executableURL = URL(fileURLWithPath: executable)
+        process.arguments = ["query", "default", type]
+        process.environment = environment
+        let answer = Pipe()
+        process.standardOutput = answer
+        process.standardError = FileHandle.nullDevice
+        guard (try? process.run()) != nil else { return nil }
+        let data = answer.fileHandleForReading.readDataToEndOfFile()
+        process.waitUntilExit()
+        let name = String(decoding: data, as: UTF8.self).trimmingCharacters(in: .whitespacesAndNewlines)
+        return process.terminationStatus == 0 && name.hasSuffix(".desktop") ? name : nil
     }
 
     private func record(_ files: [InstalledFile]) throws {
@@ -156,6 +201,16 @@ struct DesktopInstaller {
             }
         }
         _ = unlink(receiptPath)
+        var list = MimeAppsList(environment: environment)
+        if let entry = paths.first(where: { $0.hasSuffix(".desktop") }), list.remove((entry as NSString).lastPathComponent) {
+            do {
+                try list.write()
+                output.line(LocalizedText("Removed from \(list.path)", "已从 \(list.path) 中移除")(language))
+            } catch {
+                errors.line("\(program): \(list.path): \(error.localizedDescription)")
+                keptBack = true
+            }
+        }
         let status = updateDatabases(output: output, errors: errors)
         return keptBack ? 1 : status
     }

@@ -35,11 +35,32 @@ struct DesktopEntryTests {
             "[Desktop Entry]", "Type=Application", "Version=1.4", "Name=Notes", "Name[zh_CN]=笔记",
             #"Comment=Notes; kept \\ safe\nacross lines"#, "Exec=notes open-files %F", "Terminal=false",
             "Categories=Utility;TextEditor;",
-            // PDF (a system type, through the registry) and both MIME types of the notes bundle.
-            "MimeType=application/pdf;application/x-notes-bundle;application/vnd.example.notes;",
+            // Both MIME types of the notes bundle (rank Owner). PDF, at rank Alternate, is not
+            // claimed here: install-desktop offers it in mimeapps.list after the current default.
+            "MimeType=application/x-notes-bundle;application/vnd.example.notes;",
         ])
+        #expect(DesktopEntryGenerator.alternateMimeTypes(opened: try manifest(desktopManifest), registry: .standard)
+                == ["application/pdf"])
         let inTerminal = try manifest(desktopManifest.replacingOccurrences(of: #""terminal": false"#, with: #""terminal": true"#))
         #expect(desktopLines(try DesktopEntryGenerator.render(inTerminal)).contains("Terminal=true"))
+    }
+
+    /// An abstract type stands for the concrete types under it; ranks decide where each goes.
+    @Test func coffersOwnManifestClaimsWhatItViewsAndNeverFolders() throws {
+        let root = URL(fileURLWithPath: #filePath).deletingLastPathComponent().deletingLastPathComponent()
+            .deletingLastPathComponent()
+        let builtIn = try DocumentTypesManifest(jsonData: try Data(contentsOf: root.appendingPathComponent("DocumentTypes.json")))
+        let registry = builtIn.registry(extending: .standard)
+        #expect(DesktopEntryGenerator.mimeTypes(opened: builtIn, registry: registry).isEmpty)
+        let alternates = DesktopEntryGenerator.alternateMimeTypes(opened: builtIn, registry: registry)
+        for type in ["image/jpeg", "image/png", "image/webp", "application/pdf", "text/plain", "text/markdown",
+                     "application/zip", "application/x-tar"] {
+            #expect(alternates.contains(type), "\(type)")
+        }
+        #expect(!alternates.contains("inode/directory"))
+        #expect(!alternates.contains("application/octet-stream"))
+        #expect(registry.mimeTypes(standingFor: "public.image").contains("image/heic"))
+        #expect(registry.mimeTypes(standingFor: "public.jpeg") == ["image/jpeg"])
     }
 
     @Test func anInstalledEntryQuotesItsCommand() throws {
@@ -64,8 +85,8 @@ struct DesktopEntryTests {
 
     /// Each desktop rule, broken once; the message names what broke it.
     @Test(arguments: [
-        (#""contentTypes": ["com.adobe.pdf"]"#, #""contentTypes": ["public.content"]"#,
-         "documentTypes[0] “PDF Document”: content type “public.content” has no MIME type"),
+        (#""contentTypes": ["com.adobe.pdf"]"#, #""contentTypes": ["com.apple.package"]"#,
+         "documentTypes[0] “PDF Document”: content type “com.apple.package” has no MIME type, nor does any type that conforms to it"),
         (#""mimeTypes": ["application/x-notes-bundle", "application/vnd.example.notes"]"#, #""mimeTypes": []"#,
          "exportedTypes[0] “com.example.notes.bundle”: has no MIME type"),
         (#""id": "com.example.Notes""#, #""id": "com example""#, "application: id “com example” may contain only"),

@@ -78,7 +78,11 @@ struct DesktopIntegrationEndToEndTests {
                         .contains("standard::content-type: application/x-example-notes"))
         }
         #expect(try tool("xdg-mime", ["query", "default", "application/x-example-notes"]).output == "com.example.Notes.desktop")
-        #expect(try tool("xdg-mime", ["query", "default", "application/pdf"]).output == "com.example.Notes.desktop")
+        // PDF is a type it opens at rank Alternate: offered in mimeapps.list, never made the
+        // default by installing (xdg-mime names none; GIO offers it as the only application).
+        #expect(try tool("xdg-mime", ["query", "default", "application/pdf"]).output.isEmpty)
+        #expect(try tool("gio", ["mime", "application/pdf"]).output.contains("\tcom.example.Notes.desktop"))
+        #expect(directory.contents("config/mimeapps.list")?.contains("application/pdf=com.example.Notes.desktop;") == true)
 
         // Opened from a file manager: gio runs the entry's command line with the file, as
         // GNOME Files does, and the file is opened in place.
@@ -147,14 +151,45 @@ struct DesktopIntegrationEndToEndTests {
         #expect(directory.contents("data/mime") == "a file where the MIME folder should be")
     }
 
-    @Test func coffersOwnEntryOpensAnyFileAndFolder() throws {
+    /// Coffer is a viewer, not a file manager: installed, it is offered for the types it
+    /// views, after the application that opens each today, and never takes folders.
+    @Test func coffersOwnEntryIsOfferedForWhatItViewsAndNeverForFolders() throws {
+        // A PDF viewer and a file manager the system already has.
+        directory.make([
+            // (GIO lists an application only when its command exists.)
+            "system/applications/viewer.desktop": "[Desktop Entry]\nType=Application\nName=Viewer\nExec=/bin/true %F\nMimeType=application/pdf;image/png;\n",
+            "system/applications/files.desktop": "[Desktop Entry]\nType=Application\nName=Files\nExec=/bin/true %F\nMimeType=inode/directory;\n",
+            "config/mimeapps.list": "[Default Applications]\ntext/html=browser.desktop;\n",
+        ])
+        #expect(try tool("update-desktop-database", [directory.url("system/applications")]).status == 0)
         let installed = try coffer(["install-desktop"], manifest: nil)
         #expect(installed.status == 0, "\(installed.errors)")
         // Coffer exports no type of its own: an entry, and no MIME package.
         #expect(!FileManager.default.fileExists(atPath: data + "/mime/packages/coffer.xml"))
         #expect(try tool("desktop-file-validate", [data + "/applications/coffer.desktop"]).output.isEmpty)
-        #expect(try tool("xdg-mime", ["query", "default", "inode/directory"]).output == "coffer.desktop")
+        // The defaults did not move; Coffer is offered beside them, and for folders not at all.
+        #expect(try tool("xdg-mime", ["query", "default", "application/pdf"]).output == "viewer.desktop")
+        #expect(try tool("xdg-mime", ["query", "default", "image/png"]).output == "viewer.desktop")
+        #expect(try tool("xdg-mime", ["query", "default", "inode/directory"]).output == "files.desktop")
+        // xdg-mime reads only defaults and desktop entries: an added association never makes
+        // Coffer a default there, even where no one else opens the type.
+        #expect(try tool("xdg-mime", ["query", "default", "image/jpeg"]).output.isEmpty)
+        let list = try #require(directory.contents("config/mimeapps.list"))
+        #expect(list.contains("application/pdf=viewer.desktop;coffer.desktop;"), "\(list)")
+        #expect(list.contains("text/html=browser.desktop;"))
+        #expect(!list.contains("inode/directory"))
+        // GIO offers it second, after the viewer, which stays the default.
+        let offered = try tool("gio", ["mime", "application/pdf"]).output
+        #expect(offered.hasPrefix("Default application for") && offered.contains("pdf?: viewer.desktop\n")
+                || offered.contains("pdf”: viewer.desktop\n"), "\(offered)")
+        #expect(offered.contains("Registered applications:\n\tviewer.desktop\n\tcoffer.desktop"), "\(offered)")
+        #expect(!(try tool("gio", ["mime", "inode/directory"]).output.contains("coffer.desktop")))
+        // Uninstalled, it is taken out of mimeapps.list again; the rest stays.
         #expect(try coffer(["uninstall-desktop"], manifest: nil).status == 0)
+        let after = try #require(directory.contents("config/mimeapps.list"))
+        #expect(!after.contains("coffer.desktop"), "\(after)")
+        #expect(after.contains("text/html=browser.desktop;"))
+        #expect(try tool("xdg-mime", ["query", "default", "application/pdf"]).output == "viewer.desktop")
     }
 
     /// Coffer and shared-mime-info, given the same rules, recognise the same files: each probe

@@ -123,9 +123,10 @@ extension DocumentTypesManifest {
             errors.append("application: “\(language)” is not a language tag such as zh-Hans")
         }
         for (index, document) in documentTypes.enumerated() {
-            for type in document.contentTypes where registry.type(withIdentifier: type).map({ $0.mimeTypes.isEmpty }) ?? false {
+            for type in document.contentTypes
+            where registry.type(withIdentifier: type) != nil && registry.mimeTypes(standingFor: type).isEmpty {
                 errors.append("documentTypes[\(index)] “\(document.name)”: content type “\(type)” has no MIME type, "
-                              + "so the desktop entry cannot name it; declare one, or name a type that has one")
+                              + "nor does any type that conforms to it, so the desktop entry cannot name it; declare one, or name a type that has one")
             }
         }
         for (index, declared) in exportedTypes.enumerated() where declared.mimeTypes.isEmpty {

@@ -107,6 +107,17 @@ public struct TypeRegistry: Sendable {
     }
 
     /// Whether `id` is `parent` or conforms to it, directly or through others.
+    /// The MIME types a type stands for: its own; for an abstract type without any
+    /// (`public.image`), those of the registered types that conform to it, in identifier order.
+    public func mimeTypes(standingFor id: String) -> [String] {
+        if let own = type(withIdentifier: id)?.mimeTypes, !own.isEmpty { return own }
+        var found: [String] = []
+        for type in allTypes where type.id != id && conforms(type.id, to: id) {
+            for mime in type.mimeTypes where !found.contains(mime) { found.append(mime) }
+        }
+        return found
+    }
+
     public func conforms(_ id: String, to parent: String) -> Bool {
         if id == parent { return true }
         return closure[id]?.contains(parent) ?? false

@@ -5,9 +5,16 @@ import Foundation
 /// Specification 1.4, which desktop-file-validate knows): how file managers offer it for the
 /// files it opens.
 ///
-/// `MimeType=` lists the MIME types of every content type a document type opens (roles
-/// `Editor` and `Viewer`), through the type registry; `Exec=` is the manifest's command line,
-/// or one given, followed by `%F`, so a file manager passes every file chosen.
+/// `MimeType=` lists the MIME types of the content types the application opens (roles
+/// `Editor` and `Viewer`) at rank `Owner` or `Default`: those it may be the default
+/// application for. A type at rank `Alternate` is one it opens but should never become the
+/// default for just by being installed, so it is left out of `MimeType=` (which makes an
+/// application the default wherever no other claims the type) and added by `install-desktop`
+/// to the user's `mimeapps.list` as an added association after the applications already
+/// there (``alternateMimeTypes(opened:registry:)``). An abstract type without a MIME type of
+/// its own (`public.image`) stands for the registry's concrete types that conform to it.
+/// `Exec=` is the manifest's command line, or one given, followed by `%F`, so a file manager
+/// passes every file chosen.
 public enum DesktopEntryGenerator {
     /// The entry, or `nil` when the manifest describes no application.
     /// - Parameter command: the command line's words, for an installed entry that must name
@@ -33,12 +40,25 @@ public enum DesktopEntryGenerator {
         return Data((lines.joined(separator: "\n") + "\n").utf8)
     }
 
-    /// The MIME types the application opens, in the manifest's order, each once.
+    /// The MIME types the application may be the default for (document types of rank
+    /// `Owner` or `Default`, or of no rank), in the manifest's order, each once.
     public static func mimeTypes(opened manifest: DocumentTypesManifest, registry: TypeRegistry) -> [String] {
+        mimeTypes(of: manifest, registry: registry) { $0 == nil || $0 == "Owner" || $0 == "Default" }
+    }
+
+    /// The MIME types the application opens but is only an alternative for (rank `Alternate`),
+    /// less those it may be the default for.
+    public static func alternateMimeTypes(opened manifest: DocumentTypesManifest, registry: TypeRegistry) -> [String] {
+        let defaults = Set(mimeTypes(opened: manifest, registry: registry))
+        return mimeTypes(of: manifest, registry: registry) { $0 == "Alternate" }.filter { !defaults.contains($0) }
+    }
+
+    private static func mimeTypes(of manifest: DocumentTypesManifest, registry: TypeRegistry,
+                                  ranked: (String?) -> Bool) -> [String] {
         var types: [String] = []
-        for document in manifest.documentTypes where ["Editor", "Viewer"].contains(document.role) {
+        for document in manifest.documentTypes where ["Editor", "Viewer"].contains(document.role) && ranked(document.rank) {
             for content in document.contentTypes {
-                for mime in registry.type(withIdentifier: content)?.mimeTypes ?? [] where !types.contains(mime) {
+                for mime in registry.mimeTypes(standingFor: content) where !types.contains(mime) {
                     types.append(mime)
                 }
             }
