@@ -43,7 +43,8 @@ struct PathResolver: Sendable {
             let inside = root == "/" ? text : String(text.dropFirst(root.count))
             return (try VirtualPath(parsing: inside.isEmpty ? "/" : inside), .host)
         }
-        throw CofferError(.outsideSandbox, detail: text)
+        // Not a link leading out: simply a place the client may not name.
+        throw CofferError(.outsideSandbox, detail: "outside-allowed-directory")
     }
 
     /// `path` written in `style`: a host path for `files:` when the client wrote host paths,

@@ -28,6 +28,9 @@ public struct DownloadRecord: Codable, Sendable, Hashable {
     /// Why the last attempt failed, for the user, and the status the server answered then.
     public var failure: String?
     public var status: Int?
+    /// Whether that failure will not pass by trying again (a 404, a name that does not
+    /// resolve): `download --resume` without IDs leaves such a download alone.
+    public var failedForGood: Bool?
     /// Where it goes (a folder's virtual path), under which name when the user chose one,
     /// and where it went once done.
     public var folder: String?
@@ -39,6 +42,10 @@ public struct DownloadRecord: Codable, Sendable, Hashable {
         self.url = url
         self.state = .queued
     }
+
+    /// Whether a resume of every unfinished download takes it: one paused, cut off or failed
+    /// for a reason that may pass, not one the server refused or that cannot be reached by name.
+    public var isWorthResuming: Bool { state != .done && failedForGood != true }
 
     /// Whether all of it is on disk (its placing may still be to do).
     public var isComplete: Bool { total.map { $0 == received } ?? false && (state == .done || state == .failed) }
@@ -256,7 +263,7 @@ public struct DownloadEngine: Sendable {
 
 /// What transfers' failures mean for the user, each worded in `messages.json` in both
 /// languages: one place for downloads and uploads alike.
-enum TransferError {
+public enum TransferError {
     /// A URL a transfer may use: `http` or `https`.
     static func requireWeb(_ url: String) throws(CofferError) {
         guard let scheme = URL(string: url)?.scheme?.lowercased(), scheme == "http" || scheme == "https" else {
@@ -264,12 +271,21 @@ enum TransferError {
         }
     }
 
+    /// Whether trying again cannot help: the server refused (a 4xx status but 408 and 429),
+    /// the name does not resolve, the certificate is not trusted, the URL cannot be used, or
+    /// the file is over the limit.
+    public static func isFinal(_ error: CofferError) -> Bool {
+        if error.kind == .tooLarge { return true }
+        return ["transfer-not-found", "transfer-denied", "transfer-refused", "transfer-name-unresolved",
+                "transfer-certificate", "only http and https URLs can be used"].contains(error.detail ?? "")
+    }
+
     /// A status that is not a success.
     static func status(_ status: Int) -> CofferError {
         switch status {
         case 404, 410: CofferError(.noSuchFile, detail: "transfer-not-found")
         case 401, 403, 407: CofferError(.noPermission, detail: "transfer-denied")
-        case 500...599: CofferError(.ioError, detail: "transfer-server-error")
+        case 408, 429, 500...599: CofferError(.ioError, detail: "transfer-server-error")
         default: CofferError(.ioError, detail: "transfer-refused")
         }
     }

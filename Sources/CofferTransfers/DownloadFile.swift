@@ -111,6 +111,7 @@ public struct DownloadFile: FileOperation {
             var stopped = store.load(record.id) ?? record
             stopped.state = error.kind == .cancelled ? .paused : .failed
             stopped.failure = error.kind == .cancelled ? nil : error.userMessage(in: context.language).text
+            stopped.failedForGood = error.kind == .cancelled ? nil : TransferError.isFinal(error)
             if error.kind == .tooLarge {
                 // Over the limit: nothing of it is kept.
                 try? FileManager.default.removeItem(atPath: cache + "/" + partialName)

@@ -544,9 +544,15 @@ struct RPCEndToEndTests {
         }
         let failed = try await CofferBinary.running(["--container", container, "--lang", "zh-Hans", "-c", "download \(web.url("/missing"))"])
         #expect(failed.status == 1 && failed.errors.contains("服务器上该地址没有内容（404）"), "\(failed.errors)")
-        // What did not finish is tried again: the missing file fails the same way.
+        // A 404 is not tried again by a resume of everything (issue 30: it failed forever)...
         let again = try await CofferBinary.running(["--container", container, "-c", "download --resume"])
-        #expect(again.status == 1 && again.errors.contains("404"), "\(again.errors)")
+        #expect(again.status == 0 && again.output == "Nothing to resume.\n", "\(again.output) \(again.errors)")
+        // ...but it is when named, and fails the same way.
+        let listed = try await CofferBinary.running(["--container", container, "-c", "downloads"])
+        let failedID = try #require(listed.output.split(separator: "\n").first { $0.contains("\tfailed\t") }?
+            .split(separator: "\t").first.map(String.init), "\(listed.output)")
+        let named = try await CofferBinary.running(["--container", container, "-c", "download --resume \(failedID)"])
+        #expect(named.status == 1 && named.errors.contains("404"), "\(named.errors)")
     }
 
     @Test func rpcDownloadsWithProgressAndLists() async throws {

@@ -1,5 +1,5 @@
 /// What to do when the destination name is already taken.
-public enum ConflictPolicy: String, Sendable, Hashable, Codable, CaseIterable {
+public enum ConflictPolicy: String, Sendable, Hashable, Codable, CaseIterable, WordChoice {
     /// Stop with ``CofferError/Kind/fileExists``; nothing changes. The default everywhere.
     case fail
     /// Pick a free name such as `report (2).pdf`, keeping every extension.

@@ -1,7 +1,7 @@
 /// How a listing is ordered. Folders (and packages) always come before files;
 /// within each group the chosen field decides, then the natural name order.
 public struct SortOrder: Sendable, Hashable, Codable {
-    public enum Field: String, Sendable, Hashable, Codable, CaseIterable {
+    public enum Field: String, Sendable, Hashable, Codable, CaseIterable, WordChoice {
         case name, modificationDate = "date", size, kind
     }
 

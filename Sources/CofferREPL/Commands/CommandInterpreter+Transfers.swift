@@ -20,7 +20,10 @@ extension CommandInterpreter {
         let label = LocalizedText("Downloading", "正在下载")
         if arguments.flags.contains("resume") {
             let unfinished = try TransferStore(of: service).unfinished()
-            let chosen = arguments.operands.isEmpty ? unfinished : unfinished.filter { arguments.operands.contains($0.id) }
+            // Named, a download is tried again whatever stopped it; unnamed, not one the server
+            // refused or whose server's name does not resolve (`downloads` lists those).
+            let chosen = arguments.operands.isEmpty ? unfinished.filter(\.isWorthResuming)
+                : unfinished.filter { arguments.operands.contains($0.id) }
             guard !chosen.isEmpty else {
                 output.line(LocalizedText("Nothing to resume.", "没有可继续的下载。")(language))
                 return
@@ -51,9 +54,9 @@ extension CommandInterpreter {
                 output.line("\(operation.url) → \(node.path)")
                 return false
             } catch where error.kind == .cancelled {
-                throw error
+                throw pausedDownloads()
             } catch {
-                report(error)
+                reportDownload(error, of: operation.url)
                 return true
             }
         }
@@ -81,15 +84,30 @@ extension CommandInterpreter {
                 case .success(let node): output.line("\(operation.url) → \(node.path)")
                 case .failure(let error) where error.kind == .cancelled: cancelled = true
                 case .failure(let error):
-                    report(error)
+                    reportDownload(error, of: operation.url)
                     failed = true
                 }
                 output.flush()
                 if !cancelled { _ = start() }
             }
         }
-        if cancelled { throw CofferError(.cancelled) }
+        if cancelled { throw pausedDownloads() }
         return failed
+    }
+
+    /// A download's failure, naming its URL, and how to go on where going on can help.
+    private func reportDownload(_ error: CofferError, of url: String) {
+        report(error, about: url)
+        guard !TransferError.isFinal(error) else { return }
+        errors.line(LocalizedText("  What came so far is kept: “download --resume” goes on from there (“downloads” lists them).",
+                                  "  已下载的部分会保留：“download --resume”可从中断处继续（“downloads”列出全部下载）。")(language))
+    }
+
+    /// What a Ctrl-C during downloads says: they are paused, not undone.
+    private func pausedDownloads() -> CofferError {
+        errors.line(LocalizedText("Paused: “download --resume” goes on from where it stopped.",
+                                  "已暂停：“download --resume”可从中断处继续。")(language))
+        return CofferError(.cancelled, detail: "download-paused")
     }
 
     /// `downloads`: every download remembered, oldest first: its id, state, how much came,
@@ -145,7 +163,8 @@ extension CommandInterpreter {
             } catch where error.kind == .cancelled {
                 throw error
             } catch {
-                report(error)
+                // The file is named when it is the file's fault; else the address is.
+                report(error, about: error.path == nil ? url : nil)
                 failed = true
             }
         }

@@ -6,7 +6,7 @@ struct FilesList: RPCMethod {
     static let name = "files/list"
 
     struct Params: Decodable, Sendable {
-        enum Sort: String, Decodable, Sendable { case name, modified, size, kind }
+        enum Sort: String, Sendable, WordChoice { case name, modified, size, kind }
         var path: PathParam
         var hidden: Bool?
         var sort: Sort?

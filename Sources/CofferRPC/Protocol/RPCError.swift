@@ -54,8 +54,10 @@ public struct RPCError: Error, Sendable {
             return invalidParams("param “\(name(context.codingPath))” must be \(describe(type))")
         case .dataCorrupted(let context):
             let param = name(context.codingPath)
-            return invalidParams(param.isEmpty ? "params must be an object"
-                                               : "param “\(param)”: \(context.debugDescription)")
+            // A ``WordChoice`` says what it may be: “param “sort” must be one of …”.
+            let refusal = context.debugDescription.hasPrefix("must be ") ? " " + context.debugDescription
+                : ": " + context.debugDescription
+            return invalidParams(param.isEmpty ? "params must be an object" : "param “\(param)”\(refusal)")
         @unknown default:
             return invalidParams("invalid params")
         }

@@ -56,7 +56,7 @@ public struct PathParam: Decodable, Sendable {
 }
 
 /// `text` or `base64`.
-enum DataEncoding: String, Decodable, Sendable {
+enum DataEncoding: String, Sendable, WordChoice {
     case text, base64
 }
 
