@@ -28,6 +28,25 @@ enum PNGText {
         return (texts, at >= bytes.count && bytes.count > 8 ? false : true)
     }
 
+    /// `png` without its text chunks (`tEXt`, `zTXt`, `iTXt`): what is handed to a client,
+    /// whose thumbnail must not carry the container's host path (`Thumb::URI`). Every other
+    /// chunk is kept byte for byte, CRC included; bytes that are not a PNG come back as they were.
+    static func removingText(from png: [UInt8]) -> [UInt8] {
+        guard png.count > 8, png.starts(with: signature) else { return png }
+        let textTypes: Set<[UInt8]> = [Array("tEXt".utf8), Array("zTXt".utf8), Array("iTXt".utf8)]
+        var kept = signature
+        kept.reserveCapacity(png.count)
+        var at = 8
+        while at + 12 <= png.count {
+            let length = png[at..<at + 4].reduce(0) { $0 << 8 | Int($1) }
+            let end = at + 12 + length
+            guard end <= png.count else { return png }  // cut short: leave it to the reader to refuse
+            if !textTypes.contains(Array(png[at + 4..<at + 8])) { kept += png[at..<end] }
+            at = end
+        }
+        return kept
+    }
+
     /// The same, for bytes in an array.
     static func chunks(in bytes: [UInt8]) -> [String: String] {
         bytes.withUnsafeBytes { chunks(in: $0).texts }

@@ -107,7 +107,18 @@ public struct Thumbnail: Sendable {
     public var pixels: Int
     public var width: Int
     public var height: Int
+    /// The PNG as a client gets it: without the text the cache's copy carries (`Thumb::URI`
+    /// names the container's host path, which no answer shows).
     public var png: [UInt8]
     /// The PNG in the freedesktop cache, when it is kept there (the standard sizes).
     public var cachePath: String?
+
+    init(path: VirtualPath, pixels: Int, width: Int, height: Int, png: [UInt8], cachePath: String?) {
+        self.path = path
+        self.pixels = pixels
+        self.width = width
+        self.height = height
+        self.png = PNGText.removingText(from: png)
+        self.cachePath = cachePath
+    }
 }

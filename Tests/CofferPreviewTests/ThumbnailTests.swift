@@ -46,6 +46,14 @@ struct ThumbnailTests {
         #expect(FileManager.default.fileExists(atPath: fixture.thumbnails + "/CACHEDIR.TAG"))
         let attributes = try FileManager.default.attributesOfItem(atPath: file)
         #expect((attributes[.posixPermissions] as? Int) == 0o600)
+        // What a client gets carries no host path (issue 30): the same image, without the text.
+        #expect(PNGText.chunks(in: thumbnail.png).isEmpty)
+        #expect(!String(decoding: thumbnail.png, as: UTF8.self).contains(fixture.userFiles))
+        let sent = try #require(try MediaFixtures.read(bytes: thumbnail.png))
+        #expect(sent.width == info.width && sent.height == info.height && sent.text.isEmpty)
+        // Read again from the cache: stripped the same way.
+        let again = try await fixture.thumbnail("photo.jpg")
+        #expect(again.png == thumbnail.png)
     }
 
     @Test func aNameWithSpacesAndChineseIsEscapedInItsURI() async throws {
@@ -223,6 +231,9 @@ struct ThumbnailTests {
         #expect(PNGText.chunks(in: Array("not a png".utf8)).isEmpty)
         // A chunk cut short by the end of what was read is left out, not misread.
         #expect(PNGText.chunks(in: Array(png.prefix(40))).isEmpty)
+        // Without its text, the rest is kept byte for byte.
+        #expect(PNGText.removingText(from: png) == ImageLibrary.onePixelPNG)
+        #expect(PNGText.removingText(from: Array("not a png".utf8)) == Array("not a png".utf8))
     }
 
     @Test func sizesByNameAndPixels() {

@@ -47,6 +47,14 @@ public enum MediaFixtures {
         }
     }
 
+    /// ``read(_:)`` for PNG bytes in memory (written to a temporary file first).
+    public static func read(bytes png: [UInt8]) throws -> PNGInfo? {
+        let file = NSTemporaryDirectory() + "/coffer-png-\(UUID().uuidString).png"
+        try Data(png).write(to: URL(fileURLWithPath: file))
+        defer { try? FileManager.default.removeItem(atPath: file) }
+        return try read([file]).first
+    }
+
     public struct FixtureError: Error, CustomStringConvertible {
         public var description: String
         init(_ description: String) { self.description = description }
