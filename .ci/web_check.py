@@ -166,6 +166,31 @@ def security(server, root):
               == "SECRET outside the mount\n", "a write to a link out never reaches its target")
         check(not os.path.exists(os.path.join(os.path.dirname(root), "escape.txt"))
               and os.listdir(os.path.join(os.path.dirname(root), "UserFiles-evil")) == ["x.txt"], "nothing written outside")
+
+        # A replace over the WebSocket trashes what it replaces, restorable byte for byte; a
+        # folder is replaced by a file only when asked (issue 30).
+        os.makedirs(f"{root}/Replace/Album", exist_ok=True)
+        for index in range(4):
+            with open(f"{root}/Replace/Album/{index}.jpg", "wb") as file:
+                file.write(bytes([index]) * 1000)
+        with open(f"{root}/Replace/notes.txt", "wb") as file:
+            file.write(b"old notes \xe7\xac\x94\xe8\xae\xb0\n")
+        answer = await socket.call("files/write", {"path": "files:/Replace/notes.txt", "data": "new", "conflict": "replace"})
+        check("result" in answer, "over the WebSocket, a write replaces a file")
+        answer = await socket.call("files/write", {"path": "files:/Replace/Album", "data": "oops", "conflict": "replace"})
+        check(answer.get("error", {}).get("data", {}).get("kind") == "fileExists" and len(os.listdir(f"{root}/Replace/Album")) == 4,
+              "over the WebSocket, a write never replaces a folder unless asked")
+        answer = await socket.call("files/write", {"path": "files:/Replace/Album", "data": "asked", "conflict": "replaceFolder"})
+        check("result" in answer and open(f"{root}/Replace/Album").read() == "asked", "replaceFolder puts a file in a folder's place")
+        items = (await socket.call("trash/list"))["result"]["items"]
+        trashed = {item["originalPath"]: item["trashId"] for item in items}
+        check({"files:/Replace/notes.txt", "files:/Replace/Album"} <= set(trashed), "both replaced items are in the trash")
+        for original in ["files:/Replace/notes.txt", "files:/Replace/Album"]:
+            answer = await socket.call("trash/restore", {"trashId": trashed[original], "conflict": "replaceFolder"})
+            check("result" in answer, f"{original} restored over what replaced it")
+        check(open(f"{root}/Replace/notes.txt", "rb").read() == b"old notes \xe7\xac\x94\xe8\xae\xb0\n"
+              and sorted(os.listdir(f"{root}/Replace/Album")) == [f"{index}.jpg" for index in range(4)]
+              and open(f"{root}/Replace/Album/3.jpg", "rb").read() == bytes([3]) * 1000, "restored byte for byte")
         await socket.close()
     asyncio.run(sockets())
 
@@ -280,6 +305,8 @@ def browser(server, root, screenshots):
         picker.send_keys(source)
         wait.until(lambda d: d.find_element(By.ID, "conflict").get_attribute("open") is not None)
         shot("web-conflict.png")
+        check("Replacing it moves it to the Trash" in driver.find_element(By.ID, "conflict-text").text,
+              "the conflict question says what is there and where a replace puts it")
         driver.find_element(By.ID, "keep-both").click()
         wait.until(lambda d: "upload me (2).bin" in names())
         check(os.path.exists(f"{root}/Photos/upload me (2).bin"), "keep both: a second copy under a new name")

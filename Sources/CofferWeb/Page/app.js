@@ -9,6 +9,8 @@ const words = {
     more: "Show more", emptyTrash: "Empty Trash", back: "Back to files", close: "Close", download: "Download",
     keepBoth: "Keep both", replace: "Replace", cancel: "Cancel", restore: "Restore", folder: "Folder",
     folderName: "Name of the new folder", taken: (name) => `An item named “${name}” already exists here.`,
+    takenFile: (name, size) => `A file named “${name}” (${size}) already exists here. Replacing it moves it to the Trash.`,
+    takenFolder: (name) => `A folder named “${name}” already exists here. Replacing it moves it, with everything in it, to the Trash.`,
     emptyConfirm: "Delete everything in the Trash for good?", lost: "The connection to Coffer was lost.",
     items: (shown, total) => `${shown} of ${total} items`, nothing: "Nothing here.", pages: "pages",
     lines: "lines", entries: "entries", searching: (query) => `Results for “${query}”`, deleted: "Deleted",
@@ -19,6 +21,8 @@ const words = {
     more: "显示更多", emptyTrash: "清空废纸篓", back: "返回文件", close: "关闭", download: "下载",
     keepBoth: "保留两者", replace: "替换", cancel: "取消", restore: "恢复", folder: "文件夹",
     folderName: "新文件夹的名称", taken: (name) => `此处已有名为“${name}”的项目。`,
+    takenFile: (name, size) => `此处已有名为“${name}”的文件（${size}）。替换会把它移到废纸篓。`,
+    takenFolder: (name) => `此处已有名为“${name}”的文件夹。替换会把它及其中的全部内容移到废纸篓。`,
     emptyConfirm: "要永久删除废纸篓中的所有内容吗？", lost: "与 Coffer 的连接已断开。",
     items: (shown, total) => `显示 ${shown} 项，共 ${total} 项`, nothing: "这里什么也没有。", pages: "页",
     lines: "行", entries: "个条目", searching: (query) => `“${query}”的搜索结果`, deleted: "删除时间",
@@ -315,34 +319,39 @@ async function preview(node) {
 
 // MARK: Changes
 
-/// Asks keep both / replace / cancel for a name that is taken; resolves to the conflict policy or null.
-function askConflict(name) {
+/// Asks keep both / replace / cancel for the name `target` takes, saying what is there (a
+/// replace moves it to the Trash); resolves to the conflict policy or null. Told what is there,
+/// "replace" may put a file in a folder's place and the other way round (replaceFolder).
+async function askConflict(target) {
   const dialog = $("conflict");
-  $("conflict-text").textContent = say("taken", name);
+  const name = target.split("/").pop();
+  const existing = await bridge.call("files/stat", { path: target }).catch(() => null);
+  $("conflict-text").textContent = !existing ? say("taken", name)
+    : existing.kind === "file" ? say("takenFile", name, formatSize(existing.size)) : say("takenFolder", name);
   return new Promise((resolve) => {
     const answer = (value) => () => { dialog.close(); resolve(value); };
     $("keep-both").onclick = answer("keepBoth");
-    $("replace").onclick = answer("replace");
+    $("replace").onclick = answer("replaceFolder");
     $("cancel").onclick = answer(null);
     dialog.oncancel = answer(null);
     dialog.showModal();
   });
 }
 
-/// Runs `attempt(conflict)` with "fail", and again with the user's answer when the name is taken.
-async function settling(name, attempt) {
+/// Runs `attempt(conflict)` with "fail", and again with the user's answer when `target` is taken.
+async function settling(target, attempt) {
   try {
     return await attempt("fail");
   } catch (error) {
     if (errorKind(error) !== "fileExists") throw error;
-    const choice = await askConflict(name);
+    const choice = await askConflict(target);
     return choice ? attempt(choice) : null;
   }
 }
 
 async function move(path, toDirectory) {
   const name = path.split("/").pop();
-  await settling(name, (conflict) => bridge.call("files/move", { path, toDirectory, conflict })).catch(failed);
+  await settling(join(toDirectory, name), (conflict) => bridge.call("files/move", { path, toDirectory, conflict })).catch(failed);
   await list(state.folder);
 }
 
@@ -368,7 +377,8 @@ function renameSelected() {
     finished = true;
     const newName = input.value.trim();
     if (keep && newName && newName !== node.name) {
-      await settling(newName, (conflict) => bridge.call("files/rename", { path: node.path, newName, conflict })).catch(failed);
+      await settling(join(parentOf(node.path), newName),
+        (conflict) => bridge.call("files/rename", { path: node.path, newName, conflict })).catch(failed);
     }
     await list(state.folder);
     $("listing").focus();
@@ -399,7 +409,7 @@ async function showTrash() {
 }
 
 async function restoreItem(node) {
-  await settling(node.name, (conflict) => bridge.call("trash/restore", { trashId: node.trashId, conflict })).catch(failed);
+  await settling(node.originalPath, (conflict) => bridge.call("trash/restore", { trashId: node.trashId, conflict })).catch(failed);
   await showTrash();
 }
 
@@ -425,7 +435,7 @@ async function uploadOne(file) {
   let cancelled = false, uploadId = null;
   cancel.onclick = () => { cancelled = true; };
   try {
-    const begun = await settling(file.name, (conflict) =>
+    const begun = await settling(join(state.folder, file.name), (conflict) =>
       bridge.call("files/upload/begin", { path: join(state.folder, file.name), size: file.size, conflict }));
     if (!begun) return;
     uploadId = begun.uploadId;
