@@ -320,6 +320,61 @@ class Suite:
 
         self.kill_rounds("import", coffer, lambda: coffer.spawn(script), check, reset)
 
+    def replace_rounds(self, name, source, target, digest):
+        """`cp -r --replace SOURCE TARGET-FOLDER` over an item of the same name holding other
+        content, killed at random moments: the old item is at its place or in the trash, whole,
+        and what is at the place is the old item or the whole new one, never a part (issue 30)."""
+        coffer = self.container(name.replace(" ", "-"))
+        fixture = os.path.join(self.host, source)
+        (shutil.copytree if os.path.isdir(fixture) else shutil.copy)(fixture, coffer.files(source))
+        new = digest(coffer.files(source))
+        place = coffer.files(f"{target}/{source}")
+
+        def make_old():
+            os.makedirs(coffer.files(target), exist_ok=True)
+            if os.path.isdir(fixture):
+                os.makedirs(os.path.join(place, "old"))
+                with open(os.path.join(place, "old", "kept.txt"), "wb") as handle:
+                    handle.write(b"the old folder's file\n")
+            else:
+                with open(place, "wb") as handle:
+                    handle.write(b"the old file\n" * 1000)
+            return digest(place)
+
+        old = make_old()
+
+        def check(context):
+            in_trash = self.trash_contents(coffer) if not os.path.isdir(fixture) else None
+            trashed_old = [item for item in os.listdir(coffer.trash("files"))]
+            at_place = digest(place) if os.path.exists(place) else None
+            expect(at_place in (old, new, None), f"{context}: the place holds neither the old item nor the whole new one")
+            if at_place != old:
+                # Replaced (or in the instant between): the old item is in the trash, whole.
+                expect(len(trashed_old) == 1, f"{context}: the replaced item is not in the trash: {trashed_old}")
+                kept = coffer.trash("files/" + trashed_old[0])
+                expect(digest(kept) == old, f"{context}: the trashed item lost content")
+                if in_trash is not None:
+                    expect(in_trash.get(f"{target}/{source}") == old, f"{context}: the trash names another original")
+            else:
+                expect(not trashed_old, f"{context}: the old item is both at its place and in the trash")
+            expect(digest(coffer.files(source)) == new, f"{context}: the source changed")
+
+        def reset():
+            expect(coffer.run("empty-trash").returncode == 0, "emptying the trash between rounds failed")
+            if os.path.isdir(place):
+                shutil.rmtree(place)
+            elif os.path.exists(place):
+                os.remove(place)
+            expect(make_old() == old, "the old item could not be made again")
+
+        self.kill_rounds(name, coffer, lambda: coffer.spawn(f"cp -r --replace {quote(source)} {quote(target)}"), check, reset)
+
+    def scenario_replace(self):
+        self.replace_rounds("replace", "big.bin", "Target", digest_file)
+
+    def scenario_folder_replace(self):
+        self.replace_rounds("folder replace", "Tree", "Target", digest_tree)
+
     def many_files(self, coffer, count=300):
         os.makedirs(coffer.files("Many"))
         expected = {}
@@ -687,7 +742,8 @@ def unquote(text):
     return percent_decoded(text)
 
 
-SCENARIOS = ["copy", "folder_copy", "import", "trash", "restore", "write", "upload", "disk_full", "concurrent", "frames"]
+SCENARIOS = ["copy", "folder_copy", "replace", "folder_replace", "import", "trash", "restore", "write", "upload", "disk_full",
+             "concurrent", "frames"]
 
 
 def main():
