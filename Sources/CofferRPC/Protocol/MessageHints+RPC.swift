@@ -9,6 +9,7 @@ extension MessageHints {
                                         "请对照文档中该方法的说明检查参数。"),
         .hostAccessDenied: LocalizedText("Only folders allowed when Coffer was started can be used (coffer rpc --allow-host DIR).",
                                          "只能使用启动时允许的文件夹（coffer rpc --allow-host 目录）。"),
-        .tooLarge: LocalizedText("Send it in chunks with files/upload.", "请使用 files/upload 分块发送。"),
+        .tooLarge: LocalizedText("Move it in parts: files/upload to write it, offset and length to read it.",
+                                 "请分块处理：写入用 files/upload，读取用 offset 和 length。"),
     ])
 }
