@@ -41,6 +41,19 @@ public enum CofferBinary {
         public var errors: String
     }
 
+    /// Starts `coffer` with `arguments` and returns at once, its output discarded: for a test
+    /// that kills it in the middle of something.
+    public static func start(_ arguments: [String]) throws -> Process {
+        let process = Process()
+        process.executableURL = url
+        process.arguments = arguments
+        process.environment = environment([:])
+        process.standardOutput = FileHandle.nullDevice
+        process.standardError = FileHandle.nullDevice
+        try process.run()
+        return process
+    }
+
     /// Runs `coffer` with `arguments`, feeding `input` on standard input (closed when empty).
     /// A `launcher` runs first with the binary's path and the arguments after its own words
     /// (`["/bin/sh", "-c", "ulimit -f 64; exec \"$0\" \"$@\""]`).

@@ -104,20 +104,10 @@ import Testing
     @Test func killedInTheMiddleLeavesTheOldOrTheNew() throws {
         _ = try coffer("mkdir X")
         let size = 256 << 20
-        FileManager.default.createFile(atPath: directory.url(user("big.bin")), contents: nil)
-        let handle = try FileHandle(forWritingTo: URL(fileURLWithPath: directory.url(user("big.bin"))))
-        let chunk = Data(repeating: 0x5A, count: 1 << 20)
-        for _ in 0..<(size >> 20) { handle.write(chunk) }
-        try handle.close()
+        try Data(repeating: 0x5A, count: size).write(to: URL(fileURLWithPath: directory.url(user("big.bin"))))
         directory.make([user("X/big.bin"): "the old one"])
-        let process = Process()
-        process.executableURL = CofferBinary.url
         // The kill comes as soon as the partial copy exists (or at once, if it never shows).
-        process.arguments = ["--container", container, "-c", "cp --replace big.bin X"]
-        process.environment = CofferBinary.environment([:])
-        process.standardOutput = FileHandle.nullDevice
-        process.standardError = FileHandle.nullDevice
-        try process.run()
+        let process = try CofferBinary.start(["--container", container, "-c", "cp --replace big.bin X"])
         let folder = directory.url(user("X"))
         for _ in 0..<2000 {
             let names = (try? FileManager.default.contentsOfDirectory(atPath: folder)) ?? []

@@ -31,13 +31,7 @@ import Testing
             // Every fourth is held back after 40 MiB, so that some kill surely comes mid-download
             // (at full speed the 16 MiB after a checkpoint can outrun a busy test's wake-up).
             let url = web.url("/big/killed\(run % 3)?size=\(size)" + (run % 4 == 1 ? "&stall=\(40 << 20)" : ""))
-            let process = Process()
-            process.executableURL = CofferBinary.url
-            process.arguments = ["--container", container, "-c", "download \(url)"]
-            process.environment = CofferBinary.environment([:])
-            process.standardOutput = FileHandle.nullDevice
-            process.standardError = FileHandle.nullDevice
-            try process.run()
+            let process = try CofferBinary.start(["--container", container, "-c", "download \(url)"])
             // Killed at a random point after its first checkpoint (32 MiB synced), or before it.
             if run % 4 != 0 { try await Self.waitForCheckpoint(directory.url("c\(run)"), while: process) }
             try await Task.sleep(for: .milliseconds(Int.random(in: 0...60, using: &generator)))
@@ -113,13 +107,8 @@ import Testing
     @Test func cofferRPCResumesWhatAKilledProcessLeftRunning() async throws {
         let web = try TransferServer()
         let container = directory.url("restart")
-        let process = Process()
-        process.executableURL = CofferBinary.url
-        process.arguments = ["--container", container, "-c", "download \(web.url("/data/restarted?size=\(48 << 20)&stall=\(40 << 20)"))"]
-        process.environment = CofferBinary.environment([:])
-        process.standardOutput = FileHandle.nullDevice
-        process.standardError = FileHandle.nullDevice
-        try process.run()
+        let process = try CofferBinary.start(["--container", container, "-c",
+                                              "download \(web.url("/data/restarted?size=\(48 << 20)&stall=\(40 << 20)"))"])
         // Killed once part of it is on disk (a checkpoint every 32 MiB). The server sends 40 MiB
         // and then holds the rest back, so the first process cannot finish before the kill however
         // late this test is scheduled (with a slow server instead, a busy CI once saw it finish).

@@ -32,6 +32,10 @@ struct HostFixture {
         session = try service.openSession(SessionOptions(frontEnd: "test", hostAccess: .anywhere))
         try FileManager.default.createDirectory(atPath: directory.url("host"), withIntermediateDirectories: true)
     }
+
+    func path(_ text: String) throws(CofferError) -> VirtualPath { try VirtualPath(parsing: text) }
+    /// A file below `files:`, relative to the fixture's folder.
+    func user(_ relative: String) -> String { "c/Documents/UserFiles/" + relative }
 }
 
 /// Import, export and open in place against real host folders next to a real container.

@@ -10,27 +10,20 @@ import Testing
 /// trash and comes back whole with `restore`; a folder and a file replace each other only
 /// with `.replaceFolder`; the audit entry names what was trashed.
 struct ReplaceTests {
-    let directory = TemporaryDirectory("replace")
-    let container: Container
-    let service: FileService
-    let session: Session
+    /// A container, a session allowed anywhere on the host, and a scratch home's desktop trash.
+    let fixture: HostFixture
+    var directory: TemporaryDirectory { fixture.directory }
+    var session: Session { fixture.session }
 
-    init() async throws {
-        container = try await Container.open(at: directory.url("c"))
-        service = try FileService.standard(container: container)
-        session = try service.openSession(SessionOptions(frontEnd: "tester"))
-    }
-
-    func path(_ text: String) throws(CofferError) -> VirtualPath { try VirtualPath(parsing: text) }
-    func user(_ relative: String) -> String { "c/Documents/UserFiles/" + relative }
+    init() async throws { fixture = try await HostFixture("replace") }
 
     /// The old item is in the trash under its place, and `restore` (making way for it with
     /// a replace of its own) brings it back byte for byte.
     func expectRestorable(_ place: String, files: [String: String]) async throws {
-        let listing = try await service.trashItems()
-        let item = try #require(listing.items.last { $0.originalPath == (try path(place)) })
+        let listing = try await fixture.service.trashItems()
+        let item = try #require(listing.items.last { $0.originalPath == (try fixture.path(place)) })
         try await session.perform(RestoreItem(.id(item.id), conflict: .replaceFolder))
-        for (relative, contents) in files { #expect(directory.contents(user(relative)) == contents) }
+        for (relative, contents) in files { #expect(directory.contents(fixture.user(relative)) == contents) }
     }
 
     func trashedInAudit() -> [String] {
@@ -42,98 +35,97 @@ struct ReplaceTests {
     }
 
     @Test func copyReplacingAFileTrashesTheOldOne() async throws {
-        directory.make([user("a.txt"): "new", user("X/a.txt"): "old"])
-        let node = try await session.perform(CopyItem(try path("/a.txt"), to: .into(try path("/X")), conflict: .replace))
-        #expect(node.path == (try path("/X/a.txt")))
-        #expect(directory.contents(user("X/a.txt")) == "new")
+        directory.make([fixture.user("a.txt"): "new", fixture.user("X/a.txt"): "old"])
+        let node = try await session.perform(CopyItem(try fixture.path("/a.txt"), to: .into(try fixture.path("/X")), conflict: .replace))
+        #expect(node.path == (try fixture.path("/X/a.txt")))
+        #expect(directory.contents(fixture.user("X/a.txt")) == "new")
         #expect(trashedInAudit() == ["a.txt"])
         try await expectRestorable("/X/a.txt", files: ["X/a.txt": "old"])
         // What the restore replaced (the copy) went to the trash in turn.
-        #expect(try await service.trashItems().items.count == 1)
+        #expect(try await fixture.service.trashItems().items.count == 1)
     }
 
     @Test func aFolderIsReplacedOnlyByAFolderUnlessAsked() async throws {
-        directory.make([user("a.txt"): "new", user("X/a.txt/1.jpg"): "one", user("X/a.txt/2.jpg"): "two"])
+        directory.make([fixture.user("a.txt"): "new", fixture.user("X/a.txt/1.jpg"): "one", fixture.user("X/a.txt/2.jpg"): "two"])
         let refused = await thrownError(of: try await session.perform(
-            CopyItem(try path("/a.txt"), to: .into(try path("/X")), conflict: .replace)))
+            CopyItem(try fixture.path("/a.txt"), to: .into(try fixture.path("/X")), conflict: .replace)))
         #expect(refused?.kind == .fileExists)
         #expect(refused?.detail == "folder-in-the-way")
         #expect(refused?.userMessage(in: .english).text.contains("is a folder") == true)
-        #expect(directory.contents(user("X/a.txt/1.jpg")) == "one")
-        #expect(try await service.trashItems().items.isEmpty)
+        #expect(directory.contents(fixture.user("X/a.txt/1.jpg")) == "one")
+        #expect(try await fixture.service.trashItems().items.isEmpty)
         // A file is not replaced by a folder either.
-        directory.make([user("Y/a.txt"): "old file"])
+        directory.make([fixture.user("Y/a.txt"): "old file"])
         let folderOverFile = await thrownError(of: try await session.perform(
-            CopyItem(try path("/X/a.txt"), to: .into(try path("/Y")), conflict: .replace)))
+            CopyItem(try fixture.path("/X/a.txt"), to: .into(try fixture.path("/Y")), conflict: .replace)))
         #expect(folderOverFile?.detail == "file-in-the-way")
-        #expect(directory.contents(user("Y/a.txt")) == "old file")
+        #expect(directory.contents(fixture.user("Y/a.txt")) == "old file")
         // Asked explicitly, the folder goes to the trash whole.
-        try await session.perform(CopyItem(try path("/a.txt"), to: .into(try path("/X")), conflict: .replaceFolder))
-        #expect(directory.contents(user("X/a.txt")) == "new")
+        try await session.perform(CopyItem(try fixture.path("/a.txt"), to: .into(try fixture.path("/X")), conflict: .replaceFolder))
+        #expect(directory.contents(fixture.user("X/a.txt")) == "new")
         try await expectRestorable("/X/a.txt", files: ["X/a.txt/1.jpg": "one", "X/a.txt/2.jpg": "two"])
     }
 
     @Test func writeReplacingTrashesAndRefusesAFolder() async throws {
-        directory.make([user("notes.txt"): "old notes", user("Album/1.jpg"): "1"])
-        try await session.perform(WriteFile(try path("/notes.txt"), bytes: Array("new notes".utf8), conflict: .replace))
-        #expect(directory.contents(user("notes.txt")) == "new notes")
+        directory.make([fixture.user("notes.txt"): "old notes", fixture.user("Album/1.jpg"): "1"])
+        try await session.perform(WriteFile(try fixture.path("/notes.txt"), bytes: Array("new notes".utf8), conflict: .replace))
+        #expect(directory.contents(fixture.user("notes.txt")) == "new notes")
         let refused = await thrownError(of: try await session.perform(
-            WriteFile(try path("/Album"), bytes: Array("oops".utf8), conflict: .replace)))
+            WriteFile(try fixture.path("/Album"), bytes: Array("oops".utf8), conflict: .replace)))
         #expect(refused?.detail == "folder-in-the-way")
-        #expect(directory.contents(user("Album/1.jpg")) == "1")
+        #expect(directory.contents(fixture.user("Album/1.jpg")) == "1")
         try await expectRestorable("/notes.txt", files: ["notes.txt": "old notes"])
     }
 
     @Test func moveAndRenameReplacingTrashTheOldOne() async throws {
-        directory.make([user("a.txt"): "moved", user("Docs/a.txt"): "old", user("b.txt"): "renamed", user("c.txt"): "old c"])
-        try await session.perform(MoveItem(try path("/a.txt"), to: .into(try path("/Docs")), conflict: .replace))
-        #expect(directory.contents(user("Docs/a.txt")) == "moved")
-        #expect(!directory.exists(user("a.txt")))
-        try await session.perform(RenameItem(try path("/b.txt"), to: "c.txt", conflict: .replace))
-        #expect(directory.contents(user("c.txt")) == "renamed")
-        #expect(Set(try await service.trashItems().items.map(\.originalPath.description)) == ["files:/Docs/a.txt", "files:/c.txt"])
+        directory.make([fixture.user("a.txt"): "moved", fixture.user("Docs/a.txt"): "old", fixture.user("b.txt"): "renamed", fixture.user("c.txt"): "old c"])
+        try await session.perform(MoveItem(try fixture.path("/a.txt"), to: .into(try fixture.path("/Docs")), conflict: .replace))
+        #expect(directory.contents(fixture.user("Docs/a.txt")) == "moved")
+        #expect(!directory.exists(fixture.user("a.txt")))
+        try await session.perform(RenameItem(try fixture.path("/b.txt"), to: "c.txt", conflict: .replace))
+        #expect(directory.contents(fixture.user("c.txt")) == "renamed")
+        #expect(Set(try await fixture.service.trashItems().items.map(\.originalPath.description)) == ["files:/Docs/a.txt", "files:/c.txt"])
         try await expectRestorable("/Docs/a.txt", files: ["Docs/a.txt": "old"])
         try await expectRestorable("/c.txt", files: ["c.txt": "old c"])
     }
 
     @Test func importReplacingTrashesTheOldOne() async throws {
-        directory.make(["host/photo.png": "new photo", user("Import/photo.png"): "old photo"])
-        let session = try service.openSession(SessionOptions(frontEnd: "tester", hostAccess: .only([directory.url("host")])))
+        directory.make(["host/photo.png": "new photo", fixture.user("Import/photo.png"): "old photo"])
         let results = try await session.perform(ImportItems([directory.url("host/photo.png")], conflict: .replace))
         #expect(results.allSatisfy { (try? $0.outcome.get()) != nil })
-        #expect(directory.contents(user("Import/photo.png")) == "new photo")
+        #expect(directory.contents(fixture.user("Import/photo.png")) == "new photo")
         try await expectRestorable("/Import/photo.png", files: ["Import/photo.png": "old photo"])
     }
 
     @Test func aFailedReplacePutsTheOldItemBack() async throws {
-        directory.make([user("a.txt"): "new", user("X/a.txt"): "old"])
+        directory.make([fixture.user("a.txt"): "new", fixture.user("X/a.txt"): "old"])
         // Cancelled before it starts: the old item stays where it was, the trash stays empty.
         let task = Task {
-            try await session.perform(CopyItem(try path("/a.txt"), to: .into(try path("/X")), conflict: .replace))
+            try await session.perform(CopyItem(try fixture.path("/a.txt"), to: .into(try fixture.path("/X")), conflict: .replace))
         }
         task.cancel()
         _ = await task.result
-        #expect(directory.contents(user("X/a.txt")) != nil)
-        let inTrash = try await service.trashItems().items
-        #expect(inTrash.isEmpty || directory.contents(user("X/a.txt")) == "new")
+        #expect(directory.contents(fixture.user("X/a.txt")) != nil)
+        let inTrash = try await fixture.service.trashItems().items
+        #expect(inTrash.isEmpty || directory.contents(fixture.user("X/a.txt")) == "new")
         // No partial file is left beside it.
-        #expect(try FileManager.default.contentsOfDirectory(atPath: directory.url(user("X"))) == ["a.txt"])
+        #expect(try FileManager.default.contentsOfDirectory(atPath: directory.url(fixture.user("X"))) == ["a.txt"])
     }
 
     @Test func theQuestionIsToldWhatIsThere() async throws {
-        directory.make([user("a.txt"): "new", user("X/a.txt/1.jpg"): "12345", user("X/a.txt/sub/2.jpg"): "12"])
+        directory.make([fixture.user("a.txt"): "new", fixture.user("X/a.txt/1.jpg"): "12345", fixture.user("X/a.txt/sub/2.jpg"): "12"])
         let told = Told()
         session.conflictQuestion = { conflict in
             told.value.withLock { $0 = conflict }
             return .replaceFolder
         }
-        try await session.perform(CopyItem(try path("/a.txt"), to: .into(try path("/X")), conflict: .ask))
+        try await session.perform(CopyItem(try fixture.path("/a.txt"), to: .into(try fixture.path("/X")), conflict: .ask))
         let conflict = try #require(told.value.withLock { $0 })
         #expect(conflict.existing?.kind == .folder)
         #expect(conflict.contents?.files == 2)
         #expect(conflict.contents?.folders == 1)
         #expect(conflict.contents?.bytes ?? 0 >= 7)
-        #expect(directory.contents(user("X/a.txt")) == "new")
+        #expect(directory.contents(fixture.user("X/a.txt")) == "new")
         try await expectRestorable("/X/a.txt", files: ["X/a.txt/1.jpg": "12345", "X/a.txt/sub/2.jpg": "12"])
     }
 }
