@@ -97,19 +97,34 @@ struct ReplaceTests {
         try await expectRestorable("/Import/photo.png", files: ["Import/photo.png": "old photo"])
     }
 
-    @Test func aFailedReplacePutsTheOldItemBack() async throws {
-        directory.make([fixture.user("a.txt"): "new", fixture.user("X/a.txt"): "old"])
-        // Cancelled before it starts: the old item stays where it was, the trash stays empty.
+    /// Cancelled while the new item is being made: the old one never moved, and nothing
+    /// partial is left beside it.
+    @Test func aCancelledReplaceLeavesTheOldItemInPlace() async throws {
+        directory.make([fixture.user("X/big.bin"): "old"])
+        try Data(repeating: 7, count: 512 << 20).write(to: URL(fileURLWithPath: directory.url(fixture.user("big.bin"))))
+        let session = self.session
         let task = Task {
-            try await session.perform(CopyItem(try fixture.path("/a.txt"), to: .into(try fixture.path("/X")), conflict: .replace))
+            try await session.perform(CopyItem(try VirtualPath(parsing: "/big.bin"), to: .into(try VirtualPath(parsing: "/X")),
+                                               conflict: .replace))
+        }
+        let folder = directory.url(fixture.user("X"))
+        for _ in 0..<5000 {
+            if (try FileManager.default.contentsOfDirectory(atPath: folder)).contains(where: { $0.hasPrefix(".coffer-partial-") }) {
+                break
+            }
+            try await Task.sleep(for: .milliseconds(1))
         }
         task.cancel()
-        _ = await task.result
-        #expect(directory.contents(fixture.user("X/a.txt")) != nil)
-        let inTrash = try await fixture.service.trashItems().items
-        #expect(inTrash.isEmpty || directory.contents(fixture.user("X/a.txt")) == "new")
-        // No partial file is left beside it.
-        #expect(try FileManager.default.contentsOfDirectory(atPath: directory.url(fixture.user("X"))) == ["a.txt"])
+        let outcome = await task.result
+        if case .success = outcome {
+            // The copy won the race: then it is whole, and the old one is in the trash.
+            #expect(directory.contents(fixture.user("X/big.bin"))?.utf8.count == 512 << 20)
+            #expect(try await fixture.service.trashItems().items.count == 1)
+        } else {
+            #expect(directory.contents(fixture.user("X/big.bin")) == "old")
+            #expect(try await fixture.service.trashItems().items.isEmpty)
+        }
+        #expect(try FileManager.default.contentsOfDirectory(atPath: folder) == ["big.bin"])
     }
 
     @Test func theQuestionIsToldWhatIsThere() async throws {
