@@ -50,6 +50,15 @@ import Testing
         let trashID = try #require(items.first?["trashId"] as? String)
         #expect(result(try rpc.call("trash/restore", ["trashId": trashID, "conflict": "replace"])) != nil)
         #expect(directory.contents(user("notes.txt")) == "old notes")
+        // A folder replaced by a folder (files/copy), then restored over the copy, byte for byte.
+        directory.make([user("New/Album/only.jpg"): "new", user("Album/2.jpg"): "2"])
+        #expect(result(try rpc.call("files/copy", ["path": "/New/Album", "toDirectory": "/", "conflict": "replace"])) != nil)
+        #expect(directory.names(user("Album")) == ["only.jpg"])
+        let listed = try #require(result(try rpc.call("trash/list"))?["items"] as? [[String: Any]])
+        let album = try #require(listed.first { $0["originalPath"] as? String == "files:/Album" }?["trashId"] as? String)
+        #expect(result(try rpc.call("trash/restore", ["trashId": album, "conflict": "replace"])) != nil)
+        #expect(directory.names(user("Album")) == ["1.jpg", "2.jpg"])
+        #expect(directory.contents(user("Album/2.jpg")) == "2")
         rpc.closeInput()
         _ = try rpc.waitForExit()
     }
@@ -76,6 +85,17 @@ import Testing
         #expect(directory.contents("container/Library/Trash/files/a.txt") == "old")
         let audit = directory.contents("container/Library/Application Support/AppData/logs/audit.jsonl") ?? ""
         #expect(audit.contains(#""trashed":["a.txt"]"#), "\(audit)")
+        let restored = try #require(result(try await mcp.awaitCall("tools/call", ["name": "restore_file", "arguments": [
+            "trashId": "a.txt", "conflict": "replace"]])))
+        #expect(restored["isError"] as? Bool != true, "\(restored)")
+        #expect(directory.contents(user("a.txt")) == "old")
+        // A folder moved over a folder: the one replaced is in the trash, whole.
+        directory.make([user("Other/Album/new.jpg"): "n"])
+        let moved = try #require(result(try await mcp.awaitCall("tools/call", ["name": "move_file", "arguments": [
+            "source": "files:/Other/Album", "destination": "files:/Album", "conflict": "replace"]])))
+        #expect(moved["isError"] as? Bool != true, "\(moved)")
+        #expect(directory.names(user("Album")) == ["new.jpg"])
+        #expect(directory.names("container/Library/Trash/files/Album").count == 4)
         mcp.closeInput()
         _ = try mcp.waitForExit()
     }

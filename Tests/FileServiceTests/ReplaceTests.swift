@@ -97,6 +97,15 @@ struct ReplaceTests {
         try await expectRestorable("/Import/photo.png", files: ["Import/photo.png": "old photo"])
     }
 
+    @Test func anUploadsCommitReplacingTrashesTheOldOne() async throws {
+        directory.make([fixture.user("up.bin"): "old upload"])
+        let id = try await session.perform(BeginUpload(try fixture.path("/up.bin"), conflict: .replace))
+        _ = try await session.perform(AppendUpload(id, offset: 0, bytes: Array("new upload".utf8)))
+        _ = try await session.perform(CommitUpload(id))
+        #expect(directory.contents(fixture.user("up.bin")) == "new upload")
+        try await expectRestorable("/up.bin", files: ["up.bin": "old upload"])
+    }
+
     /// Cancelled while the new item is being made: the old one never moved, and nothing
     /// partial is left beside it.
     @Test func aCancelledReplaceLeavesTheOldItemInPlace() async throws {
