@@ -33,6 +33,9 @@ struct DesktopInstaller {
 
     struct Receipt: Codable {
         var files: [InstalledFile]
+        /// Per MIME type, the application `install-desktop` wrote ahead of this one in
+        /// `mimeapps.list` (the type had no added association before), to take out with it.
+        var placedFirst: [String: String]? = nil
     }
 
     /// A file as installed: where, and what identifies that very file.
@@ -112,26 +115,30 @@ struct DesktopInstaller {
             if InstalledFile(path: old.path) == old { _ = unlink(old.path) }
             installed.removeAll { $0.path == old.path }
         }
+        var placedFirst = loadReceipt()?.placedFirst ?? [:]
+        let offered = offerAsAlternative(files.entryName, placedFirst: &placedFirst, output: output, errors: errors)
         do {
-            try record(installed)
+            try record(installed, placedFirst: placedFirst)
         } catch {
             return fail(LocalizedText("cannot record the installation in “\(receiptPath)”: \(error.localizedDescription)",
                                       "无法在“\(receiptPath)”中记录安装：\(error.localizedDescription)"), errors)
         }
-        let offered = offerAsAlternative(files.entryName, output: output, errors: errors)
         let updated = updateDatabases(output: output, errors: errors)
         return offered != 0 ? offered : updated
     }
 
     /// Adds the entry to the user's `mimeapps.list` for the types it opens at rank
     /// `Alternate`, after the application the desktop opens each with now (``MimeAppsList``).
-    private func offerAsAlternative(_ entryName: String, output: TextOutput, errors: TextOutput) -> Int32 {
+    private func offerAsAlternative(_ entryName: String, placedFirst: inout [String: String], output: TextOutput,
+                                    errors: TextOutput) -> Int32 {
         let types = DesktopEntryGenerator.alternateMimeTypes(opened: manifest, registry: manifest.registry(extending: registry))
         guard !types.isEmpty else { return 0 }
         var list = MimeAppsList(environment: environment)
         var changed = false
         for type in types where !list.added(for: type).contains(entryName) {
+            let before = list.added(for: type)
             changed = list.add(entryName, for: type, after: currentDefault(for: type)) || changed
+            if before.isEmpty, let first = list.added(for: type).first, first != entryName { placedFirst[type] = first }
         }
         guard changed else { return 0 }
         do {
@@ -163,10 +170,12 @@ struct DesktopInstaller {
         return process.terminationStatus == 0 && name.hasSuffix(".desktop") ? name : nil
     }
 
-    private func record(_ files: [InstalledFile]) throws {
+    private func record(_ files: [InstalledFile], placedFirst: [String: String]? = nil) throws {
         try FileManager.default.createDirectory(atPath: (receiptPath as NSString).deletingLastPathComponent,
                                                 withIntermediateDirectories: true)
-        try JSONEncoder().encode(Receipt(files: files)).write(to: URL(fileURLWithPath: receiptPath), options: .atomic)
+        let kept = placedFirst ?? loadReceipt()?.placedFirst
+        try JSONEncoder().encode(Receipt(files: files, placedFirst: kept)).write(to: URL(fileURLWithPath: receiptPath),
+                                                                                   options: .atomic)
     }
 
     // MARK: Uninstalling
@@ -202,7 +211,8 @@ struct DesktopInstaller {
         }
         _ = unlink(receiptPath)
         var list = MimeAppsList(environment: environment)
-        if let entry = paths.first(where: { $0.hasSuffix(".desktop") }), list.remove((entry as NSString).lastPathComponent) {
+        if let entry = paths.first(where: { $0.hasSuffix(".desktop") }),
+           list.remove((entry as NSString).lastPathComponent, withWrittenFirst: receipt.placedFirst ?? [:]) {
             do {
                 try list.write()
                 output.line(LocalizedText("Removed from \(list.path)", "已从 \(list.path) 中移除")(language))

@@ -45,10 +45,12 @@ struct MimeAppsList {
         return true
     }
 
-    /// Takes `application` out of every added association (a type left with none goes).
+    /// Takes `application` out of every added association (a type left with none goes), and
+    /// with it the application ``add(_:for:after:)`` wrote ahead of it (`writtenFirst`, per
+    /// type) where that is all the type is left with: the list is as it was before.
     /// - Returns: whether anything changed.
     @discardableResult
-    mutating func remove(_ application: String) -> Bool {
+    mutating func remove(_ application: String, withWrittenFirst writtenFirst: [String: String] = [:]) -> Bool {
         guard let group = groupIndex() else { return false }
         var changed = false
         var index = group + 1
@@ -57,7 +59,8 @@ struct MimeAppsList {
                 let entries = Self.entries(lines[index])
                 if entries.contains(application) {
                     changed = true
-                    let kept = entries.filter { $0 != application }
+                    var kept = entries.filter { $0 != application }
+                    if let first = writtenFirst[type], kept == [first] { kept = [] }
                     if kept.isEmpty {
                         lines.remove(at: index)
                         continue
@@ -66,6 +69,14 @@ struct MimeAppsList {
                 }
             }
             index += 1
+        }
+        // A group left with no entry goes too, and the blank lines around it.
+        var end = group + 1
+        while end < lines.count, lines[end].trimmingCharacters(in: .whitespaces).isEmpty { end += 1 }
+        if changed, end == lines.count || lines[end].hasPrefix("[") {
+            var start = group
+            while start > 0, lines[start - 1].trimmingCharacters(in: .whitespaces).isEmpty { start -= 1 }
+            lines.replaceSubrange(start..<end, with: start > 0 && end < lines.count ? [""] : [])
         }
         return changed
     }
