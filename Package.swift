@@ -11,8 +11,15 @@ let package = Package(
         .library(name: "CofferBackendConformance", targets: ["CofferBackendConformance"]),
         .library(name: "FileService", targets: ["FileService"]),
         .library(name: "CofferREPL", targets: ["CofferREPL"]),
+        .library(name: "CofferJSONRPC", targets: ["CofferJSONRPC"]),
         .library(name: "CofferRPC", targets: ["CofferRPC"]),
         .library(name: "CofferMCP", targets: ["CofferMCP"]),
+        .library(name: "CofferWeb", targets: ["CofferWeb"]),
+        .library(name: "CofferS3", targets: ["CofferS3"]),
+        .library(name: "CofferTransfers", targets: ["CofferTransfers"]),
+        .library(name: "CofferPreview", targets: ["CofferPreview"]),
+        .library(name: "CofferRuntime", targets: ["CofferRuntime"]),
+        .library(name: "CofferSearch", targets: ["CofferSearch"]),
         .library(name: "CofferApp", targets: ["CofferApp"]),
         .executable(name: "coffer", targets: ["coffer"]),
         .executable(name: "coffer-document-types", targets: ["coffer-document-types"]),
@@ -63,27 +70,30 @@ let package = Package(
         .target(name: "CofferHTTP", dependencies: ["CofferCore", "CofferRuntime", "CCofferHTTP"]),
         // Network transfers (issue 20): downloads into files:, uploads to servers.
         .target(name: "CofferTransfers",
-                dependencies: ["CofferCore", "CofferHTTP", "CofferBackends", "CofferRuntime", "FileService", "CCofferSystem"]),
+                dependencies: ["CofferCore", "CofferHTTP", "CofferRuntime", "FileService", "CCofferSystem"]),
         // Previews and thumbnails (issue 21): facts by kind, the freedesktop thumbnail cache.
         .target(name: "CofferPreview",
-                dependencies: ["CofferCore", "CofferRuntime", "CofferBackends", "FileService", "CCofferVips", "CCofferArchive"]),
+                dependencies: ["CofferCore", "CofferRuntime", "FileService", "CCofferVips", "CCofferArchive"]),
         // S3 object storage as a mount: Signature Version 4, configuration as the AWS tools read it.
         .target(name: "CofferS3", dependencies: ["CofferCore", "CofferRuntime", "CofferHTTP", "CCofferCrypto", "CCofferHTTP",
                                                 "CCofferXML"]),
-        // The JSON-RPC 2.0 front end (`coffer rpc`).
-        .target(name: "CofferRPC", dependencies: ["CofferCore", "CofferRuntime", "FileService", "CofferTransfers", "CofferPreview",
-                                                 "CCofferSystem"]),
-        // The Model Context Protocol front end (`coffer mcp`): a dialect and methods over CofferRPC's connection.
-        .target(name: "CofferMCP", dependencies: ["CofferCore", "CofferRPC", "FileService", "CofferTransfers", "CofferPreview"],
+        // The JSON-RPC 2.0 machinery no front end owns: framing, transports, the connection and
+        // its dialects, the method registry with Coffer's methods. RPC, MCP and web build on it.
+        .target(name: "CofferJSONRPC", dependencies: ["CofferCore", "CofferRuntime", "FileService", "CofferTransfers",
+                                                     "CofferPreview", "CCofferSystem"]),
+        // The JSON-RPC front end (`coffer rpc`): on standard I/O, or a Unix socket for many clients.
+        .target(name: "CofferRPC", dependencies: ["CofferCore", "CofferJSONRPC", "FileService", "CofferTransfers"]),
+        // The Model Context Protocol front end (`coffer mcp`): a dialect and methods over CofferJSONRPC's connection.
+        .target(name: "CofferMCP", dependencies: ["CofferCore", "CofferJSONRPC", "FileService", "CofferTransfers", "CofferPreview"],
                 resources: [.embedInCode("tools.json")]),
         // The web front end (`coffer serve`, issue 22): the page, files over HTTP, JSON-RPC over a WebSocket.
         .target(name: "CofferWeb",
-                dependencies: ["CofferCore", "CofferRPC", "CofferRuntime", "FileService", "CofferPreview", "CCivetWeb"],
+                dependencies: ["CofferCore", "CofferJSONRPC", "CofferRuntime", "FileService", "CofferPreview", "CCivetWeb"],
                 resources: [.embedInCode("Page/index.html"), .embedInCode("Page/app.js"), .embedInCode("Page/app.css")]),
         // `coffer`'s command line and front ends, for any application that adds its own mounts.
         .target(
             name: "CofferApp",
-            dependencies: ["CofferREPL", "CofferRPC", "CofferMCP", "CofferWeb", "CofferS3", "CofferTransfers", "FileService", "CofferBackends", "CofferCore", "CofferRuntime",
+            dependencies: ["CofferREPL", "CofferRPC", "CofferJSONRPC", "CofferMCP", "CofferWeb", "CofferS3", "CofferTransfers", "FileService", "CofferBackends", "CofferCore", "CofferRuntime",
                            "DocumentTypesGenerator"],
             // The package's own manifest (a link to DocumentTypes.json at the root).
             resources: [.embedInCode("DocumentTypes.json")]
@@ -112,7 +122,7 @@ let package = Package(
         // A backend of the application's own (`mem:`, with a quota) beside the standard mounts.
         .executableTarget(
             name: "CustomBackendExample",
-            dependencies: ["CofferApp", "CofferCore", "CofferInMemory", "CofferRPC", "FileService"],
+            dependencies: ["CofferApp", "CofferCore", "CofferInMemory", "CofferJSONRPC", "FileService"],
             path: "Examples/custom-backend",
             exclude: ["Tests", "README.md"]
         ),
@@ -146,10 +156,10 @@ let package = Package(
             name: "BackendConformanceTests",
             dependencies: ["CofferBackendConformance", "CofferInMemory", "CofferBackends", "CofferCore"]
         ),
-        .testTarget(name: "CofferRPCTests", dependencies: ["CofferRPC", "FileService", "CofferCore", "CofferTestSupport"]),
+        .testTarget(name: "CofferJSONRPCTests", dependencies: ["CofferJSONRPC", "FileService", "CofferCore", "CofferTestSupport"]),
         .testTarget(name: "CofferTransfersTests",
                     dependencies: ["CofferTransfers", "CofferCore", "CofferTestSupport", "CCofferSystem", "FileService"]),
-        .testTarget(name: "CofferMCPTests", dependencies: ["CofferMCP", "CofferRPC", "CofferCore", "CofferTestSupport"]),
+        .testTarget(name: "CofferMCPTests", dependencies: ["CofferMCP", "CofferJSONRPC", "CofferCore", "CofferTestSupport"]),
         .testTarget(name: "CofferS3Tests",
                     dependencies: ["CofferS3", "CofferHTTP", "CofferCore", "CofferTestSupport", "CofferBackendConformance",
                                    "FileService"]),

@@ -15,7 +15,7 @@
 import CofferApp
 import CofferCore
 import CofferInMemory
-import CofferRPC
+import CofferJSONRPC
 import FileService
 import Foundation
 import Synchronization

@@ -1,6 +1,6 @@
 import CofferCore
 import CofferREPL
-import CofferRPC
+import CofferJSONRPC
 import CofferWeb
 import FileService
 import Foundation

@@ -2,6 +2,7 @@ import CofferCore
 import CofferBackends
 import CofferREPL
 import CofferMCP
+import CofferJSONRPC
 import CofferRPC
 import CofferS3
 import CofferTransfers
@@ -158,15 +159,12 @@ public struct CofferApplication: Sendable {
             return await MCPServer.serveStandardIO(service, configuration: configuration)
         }
         if options.action == .rpc {
-            // Downloads a stopped process left running go on, in the background.
-            TransferQueue.resumeInterrupted(in: service, language: options.language)
             var configuration = RPCServer.Configuration(language: options.language, version: version)
             configuration.serverName = name
             configuration.framing = options.framing.flatMap(Framing.init(rawValue:))
             configuration.hostAccess = .only(options.allowedHostFolders)
             configuration.methods = methods
-            guard let listener else { return await RPCServer.serveStandardIO(service, configuration: configuration) }
-            return await RPCServer.serve(service, on: listener, configuration: configuration, stops: stops ?? StopSignals())
+            return await RPCFrontEnd(configuration: configuration, listener: listener, stops: stops).serve(service)
         }
 
         if case .openFiles(let paths) = options.action {

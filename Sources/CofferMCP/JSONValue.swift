@@ -1,5 +1,5 @@
 import CofferCore
-import CofferRPC
+import CofferJSONRPC
 import Foundation
 
 /// Any JSON value: tool arguments as the client sent them, and the schemas, results and

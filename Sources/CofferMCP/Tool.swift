@@ -1,5 +1,5 @@
 import CofferCore
-import CofferRPC
+import CofferJSONRPC
 import FileService
 import Foundation
 

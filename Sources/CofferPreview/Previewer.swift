@@ -1,4 +1,3 @@
-import CofferBackends
 import CofferCore
 import CofferRuntime
 import FileService

@@ -1,7 +1,7 @@
 import CCofferSystem
-import CofferBackends
 import CofferCore
 import CofferHTTP
+import CofferRuntime
 import Foundation
 #if canImport(Glibc)
 import Glibc

@@ -1,6 +1,6 @@
 import CCivetWeb
 import CofferCore
-import CofferRPC
+import CofferJSONRPC
 import Dispatch
 import Foundation
 

@@ -1,7 +1,7 @@
 import CCivetWeb
 import CofferCore
 import CofferPreview
-import CofferRPC
+import CofferJSONRPC
 import CofferRuntime
 import FileService
 import Foundation

@@ -1,5 +1,5 @@
 import CCivetWeb
-import CofferRPC
+import CofferJSONRPC
 import Foundation
 import Synchronization
 

@@ -1,6 +1,6 @@
 import CofferCore
 @testable import CofferMCP
-import CofferRPC
+import CofferJSONRPC
 import CofferTestSupport
 import Foundation
 import Testing

@@ -1,4 +1,5 @@
 import CofferCore
+import CofferRuntime
 #if canImport(Glibc)
 import Glibc
 #elseif canImport(Darwin)

@@ -1,5 +1,6 @@
 import CCofferSystem
 import CofferCore
+import CofferRuntime
 #if canImport(Glibc)
 import Glibc
 #endif

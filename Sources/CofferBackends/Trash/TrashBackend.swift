@@ -1,5 +1,6 @@
 import CCofferSystem
 import CofferCore
+import CofferRuntime
 import Foundation
 #if canImport(Glibc)
 import Glibc

@@ -1,4 +1,4 @@
-import CofferRPC
+import CofferJSONRPC
 import Foundation
 import Testing
 

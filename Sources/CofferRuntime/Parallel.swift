@@ -1,4 +1,3 @@
-import CCofferSystem
 import Foundation
 
 /// Work split over the cores, for batches of independent system calls (stats of a listing,
@@ -37,12 +36,5 @@ public enum Parallel {
         func store(_ slice: Int, _ output: Output) { lock.withLock { slots[slice] = output } }
 
         var values: [Output] { lock.withLock { slots.map { $0! } } }
-    }
-}
-
-extension coffer_stat {
-    /// The modification time as a `Date`.
-    var modificationDate: Date {
-        Date(timeIntervalSince1970: Double(mtime_sec) + Double(mtime_nsec) / 1e9)
     }
 }

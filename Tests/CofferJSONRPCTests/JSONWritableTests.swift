@@ -1,5 +1,5 @@
 import CofferCore
-@testable import CofferRPC
+@testable import CofferJSONRPC
 import Foundation
 import Testing
 

@@ -1,4 +1,4 @@
-@testable import CofferRPC
+@testable import CofferJSONRPC
 import Foundation
 import Testing
 
