@@ -188,6 +188,16 @@ def security(server, root):
         for original in ["files:/Replace/notes.txt", "files:/Replace/Album"]:
             answer = await socket.call("trash/restore", {"trashId": trashed[original], "conflict": "replaceFolder"})
             check("result" in answer, f"{original} restored over what replaced it")
+        # No conflict argument: the web's row of the defaults table (RPC's) keeps both, and the
+        # audit entry is the same copy entry as from every front end (issue 31).
+        answer = await socket.call("files/copy", {"path": "files:/Replace/notes.txt", "toDirectory": "files:/Replace"})
+        check(answer.get("result", {}).get("path") == "files:/Replace/notes (2).txt", "a copy onto a taken name keeps both by the table")
+        audit = os.path.join(os.path.dirname(os.path.dirname(root)), "Library", "Application Support", "AppData", "logs", "audit.jsonl")
+        entries = [json.loads(line) for line in open(audit, encoding="utf-8") if line.strip()]
+        check(any(entry["frontEnd"] == "web" and entry["method"] == "copy" and entry["outcome"] == "ok"
+                  and entry["paths"] == ["files:/Replace/notes.txt", "files:/Replace/notes (2).txt"] for entry in entries),
+              "the copy's audit entry names the web front end, the source and where it landed")
+        os.remove(f"{root}/Replace/notes (2).txt")
         check(open(f"{root}/Replace/notes.txt", "rb").read() == b"old notes \xe7\xac\x94\xe8\xae\xb0\n"
               and sorted(os.listdir(f"{root}/Replace/Album")) == [f"{index}.jpg" for index in range(4)]
               and open(f"{root}/Replace/Album/3.jpg", "rb").read() == bytes([3]) * 1000, "restored byte for byte")

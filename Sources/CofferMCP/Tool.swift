@@ -80,9 +80,10 @@ struct Arguments: Sendable {
         return items
     }
 
-    /// `conflict`: fail, keepBoth, replace or, where a folder may be replaced, replaceFolder.
-    func conflict(default fallback: ConflictPolicy, replacingFolders: Bool = true) throws(CofferError) -> ConflictPolicy {
-        guard let text = try optionalString("conflict") else { return fallback }
+    /// `conflict`: fail, keepBoth, replace or, where a folder may be replaced, replaceFolder;
+    /// `nil` when the call names none (then MCP's row of ``FrontEndDefaults`` decides).
+    func conflict(replacingFolders: Bool = true) throws(CofferError) -> ConflictPolicy? {
+        guard let text = try optionalString("conflict") else { return nil }
         guard let policy = ConflictPolicy(rawValue: text), replacingFolders || policy != .replaceFolder else {
             throw bad("conflict", replacingFolders ? "fail, keepBoth, replace or replaceFolder" : "fail, keepBoth or replace")
         }

@@ -76,9 +76,10 @@ struct ParsedArguments {
             "--keep-both 不能与 --replace 或 --replace-folder 同时使用")(language))
     }
 
-    /// What `--keep-both` or `--replace` chose; without either, ask (a person at a
-    /// terminal is asked, a script fails when the name is taken).
-    func conflictChoice(language: Language) throws(CofferError) -> ConflictChoice {
-        try chosenConflictPolicy(language: language).map(ConflictChoice.policy) ?? .ask
+    /// What `--keep-both`, `--replace` or `--replace-folder` chose; `nil` without any, for the
+    /// REPL's row of ``FrontEndDefaults`` (a person at a terminal is asked, a script fails when
+    /// the name is taken).
+    func conflictChoice(language: Language) throws(CofferError) -> ConflictChoice? {
+        try chosenConflictPolicy(language: language).map(ConflictChoice.policy)
     }
 }

@@ -28,8 +28,8 @@ struct WriteFileTool: MCPTool {
             node = try await context.perform(AppendToFile(path, bytes: bytes))
         } else {
             // A folder in the way is never replaced by a text: write_file takes no replaceFolder.
-            let conflict = try arguments.conflict(default: .replace, replacingFolders: false)
-            node = try await context.perform(WriteFile(path, bytes: bytes, conflict: .policy(conflict)))
+            let conflict = try arguments.conflict(replacingFolders: false)
+            node = try await context.perform(WriteFile(path, bytes: bytes, conflict: conflict.map(ConflictChoice.policy)))
         }
         return ToolOutput(text: "Successfully wrote to \(context.paths.display(node.path, style))",
                           fields: ["file": nodeJSON(node, style, context.paths)])
@@ -54,15 +54,15 @@ protocol TransferTool: MCPTool {
     /// How the answer says what happened (`moved`), and the structured field naming the result.
     static var done: String { get }
     static var field: String { get }
-    static func operation(_ source: VirtualPath, to destination: Destination, conflict: ConflictChoice) -> Operation
+    static func operation(_ source: VirtualPath, to destination: Destination, conflict: ConflictChoice?) -> Operation
 }
 
 extension TransferTool {
     static func call(_ arguments: Arguments, _ context: ToolContext) async throws(CofferError) -> ToolOutput {
         let (source, style) = try context.path(arguments, "source")
         let destination = try context.path(arguments, "destination").path
-        let conflict = try arguments.conflict(default: .fail)
-        let node = try await context.perform(operation(source, to: .exactly(destination), conflict: .policy(conflict)))
+        let conflict = try arguments.conflict()
+        let node = try await context.perform(operation(source, to: .exactly(destination), conflict: conflict.map(ConflictChoice.policy)))
         let shown = "\(context.paths.display(source, style)) to \(context.paths.display(node.path, style))"
         return ToolOutput(text: "Successfully \(done) \(shown)", fields: [field: nodeJSON(node, style, context.paths)])
     }
@@ -71,7 +71,7 @@ extension TransferTool {
 struct MoveFile: TransferTool {
     static let name = "move_file", done = "moved", field = "moved"
 
-    static func operation(_ source: VirtualPath, to destination: Destination, conflict: ConflictChoice) -> MoveItem {
+    static func operation(_ source: VirtualPath, to destination: Destination, conflict: ConflictChoice?) -> MoveItem {
         MoveItem(source, to: destination, conflict: conflict)
     }
 }
@@ -79,7 +79,7 @@ struct MoveFile: TransferTool {
 struct CopyFile: TransferTool {
     static let name = "copy_file", done = "copied", field = "copy"
 
-    static func operation(_ source: VirtualPath, to destination: Destination, conflict: ConflictChoice) -> CopyItem {
+    static func operation(_ source: VirtualPath, to destination: Destination, conflict: ConflictChoice?) -> CopyItem {
         CopyItem(source, to: destination, conflict: conflict)
     }
 }
@@ -120,8 +120,8 @@ struct RestoreFile: MCPTool {
 
     static func call(_ arguments: Arguments, _ context: ToolContext) async throws(CofferError) -> ToolOutput {
         let reference = try arguments.string("trashId")
-        let conflict = try arguments.conflict(default: .fail)
-        let node = try await context.perform(RestoreItem(.name(reference), conflict: .policy(conflict)))
+        let conflict = try arguments.conflict()
+        let node = try await context.perform(RestoreItem(.name(reference), conflict: conflict.map(ConflictChoice.policy)))
         return ToolOutput(text: "Restored \(context.paths.display(node.path, .host))",
                           fields: ["restored": nodeJSON(node, .host, context.paths)])
     }
@@ -134,7 +134,7 @@ struct ImportFiles: MCPTool {
         let hostPaths = try arguments.strings("hostPaths")
         let folder = try arguments.optionalString("destination").map { (text) throws(CofferError) in try context.paths.resolve(text) }
         let style = folder?.style ?? .host
-        let results = try await context.perform(ImportItems(hostPaths, into: folder?.path, conflict: try arguments.conflict(default: .keepBoth)))
+        let results = try await context.perform(ImportItems(hostPaths, into: folder?.path, conflict: try arguments.conflict()))
         var lines: [String] = []
         var entries: [JSONValue] = []
         for result in results {
@@ -158,7 +158,7 @@ struct ExportFile: MCPTool {
     static func call(_ arguments: Arguments, _ context: ToolContext) async throws(CofferError) -> ToolOutput {
         let path = try context.path(arguments, "path").path
         let folder = try arguments.string("hostDirectory")
-        let conflict: ConflictPolicy? = arguments.values["conflict"] == nil ? nil : try arguments.conflict(default: .keepBoth)
+        let conflict = try arguments.conflict()
         let hostPath = try await context.perform(ExportItem(path, toHostFolder: folder, conflict: conflict))
         return ToolOutput(text: "Exported to \(hostPath)", fields: ["hostPath": .string(hostPath)])
     }

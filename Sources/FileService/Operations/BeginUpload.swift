@@ -11,17 +11,18 @@ public struct BeginUpload: FileOperation {
     public static let defaultConflict: ConflictPolicy = .fail
 
     public var path: VirtualPath
-    public var conflict: ConflictPolicy
+    /// As the request gave it; `nil` for its front end's default (``FrontEndDefaults``).
+    public var conflict: ConflictPolicy?
     public var size: Int64?
 
     public init(_ path: VirtualPath, conflict: ConflictPolicy? = nil, size: Int64? = nil) {
         self.path = path
-        self.conflict = conflict ?? Self.defaultConflict
+        self.conflict = conflict
         self.size = size
     }
 
     /// - Returns: the upload's id.
     public func run(in context: OperationContext) async throws(CofferError) -> String {
-        try await context.service.beginUpload(to: path, conflict: conflict, size: size, owner: context.session.number)
+        try await context.service.beginUpload(to: path, conflict: context.conflictPolicy(conflict, for: Self.self, otherwise: Self.defaultConflict), size: size, owner: context.session.number)
     }
 }

@@ -13,7 +13,8 @@ public struct CopyItem: FileOperation {
 
     public var source: VirtualPath
     public var destination: Destination
-    public var conflict: ConflictChoice
+    /// As the request gave it; `nil` for its front end's default (``FrontEndDefaults``).
+    public var conflict: ConflictChoice?
     /// Whether a folder may be copied; `false` refuses one with `isADirectory` (`cp` without `-r`).
     public var copiesFolders: Bool
 
@@ -21,7 +22,7 @@ public struct CopyItem: FileOperation {
                 copiesFolders: Bool = true) {
         self.source = source
         self.destination = destination
-        self.conflict = conflict ?? Self.defaultConflict
+        self.conflict = conflict
         self.copiesFolders = copiesFolders
     }
 
@@ -30,7 +31,7 @@ public struct CopyItem: FileOperation {
         let target = try await destination.resolve(for: source, in: service)
         let original = try await service.stat(source)
         if !copiesFolders, original.kind != .file { throw CofferError(.isADirectory, path: source) }
-        let placed = try await context.settling(conflict, about: target) { policy, progress throws(CofferError) in
+        let placed = try await context.settling(context.conflict(conflict, for: Self.self, otherwise: Self.defaultConflict), about: target) { policy, progress throws(CofferError) in
             try await service.copy(source, to: target, conflict: policy, progress: progress)
         }
         return await service.placedNode(placed, made: original)

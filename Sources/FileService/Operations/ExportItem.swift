@@ -13,18 +13,19 @@ public struct ExportItem: FileOperation {
 
     public var path: VirtualPath
     public var hostFolder: String
-    public var conflict: ConflictPolicy
+    /// As the request gave it; `nil` for its front end's default (``FrontEndDefaults``).
+    public var conflict: ConflictPolicy?
 
     public init(_ path: VirtualPath, toHostFolder hostFolder: String, conflict: ConflictPolicy? = nil) {
         self.path = path
         self.hostFolder = hostFolder
-        self.conflict = conflict ?? Self.defaultConflict
+        self.conflict = conflict
     }
 
     /// - Returns: the host path written.
     public func run(in context: OperationContext) async throws(CofferError) -> String {
         try await context.withProgress { progress throws(CofferError) in
-            try await context.service.exportItem(path, toHostDirectory: hostFolder, conflict: conflict,
+            try await context.service.exportItem(path, toHostDirectory: hostFolder, conflict: context.conflictPolicy(conflict, for: Self.self, otherwise: Self.defaultConflict),
                                                  policy: context.session.hostPolicy, progress: progress)
         }
     }

@@ -17,14 +17,15 @@ public struct ImportItems: FileOperation {
     public var folder: VirtualPath?
     /// Types by conformance, judged by content as well as name; empty admits everything.
     public var allowedTypes: [String]
-    public var conflict: ConflictPolicy
+    /// As the request gave it; `nil` for its front end's default (``FrontEndDefaults``).
+    public var conflict: ConflictPolicy?
 
     public init(_ hostPaths: [String], into folder: VirtualPath? = nil, allowedTypes: [String] = [],
                 conflict: ConflictPolicy? = nil) {
         self.hostPaths = hostPaths
         self.folder = folder
         self.allowedTypes = allowedTypes
-        self.conflict = conflict ?? Self.defaultConflict
+        self.conflict = conflict
     }
 
     /// The folder items go into.
@@ -33,7 +34,7 @@ public struct ImportItems: FileOperation {
     public func run(in context: OperationContext) async throws(CofferError) -> [ImportResult] {
         try await context.withProgress { progress throws(CofferError) in
             try await context.service.importItems(hostPaths: hostPaths, into: destination, allowedTypes: allowedTypes,
-                                                  conflict: conflict, policy: context.session.hostPolicy,
+                                                  conflict: context.conflictPolicy(conflict, for: Self.self, otherwise: Self.defaultConflict), policy: context.session.hostPolicy,
                                                   progress: progress)
         }
     }

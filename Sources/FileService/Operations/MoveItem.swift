@@ -13,19 +13,20 @@ public struct MoveItem: FileOperation {
 
     public var source: VirtualPath
     public var destination: Destination
-    public var conflict: ConflictChoice
+    /// As the request gave it; `nil` for its front end's default (``FrontEndDefaults``).
+    public var conflict: ConflictChoice?
 
     public init(_ source: VirtualPath, to destination: Destination, conflict: ConflictChoice? = nil) {
         self.source = source
         self.destination = destination
-        self.conflict = conflict ?? Self.defaultConflict
+        self.conflict = conflict
     }
 
     public func run(in context: OperationContext) async throws(CofferError) -> FileNode {
         let service = context.service
         let target = try await destination.resolve(for: source, in: service)
         let original = try await service.stat(source)
-        let placed = try await context.settling(conflict, about: target) { policy, progress throws(CofferError) in
+        let placed = try await context.settling(context.conflict(conflict, for: Self.self, otherwise: Self.defaultConflict), about: target) { policy, progress throws(CofferError) in
             try await service.move(source, to: target, conflict: policy, progress: progress)
         }
         return await service.placedNode(placed, made: original)

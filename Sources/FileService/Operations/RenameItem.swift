@@ -12,12 +12,13 @@ public struct RenameItem: FileOperation {
 
     public var path: VirtualPath
     public var newName: String
-    public var conflict: ConflictChoice
+    /// As the request gave it; `nil` for its front end's default (``FrontEndDefaults``).
+    public var conflict: ConflictChoice?
 
     public init(_ path: VirtualPath, to newName: String, conflict: ConflictChoice? = nil) {
         self.path = path
         self.newName = newName
-        self.conflict = conflict ?? Self.defaultConflict
+        self.conflict = conflict
     }
 
     public func run(in context: OperationContext) async throws(CofferError) -> FileNode {
@@ -25,7 +26,7 @@ public struct RenameItem: FileOperation {
         let target = try path.replacingName(with: newName)
         let service = context.service
         let original = try await service.stat(path)
-        let renamed = try await context.settling(conflict, about: target) { policy, _ throws(CofferError) in
+        let renamed = try await context.settling(context.conflict(conflict, for: Self.self, otherwise: Self.defaultConflict), about: target) { policy, _ throws(CofferError) in
             try await service.rename(path, to: newName, conflict: policy)
         }
         return await service.placedNode(renamed, made: original)

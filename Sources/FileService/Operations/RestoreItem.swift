@@ -20,17 +20,18 @@ public struct RestoreItem: FileOperation {
     }
 
     public var item: Reference
-    public var conflict: ConflictChoice
+    /// As the request gave it; `nil` for its front end's default (``FrontEndDefaults``).
+    public var conflict: ConflictChoice?
 
     public init(_ item: Reference, conflict: ConflictChoice? = nil) {
         self.item = item
-        self.conflict = conflict ?? Self.defaultConflict
+        self.conflict = conflict
     }
 
     public func run(in context: OperationContext) async throws(CofferError) -> FileNode {
         let service = context.service
         let found = try await self.found(in: service, language: context.language)
-        let restored = try await context.settling(conflict, about: found.originalPath) { policy, _ throws(CofferError) in
+        let restored = try await context.settling(context.conflict(conflict, for: Self.self, otherwise: Self.defaultConflict), about: found.originalPath) { policy, _ throws(CofferError) in
             try await service.restore(found.id, conflict: policy)
         }
         return try await service.stat(restored)

@@ -12,17 +12,18 @@ public struct WriteFile: FileOperation {
 
     public var path: VirtualPath
     public var bytes: [UInt8]
-    public var conflict: ConflictChoice
+    /// As the request gave it; `nil` for its front end's default (``FrontEndDefaults``).
+    public var conflict: ConflictChoice?
 
     public init(_ path: VirtualPath, bytes: [UInt8], conflict: ConflictChoice? = nil) {
         self.path = path
         self.bytes = bytes
-        self.conflict = conflict ?? Self.defaultConflict
+        self.conflict = conflict
     }
 
     public func run(in context: OperationContext) async throws(CofferError) -> FileNode {
         let service = context.service
-        return try await context.settling(conflict, about: path) { policy, _ throws(CofferError) in
+        return try await context.settling(context.conflict(conflict, for: Self.self, otherwise: Self.defaultConflict), about: path) { policy, _ throws(CofferError) in
             try await service.writeFile(path, bytes: bytes, conflict: policy)
         }
     }

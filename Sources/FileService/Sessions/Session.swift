@@ -27,6 +27,8 @@ public final class Session: Sendable {
     /// The host access the session was opened with, resolved, and any folders allowed since.
     var hostPolicy: HostAccessPolicy { state.withLock { $0.hostPolicy } }
     let isLongLived: Bool
+    /// What this session's requests mean when they leave a choice out.
+    public let defaults: FrontEndDefaults
     let activities = SessionActivities()
     let watches = SessionWatches()
 
@@ -45,6 +47,7 @@ public final class Session: Sendable {
         self.frontEnd = options.frontEnd
         self.number = number
         self.isLongLived = options.isLongLived
+        self.defaults = options.defaults
         self.state = Mutex(State(language: options.language, openedPolicy: hostPolicy, hostPolicy: hostPolicy))
     }
 

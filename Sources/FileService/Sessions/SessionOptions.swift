@@ -15,12 +15,16 @@ public struct SessionOptions: Sendable {
     /// keeps its search index live (watching the mount) and sweeps abandoned uploads; a
     /// short session's searches bring the index up to date themselves.
     public var isLongLived: Bool
+    /// What requests that leave a choice out mean: the standard table's row for `frontEnd`
+    /// unless given (``FrontEndDefaults``).
+    public var defaults: FrontEndDefaults
 
     public init(frontEnd: String, language: Language = .english, hostAccess: HostAccess = .nowhere,
-                isLongLived: Bool = false) {
+                isLongLived: Bool = false, defaults: FrontEndDefaults? = nil) {
         self.frontEnd = frontEnd
         self.language = language
         self.hostAccess = hostAccess
         self.isLongLived = isLongLived
+        self.defaults = defaults ?? .standard(for: frontEnd)
     }
 }
