@@ -274,4 +274,15 @@ extension TrashTests {
         #expect((try inode(user("Theirs/a.txt")) == before) == offersRename)
         #expect(directory.names(trash("files")).isEmpty && directory.names(trash("info")).isEmpty)
     }
+
+    /// Days to a cutoff, one rule for the REPL's `--older-than` and RPC's `olderThanDays`.
+    @Test func daysBecomeOneCutoffForEveryFrontEnd() throws {
+        let now = Date(timeIntervalSince1970: 1_800_000_000)
+        #expect(try EmptyTrash(olderThanDays: 30, now: now).cutoff == now.addingTimeInterval(-30 * 86_400))
+        #expect(try EmptyTrash(olderThanDays: 0.5, now: now).cutoff == now.addingTimeInterval(-43_200))
+        #expect(try EmptyTrash(olderThanDays: nil).cutoff == nil)
+        for bad in [-1, Double.infinity, Double.nan] {
+            #expect(throws: CofferError.self) { try EmptyTrash(olderThanDays: bad) }
+        }
+    }
 }

@@ -8,10 +8,12 @@ struct TrashEmpty: RPCMethod {
     struct Result: Encodable, Sendable { var removed: Int }
 
     static func run(_ params: Params, _ context: RequestContext) async throws -> Result {
-        if let days = params.olderThanDays, days < 0 || !days.isFinite {
+        let emptying: EmptyTrash
+        do {
+            emptying = try EmptyTrash(olderThanDays: params.olderThanDays)
+        } catch {
             throw RPCError.invalidParams("param “olderThanDays” must be a number of days, not negative")
         }
-        let cutoff = params.olderThanDays.map { Date().addingTimeInterval(-$0 * 86_400) }
-        return Result(removed: try await context.perform(EmptyTrash(olderThan: cutoff)))
+        return Result(removed: try await context.perform(emptying))
     }
 }

@@ -58,11 +58,18 @@ extension CommandInterpreter {
     func emptyTrash(_ words: ArraySlice<String>) async throws(CofferError) {
         let arguments = try parse(words, as: "empty-trash")
         guard arguments.operands.isEmpty else { throw usage("empty-trash") }
-        var cutoff: Date?
+        var days: Double?
         if let text = arguments.options["older-than"] {
-            guard let days = Double(text), days >= 0, days.isFinite else { throw usage("empty-trash") }
-            cutoff = Date().addingTimeInterval(-days * 86_400)
+            guard let number = Double(text) else { throw usage("empty-trash") }
+            days = number
         }
+        let emptying: EmptyTrash
+        do throws(CofferError) {
+            emptying = try EmptyTrash(olderThanDays: days)
+        } catch {
+            throw usage("empty-trash")
+        }
+        let cutoff = emptying.cutoff
         let count = try await perform(ListTrash()).items.filter { $0.isEmptied(olderThan: cutoff) }.count
         guard count > 0 else {
             output.line(LocalizedText("Nothing to delete.", "没有需要删除的项目。")(language))
@@ -74,7 +81,7 @@ extension CommandInterpreter {
                 "永久删除废纸篓中的 \(count) 个项目？此操作无法撤销。[y/N] ")(language)
             guard await confirm(question) else { throw CofferError(.cancelled, path: .root(of: "trash")) }
         }
-        let removed = try await perform(EmptyTrash(olderThan: cutoff))
+        let removed = try await perform(emptying)
         output.line(LocalizedText("Deleted \(removed) \(removed == 1 ? "item" : "items").", "已删除 \(removed) 个项目。")(language))
     }
 

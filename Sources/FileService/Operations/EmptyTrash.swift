@@ -11,6 +11,20 @@ public struct EmptyTrash: FileOperation {
 
     public init(olderThan cutoff: Date? = nil) { self.cutoff = cutoff }
 
+    /// Keeping what was trashed within the last `days` days (`--older-than`, `olderThanDays`),
+    /// or everything when `nil`: one rule for every front end.
+    /// - Throws: `invalidArgument` for a negative or infinite number of days.
+    public init(olderThanDays days: Double?, now: Date = Date()) throws(CofferError) {
+        guard let days else {
+            self.init()
+            return
+        }
+        guard days >= 0, days.isFinite else {
+            throw CofferError(.invalidArgument, detail: "a number of days, not negative")
+        }
+        self.init(olderThan: now.addingTimeInterval(-days * 86_400))
+    }
+
     /// - Returns: how many items were deleted.
     public func run(in context: OperationContext) async throws(CofferError) -> Int {
         try await context.service.emptyTrash(olderThan: cutoff)
