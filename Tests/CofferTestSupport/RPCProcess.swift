@@ -41,6 +41,15 @@ public final class RPCProcess: RPCClient, @unchecked Sendable {
     /// Closes standard input: the end of input for the server.
     public func closeInput() { try? stdin.fileHandleForWriting.close() }
 
+    /// `coffer mcp` on `container`, through the handshake of a 2025-11-25 client.
+    public static func mcp(container: String, arguments: [String] = []) async throws -> RPCProcess {
+        let mcp = try RPCProcess(container: container, command: "mcp", arguments: arguments)
+        _ = try await mcp.awaitCall("initialize", ["protocolVersion": "2025-11-25", "capabilities": [String: Any](),
+                                                   "clientInfo": ["name": "tests", "version": "1"]])
+        mcp.notify("notifications/initialized")
+        return mcp
+    }
+
     /// Sends a signal to the server.
     public func signal(_ number: Int32) { kill(process.processIdentifier, number) }
 

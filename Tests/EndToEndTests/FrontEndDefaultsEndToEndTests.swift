@@ -34,10 +34,7 @@ import Testing
         rpc.closeInput()
         _ = try rpc.waitForExit()
 
-        let mcp = try RPCProcess(container: container, command: "mcp")
-        _ = try await mcp.awaitCall("initialize", ["protocolVersion": "2025-11-25", "capabilities": [String: Any](),
-                                                   "clientInfo": ["name": "tests", "version": "1"]])
-        mcp.notify("notifications/initialized")
+        let mcp = try await RPCProcess.mcp(container: container)
         let refused = try #require(result(try await mcp.awaitCall("tools/call", ["name": "copy_file", "arguments": [
             "source": "files:/a.txt", "destination": "files:/Docs/a.txt"]])))
         #expect(refused["isError"] as? Bool == true)

@@ -67,10 +67,7 @@ import Testing
         rpc.closeInput()
         _ = try rpc.waitForExit()
 
-        let mcp = try RPCProcess(container: container, command: "mcp")
-        _ = try await mcp.awaitCall("initialize", ["protocolVersion": "2025-11-25", "capabilities": [String: Any](),
-                                                   "clientInfo": ["name": "tests", "version": "1"]])
-        mcp.notify("notifications/initialized")
+        let mcp = try await RPCProcess.mcp(container: container)
         let root = try #require(result(try await mcp.awaitCall("tools/call", ["name": "list_directory", "arguments": ["path": "/"]])))
         let text = ((root["content"] as? [[String: Any]])?.first?["text"] as? String) ?? ""
         #expect(root["isError"] as? Bool == true)

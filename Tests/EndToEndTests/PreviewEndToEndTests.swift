@@ -129,10 +129,7 @@ struct PreviewEndToEndTests {
 
     @Test func mcpSendsAThumbnailWhenTheImageIsLargerThanAsked() async throws {
         try prepare()
-        let mcp = try RPCProcess(container: container, command: "mcp")
-        _ = try await mcp.awaitCall("initialize", ["protocolVersion": "2025-11-25", "capabilities": [:],
-                                                   "clientInfo": ["name": "tests", "version": "1"]])
-        mcp.notify("notifications/initialized")
+        let mcp = try await RPCProcess.mcp(container: container)
         let root = directory.url("container/Documents/UserFiles")
         let small = try #require(result(try await mcp.awaitCall("tools/call", [
             "name": "read_media_file", "arguments": ["path": root + "/m/photo.jpg", "maxSize": 100]])))

@@ -66,10 +66,7 @@ import Testing
     @Test func mcpWriteFileRefusesAFolderAndTrashesAFile() async throws {
         directory.make([user("Album/1.jpg"): "1", user("Album/2.jpg"): "2", user("Album/3.jpg"): "3", user("Album/4.jpg"): "4",
                         user("a.txt"): "old"])
-        let mcp = try RPCProcess(container: container, command: "mcp")
-        _ = try await mcp.awaitCall("initialize", ["protocolVersion": "2025-11-25", "capabilities": [String: Any](),
-                                                   "clientInfo": ["name": "tests", "version": "1"]])
-        mcp.notify("notifications/initialized")
+        let mcp = try await RPCProcess.mcp(container: container)
         let onFolder = try #require(result(try await mcp.awaitCall("tools/call", ["name": "write_file",
                                                                                   "arguments": ["path": "Album", "content": "oops"]])))
         #expect(onFolder["isError"] as? Bool == true)
