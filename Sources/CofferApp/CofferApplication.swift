@@ -1,11 +1,7 @@
 import CofferCore
-import CofferBackends
 import CofferREPL
-import CofferMCP
 import CofferJSONRPC
-import CofferRPC
 import CofferS3
-import CofferTransfers
 import FileService
 import Foundation
 #if canImport(Glibc)
@@ -105,36 +101,9 @@ public struct CofferApplication: Sendable {
         default:
             break
         }
-        let methods: RPCMethodRegistry
-        do {
-            methods = try RPCMethodRegistry.standard.adding(extraMethods)
-        } catch {
-            return stopping(with: "\(error.userMessage(in: options.language))", status: 1, errors)
-        }
-        // Programs may use only the folders allowed at start, each of which must be a folder
-        // (a bad one is a bad argument).
-        if options.action.servesPrograms {
-            for folder in options.allowedHostFolders {
-                do { _ = try HostAccessPolicy.only([folder]) } catch {
-                    return stopping(with: "--allow-host “\(folder)”: \(error.userMessage(in: options.language))", status: 2, errors)
-                }
-            }
-        }
-        // The socket first: a path that cannot be listened on is a bad argument, found before
-        // anything else happens.
-        var listener: UnixSocketListener?
-        var stops: StopSignals?
-        if options.action == .serve { stops = StopSignals() }
-        if options.action == .rpc, let socketPath = options.socketPath {
-            // Caught before the socket exists: a SIGTERM right after it appears stops the
-            // server cleanly (and removes the socket) rather than killing it.
-            stops = StopSignals()
-            do {
-                listener = try UnixSocketListener(path: socketPath)
-            } catch {
-                return stopping(with: "--listen: \(error.message(in: options.language))", status: 2, errors)
-            }
-        }
+        let context = LaunchContext(application: self, options: options, manifest: manifest, output: output, errors: errors)
+        var launch = Self.launch(for: options.action)
+        if let status = launch.prepare(context) { return status }
         let service: FileService
         let container: Container
         do {
@@ -144,61 +113,21 @@ public struct CofferApplication: Sendable {
             try Self.checkMountNames(added)
             service = try FileService.standard(container: container, registry: registry, extraMounts: added)
         } catch {
-            listener?.close()
+            launch.abandon()
             return stopping(with: "\(error.userMessage(in: options.language))", status: 1, errors)
         }
-        if options.action == .serve {
-            return await serveWeb(service, container: container, options: options, stops: stops ?? StopSignals(),
-                                  output: output, errors: errors)
-        }
-        if options.action == .mcp {
-            var configuration = MCPServer.Configuration(filesRoot: container.userFilesPath, language: options.language,
-                                                        version: version)
-            configuration.serverName = name
-            configuration.hostAccess = .only(options.allowedHostFolders)
-            return await MCPServer.serveStandardIO(service, configuration: configuration)
-        }
-        if options.action == .rpc {
-            var configuration = RPCServer.Configuration(language: options.language, version: version)
-            configuration.serverName = name
-            configuration.framing = options.framing.flatMap(Framing.init(rawValue:))
-            configuration.hostAccess = .only(options.allowedHostFolders)
-            configuration.methods = methods
-            return await RPCFrontEnd(configuration: configuration, listener: listener, stops: stops).serve(service)
-        }
+        return await launch.run(context, service: service, container: container)
+    }
 
-        if case .openFiles(let paths) = options.action {
-            return await openFiles(paths, service: service, manifest: manifest, options: options, output: output, errors: errors)
+    /// The front end an action starts: one small type each.
+    static func launch(for action: LaunchOptions.Action) -> any FrontEndLaunch {
+        switch action {
+        case .rpc: RPCLaunch()
+        case .mcp: MCPLaunch()
+        case .serve: WebLaunch()
+        case .openFiles(let paths): OpenFilesLaunch(paths: paths)
+        default: REPLLaunch(action: action)
         }
-
-        // A person at the REPL may name any host path their account can read. On a terminal
-        // the session stays a while: the service keeps the search index live for it.
-        let interactive = isatty(0) == 1 && !Self.isOneShot(options.action)
-        if interactive { TransferQueue.resumeInterrupted(in: service, language: options.language) }
-        let session: Session
-        do {
-            session = try service.openSession(SessionOptions(frontEnd: "repl", language: options.language,
-                                                             hostAccess: .anywhere, isLongLived: interactive))
-        } catch {
-            return stopping(with: "\(error.userMessage(in: options.language))", status: 1, errors)
-        }
-        let interpreter = CommandInterpreter(session: session, output: output, errors: errors)
-        interpreter.programName = name
-        if output.isTerminal { interpreter.imageProtocol = ImageProtocol.detect(ProcessInfo.processInfo.environment) }
-        let status: Int32
-        switch options.action {
-        case .commands(let script):
-            var lines = [script].makeIterator()
-            status = await PipedSession(interpreter: interpreter).run(lines: { lines.next() })
-        case .help(let words):
-            status = await interpreter.run(words: ["help"] + words) == .failure ? 1 : 0
-        default:
-            status = interactive ? await self.interactive(interpreter, container: container)
-                                 : await PipedSession(interpreter: interpreter).run()
-        }
-        await interpreter.endBackgroundWork(waiting: !interactive)
-        await session.close()
-        return status
     }
 
     /// Says on standard error, after the program's name, why it stops; returns `status`.
@@ -206,13 +135,6 @@ public struct CofferApplication: Sendable {
         errors.line("\(name): \(message)")
         errors.flush()
         return status
-    }
-
-    private static func isOneShot(_ action: LaunchOptions.Action) -> Bool {
-        switch action {
-        case .commands, .help: true
-        default: false
-        }
     }
 
     /// An application's mounts must be typeable (`mem:`) and must not take a standard name.
@@ -269,22 +191,5 @@ public struct CofferApplication: Sendable {
             throw CofferError(.invalidArgument, detail: "--document-types: " + validation.errors.joined(separator: "; "))
         }
         return manifest
-    }
-
-    /// The REPL on a terminal: readline, history in `AppData/history`, completion from the
-    /// session; colours and progress bars where the output is a terminal.
-    @MainActor
-    func interactive(_ interpreter: CommandInterpreter, container: Container) async -> Int32 {
-        let environment = ProcessInfo.processInfo.environment
-        interpreter.outputStyle = .forDescriptor(1, environment: environment)
-        interpreter.errorStyle = .forDescriptor(2, environment: environment)
-        if isatty(2) == 1 {
-            interpreter.progressBar = { label in ProgressBar(label: label) }
-        }
-        let history = HistoryFile(path: container.appDataPath + "/history")
-        let session = InteractiveSession(
-            interpreter: interpreter, editor: ReadlineEditor(historyLimit: history.limit), historyFile: history,
-            completionSource: ServiceCompletionSource(session: interpreter.session))
-        return await session.run()
     }
 }

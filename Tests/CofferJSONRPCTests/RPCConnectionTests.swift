@@ -185,7 +185,11 @@ struct RPCConnectionTests {
             other.send(try! JSONSerialization.data(withJSONObject: ["jsonrpc": "2.0", "id": id, "method": method, "params": params]))
             return await withCheckedContinuation { continuation in
                 Thread {
-                    continuation.resume(returning: other.receive().flatMap { try? JSONSerialization.jsonObject(with: $0) as? [String: Any] })
+                    // A minute, not the default ten seconds: a loaded machine (two builds beside the
+                    // tests) once took longer than ten for the second client's `initialize`.
+                    continuation.resume(returning: other.receive(timeout: .seconds(60)).flatMap {
+                        try? JSONSerialization.jsonObject(with: $0) as? [String: Any]
+                    })
                 }.start()
             }
         }

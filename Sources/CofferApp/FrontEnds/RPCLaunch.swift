@@ -1,0 +1,59 @@
+import CofferBackends
+import CofferCore
+import CofferJSONRPC
+import CofferRPC
+import FileService
+
+/// `coffer rpc [--listen unix:PATH] [--framing lsp|ndjson] [--allow-host DIR]…`.
+struct RPCLaunch: FrontEndLaunch {
+    private var methods = RPCMethodRegistry.standard
+    private var listener: UnixSocketListener?
+    private var stops: StopSignals?
+
+    mutating func prepare(_ context: LaunchContext) -> Int32? {
+        do {
+            methods = try RPCMethodRegistry.standard.adding(context.application.extraMethods)
+        } catch {
+            return context.stopping(with: "\(error.userMessage(in: context.language))", status: 1)
+        }
+        if let refused = AllowedHostFolders.check(context) { return refused }
+        // The socket first: a path that cannot be listened on is a bad argument, found before
+        // anything else happens. Signals are caught before the socket exists: a SIGTERM right
+        // after it appears stops the server cleanly (and removes the socket).
+        guard let socketPath = context.options.socketPath else { return nil }
+        stops = StopSignals()
+        do {
+            listener = try UnixSocketListener(path: socketPath)
+        } catch {
+            return context.stopping(with: "--listen: \(error.message(in: context.language))", status: 2)
+        }
+        return nil
+    }
+
+    @MainActor
+    func run(_ context: LaunchContext, service: FileService, container: Container) async -> Int32 {
+        let options = context.options
+        var configuration = RPCServer.Configuration(language: options.language, version: context.application.version)
+        configuration.serverName = context.application.name
+        configuration.framing = options.framing.flatMap(Framing.init(rawValue:))
+        configuration.hostAccess = .only(options.allowedHostFolders)
+        configuration.methods = methods
+        return await RPCFrontEnd(configuration: configuration, listener: listener, stops: stops).serve(service)
+    }
+
+    /// A socket opened in ``prepare(_:)`` is closed when the service cannot be opened.
+    func abandon() { listener?.close() }
+}
+
+/// `--allow-host DIR`: programs may use only the folders allowed at start, each of which
+/// must be a folder (a bad one is a bad argument).
+enum AllowedHostFolders {
+    static func check(_ context: LaunchContext) -> Int32? {
+        for folder in context.options.allowedHostFolders {
+            do { _ = try HostAccessPolicy.only([folder]) } catch {
+                return context.stopping(with: "--allow-host “\(folder)”: \(error.userMessage(in: context.language))", status: 2)
+            }
+        }
+        return nil
+    }
+}
