@@ -51,102 +51,99 @@ struct LaunchOptions {
         self.environment = environment
         language = Language.preferred(environment: environment)
         containerPath = Container.defaultLocation(environment: environment, application: application)
-        var index = 0
-        func value(for option: String) throws(CofferError) -> String {
-            index += 1
-            guard index < arguments.count else {
-                throw CofferError(.invalidArgument, detail: "\(option) needs a value")
+        var reader = ArgumentReader(arguments)
+        while !reader.isAtEnd {
+            if try !readCommon(&reader), try !readFrontEndOption(&reader) {
+                throw CofferError(.invalidArgument, detail: "unexpected argument “\(reader.current)”")
             }
-            return arguments[index]
+            reader.advance()
         }
-        while index < arguments.count {
-            let argument = arguments[index]
+        if containerPath.isEmpty { throw CofferError(.invalidArgument, detail: "--container needs a folder") }
+    }
+
+    /// An option every front end takes, or the word that chooses the front end; `false` when
+    /// the argument is neither.
+    private mutating func readCommon(_ reader: inout ArgumentReader) throws(CofferError) -> Bool {
+        let argument = reader.current
+        if argument == "-c" {
+            action = .commands(try reader.separateValue(of: "-c"))
+        } else if let path = try reader.value(of: "--container") {
+            containerPath = path
+            containerGiven = true
+        } else if let value = try reader.value(of: "--mount") {
+            guard let equals = value.firstIndex(of: "="), value[value.index(after: equals)...].hasPrefix("s3://") else {
+                throw CofferError(.invalidArgument, detail: "--mount \(value): use NAME=s3://BUCKET[/PREFIX]")
+            }
+            s3Mounts.append((String(value[..<equals]), String(value[value.index(after: equals)...])))
+        } else if let value = try reader.value(of: "--s3-endpoint") {
+            s3Endpoint = value
+        } else if let value = try reader.value(of: "--document-types") {
+            documentTypesPath = value
+        } else if let code = try reader.value(of: "--lang") {
+            guard let chosen = Language(code: code) else {
+                throw CofferError(.invalidArgument, detail: "--lang \(code): use en or zh-Hans")
+            }
+            language = chosen
+        } else {
             switch argument {
-            case "-c":
-                action = .commands(try value(for: "-c"))
-            case "--container":
-                containerPath = try value(for: "--container")
-                containerGiven = true
-            case _ where argument.hasPrefix("--container="):
-                containerPath = String(argument.dropFirst("--container=".count))
-                containerGiven = true
-            case _ where argument == "--mount" || argument.hasPrefix("--mount="):
-                let value = argument == "--mount" ? try value(for: "--mount") : String(argument.dropFirst("--mount=".count))
-                guard let equals = value.firstIndex(of: "="), value[value.index(after: equals)...].hasPrefix("s3://") else {
-                    throw CofferError(.invalidArgument, detail: "--mount \(value): use NAME=s3://BUCKET[/PREFIX]")
-                }
-                s3Mounts.append((String(value[..<equals]), String(value[value.index(after: equals)...])))
-            case _ where argument == "--s3-endpoint" || argument.hasPrefix("--s3-endpoint="):
-                s3Endpoint = argument == "--s3-endpoint" ? try value(for: "--s3-endpoint")
-                                                         : String(argument.dropFirst("--s3-endpoint=".count))
-            case "--document-types":
-                documentTypesPath = try value(for: "--document-types")
-            case "--lang":
-                let code = try value(for: "--lang")
-                guard let chosen = Language(code: code) else {
-                    throw CofferError(.invalidArgument, detail: "--lang \(code): use en or zh-Hans")
-                }
-                language = chosen
-            case "-h", "--help":
-                action = .showHelp
-            case "-V", "--version":
-                action = .showVersion
-            case "help":
-                action = .help(Array(arguments[(index + 1)...]))
-                index = arguments.count
-                continue
-            case "rpc":
-                action = .rpc
-            case "mcp":
-                action = .mcp
-            case "serve":
-                action = .serve
-            case "--port" where action == .serve:
-                let text = try value(for: "--port")
+            case "-h", "--help": action = .showHelp
+            case "-V", "--version": action = .showVersion
+            case "help": action = .help(reader.rest())
+            case "rpc": action = .rpc
+            case "mcp": action = .mcp
+            case "serve": action = .serve
+            case "install-desktop": action = .installDesktop
+            case "uninstall-desktop": action = .uninstallDesktop
+            case "open-files":
+                let paths = reader.rest().drop { $0 == "--" }
+                guard !paths.isEmpty else { throw CofferError(.invalidArgument, detail: "open-files needs the files to open") }
+                action = .openFiles(Array(paths))
+            default: return false
+            }
+        }
+        return true
+    }
+
+    /// An option of the front end already chosen (`serve --port 8080`); `false` otherwise.
+    private mutating func readFrontEndOption(_ reader: inout ArgumentReader) throws(CofferError) -> Bool {
+        switch action {
+        case .serve:
+            if let text = try reader.value(of: "--port") {
                 guard let port = Int(text), (0...65535).contains(port) else {
                     throw CofferError(.invalidArgument, detail: "--port \(text): use a number from 0 to 65535")
                 }
                 webPort = port
-            case "--address" where action == .serve:
-                webAddress = try value(for: "--address")
-            case "--open" where action == .serve:
+            } else if let address = try reader.value(of: "--address") {
+                webAddress = address
+            } else if reader.current == "--open" {
                 opensBrowser = true
-            case "--new-token" where action == .serve:
+            } else if reader.current == "--new-token" {
                 newToken = true
-            case "open-files":
-                let paths = arguments[(index + 1)...].drop { $0 == "--" }
-                guard !paths.isEmpty else { throw CofferError(.invalidArgument, detail: "open-files needs the files to open") }
-                action = .openFiles(Array(paths))
-                index = arguments.count
-                continue
-            case "install-desktop":
-                action = .installDesktop
-            case "--user" where action == .installDesktop:
-                break  // the only kind of installation there is: into $XDG_DATA_HOME
-            case "uninstall-desktop":
-                action = .uninstallDesktop
-            case "--framing" where action == .rpc, _ where action == .rpc && argument.hasPrefix("--framing="):
-                let value = argument == "--framing" ? try value(for: "--framing") : String(argument.dropFirst("--framing=".count))
+            } else {
+                return false
+            }
+        case .installDesktop:
+            return reader.current == "--user"  // the only kind of installation there is: into $XDG_DATA_HOME
+        case .rpc, .mcp:
+            if let folder = try reader.value(of: "--allow-host") {
+                allowedHostFolders.append(folder)
+            } else if action == .rpc, let value = try reader.value(of: "--framing") {
                 guard value == "lsp" || value == "ndjson" else {
                     throw CofferError(.invalidArgument, detail: "--framing \(value): use lsp or ndjson")
                 }
                 framing = value
-            case "--allow-host" where action.servesPrograms, _ where action.servesPrograms && argument.hasPrefix("--allow-host="):
-                let value = argument == "--allow-host" ? try value(for: "--allow-host")
-                                                       : String(argument.dropFirst("--allow-host=".count))
-                allowedHostFolders.append(value)
-            case "--listen" where action == .rpc, _ where action == .rpc && argument.hasPrefix("--listen="):
-                let value = argument == "--listen" ? try value(for: "--listen") : String(argument.dropFirst("--listen=".count))
+            } else if action == .rpc, let value = try reader.value(of: "--listen") {
                 guard value.hasPrefix("unix:"), value.count > "unix:".count else {
                     throw CofferError(.invalidArgument, detail: "--listen \(value): use unix:PATH")
                 }
                 socketPath = String(value.dropFirst("unix:".count))
-            default:
-                throw CofferError(.invalidArgument, detail: "unexpected argument “\(argument)”")
+            } else {
+                return false
             }
-            index += 1
+        default:
+            return false
         }
-        if containerPath.isEmpty { throw CofferError(.invalidArgument, detail: "--container needs a folder") }
+        return true
     }
 
     /// The usage text, naming the program (`coffer`, or an application built the same way).
@@ -205,4 +202,39 @@ struct LaunchOptions {
 extension LaunchOptions.Action {
     /// Whether programs talk to it (`rpc`, `mcp`): they get only the host folders allowed.
     var servesPrograms: Bool { self == .rpc || self == .mcp }
+}
+
+/// The words of a command line, read one at a time.
+struct ArgumentReader {
+    private let arguments: [String]
+    private var index = 0
+
+    init(_ arguments: [String]) { self.arguments = arguments }
+
+    var isAtEnd: Bool { index >= arguments.count }
+    var current: String { arguments[index] }
+
+    mutating func advance() { index += 1 }
+
+    /// `NAME VALUE` or `NAME=VALUE`: the value when the current argument is the option `name`,
+    /// else `nil`.
+    mutating func value(of name: String) throws(CofferError) -> String? {
+        if current == name { return try separateValue(of: name) }
+        if current.hasPrefix(name + "=") { return String(current.dropFirst(name.count + 1)) }
+        return nil
+    }
+
+    /// The argument after the current one, which is the option `name`.
+    mutating func separateValue(of name: String) throws(CofferError) -> String {
+        index += 1
+        guard index < arguments.count else { throw CofferError(.invalidArgument, detail: "\(name) needs a value") }
+        return arguments[index]
+    }
+
+    /// Every argument after the current one; nothing is read after them.
+    mutating func rest() -> [String] {
+        let rest = Array(arguments[(index + 1)...])
+        index = arguments.count - 1
+        return rest
+    }
 }
