@@ -385,6 +385,13 @@ import Testing
         let imported = try await tool(allowed, "import_files", ["hostPaths": [directory.url("host/in/report.txt")]])
         #expect(!failed(imported), "\(text(imported))")
         #expect(directory.contents(user("Import/report.txt")) == "from the host")
+        // What a folder's import leaves out (a link) is said, in the text and the structured result.
+        directory.make(["host/Album/a.jpg": "a"])
+        directory.link("host/Album/out", to: "/etc/passwd")
+        let album = try await tool(allowed, "import_files", ["hostPaths": [directory.url("host/Album")]])
+        #expect(!failed(album) && text(album).contains("left out") && text(album).contains("Album/out"), "\(text(album))")
+        let skipped = ((structured(album)["results"] as? [[String: Any]])?.first?["skipped"] as? [[String: Any]]) ?? []
+        #expect(skipped.count == 1 && (skipped.first?["hostPath"] as? String)?.hasSuffix("/Album/out") == true, "\(skipped)")
         let refused = try await tool(allowed, "import_files", ["hostPaths": [directory.url("elsewhere/secret.txt")]])
         #expect(text(refused).contains("may not use"))
         let exported = try await tool(allowed, "export_file", ["path": root + "/Import/report.txt", "hostDirectory": directory.url("host")])

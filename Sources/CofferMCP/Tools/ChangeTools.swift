@@ -147,6 +147,18 @@ struct ImportFiles: MCPTool {
                 lines.append("\(result.hostPath): \(message)")
                 entries.append(["hostPath": .string(result.hostPath), "error": .string(message)])
             }
+            // What a folder's import left out is said, not dropped (as host/import says it).
+            guard !result.skipped.isEmpty else { continue }
+            var skipped: [JSONValue] = []
+            for skip in result.skipped {
+                let message = skip.error.userMessage(in: context.language).text
+                lines.append("  left out \(skip.hostPath): \(message)")
+                skipped.append(["hostPath": .string(skip.hostPath), "error": .string(message)])
+            }
+            if case .object(var entry)? = entries.last {
+                entry["skipped"] = .array(skipped)
+                entries[entries.count - 1] = .object(entry)
+            }
         }
         return ToolOutput(text: lines.joined(separator: "\n"), fields: ["results": .array(entries)])
     }
