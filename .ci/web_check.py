@@ -167,6 +167,12 @@ def security(server, root):
         check(not os.path.exists(os.path.join(os.path.dirname(root), "escape.txt"))
               and os.listdir(os.path.join(os.path.dirname(root), "UserFiles-evil")) == ["x.txt"], "nothing written outside")
 
+        # The page's errors suggest nothing of `coffer rpc`'s methods or options (its hints are Core's).
+        answer = await socket.call("files/list", {"path": "nomount:/"})
+        suggestion = answer.get("error", {}).get("data", {}).get("suggestion", "")
+        check(answer.get("error", {}).get("data", {}).get("kind") == "unknownMount" and suggestion
+              and "initialize" not in suggestion and "coffer rpc" not in suggestion, f"a web error's hint names no RPC method: {suggestion!r}")
+
         # A replace over the WebSocket trashes what it replaces, restorable byte for byte; a
         # folder is replaced by a file only when asked (issue 30).
         os.makedirs(f"{root}/Replace/Album", exist_ok=True)

@@ -44,6 +44,8 @@ public enum MCPServer {
         var rpc = RPCServer.Configuration(framing: .ndjson, language: configuration.language, version: configuration.version)
         rpc.serverName = configuration.serverName
         rpc.frontEnd = "mcp"
+        // Its tools' errors speak of tools, not of `coffer rpc`'s methods and options.
+        rpc.hints = .none
         rpc.hostAccess = configuration.hostAccess
         rpc.limits = configuration.limits
         rpc.methods = methods

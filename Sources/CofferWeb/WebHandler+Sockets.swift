@@ -29,6 +29,8 @@ extension WebHandler {
         guard let socket = sockets.withLock({ $0[UInt(bitPattern: connection)] }) else { return }
         var rpc = RPCServer.Configuration(language: configuration.language, version: configuration.version)
         rpc.frontEnd = "web"
+        // The page's users see messages, never methods or command-line options.
+        rpc.hints = .none
         rpc.limits = configuration.limits
         guard let client = try? RPCConnection(service: service, connection: socket, configuration: rpc) else {
             socket.close()

@@ -26,7 +26,7 @@ struct HostImport: RPCMethod {
         let results = try await context.perform(ImportItems(params.hostPaths, into: try params.toDirectory?.resolved(),
                                                             allowedTypes: params.allowedTypes ?? [], conflict: params.conflict))
         func failure(_ error: CofferError) -> Item.Failure {
-            Item.Failure(kind: error.kind.identifier, message: error.userMessage(in: context.language, hints: .rpc).text)
+            Item.Failure(kind: error.kind.identifier, message: error.userMessage(in: context.language, hints: context.hints).text)
         }
         return Result(results: results.map { result in
             let skipped = result.skipped.map { Item.Skipped(hostPath: $0.hostPath, error: failure($0.error)) }

@@ -29,8 +29,8 @@ public struct RPCError: Error, Sendable {
 
     /// A failure of a well-formed request, with the user message in `language`. A
     /// cancelled request is `-32800`.
-    static func failure(_ error: CofferError, language: Language) -> RPCError {
-        let message = error.userMessage(in: language, hints: .rpc)
+    static func failure(_ error: CofferError, language: Language, hints: MessageHints = .rpc) -> RPCError {
+        let message = error.userMessage(in: language, hints: hints)
         if error.kind == .cancelled { return RPCError(code: requestCancelled, message: message.text) }
         var data = ["kind": error.kind.identifier]
         if let path = error.path { data["path"] = path.description }

@@ -17,6 +17,8 @@ public struct RequestContext: Sendable {
     /// The conversation's lifecycle, made by its dialect: where a dialect keeps what it
     /// learns of the client (an MCP client's capabilities).
     public let lifecycle: any RPCLifecycle
+    /// The hints the front end's messages carry (``RPCServer/Configuration/hints``).
+    public var hints: MessageHints = .rpc
     let connection: any MessageConnection
 
     public var service: FileService { session.service }

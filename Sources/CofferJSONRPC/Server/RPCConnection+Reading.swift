@@ -140,7 +140,7 @@ extension RPCConnection {
     /// The answer to a request cancelled before it ran (none where the dialect sends none).
     func cancelled(_ work: Work) -> Data? {
         guard configuration.dialect.answersCancelledRequests else { return nil }
-        return Self.response(error: RPCError.failure(CofferError(.cancelled), language: session.language), id: work.id)
+        return Self.response(error: RPCError.failure(CofferError(.cancelled), language: session.language, hints: configuration.hints), id: work.id)
     }
 
     /// Sends an answer (if any) and frees the request's place once it is written.

@@ -35,9 +35,11 @@ extension RPCConnection {
 
     static func context(session: Session, configuration: RPCServer.Configuration, connection: any MessageConnection,
                                 lifecycle: any RPCLifecycle, progress: (any ProgressDisplay)?) -> RequestContext {
-        RequestContext(session: session, limits: configuration.limits, progress: progress,
-                       server: ServerInfo(name: configuration.serverName, version: configuration.version),
-                       methods: configuration.methods, lifecycle: lifecycle, connection: connection)
+        var context = RequestContext(session: session, limits: configuration.limits, progress: progress,
+                                     server: ServerInfo(name: configuration.serverName, version: configuration.version),
+                                     methods: configuration.methods, lifecycle: lifecycle, connection: connection)
+        context.hints = configuration.hints
+        return context
     }
 
     func execute(_ work: Work) async -> Data? {
@@ -81,8 +83,8 @@ extension RPCConnection {
         switch error {
         case let error as RPCError: return error
         case let error as DecodingError: return RPCError.from(error)
-        case let error as CofferError: return RPCError.failure(error, language: session.language)
-        case is CancellationError: return RPCError.failure(CofferError(.cancelled), language: session.language)
+        case let error as CofferError: return RPCError.failure(error, language: session.language, hints: configuration.hints)
+        case is CancellationError: return RPCError.failure(CofferError(.cancelled), language: session.language, hints: configuration.hints)
         default:
             log("internal error: \(error)")
             return RPCError(code: RPCError.internalError, message: "internal error")

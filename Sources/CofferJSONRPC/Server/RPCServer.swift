@@ -28,6 +28,9 @@ public enum RPCServer {
         public var dialect: any RPCDialect = LanguageServerDialect()
         /// The front end's name in the audit log and in what it logs (`rpc`, `mcp`).
         public var frontEnd = "rpc"
+        /// The hints its errors carry, naming its own methods and options (`.rpc` names
+        /// `coffer rpc`'s; the web page, whose users see no method, gives Core's alone).
+        public var hints = MessageHints.rpc
 
         public init(framing: Framing? = nil, language: Language, version: String) {
             self.framing = framing
