@@ -75,4 +75,27 @@ import Testing
         mcp.closeInput()
         _ = try mcp.waitForExit()
     }
+
+    /// A trash entry that breaks the specification is said in the same sentence by every front end.
+    @Test func aBrokenTrashEntryIsSaidAlikeEverywhere() async throws {
+        _ = try await coffer("ls")
+        directory.make(["container/Library/Trash/info/ghost.txt.trashinfo":
+                            "[Trash Info]\nPath=/nowhere/ghost.txt\nDeletionDate=2026-01-01T10:00:00\n"])
+        let sentence = "The trash has information about “ghost.txt” but not the item; it is skipped, and emptying the trash removes it."
+        let repl = try await coffer("trash")
+        #expect(repl.errors.contains(sentence), "\(repl.errors)")
+        let rpc = try RPCProcess(container: container)
+        try rpc.initialize()
+        let listed = try #require(result(try rpc.call("trash/list")))
+        let problems = listed["problems"] as? [[String: Any]]
+        #expect(problems?.first?["reason"] as? String == "missingItem" && problems?.first?["message"] as? String == sentence,
+                "\(listed)")
+        rpc.closeInput()
+        _ = try rpc.waitForExit()
+        let mcp = try await RPCProcess.mcp(container: container)
+        let trash = try #require(result(try await mcp.awaitCall("tools/call", ["name": "list_trash", "arguments": [String: Any]()])))
+        #expect((trash["structuredContent"] as? [String: Any])?["problems"] as? [String] == [sentence], "\(trash)")
+        mcp.closeInput()
+        _ = try mcp.waitForExit()
+    }
 }

@@ -52,6 +52,22 @@ public struct TrashProblem: Sendable, Hashable {
     public var reason: Reason
 
     public init(id: String, reason: Reason) { (self.id, self.reason) = (id, reason) }
+
+    /// What a person reads of it, in every front end: one sentence naming the entry and what
+    /// becomes of it (no command: emptying and restoring are named as what they do).
+    public func message(in language: Language) -> String {
+        switch reason {
+        case .damagedInfo:
+            LocalizedText("The trash entry “\(id)” has an information file that can't be read; it is listed without its original place.",
+                          "废纸篓项目“\(id)”的信息文件无法读取；列出时不含原位置。")(language)
+        case .missingItem:
+            LocalizedText("The trash has information about “\(id)” but not the item; it is skipped, and emptying the trash removes it.",
+                          "废纸篓中有“\(id)”的信息但没有该项目；已跳过，清空废纸篓时会清除它。")(language)
+        case .missingInfo:
+            LocalizedText("The trash entry “\(id)” has no information file; restoring it puts it in files:/.",
+                          "废纸篓项目“\(id)”没有信息文件；恢复时会将其放到 files:/。")(language)
+        }
+    }
 }
 
 /// What is in the trash, and what in it does not follow the specification.

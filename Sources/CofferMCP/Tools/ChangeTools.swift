@@ -111,7 +111,11 @@ struct ListTrashTool: MCPTool {
         let lines = listing.items.map { item in
             "\(item.id)\t\(item.deletionDate.map(Timestamp.iso8601) ?? "-")\t\(context.paths.display(item.originalPath, .host))"
         }
-        return ToolOutput(text: lines.isEmpty ? "The trash is empty." : lines.joined(separator: "\n"), fields: ["items": .array(items)])
+        var fields: [String: JSONValue] = ["items": .array(items)]
+        let problems = listing.problems.map { $0.message(in: context.language) }
+        if !problems.isEmpty { fields["problems"] = .array(problems.map { .string($0) }) }
+        let listed = lines.isEmpty ? "The trash is empty." : lines.joined(separator: "\n")
+        return ToolOutput(text: ([listed] + problems).joined(separator: "\n"), fields: fields)
     }
 }
 

@@ -24,7 +24,7 @@ extension CommandInterpreter {
         let arguments = try parse(words, as: "trash")
         guard arguments.operands.isEmpty else { throw usage("trash") }
         let listing = try await perform(ListTrash())
-        for problem in listing.problems { errors.line("\(programName): \(Self.describe(problem, language))") }
+        for problem in listing.problems { errors.line("\(programName): \(problem.message(in: language))") }
         guard !listing.items.isEmpty else {
             output.line(LocalizedText("The trash is empty.", "废纸篓是空的。")(language))
             return
@@ -83,19 +83,5 @@ extension CommandInterpreter {
         }
         let removed = try await perform(emptying)
         output.line(LocalizedText("Deleted \(removed) \(removed == 1 ? "item" : "items").", "已删除 \(removed) 个项目。")(language))
-    }
-
-    static func describe(_ problem: TrashProblem, _ language: Language) -> String {
-        switch problem.reason {
-        case .damagedInfo:
-            LocalizedText("the trash entry “\(problem.id)” has an information file that can't be read; it is listed without its original place.",
-                          "废纸篓项目“\(problem.id)”的信息文件无法读取；列出时不含原位置。")(language)
-        case .missingItem:
-            LocalizedText("the trash has information about “\(problem.id)” but not the item; skipped (empty-trash removes it).",
-                          "废纸篓中有“\(problem.id)”的信息但没有该项目；已跳过（empty-trash 会清除它）。")(language)
-        case .missingInfo:
-            LocalizedText("the trash entry “\(problem.id)” has no information file; restore puts it in files:/.",
-                          "废纸篓项目“\(problem.id)”没有信息文件；restore 会将其放到 files:/。")(language)
-        }
     }
 }
