@@ -113,7 +113,7 @@ final class MCPConversation: RPCLifecycle, Sendable {
 final class MCPProgress: ProgressDisplay {
     private let token: ProgressToken
     private let send: @Sendable (Data) -> Void
-    private let last = Mutex<(time: ContinuousClock.Instant?, progress: Int64)>((nil, -1))
+    private let last = Mutex<(pace: ProgressPace, progress: Int64)>((ProgressPace(), -1))
 
     init(token: ProgressToken, send: @escaping @Sendable (Data) -> Void) {
         self.token = token
@@ -131,11 +131,9 @@ final class MCPProgress: ProgressDisplay {
         let byBytes = progress.totalBytes > 0
         let done = byBytes ? progress.completedBytes : Int64(progress.completedItems)
         let total = byBytes ? progress.totalBytes : Int64(progress.totalItems)
-        let now = ContinuousClock.now
         let due = last.withLock { last -> Bool in
-            guard done > last.progress else { return false }
-            if let time = last.time, now - time < .milliseconds(100), done < total { return false }
-            last = (now, done)
+            guard done > last.progress, last.pace.admits(complete: done >= total) else { return false }
+            last.progress = done
             return true
         }
         guard due else { return }

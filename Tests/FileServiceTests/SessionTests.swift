@@ -146,4 +146,18 @@ struct SessionTests {
             _ = try service.openSession(SessionOptions(frontEnd: "tester", hostAccess: .only([directory.url("missing")])))
         }
     }
+
+    /// One pace for every progress display: ten reports a second at most, the last always.
+    @Test func progressIsPacedAlikeForEveryDisplay() {
+        var pace = ProgressPace()
+        let start = ContinuousClock.now
+        var shown: [Bool] = []
+        for (after, complete) in [(0, false), (40, false), (60, true), (100, false), (160, false)] {
+            shown.append(pace.admits(at: start + .milliseconds(after), complete: complete))
+        }
+        #expect(shown == [true, false, true, false, true])
+        pace.reset()
+        let again = pace.admits(at: start + .milliseconds(170))
+        #expect(again)
+    }
 }

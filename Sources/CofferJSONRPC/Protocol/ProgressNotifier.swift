@@ -10,7 +10,7 @@ final class ProgressNotifier: ProgressDisplay {
     private let token: ProgressToken
     private let title: String
     private let write: @Sendable (Data) -> Void
-    private let last = Mutex<(time: Date, percentage: Int)>((.distantPast, -1))
+    private let last = Mutex<(pace: ProgressPace, percentage: Int)>((ProgressPace(), -1))
 
     init(token: ProgressToken, title: String, send: @escaping @Sendable (Data) -> Void) {
         self.token = token
@@ -19,7 +19,7 @@ final class ProgressNotifier: ProgressDisplay {
     }
 
     func begin() -> ProgressReporter {
-        last.withLock { $0 = (.distantPast, -1) }
+        last.withLock { $0 = (ProgressPace(), -1) }
         send(["kind": "begin", "title": title, "percentage": 0])
         let box = WeakBox()
         box.notifier = self
@@ -31,10 +31,9 @@ final class ProgressNotifier: ProgressDisplay {
     private func report(_ progress: OperationProgress) {
         guard let fraction = progress.fraction else { return }
         let percentage = Int(fraction * 100)
-        let now = Date()
         let due = last.withLock { last -> Bool in
-            guard percentage != last.percentage, now.timeIntervalSince(last.time) >= 0.1 || percentage == 100 else { return false }
-            last = (now, percentage)
+            guard percentage != last.percentage, last.pace.admits(complete: percentage == 100) else { return false }
+            last.percentage = percentage
             return true
         }
         guard due else { return }

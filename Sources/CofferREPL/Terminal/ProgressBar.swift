@@ -1,4 +1,5 @@
 import CofferCore
+import FileService
 import Synchronization
 #if canImport(Glibc)
 import Glibc
@@ -65,7 +66,7 @@ public final class ProgressBar: Sendable {
 
     private final class Renderer: Sendable {
         private struct State {
-            var lastDraw: ContinuousClock.Instant?
+            var pace = ProgressPace()
             var drawn = false
             var finished = false
         }
@@ -89,8 +90,7 @@ public final class ProgressBar: Sendable {
             guard now - started >= delay else { return }
             state.withLock { state in
                 guard !state.finished else { return }
-                if let last = state.lastDraw, now - last < .milliseconds(100) { return }
-                state.lastDraw = now
+                guard state.pace.admits(at: now) else { return }
                 state.drawn = true
                 write("\r" + ProgressBar.render(label: label, progress: progress, columns: columns) + "\u{1B}[K")
             }

@@ -12,3 +12,26 @@ public protocol ProgressDisplay: Sendable {
     /// Stops showing it.
     func end()
 }
+
+/// When a progress display shows its next report: at most ten a second, and the last one
+/// (the work complete) always — one rule for every front end's display (the REPL's bar,
+/// RPC's `$/progress`, MCP's `notifications/progress`).
+public struct ProgressPace: Sendable {
+    /// The least time between two reports shown.
+    public static let interval: Duration = .milliseconds(100)
+
+    private var last: ContinuousClock.Instant?
+
+    public init() {}
+
+    /// Whether a report at `now` is shown; when it is, it is remembered as the last one.
+    /// - Parameter complete: the work is done: shown whatever the time.
+    public mutating func admits(at now: ContinuousClock.Instant = .now, complete: Bool = false) -> Bool {
+        if let last, now - last < Self.interval, !complete { return false }
+        last = now
+        return true
+    }
+
+    /// Forgets the last report (a new attempt starts).
+    public mutating func reset() { last = nil }
+}
