@@ -24,6 +24,7 @@ import random
 import re
 import shutil
 import signal
+import stat
 import subprocess
 import sys
 import tempfile
@@ -130,6 +131,12 @@ def security(server, root):
                  "files:/%2e%2e/%2e%2e/etc/passwd", "trash:/../../../../etc/passwd"]:
         status, _, body = http(f"{server.base}/content?path={urllib.parse.quote(path, safe='')}", bearer)
         check(status in (400, 404) and b"root:" not in body and b"SECRET" not in body, f"/content {path}: no escape ({status})")
+    # A FIFO (and a device, where one could be made) is refused at once, as by every front end:
+    # `unsupported`, never "is a folder", never a hang.
+    specials = ["files:/fifo"] + (["files:/null-device"] if os.path.exists(f"{root}/null-device") else [])
+    for path in specials:
+        status, headers, _ = http(f"{server.base}/content?path={urllib.parse.quote(path, safe='')}", bearer)
+        check(status == 400 and headers.get("X-Coffer-Error") == "unsupported", f"/content {path}: refused as unsupported")
     status, _, body = http(f"{server.base}/content/../../etc/passwd", bearer)
     check(status == 404 and b"root:" not in body, "a path in the URL itself reaches nothing")
     status, headers, _ = http(f"{server.base}/content?path={urllib.parse.quote('files:/page.html')}", bearer)
@@ -484,6 +491,10 @@ def main():
         file.write("SECRET outside the mount\n")
     os.symlink(secret, f"{root}/link-out")
     os.mkfifo(f"{root}/fifo")
+    try:  # a character device, as root can make one (the same as /dev/null)
+        os.mknod(f"{root}/null-device", 0o600 | stat.S_IFCHR, os.makedev(1, 3))
+    except PermissionError:
+        pass
     os.makedirs(os.path.join(container, "Documents", "UserFiles-evil"))
     with open(os.path.join(container, "Documents", "UserFiles-evil", "x.txt"), "w") as file:
         file.write("EVIL")

@@ -5,8 +5,8 @@ import FileService
 import Foundation
 
 /// Files to the browser: `GET /content?path=…` (with `Range`, and `&download=1` for an
-/// attachment) and `GET /thumbnail?path=…&size=…`. The path is a virtual path, read through
-/// the mount's backend as every read is.
+/// attachment) and `GET /thumbnail?path=…&size=…`. The path is a virtual path, opened and
+/// read through the session (``OpenFile``, ``MakeThumbnail``) as every front end reads.
 extension WebHandler {
     /// Types a browser may show inline: images that cannot run script, and PDFs (shown by the
     /// browser's own viewer). Anything else (HTML, SVG, scripts…) is an attachment.
@@ -17,17 +17,13 @@ extension WebHandler {
         let language = language(of: request)
         let path: VirtualPath
         do throws(CofferError) { path = try virtualPath(request).get() } catch { return failure(connection, error, language: language) }
-        let service = self.service
-        let opened = blocking { () async throws(CofferError) -> (FileNode, any ReadableFile) in
-            let node = try await service.stat(path)
-            guard node.kind == .file, node.special == nil else { throw CofferError(.isADirectory, path: path) }
-            let backend = try service.mount(for: path).backend
-            do { return (node, try await backend.openFile(at: path)) } catch { throw CofferError.wrapping(error, path: path) }
-        }
-        guard case .success(let (node, file)) = opened else {
+        let (service, session) = (self.service, self.session)
+        let opened = blocking { () async throws(CofferError) -> OpenedFile in try await session.perform(OpenFile(path)) }
+        guard case .success(let file) = opened else {
             if case .failure(let error) = opened { return failure(connection, error, language: language) }
             return 500
         }
+        let node = file.node
         defer { _ = blocking { () async throws(CofferError) in await file.close() } }
         let size = file.size
         var start: Int64 = 0, end = size - 1, status: Int32 = 200
@@ -54,7 +50,7 @@ extension WebHandler {
             let count = Int(min(Int64(1 << 20), end - offset + 1))
             let at = offset
             guard case .success(let bytes) = blocking({ () async throws(CofferError) -> [UInt8] in
-                do { return try await file.read(at: at, upTo: count) } catch { throw CofferError.wrapping(error, path: path) }
+                try await file.read(at: at, upTo: count)
             }), !bytes.isEmpty else { break }
             let written = bytes.withUnsafeBytes { coffer_web_write(connection, $0.baseAddress, $0.count) }
             if written <= 0 { break }  // the browser went away

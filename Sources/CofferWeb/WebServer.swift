@@ -267,7 +267,9 @@ final class WebHandler: @unchecked Sendable {
         case .tooLarge: 413
         default: 500
         }
-        return respond(connection, status, text: error.userMessage(in: language).description)
+        // The kind as every front end names it (RPC's `data.kind`), for programs and tests.
+        return respond(connection, status, text: error.userMessage(in: language).description,
+                       headers: "X-Coffer-Error: \(error.kind.identifier)\r\n")
     }
 
     func language(of request: coffer_web_request) -> Language {

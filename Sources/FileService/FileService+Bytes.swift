@@ -41,7 +41,7 @@ extension FileService {
     /// iCloud placeholder), with progress, cancellable between pieces.
     public func fetch(_ path: VirtualPath, progress: ProgressReporter = .none) async throws(CofferError) -> FileNode {
         let node = try await stat(path)
-        guard node.kind == .file else { throw CofferError(.isADirectory, path: path) }
+        try node.requireReadableFile()
         _ = try await readPieces(of: path, from: 0, progress: progress, count: { $0 }) { _ in }
         return node
     }
@@ -144,9 +144,7 @@ extension FileService {
         } catch where error.kind == .noSuchFile {
             return try await writeFile(path, bytes: bytes, conflict: .fail)
         }
-        guard existing.kind == .file, existing.special == nil else {
-            throw CofferError(existing.kind == .file ? .unsupported : .isADirectory, path: path)
-        }
+        try existing.requireReadableFile()
         let backend = try writableMount(for: path).backend
         try await self.call(path) {
             let file = try await backend.openFile(at: path)

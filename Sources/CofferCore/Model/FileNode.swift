@@ -24,6 +24,14 @@ public struct FileNode: Sendable, Hashable, Identifiable {
     /// When it last changed; `Date.distantPast` where the storage keeps no date (an S3
     /// folder is only a prefix of its objects' names): see ``knownModificationDate``.
     public var modificationDate: Date
+    /// Refuses what cannot be read as a file's bytes, by one rule for every reader: a folder or
+    /// package is `isADirectory`; a link, pipe, socket or device is `unsupported` (opening a
+    /// FIFO would hang; a link is never followed).
+    public func requireReadableFile() throws(CofferError) {
+        guard kind == .file else { throw CofferError(.isADirectory, path: path) }
+        guard special == nil else { throw CofferError(.unsupported, path: path) }
+    }
+
     /// The modification date, or `nil` where the storage keeps none: front ends show `-`
     /// (and leave `modified` out of an answer) rather than the year 0.
     public var knownModificationDate: Date? { modificationDate == .distantPast ? nil : modificationDate }

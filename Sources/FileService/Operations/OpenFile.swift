@@ -1,0 +1,48 @@
+import CofferCore
+
+/// Opens a file for reading in ranges, for a front end that streams it (the web page's
+/// `/content` with `Range`): the node and the open file, after the one readable-file rule
+/// (``FileNode/requireReadableFile()``). The caller reads with ``OpenedFile/read(at:upTo:)``
+/// and closes it.
+public struct OpenFile: FileOperation {
+    public static let name = "open"
+
+    public var path: VirtualPath
+
+    public init(_ path: VirtualPath) { self.path = path }
+
+    public func run(in context: OperationContext) async throws(CofferError) -> OpenedFile {
+        try await context.service.openForReading(path)
+    }
+}
+
+/// A file open for reading: what it is, and its bytes in ranges. Read errors name its path.
+public struct OpenedFile: Sendable {
+    public let node: FileNode
+    let file: any ReadableFile
+
+    /// The size when it was opened.
+    public var size: Int64 { file.size }
+
+    /// Up to `count` bytes from `offset`; fewer at the end.
+    public func read(at offset: Int64, upTo count: Int) async throws(CofferError) -> [UInt8] {
+        do {
+            return try await file.read(at: offset, upTo: count)
+        } catch {
+            throw CofferError.wrapping(error, path: node.path)
+        }
+    }
+
+    public func close() async { await file.close() }
+}
+
+extension FileService {
+    /// The file at `path`, open for reading (see ``OpenFile``).
+    func openForReading(_ path: VirtualPath) async throws(CofferError) -> OpenedFile {
+        let node = try await stat(path)
+        try node.requireReadableFile()
+        let backend = try mount(for: path).backend
+        let file = try await self.call(path) { try await backend.openFile(at: path) }
+        return OpenedFile(node: node, file: file)
+    }
+}
