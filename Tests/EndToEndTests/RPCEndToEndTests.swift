@@ -216,6 +216,9 @@ struct RPCEndToEndTests {
         try FileManager.default.removeItem(atPath: directory.url("allowed/in.txt"))
         let bookmarks = try #require(result(try rpc.call("bookmarks/list"))?["bookmarks"] as? [[String: Any]])
         #expect(bookmarks.map { $0["stale"] as? Bool } == [true])
+        // The same state the REPL's `bookmarks` shows, with why.
+        #expect(bookmarks.first?["state"] as? String == "stale")
+        #expect((bookmarks.first?["problem"] as? String)?.contains("was deleted or replaced") == true, "\(bookmarks)")
     }
 
     @Test func noHostAccessWithoutAllowHost() throws {

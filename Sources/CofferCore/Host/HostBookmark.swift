@@ -42,6 +42,20 @@ public struct BookmarkStatus: Sendable {
     public var problem: CofferError?
     public var isStale: Bool { problem?.kind == .staleBookmark }
 
+    /// What every front end shows of it: `ok`, `stale` (the file was deleted or replaced), or
+    /// `unreachable` (it may be there, but cannot be reached now: ``problem`` says why).
+    public enum State: String, Sendable {
+        case ok, stale, unreachable
+    }
+
+    public var state: State {
+        switch problem {
+        case nil: .ok
+        case let problem? where problem.kind == .staleBookmark: .stale
+        case .some: .unreachable
+        }
+    }
+
     public init(bookmark: HostBookmark, problem: CofferError?) { (self.bookmark, self.problem) = (bookmark, problem) }
 }
 

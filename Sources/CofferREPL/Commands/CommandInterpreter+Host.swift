@@ -108,10 +108,10 @@ extension CommandInterpreter {
             return
         }
         let rows = statuses.map { status -> [String] in
-            let state: String = switch status.problem {
-            case nil: LocalizedText("ok", "可用")(language)
-            case let problem? where problem.kind == .staleBookmark: LocalizedText("stale", "已失效")(language)
-            case let problem?: problem.userMessage(in: language, hints: .repl).text
+            let state: String = switch status.state {
+            case .ok: LocalizedText("ok", "可用")(language)
+            case .stale: LocalizedText("stale", "已失效")(language)
+            case .unreachable: status.problem?.userMessage(in: language, hints: .repl).text ?? ""
             }
             return ["\(status.bookmark.id)", state, status.bookmark.hostPath]
         }
