@@ -58,7 +58,10 @@ import Testing
     /// process has ended.
     static func waitForCheckpoint(_ container: String, while process: Process) async throws {
         let records = container + "/Library/Application Support/AppData/Transfers"
-        for _ in 0..<1000 where process.isRunning {
+        // Up to a minute: a loaded CI once took more than the five seconds this waited before,
+        // and a kill before the first checkpoint made the resume start from zero into the
+        // server's stall. A stalled download cannot finish meanwhile, so waiting costs nothing.
+        for _ in 0..<12_000 where process.isRunning {
             let saved = (try? FileManager.default.contentsOfDirectory(atPath: records))?.first
                 .flatMap { FileManager.default.contents(atPath: records + "/" + $0) }
                 .flatMap { try? JSONSerialization.jsonObject(with: $0) as? [String: Any] }
