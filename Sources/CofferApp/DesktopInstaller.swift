@@ -135,10 +135,13 @@ struct DesktopInstaller {
         guard !types.isEmpty else { return 0 }
         var list = MimeAppsList(environment: environment)
         var changed = false
-        for type in types where !list.added(for: type).contains(entryName) {
+        for type in types {
             let before = list.added(for: type)
-            changed = list.add(entryName, for: type, after: currentDefault(for: type)) || changed
-            if before.isEmpty, let first = list.added(for: type).first, first != entryName { placedFirst[type] = first }
+            guard !before.contains(entryName) else { continue }
+            let current = before.isEmpty ? currentDefault(for: type) : nil  // written first only where none was
+            list.add(entryName, for: type, after: current)
+            changed = true
+            if let current, current != entryName { placedFirst[type] = current }
         }
         guard changed else { return 0 }
         do {

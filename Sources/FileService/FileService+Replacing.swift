@@ -74,7 +74,7 @@ extension FileService {
                 await indexChanged([destination])
                 return destination
             }
-            try Self.checkReplacing(existing, with: arriving, policy: policy, at: destination)
+            try policy.checkReplacing(folder: existing.kind != .file, with: arriving.isFolder, at: destination)
             if let copying = backend as? any TrashCopyingBackend, existing.kind == .file, !arriving.isFolder,
                !arriving.movesSource, !backend.capabilities.contains(.atomicMove) {
                 // One atomic write replaces the file (conditional on the version it began
@@ -118,14 +118,6 @@ extension FileService {
             return destination
         }
         throw CofferError(.fileExists, path: destination)
-    }
-
-    /// Refuses to put a file in a folder's place or a folder in a file's, unless asked.
-    static func checkReplacing(_ existing: FileNode, with arriving: Arrival, policy: ConflictPolicy,
-                               at destination: VirtualPath) throws(CofferError) {
-        let existingIsFolder = existing.kind != .file
-        guard existingIsFolder != arriving.isFolder, policy != .replaceFolder else { return }
-        throw CofferError(.fileExists, path: destination, detail: existingIsFolder ? "folder-in-the-way" : "file-in-the-way")
     }
 
     /// Moves what a replace displaces to the trash, and notes it for the audit entry.

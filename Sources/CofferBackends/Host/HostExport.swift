@@ -62,10 +62,8 @@ extension ExportStagingBackend {
                 guard coffer_statx(descriptor.raw, temporary, &arriving) == 0 else {
                     throw CofferError.lastSystemError("statx", path: path)
                 }
-                let existingIsFolder = FileMode(existing.mode) == .directory
-                if existingIsFolder != (FileMode(arriving.mode) == .directory) && conflict != .replaceFolder {
-                    throw CofferError(.fileExists, path: path, detail: existingIsFolder ? "folder-in-the-way" : "file-in-the-way")
-                }
+                try conflict.checkReplacing(folder: FileMode(existing.mode) == .directory,
+                                            with: FileMode(arriving.mode) == .directory, at: path)
                 let (_, id) = try trash.put(name, in: folder)
                 try Placement.place(temporary, as: name, in: descriptor, conflict: .fail, path: path)
                 return (name, id)

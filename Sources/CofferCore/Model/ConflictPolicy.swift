@@ -14,3 +14,15 @@ public enum ConflictPolicy: String, Sendable, Hashable, Codable, CaseIterable, W
     /// Whether the existing item makes way (to the trash).
     public var replaces: Bool { self == .replace || self == .replaceFolder }
 }
+
+extension ConflictPolicy {
+    /// Refuses a replace that would put a file in a folder's place or a folder in a file's,
+    /// unless it is ``replaceFolder``: one rule for every replace, in `files:`, on a mount, or
+    /// on the host (an export).
+    /// - Throws: `fileExists` with the detail `folder-in-the-way` or `file-in-the-way`.
+    public func checkReplacing(folder existingIsFolder: Bool, with arrivingIsFolder: Bool,
+                               at path: VirtualPath?) throws(CofferError) {
+        guard existingIsFolder != arrivingIsFolder, self != .replaceFolder else { return }
+        throw CofferError(.fileExists, path: path, detail: existingIsFolder ? "folder-in-the-way" : "file-in-the-way")
+    }
+}

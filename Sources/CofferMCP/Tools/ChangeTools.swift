@@ -142,27 +142,25 @@ struct ImportFiles: MCPTool {
         var lines: [String] = []
         var entries: [JSONValue] = []
         for result in results {
+            var entry: [String: JSONValue] = ["hostPath": .string(result.hostPath)]
             switch result.outcome {
             case .success(let node):
                 lines.append("\(result.hostPath) → \(context.paths.display(node.path, style))")
-                entries.append(["hostPath": .string(result.hostPath), "imported": nodeJSON(node, style, context.paths)])
+                entry["imported"] = nodeJSON(node, style, context.paths)
             case .failure(let error):
                 let message = error.userMessage(in: context.language).text
                 lines.append("\(result.hostPath): \(message)")
-                entries.append(["hostPath": .string(result.hostPath), "error": .string(message)])
+                entry["error"] = .string(message)
             }
             // What a folder's import left out is said, not dropped (as host/import says it).
-            guard !result.skipped.isEmpty else { continue }
             var skipped: [JSONValue] = []
             for skip in result.skipped {
                 let message = skip.error.userMessage(in: context.language).text
                 lines.append("  left out \(skip.hostPath): \(message)")
                 skipped.append(["hostPath": .string(skip.hostPath), "error": .string(message)])
             }
-            if case .object(var entry)? = entries.last {
-                entry["skipped"] = .array(skipped)
-                entries[entries.count - 1] = .object(entry)
-            }
+            if !skipped.isEmpty { entry["skipped"] = .array(skipped) }
+            entries.append(.object(entry))
         }
         return ToolOutput(text: lines.joined(separator: "\n"), fields: ["results": .array(entries)])
     }
