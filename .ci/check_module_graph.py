@@ -7,10 +7,22 @@ input) against the layering the architecture promises (issue 31):
 - CofferTransfers and CofferPreview do not depend on CofferBackends either;
 - nothing below the front ends depends on a front end.
 
+And two rules read from the sources, which the graph cannot show:
+
+- each of CofferApp's front-end types (`Sources/CofferApp/FrontEnds/`) imports at most one front
+  end and never CofferBackends;
+- no front end calls the service's engine (the `package` methods of FileService, which only
+  operations use) or reads a mount's backend: front ends reach files through sessions.
+
 Prints one line per rule broken and exits 1, or says the graph holds and exits 0.
 """
+import glob
 import json
+import os
+import re
 import sys
+
+ROOT = os.path.dirname(os.path.dirname(os.path.abspath(__file__)))
 
 FRONT_ENDS = {"CofferREPL", "CofferRPC", "CofferMCP", "CofferWeb"}
 SERVICE_USERS = {"CofferTransfers", "CofferPreview"}
@@ -30,6 +42,31 @@ def dependencies(package):
     return graph
 
 
+def source_problems():
+    problems = []
+    for path in sorted(glob.glob(os.path.join(ROOT, "Sources/CofferApp/FrontEnds/*.swift"))):
+        imports = set(re.findall(r"^import (\w+)", open(path, encoding="utf-8").read(), re.M))
+        name = os.path.relpath(path, ROOT)
+        if len(imports & FRONT_ENDS) > 1:
+            problems.append(f"{name} imports {len(imports & FRONT_ENDS)} front ends: {sorted(imports & FRONT_ENDS)}")
+        if "CofferBackends" in imports:
+            problems.append(f"{name} imports CofferBackends")
+    engine = set()
+    for path in glob.glob(os.path.join(ROOT, "Sources/FileService/**/*.swift"), recursive=True):
+        engine |= set(re.findall(r"^\s*package (?:nonisolated )?(?:func|var) (\w+)", open(path, encoding="utf-8").read(), re.M))
+    call = re.compile(r"\bservice\??\.(" + "|".join(sorted(engine)) + r")\b" if engine else r"(?!)")
+    for module in sorted(FRONT_ENDS | {"CofferJSONRPC"}):
+        for path in sorted(glob.glob(os.path.join(ROOT, "Sources", module, "**/*.swift"), recursive=True)):
+            for number, line in enumerate(open(path, encoding="utf-8"), 1):
+                code = line.split("//")[0]
+                where = f"{os.path.relpath(path, ROOT)}:{number}"
+                if match := call.search(code):
+                    problems.append(f"{where} calls the service's engine ({match.group(1)}): perform an operation in a session")
+                if re.search(r"\.backend\b", code):
+                    problems.append(f"{where} reads a mount's backend: perform an operation in a session")
+    return problems, len(engine)
+
+
 def main():
     package = json.load(sys.stdin)
     graph = dependencies(package)
@@ -44,13 +81,16 @@ def main():
                 problems.append(f"{name} depends on CofferBackends: it should reach files through FileService's sessions")
             if need in FRONT_ENDS and name not in FRONT_ENDS | COMPOSERS:
                 problems.append(f"{name} depends on front end {need}: only applications compose front ends")
+    sources, engine_methods = source_problems()
+    problems += sources
     missing = (FRONT_ENDS | SERVICE_USERS) - graph.keys()
     problems += [f"{name} is not a target of the package (the rules name it)" for name in sorted(missing)]
     for problem in problems:
         print(f"module graph: {problem}")
     if problems:
         return 1
-    print(f"module graph: {len(graph)} targets; no front end depends on another or on CofferBackends")
+    print(f"module graph: {len(graph)} targets; no front end depends on another or on CofferBackends, "
+          f"or calls any of the service's {engine_methods} engine methods")
     return 0
 
 

@@ -95,21 +95,25 @@ def http(url, headers=None):
         return error.code, dict(error.headers), error.read()
 
 
-async def rpc_socket(server, origin=None, token=None):
+async def rpc_socket(server, origin=None, token=None, capabilities=None):
     headers = {"Cookie": f"coffer_token={token or server.token}"}
     socket = await websockets.connect(f"ws://{server.host}/rpc", origin=origin or server.base,
                                       additional_headers=headers, max_size=32 << 20)
     socket.next_id = 0
+
+    socket.answer = None  # answers the server's requests (`conflict/ask`), when the client said it would
 
     async def call(method, params=None):
         socket.next_id += 1
         await socket.send(json.dumps({"jsonrpc": "2.0", "id": socket.next_id, "method": method, "params": params or {}}))
         while True:
             message = json.loads(await socket.recv())
-            if message.get("id") == socket.next_id:
+            if "method" in message and "id" in message and socket.answer:
+                await socket.send(json.dumps({"jsonrpc": "2.0", "id": message["id"], "result": await socket.answer(message)}))
+            elif message.get("id") == socket.next_id:
                 return message
     socket.call = call
-    await call("initialize", {"locale": "en"})
+    await call("initialize", {"locale": "en", "capabilities": capabilities or {}})
     return socket
 
 
@@ -201,15 +205,37 @@ def security(server, root):
         for original in ["files:/Replace/notes.txt", "files:/Replace/Album"]:
             answer = await socket.call("trash/restore", {"trashId": trashed[original], "conflict": "replaceFolder"})
             check("result" in answer, f"{original} restored over what replaced it")
-        # No conflict argument: the web's row of the defaults table (RPC's) keeps both, and the
-        # audit entry is the same copy entry as from every front end (issue 31).
+        # No conflict argument: the web's row of the defaults table asks (issue 31). A client that
+        # did not say it answers `conflict/ask` cannot be asked: the copy fails, as at a piped REPL.
         answer = await socket.call("files/copy", {"path": "files:/Replace/notes.txt", "toDirectory": "files:/Replace"})
-        check(answer.get("result", {}).get("path") == "files:/Replace/notes (2).txt", "a copy onto a taken name keeps both by the table")
+        check(answer.get("error", {}).get("data", {}).get("kind") == "fileExists",
+              "a copy onto a taken name, with no one to ask, fails by the table")
+        # A client that answers is asked by the session, told what is there, and its answer holds.
+        asking = await rpc_socket(server, capabilities={"conflictQuestions": True})
+        questions = []
+
+        async def answering(message):
+            questions.append(message["params"])
+            return {"choice": "keepBoth"}
+        asking.answer = answering
+        answer = await asking.call("files/copy", {"path": "files:/Replace/notes.txt", "toDirectory": "files:/Replace"})
+        check(answer.get("result", {}).get("path") == "files:/Replace/notes (2).txt", "asked, a copy onto a taken name keeps both")
+        check(len(questions) == 1 and questions[0]["path"] == "files:/Replace/notes.txt"
+              and questions[0]["existing"]["kind"] == "file"
+              and "“notes.txt” (a file, 17 B) already exists in files:/Replace." in questions[0]["message"]
+              and "trash" in questions[0]["message"], f"the question says what is there: {questions}")
+        # Cancel: nothing happens, and the answer says so.
+        asking.answer = lambda message: asyncio.sleep(0, {"choice": "cancel"})
+        answer = await asking.call("files/rename", {"path": "files:/Replace/notes (2).txt", "newName": "notes.txt"})
+        check(answer.get("error", {}).get("code") == -32800
+              and os.path.exists(f"{root}/Replace/notes (2).txt"), f"a cancelled question leaves both where they were: {answer}")
+        await asking.close()
         audit = os.path.join(os.path.dirname(os.path.dirname(root)), "Library", "Application Support", "AppData", "logs", "audit.jsonl")
         entries = [json.loads(line) for line in open(audit, encoding="utf-8") if line.strip()]
-        check(any(entry["frontEnd"] == "web" and entry["method"] == "copy" and entry["outcome"] == "ok"
-                  and entry["paths"] == ["files:/Replace/notes.txt", "files:/Replace/notes (2).txt"] for entry in entries),
-              "the copy's audit entry names the web front end, the source and where it landed")
+        copies = [(entry["outcome"], entry["paths"]) for entry in entries if entry["frontEnd"] == "web" and entry["method"] == "copy"]
+        check(copies[-2:] == [("fileExists", ["files:/Replace/notes.txt", "files:/Replace"]),
+                              ("ok", ["files:/Replace/notes.txt", "files:/Replace/notes (2).txt"])],
+              f"the copies' audit entries are the REPL's, RPC's and MCP's: {copies[-2:]}")
         os.remove(f"{root}/Replace/notes (2).txt")
         check(open(f"{root}/Replace/notes.txt", "rb").read() == b"old notes \xe7\xac\x94\xe8\xae\xb0\n"
               and sorted(os.listdir(f"{root}/Replace/Album")) == [f"{index}.jpg" for index in range(4)]
@@ -328,8 +354,10 @@ def browser(server, root, screenshots):
         picker.send_keys(source)
         wait.until(lambda d: d.find_element(By.ID, "conflict").get_attribute("open") is not None)
         shot("web-conflict.png")
-        check("Replacing it moves it to the Trash" in driver.find_element(By.ID, "conflict-text").text,
-              "the conflict question says what is there and where a replace puts it")
+        question = driver.find_element(By.ID, "conflict-text").text
+        check("“upload me.bin” (a file," in question and "already exists in files:/Photos." in question
+              and "Replacing it moves it to the trash." in question,
+              f"the session's conflict question says what is there and where a replace puts it: {question!r}")
         driver.find_element(By.ID, "keep-both").click()
         wait.until(lambda d: "upload me (2).bin" in names())
         check(os.path.exists(f"{root}/Photos/upload me (2).bin"), "keep both: a second copy under a new name")
@@ -440,7 +468,7 @@ def load(server, root):
             elif choice < 0.6:
                 answer = await socket.call("files/list", {"path": folder})
             elif choice < 0.7:
-                answer = await socket.call("files/copy", {"path": name, "toDirectory": folder})
+                answer = await socket.call("files/copy", {"path": name, "toDirectory": folder, "conflict": "keepBoth"})
             elif choice < 0.8:
                 begun = await socket.call("files/upload/begin", {"path": f"{folder}/up{count}.bin", "conflict": "replace"})
                 if "result" in begun:

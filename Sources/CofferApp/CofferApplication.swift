@@ -1,6 +1,7 @@
 import CofferCore
 import CofferREPL
 import CofferJSONRPC
+import CofferRuntime
 import CofferS3
 import FileService
 import Foundation

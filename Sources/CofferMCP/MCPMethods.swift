@@ -165,7 +165,7 @@ struct MCPInitialize: MCPMethod {
             "serverInfo": ["name": .string(context.server.name), "title": "Coffer", "version": .string(context.server.version)],
             "instructions": .string(serverInstructions),
             "_meta": ["dev.coffer/maxMessageBytes": .integer(Int64(context.limits.maxMessageBytes)),
-                      "dev.coffer/maxInlineBytes": .integer(Int64(context.limits.maxInlineBytes))],
+                      "dev.coffer/maxInlineBytes": .integer(Int64(context.inlineLimit))],
         ]
     }
 }
@@ -296,7 +296,7 @@ struct ResourcesRead: MCPMethod {
     }
 
     private static func contents(of path: VirtualPath, uri: String, _ context: RequestContext) async throws(CofferError) -> JSONValue {
-        let limit = context.limits.maxInlineBytes
+        let limit = context.inlineLimit
         let node = try await context.perform(StatItem(path))
         guard node.kind == .file, node.special == nil else { throw CofferError(.isADirectory, path: path) }
         guard node.size <= Int64(limit) else { throw CofferError(.tooLarge, path: path, detail: "\(limit) bytes") }

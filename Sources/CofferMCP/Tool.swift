@@ -106,6 +106,7 @@ struct ToolContext: Sendable {
     var service: FileService { request.service }
     var language: Language { request.language }
     var limits: RPCLimits { request.limits }
+    var inlineLimit: Int { request.inlineLimit }
     var paths: PathResolver { request.conversation.paths }
 
     /// The path argument `name`, resolved.

@@ -250,9 +250,7 @@ public struct Previewer: Sendable {
 
     /// What names items' URIs, each mount's backend looked at once (a listing names many).
     func uriNaming() throws(CofferError) -> @Sendable (VirtualPath) throws(CofferError) -> String {
-        let hostNames = Dictionary(uniqueKeysWithValues: service.mounts.compactMap { mount in
-            (mount.backend as? any HostPathNaming).map { (mount.name, $0) }
-        })
+        let hostNames = service.hostPathNaming
         return { path throws(CofferError) in
             if let naming = hostNames[path.mount] { return try ThumbnailURI.file(hostPath: naming.hostPath(of: path)) }
             return try ThumbnailURI.virtual(path)
@@ -267,9 +265,8 @@ public struct Previewer: Sendable {
         of node: FileNode, _ body: @escaping @Sendable (Int32, CancellationFlag) throws(CofferError) -> T
     ) async throws(CofferError) -> T {
         let path = node.path
-        let backend = try service.mount(for: path).backend
-        let file: any ReadableFile
-        do { file = try await backend.openFile(at: path) } catch { throw CofferError.wrapping(error, path: path) }
+        // Opened as every front end opens a file to read it: after the one readable-file rule.
+        let file = try await service.openForReading(path).file
         let fd: Int32
         do throws(CofferError) {
             if let local = file as? any DescriptorReadableFile {

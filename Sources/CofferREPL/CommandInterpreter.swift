@@ -1,4 +1,5 @@
 import CofferCore
+import CofferRuntime
 import FileService
 
 /// Runs REPL commands in a ``Session``: it turns a command's words into an operation

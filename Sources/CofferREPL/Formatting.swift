@@ -7,16 +7,7 @@ import Glibc
 /// How the REPL writes sizes, dates and names.
 enum Formatting {
     /// `512 B`, `1.2 KB`, `34 MB` (decimal units, as file browsers show them).
-    static func size(_ bytes: Int64) -> String {
-        if bytes < 1000 { return "\(bytes) B" }
-        let units = ["KB", "MB", "GB", "TB", "PB"]
-        var value = Double(bytes) / 1000
-        var unit = 0
-        while value >= 999.95 && unit < units.count - 1 { value /= 1000; unit += 1 }
-        let rounded = value < 10 ? (value * 10).rounded() / 10 : value.rounded()
-        let text = rounded == rounded.rounded() && value >= 10 ? String(Int(rounded)) : String(format: "%.1f", rounded)
-        return "\(text) \(units[unit])"
-    }
+    static func size(_ bytes: Int64) -> String { SizeText.decimal(bytes) }
 
     /// `2026-11-29 13:47` in local time.
     static func date(_ date: Date) -> String {

@@ -26,7 +26,7 @@ public struct TextRange: Sendable {
 /// Reading and writing whole ranges of bytes, for clients that cannot stream (RPC).
 extension FileService {
     /// Up to `length` bytes of the file at `path`, from `offset`.
-    public func readBytes(_ path: VirtualPath, offset: Int64 = 0, length: Int,
+    package func readBytes(_ path: VirtualPath, offset: Int64 = 0, length: Int,
                           progress: ProgressReporter = .none) async throws(CofferError) -> ByteRange {
         guard offset >= 0, length >= 0 else { throw CofferError(.invalidArgument, path: path, detail: "negative offset or length") }
         var bytes: [UInt8] = []
@@ -39,7 +39,7 @@ extension FileService {
     /// Reads the file at `path` through, as `cp` would, without keeping it: what makes a
     /// remote file local (an S3 mount keeps it in its cache, as the Files app downloads an
     /// iCloud placeholder), with progress, cancellable between pieces.
-    public func fetch(_ path: VirtualPath, progress: ProgressReporter = .none) async throws(CofferError) -> FileNode {
+    package func fetch(_ path: VirtualPath, progress: ProgressReporter = .none) async throws(CofferError) -> FileNode {
         let node = try await stat(path)
         try node.requireReadableFile()
         _ = try await readPieces(of: path, from: 0, progress: progress, count: { $0 }) { _ in }
@@ -82,7 +82,7 @@ extension FileService {
 
     /// Up to `length` bytes from `offset`, as text in the file's encoding (decided from the
     /// file's start, byte-order mark included, wherever the range is).
-    public func readText(_ path: VirtualPath, offset: Int64 = 0, length: Int,
+    package func readText(_ path: VirtualPath, offset: Int64 = 0, length: Int,
                          progress: ProgressReporter = .none) async throws(CofferError) -> TextRange {
         let head = try await readBytes(path, offset: 0, length: TextReader.sampleSize)
         guard case .text(let charset, let bomLength) = TextDetection.detect(head.bytes, isComplete: head.isEndOfFile) else {
@@ -109,7 +109,7 @@ extension FileService {
     /// Writes a whole file from bytes in memory: invisible until complete, then placed under
     /// `conflict` (keep both settled here as everywhere).
     @discardableResult
-    public func writeFile(_ path: VirtualPath, bytes: [UInt8], conflict: ConflictPolicy) async throws(CofferError) -> FileNode {
+    package func writeFile(_ path: VirtualPath, bytes: [UInt8], conflict: ConflictPolicy) async throws(CofferError) -> FileNode {
         guard !path.isRoot else { throw CofferError(.isADirectory, path: path) }
         let backend = try writableMount(for: path).backend
         let placed = try await settle(path, conflict: conflict, arriving: .file) { target, policy in
@@ -136,7 +136,7 @@ extension FileService {
     /// place only when complete, so a failed, cancelled or interrupted append leaves the
     /// file as it was, and a reader never sees half of it. (A file's content cannot be
     /// added to in place on every backend: an S3 object never can.)
-    public func appendToFile(_ path: VirtualPath, bytes: [UInt8]) async throws(CofferError) -> FileNode {
+    package func appendToFile(_ path: VirtualPath, bytes: [UInt8]) async throws(CofferError) -> FileNode {
         guard !path.isRoot else { throw CofferError(.isADirectory, path: path) }
         let existing: FileNode
         do {

@@ -209,7 +209,7 @@ extension FileService {
 
     /// The type of a file by its name and by its content (declared rules, then libmagic), for `info`.
     /// Folders are judged by name only.
-    public func assessType(_ path: VirtualPath) async throws(CofferError) -> TypeAssessment {
+    package func assessType(_ path: VirtualPath) async throws(CofferError) -> TypeAssessment {
         let node = try await stat(path)
         guard node.kind == .file, node.special == nil else {
             return TypeAssessment(byName: node.typeIdentifier)
@@ -219,7 +219,7 @@ extension FileService {
     }
 
     /// Opens a sandbox file as text, detecting its encoding.
-    public nonisolated func openText(_ path: VirtualPath) async throws(CofferError) -> TextReader {
+    package nonisolated func openText(_ path: VirtualPath) async throws(CofferError) -> TextReader {
         let backend = try mount(for: path).backend
         let file: any ReadableFile
         do { file = try await backend.openFile(at: path) } catch { throw CofferError.wrapping(error, path: path) }

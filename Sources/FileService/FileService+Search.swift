@@ -85,7 +85,7 @@ extension FileService {
     /// folders on the current branch, plus subfolders read ahead up to about 32,768 names
     /// and 256 matches waiting for their details —, never following links, and reporting
     /// folders that cannot be read.
-    public nonisolated func search(_ query: SearchQuery) async throws(CofferError) -> SearchResults {
+    package nonisolated func search(_ query: SearchQuery) async throws(CofferError) -> SearchResults {
         let backend = try mount(for: query.scope).backend
         try requireKnownTypes(query.types)
         guard query.limit.map({ $0 >= 0 }) ?? true else { throw CofferError(.invalidArgument, detail: "negative limit") }
@@ -238,13 +238,13 @@ extension FileService {
     /// also watched, so changes made by other programs reach the index while this process
     /// runs (the interactive REPL and the RPC server do this; one-off commands do not, and
     /// their searches compare folder times first instead).
-    public nonisolated func startIndexing(watching: Bool) async {
+    package nonisolated func startIndexing(watching: Bool) async {
         await searchIndex?.start(watching: watching)
     }
 
     /// Brings the search index up to date now, building it if needed (from scratch with
     /// `rebuild`), and waits. `nil` when the service has no index or its database fails.
-    public nonisolated func updateSearchIndex(rebuild: Bool = false) async -> SearchIndexSummary? {
+    package nonisolated func updateSearchIndex(rebuild: Bool = false) async -> SearchIndexSummary? {
         guard let searchIndex else { return nil }
         if rebuild { searchIndex.rebuild() }
         await searchIndex.reconcile()
@@ -253,7 +253,7 @@ extension FileService {
     }
 
     /// Stops the index's watch and any pass in progress.
-    public nonisolated func stopIndexing() {
+    package nonisolated func stopIndexing() {
         searchIndex?.stop()
     }
 
@@ -264,7 +264,7 @@ extension FileService {
     /// programs. `onChange` gets batches, coalesced over about 100 ms; moves arrive as
     /// `deleted` at the old path and `created` at the new one. Cancel the returned watch
     /// to stop.
-    public nonisolated func watch(_ path: VirtualPath, recursive: Bool = true,
+    package nonisolated func watch(_ path: VirtualPath, recursive: Bool = true,
                                   onChange: @escaping @Sendable ([FileChange]) -> Void) async throws(CofferError) -> any ChangeWatch {
         guard let backend = try mount(for: path).backend as? any WatchableBackend else {
             throw CofferError(.unsupported, path: path, detail: "watch")

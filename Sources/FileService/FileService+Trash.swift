@@ -5,13 +5,13 @@ import Foundation
 extension FileService {
     /// Moves an item to the trash. Nothing is deleted: ``restore(_:conflict:)`` puts it back.
     @discardableResult
-    public func trash(_ path: VirtualPath) async throws(CofferError) -> TrashItem {
+    package func trash(_ path: VirtualPath) async throws(CofferError) -> TrashItem {
         try await trash([path])[0].get()
     }
 
     /// Moves several items to the trash in one pass (much faster than one at a time for
     /// many items). Each gets its own result; a failure does not stop the others.
-    public func trash(_ paths: [VirtualPath]) async -> [Result<TrashItem, CofferError>] {
+    package func trash(_ paths: [VirtualPath]) async -> [Result<TrashItem, CofferError>] {
         var results = [Result<TrashItem, CofferError>](repeating: .failure(CofferError(.cancelled)), count: paths.count)
         var index = 0
         while index < paths.count {
@@ -43,7 +43,7 @@ extension FileService {
 
     /// Everything in the trash, oldest first: the container's, and the trash each mount
     /// that keeps its own holds (its items named `MOUNT/ID`).
-    public func trashItems() async throws(CofferError) -> TrashListing {
+    package func trashItems() async throws(CofferError) -> TrashListing {
         var (items, problems) = keepingMounts.isEmpty || trashBackend != nil ? try await requireTrash(nil).items() : ([], [])
         for (name, keeping) in keepingMounts {
             let listing = try await call(VirtualPath.root(of: name)) { try await keeping.trashListing(mount: name) }
@@ -57,7 +57,7 @@ extension FileService {
     }
 
     /// The trashed item `id`.
-    public func trashItem(_ id: String) async throws(CofferError) -> TrashItem {
+    package func trashItem(_ id: String) async throws(CofferError) -> TrashItem {
         if let (name, keeping, own) = try keepingMount(of: id) {
             return Self.qualified(try await keeping.trashedItem(own, mount: name), mount: name)
         }
@@ -71,7 +71,7 @@ extension FileService {
     /// item in the way to the trash — a restore never deletes anything.
     /// - Returns: where the item now is.
     @discardableResult
-    public func restore(_ id: String, conflict: ConflictPolicy) async throws(CofferError) -> VirtualPath {
+    package func restore(_ id: String, conflict: ConflictPolicy) async throws(CofferError) -> VirtualPath {
         let item = try await trashItem(id)
         let target = item.originalPath
         let mount = try writableMount(for: target)
@@ -94,7 +94,7 @@ extension FileService {
     /// This is the only operation in Coffer that deletes a user's file.
     /// - Returns: how many items were deleted.
     @discardableResult
-    public func emptyTrash(olderThan cutoff: Date? = nil) async throws(CofferError) -> Int {
+    package func emptyTrash(olderThan cutoff: Date? = nil) async throws(CofferError) -> Int {
         var emptied = keepingMounts.isEmpty || trashBackend != nil ? try await requireTrash(nil).empty(olderThan: cutoff) : 0
         for (name, keeping) in keepingMounts {
             emptied += try await call(VirtualPath.root(of: name)) { try await keeping.emptyTrash(mount: name, olderThan: cutoff) }

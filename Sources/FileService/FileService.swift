@@ -117,7 +117,15 @@ public actor FileService {
     }
 
     /// The mount named in `path`.
-    public nonisolated func mount(for path: VirtualPath) throws(CofferError) -> Mount {
+    /// The mounts whose items have host paths (the local sandbox's), by name: what names a
+    /// local item's thumbnails by its `file://` URI.
+    package nonisolated var hostPathNaming: [String: any HostPathNaming] {
+        Dictionary(uniqueKeysWithValues: mounts.compactMap { mount in
+            (mount.backend as? any HostPathNaming).map { (mount.name, $0) }
+        })
+    }
+
+    package nonisolated func mount(for path: VirtualPath) throws(CofferError) -> Mount {
         guard let mount = mountsByName[path.mount] else {
             throw CofferError(.unknownMount, path: nil, detail: path.mount)
         }
@@ -142,7 +150,7 @@ public actor FileService {
     // any thread instead of queueing behind the actor (a big listing's sort included).
 
     /// One page of a folder's items, sorted.
-    public nonisolated func list(_ path: VirtualPath, options: ListOptions = ListOptions()) async throws(CofferError) -> ListPage {
+    package nonisolated func list(_ path: VirtualPath, options: ListOptions = ListOptions()) async throws(CofferError) -> ListPage {
         let backend = try mount(for: path).backend
         let all = try await self.call(path) {
             try await backend.contentsOfFolder(at: path, readingBackupExclusion: options.readsBackupExclusion)
@@ -155,14 +163,14 @@ public actor FileService {
     }
 
     /// The item at `path`.
-    public nonisolated func stat(_ path: VirtualPath) async throws(CofferError) -> FileNode {
+    package nonisolated func stat(_ path: VirtualPath) async throws(CofferError) -> FileNode {
         let backend = try mount(for: path).backend
         return try await self.call(path) { try await backend.node(at: path) }
     }
 
     /// The item at `path`, read at once on this thread where the mount's backend can
     /// (``ImmediateMetadata``); `nil` where it cannot, to be read with ``stat(_:)``.
-    public nonisolated func statImmediately(_ path: VirtualPath) throws(CofferError) -> FileNode? {
+    package nonisolated func statImmediately(_ path: VirtualPath) throws(CofferError) -> FileNode? {
         guard let backend = immediateBackends[path.mount] else {
             _ = try mount(for: path)  // an unknown mount is an error, as for `stat`
             return nil
@@ -174,7 +182,7 @@ public actor FileService {
     /// it is gone again already (another process moved it away at once), the item as the
     /// operation left it. The operation succeeded either way; an answer of "no such file"
     /// would tell the caller it had not.
-    public nonisolated func placedNode(_ path: VirtualPath, made: FileNode) async -> FileNode {
+    package nonisolated func placedNode(_ path: VirtualPath, made: FileNode) async -> FileNode {
         do {
             return try await stat(path)
         } catch {
@@ -191,7 +199,7 @@ public actor FileService {
     }
 
     /// Whether something exists at `path`.
-    public nonisolated func exists(_ path: VirtualPath) async throws(CofferError) -> Bool {
+    package nonisolated func exists(_ path: VirtualPath) async throws(CofferError) -> Bool {
         do {
             _ = try await stat(path)
             return true
@@ -200,49 +208,8 @@ public actor FileService {
         }
     }
 
-    /// Walks a folder depth-first, one level at a time, children in natural order.
-    ///
-    /// Entries stream as they are read, so a 50,000-item tree is never held in memory at
-    /// once. Folders that cannot be read are reported as entries with an error and skipped.
-    public nonisolated func walk(_ path: VirtualPath, maxDepth: Int? = nil,
-                                 includeHidden: Bool = false) -> AsyncThrowingStream<WalkEntry, any Error> {
-        AsyncThrowingStream { continuation in
-            let task = Task {
-                do {
-                    let backend = try self.mount(for: path).backend
-                    try await Self.walk(backend, path, depth: 1, maxDepth: maxDepth, includeHidden: includeHidden,
-                                        into: continuation)
-                    continuation.finish()
-                } catch {
-                    continuation.finish(throwing: CofferError.wrapping(error, path: path))
-                }
-            }
-            continuation.onTermination = { _ in task.cancel() }
-        }
-    }
-
-    private static func walk(_ backend: any StorageBackend, _ folder: VirtualPath, depth: Int, maxDepth: Int?,
-                             includeHidden: Bool, into continuation: AsyncThrowingStream<WalkEntry, any Error>.Continuation) async throws {
-        let children: [FileNode]
-        do {
-            children = try await backend.contentsOfFolder(at: folder)
-        } catch {
-            if depth == 1 { throw CofferError.wrapping(error, path: folder) }
-            continuation.yield(WalkEntry(node: nil, path: folder, depth: depth - 1, error: CofferError.wrapping(error, path: folder)))
-            return
-        }
-        for child in children.filter({ includeHidden || !$0.isHidden }).sorted(by: .byName) {
-            try Task.checkCancellation()
-            continuation.yield(WalkEntry(node: child, path: child.path, depth: depth, error: nil))
-            if child.kind == .folder && child.special == nil, maxDepth.map({ depth < $0 }) ?? true {
-                try await walk(backend, child.path, depth: depth + 1, maxDepth: maxDepth, includeHidden: includeHidden,
-                               into: continuation)
-            }
-        }
-    }
-
     /// Total size and counts below `path` (hidden items included; links not followed).
-    public func diskUsage(_ path: VirtualPath) async throws(CofferError) -> DiskUsage {
+    package func diskUsage(_ path: VirtualPath) async throws(CofferError) -> DiskUsage {
         let node = try await stat(path)
         var usage = DiskUsage()
         if node.kind == .file {
@@ -250,16 +217,13 @@ public actor FileService {
             usage.files = node.special == nil ? 1 : 0
             return usage
         }
-        do {
-            for try await entry in walk(path, includeHidden: true) {
-                guard let child = entry.node else {
-                    usage.unreadable.append(entry.error ?? CofferError(.noPermission, path: entry.path))
-                    continue
-                }
-                if child.kind == .file { usage.bytes += child.size; usage.files += 1 } else { usage.folders += 1 }
+        let walk = try await WalkTree(path, includeHidden: true).start(in: self, limit: nil)
+        _ = try await walk.visit { entry in
+            guard let child = entry.node else {
+                usage.unreadable.append(entry.error ?? CofferError(.noPermission, path: entry.path))
+                return
             }
-        } catch {
-            throw CofferError.wrapping(error, path: path)
+            if child.kind == .file { usage.bytes += child.size; usage.files += 1 } else { usage.folders += 1 }
         }
         return usage
     }
@@ -269,7 +233,7 @@ public actor FileService {
     /// Creates a folder. With `intermediates`, missing parents are created and an existing
     /// folder is not an error (like `mkdir -p`).
     @discardableResult
-    public func createFolder(at path: VirtualPath, intermediates: Bool = false) async throws(CofferError) -> FileNode {
+    package func createFolder(at path: VirtualPath, intermediates: Bool = false) async throws(CofferError) -> FileNode {
         let backend = try writableMount(for: path).backend
         guard !path.isRoot else {
             if intermediates { return try await stat(path) }
@@ -309,7 +273,7 @@ public actor FileService {
 
     /// Gives an item a new name in the same folder.
     @discardableResult
-    public func rename(_ path: VirtualPath, to newName: String,
+    package func rename(_ path: VirtualPath, to newName: String,
                        conflict: ConflictPolicy) async throws(CofferError) -> VirtualPath {
         guard !path.isRoot else { throw CofferError(.invalidOperation, path: path) }
         let destination = try path.replacingName(with: newName)
@@ -321,7 +285,7 @@ public actor FileService {
     /// Within a mount this is a rename. Across mounts the item is copied, and the source is
     /// removed only once the copy is complete and in place.
     @discardableResult
-    public func move(_ source: VirtualPath, to destination: VirtualPath, conflict: ConflictPolicy,
+    package func move(_ source: VirtualPath, to destination: VirtualPath, conflict: ConflictPolicy,
                      progress: ProgressReporter = .none) async throws(CofferError) -> VirtualPath {
         let sourceMount = try writableMount(for: source)
         let destinationMount = try writableMount(for: destination)
@@ -343,7 +307,7 @@ public actor FileService {
 
     /// Copies an item to exactly `destination`, across mounts if needed.
     @discardableResult
-    public func copy(_ source: VirtualPath, to destination: VirtualPath, conflict: ConflictPolicy,
+    package func copy(_ source: VirtualPath, to destination: VirtualPath, conflict: ConflictPolicy,
                      progress: ProgressReporter = .none) async throws(CofferError) -> VirtualPath {
         let sourceMount = try mount(for: source)
         let destinationMount = try writableMount(for: destination)

@@ -36,16 +36,6 @@ public struct ListPage: Sendable, Hashable {
     public var nextOffset: Int? { offset + items.count < total ? offset + items.count : nil }
 }
 
-/// One item met by `FileService.walk`.
-public struct WalkEntry: Sendable {
-    /// The item, or `nil` when `error` says a folder could not be read.
-    public var node: FileNode?
-    public var path: VirtualPath
-    /// 1 for the walked folder's direct children.
-    public var depth: Int
-    public var error: CofferError?
-}
-
 /// What `FileService.diskUsage` adds up.
 public struct DiskUsage: Sendable {
     public var bytes: Int64 = 0

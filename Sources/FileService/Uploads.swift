@@ -205,7 +205,7 @@ extension FileService {
     /// removes it from the cache; when it cannot be placed, it stays there. The file appears
     /// only when complete.
     /// - Throws: `invalidName` for a `cacheName` that is not a plain name there.
-    public func placeDownload(_ cacheName: String, into folder: VirtualPath, as fileName: String,
+    package func placeDownload(_ cacheName: String, into folder: VirtualPath, as fileName: String,
                               progress: ProgressReporter = .none) async throws(CofferError) -> FileNode {
         let registry = try requireUploads()
         try FileName.validate(cacheName)
@@ -228,7 +228,7 @@ extension FileService {
     /// Only the session numbered `owner`'s, when given (its end discards what it left open).
     /// Returns how many.
     @discardableResult
-    public func abortUploads(idleFor idle: TimeInterval?, ownedBy owner: Int? = nil) async -> Int {
+    package func abortUploads(idleFor idle: TimeInterval?, ownedBy owner: Int? = nil) async -> Int {
         guard let registry = uploadRegistry else { return 0 }
         let cutoff = idle.map { Date().addingTimeInterval(-$0) } ?? .distantFuture
         let stale = registry.takeIdle(before: cutoff, ownedBy: owner)

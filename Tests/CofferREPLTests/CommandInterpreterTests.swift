@@ -1,6 +1,7 @@
 import CofferBackends
 import CofferCore
 import CofferREPL
+import CofferRuntime
 import CofferTestSupport
 import FileService
 import Testing

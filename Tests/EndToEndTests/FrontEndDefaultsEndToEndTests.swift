@@ -6,7 +6,8 @@ import Testing
 /// One table of front-end defaults (issue 31): the same copy onto a taken name, with no
 /// conflict argument, through the REPL (piped), RPC and MCP — each answers as its row of
 /// `FrontEndDefaults` says, and each writes the same audit entry but for `frontEnd` and what
-/// became of it.
+/// became of it. The web page's socket is checked the same way by `.ci/web_check.py` (a
+/// WebSocket client, asked and not asked), and in-process by `ClientQuestionsTests`.
 @Suite struct FrontEndDefaultsEndToEndTests {
     let directory = TemporaryDirectory("e2e-defaults")
     var container: String { directory.url("container") }
@@ -23,6 +24,7 @@ import Testing
         #expect(FrontEndDefaults.standard(for: "repl").conflicts["copy"] == .ask)
         #expect(FrontEndDefaults.standard(for: "rpc").conflicts["copy"] == nil && CopyItem.defaultConflict == .keepBoth)
         #expect(FrontEndDefaults.standard(for: "mcp").conflicts["copy"] == .fail)
+        #expect(FrontEndDefaults.standard(for: "web").conflicts["copy"] == .ask)
 
         let piped = try await CofferBinary.running(["--container", container, "--lang", "en"], input: "cp a.txt Docs\n")
         #expect(piped.status != 0 && piped.errors.contains("already exists"), "\(piped.errors)")

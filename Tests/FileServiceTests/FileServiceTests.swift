@@ -138,9 +138,17 @@ struct FileServiceTests {
 
     @Test func walksDepthLimitedAndAddsUpSizes() async throws {
         directory.make(["files/Docs/Deep/deeper/z.txt": "zzz"])
+        let session = try service.openSession(SessionOptions(frontEnd: "test"))
         var seen: [String] = []
-        for try await entry in service.walk(.root(), maxDepth: 2) { seen.append(entry.path.relativeString) }
-        #expect(seen == ["Docs", "Docs/Deep", "Docs/a.txt", "b.txt", "report.pdf"])
+        let walk = try await session.perform(WalkTree(.root(), maxDepth: 2))
+        let summary = try await walk.visit { entry in seen.append("\(entry.relativePath)\(entry.isLast ? " (last)" : "")") }
+        #expect(seen == ["Docs", "Docs/Deep", "Docs/a.txt (last)", "b.txt", "report.pdf (last)"])
+        #expect(summary.items == 5 && !summary.truncated)
+        // A limit stops it and says so; what is left out does not count.
+        seen = []
+        let limited = try await session.perform(WalkTree(.root(), limit: 2, excluding: { _, name in name == "Deep" }))
+        #expect(try await limited.visit { entry in seen.append(entry.relativePath) }.truncated)
+        #expect(seen == ["Docs", "Docs/a.txt"])
         let usage = try await service.diskUsage(.root())
         #expect(usage.bytes == 2 + 1 + 1 + 1 + 3)  // r1, a, s, b, zzz
         #expect(usage.files == 5 && usage.folders == 3)

@@ -1,5 +1,5 @@
 import CofferCore
-import CofferREPL
+import CofferRuntime
 import FileService
 
 /// One of `coffer`'s front ends as the command line starts it: what it checks before the

@@ -1,5 +1,4 @@
 import CofferCore
-import CofferREPL
 import FileService
 import Foundation
 

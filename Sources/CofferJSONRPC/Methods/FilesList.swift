@@ -27,7 +27,7 @@ struct FilesList: RPCMethod {
         var options = ListOptions()
         options.includeHidden = params.hidden ?? false
         options.offset = params.offset ?? 0
-        options.limit = params.limit ?? 1000
+        options.limit = params.limit ?? context.session.defaults.listPageSize
         let field: SortOrder.Field = switch params.sort ?? .name {
         case .name: .name
         case .modified: .modificationDate

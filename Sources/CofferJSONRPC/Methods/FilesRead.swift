@@ -27,7 +27,7 @@ struct FilesRead: RPCMethod {
 
     static func run(_ params: Params, _ context: RequestContext) async throws -> Result {
         let offset = params.offset ?? 0
-        let length = min(params.length ?? context.limits.maxInlineBytes, context.limits.maxInlineBytes)
+        let length = min(params.length ?? context.inlineLimit, context.inlineLimit)
         guard offset >= 0 else { throw RPCError.invalidParams("param “offset” must not be negative") }
         guard length >= 0 else { throw RPCError.invalidParams("param “length” must not be negative") }
         let path = try params.path.resolved()

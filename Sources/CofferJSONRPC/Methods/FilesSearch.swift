@@ -1,7 +1,8 @@
 import CofferCore
 import FileService
 
-/// `files/search`: names containing `query`, in walk order, up to `limit` (100).
+/// `files/search`: names containing `query`, in walk order, up to `limit` (the front end's
+/// `searchLimit`: 100 for `coffer rpc`).
 struct FilesSearch: RPCMethod {
     static let name = "files/search"
     /// The most matches one request may ask for.
@@ -25,7 +26,7 @@ struct FilesSearch: RPCMethod {
     }
 
     static func run(_ params: Params, _ context: RequestContext) async throws -> Result {
-        let limit = params.limit ?? 100
+        let limit = params.limit ?? context.session.defaults.searchLimit ?? maxLimit
         guard (0...maxLimit).contains(limit) else {
             throw RPCError.invalidParams("param “limit” must be between 0 and \(maxLimit)")
         }

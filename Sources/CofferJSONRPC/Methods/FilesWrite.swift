@@ -14,7 +14,7 @@ struct FilesWrite: RPCMethod {
     }
 
     static func run(_ params: Params, _ context: RequestContext) async throws -> NodeResult {
-        let bytes = try decode(params.data, params.encoding ?? .text, limit: context.limits.maxInlineBytes)
+        let bytes = try decode(params.data, params.encoding ?? .text, limit: context.inlineLimit)
         // Made inside `perform`, so a bad path or too much data is audited like any failed write.
         return NodeResult(try await context.perform(try write(params, bytes)))
     }

@@ -1,14 +1,17 @@
 import CofferCore
 import FileService
 
-/// `initialize`: the server's name, version, mounts, limits, host access and methods. The
-/// server reads `locale` itself when the request arrives (the session's language).
+/// `initialize`: the server's name, version, mounts, limits, what a request that leaves a
+/// choice out gets (the front end's row of ``FrontEndDefaults``), host access and methods.
+/// The server reads `locale` itself when the request arrives (the session's language). A
+/// client that answers `conflict/ask` (`capabilities.conflictQuestions`) is asked where its
+/// row says "ask"; one that does not gets `fileExists` there, as a script does at the REPL.
 struct Initialize: RPCMethod {
     static let name = "initialize"
 
     struct Params: Decodable, Sendable {
         struct ClientInfo: Decodable, Sendable { var name: String?; var version: String? }
-        struct Capabilities: Decodable, Sendable { var progress: Bool?; var watch: Bool? }
+        struct Capabilities: Decodable, Sendable { var progress: Bool?; var watch: Bool?; var conflictQuestions: Bool? }
         var clientInfo: ClientInfo?
         var locale: String?
         var capabilities: Capabilities?
@@ -23,25 +26,47 @@ struct Initialize: RPCMethod {
             var maxRequestsInFlight: Int
             var maxQueuedRequests: Int
         }
+        /// What a request that leaves a choice out gets.
+        struct Defaults: Encodable, Sendable {
+            /// By operation (audit name): `ask`, `fail`, `keepBoth`, `replace`, `replaceFolder`;
+            /// an operation not named keeps its own (RPC.md).
+            var conflicts: [String: String]
+            var listPageSize: Int?
+            var searchLimit: Int?
+        }
         var serverInfo: ServerInfo
         var protocolVersion: Int
         var mounts: [MountInfo]
         var limits: Limits
+        var defaults: Defaults
         var hostAccess: [String]
         /// Every method the server answers, an application's own included.
         var methods: [String]
     }
 
     static func run(_ params: Params, _ context: RequestContext) async throws -> Result {
+        let session = context.session
+        if params.capabilities?.conflictQuestions == true, let questions = context.lifecycle.questions {
+            session.conflictQuestion = questions.conflictQuestion(language: { [session] in session.language })
+        }
         let mounts = context.service.mounts.filter(\.isVisible).map { mount in
             Result.MountInfo(name: mount.name, writable: mount.isWritable,
                              description: mount.description?(context.language) ?? mount.name)
         }
         let limits = context.limits
+        let defaults = session.defaults
+        let conflicts = defaults.conflicts.mapValues { choice in
+            switch choice {
+            case .ask: "ask"
+            case .policy(let policy): policy.rawValue
+            }
+        }
         return Result(serverInfo: context.server, protocolVersion: 1, mounts: mounts,
-                      limits: .init(maxMessageBytes: limits.maxMessageBytes, maxInlineBytes: limits.maxInlineBytes,
+                      limits: .init(maxMessageBytes: limits.maxMessageBytes, maxInlineBytes: context.inlineLimit,
                                     maxChunkBytes: limits.maxChunkBytes, maxRequestsInFlight: limits.maxRequestsInFlight,
                                     maxQueuedRequests: limits.maxQueuedRequests),
+                      defaults: .init(conflicts: conflicts, listPageSize: defaults.listPageSize,
+                                      searchLimit: defaults.searchLimit),
                       hostAccess: context.session.allowedHostFolders ?? [], methods: context.methods.names)
     }
 }

@@ -8,7 +8,7 @@ struct UploadBegin: RPCMethod {
     struct Result: Encodable, Sendable { var uploadId: String }
 
     static func run(_ params: Params, _ context: RequestContext) async throws -> Result {
-        Result(uploadId: try await context.perform(BeginUpload(try params.path.resolved(), conflict: params.conflict,
+        Result(uploadId: try await context.perform(BeginUpload(try params.path.resolved(), conflict: params.conflict.map(ConflictChoice.policy),
                                                                size: params.size)))
     }
 }

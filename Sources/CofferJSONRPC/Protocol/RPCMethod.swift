@@ -50,8 +50,6 @@ extension ImmediateAnswering where Self: ImmediateRPCMethod {
 public struct RPCLimits: Sendable {
     /// The longest message accepted; longer ones are refused and skipped.
     public var maxMessageBytes = 16 << 20
-    /// The most bytes `files/read` returns and `files/write` accepts at once (decoded).
-    public var maxInlineBytes = 8 << 20
     /// The most bytes one `files/upload/append` may carry (decoded).
     public var maxChunkBytes = 4 << 20
     /// The most requests of one connection that run at once; others wait their turn in

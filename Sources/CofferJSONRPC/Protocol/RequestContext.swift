@@ -22,6 +22,9 @@ public struct RequestContext: Sendable {
     let connection: any MessageConnection
 
     public var service: FileService { session.service }
+    /// The most bytes one message carries inline (a read, a write, a thumbnail): the front
+    /// end's ``FrontEndDefaults/inlineBytes``.
+    public var inlineLimit: Int { session.defaults.inlineBytes }
     /// The session's language, for messages methods build themselves.
     public var language: Language { session.language }
 

@@ -71,6 +71,8 @@ public final class RPCConnection: Sendable {
         thread.stackSize = 4 << 20
         thread.start()
         let ended = await ending.value
+        // No answer can arrive any more: questions still waiting get none (their operations cancel).
+        lifecycle.questions?.endAll()
         switch ended {
         case .exit, .hungUp, .stopped: session.stopWork()
         case .finished, .truncated: break

@@ -56,10 +56,14 @@ public protocol RPCLifecycle: Sendable {
     /// A response from the client to a request the server sent (the whole message); `false`
     /// when the dialect sends no requests, and the message is refused as one without a method.
     func receivedResponse(_ message: Data) -> Bool
+    /// Where the server's questions to the client go (``ClientQuestions``); `nil` when the
+    /// dialect asks none.
+    var questions: ClientQuestions? { get }
 }
 
 extension RPCLifecycle {
     public func receivedResponse(_ message: Data) -> Bool { false }
+    public var questions: ClientQuestions? { nil }
 }
 
 public enum LifecycleDecision: Sendable {
@@ -105,7 +109,9 @@ public struct LanguageServerDialect: RPCDialect {
     public var progressTokenPlace: ProgressTokenPlace { .param("workDoneToken") }
     public var answersCancelledRequests: Bool { true }
 
-    public func makeLifecycle(session: Session, send: @escaping @Sendable (Data) -> Void) -> any RPCLifecycle { Lifecycle() }
+    public func makeLifecycle(session: Session, send: @escaping @Sendable (Data) -> Void) -> any RPCLifecycle {
+        Lifecycle(questions: ClientQuestions(send: send))
+    }
 
     public func progressDisplay(token: ProgressToken, method: String,
                                 send: @escaping @Sendable (Data) -> Void) -> any ProgressDisplay {
@@ -115,6 +121,11 @@ public struct LanguageServerDialect: RPCDialect {
     final class Lifecycle: RPCLifecycle {
         enum Phase { case waiting, running, shutDown }
         private let phase = Mutex(Phase.waiting)
+        let questions: ClientQuestions?
+
+        init(questions: ClientQuestions?) { self.questions = questions }
+
+        func receivedResponse(_ message: Data) -> Bool { questions?.receive(message) ?? false }
 
         func ends(_ method: String) -> Bool { method == "exit" }
 

@@ -22,58 +22,21 @@ struct Globs: Sendable {
     }
 }
 
-/// A depth-first walk below a folder, in name order, skipping what `exclude` matches (and
-/// all below it) and stopping after `limit` items.
-struct TreeWalk {
-    var exclude: Globs
-    var maxDepth: Int?
-    var limit: Int
-    private(set) var visited = 0
-    private(set) var truncated = false
-
-    init(exclude: [String], maxDepth: Int? = nil, limit: Int) {
-        self.exclude = Globs(patterns: exclude)
-        self.maxDepth = maxDepth
-        self.limit = limit
+/// The session's walk below a folder (``WalkTree``), as the tools see it: in name order, dot-names
+/// too, leaving out what `exclude` matches and all below it, folders that cannot be read passed
+/// over, at most the front end's walk limit. Calls `visit` with each item, its path below the
+/// root and its depth (1 for the root's children); answers whether it stopped at the limit.
+func walkTree(_ root: VirtualPath, exclude patterns: [String], maxDepth: Int? = nil, _ context: ToolContext,
+              visit: (FileNode, String, Int) async throws(CofferError) -> Void) async throws(CofferError) -> Bool {
+    let exclude = Globs(patterns: patterns)
+    let walk = try await context.perform(WalkTree(root, maxDepth: maxDepth, includeHidden: true,
+                                                  excluding: { exclude.matches(relative: $0, name: $1) }))
+    let summary = try await walk.visit { entry throws(CofferError) in
+        guard let node = entry.node else { return }  // a folder below the root that cannot be read
+        try await visit(node, entry.relativePath, entry.depth)
     }
-
-    /// Calls `visit` with each item, its path below the root and its depth (1 for the root's
-    /// children); `visit` says whether to go into a folder.
-    mutating func walk(_ root: VirtualPath, _ context: ToolContext,
-                       visit: (FileNode, String, Int) async throws(CofferError) -> Void) async throws(CofferError) {
-        try await walk(root, relative: "", depth: 1, context, visit: visit)
-    }
-
-    private mutating func walk(_ folder: VirtualPath, relative: String, depth: Int, _ context: ToolContext,
-                               visit: (FileNode, String, Int) async throws(CofferError) -> Void) async throws(CofferError) {
-        let children: [FileNode]
-        do {
-            children = try await contents(of: folder, context)
-        } catch {
-            // The starting folder must be readable; one below it that is not is passed over.
-            if depth == 1 || error.kind == .cancelled { throw error }
-            return
-        }
-        for child in children {
-            guard !Task.isCancelled else { throw CofferError(.cancelled) }
-            let path = relative.isEmpty ? child.name : relative + "/" + child.name
-            if exclude.matches(relative: path, name: child.name) { continue }
-            guard visited < limit else {
-                truncated = true
-                return
-            }
-            visited += 1
-            try await visit(child, path, depth)
-            if child.kind == .folder, child.special == nil, maxDepth.map({ depth < $0 }) ?? true {
-                try await walk(child.path, relative: path, depth: depth + 1, context, visit: visit)
-                if truncated { return }
-            }
-        }
-    }
+    return summary.truncated
 }
-
-/// The most items a tree, a search or a listing goes through in one call.
-let walkLimit = 20_000
 
 struct ListDirectory: MCPTool {
     static let name = "list_directory"
@@ -144,17 +107,17 @@ struct DirectoryTree: MCPTool {
     static func call(_ arguments: Arguments, _ context: ToolContext) async throws(CofferError) -> ToolOutput {
         let path = try context.path(arguments, "path").path
         let maxDepth = try arguments.optionalInteger("maxDepth", minimum: 1).map(Int.init)
-        var walk = TreeWalk(exclude: try arguments.optionalStrings("excludePatterns"), maxDepth: maxDepth, limit: walkLimit)
         let root = Branch("", isFolder: true)
         var open: [Branch] = [root]
-        try await walk.walk(path, context) { node, _, depth in
+        let truncated = try await walkTree(path, exclude: try arguments.optionalStrings("excludePatterns"),
+                                           maxDepth: maxDepth, context) { node, _, depth in
             open.removeLast(open.count - depth)
             let branch = Branch(node.name, isFolder: node.kind == .folder && node.special == nil)
             open[depth - 1].children.append(branch)
             open.append(branch)
         }
         let tree = JSONValue.array(root.children.map(\.json))
-        return ToolOutput(text: tree.prettyText, fields: ["tree": tree, "truncated": .bool(walk.truncated)])
+        return ToolOutput(text: tree.prettyText, fields: ["tree": tree, "truncated": .bool(truncated)])
     }
 }
 
@@ -164,13 +127,13 @@ struct SearchFiles: MCPTool {
     static func call(_ arguments: Arguments, _ context: ToolContext) async throws(CofferError) -> ToolOutput {
         let (path, style) = try context.path(arguments, "path")
         let pattern = Globs(patterns: [try arguments.string("pattern")])
-        var walk = TreeWalk(exclude: try arguments.optionalStrings("excludePatterns"), limit: walkLimit)
         var matches: [String] = []
-        try await walk.walk(path, context) { node, relative, _ in
+        let truncated = try await walkTree(path, exclude: try arguments.optionalStrings("excludePatterns"),
+                                           context) { node, relative, _ in
             if pattern.matches(relative: relative, name: node.name) { matches.append(context.paths.display(node.path, style)) }
         }
         return ToolOutput(text: matches.isEmpty ? "No matches found" : matches.joined(separator: "\n"),
-                          fields: ["matches": JSONValue(matches), "truncated": .bool(walk.truncated)])
+                          fields: ["matches": JSONValue(matches), "truncated": .bool(truncated)])
     }
 }
 
@@ -180,7 +143,7 @@ struct FindFiles: MCPTool {
     static func call(_ arguments: Arguments, _ context: ToolContext) async throws(CofferError) -> ToolOutput {
         let scope = try arguments.optionalString("path").map { (text) throws(CofferError) in try context.paths.resolve(text) }
         let style = scope?.style ?? .host
-        let limit = Int(try arguments.optionalInteger("limit", minimum: 1) ?? 100)
+        let limit = try arguments.optionalInteger("limit", minimum: 1).map(Int.init) ?? context.session.defaults.searchLimit ?? 100
         guard limit <= 10_000 else { throw CofferError(.invalidArgument, detail: "“limit” must be at most 10000") }
         let query = SearchQuery(pattern: try NamePattern(try arguments.string("query")), scope: scope?.path ?? .root(),
                                 types: try arguments.optionalStrings("types"), limit: limit)

@@ -18,7 +18,7 @@ struct WriteFileTool: MCPTool {
     static func call(_ arguments: Arguments, _ context: ToolContext) async throws(CofferError) -> ToolOutput {
         let (path, style) = try context.path(arguments, "path")
         let bytes = Array(try arguments.string("content").utf8)
-        let limit = context.limits.maxInlineBytes
+        let limit = context.inlineLimit
         guard bytes.count <= limit else { throw CofferError(.tooLarge, path: path, detail: "\(limit) bytes") }
         let node: FileNode
         if try arguments.bool("append") {

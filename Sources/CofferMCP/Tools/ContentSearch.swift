@@ -17,14 +17,14 @@ struct SearchFileContents: MCPTool {
         let maxResults = Int(try arguments.optionalInteger("maxResults", minimum: 1) ?? 100)
         guard maxResults <= 1000 else { throw CofferError(.invalidArgument, detail: "“maxResults” must be at most 1000") }
         let filter = try arguments.optionalString("filePattern").map { Globs(patterns: [$0]) }
-        var walk = TreeWalk(exclude: try arguments.optionalStrings("excludePatterns"), limit: walkLimit)
+        let exclude = try arguments.optionalStrings("excludePatterns")
         var matches: [JSONValue] = []
         var lines: [String] = []
         var searched = 0
         var skipped = 0
         var truncated = false
         let options: String.CompareOptions = caseSensitive ? [] : [.caseInsensitive]
-        try await walk.walk(root, context) { (node, relative, _) async throws(CofferError) in
+        let walkTruncated = try await walkTree(root, exclude: exclude, context) { (node, relative, _) async throws(CofferError) in
             guard matches.count < maxResults, node.kind == .file, node.special == nil else { return }
             if let filter, !filter.matches(relative: relative, name: node.name) { return }
             let content: ReadRange.Content
@@ -52,7 +52,7 @@ struct SearchFileContents: MCPTool {
                 }
             }
         }
-        if walk.truncated { truncated = true }
+        if walkTruncated { truncated = true }
         var text = lines.isEmpty ? "No matches found" : lines.joined(separator: "\n")
         text += "\n(\(searched) text files searched, \(skipped) skipped\(truncated ? "; stopped at a limit" : ""))"
         return ToolOutput(text: text, fields: [

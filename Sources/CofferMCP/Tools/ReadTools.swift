@@ -15,7 +15,7 @@ enum TextReading {
         if tail != nil && offset != nil {
             throw CofferError(.invalidArgument, detail: "give “tail” or “offset”, not both")
         }
-        let limit = context.limits.maxInlineBytes
+        let limit = context.inlineLimit
         let node = try await context.perform(StatItem(path))
         guard node.kind == .file else { throw CofferError(.isADirectory, path: path) }
         guard node.special == nil else { throw CofferError(.unsupported, path: path, detail: node.special?.rawValue) }
@@ -91,7 +91,7 @@ struct ReadMediaFile: MCPTool {
         let maxSize = try arguments.optionalInteger("maxSize", minimum: 16).map { Int(min($0, 4096)) }
         let node = try await context.perform(StatItem(path))
         guard node.kind == .file, node.special == nil else { throw CofferError(.isADirectory, path: path) }
-        let limit = context.limits.maxInlineBytes
+        let limit = context.inlineLimit
         if let thumbnail = try await thumbnail(of: node, fitting: maxSize, limit: limit, context) {
             let text = "\(context.paths.display(path, style)): a thumbnail of \(thumbnail.width) × \(thumbnail.height) pixels "
                 + "(image/png, \(thumbnail.png.count) bytes)"

@@ -74,34 +74,24 @@ extension CommandInterpreter {
         let path = try resolve(arguments.operands.first ?? ".")
         let root = try await perform(StatItem(path))
         guard root.kind != .file else { throw CofferError(.notADirectory, path: path) }
+        let walk = try await perform(WalkTree(path, maxDepth: depth, includeHidden: arguments.flags.contains("a")))
         output.line(arguments.operands.first ?? path.description)
+        // For each folder on the current branch, whether it was the last of its folder's items.
+        var open: [Bool] = []
         var counts = (folders: 0, files: 0)
-        try await drawTree(path, prefix: "", depth: 1, maxDepth: depth, hidden: arguments.flags.contains("a"),
-                           counts: &counts)
+        _ = try await walk.visit { entry in
+            open.removeLast(max(0, open.count - (entry.depth - 1)))
+            let prefix = open.map { $0 ? "    " : "│   " }.joined()
+            guard let item = entry.node else {
+                output.line("\(prefix)[\(entry.error?.userMessage(in: language, hints: .repl).text ?? "")]")
+                return
+            }
+            output.line(prefix + (entry.isLast ? "└── " : "├── ") + styled(item) + (item.kind == .folder ? "/" : ""))
+            if item.kind == .file { counts.files += 1 } else { counts.folders += 1 }
+            open.append(entry.isLast)
+        }
         output.line()
         output.line(Self.counted(folders: counts.folders, files: counts.files, language))
-    }
-
-    /// One level at a time, so only the folders on the current branch are in memory.
-    private func drawTree(_ folder: VirtualPath, prefix: String, depth: Int, maxDepth: Int?, hidden: Bool,
-                          counts: inout (folders: Int, files: Int)) async throws(CofferError) {
-        let items: [FileNode]
-        do {
-            items = try await perform(ListFolder(folder, options: ListOptions(includeHidden: hidden))).items
-        } catch {
-            output.line("\(prefix)[\(error.userMessage(in: language, hints: .repl).text)]")
-            return
-        }
-        for (index, item) in items.enumerated() {
-            let last = index == items.count - 1
-            output.line(prefix + (last ? "└── " : "├── ") + styled(item) + (item.kind == .folder ? "/" : ""))
-            if item.kind == .file { counts.files += 1; continue }
-            counts.folders += 1
-            if item.kind == .folder, maxDepth.map({ depth < $0 }) ?? true {
-                try await drawTree(item.path, prefix: prefix + (last ? "    " : "│   "), depth: depth + 1,
-                                   maxDepth: maxDepth, hidden: hidden, counts: &counts)
-            }
-        }
     }
 
     func info(_ words: ArraySlice<String>) async throws(CofferError) {

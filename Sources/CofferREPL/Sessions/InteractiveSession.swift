@@ -111,34 +111,13 @@ public final class InteractiveSession {
     /// place and the other way round (``ConflictPolicy/replaceFolder``).
     static func ask(about conflict: NameConflict, editor: any LineEditor, language: Language) async -> ConflictPolicy? {
         let question = LocalizedText(
-            "\(describe(conflict, in: .english)) Replace it (it goes to the trash), keep both, or cancel? [r/k/C] ",
-            "\(describe(conflict, in: .simplifiedChinese)) 替换（原项目移到废纸篓）、保留两者，还是取消？[r/k/C] ")(language)
+            "\(conflict.sentence(in: .english)) Replace it (it goes to the trash), keep both, or cancel? [r/k/C] ",
+            "\(conflict.sentence(in: .simplifiedChinese)) 替换（原项目移到废纸篓）、保留两者，还是取消？[r/k/C] ")(language)
         while true {
             guard case .line(let answer) = await editor.readLine(prompt: question, completion: nil, interruptible: true)
             else { return nil }
             if let choice = ConflictAnswer(answer) { return choice.policy == .replace ? .replaceFolder : choice.policy }
         }
-    }
-
-    /// “notes.txt” (a file, 12 KB) is already in files:/Docs.
-    static func describe(_ conflict: NameConflict, in language: Language) -> String {
-        let path = conflict.destination
-        let folder = path.parent?.description ?? path.mount + ":/"
-        let what: LocalizedText
-        switch (conflict.existing, conflict.contents) {
-        case (let node?, let usage?) where node.kind != .file:
-            let count = usage.files + usage.folders
-            what = LocalizedText("a folder with \(count) item\(count == 1 ? "" : "s"), \(Formatting.size(usage.bytes))",
-                                 "文件夹，含 \(count) 个项目，\(Formatting.size(usage.bytes))")
-        case (let node?, _) where node.kind != .file:
-            what = LocalizedText("a folder", "文件夹")
-        case (let node?, _):
-            what = LocalizedText("a file, \(Formatting.size(node.size))", "文件，\(Formatting.size(node.size))")
-        case (nil, _):
-            what = LocalizedText("an item", "项目")
-        }
-        return LocalizedText("“\(path.name)” (\(what(.english))) already exists in \(folder).",
-                             "“\(path.name)”（\(what(.simplifiedChinese))）已存在于 \(folder)。")(language)
     }
 }
 

@@ -8,9 +8,7 @@ const words = {
     trash: "Trash", hidden: "Hidden files", name: "Name", modified: "Modified", size: "Size", kind: "Kind",
     more: "Show more", emptyTrash: "Empty Trash", back: "Back to files", close: "Close", download: "Download",
     keepBoth: "Keep both", replace: "Replace", cancel: "Cancel", restore: "Restore", folder: "Folder",
-    folderName: "Name of the new folder", taken: (name) => `An item named “${name}” already exists here.`,
-    takenFile: (name, size) => `A file named “${name}” (${size}) already exists here. Replacing it moves it to the Trash.`,
-    takenFolder: (name) => `A folder named “${name}” already exists here. Replacing it moves it, with everything in it, to the Trash.`,
+    folderName: "Name of the new folder",
     emptyConfirm: "Delete everything in the Trash for good?", lost: "The connection to Coffer was lost.",
     items: (shown, total) => `${shown} of ${total} items`, nothing: "Nothing here.", pages: "pages",
     lines: "lines", entries: "entries", searching: (query) => `Results for “${query}”`, deleted: "Deleted",
@@ -20,9 +18,7 @@ const words = {
     trash: "废纸篓", hidden: "隐藏文件", name: "名称", modified: "修改时间", size: "大小", kind: "种类",
     more: "显示更多", emptyTrash: "清空废纸篓", back: "返回文件", close: "关闭", download: "下载",
     keepBoth: "保留两者", replace: "替换", cancel: "取消", restore: "恢复", folder: "文件夹",
-    folderName: "新文件夹的名称", taken: (name) => `此处已有名为“${name}”的项目。`,
-    takenFile: (name, size) => `此处已有名为“${name}”的文件（${size}）。替换会把它移到废纸篓。`,
-    takenFolder: (name) => `此处已有名为“${name}”的文件夹。替换会把它及其中的全部内容移到废纸篓。`,
+    folderName: "新文件夹的名称",
     emptyConfirm: "要永久删除废纸篓中的所有内容吗？", lost: "与 Coffer 的连接已断开。",
     items: (shown, total) => `显示 ${shown} 项，共 ${total} 项`, nothing: "这里什么也没有。", pages: "页",
     lines: "行", entries: "个条目", searching: (query) => `“${query}”的搜索结果`, deleted: "删除时间",
@@ -35,11 +31,14 @@ const say = (key, ...args) => { const word = words[language][key]; return typeof
 
 // MARK: JSON-RPC over the WebSocket
 
+/// Calls the server's methods, passes its notifications on, and answers the requests it sends
+/// (`conflict/ask`: the session's question when a name is taken) with `onRequest`.
 class Bridge {
-  constructor(onNotification) {
+  constructor(onNotification, onRequest) {
     this.next = 1;
     this.waiting = new Map();
     this.onNotification = onNotification;
+    this.onRequest = onRequest;
   }
 
   open() {
@@ -54,7 +53,9 @@ class Bridge {
       };
       this.socket.onmessage = (event) => {
         const message = JSON.parse(event.data);
-        if (message.id !== undefined && this.waiting.has(message.id)) {
+        if (message.method && message.id !== undefined) {
+          this.answer(message);
+        } else if (message.id !== undefined && this.waiting.has(message.id)) {
           const { done, fail } = this.waiting.get(message.id);
           this.waiting.delete(message.id);
           message.error ? fail(message.error) : done(message.result);
@@ -74,6 +75,16 @@ class Bridge {
   }
 
   notify(method, params = {}) { this.socket.send(JSON.stringify({ jsonrpc: "2.0", method, params })); }
+
+  async answer({ id, method, params }) {
+    let reply;
+    try {
+      reply = { jsonrpc: "2.0", id, result: await this.onRequest(method, params || {}) };
+    } catch (error) {
+      reply = { jsonrpc: "2.0", id, error: { code: -32601, message: String(error.message || error) } };
+    }
+    if (this.socket.readyState === WebSocket.OPEN) this.socket.send(JSON.stringify(reply));
+  }
 }
 
 // MARK: State
@@ -82,8 +93,7 @@ const state = {
   folder: "files:/", items: [], total: 0, sort: "name", descending: null, hidden: false,
   view: "files", selected: -1, watchId: null, query: "",
 };
-const pageSize = 500;
-const bridge = new Bridge(notified);
+const bridge = new Bridge(notified, asked);
 
 function show(text) {
   const box = $("message");
@@ -137,7 +147,7 @@ function contentURL(path, download) {
 async function list(folder, append = false) {
   if (!append) { state.folder = folder; state.items = []; state.selected = -1; }
   const page = await bridge.call("files/list", {
-    path: state.folder, hidden: state.hidden, sort: state.sort, offset: state.items.length, limit: pageSize,
+    path: state.folder, hidden: state.hidden, sort: state.sort, offset: state.items.length,
     ...(state.descending === null ? {} : { descending: state.descending }),
   });
   state.items = state.items.concat(page.entries);
@@ -319,39 +329,29 @@ async function preview(node) {
 
 // MARK: Changes
 
-/// Asks keep both / replace / cancel for the name `target` takes, saying what is there (a
-/// replace moves it to the Trash); resolves to the conflict policy or null. Told what is there,
-/// "replace" may put a file in a folder's place and the other way round (replaceFolder).
-async function askConflict(target) {
+/// The server's requests. `conflict/ask`: a name is taken where this page's row of the defaults
+/// table says "ask"; the session says what is there (`message`), the person chooses.
+async function asked(method, params) {
+  if (method !== "conflict/ask") throw new Error(`unknown request ${method}`);
   const dialog = $("conflict");
-  const name = target.split("/").pop();
-  const existing = await bridge.call("files/stat", { path: target }).catch(() => null);
-  $("conflict-text").textContent = !existing ? say("taken", name)
-    : existing.kind === "file" ? say("takenFile", name, formatSize(existing.size)) : say("takenFolder", name);
+  $("conflict-text").textContent = params.message;
   return new Promise((resolve) => {
-    const answer = (value) => () => { dialog.close(); resolve(value); };
+    const answer = (choice) => () => { dialog.close(); resolve({ choice }); };
     $("keep-both").onclick = answer("keepBoth");
-    $("replace").onclick = answer("replaceFolder");
-    $("cancel").onclick = answer(null);
-    dialog.oncancel = answer(null);
+    $("replace").onclick = answer("replace");
+    $("cancel").onclick = answer("cancel");
+    dialog.oncancel = answer("cancel");
     dialog.showModal();
   });
 }
 
-/// Runs `attempt(conflict)` with "fail", and again with the user's answer when `target` is taken.
-async function settling(target, attempt) {
-  try {
-    return await attempt("fail");
-  } catch (error) {
-    if (errorKind(error) !== "fileExists") throw error;
-    const choice = await askConflict(target);
-    return choice ? attempt(choice) : null;
-  }
-}
+/// A change the person cancelled at the conflict question is no failure to report.
+/// (JSON-RPC's "request cancelled", -32800, as for a cancelled request).
+function failedUnlessCancelled(error) { if (!error || error.code !== -32800) failed(error); }
 
 async function move(path, toDirectory) {
   const name = path.split("/").pop();
-  await settling(join(toDirectory, name), (conflict) => bridge.call("files/move", { path, toDirectory, conflict })).catch(failed);
+  await bridge.call("files/move", { path, toDirectory }).catch(failedUnlessCancelled);
   await list(state.folder);
 }
 
@@ -377,8 +377,7 @@ function renameSelected() {
     finished = true;
     const newName = input.value.trim();
     if (keep && newName && newName !== node.name) {
-      await settling(join(parentOf(node.path), newName),
-        (conflict) => bridge.call("files/rename", { path: node.path, newName, conflict })).catch(failed);
+      await bridge.call("files/rename", { path: node.path, newName }).catch(failedUnlessCancelled);
     }
     await list(state.folder);
     $("listing").focus();
@@ -409,14 +408,14 @@ async function showTrash() {
 }
 
 async function restoreItem(node) {
-  await settling(node.originalPath, (conflict) => bridge.call("trash/restore", { trashId: node.trashId, conflict })).catch(failed);
+  await bridge.call("trash/restore", { trashId: node.trashId }).catch(failedUnlessCancelled);
   await showTrash();
 }
 
 // MARK: Uploads, in chunks through files/upload/*
 
 async function upload(files) {
-  for (const file of files) await uploadOne(file).catch(failed);
+  for (const file of files) await uploadOne(file).catch(failedUnlessCancelled);
   await list(state.folder);
 }
 
@@ -435,9 +434,7 @@ async function uploadOne(file) {
   let cancelled = false, uploadId = null;
   cancel.onclick = () => { cancelled = true; };
   try {
-    const begun = await settling(join(state.folder, file.name), (conflict) =>
-      bridge.call("files/upload/begin", { path: join(state.folder, file.name), size: file.size, conflict }));
-    if (!begun) return;
+    const begun = await bridge.call("files/upload/begin", { path: join(state.folder, file.name), size: file.size });
     uploadId = begun.uploadId;
     const chunk = 1 << 20;
     for (let offset = 0; offset < file.size; offset += chunk) {
@@ -504,7 +501,7 @@ function label() {
 async function start() {
   label();
   await bridge.open();
-  await bridge.call("initialize", { clientInfo: { name: "coffer-web" }, locale: language, capabilities: {} });
+  await bridge.call("initialize", { clientInfo: { name: "coffer-web" }, locale: language, capabilities: { conflictQuestions: true } });
   bridge.notify("initialized");
   document.querySelectorAll(".columns button").forEach((button) => {
     button.onclick = () => {

@@ -8,21 +8,27 @@ import CofferCore
 public struct BeginUpload: FileOperation {
     public static let name = "beginUpload"
     /// What a name already taken gets when the caller does not choose.
-    public static let defaultConflict: ConflictPolicy = .fail
+    public static let defaultConflict: ConflictChoice = .fail
 
     public var path: VirtualPath
     /// As the request gave it; `nil` for its front end's default (``FrontEndDefaults``).
-    public var conflict: ConflictPolicy?
+    public var conflict: ConflictChoice?
     public var size: Int64?
 
-    public init(_ path: VirtualPath, conflict: ConflictPolicy? = nil, size: Int64? = nil) {
+    public init(_ path: VirtualPath, conflict: ConflictChoice? = nil, size: Int64? = nil) {
         self.path = path
         self.conflict = conflict
         self.size = size
     }
 
+    /// With ``ConflictChoice/ask``, a name already taken asks the session's question now, and
+    /// the answer holds at commit too.
+    ///
     /// - Returns: the upload's id.
     public func run(in context: OperationContext) async throws(CofferError) -> String {
-        try await context.service.beginUpload(to: path, conflict: context.conflictPolicy(conflict, for: Self.self, otherwise: Self.defaultConflict), size: size, owner: context.session.number)
+        let choice = context.conflict(conflict, for: Self.self, otherwise: Self.defaultConflict)
+        return try await context.settling(choice, about: path) { policy, _ throws(CofferError) in
+            try await context.service.beginUpload(to: path, conflict: policy, size: size, owner: context.session.number)
+        }
     }
 }

@@ -19,7 +19,9 @@ public struct OpenFile: FileOperation {
 /// A file open for reading: what it is, and its bytes in ranges. Read errors name its path.
 public struct OpenedFile: Sendable {
     public let node: FileNode
-    let file: any ReadableFile
+    /// The backend's open file (for an operation of the service's own modules that reads it
+    /// through a descriptor, a thumbnail's).
+    package let file: any ReadableFile
 
     /// The size when it was opened.
     public var size: Int64 { file.size }
@@ -38,7 +40,7 @@ public struct OpenedFile: Sendable {
 
 extension FileService {
     /// The file at `path`, open for reading (see ``OpenFile``).
-    func openForReading(_ path: VirtualPath) async throws(CofferError) -> OpenedFile {
+    package func openForReading(_ path: VirtualPath) async throws(CofferError) -> OpenedFile {
         let node = try await stat(path)
         try node.requireReadableFile()
         let backend = try mount(for: path).backend

@@ -35,6 +35,27 @@ public struct NameConflict: Sendable {
         self.contents = contents
     }
 
+    /// “notes.txt” (a file, 12 KB) already exists in files:/Docs. — what every front end's
+    /// question starts with.
+    public func sentence(in language: Language) -> String {
+        let folder = destination.parent?.description ?? destination.mount + ":/"
+        let what: LocalizedText
+        switch (existing, contents) {
+        case (let node?, let usage?) where node.kind != .file:
+            let count = usage.files + usage.folders
+            what = LocalizedText("a folder with \(count) item\(count == 1 ? "" : "s"), \(SizeText.decimal(usage.bytes))",
+                                 "文件夹，含 \(count) 个项目，\(SizeText.decimal(usage.bytes))")
+        case (let node?, _) where node.kind != .file:
+            what = LocalizedText("a folder", "文件夹")
+        case (let node?, _):
+            what = LocalizedText("a file, \(SizeText.decimal(node.size))", "文件，\(SizeText.decimal(node.size))")
+        case (nil, _):
+            what = LocalizedText("an item", "项目")
+        }
+        return LocalizedText("“\(destination.name)” (\(what(.english))) already exists in \(folder).",
+                             "“\(destination.name)”（\(what(.simplifiedChinese))）已存在于 \(folder)。")(language)
+    }
+
     /// What is at `destination` now, measured through `service`.
     static func found(at destination: VirtualPath, in service: FileService) async -> NameConflict {
         let existing = try? await service.stat(destination)

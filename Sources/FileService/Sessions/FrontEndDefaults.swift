@@ -10,27 +10,50 @@ public struct FrontEndDefaults: Sendable {
     /// The conflict choice per operation, by its audit name (`copy`, `write`…), where the front
     /// end means something other than the operation's own default.
     public var conflicts: [String: ConflictChoice]
+    /// How many items a listing returns when the request does not say; `nil` for all.
+    public var listPageSize: Int?
+    /// How many matches a search returns when the request does not say; `nil` for all.
+    public var searchLimit: Int?
+    /// The most items a ``WalkTree`` meets when it does not say; `nil` for no limit.
+    public var walkLimit: Int?
+    /// The most bytes one message carries inline: a read's answer, a write's content, a
+    /// thumbnail (larger ones go in ranges or through uploads).
+    public var inlineBytes: Int
 
-    public init(conflicts: [String: ConflictChoice] = [:]) {
+    public init(conflicts: [String: ConflictChoice] = [:], listPageSize: Int? = nil, searchLimit: Int? = nil,
+                walkLimit: Int? = nil, inlineBytes: Int = 8 << 20) {
         self.conflicts = conflicts
+        self.listPageSize = listPageSize
+        self.searchLimit = searchLimit
+        self.walkLimit = walkLimit
+        self.inlineBytes = inlineBytes
     }
 
     /// The REPL: a person at a terminal is asked, saying what is there; a script, with no one to
-    /// ask, fails as `fail` does. Import and export keep both.
+    /// ask, fails as `fail` does. Import and export keep both. Listings, searches and trees are
+    /// shown whole (the terminal scrolls; `find --limit` narrows).
     public static let repl = FrontEndDefaults(conflicts: ["copy": .ask, "move": .ask, "rename": .ask, "restore": .ask])
-    /// `coffer rpc`, and the web page over its WebSocket (whose own question asks after a `fail`):
-    /// each operation's own default — a copy keeps both, a move, rename, restore, write or
-    /// upload fails, an import or export keeps both.
-    public static let rpc = FrontEndDefaults()
+    /// `coffer rpc`: each operation's own default — a copy keeps both, a move, rename, restore,
+    /// write or upload fails, an import or export keeps both; pages of 1,000 items, 100 matches.
+    public static let rpc = FrontEndDefaults(listPageSize: 1000, searchLimit: 100)
+    /// The web page over its WebSocket: a person is asked, as at the REPL — by the page, when it
+    /// said in `initialize` that it answers `conflict/ask`; a client that did not fails as `fail`
+    /// does. Pages of 500 rows, 200 matches.
+    public static let web = FrontEndDefaults(
+        conflicts: ["copy": .ask, "move": .ask, "rename": .ask, "restore": .ask, "beginUpload": .ask],
+        listPageSize: 500, searchLimit: 200)
     /// `coffer mcp`, as the reference filesystem server behaves: a copy fails on a taken name
-    /// like a move, and `write_file` replaces (what it replaces goes to the trash).
-    public static let mcp = FrontEndDefaults(conflicts: ["copy": .fail, "write": .replace])
+    /// like a move, and `write_file` replaces (what it replaces goes to the trash). A tree or a
+    /// search walks at most 20,000 items and says when it stopped.
+    public static let mcp = FrontEndDefaults(conflicts: ["copy": .fail, "write": .replace], searchLimit: 100,
+                                             walkLimit: 20_000)
 
     /// The table's row for the front end named `frontEnd` (`repl`, `rpc`, `web`, `mcp`); another
-    /// front end — an application's own — gets each operation's own default.
+    /// front end — an application's own — gets `rpc`'s.
     public static func standard(for frontEnd: String) -> FrontEndDefaults {
         switch frontEnd {
         case "repl": .repl
+        case "web": .web
         case "mcp": .mcp
         default: .rpc
         }

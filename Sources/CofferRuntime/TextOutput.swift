@@ -55,7 +55,7 @@ public final class TextOutput {
 
     /// Writes all of `bytes` to `fd`, retrying after signals; on a closed pipe or another
     /// error the rest is dropped.
-    static func writeAll(_ bytes: [UInt8], to fd: Int32) {
+    public static func writeAll(_ bytes: [UInt8], to fd: Int32) {
         var offset = 0
         bytes.withUnsafeBytes { raw in
             while offset < raw.count {

@@ -1,0 +1,73 @@
+import CofferCore
+import CofferJSONRPC
+import CofferTestSupport
+import Foundation
+import Testing
+
+/// The session's conflict question asked of a JSON-RPC client (`conflict/ask`), where its
+/// front end's row of the defaults table says "ask" — the web page's socket.
+struct ClientQuestionsTests {
+    func webServer() async throws -> InProcessServer {
+        let rpc = try await InProcessServer { $0.frontEnd = "web" }
+        rpc.directory.make([rpc.user("a.txt"): "new", rpc.user("Docs/a.txt"): "old"])
+        return rpc
+    }
+
+    func question(_ rpc: InProcessServer) async throws -> [String: Any] {
+        try await rpc.next("conflict/ask") { $0["method"] as? String == "conflict/ask" }
+    }
+
+    func answer(_ rpc: InProcessServer, _ question: [String: Any], _ choice: String) {
+        rpc.send(["jsonrpc": "2.0", "id": question["id"]!, "result": ["choice": choice]])
+    }
+
+    @Test func aClientThatAnswersIsAskedAndItsAnswerHolds() async throws {
+        let rpc = try await webServer()
+        let initialized = try #require(result(try await rpc.call("initialize", ["locale": "en",
+                                                                                "capabilities": ["conflictQuestions": true]])))
+        #expect((initialized["defaults"] as? [String: Any])?["conflicts"] as? [String: String] == [
+            "copy": "ask", "move": "ask", "rename": "ask", "restore": "ask", "beginUpload": "ask"])
+        let copy = rpc.request("files/copy", ["path": "/a.txt", "toDirectory": "/Docs"])
+        let asked = try await question(rpc)
+        let params = try #require(asked["params"] as? [String: Any])
+        #expect(params["path"] as? String == "files:/Docs/a.txt")
+        #expect(params["message"] as? String
+                == "“a.txt” (a file, 3 B) already exists in files:/Docs. Replacing it moves it to the trash.")
+        #expect((params["existing"] as? [String: Any])?["size"] as? Int == 3)
+        answer(rpc, asked, "keepBoth")
+        #expect(result(try await rpc.response(to: copy))?["path"] as? String == "files:/Docs/a (2).txt")
+
+        // "replace": the old file goes to the trash, the new one takes its place.
+        let again = rpc.request("files/copy", ["path": "/a.txt", "toDirectory": "/Docs"])
+        answer(rpc, try await question(rpc), "replace")
+        #expect(result(try await rpc.response(to: again))?["path"] as? String == "files:/Docs/a.txt")
+        #expect(rpc.directory.contents(rpc.user("Docs/a.txt")) == "new")
+        let trash = try #require(result(try await rpc.call("trash/list"))?["items"] as? [[String: Any]])
+        #expect(trash.map { $0["originalPath"] as? String } == ["files:/Docs/a.txt"])
+
+        // "cancel": nothing changes, and the request answers as a cancelled one.
+        let upload = rpc.request("files/upload/begin", ["path": "/Docs/a.txt"])
+        answer(rpc, try await question(rpc), "cancel")
+        #expect(errorCode(try await rpc.response(to: upload)) == -32800)
+    }
+
+    @Test func aClientThatDoesNotAnswerIsNotAskedAndTheNameStaysTaken() async throws {
+        let rpc = try await webServer()
+        try await rpc.initialize()
+        #expect(errorKind(try await rpc.call("files/copy", ["path": "/a.txt", "toDirectory": "/Docs"])) == "fileExists")
+        #expect(rpc.directory.contents(rpc.user("Docs/a.txt")) == "old")
+    }
+
+    /// Input ends while a question waits (a closed pipe: the server still answers what it
+    /// read): the question gets no answer, the move is cancelled, and the conversation ends.
+    @Test func aQuestionLeftUnansweredWhenTheInputEndsIsACancel() async throws {
+        let rpc = try await webServer()
+        _ = try await rpc.call("initialize", ["capabilities": ["conflictQuestions": true]])
+        let move = rpc.request("files/move", ["path": "/a.txt", "toDirectory": "/Docs"])
+        _ = try await question(rpc)
+        rpc.client.finishSending()
+        #expect(errorCode(try await rpc.response(to: move)) == -32800)
+        #expect(await rpc.ending() == .finished)
+        #expect(rpc.directory.contents(rpc.user("Docs/a.txt")) == "old" && rpc.directory.contents(rpc.user("a.txt")) == "new")
+    }
+}
