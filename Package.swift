@@ -55,7 +55,7 @@ let package = Package(
         ),
         // Running blocking calls off Swift's cooperative pool, and signals as Dispatch events:
         // shared by the backends, the search index and the front ends.
-        .target(name: "CofferRuntime", dependencies: ["CofferCore"]),
+        .target(name: "CofferRuntime", dependencies: ["CofferCore", "CCofferCrypto"]),
         .target(name: "CofferBackends", dependencies: ["CofferCore", "CofferRuntime", "CCofferSystem", "CMagic"]),
         // A backend in memory: for tests, scratch space, and as a model of the contract.
         .target(name: "CofferInMemory", dependencies: ["CofferCore"]),
@@ -161,7 +161,7 @@ let package = Package(
                     dependencies: ["CofferTransfers", "CofferCore", "CofferTestSupport", "CCofferSystem", "FileService"]),
         .testTarget(name: "CofferMCPTests", dependencies: ["CofferMCP", "CofferJSONRPC", "CofferCore", "CofferTestSupport"]),
         .testTarget(name: "CofferS3Tests",
-                    dependencies: ["CofferS3", "CofferHTTP", "CofferCore", "CofferTestSupport", "CofferBackendConformance",
+                    dependencies: ["CofferS3", "CofferHTTP", "CofferCore", "CofferRuntime", "CofferTestSupport", "CofferBackendConformance",
                                    "FileService"]),
         .testTarget(name: "CofferPreviewTests",
                     dependencies: ["CofferPreview", "CofferCore", "CofferInMemory", "CofferBackends", "FileService",

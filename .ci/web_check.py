@@ -96,7 +96,7 @@ def http(url, headers=None):
 
 
 async def rpc_socket(server, origin=None, token=None, capabilities=None):
-    headers = {"Cookie": f"coffer_token={token or server.token}"}
+    headers = {"Authorization": f"Bearer {token or server.token}"}
     socket = await websockets.connect(f"ws://{server.host}/rpc", origin=origin or server.base,
                                       additional_headers=headers, max_size=32 << 20)
     socket.next_id = 0
@@ -127,8 +127,19 @@ def security(server, root):
     status, headers, _ = http(server.base + "/", {"Authorization": f"Bearer {server.token}"})
     check(status == 200 and "script-src 'self'" in headers.get("Content-Security-Policy", ""), "strict CSP on the page")
     status, headers, _ = http(server.url)
-    check(status == 303 and "HttpOnly" in headers.get("Set-Cookie", "") and "SameSite=Strict" in headers.get("Set-Cookie", ""),
+    cookie = headers.get("Set-Cookie", "")
+    check(status == 303 and "HttpOnly" in cookie and "SameSite=Strict" in cookie,
           "the token becomes an HttpOnly, SameSite=Strict cookie")
+    # Browsers send 127.0.0.1's cookies to every port: the cookie is named for this port and holds
+    # a key derived from the token, never the token (issue 32).
+    port = server.base.rsplit(":", 1)[1]
+    name, value = cookie.split(";")[0].split("=", 1)
+    check(name == f"coffer_{port}" and server.token not in cookie and len(value) == 64,
+          f"the cookie is named for the port and holds no token ({name})")
+    status, _, _ = http(server.base + "/", {"Cookie": f"{name}={value}"})
+    check(status == 200, "the browser key opens the page")
+    status, _, _ = http(server.base + "/", {"Cookie": f"coffer_{int(port) + 1}={value}"})
+    check(status == 403, "under another port's name it does not")
 
     bearer = {"Authorization": f"Bearer {server.token}"}
     for path in ["files:/../../etc/passwd", "/../../../etc/passwd", "files:/..%2F..%2Fetc%2Fpasswd", "files:/link-out",
@@ -498,6 +509,47 @@ def load(server, root):
     check(not errors, f"50 clients for 30 s: {total} requests, no error {errors[:3]}")
 
 
+def opening(container, work):
+    """`serve --open`: the browser is handed a file only its owner reads, holding an address that
+    lets in once; neither the token nor a usable address is in any process's arguments."""
+    fake = os.path.join(work, "bin")
+    os.makedirs(fake, exist_ok=True)
+    record = os.path.join(work, "xdg-open-args")
+    with open(os.path.join(fake, "xdg-open"), "w") as file:
+        file.write(f"#!/bin/sh\nprintf '%s' \"$*\" > '{record}'\n")
+    os.chmod(os.path.join(fake, "xdg-open"), 0o755)
+    runtime = os.path.join(work, "runtime")
+    os.makedirs(runtime, mode=0o700)
+    env = dict(os.environ, PATH=f"{fake}:{os.environ['PATH']}", XDG_RUNTIME_DIR=runtime)
+    original = os.environ.copy()
+    os.environ.update(env)
+    try:
+        server = Server(container, "--open")
+    finally:
+        os.environ.clear()
+        os.environ.update(original)
+    for _ in range(100):
+        if os.path.exists(record):
+            break
+        time.sleep(0.05)
+    argument = open(record).read()
+    check(server.token not in argument and "once=" not in argument and argument.startswith(runtime + "/"),
+          f"--open hands the opener a file path, no token or address: {argument!r}")
+    info = os.stat(argument)
+    check(stat.S_IMODE(info.st_mode) == 0o600 and info.st_uid == os.getuid(), "the file is readable by its owner only")
+    page = open(argument).read()
+    match = re.search(r'url=(http://[^"]+/\?once=[0-9a-f]+)"', page)
+    check(match is not None and server.token not in page, "it sends the browser to a one-time address")
+    status, headers, _ = http(match.group(1))
+    check(status == 303 and headers.get("Set-Cookie", "").startswith(f"coffer_{server.base.rsplit(':', 1)[1]}="),
+          "the one-time address is traded for the cookie")
+    status, _, _ = http(match.group(1))
+    check(status == 403, "and lets nobody in a second time")
+    log = open(server.log.name).read()
+    check(server.token not in log, "the token is in no log line")
+    check(server.stop() == 0 and not os.path.exists(argument), "the file is removed when the server stops")
+
+
 def main():
     work = tempfile.mkdtemp(prefix="coffer-web-check-")
     container = os.path.join(work, "container")
@@ -562,6 +614,7 @@ def main():
     status, _, _ = http(server.base + "/", {"Authorization": f"Bearer {second.token}"})
     check(status == 200, "the new one does")
     check(second.stop() == 0 and server.stop() == 0, "both servers stop cleanly")
+    opening(container, work)
     shutil.rmtree(work, ignore_errors=True)
     print("web_check: every check passed")
 

@@ -1,6 +1,7 @@
 import CCofferHTTP
 import CofferCore
 import CofferHTTP
+import CofferRuntime
 import Foundation
 import Synchronization
 

@@ -1,4 +1,5 @@
 import CofferCore
+import CofferRuntime
 import Foundation
 
 /// Access keys for S3. Their `description` (what string interpolation, `print` and `dump`

@@ -146,6 +146,16 @@ public struct DownloadEngine: Sendable {
         checkpoint(record)
     }
 
+    /// Whether a 206 is a range of the version the first part came from: the same strong
+    /// ETag when one was recorded, else the same Last-Modified (and no other ETag). An answer
+    /// without a validator cannot be vouched for, and is not taken.
+    static func sameVersion(_ recorded: (etag: String?, lastModified: String?), _ response: HTTPResponse) -> Bool {
+        let etag = response.header("ETag"), modified = response.header("Last-Modified")
+        if let strong = recorded.etag, !strong.hasPrefix("W/") { return etag == strong }
+        guard let date = recorded.lastModified, modified == date else { return false }
+        return etag == nil || recorded.etag == nil || etag == recorded.etag
+    }
+
     /// One request: from `record.received` on when it can resume, else from zero.
     private func attempt(_ saved: inout DownloadRecord, fd: Int32, progress: ProgressReporter,
                          cancellation: @escaping @Sendable () -> Bool,
@@ -163,10 +173,17 @@ public struct DownloadEngine: Sendable {
             ftruncate(fd, 0)
         }
         let asked = offset
+        let recorded = (etag: record.etag, lastModified: record.lastModified)
+        var otherVersion = false
         var sinceCheckpoint: Int64 = 0
         var writeError: CofferError?
         var limitError: CofferError?
         let onHead: (HTTPResponse) -> Bool = { response in
+            // A range of another version (a server that ignored If-Range) is never spliced on.
+            if response.status == 206, asked > 0, !Self.sameVersion(recorded, response) {
+                otherVersion = true
+                return false
+            }
             record.etag = response.header("ETag")
             record.lastModified = response.header("Last-Modified")
             record.contentDisposition = response.header("Content-Disposition") ?? record.contentDisposition
@@ -222,6 +239,15 @@ public struct DownloadEngine: Sendable {
         }
         if let writeError { return .failed(writeError) }
         if let limitError { return .failed(limitError) }
+        if otherVersion {
+            // Start again from zero, for the version the server has now.
+            ftruncate(fd, 0)
+            progress.advance(bytes: -asked)
+            record.received = 0
+            record.etag = nil
+            record.lastModified = nil
+            return .interrupted(CofferError(.ioError, detail: "transfer-broken"))
+        }
         switch outcome {
         case .success(let response):
             record.effectiveURL = response.effectiveURL ?? record.effectiveURL

@@ -27,6 +27,11 @@ public enum WebServer {
         public var version: String
         /// Replace the token, ending every session of the old one.
         public var newToken = false
+        /// Whether to open the page in the user's browser (`--open`): through a file only its
+        /// owner can read, holding a one-time address (``RedirectFile``).
+        public var opensBrowser = false
+        /// Where that file goes when there is no `$XDG_RUNTIME_DIR`.
+        public var redirectFolder: String?
         /// The most WebSockets open at once (each holds one of CivetWeb's threads).
         public var maxConnections = 96
         public var limits = RPCLimits()
@@ -38,10 +43,13 @@ public enum WebServer {
     }
 
     /// Serves until SIGTERM or SIGINT, then ends every session (nothing half-done is left)
-    /// and returns 0; returns 1 when it cannot start. `announce` gets the URL to open.
+    /// and returns 0; returns 1 when it cannot start. `announce` gets the URL to open (with the
+    /// token, for its owner to read); with ``Configuration/opensBrowser``, `open` gets the path
+    /// of the file to hand the browser.
     public static func serve(_ service: FileService, tokenPath: String, configuration: Configuration,
                              stops: StopSignals = StopSignals(),
                              announce: @escaping @Sendable (String) -> Void,
+                             open: @escaping @Sendable (String) -> Void = { _ in },
                              fail: @escaping @Sendable (String) -> Void) async -> Int32 {
         signal(SIGPIPE, SIG_IGN)
         let store = AccessToken(path: tokenPath)
@@ -78,9 +86,25 @@ public enum WebServer {
             fail(String(cBuffer: error))
             return 1
         }
-        handler.listening(on: Int(port))
+        do { try handler.listening(on: Int(port)) } catch {
+            coffer_web_stop(server)
+            Unmanaged<WebHandler>.fromOpaque(context).release()
+            fail(error.userMessage(in: configuration.language).text)
+            return 1
+        }
         service.retainBackgroundWork()
         announce(handler.address)
+        var redirect: String?
+        if configuration.opensBrowser {
+            let folder = RedirectFile.folder(fallback: configuration.redirectFolder ?? NSTemporaryDirectory())
+            do {
+                redirect = try RedirectFile.make(address: handler.oneTimeAddress(), port: Int(port), in: folder)
+                open(redirect!)
+            } catch {
+                fail(error.userMessage(in: configuration.language).text)
+            }
+        }
+        defer { if let redirect { unlink(redirect) } }
         let watcher = Task { await handler.watchToken() }
         await stops.wait()
         stops.disarm()
@@ -102,6 +126,9 @@ final class WebHandler: @unchecked Sendable {
     let session: Session
     private let store: AccessToken
     private let token: Mutex<String>
+    /// What the browser's cookie holds, derived from the token and the port (``BrowserKey``).
+    private let browserKey = Mutex<BrowserKey?>(nil)
+    private let oneTimeCodes = OneTimeCodes()
     private let port = Atomic<Int>(0)
     /// The open WebSockets, by CivetWeb's connection (its address).
     let sockets = Mutex<[UInt: WebSocketConnection]>([:])
@@ -119,7 +146,11 @@ final class WebHandler: @unchecked Sendable {
         Unmanaged<WebHandler>.fromOpaque(context!).takeUnretainedValue()
     }
 
-    func listening(on port: Int) { self.port.store(port, ordering: .relaxed) }
+    func listening(on port: Int) throws(CofferError) {
+        self.port.store(port, ordering: .relaxed)
+        let key = try BrowserKey(token: token.withLock { $0 }, port: port)
+        browserKey.withLock { $0 = key }
+    }
 
     /// The address as a browser writes it in `Host`.
     var authority: String {
@@ -129,6 +160,9 @@ final class WebHandler: @unchecked Sendable {
 
     /// The address to open, with its token.
     var address: String { "http://\(authority)/?token=\(token.withLock { $0 })" }
+
+    /// An address that lets a browser in once, within two minutes.
+    func oneTimeAddress() -> String { "http://\(authority)/?once=\(oneTimeCodes.make())" }
 
     // MARK: Who may ask
 
@@ -142,23 +176,31 @@ final class WebHandler: @unchecked Sendable {
         return served.contains(host.lowercased())
     }
 
-    /// The token the request shows: the cookie, or `Authorization: Bearer` (clients that are
-    /// not browsers), or, for the page itself, `?token=`.
+    /// The secret the request shows: the cookie (the browser key), or `Authorization: Bearer`
+    /// (clients that are not browsers), or, for the page itself, `?token=`.
     func shownToken(_ request: coffer_web_request, allowQuery: Bool) -> String? {
         if allowQuery, let value = Self.value(coffer_web_query_value, request.query, "token") { return value }
-        if let value = Self.value(coffer_web_cookie_value, request.cookie, Self.cookieName) { return value }
+        if let name = browserKey.withLock({ $0?.cookieName }),
+           let value = Self.value(coffer_web_cookie_value, request.cookie, name) { return value }
         if let header = request.authorization.map({ String(cString: $0) }), header.hasPrefix("Bearer ") {
             return String(header.dropFirst(7))
         }
         return nil
     }
 
+    /// Whether `shown` is the token or the browser key of this server now.
     func isCurrent(_ shown: String?) -> Bool {
         guard let shown else { return false }
-        return AccessToken.same(shown, token.withLock { $0 })
+        let key = browserKey.withLock { $0?.value }
+        return AccessToken.same(shown, token.withLock { $0 }) || key.map { AccessToken.same(shown, $0) } == true
     }
 
-    static let cookieName = "coffer_token"
+    /// The header that gives the browser its key, and sends it on to the page without the
+    /// secret in the address.
+    private var cookieRedirect: String {
+        guard let key = browserKey.withLock({ $0 }) else { return "Location: /\r\n" }
+        return "Set-Cookie: \(key.cookieName)=\(key.value); Path=/; HttpOnly; SameSite=Strict\r\nLocation: /\r\n"
+    }
 
     static func value(_ lookup: (UnsafePointer<CChar>?, UnsafePointer<CChar>?, UnsafeMutablePointer<CChar>?, Int) -> Int32,
                       _ source: UnsafePointer<CChar>?, _ name: String) -> String? {
@@ -179,7 +221,8 @@ final class WebHandler: @unchecked Sendable {
                 return current != stored
             }
             guard changed else { continue }
-            for socket in sockets.withLock({ Array($0.values) }) where socket.token != stored { socket.close() }
+            if let key = try? BrowserKey(token: stored, port: port.load(ordering: .relaxed)) { browserKey.withLock { $0 = key } }
+            for socket in sockets.withLock({ Array($0.values) }) where !isCurrent(socket.token) { socket.close() }
         }
     }
 
@@ -194,17 +237,23 @@ final class WebHandler: @unchecked Sendable {
         guard method == "GET" || method == "HEAD" else {
             return respond(connection, 405, text: "Only GET is served; everything else goes over the WebSocket.")
         }
+        let query = request.query
+        if path == "/", let code = Self.value(coffer_web_query_value, query, "once") {
+            // `--open`'s one-time address: traded for the cookie once, then worth nothing.
+            guard oneTimeCodes.redeem(code) else {
+                return respond(connection, 403, text: "This address has been used (or is older than two minutes): open the address `coffer serve` printed.")
+            }
+            return respond(connection, 303, text: "", headers: cookieRedirect)
+        }
         let shown = shownToken(request, allowQuery: path == "/")
         guard isCurrent(shown) else {
             return respond(connection, 403, text: "Open the address `coffer serve` printed: it carries the access token.")
         }
-        let query = request.query
         switch path {
         case "/":
             if Self.value(coffer_web_query_value, query, "token") != nil {
-                // Trade the token in the address for a cookie, and drop it from the address bar.
-                let cookie = "Set-Cookie: \(Self.cookieName)=\(shown!); Path=/; HttpOnly; SameSite=Strict\r\nLocation: /\r\n"
-                return respond(connection, 303, text: "", headers: cookie)
+                // Trade the token in the address for the browser key, and drop it from the address bar.
+                return respond(connection, 303, text: "", headers: cookieRedirect)
             }
             return asset(connection, PageAssets.index, type: "text/html; charset=utf-8")
         case "/app.js": return asset(connection, PageAssets.script, type: "text/javascript; charset=utf-8")

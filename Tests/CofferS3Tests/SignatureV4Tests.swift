@@ -1,5 +1,6 @@
 @testable import CofferS3
 import CofferCore
+import CofferRuntime
 import Foundation
 import Testing
 

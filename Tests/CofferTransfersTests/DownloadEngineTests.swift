@@ -75,6 +75,17 @@ import Testing
         #expect(done.state == .done)
     }
 
+    /// A server that answers a resumed request with 206 whatever `If-Range` says, for a file
+    /// that changed meanwhile: the other version is refused, never spliced onto the first
+    /// part; the download starts again and ends as the new version, whole (issue 32).
+    @Test func aRangeOfAnotherVersionIsNeverSplicedOn() async throws {
+        let done = try await fetch(DownloadRecord(id: "5s", url: server.url("/splice/moved")))
+        #expect(bytes() == TransferServer.payload("moved", size: size, version: 2))
+        #expect(done.etag == "\"moved-v2\"" && done.received == Int64(size))
+        let ranges = try server.rangesSeen().suffix(2)
+        #expect(ranges.first??.hasPrefix("bytes=") == true && ranges.last! == nil, "resumed, refused, then whole: \(ranges)")
+    }
+
     @Test func redirectsAreFollowedAndNamesComeFromTheServer() async throws {
         let moved = try await fetch(DownloadRecord(id: "6", url: server.url("/redirect/target")))
         #expect(bytes() == TransferServer.payload("target", size: size))

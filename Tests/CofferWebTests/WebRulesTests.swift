@@ -57,7 +57,7 @@ import Testing
         let service = try FileService.standard(container: try await Container.open(at: directory.url("c")))
         let handler = try WebHandler(service: service, configuration: WebServer.Configuration(language: .english, version: "1"),
                                      token: String(repeating: "0", count: 48), store: AccessToken(path: directory.url("t")))
-        handler.listening(on: 8790)
+        try handler.listening(on: 8790)
         #expect(handler.hostIsServed("127.0.0.1:8790") && handler.hostIsServed("localhost:8790"))
         for host in ["127.0.0.1", "127.0.0.1:8791", "evil.example:8790", "127.0.0.1.evil.example:8790", "", "LOCALHOST:8790x"] {
             #expect(!handler.hostIsServed(host), "\(host)")

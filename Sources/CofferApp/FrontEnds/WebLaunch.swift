@@ -38,16 +38,17 @@ struct WebLaunch: FrontEndLaunch {
             context.errors.flush()
         }
         if options.webAddress == "localhost" { configuration.address = "127.0.0.1" }
-        let opens = options.opensBrowser
+        configuration.opensBrowser = options.opensBrowser
+        configuration.redirectFolder = container.appDataPath
         let language = options.language
         let program = context.application.name
         return await WebServer.serve(service, tokenPath: container.appDataPath + "/web-token", configuration: configuration,
                                      stops: stops, announce: { url in
             let line = LocalizedText("Coffer is serving your files at \(url)", "Coffer 正在以下地址提供你的文件：\(url)")(language)
             FileHandle.standardOutput.write(Data((line + "\n").utf8))
-            if opens {
-                _ = try? Process.run(URL(fileURLWithPath: "/usr/bin/env"), arguments: ["xdg-open", url])
-            }
+        }, open: { page in
+            // The browser gets a file only the user can read, never the token (Security.md).
+            _ = try? Process.run(URL(fileURLWithPath: "/usr/bin/env"), arguments: ["xdg-open", page])
         }, fail: { message in
             FileHandle.standardError.write(Data("\(program) serve: \(message)\n".utf8))
         })

@@ -15,6 +15,9 @@ PUT or POST /sink          reads the body and forgets it; answers its size.
 GET /changing/NAME         a new version (ETag and bytes) on every request.
 GET /drop/NAME             the first request for NAME sends half and hangs up; later ones behave
                            as /data.
+GET /splice/NAME           the first request sends half of version 1 and hangs up; later ones
+                           serve version 2 (another ETag) and answer a Range with 206 whatever
+                           If-Range says, as a broken server or cache does.
 GET /redirect/NAME         302 to /data/NAME.
 GET /named                 with Content-Disposition: filename and filename* (UTF-8).
 GET /missing               404.
@@ -75,6 +78,9 @@ class Handler(BaseHTTPRequestHandler):
             return self.send_bytes(200, b"named content", {
                 "Content-Disposition": "attachment; filename=\"report.txt\"; filename*=UTF-8''%E5%B9%B4%E5%BA%A6%E6%8A%A5%E5%91%8A.txt"})
         version = 1
+        if kind == "splice":
+            with lock:
+                version = 2 if name in dropped else 1
         if kind == "changing":
             with lock:
                 versions[name] = versions.get(name, 0) + 1
@@ -85,7 +91,8 @@ class Handler(BaseHTTPRequestHandler):
                    "Content-Type": "application/octet-stream"}
         wanted = self.headers.get("Range")
         if_range = self.headers.get("If-Range")
-        honour = kind != "noranges" and wanted and wanted.startswith("bytes=") and (if_range is None or if_range == etag)
+        honour = kind != "noranges" and wanted and wanted.startswith("bytes=") and (
+            if_range is None or if_range == etag or kind == "splice")
         if honour:
             start = int(wanted[6:].split("-")[0])
             if start >= len(body):
@@ -93,7 +100,7 @@ class Handler(BaseHTTPRequestHandler):
                 return self.send_bytes(416, b"", headers)
             headers["Content-Range"] = f"bytes {start}-{len(body) - 1}/{len(body)}"
             return self.send_bytes(206, body[start:], headers, slow=kind == "slow")
-        if kind == "drop":
+        if kind in ("drop", "splice"):
             with lock:
                 first = name not in dropped
                 dropped.add(name)

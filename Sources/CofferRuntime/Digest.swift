@@ -2,16 +2,17 @@ import CCofferCrypto
 import CofferCore
 
 /// SHA-256 and HMAC-SHA-256, computed by the system's libcrypto (loaded the first time one
-/// is asked for). Without libcrypto, each throws `unsupported` naming it.
-enum Digest {
-    static func sha256(_ bytes: [UInt8]) throws(CofferError) -> [UInt8] {
+/// is asked for): S3's signatures, the web's browser key. Without libcrypto, each throws
+/// `unsupported` naming it.
+public enum Digest {
+    public static func sha256(_ bytes: [UInt8]) throws(CofferError) -> [UInt8] {
         var digest = [UInt8](repeating: 0, count: 32)
         let done = bytes.withUnsafeBytes { raw in coffer_sha256(raw.baseAddress, raw.count, &digest) }
         guard done == 1 else { throw missing }
         return digest
     }
 
-    static func hmacSHA256(key: [UInt8], _ bytes: [UInt8]) throws(CofferError) -> [UInt8] {
+    public static func hmacSHA256(key: [UInt8], _ bytes: [UInt8]) throws(CofferError) -> [UInt8] {
         var digest = [UInt8](repeating: 0, count: 32)
         let done = key.withUnsafeBytes { keyBytes in
             bytes.withUnsafeBytes { raw in
@@ -23,7 +24,7 @@ enum Digest {
     }
 
     /// Lower-case hexadecimal, as Signature Version 4 writes digests.
-    static func hex(_ bytes: [UInt8]) -> String {
+    public static func hex(_ bytes: [UInt8]) -> String {
         let digits = Array("0123456789abcdef".utf8)
         var text: [UInt8] = []
         text.reserveCapacity(bytes.count * 2)
@@ -35,26 +36,26 @@ enum Digest {
     }
 
     /// The hash of no bytes, which every bodiless request carries.
-    static let emptyPayloadHash = "e3b0c44298fc1c149afbf4c8996fb92427ae41e4649b934ca495991b7852b855"
+    public static let emptyPayloadHash = "e3b0c44298fc1c149afbf4c8996fb92427ae41e4649b934ca495991b7852b855"
 
-    static var missing: CofferError { CofferError(.unsupported, detail: "libcrypto (OpenSSL 3) could not be loaded") }
+    public static var missing: CofferError { CofferError(.unsupported, detail: "libcrypto (OpenSSL 3) could not be loaded") }
 }
 
 /// A SHA-256 fed in pieces, for a body streamed from a file.
-final class StreamingSHA256 {
+public final class StreamingSHA256 {
     private var state: UnsafeMutableRawPointer?
 
-    init() throws(CofferError) {
+    public init() throws(CofferError) {
         guard let state = coffer_sha256_begin() else { throw Digest.missing }
         self.state = state
     }
 
-    func update(_ bytes: UnsafeRawBufferPointer) throws(CofferError) {
+    public func update(_ bytes: UnsafeRawBufferPointer) throws(CofferError) {
         guard let state, coffer_sha256_update(state, bytes.baseAddress, bytes.count) == 1 else { throw Digest.missing }
     }
 
     /// The digest; the hash cannot be fed after this.
-    func finish() throws(CofferError) -> [UInt8] {
+    public func finish() throws(CofferError) -> [UInt8] {
         var digest = [UInt8](repeating: 0, count: 32)
         let done = coffer_sha256_finish(state, &digest)
         state = nil
