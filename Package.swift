@@ -73,7 +73,7 @@ let package = Package(
                 dependencies: ["CofferCore", "CofferHTTP", "CofferRuntime", "FileService", "CCofferSystem"]),
         // Previews and thumbnails (issue 21): facts by kind, the freedesktop thumbnail cache.
         .target(name: "CofferPreview",
-                dependencies: ["CofferCore", "CofferRuntime", "FileService", "CCofferVips", "CCofferArchive"]),
+                dependencies: ["CofferCore", "CofferRuntime", "FileService", "CCofferVips", "CCofferArchive", "CCofferSystem"]),
         // S3 object storage as a mount: Signature Version 4, configuration as the AWS tools read it.
         .target(name: "CofferS3", dependencies: ["CofferCore", "CofferRuntime", "CofferHTTP", "CCofferCrypto", "CCofferHTTP",
                                                 "CCofferXML"]),
@@ -93,7 +93,7 @@ let package = Package(
         // `coffer`'s command line and front ends, for any application that adds its own mounts.
         .target(
             name: "CofferApp",
-            dependencies: ["CofferREPL", "CofferRPC", "CofferJSONRPC", "CofferMCP", "CofferWeb", "CofferS3", "CofferTransfers", "FileService", "CofferBackends", "CofferCore", "CofferRuntime",
+            dependencies: ["CofferREPL", "CofferRPC", "CofferJSONRPC", "CofferMCP", "CofferWeb", "CofferS3", "CofferTransfers", "CofferPreview", "FileService", "CofferBackends", "CofferCore", "CofferRuntime",
                            "DocumentTypesGenerator"],
             // The package's own manifest (a link to DocumentTypes.json at the root).
             resources: [.embedInCode("DocumentTypes.json")]

@@ -28,6 +28,7 @@ import stat
 import subprocess
 import sys
 import tempfile
+import threading
 import time
 import urllib.error
 import urllib.parse
@@ -509,6 +510,49 @@ def load(server, root):
     check(not errors, f"50 clients for 30 s: {total} requests, no error {errors[:3]}")
 
 
+def nested_forms_pdf(levels=28):
+    """A few KB of PDF whose page draws a form drawing the next twice, `levels` deep."""
+    objects = ["<< /Type /Catalog /Pages 2 0 R >>", "<< /Type /Pages /Kids [3 0 R] /Count 1 >>",
+               "<< /Type /Page /Parent 2 0 R /MediaBox [0 0 200 200] /Contents 4 0 R /Resources << /XObject << /F 5 0 R >> >> >>",
+               "<< /Length 5 >>\nstream\n/F Do\nendstream"]
+    for level in range(levels):
+        last = level == levels - 1
+        content = "0 0 1 rg 0 0 200 200 re f" if last else "/F Do /F Do"
+        resources = "" if last else f"/Resources << /XObject << /F {6 + level} 0 R >> >> "
+        objects.append(f"<< /Type /XObject /Subtype /Form /BBox [0 0 200 200] {resources}/Length {len(content)} >>\n"
+                       f"stream\n{content}\nendstream")
+    text, offsets = "%PDF-1.4\n", []
+    for index, body in enumerate(objects):
+        offsets.append(len(text))
+        text += f"{index + 1} 0 obj\n{body}\nendobj\n"
+    table = len(text)
+    text += f"xref\n0 {len(objects) + 1}\n0000000000 65535 f \n" + "".join(f"{offset:010d} 00000 n \n" for offset in offsets)
+    text += f"trailer\n<< /Size {len(objects) + 1} /Root 1 0 R >>\nstartxref\n{table}\n%%EOF\n"
+    return text.encode()
+
+
+def stops_while_rendering(container, root):
+    """The page asks a thumbnail of a PDF that would render for hours; SIGTERM still ends the
+    server within a couple of seconds (the decoder is a child process, killed on stop)."""
+    with open(f"{root}/forms.pdf", "wb") as file:
+        file.write(nested_forms_pdf())
+    server = Server(container)
+    def ask():
+        try:
+            http(f"{server.base}/thumbnail?path={urllib.parse.quote('files:/forms.pdf')}&size=256",
+                 {"Authorization": f"Bearer {server.token}"})
+        except OSError:
+            pass  # the server went away under it, as it should
+    asked = threading.Thread(target=ask, daemon=True)
+    asked.start()
+    time.sleep(1.5)
+    started = time.monotonic()
+    status = server.stop()
+    took = time.monotonic() - started
+    check(status == 0 and took < 5, f"SIGTERM during a hostile render: a clean exit in {took:.2f} s")
+    os.remove(f"{root}/forms.pdf")
+
+
 def opening(container, work):
     """`serve --open`: the browser is handed a file only its owner reads, holding an address that
     lets in once; neither the token nor a usable address is in any process's arguments."""
@@ -615,6 +659,7 @@ def main():
     check(status == 200, "the new one does")
     check(second.stop() == 0 and server.stop() == 0, "both servers stop cleanly")
     opening(container, work)
+    stops_while_rendering(container, os.path.join(container, "Documents", "UserFiles"))
     shutil.rmtree(work, ignore_errors=True)
     print("web_check: every check passed")
 

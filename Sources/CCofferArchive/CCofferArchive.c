@@ -20,6 +20,7 @@ static struct {
     __typeof__(&archive_read_open_fd) open_fd;
     __typeof__(&archive_read_next_header) next_header;
     __typeof__(&archive_read_data_skip) data_skip;
+    __typeof__(&archive_read_data) read_data;
     __typeof__(&archive_read_free) read_free;
     __typeof__(&archive_error_string) error_string;
     __typeof__(&archive_format_name) format_name;
@@ -45,6 +46,7 @@ static void load(void) {
     FIND(open_fd, "archive_read_open_fd");
     FIND(next_header, "archive_read_next_header");
     FIND(data_skip, "archive_read_data_skip");
+    FIND(read_data, "archive_read_data");
     FIND(read_free, "archive_read_free");
     FIND(error_string, "archive_error_string");
     FIND(format_name, "archive_format_name");
@@ -57,7 +59,7 @@ static void load(void) {
     FIND(filetype, "archive_entry_filetype");
 #undef FIND
     lib.loaded = lib.read_new && lib.support_filter_all && lib.support_format_all && lib.support_format_raw && lib.open_fd && lib.next_header
-        && lib.data_skip && lib.read_free && lib.error_string && lib.format_name && lib.filter_count && lib.filter_name
+        && lib.data_skip && lib.read_data && lib.read_free && lib.error_string && lib.format_name && lib.filter_count && lib.filter_name
         && lib.pathname_utf8 && lib.pathname && lib.size && lib.size_is_set && lib.filetype;
 }
 
@@ -70,11 +72,11 @@ static void copy_text(char *into, size_t capacity, const char *text) {
     snprintf(into, capacity, "%s", text != NULL ? text : "");
 }
 
-static int read_contents(int fd, int64_t listed, int64_t counted, coffer_archive_entry_sink sink,
+static int read_contents(int fd, int64_t listed, int64_t counted, int64_t budget, coffer_archive_entry_sink sink,
                          coffer_archive_stop stop, void *context, coffer_archive_summary *summary,
                          char *error, size_t capacity);
 
-int coffer_archive_contents(int fd, int64_t listed, int64_t counted, coffer_archive_entry_sink sink,
+int coffer_archive_contents(int fd, int64_t listed, int64_t counted, int64_t budget, coffer_archive_entry_sink sink,
                             coffer_archive_stop stop, void *context, coffer_archive_summary *summary,
                             char *error, size_t capacity) {
     memset(summary, 0, sizeof *summary);
@@ -87,7 +89,7 @@ int coffer_archive_contents(int fd, int64_t listed, int64_t counted, coffer_arch
     // setlocale is in "C", where names that are not ASCII have no form. Read in UTF-8.
     locale_t utf8 = newlocale(LC_CTYPE_MASK, "C.UTF-8", (locale_t)0);
     locale_t previous = utf8 != (locale_t)0 ? uselocale(utf8) : (locale_t)0;
-    int result = read_contents(fd, listed, counted, sink, stop, context, summary, error, capacity);
+    int result = read_contents(fd, listed, counted, budget, sink, stop, context, summary, error, capacity);
     if (utf8 != (locale_t)0) {
         uselocale(previous);
         freelocale(utf8);
@@ -95,7 +97,27 @@ int coffer_archive_contents(int fd, int64_t listed, int64_t counted, coffer_arch
     return result;
 }
 
-static int read_contents(int fd, int64_t listed, int64_t counted, coffer_archive_entry_sink sink,
+enum { SKIPPED = 0, SKIP_FAILED = -1, SKIP_STOPPED = 1 };
+
+// Goes past an entry's data. In a compressed stream (tar.gz, tar.bz2…) that means
+// decompressing it, so it is read in blocks: the bytes decompressed count against `budget`
+// and `stop` is asked between blocks, so a small file that expands to gigabytes stops soon.
+// Elsewhere libarchive skips without reading (a seek).
+static int skip_data(struct archive *archive, int compressed, int64_t *budget, coffer_archive_stop stop,
+                     void *context) {
+    if (!compressed) return lib.data_skip(archive) < ARCHIVE_WARN ? SKIP_FAILED : SKIPPED;
+    static __thread char block[64 * 1024];
+    for (;;) {
+        if (stop(context)) return SKIP_STOPPED;
+        la_ssize_t count = lib.read_data(archive, block, sizeof block);
+        if (count == 0) return SKIPPED;
+        if (count < ARCHIVE_WARN) return SKIP_FAILED;
+        if (count > 0) *budget -= count;
+        if (*budget < 0) return SKIP_STOPPED;
+    }
+}
+
+static int read_contents(int fd, int64_t listed, int64_t counted, int64_t budget, coffer_archive_entry_sink sink,
                          coffer_archive_stop stop, void *context, coffer_archive_summary *summary,
                          char *error, size_t capacity) {
     struct archive *archive = lib.read_new();
@@ -114,6 +136,7 @@ static int read_contents(int fd, int64_t listed, int64_t counted, coffer_archive
     }
     struct archive_entry *entry = NULL;
     int result = 0;
+    int compressed = 0;
     for (;;) {
         if (stop(context)) break;
         if (summary->count >= counted) break;
@@ -135,6 +158,7 @@ static int read_contents(int fd, int64_t listed, int64_t counted, coffer_archive
                 const char *name = lib.filter_name(archive, i);
                 if (name != NULL && strcmp(name, "none") != 0) {
                     copy_text(summary->filter, sizeof summary->filter, name);
+                    compressed = 1;
                     break;
                 }
             }
@@ -147,7 +171,9 @@ static int read_contents(int fd, int64_t listed, int64_t counted, coffer_archive
             sink(context, path != NULL ? path : "", size, lib.filetype(entry) == AE_IFDIR);
         }
         summary->count += 1;
-        if (lib.data_skip(archive) < ARCHIVE_WARN) {
+        int skipped = skip_data(archive, compressed, &budget, stop, context);
+        if (skipped == SKIP_STOPPED) break;
+        if (skipped == SKIP_FAILED) {
             copy_text(error, capacity, lib.error_string(archive));
             result = -1;
             break;

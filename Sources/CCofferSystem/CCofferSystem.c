@@ -7,6 +7,8 @@
 #include <stdio.h>
 #include <stdlib.h>
 #include <string.h>
+#include <signal.h>
+#include <sys/prctl.h>
 #include <sys/socket.h>
 #include <sys/stat.h>
 #include <unistd.h>
@@ -236,4 +238,13 @@ int coffer_start_writeback(int fd, int64_t offset, int64_t length) {
 
 int coffer_accept_cloexec(int fd) {
     return accept4(fd, NULL, NULL, SOCK_CLOEXEC);
+}
+
+int coffer_confine_child(void) {
+    if (prctl(PR_SET_PDEATHSIG, SIGKILL) != 0) return -1;
+    return prctl(PR_SET_NO_NEW_PRIVS, 1, 0, 0, 0);
+}
+
+int coffer_pipe_cloexec(int fds[2]) {
+    return pipe2(fds, O_CLOEXEC);
 }

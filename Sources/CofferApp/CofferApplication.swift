@@ -1,4 +1,5 @@
 import CofferCore
+import CofferPreview
 import CofferREPL
 import CofferJSONRPC
 import CofferRuntime
@@ -50,7 +51,12 @@ public struct CofferApplication: Sendable {
     /// Runs with the process's arguments and environment, then exits with the status.
     @MainActor
     public func main() async -> Never {
-        exit(await run(arguments: Array(CommandLine.arguments.dropFirst()), environment: ProcessInfo.processInfo.environment))
+        let arguments = CommandLine.arguments
+        // A copy of this program started to decode one untrusted file (Decoder, Security.md).
+        if arguments.count > 1, arguments[1] == DecoderWorker.argument { exit(DecoderWorker.main(arguments)) }
+        // Previews decode in such copies, bounded in time and memory, killed when cancelled.
+        Decoder.useChildProcesses(executable: "/proc/self/exe")
+        exit(await run(arguments: Array(arguments.dropFirst()), environment: ProcessInfo.processInfo.environment))
     }
 
     /// Runs with these arguments (without the program name); returns the exit status:

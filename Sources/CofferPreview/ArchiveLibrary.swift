@@ -5,7 +5,7 @@ import CofferRuntime
 /// libarchive, as previews use it: an archive's table of contents, never its data. The
 /// library is loaded the first time an archive is previewed.
 enum ArchiveLibrary {
-    struct Contents {
+    struct Contents: Codable, Sendable {
         var format: String
         var compression: String?
         var entries: [ArchiveEntry]
@@ -14,8 +14,13 @@ enum ArchiveLibrary {
         var declaredBytes: Int64
     }
 
+    /// The most bytes decompressed to go past entries' data in a compressed archive (a
+    /// tar.bz2 of 24 KB may hold 32 GiB of zeros): past it, the count stops as incomplete.
+    static let decompressionBudget: Int64 = 64 << 20
+
     /// Reads the table of contents of the archive in `fd`: the first `listed` entries, and
-    /// the count of up to `counted`. Stops early, with what was read, when `cancellation` is set.
+    /// the count of up to `counted`. Stops early, with what was read, when `cancellation` is set
+    /// or after ``decompressionBudget`` bytes decompressed.
     static func contents(of fd: Int32, listed: Int, counted: Int, cancellation: CancellationFlag,
                          path: VirtualPath) throws(CofferError) -> Contents {
         guard coffer_archive_available() == 1 else {
@@ -30,7 +35,7 @@ enum ArchiveLibrary {
         var summary = coffer_archive_summary()
         var error = [CChar](repeating: 0, count: 512)
         let status = withExtendedLifetime(collected) {
-            coffer_archive_contents(fd, Int64(listed), Int64(counted), { context, name, size, isFolder in
+            coffer_archive_contents(fd, Int64(listed), Int64(counted), decompressionBudget, { context, name, size, isFolder in
                 let collected = Unmanaged<Collected>.fromOpaque(context!).takeUnretainedValue()
                 collected.entries.append(ArchiveEntry(path: String(cString: name!), size: size >= 0 ? size : nil,
                                                       isFolder: isFolder != 0))

@@ -17,7 +17,7 @@ enum ImageLibrary {
         guard coffer_vips_available() == 1 else { throw CofferError(.unsupported, path: path, detail: "no-image-library") }
     }
 
-    struct Header {
+    struct Header: Codable, Sendable {
         var width: Int
         var height: Int
         var pages: Int

@@ -67,7 +67,7 @@ public struct TextFacts: Sendable, Hashable, Encodable {
     public var firstLines: [String]
 }
 
-public struct ArchiveEntry: Sendable, Hashable, Encodable {
+public struct ArchiveEntry: Sendable, Hashable, Codable {
     public var path: String
     /// As the entry's header declares it; `nil` when it does not say.
     public var size: Int64?

@@ -68,22 +68,17 @@ public struct Previewer: Sendable {
         let node = try await service.stat(path)
         switch kind(of: node) {
         case .image:
-            let header = try await withDescriptor(of: node) { fd, _ throws(CofferError) in
-                try ImageLibrary.header(of: fd, fields: Self.imageFields, path: path)
-            }
+            let header = try await decodeHeader(of: node, fields: Self.imageFields)
             return Preview(node: node, details: .image(Self.imageFacts(header)))
         case .document:
-            let header = try await withDescriptor(of: node) { fd, _ throws(CofferError) in
-                try ImageLibrary.header(of: fd, fields: ["pdf-title", "pdf-author"], path: path)
-            }
+            let header = try await decodeHeader(of: node, fields: ["pdf-title", "pdf-author"])
             return Preview(node: node, details: .document(DocumentFacts(
                 pages: header.pages, pageWidth: header.width, pageHeight: header.height,
                 title: header.fields["pdf-title"].flatMap(Self.nonEmpty), author: header.fields["pdf-author"].flatMap(Self.nonEmpty))))
         case .archive:
-            let contents = try await withDescriptor(of: node) { fd, cancellation throws(CofferError) in
-                try ArchiveLibrary.contents(of: fd, listed: Self.firstEntryCount, counted: Self.countedEntryLimit,
-                                            cancellation: cancellation, path: path)
-            }
+            guard case .archive(let contents) = try await decode(.archive(listed: Self.firstEntryCount,
+                                                                          counted: Self.countedEntryLimit), of: node)
+            else { throw CofferError(.corruptFile, path: path, detail: "archive-damaged") }
             try Self.checkCancellation(path)
             return Preview(node: node, details: .archive(ArchiveFacts(
                 format: contents.format, compression: contents.compression, entries: contents.count,
@@ -97,6 +92,26 @@ public struct Previewer: Sendable {
         case .other:
             return Preview(node: node, details: .none)
         }
+    }
+
+    /// Runs `job` on the file of `node` through the ``Decoder`` (a bounded child process in
+    /// `coffer`); a failure the job met comes back as its error.
+    func decode(_ job: DecodeJob, of node: FileNode) async throws(CofferError) -> DecodeAnswer {
+        let path = node.path
+        let answer = try await withDescriptor(of: node) { fd, cancellation throws(CofferError) in
+            try Decoder.run(job, on: fd, cancellation: cancellation, path: path)
+        }
+        if case .failed(let kind, let detail) = answer {
+            throw CofferError(CofferError.Kind(identifier: kind) ?? .ioError, path: path, detail: detail)
+        }
+        return answer
+    }
+
+    func decodeHeader(of node: FileNode, fields: [String]) async throws(CofferError) -> ImageLibrary.Header {
+        guard case .header(let header) = try await decode(.header(fields: fields), of: node) else {
+            throw CofferError(.corruptFile, path: node.path, detail: "thumbnail-failed")
+        }
+        return header
     }
 
     static let imageFields = ["exif-ifd2-DateTimeOriginal", "exif-ifd0-DateTime", "exif-ifd0-Make", "exif-ifd0-Model"]
@@ -200,11 +215,17 @@ public struct Previewer: Sendable {
             if let hit { return hit }
         }
         let labels = ThumbnailStore.labels(uri: uri, stamp: stamp)
-        let outcome = try await withDescriptor(of: node) { fd, _ throws(CofferError) in
-            try ImageLibrary.thumbnail(of: fd, pixels: pixels, labels: labels, path: path)
+        let outcome: DecodeAnswer
+        do {
+            outcome = try await decode(.thumbnail(pixels: pixels, labels: labels.map { [$0.0, $0.1] }), of: node)
+        } catch where error.kind == .tooLarge && error.detail == "preview-too-costly" {
+            // Stopped for its time or memory: remembered, so it is not tried again until it changes.
+            try? await recordFailure(uri: uri, stamp: stamp, reason: "preview-too-costly")
+            throw error
         }
         switch outcome {
-        case .made(let png, let width, let height):
+        case .thumbnail(let data, let width, let height):
+            let png = [UInt8](data)
             var cachePath: String?
             if let (store, size) = cached {
                 let file = try store.path(for: uri, size: size)
@@ -214,19 +235,22 @@ public struct Previewer: Sendable {
                 cachePath = file
             }
             return Thumbnail(path: path, pixels: pixels, width: width, height: height, png: png, cachePath: cachePath)
-        case .tooLarge:
-            try? await recordFailure(uri: uri, stamp: stamp, reason: "image-too-large")
-            throw Self.failure("image-too-large", path)
-        case .undecodable:
+        case .refused(let reason, _):
+            try? await recordFailure(uri: uri, stamp: stamp, reason: reason)
+            throw Self.failure(reason, path)
+        default:
             try? await recordFailure(uri: uri, stamp: stamp, reason: "thumbnail-failed")
             throw Self.failure("thumbnail-failed", path)
         }
     }
 
+    /// The reasons a thumbnail is refused for its cost rather than its damage.
+    static let costlyReasons: Set = ["image-too-large", "interlaced-too-large", "preview-too-costly"]
+
     /// The error of a thumbnail that failed for `reason` (now, or before and remembered).
     static func failure(_ reason: String, _ path: VirtualPath) -> CofferError {
-        reason == "image-too-large" ? CofferError(.tooLarge, path: path, detail: reason)
-                                    : CofferError(.corruptFile, path: path, detail: "thumbnail-failed")
+        costlyReasons.contains(reason) ? CofferError(.tooLarge, path: path, detail: reason)
+                                       : CofferError(.corruptFile, path: path, detail: "thumbnail-failed")
     }
 
     private func recordFailure(uri: String, stamp: SourceStamp, reason: String) async throws(CofferError) {

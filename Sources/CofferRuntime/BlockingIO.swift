@@ -32,6 +32,8 @@ public enum BlockingIO {
 public final class CancellationFlag: Sendable {
     private let cancelled = Atomic<Bool>(false)
 
+    public init() {}
+
     func cancel() { cancelled.store(true, ordering: .relaxed) }
 
     public var isCancelled: Bool { cancelled.load(ordering: .relaxed) }

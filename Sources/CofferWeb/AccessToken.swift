@@ -40,6 +40,8 @@ struct AccessToken {
     static func same(_ given: String, _ token: String) -> Bool {
         let a = Array(given.utf8), b = Array(token.utf8)
         guard a.count == b.count else { return false }
-        return zip(a, b).reduce(UInt8(0)) { $0 | ($1.0 ^ $1.1) } == 0
+        var difference: UInt8 = 0
+        for index in a.indices { difference |= a[index] ^ b[index] }
+        return difference == 0
     }
 }

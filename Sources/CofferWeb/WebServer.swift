@@ -65,18 +65,19 @@ public enum WebServer {
         }
         var port: Int32 = 0
         var error = [CChar](repeating: 0, count: 256)
+        // Every callback runs on a thread with a large stack (CivetWeb's have 100 KB: LargeStack).
         let handlers = coffer_web_handlers(
             request: { context, connection, request in
-                WebHandler.from(context).request(connection!, request!.pointee)
+                LargeStack.run { WebHandler.from(context).request(connection!, request!.pointee) }
             },
             ws_connect: { context, connection, request in
-                WebHandler.from(context).connect(connection!, request!.pointee)
+                LargeStack.run { WebHandler.from(context).connect(connection!, request!.pointee) }
             },
-            ws_ready: { context, connection in WebHandler.from(context).ready(connection!) },
+            ws_ready: { context, connection in LargeStack.run { WebHandler.from(context).ready(connection!) } },
             ws_data: { context, connection, bits, data, length in
-                WebHandler.from(context).data(connection!, bits: bits, data, length)
+                LargeStack.run { WebHandler.from(context).data(connection!, bits: bits, data, length) }
             },
-            ws_closed: { context, connection in WebHandler.from(context).closed(connection!) })
+            ws_closed: { context, connection in LargeStack.run { WebHandler.from(context).closed(connection!) } })
         let listen = configuration.address.contains(":") ? "[\(configuration.address)]:\(configuration.port)"
                                                          : "\(configuration.address):\(configuration.port)"
         let context = Unmanaged.passRetained(handler).toOpaque()
@@ -110,6 +111,8 @@ public enum WebServer {
         stops.disarm()
         watcher.cancel()
         await handler.stopAll()
+        // Downloads and thumbnails under way stop now, so CivetWeb's workers are free to end.
+        handler.session.stopWork()
         coffer_web_stop(server)
         await handler.session.close()
         await service.releaseBackgroundWork()
@@ -287,11 +290,12 @@ final class WebHandler: @unchecked Sendable {
         return 200
     }
 
-    /// Runs `body` on the cooperative pool and waits for it here, on CivetWeb's thread.
+    /// Runs `body` as work of the HTTP session and waits for it here, on CivetWeb's thread;
+    /// stopping the server cancels it (a thumbnail's decoder is killed), so no worker is held.
     func blocking<T: Sendable>(_ body: @escaping @Sendable () async throws(CofferError) -> T) -> Result<T, CofferError> {
         let done = DispatchSemaphore(value: 0)
         let result = Mutex<Result<T, CofferError>?>(nil)
-        Task {
+        session.start {
             let outcome = await Result<T, CofferError>(catching: body)
             result.withLock { $0 = outcome }
             done.signal()

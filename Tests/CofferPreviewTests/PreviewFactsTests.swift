@@ -100,6 +100,18 @@ struct PreviewFactsTests {
         #expect(try FileManager.default.subpathsOfDirectory(atPath: fixture.directory.path).sorted() == before)
     }
 
+    /// A 2 MB tar.gz of 512 MiB of zeros: going past the first entry's data would decompress
+    /// it all, so the count stops at the decompression budget and says it is incomplete.
+    @Test func aCompressedArchiveIsNotDecompressedPastItsBudget() async throws {
+        let fixture = try await PreviewFixture()
+        guard case .archive(let archive) = try await fixture.preview("zeros.tar.gz").details else {
+            Issue.record("not an archive")
+            return
+        }
+        #expect(archive.firstEntries.map(\.path) == ["zeros.bin"] && archive.entries == 1 && !archive.entriesComplete)
+        #expect(archive.declaredBytes == 512 << 20 && archive.compression == "gzip")
+    }
+
     @Test func aDamagedArchiveIsAClearError() async throws {
         let fixture = try await PreviewFixture()
         try Data("not an archive at all".utf8).write(to: URL(fileURLWithPath: fixture.userFiles + "/m/broken.zip"))

@@ -125,6 +125,18 @@ struct ThumbnailTests {
         #expect(again?.kind == .tooLarge)
     }
 
+    /// An interlaced image is decoded whole before it is shrunk: past 16 megapixels it is
+    /// refused from its header, as a bomb is, and remembered (issue 32).
+    @Test func aLargeInterlacedImageIsRefusedBeforeDecoding() async throws {
+        let fixture = try await PreviewFixture()
+        guard case .image(let image) = try await fixture.preview("interlaced.png").details else { Issue.record("not an image"); return }
+        #expect(image.width == 5000 && image.height == 5000)
+        let error = await coffer { try await fixture.thumbnail("interlaced.png", pixels: 128) }
+        #expect(error?.kind == .tooLarge && error?.detail == "interlaced-too-large")
+        #expect(error?.userMessage(in: .english).text.contains("interlaced image of more than 16 megapixels") == true)
+        #expect(await coffer { try await fixture.thumbnail("interlaced.png", pixels: 128) }?.detail == "interlaced-too-large")
+    }
+
     @Test func filesOfAMountWithoutDescriptorsAreCopiedForTheLibrary() async throws {
         let fixture = try await PreviewFixture()
         let bytes = try [UInt8](Data(contentsOf: URL(fileURLWithPath: fixture.userFiles + "/m/wide.png")))
@@ -148,12 +160,12 @@ struct ThumbnailTests {
         let fixture = try await PreviewFixture()
         let nodes = try await fixture.service.list(fixture.path(""), options: ListOptions()).items
         let first = try await fixture.session.perform(PrefetchThumbnails(nodes))
-        // 11 images and the PDF, of which the corrupt JPEG and the bomb fail.
-        #expect(first.made == 10 && first.failed == 2 && first.current == 0)
-        #expect(first.skipped == nodes.count - 12)
+        // 12 images and the PDF, of which the corrupt JPEG, the bomb and the interlaced giant fail.
+        #expect(first.made == 10 && first.failed == 3 && first.current == 0)
+        #expect(first.skipped == nodes.count - 13)
         #expect(fixture.cached("normal").count == 10)
         let second = try await fixture.session.perform(PrefetchThumbnails(nodes))
-        #expect(second.made == 0 && second.current == 10 && second.failed == 2)
+        #expect(second.made == 0 && second.current == 10 && second.failed == 3)
     }
 
     @Test func aSecondFolderRunTrustsItsManifestUntilAFileChanges() async throws {
@@ -167,7 +179,7 @@ struct ThumbnailTests {
         let thumbnail = try await fixture.thumbnail("wide.png")
         try FileManager.default.removeItem(atPath: try #require(thumbnail.cachePath))
         let trusted = try await fixture.session.perform(PrefetchThumbnails(nodes))
-        #expect(trusted.current == 10 && trusted.made == 0 && trusted.failed == 2)
+        #expect(trusted.current == 10 && trusted.made == 0 && trusted.failed == 3)
         // …but is made again when it is asked for.
         let again = try await fixture.thumbnail("wide.png")
         #expect(FileManager.default.fileExists(atPath: try #require(again.cachePath)))

@@ -66,6 +66,9 @@ public final class RPCProcess: RPCClient, @unchecked Sendable {
 
     public var isRunning: Bool { process.isRunning }
 
+    /// The server's process id.
+    public var pid: Int32 { process.processIdentifier }
+
     deinit {
         if process.isRunning { process.terminate() }
     }

@@ -24,14 +24,17 @@ typedef struct {
 /// Called for each of the first entries, in the archive's order.
 typedef void (*coffer_archive_entry_sink)(void *context, const char *path, int64_t size, int is_folder);
 
-/// Asked before each entry: non-zero stops the reading (the caller was cancelled).
+/// Asked before each entry, and between blocks of a compressed entry's data: non-zero stops
+/// the reading (the caller was cancelled).
 typedef int (*coffer_archive_stop)(void *context);
 
 /// Reads the table of contents of the archive in `fd` (read from its current offset; the
 /// descriptor stays the caller's). The first `listed` entries go to `sink`; counting stops
-/// after `counted` entries or when `stop` says so. `context` is handed to both. Returns 0,
-/// or -1 with a message in `error` (not an archive, a damaged one, libarchive missing).
-int coffer_archive_contents(int fd, int64_t listed, int64_t counted, coffer_archive_entry_sink sink,
+/// after `counted` entries, when `stop` says so, or when going past entries' data in a
+/// compressed archive has decompressed `budget` bytes (then `complete` is 0). `context` is
+/// handed to both. Returns 0, or -1 with a message in `error` (not an archive, a damaged one,
+/// libarchive missing).
+int coffer_archive_contents(int fd, int64_t listed, int64_t counted, int64_t budget, coffer_archive_entry_sink sink,
                             coffer_archive_stop stop, void *context, coffer_archive_summary *summary,
                             char *error, size_t capacity);
 

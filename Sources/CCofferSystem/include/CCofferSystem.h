@@ -88,4 +88,11 @@ int coffer_syncfs(int fd);
 /// closed on exec. -1 with errno set on failure.
 int coffer_accept_cloexec(int fd);
 
+/// pipe2(2) with O_CLOEXEC: a pipe whose ends no program started meanwhile inherits.
+int coffer_pipe_cloexec(int fds[2]);
+
+/// For a child that decodes untrusted files: it is killed when its parent dies
+/// (PR_SET_PDEATHSIG) and can gain no privileges (PR_SET_NO_NEW_PRIVS). 0, or -1 with errno.
+int coffer_confine_child(void);
+
 #endif

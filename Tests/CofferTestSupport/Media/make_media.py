@@ -113,3 +113,34 @@ def chunk(kind, data):
 bomb = b"\x89PNG\r\n\x1a\n" + chunk(b"IHDR", struct.pack(">IIBBBBB", 100000, 100000, 8, 2, 0, 0, 0))
 bomb += chunk(b"IDAT", zlib.compress(b"\0" * 30001 * 10)) + chunk(b"IEND", b"")
 (folder / "bomb.png").write_bytes(bomb)
+
+# An interlaced (Adam7) 16-bit PNG declaring 5000 × 5000 pixels: under the 256-megapixel cap,
+# but libvips must decode an interlaced image whole (150 MB here) before shrinking it.
+interlaced = b"\x89PNG\r\n\x1a\n" + chunk(b"IHDR", struct.pack(">IIBBBBB", 5000, 5000, 16, 2, 0, 0, 1))
+interlaced += chunk(b"IDAT", zlib.compress(b"\0" * 1000)) + chunk(b"IEND", b"")
+(folder / "interlaced.png").write_bytes(interlaced)
+
+
+class Zeros(io.RawIOBase):
+    """`size` zero bytes, made as they are read."""
+
+    def __init__(self, size):
+        self.left = size
+
+    def readable(self):
+        return True
+
+    def readinto(self, buffer):
+        count = min(len(buffer), self.left)
+        buffer[:count] = bytes(count)
+        self.left -= count
+        return count
+
+
+# A small tar.gz that expands to 512 MiB of zeros, with one more entry after them: listing it
+# must not decompress it all to reach the second header.
+with tarfile.open(folder / "zeros.tar.gz", "w:gz", compresslevel=1) as archive:
+    for name, size in [("zeros.bin", 512 << 20), ("after.txt", 5)]:
+        info = tarfile.TarInfo(name)
+        info.size = size
+        archive.addfile(info, io.BufferedReader(Zeros(size)))
