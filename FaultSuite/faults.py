@@ -666,6 +666,88 @@ class Suite:
 
     # MARK: Frames
 
+    @staticmethod
+    def resident_mib(pid):
+        """The process's resident memory now, in MiB (0 once it has gone)."""
+        try:
+            with open(f"/proc/{pid}/status") as status:
+                for line in status:
+                    if line.startswith("VmRSS:"):
+                        return int(line.split()[1]) // 1024
+        except OSError:
+            pass
+        return 0
+
+    def scenario_slow_reader(self, seconds=90):
+        """A socket client that asks for 8 MiB reads and never reads an answer: the server
+        closes its connection (64 MiB unread, then a stalled write), stays bounded in memory,
+        says so on standard error, and goes on serving another client."""
+        coffer = self.container("slow-reader")
+        with open(coffer.files("big.bin"), "wb") as handle:
+            handle.write(self.bytes(8 << 20))
+        socket_path = os.path.join(self.work, "slow-reader.sock")
+        server = subprocess.Popen([self.binary, "--container", coffer.container, "rpc", "--listen", f"unix:{socket_path}"],
+                                  stdin=subprocess.DEVNULL, stdout=subprocess.DEVNULL, stderr=subprocess.PIPE, env=environment())
+        try:
+            for _ in range(200):
+                if os.path.exists(socket_path):
+                    break
+                time.sleep(0.05)
+            import socket as sockets
+            greedy = sockets.socket(sockets.AF_UNIX, sockets.SOCK_STREAM)
+            greedy.connect(socket_path)
+            greedy.settimeout(0.5)
+            request = {"jsonrpc": "2.0", "method": "files/read", "params": {"path": "/big.bin", "encoding": "base64"}}
+            greedy.sendall(json.dumps({"jsonrpc": "2.0", "id": 0, "method": "initialize", "params": {}}).encode() + b"\n")
+            closed, peak, started, number = False, 0, time.monotonic(), 0
+            while time.monotonic() - started < seconds and not closed:
+                number += 1
+                try:
+                    greedy.sendall(json.dumps(dict(request, id=number)).encode() + b"\n")
+                except sockets.timeout:
+                    pass  # the server reads no more from it: it waits for its answers to be read
+                except (BrokenPipeError, ConnectionResetError):
+                    closed = True
+                peak = max(peak, self.resident_mib(server.pid))
+                if not closed and number % 20 == 0:
+                    # Closed by the server: a read of the socket ends, after what was sent before.
+                    try:
+                        greedy.setblocking(False)
+                        while greedy.recv(1 << 20):
+                            pass
+                        closed = True
+                    except (BlockingIOError, sockets.timeout):
+                        pass
+                    except (ConnectionResetError, OSError):
+                        closed = True
+                    finally:
+                        greedy.settimeout(0.5)
+            greedy.close()
+            took = time.monotonic() - started
+            expect(closed, f"slow reader: its connection was still open after {seconds} s")
+            expect(peak < 512, f"slow reader: the server grew to {peak} MiB")
+            other = sockets.socket(sockets.AF_UNIX, sockets.SOCK_STREAM)
+            other.connect(socket_path)
+            other.settimeout(30)
+            other.sendall(b'{"jsonrpc":"2.0","id":1,"method":"initialize","params":{}}\n'
+                          b'{"jsonrpc":"2.0","id":2,"method":"files/stat","params":{"path":"/big.bin"}}\n')
+            answers = b""
+            while answers.count(b"\n") < 2:
+                answers += other.recv(1 << 16)
+            expect(b'"size":8388608' in answers, f"slow reader: another client was not served: {answers[:300]!r}")
+            other.close()
+        finally:
+            server.send_signal(signal.SIGTERM)
+            try:
+                errors = server.communicate(timeout=30)[1].decode("utf-8", "replace")
+            except subprocess.TimeoutExpired:
+                server.kill()
+                errors = server.communicate()[1].decode("utf-8", "replace")
+        expect(server.returncode == 0, f"slow reader: the server ended with {server.returncode}: {errors[-500:]}")
+        expect("its connection is closed" in errors, f"slow reader: no line says why the connection was closed: {errors[-500:]}")
+        print(f"  slow reader: cut off after {took:.1f} s and {number} requests, the server at most {peak} MiB; "
+              "another client served")
+
     def scenario_frames(self, count=10000):
         coffer = self.container("frames")
         rpc = RPC(self.binary, coffer.container)
@@ -743,7 +825,7 @@ def unquote(text):
 
 
 SCENARIOS = ["copy", "folder_copy", "replace", "folder_replace", "import", "trash", "restore", "write", "upload", "disk_full",
-             "concurrent", "frames"]
+             "concurrent", "frames", "slow_reader"]
 
 
 def main():

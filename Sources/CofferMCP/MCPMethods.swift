@@ -213,7 +213,21 @@ struct ToolsCall: ImmediateMCPMethod {
     static func answer(_ params: Params, in era: Era, _ context: RequestContext) async throws -> [String: JSONValue] {
         let tool = try self.tool(params)
         do throws(CofferError) {
-            return try await tool.call(try arguments(params), ToolContext(request: context)).result
+            let arguments = try arguments(params)
+            guard tool.answersLarge else { return try await tool.call(arguments, ToolContext(request: context)).result }
+            let output: Result<ToolOutput, CofferError>
+            do {
+                output = try await context.withLargeAnswer { () async -> Result<ToolOutput, CofferError> in
+                    do throws(CofferError) {
+                        return .success(try await tool.call(arguments, ToolContext(request: context)))
+                    } catch {
+                        return .failure(error)
+                    }
+                }
+            } catch {
+                throw CofferError(.cancelled)  // only a cancelled wait for a place throws
+            }
+            return try output.get().result
         } catch {
             // A cancelled call is not answered at all (the dialect drops it).
             if error.kind == .cancelled { throw error }

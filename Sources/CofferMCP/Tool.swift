@@ -9,6 +9,9 @@ import Foundation
 /// (``ToolCatalog``), under the same name.
 protocol MCPTool: Sendable {
     static var name: String { get }
+    /// Whether its answer can be large (a file's content): such calls take one of the
+    /// connection's few places for large answers (``RequestContext/withLargeAnswer(_:)``).
+    static var answersLarge: Bool { get }
 
     static func call(_ arguments: Arguments, _ context: ToolContext) async throws(CofferError) -> ToolOutput
 
@@ -19,6 +22,8 @@ protocol MCPTool: Sendable {
 }
 
 extension MCPTool {
+    static var answersLarge: Bool { false }
+
     static func callImmediately(_ arguments: Arguments, _ context: ToolContext) throws(CofferError) -> ToolOutput? { nil }
 }
 

@@ -16,7 +16,8 @@ extension WebHandler {
             return 1
         }
         guard let shown = shownToken(request, allowQuery: false), isCurrent(shown) else { return 1 }
-        let socket = WebSocketConnection(connection, token: shown, maxMessageBytes: configuration.limits.maxMessageBytes)
+        let socket = WebSocketConnection(connection, token: shown, maxMessageBytes: configuration.limits.maxMessageBytes,
+                                         maxUnsentBytes: configuration.limits.maxPendingBytes)
         let full = sockets.withLock { sockets -> Bool in
             guard sockets.count < configuration.maxConnections else { return true }
             sockets[UInt(bitPattern: connection)] = socket
@@ -42,12 +43,17 @@ extension WebHandler {
     func data(_ connection: UnsafeMutableRawPointer, bits: Int32, _ bytes: UnsafePointer<CChar>?, _ length: Int) -> Int32 {
         guard let socket = sockets.withLock({ $0[UInt(bitPattern: connection)] }) else { return 0 }
         let opcode = bits & 0xF
+        // RFC 6455 §5.2: no extension was agreed, so a reserved bit set or a reserved opcode
+        // fails the connection; so does a continuation with no message begun (§5.4).
+        guard bits & 0x70 == 0 else { return 0 }
         switch opcode {
         case 0x8: return 0  // the browser closes
         case 0x9, 0xA: return 1  // ping and pong are CivetWeb's
-        default:
+        case 0x0, 0x1, 0x2:
             let buffer = UnsafeBufferPointer(start: UnsafeRawPointer(bytes)?.assumingMemoryBound(to: UInt8.self), count: length)
-            return socket.received(buffer, final: bits & 0x80 != 0) ? 1 : 0
+            return socket.received(buffer, final: bits & 0x80 != 0, continuing: opcode == 0x0) ? 1 : 0
+        default:
+            return 0
         }
     }
 

@@ -19,14 +19,19 @@ final class WebSocketConnection: MessageConnection, @unchecked Sendable {
     /// and the chain grows with every message.
     private let isClosed = Atomic<Bool>(false)
     private let hangUp = Mutex<(@Sendable () -> Void)?>(nil)
-    private let partial = Mutex(Data())
+    /// The frames of a message begun and not finished; `nil` between messages.
+    private let partial = Mutex<Data?>(nil)
+    /// Bytes queued and not yet sent, and how long a browser may leave them unread.
+    private let unsent = Atomic<Int>(0)
+    private let bound: UnsentBound
     /// The token it was opened with: a new token ends it.
     let token: String
 
-    init(_ connection: UnsafeMutableRawPointer, token: String, maxMessageBytes: Int) {
+    init(_ connection: UnsafeMutableRawPointer, token: String, maxMessageBytes: Int, maxUnsentBytes: Int) {
         self.connection = connection
         self.token = token
         self.maxMessageBytes = maxMessageBytes
+        self.bound = UnsentBound(limit: maxUnsentBytes)
         let writer = Thread { [self] in writeLoop() }
         writer.name = "coffer.web.writer"
         writer.start()
@@ -41,10 +46,13 @@ final class WebSocketConnection: MessageConnection, @unchecked Sendable {
                 if case .finished = item, !isClosed.load(ordering: .sequentiallyConsistent) { _ = coffer_web_ws_send(connection, 8, nil, 0) }
                 break
             }
+            bound.progressed()
             if !body.isEmpty && !isClosed.load(ordering: .sequentiallyConsistent) {
                 let sent = body.withUnsafeBytes { coffer_web_ws_send(connection, 1, $0.baseAddress, $0.count) }
                 if sent < 0 { closedByPeer() }
             }
+            unsent.subtract(body.count, ordering: .relaxed)
+            bound.progressed()
             let callback = written.withLock { $0.isEmpty ? nil : $0.removeFirst() }
             callback?()
         }
@@ -53,15 +61,27 @@ final class WebSocketConnection: MessageConnection, @unchecked Sendable {
 
     // MARK: From CivetWeb
 
-    /// A frame came; `final` ends a message. Returns false to close (a message over the limit).
-    func received(_ bytes: UnsafeBufferPointer<UInt8>, final: Bool) -> Bool {
-        let message: Data? = partial.withLock { partial in
-            partial.append(bytes)
-            guard final else { return nil }
-            defer { partial = Data() }
-            return partial
+    /// A frame came: the first of a message, or (`continuing`) a later one; `final` ends the
+    /// message. Returns false to fail the connection: a message whose frames add up to more
+    /// than the limit is refused before it is kept (RFC 6455's 1009), and frames out of order
+    /// (a continuation with no message begun, a new message inside one) are a protocol error.
+    func received(_ bytes: UnsafeBufferPointer<UInt8>, final: Bool, continuing: Bool) -> Bool {
+        let message: Data?? = partial.withLock { partial in
+            guard continuing == (partial != nil), (partial?.count ?? 0) + bytes.count <= maxMessageBytes else {
+                partial = nil
+                return .some(nil)
+            }
+            var gathered = partial ?? Data()
+            gathered.append(bytes)
+            guard final else {
+                partial = gathered
+                return nil
+            }
+            partial = nil
+            return .some(gathered)
         }
         guard let message else { return true }
+        guard let message else { return false }
         inbox.put(.message(message))
         return true
     }
@@ -96,8 +116,16 @@ final class WebSocketConnection: MessageConnection, @unchecked Sendable {
     func flush(then: @escaping @Sendable () -> Void) { enqueue(Data(), then) }
 
     private func enqueue(_ body: Data, _ callback: (@Sendable () -> Void)?) {
+        // Nobody reads it any more: nothing is kept for it.
+        guard !isClosed.load(ordering: .sequentiallyConsistent) else { callback?(); return }
+        let waiting = unsent.add(body.count, ordering: .relaxed).newValue
         written.withLock { $0.append(callback) }
         outbox.put(.message(body))
+        if bound.isExceeded(unsent: waiting) {
+            // A browser that reads none of its answers is let go (UnsentBound).
+            bound.report()
+            closedByPeer()
+        }
     }
 
     func stopReceiving() { inbox.put(.closed) }

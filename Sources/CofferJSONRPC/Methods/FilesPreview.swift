@@ -52,7 +52,7 @@ struct FilesThumbnail: RPCMethod {
         let path = try params.path.resolved()
         let size = params.size ?? ThumbnailSize.normal.pixels
         guard (1...4096).contains(size) else { throw RPCError.invalidParams("param “size” must be 1 to 4096 pixels") }
-        let thumbnail = try await context.perform(MakeThumbnail(path, pixels: size))
+        let thumbnail = try await context.withLargeAnswer { try await context.perform(MakeThumbnail(path, pixels: size)) }
         let limit = context.inlineLimit
         guard thumbnail.png.count <= limit else {
             throw RPCError.invalidParams("the thumbnail at “size” \(size) has \(thumbnail.png.count) bytes, over "

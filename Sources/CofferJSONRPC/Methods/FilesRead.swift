@@ -26,6 +26,10 @@ struct FilesRead: RPCMethod {
     }
 
     static func run(_ params: Params, _ context: RequestContext) async throws -> Result {
+        try await context.withLargeAnswer { try await read(params, context) }
+    }
+
+    private static func read(_ params: Params, _ context: RequestContext) async throws -> Result {
         let offset = params.offset ?? 0
         let length = min(params.length ?? context.inlineLimit, context.inlineLimit)
         guard offset >= 0 else { throw RPCError.invalidParams("param “offset” must not be negative") }

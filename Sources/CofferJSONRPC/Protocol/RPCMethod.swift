@@ -58,8 +58,13 @@ public struct RPCLimits: Sendable {
     /// The most requests of one connection read and not yet answered; past it the server
     /// reads no more from that connection until answers have gone out.
     public var maxQueuedRequests = 1024
-    /// The most bytes of requests and their answers one connection may have pending.
+    /// The most bytes of requests and their answers one connection may have pending; a
+    /// client that leaves more than this unread behind a stalled write, or twice it at all,
+    /// has its connection closed (``UnsentBound``).
     public var maxPendingBytes = 64 << 20
+    /// The most requests of one connection that build a large answer at once (`files/read`,
+    /// `files/thumbnail`, MCP's reads); the others wait their turn.
+    public var maxLargeAnswersInFlight = 2
 
     public init() {}
 }

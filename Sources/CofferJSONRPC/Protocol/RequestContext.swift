@@ -20,6 +20,8 @@ public struct RequestContext: Sendable {
     /// The hints the front end's messages carry (``RPCServer/Configuration/hints``).
     public var hints: MessageHints = .rpc
     let connection: any MessageConnection
+    /// The connection's places for requests that build a large answer.
+    let largeAnswers: RequestSlots
 
     public var service: FileService { session.service }
     /// The most bytes one message carries inline (a read, a write, a thumbnail): the front
@@ -32,6 +34,16 @@ public struct RequestContext: Sendable {
     public func notify<Params: Encodable>(_ method: String, _ params: Params) {
         guard let body = try? JSONEncoder.rpc.encode(NotificationMessage(method: method, params: params)) else { return }
         connection.send(body)
+    }
+
+    /// Runs `body`, which builds a large answer (a file's bytes, a thumbnail), in one of the
+    /// connection's few places for them (``RPCLimits/maxLargeAnswersInFlight``): many such
+    /// requests at once wait their turn instead of each holding its answer in memory, so a
+    /// client that asks for a hundred 8 MiB reads costs a few of them at a time.
+    public func withLargeAnswer<T>(_ body: () async throws -> T) async throws -> T {
+        guard await largeAnswers.acquire() else { throw CofferError(.cancelled) }
+        defer { largeAnswers.release() }
+        return try await body()
     }
 
     /// Performs an operation in the session, with the request's progress display.

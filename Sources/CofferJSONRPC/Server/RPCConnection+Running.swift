@@ -29,15 +29,17 @@ extension RPCConnection {
 
     func context(progress: (any ProgressDisplay)?) -> RequestContext {
         guard let progress else { return immediateContext }
-        return Self.context(session: session, configuration: configuration, connection: connection, lifecycle: lifecycle,
-                            progress: progress)
+        return Self.context(session: session, configuration: configuration, connection: connection,
+                            largeAnswers: largeAnswers, lifecycle: lifecycle, progress: progress)
     }
 
     static func context(session: Session, configuration: RPCServer.Configuration, connection: any MessageConnection,
-                                lifecycle: any RPCLifecycle, progress: (any ProgressDisplay)?) -> RequestContext {
+                        largeAnswers: RequestSlots, lifecycle: any RPCLifecycle,
+                        progress: (any ProgressDisplay)?) -> RequestContext {
         var context = RequestContext(session: session, limits: configuration.limits, progress: progress,
                                      server: ServerInfo(name: configuration.serverName, version: configuration.version),
-                                     methods: configuration.methods, lifecycle: lifecycle, connection: connection)
+                                     methods: configuration.methods, lifecycle: lifecycle, connection: connection,
+                                     largeAnswers: largeAnswers)
         context.hints = configuration.hints
         return context
     }

@@ -40,6 +40,8 @@ public final class RPCConnection: Sendable {
     let rules: Envelope.Rules
     let flow: FlowControl
     let slots: RequestSlots
+    /// The places for requests that build a large answer (``RequestContext/withLargeAnswer(_:)``).
+    let largeAnswers: RequestSlots
     let ending = Once<Ending>()
     /// What a request answered at once sees: made once, since such requests have no progress.
     let immediateContext: RequestContext
@@ -56,9 +58,11 @@ public final class RPCConnection: Sendable {
         self.flow = FlowControl(maxRequests: configuration.limits.maxQueuedRequests,
                                 maxBytes: configuration.limits.maxPendingBytes)
         self.slots = RequestSlots(configuration.limits.maxRequestsInFlight)
+        self.largeAnswers = RequestSlots(configuration.limits.maxLargeAnswersInFlight)
         self.lifecycle = configuration.dialect.makeLifecycle(session: session) { [connection] in connection.send($0) }
         self.rules = Envelope.Rules(configuration.dialect)
         self.immediateContext = Self.context(session: session, configuration: configuration, connection: connection,
+                                             largeAnswers: largeAnswers,
                                              lifecycle: lifecycle, progress: nil)
     }
 

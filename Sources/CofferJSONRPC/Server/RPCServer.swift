@@ -48,7 +48,8 @@ public enum RPCServer {
         let connection: RPCConnection
         do {
             connection = try RPCConnection(service: service, connection: StreamConnection.standardIO(
-                framing: configuration.framing, maxMessageBytes: configuration.limits.maxMessageBytes),
+                framing: configuration.framing, maxMessageBytes: configuration.limits.maxMessageBytes,
+                maxUnsentBytes: configuration.limits.maxPendingBytes),
                                            configuration: configuration)
         } catch {
             FileHandle.standardError.write(Data("\(configuration.serverName): \(error.userMessage(in: configuration.language))\n".utf8))
@@ -82,7 +83,8 @@ public enum RPCServer {
         let acceptor = Thread {
             while let fd = listener.accept() {
                 let stream = StreamConnection.socket(fd, framing: configuration.framing,
-                                                     maxMessageBytes: configuration.limits.maxMessageBytes)
+                                                     maxMessageBytes: configuration.limits.maxMessageBytes,
+                                                     maxUnsentBytes: configuration.limits.maxPendingBytes)
                 guard let client = try? RPCConnection(service: service, connection: stream, configuration: configuration)
                 else { continue }
                 clients.serve(client)

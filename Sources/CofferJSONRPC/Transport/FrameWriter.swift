@@ -21,13 +21,16 @@ final class FrameWriter: Sendable {
     }
 
     private let fd: Int32
+    /// The most bytes queued while a write is stuck (``UnsentBound``).
+    private let bound: UnsentBound
     private let framing = Mutex(Framing.ndjson)
     private let condition = NSCondition()
     private nonisolated(unsafe) var pending = Pending()  // guarded by `condition`
     private let stopped = DispatchSemaphore(value: 0)
 
-    init(fd: Int32) {
+    init(fd: Int32, maxUnsentBytes: Int = 64 << 20) {
         self.fd = fd
+        self.bound = UnsentBound(limit: maxUnsentBytes)
         let thread = Thread { [self] in
             run()
             stopped.signal()
@@ -74,13 +77,31 @@ final class FrameWriter: Sendable {
             finishWrite(written: frames.isEmpty || writeAll(frames), completions: completions)
             return
         }
+        var overflow: [@Sendable () -> Void] = []
+        var hangUp: (@Sendable () -> Void)?
         if !dropped {
             pending.frames.append(frames)
             pending.completions += completions
+            if bound.isExceeded(unsent: pending.frames.count) {
+                // The client reads none of its answers: it is let go, and what waited for it dropped.
+                overflow = pending.completions
+                pending.frames = Data()
+                pending.completions = []
+                pending.peerGone = true
+                hangUp = pending.hangUp
+                pending.hangUp = nil
+            }
             condition.broadcast()
         }
         condition.unlock()
         if dropped { for completion in completions { completion() } }
+        if hangUp != nil || !overflow.isEmpty {
+            bound.report()
+            // A socket's stuck write ends now; a pipe's stays the client's to unblock.
+            _ = shutdown(fd, Int32(SHUT_RDWR))
+            for completion in overflow { completion() }
+            hangUp?()
+        }
     }
 
     func onHangUp(_ handler: @escaping @Sendable () -> Void) {
@@ -121,6 +142,7 @@ final class FrameWriter: Sendable {
             pending.completions = []
             pending.writing = true
             condition.unlock()
+            bound.progressed()
 
             finishWrite(written: frames.isEmpty || writeAll(frames), completions: completions)
         }
@@ -161,8 +183,52 @@ final class FrameWriter: Sendable {
                 if written < 0 && errno == EINTR { continue }
                 if written <= 0 { return false }
                 offset += written
+                bound.progressed()
             }
             return true
         }
+    }
+}
+
+/// How long a connection may hold answers its client does not read: past `limit` bytes
+/// queued behind a write that has not moved for `stall`, or past twice `limit` at all, the
+/// connection is closed with a line on standard error. A client that reads, however slowly,
+/// keeps the write moving and is never cut off below twice the limit.
+public final class UnsentBound: Sendable {
+    private let limit: Int
+    private let stall: Duration
+    private let clock = ContinuousClock()
+    private let start: ContinuousClock.Instant
+    /// When the write last moved, as nanoseconds since `start`.
+    private let lastProgress = Atomic<Int64>(0)
+
+    public init(limit: Int, stall: Duration = .seconds(5)) {
+        self.limit = limit
+        self.stall = stall
+        start = clock.now
+    }
+
+    private var elapsed: Int64 {
+        let (seconds, attoseconds) = (clock.now - start).components
+        return seconds * 1_000_000_000 + attoseconds / 1_000_000_000
+    }
+
+    /// The write moved (or a new one began).
+    public func progressed() { lastProgress.store(elapsed, ordering: .relaxed) }
+
+    /// Whether `unsent` bytes waiting is past what the client may leave unread.
+    public func isExceeded(unsent: Int) -> Bool {
+        guard unsent > limit else { return false }
+        if unsent > 2 * limit { return true }
+        let (seconds, attoseconds) = stall.components
+        let stallNanoseconds = seconds * 1_000_000_000 + attoseconds / 1_000_000_000
+        return elapsed - lastProgress.load(ordering: .relaxed) >= stallNanoseconds
+    }
+
+    /// Says on standard error why a connection was closed.
+    public func report() {
+        let text = "coffer: a client read none of its answers while more than \(limit >> 20) MiB of them waited: "
+            + "its connection is closed\n"
+        FileHandle.standardError.write(Data(text.utf8))
     }
 }

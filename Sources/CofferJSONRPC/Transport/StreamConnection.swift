@@ -24,21 +24,25 @@ public final class StreamConnection: MessageConnection {
     private nonisolated(unsafe) var writerFraming: Framing?
 
     /// Standard input and output (descriptors 0 and 1), which the process owns.
-    public static func standardIO(framing: Framing?, maxMessageBytes: Int) -> StreamConnection {
-        StreamConnection(input: 0, output: 1, socket: nil, framing: framing, maxMessageBytes: maxMessageBytes)
+    /// `maxUnsentBytes`: answers a client may leave unread (``UnsentBound``).
+    public static func standardIO(framing: Framing?, maxMessageBytes: Int, maxUnsentBytes: Int = 64 << 20) -> StreamConnection {
+        StreamConnection(input: 0, output: 1, socket: nil, framing: framing, maxMessageBytes: maxMessageBytes,
+                         maxUnsentBytes: maxUnsentBytes)
     }
 
     /// A connected socket, which the connection owns from now on.
-    public static func socket(_ fd: Int32, framing: Framing?, maxMessageBytes: Int) -> StreamConnection {
-        StreamConnection(input: fd, output: fd, socket: fd, framing: framing, maxMessageBytes: maxMessageBytes)
+    public static func socket(_ fd: Int32, framing: Framing?, maxMessageBytes: Int, maxUnsentBytes: Int = 64 << 20)
+        -> StreamConnection {
+        StreamConnection(input: fd, output: fd, socket: fd, framing: framing, maxMessageBytes: maxMessageBytes,
+                         maxUnsentBytes: maxUnsentBytes)
     }
 
-    private init(input: Int32, output: Int32, socket: Int32?, framing: Framing?, maxMessageBytes: Int) {
+    private init(input: Int32, output: Int32, socket: Int32?, framing: Framing?, maxMessageBytes: Int, maxUnsentBytes: Int) {
         self.input = input
         self.output = output
         self.socket = socket
         reader = FrameReader(fd: input, framing: framing, maxMessageBytes: maxMessageBytes)
-        writer = FrameWriter(fd: output)
+        writer = FrameWriter(fd: output, maxUnsentBytes: maxUnsentBytes)
     }
 
     deinit {

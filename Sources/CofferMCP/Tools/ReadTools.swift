@@ -77,6 +77,7 @@ enum TextReading {
 
 struct ReadTextFile: MCPTool {
     static let name = "read_text_file"
+    static let answersLarge = true
 
     static func call(_ arguments: Arguments, _ context: ToolContext) async throws(CofferError) -> ToolOutput {
         try await TextReading.call(arguments, context)
@@ -85,6 +86,7 @@ struct ReadTextFile: MCPTool {
 
 struct ReadMediaFile: MCPTool {
     static let name = "read_media_file"
+    static let answersLarge = true
 
     static func call(_ arguments: Arguments, _ context: ToolContext) async throws(CofferError) -> ToolOutput {
         let (path, style) = try context.path(arguments, "path")
@@ -144,6 +146,7 @@ struct ReadMediaFile: MCPTool {
 
 struct ReadMultipleFiles: MCPTool {
     static let name = "read_multiple_files"
+    static let answersLarge = true
 
     static func call(_ arguments: Arguments, _ context: ToolContext) async throws(CofferError) -> ToolOutput {
         let paths = try arguments.strings("paths")

@@ -31,6 +31,9 @@ public enum Decoder {
     }
 
     private static let configuration = Mutex<(executable: String?, limits: Limits)>((nil, Limits()))
+    /// Decoders running at once in the whole process: one per core, so that many requests
+    /// (a folder of PDFs, a client asking a hundred thumbnails) cost that many at a time.
+    private static let running = DispatchSemaphore(value: max(1, ProcessInfo.processInfo.activeProcessorCount))
 
     /// Decodes in child processes started from `executable` (a program that runs
     /// ``DecoderWorker/main(_:)`` when given ``DecoderWorker/argument``), within `limits`.
@@ -54,6 +57,10 @@ public enum Decoder {
                     path: VirtualPath) throws(CofferError) -> DecodeAnswer {
         let (executable, limits) = configuration.withLock { $0 }
         guard let executable else { return job.perform(on: fd, cancellation: cancellation, path: path) }
+        while running.wait(timeout: .now() + .milliseconds(50)) == .timedOut {
+            if cancellation.isCancelled { throw CofferError(.cancelled, path: path) }
+        }
+        defer { running.signal() }
         return try ChildDecoding(executable: executable, limits: limits, path: path)
             .run(job, on: fd, cancellation: cancellation)
     }
