@@ -748,6 +748,92 @@ class Suite:
         print(f"  slow reader: cut off after {took:.1f} s and {number} requests, the server at most {peak} MiB; "
               "another client served")
 
+    def scenario_upload_flood(self, count=600):
+        """One client begins uploads and never finishes them: past 32 it is refused with words
+        that say why, and another client's work goes on (descriptors are not exhausted)."""
+        coffer = self.container("upload-flood")
+        greedy = RPC(self.binary, coffer.container)
+        greedy.initialize()
+        refused = opened = 0
+        for number in range(count):
+            answer = greedy.call("files/upload/begin", {"path": f"/flood-{number}.bin"})
+            if "result" in answer:
+                opened += 1
+            else:
+                expect(answer["error"]["data"]["kind"] == "tooLarge" and "32 uploads" in answer["error"]["message"],
+                       f"upload flood: refused with {answer}")
+                refused += 1
+        expect(opened == 32 and refused == count - 32, f"upload flood: {opened} opened, {refused} refused")
+        other = RPC(self.binary, coffer.container)
+        other.initialize()
+        begun = other.call("files/upload/begin", {"path": "/other.bin"})
+        expect("result" in begun, f"upload flood: another client could not upload: {begun}")
+        upload = begun["result"]["uploadId"]
+        other.call("files/upload/append", {"uploadId": upload, "offset": 0, "data": base64.b64encode(b"fine").decode()})
+        expect("result" in other.call("files/upload/commit", {"uploadId": upload}), "upload flood: the other upload commits")
+        expect(other.close() == 0 and greedy.close() == 0, "upload flood: both end cleanly")
+        leftovers = [name for name in os.listdir(os.path.join(coffer.container, "Library/Caches/Downloading"))
+                     if name != "CACHEDIR.TAG"]
+        expect(not leftovers, f"upload flood: the open uploads were removed at the end: {leftovers[:3]}")
+        print(f"  upload flood: 32 of {count} opened, the rest refused; another client uploaded; nothing left")
+
+    def scenario_slow_requests(self, count=200):
+        """`coffer serve` while 200 connections send half a request each and stop: a request
+        with the token is still answered within the request timeout (5 s) and a margin, and
+        the half-requests are answered 400 and let go."""
+        coffer = self.container("slow-requests")
+        server = subprocess.Popen([self.binary, "--container", coffer.container, "--lang", "en", "serve", "--port", "0"],
+                                  stdin=subprocess.DEVNULL, stdout=subprocess.PIPE, stderr=subprocess.DEVNULL,
+                                  env=environment(), text=True)
+        try:
+            line = server.stdout.readline()
+            match = re.search(r"http://127\.0\.0\.1:(\d+)/\?token=([0-9a-f]+)", line)
+            expect(match is not None, f"slow requests: no address from serve: {line!r}")
+            port, token = int(match.group(1)), match.group(2)
+            import socket as sockets
+            slow = []
+            for _ in range(count):
+                connection = sockets.create_connection(("127.0.0.1", port), timeout=5)
+                connection.sendall(f"GET / HTTP/1.1\r\nHost: 127.0.0.1:{port}\r\nX-Slow: ".encode())
+                slow.append(connection)
+            started = time.monotonic()
+            legit = sockets.create_connection(("127.0.0.1", port), timeout=30)
+            legit.sendall(f"GET / HTTP/1.1\r\nHost: 127.0.0.1:{port}\r\nAuthorization: Bearer {token}\r\n"
+                          "Connection: close\r\n\r\n".encode())
+            head = legit.recv(64)
+            waited = time.monotonic() - started
+            legit.close()
+            expect(head.startswith(b"HTTP/1.1 200"), f"slow requests: the real request got {head!r}")
+            expect(waited < 12, f"slow requests: the real request waited {waited:.1f} s")
+            # The half-requests are closed by the server (its request timeout), not held forever:
+            # those that waited for a worker go 5 s after they get one.
+            deadline = time.monotonic() + 25
+            open_ones = list(slow)
+            while open_ones and time.monotonic() < deadline:
+                still = []
+                for connection in open_ones:
+                    try:
+                        connection.settimeout(0.01)
+                        connection.recv(4096)  # CivetWeb's 400 for the half-request, or the end
+                    except (ConnectionResetError, BrokenPipeError):
+                        pass
+                    except sockets.timeout:
+                        still.append(connection)
+                open_ones = still
+                time.sleep(0.5)
+            dropped = count - len(open_ones)
+            for connection in slow:
+                connection.close()
+            expect(dropped == count, f"slow requests: {count - dropped} half-requests still held after their timeout")
+        finally:
+            server.send_signal(signal.SIGTERM)
+            try:
+                server.wait(timeout=30)
+            except subprocess.TimeoutExpired:
+                server.kill()
+        expect(server.returncode == 0, f"slow requests: serve ended with {server.returncode}")
+        print(f"  slow requests: {count} half-requests; the real one answered in {waited:.1f} s; all let go")
+
     def scenario_frames(self, count=10000):
         coffer = self.container("frames")
         rpc = RPC(self.binary, coffer.container)
@@ -825,7 +911,7 @@ def unquote(text):
 
 
 SCENARIOS = ["copy", "folder_copy", "replace", "folder_replace", "import", "trash", "restore", "write", "upload", "disk_full",
-             "concurrent", "frames", "slow_reader"]
+             "concurrent", "frames", "slow_reader", "upload_flood", "slow_requests"]
 
 
 def main():

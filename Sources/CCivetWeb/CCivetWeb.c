@@ -135,7 +135,8 @@ coffer_web_server *coffer_web_start(const char *address, int threads, coffer_web
         "listening_ports", address,
         "num_threads", thread_count,
         "enable_keep_alive", "yes",
-        "request_timeout_ms", "30000",
+        // A request (or a client that sends half of one) holds a worker at most 5 s per read or write.
+        "request_timeout_ms", "5000",
         "websocket_timeout_ms", "3600000",
         "enable_websocket_ping_pong", "yes",
         NULL,

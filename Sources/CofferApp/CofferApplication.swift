@@ -56,6 +56,13 @@ public struct CofferApplication: Sendable {
         if arguments.count > 1, arguments[1] == DecoderWorker.argument { exit(DecoderWorker.main(arguments)) }
         // Previews decode in such copies, bounded in time and memory, killed when cancelled.
         Decoder.useChildProcesses(executable: "/proc/self/exe")
+        // Servers hold a descriptor per client, upload and watch: up to 65,536 of them when the
+        // system allows (not more: starting a program closes every descriptor up to the limit).
+        var files = rlimit()
+        if getrlimit(__rlimit_resource_t(RLIMIT_NOFILE.rawValue), &files) == 0, files.rlim_cur < min(files.rlim_max, 65_536) {
+            files.rlim_cur = min(files.rlim_max, 65_536)
+            _ = setrlimit(__rlimit_resource_t(RLIMIT_NOFILE.rawValue), &files)
+        }
         exit(await run(arguments: Array(arguments.dropFirst()), environment: ProcessInfo.processInfo.environment))
     }
 

@@ -81,7 +81,7 @@ public enum WebServer {
         let listen = configuration.address.contains(":") ? "[\(configuration.address)]:\(configuration.port)"
                                                          : "\(configuration.address):\(configuration.port)"
         let context = Unmanaged.passRetained(handler).toOpaque()
-        guard let server = coffer_web_start(listen, Int32(configuration.maxConnections + 8), handlers, context, &port,
+        guard let server = coffer_web_start(listen, Int32(configuration.maxConnections + 32), handlers, context, &port,
                                             &error, error.count) else {
             Unmanaged<WebHandler>.fromOpaque(context).release()
             fail(String(cBuffer: error))

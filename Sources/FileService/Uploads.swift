@@ -38,9 +38,21 @@ final class UploadRegistry: Sendable {
         self.path = path
     }
 
-    func add(_ upload: Upload) -> String {
+    /// The most uploads one session may have open, and all sessions together: each holds
+    /// a descriptor, and a client that opens hundreds must not starve the others of them.
+    static let maxPerSession = 32
+    static let maxInAll = 512
+
+    /// Registers an upload, unless its session (or everyone) has as many open as allowed.
+    func add(_ upload: Upload) throws(CofferError) -> String {
         let id = UUID().uuidString.lowercased()
-        uploads.withLock { $0[id] = upload }
+        let admitted = uploads.withLock { uploads -> Bool in
+            let mine = uploads.values.count { $0.owner == upload.owner }
+            guard mine < Self.maxPerSession, uploads.count < Self.maxInAll else { return false }
+            uploads[id] = upload
+            return true
+        }
+        guard admitted else { throw CofferError(.tooLarge, path: upload.destination, detail: "too-many-uploads") }
         return id
     }
 
@@ -126,9 +138,14 @@ extension FileService {
         } catch {
             throw error.naming(path, insteadOf: UploadRegistry.mountName)
         }
-        return registry.add(UploadRegistry.Upload(writer: writer, temporary: temporary, destination: path,
-                                                  conflict: conflict, expectedSize: size, lastActivity: Date(),
-                                                  owner: owner))
+        do {
+            return try registry.add(UploadRegistry.Upload(writer: writer, temporary: temporary, destination: path,
+                                                          conflict: conflict, expectedSize: size, lastActivity: Date(),
+                                                          owner: owner))
+        } catch {
+            await writer.abort()
+            throw error
+        }
     }
 
     /// Appends `bytes` at `offset`, which must be what was received so far. Returns the new total.

@@ -43,6 +43,22 @@ struct UploadTests {
         #expect(partials.isEmpty)
     }
 
+    /// A session may hold 32 uploads open (each holds a descriptor); the 33rd is refused with
+    /// words that say why, nothing is left of it, and other sessions are not affected.
+    @Test func aSessionHoldsAtMost32UploadsOpen() async throws {
+        var ids: [String] = []
+        for index in 0..<32 { ids.append(try await session.perform(BeginUpload(try VirtualPath(parsing: "/u\(index).bin")))) }
+        let refused = await thrownError(of: try await session.perform(BeginUpload(try VirtualPath(parsing: "/u32.bin"))))
+        #expect(refused?.kind == .tooLarge && refused?.detail == "too-many-uploads")
+        #expect(refused?.userMessage(in: .english).text.contains("32 uploads open") == true)
+        #expect(partials.count == 32)
+        let other = try service.openSession(SessionOptions(frontEnd: "test"))
+        _ = try await other.perform(BeginUpload(try VirtualPath(parsing: "/theirs.bin")))
+        _ = try await session.perform(AbortUpload(ids[0]))
+        _ = try await session.perform(BeginUpload(try VirtualPath(parsing: "/u32.bin")))
+        await other.close()
+    }
+
     @Test func anUploadBelongsToItsSessionAndEndsWithIt() async throws {
         let other = try service.openSession(SessionOptions(frontEnd: "test"))
         let id = try await session.perform(BeginUpload(try VirtualPath(parsing: "/mine.bin")))
