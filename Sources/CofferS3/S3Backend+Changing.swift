@@ -244,9 +244,4 @@ extension S3Backend {
                         modificationDate: .distantPast, isHidden: FileNode.isDotName(path.name), typeIdentifier: type)
     }
 
-    /// A name one level down that Coffer can show: not empty (the folder's own marker, or
-    /// `a//b`), no `/`, and a valid file name.
-    static func isUsable(_ name: String) -> Bool {
-        !name.isEmpty && !name.contains("/") && FileName.problem(with: name) == nil
-    }
 }

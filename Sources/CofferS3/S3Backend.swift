@@ -24,6 +24,8 @@ public final class S3Backend: StorageBackend {
     /// Contents of files read through, kept locally (`nil`: none kept).
     let cache: S3ContentCache?
     let swept = Atomic<Bool>(false)
+    /// Keys shown under a safe name, and the key each such name stands for.
+    let names = S3Names()
 
     /// - Parameters:
     ///   - spoolFolder: a local folder for writes waiting to be committed (the container's
@@ -58,8 +60,16 @@ public final class S3Backend: StorageBackend {
 
     var prefix: String { client.configuration.location.prefix }
 
-    /// The key of the file at `path`.
-    func key(_ path: VirtualPath) -> String { prefix + path.components.joined(separator: "/") }
+    /// The key of the file at `path`: its names, each the key's own name when it was shown
+    /// escaped (``S3Names``).
+    func key(_ path: VirtualPath) -> String {
+        var key = prefix
+        for (index, name) in path.components.enumerated() {
+            if index > 0 { key += "/" }
+            key += names.raw(name, in: index == 0 ? prefix : key)
+        }
+        return key
+    }
 
     /// The prefix of what the folder at `path` holds (its marker's key too).
     func folderKey(_ path: VirtualPath) -> String { path.isRoot ? prefix : key(path) + "/" }
@@ -80,15 +90,15 @@ public final class S3Backend: StorageBackend {
             let page = try client.list(prefix: folder, continuation: continuation)
             for object in page.objects {
                 sawAnything = true
-                let name = String(object.key.dropFirst(folder.count))
-                guard Self.isUsable(name) else { continue }  // the folder's own marker, or a name Coffer cannot show
+                // The folder's own marker and `a//b` have no name; one Coffer cannot show as it is gets a safe one.
+                guard let name = names.shown(String(object.key.dropFirst(folder.count)), in: folder) else { continue }
                 files.insert(name)
                 nodes.append(fileNode(path.appending(trustedName: name), object))
             }
             for common in page.commonPrefixes {
                 sawAnything = true
-                let name = String(common.dropFirst(folder.count).dropLast())
-                guard Self.isUsable(name), !files.contains(name) else { continue }
+                guard let name = names.shown(String(common.dropFirst(folder.count).dropLast()), in: folder),
+                      !files.contains(name) else { continue }
                 nodes.append(folderNode(path.appending(trustedName: name)))
             }
             continuation = page.continuation
@@ -107,6 +117,12 @@ public final class S3Backend: StorageBackend {
         if path.isRoot { return folderNode(path) }
         if let object = try client.head(key(path)) { return fileNode(path, object) }
         if try isFolder(path) { return folderNode(path) }
+        // A safe name not met yet (a command run on its own): its folder's listing says what it stands for.
+        if let parent = path.parent, path.name.contains("%") || path.name.contains("…"),
+           !names.knows(path.name, in: folderKey(parent)), (try? listFolder(parent)) != nil,
+           names.knows(path.name, in: folderKey(parent)) {
+            return try nodeSync(path)
+        }
         throw CofferError(.noSuchFile, path: path)
     }
 
@@ -258,8 +274,10 @@ extension S3Backend: TreeListingBackend {
             guard !names.isEmpty else { continue }  // the folder's own marker
             if path.isRoot, names[0] == trash { continue }
             var folder = path
-            for (index, name) in names.enumerated() {
-                guard Self.isUsable(name), !PartialName.isPartial(name) else { continue objects }
+            var folderKey = top
+            for (index, raw) in names.enumerated() {
+                guard let name = self.names.shown(raw, in: folderKey), !PartialName.isPartial(name) else { continue objects }
+                folderKey += raw + "/"
                 if index == names.count - 1 && !isMarker {
                     files[folder, default: [:]][name] = fileNode(folder.appending(trustedName: name), object)
                 } else {

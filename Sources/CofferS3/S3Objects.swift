@@ -90,7 +90,38 @@ extension S3Client {
     /// past it are folded into common prefixes.
     func list(prefix: String, delimiter: String? = "/", continuation: String? = nil,
               maxKeys: Int = 1000) throws(CofferError) -> S3Listing {
-        var query: [(name: String, value: String)] = [("list-type", "2"), ("prefix", prefix), ("max-keys", "\(maxKeys)")]
+        // RGW 16.2 answers 500 to a prefix with a control character: the part before it is
+        // asked instead, without a delimiter, and the keys are chosen and folded here.
+        guard let cut = prefix.unicodeScalars.firstIndex(where: { $0.value < 0x20 || $0.value == 0x7F }) else {
+            return try listPage(prefix: prefix, delimiter: delimiter, continuation: continuation, maxKeys: maxKeys)
+        }
+        let asked = String(prefix.unicodeScalars[..<cut])
+        var listing = S3Listing()
+        var next = continuation
+        var folded = Set<String>()
+        repeat {
+            let page = try listPage(prefix: asked, delimiter: nil, continuation: next, maxKeys: 1000)
+            for object in page.objects where object.key.hasPrefix(prefix) {
+                let rest = object.key.dropFirst(prefix.count)
+                if let delimiter, let end = rest.range(of: delimiter) {
+                    let common = prefix + rest[..<end.upperBound]
+                    if folded.insert(common).inserted { listing.commonPrefixes.append(common) }
+                } else {
+                    listing.objects.append(object)
+                }
+            }
+            next = page.continuation
+        } while next != nil && listing.objects.isEmpty && listing.commonPrefixes.isEmpty
+        listing.continuation = next
+        return listing
+    }
+
+    private func listPage(prefix: String, delimiter: String?, continuation: String?,
+                          maxKeys: Int) throws(CofferError) -> S3Listing {
+        // Keys come URL-encoded: a key with a control character would otherwise make the listing
+        // XML that no parser reads, and with it every listing above that key.
+        var query: [(name: String, value: String)] = [("list-type", "2"), ("prefix", prefix), ("max-keys", "\(maxKeys)"),
+                                                      ("encoding-type", "url")]
         if let delimiter { query.append(("delimiter", delimiter)) }
         if let continuation { query.append(("continuation-token", continuation)) }
         let document = try sendCollecting("GET", key: nil, query: query)
@@ -104,11 +135,11 @@ extension S3Client {
             switch path {
             case "ListBucketResult/Contents/Key":
                 if let current { listing.objects.append(current) }
-                current = S3Object(key: text, size: 0, etag: "", modified: .distantPast)
+                current = S3Object(key: Self.urlDecoded(text), size: 0, etag: "", modified: .distantPast)
             case "ListBucketResult/Contents/Size": current?.size = Int64(text) ?? 0
             case "ListBucketResult/Contents/ETag": current?.etag = text
             case "ListBucketResult/Contents/LastModified": current?.modified = Self.iso8601(text) ?? .distantPast
-            case "ListBucketResult/CommonPrefixes/Prefix": listing.commonPrefixes.append(text)
+            case "ListBucketResult/CommonPrefixes/Prefix": listing.commonPrefixes.append(Self.urlDecoded(text))
             case "ListBucketResult/IsTruncated": truncated = text == "true"
             case "ListBucketResult/NextContinuationToken": listing.continuation = text
             default: break
@@ -117,6 +148,13 @@ extension S3Client {
         if let current { listing.objects.append(current) }
         if !truncated { listing.continuation = nil }
         return listing
+    }
+
+    /// A key of a listing asked with `encoding-type=url`, decoded as form data, as the AWS
+    /// SDKs decode it: `+` is a space (AWS may write one so; a `+` of the key comes as `%2B`,
+    /// and RGW writes spaces as `%20`).
+    static func urlDecoded(_ text: String) -> String {
+        text.replacingOccurrences(of: "+", with: " ").removingPercentEncoding ?? text
     }
 
     /// An ETag without its quotes: Ceph RGW 16.2 compares `If-Match` with the bare value

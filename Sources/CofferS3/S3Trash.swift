@@ -28,7 +28,7 @@ extension S3Backend: TrashCopyingBackend {
         let original = key(path)
         let info = TrashInfo(path: original, deletionDate: Date(), virtualPath: path)
         let infoText = Array(info.text.utf8)
-        let claimed = try UniqueName.claim(path.name, limit: 1000) { (candidate) throws(CofferError) -> String? in
+        let claimed = try UniqueName.claim(TrashInfo.idBase(for: path.name), limit: 1000) { (candidate) throws(CofferError) -> String? in
             do throws(CofferError) {
                 try client.put(trashPrefix + "info/" + candidate + TrashInfo.suffix, body: .bytes(infoText),
                                contentType: "text/plain", condition: .absent)
@@ -39,14 +39,27 @@ extension S3Backend: TrashCopyingBackend {
         }
         guard let id = claimed else { throw CofferError(.fileExists, path: path) }
         let destination = trashPrefix + "files/" + id
-        if node.kind == .file {
-            try copyObject(from: original, to: destination, size: node.size)
-            if !keepingOriginal { try client.delete(original) }
-        } else if keepingOriginal {
-            try? client.delete(trashPrefix + "info/" + id + TrashInfo.suffix)
-            throw CofferError(.isADirectory, path: path)
-        } else {
-            try moveObjects(from: folderKey(path), to: destination + "/")
+        let infoKey = trashPrefix + "info/" + id + TrashInfo.suffix
+        do throws(CofferError) {
+            if node.kind == .file {
+                try copyObject(from: original, to: destination, size: node.size)
+                if !keepingOriginal { try client.delete(original) }
+            } else if keepingOriginal {
+                throw CofferError(.isADirectory, path: path)
+            } else {
+                try moveObjects(from: folderKey(path), to: destination + "/")
+            }
+        } catch {
+            // A trash entry is left only for what reached the trash: a file whose copy failed,
+            // or a folder none of whose objects moved, leaves nothing behind in the bucket.
+            let reached = node.kind == .file
+                ? (try? client.head(destination)) != nil && !keepingOriginal && (try? client.head(original)) == nil
+                : ((try? client.list(prefix: destination + "/", delimiter: nil, maxKeys: 1))?.objects.isEmpty == false)
+            if !reached {
+                if node.kind == .file { try? client.delete(destination) }
+                try? client.delete(infoKey)
+            }
+            throw error
         }
         return TrashItem(id: id, originalPath: path, deletionDate: info.deletionDate,
                          node: trashedNode(id, kind: node.kind, size: node.size, modified: node.modificationDate),
@@ -176,9 +189,12 @@ extension S3Backend: TrashCopyingBackend {
         let prefix = client.configuration.location.prefix
         guard info.path.hasPrefix(prefix), info.path.count > prefix.count else { return nil }
         var path = VirtualPath.root(of: mount)
-        for name in info.path.dropFirst(prefix.count).split(separator: "/") {
-            guard FileName.problem(with: String(name)) == nil else { return nil }
-            path = path.appending(trustedName: String(name))
+        var folderKey = prefix
+        for raw in info.path.dropFirst(prefix.count).split(separator: "/").map(String.init) {
+            // A key's name Coffer cannot show as it is goes by its safe name, which leads back to it.
+            guard let name = names.shown(raw, in: folderKey) else { return nil }
+            path = path.appending(trustedName: name)
+            folderKey += raw + "/"
         }
         return path
     }

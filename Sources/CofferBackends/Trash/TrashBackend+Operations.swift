@@ -143,8 +143,7 @@ extension TrashBackend {
     /// broken.
     private func reserveName(for name: String, info: TrashInfo, path: VirtualPath,
                              skipping: Int) throws(CofferError) -> String {
-        var base = name
-        while base.utf8.count > 255 - TrashInfo.suffix.utf8.count - 12 { base.removeLast() }
+        let base = TrashInfo.idBase(for: name)
         let bytes = Array(info.text.utf8)
         journal?.notePartials(inFolder: ["info"], below: self.path)
         let temporary = PartialName.make()

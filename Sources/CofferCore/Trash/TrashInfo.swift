@@ -25,6 +25,15 @@ public struct TrashInfo: Equatable, Sendable {
 
     static let header = "[Trash Info]"
     public static let suffix = ".trashinfo"
+
+    /// The start of an item's ID in a trash: its name, cut (on a character) so that the
+    /// information file's name — the ID, a ` (N)` a clash may add, and ``suffix`` — stays
+    /// within 255 bytes.
+    public static func idBase(for name: String) -> String {
+        var base = name
+        while base.utf8.count > 255 - suffix.utf8.count - 12 { base.removeLast() }
+        return base
+    }
     static let virtualPathKey = "X-Coffer-Path"
 
     /// The file's text.
