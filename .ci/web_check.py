@@ -153,6 +153,11 @@ def security(server, root):
     for path in specials:
         status, headers, _ = http(f"{server.base}/content?path={urllib.parse.quote(path, safe='')}", bearer)
         check(status == 400 and headers.get("X-Coffer-Error") == "unsupported", f"/content {path}: refused as unsupported")
+    status, headers, _ = http(f"{server.base}/content?path=files:/Photos/notes.txt%00.png", bearer)
+    check(status == 400 and headers.get("X-Coffer-Error") == "invalidName", "a NUL in ?path= is refused, not cut short")
+    status, headers, body = http(f"{server.base}/content?path={urllib.parse.quote('files:/Photos/notes.txt')}",
+                                 dict(bearer, Range="bytes=5-99999999999999999999999"))
+    check(status == 206 and body == b" line\nsecond line\n", "a Range ending past 64 bits reads to the end")
     status, _, body = http(f"{server.base}/content/../../etc/passwd", bearer)
     check(status == 404 and b"root:" not in body, "a path in the URL itself reaches nothing")
     status, headers, _ = http(f"{server.base}/content?path={urllib.parse.quote('files:/page.html')}", bearer)

@@ -259,6 +259,7 @@ public struct HTTPFailure: Error {
     public static let tls = Int32(COFFER_HTTP_SSL)
     public static let certificate = Int32(COFFER_HTTP_PEER_CERTIFICATE)
     public static let unsupportedProtocol = Int32(1)  // CURLE_UNSUPPORTED_PROTOCOL
+    public static let tooManyRedirects = Int32(COFFER_HTTP_TOO_MANY_REDIRECTS)
 
     /// Whether trying again may work: the server could not be reached or the connection broke.
     public var isTransient: Bool {

@@ -126,7 +126,7 @@ extension S3Client {
         if let continuation { query.append(("continuation-token", continuation)) }
         let document = try sendCollecting("GET", key: nil, query: query)
         guard let texts = S3XML.texts(in: document) else {
-            throw CofferError(.ioError, detail: "the S3 server's listing of \(configuration.location) could not be read")
+            throw CofferError(.ioError, detail: "s3-unreadable-answer")
         }
         var listing = S3Listing()
         var current: S3Object?

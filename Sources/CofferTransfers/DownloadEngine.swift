@@ -114,7 +114,7 @@ public struct DownloadEngine: Sendable {
                 record.state = .done
                 record.failure = nil
                 record.total = record.received
-                let origin = Array(record.url.utf8)
+                let origin = Array(Self.originWithoutCredentials(record.url).utf8)
                 _ = coffer_fsetxattr(fd, "user.xdg.origin.url", origin, origin.count, 0)
                 progress.advance(items: 1)
                 checkpoint(record)
@@ -144,6 +144,15 @@ public struct DownloadEngine: Sendable {
             record.received = Int64(info.st_size)
         }
         checkpoint(record)
+    }
+
+    /// The address as the file's origin keeps it: without a user name or password
+    /// (`https://me:secret@host/f` → `https://host/f`), which other programs read.
+    static func originWithoutCredentials(_ url: String) -> String {
+        guard var components = URLComponents(string: url), components.user != nil || components.password != nil else { return url }
+        components.user = nil
+        components.password = nil
+        return components.string ?? url
     }
 
     /// Whether a 206 is a range of the version the first part came from: the same strong
@@ -303,7 +312,7 @@ public enum TransferError {
     public static func isFinal(_ error: CofferError) -> Bool {
         if error.kind == .tooLarge { return true }
         return ["transfer-not-found", "transfer-denied", "transfer-refused", "transfer-name-unresolved",
-                "transfer-certificate", "only http and https URLs can be used"].contains(error.detail ?? "")
+                "transfer-certificate", "transfer-redirects", "only http and https URLs can be used"].contains(error.detail ?? "")
     }
 
     /// A status that is not a success.
@@ -324,7 +333,9 @@ public enum TransferError {
         case HTTPFailure.timedOut: CofferError(.ioError, detail: "transfer-timeout")
         case HTTPFailure.certificate, HTTPFailure.tls: CofferError(.ioError, detail: "transfer-certificate")
         case HTTPFailure.unsupportedProtocol: CofferError(.invalidArgument, detail: "only http and https URLs can be used")
-        default: CofferError(.ioError, detail: failure.isTransient ? "transfer-broken" : failure.message)
+        case HTTPFailure.tooManyRedirects: CofferError(.ioError, detail: "transfer-redirects")
+        // Anything else is the transfer's, never the disk's: said as such, in words of the catalog.
+        default: CofferError(.ioError, detail: failure.isTransient ? "transfer-broken" : "transfer-failed")
         }
     }
 }

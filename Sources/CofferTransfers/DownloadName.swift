@@ -110,15 +110,20 @@ public enum DownloadName {
     // MARK: Safe names
 
     /// `name` made safe to save: `/` and `\` become `_`, NUL and control characters are
-    /// dropped, leading dots, dashes and spaces (hidden files, options) and trailing dots and
-    /// spaces are removed, and a name over 255 bytes is shortened, keeping its extension.
-    /// What is left empty is ``fallback``.
+    /// dropped, and so are the invisible characters that make a name read as another
+    /// (`invoice‮fdp.exe` shown as `invoiceexe.pdf`): bidirectional embeddings, overrides and
+    /// isolates, marks and zero-width spaces (the zero-width joiner of emoji stays); leading
+    /// dots, dashes and spaces (hidden files, options) and trailing dots and spaces are
+    /// removed, and a name over 255 bytes is shortened, keeping its extension. What is left
+    /// empty is ``fallback``.
     public static func sanitized(_ name: String) -> String {
         var scalars = String.UnicodeScalarView()
         for scalar in name.precomposedStringWithCanonicalMapping.unicodeScalars {
             switch scalar.value {
             case 0x2F, 0x5C: scalars.append("_")
             case 0..<0x20, 0x7F, 0x80..<0xA0: continue
+            case 0x061C, 0x180E, 0x200B, 0x200C, 0x200E, 0x200F, 0x202A...0x202E, 0x2060...0x2064, 0x2066...0x2069,
+                 0xFEFF: continue
             default: scalars.append(scalar)
             }
         }

@@ -87,12 +87,17 @@ extension WebHandler {
         let parts = first.split(separator: "-", maxSplits: 1, omittingEmptySubsequences: false)
         guard parts.count == 2 else { return nil }
         if parts[0].isEmpty {
-            guard let suffix = Int64(parts[1]), suffix > 0 else { return nil }
+            guard !parts[1].isEmpty, parts[1].allSatisfy(\.isASCII), parts[1].allSatisfy(\.isNumber) else { return nil }
+            let suffix = Int64(parts[1]) ?? Int64.max
+            guard suffix > 0 else { return nil }
             return (max(0, size - suffix), size - 1)
         }
         guard let start = Int64(parts[0]), start < size else { return nil }
         guard !parts[1].isEmpty else { return (start, size - 1) }
-        guard let last = Int64(parts[1]), last >= start else { return nil }
+        // A last position past the end (even past what 64 bits hold) means the end (§14.1.2).
+        guard parts[1].allSatisfy(\.isASCII), parts[1].allSatisfy(\.isNumber) else { return nil }
+        let last = Int64(parts[1]) ?? Int64.max
+        guard last >= start else { return nil }
         return (start, min(last, size - 1))
     }
 

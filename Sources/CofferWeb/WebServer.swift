@@ -306,6 +306,10 @@ final class WebHandler: @unchecked Sendable {
 
     /// The virtual path a request names in `?path=`, decoded by CivetWeb, checked by the model.
     func virtualPath(_ request: coffer_web_request) -> Result<VirtualPath, CofferError> {
+        // A NUL (`%00`) would end the decoded text early and name another item: refused whole.
+        if let query = request.query.map({ String(cString: $0) }), query.range(of: "%00") != nil {
+            return .failure(CofferError(.invalidName, detail: "a path may not hold a NUL character"))
+        }
         guard let text = Self.value(coffer_web_query_value, request.query, "path") else {
             return .failure(CofferError(.invalidArgument, detail: "no path"))
         }

@@ -95,6 +95,18 @@ import Testing
         #expect(named.suggestedName == "年度报告.txt")
     }
 
+    /// A redirect loop is said as one, and is final: never "the disk may have a problem".
+    @Test func aRedirectLoopIsSaidAsOne() async throws {
+        do {
+            _ = try await fetch(DownloadRecord(id: "loop", url: server.url("/loop/round")))
+            Issue.record("a redirect loop downloaded something")
+        } catch let error as CofferError {
+            #expect(error.detail == "transfer-redirects" && TransferError.isFinal(error))
+            #expect(error.userMessage(in: .english).description.contains("redirect loop"), "\(error.userMessage(in: .english))")
+            #expect(!error.userMessage(in: .english).description.contains("disk"))
+        }
+    }
+
     @Test func failuresSayWhatTheServerAnswered() async throws {
         await #expect(throws: CofferError.self) { try await fetch(DownloadRecord(id: "8", url: server.url("/missing"))) }
         do {

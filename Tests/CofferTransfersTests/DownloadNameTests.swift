@@ -46,6 +46,10 @@ import Testing
         ("...", DownloadName.fallback),
         ("", DownloadName.fallback),
         ("Cafe\u{301}.txt", "Café.txt"),  // NFD composed
+        // Bidirectional overrides and invisible characters that make a name read as another.
+        ("invoice\u{202E}fdp.exe", "invoicefdp.exe"),
+        ("\u{2066}report\u{2069}\u{200B}.pdf\u{FEFF}", "report.pdf"),
+        ("family \u{1F468}\u{200D}\u{1F469}.jpg", "family \u{1F468}\u{200D}\u{1F469}.jpg"),
     ])
     func namesAreMadeSafe(_ name: String, _ safe: String) {
         #expect(DownloadName.sanitized(name) == safe)
@@ -60,4 +64,9 @@ import Testing
         let noExtension = DownloadName.sanitized(String(repeating: "a", count: 400))
         #expect(noExtension.utf8.count == FileName.maximumByteCount)
     }
+}
+
+@Test func anOriginKeepsNoCredentials() {
+    #expect(DownloadEngine.originWithoutCredentials("https://me:secret@example.com:8443/f?x=1") == "https://example.com:8443/f?x=1")
+    #expect(DownloadEngine.originWithoutCredentials("https://example.com/f") == "https://example.com/f")
 }

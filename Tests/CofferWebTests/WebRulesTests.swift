@@ -9,6 +9,10 @@ import Testing
     @Test func byteRangesAsRFC9110WritesThem() {
         #expect(WebHandler.byteRange("bytes=0-99", size: 1000)! == (0, 99))
         #expect(WebHandler.byteRange("bytes=900-", size: 1000)! == (900, 999))
+        // Past the end, even past 64 bits: to the end, never 416 (issue 32).
+        #expect(WebHandler.byteRange("bytes=0-99999999999999999999999", size: 1000)! == (0, 999))
+        #expect(WebHandler.byteRange("bytes=-99999999999999999999999", size: 1000)! == (0, 999))
+        #expect(WebHandler.byteRange("bytes=0-9x", size: 1000) == nil)
         #expect(WebHandler.byteRange("bytes=-100", size: 1000)! == (900, 999))
         #expect(WebHandler.byteRange("bytes=-5000", size: 1000)! == (0, 999))
         #expect(WebHandler.byteRange("bytes=500-5000", size: 1000)! == (500, 999))

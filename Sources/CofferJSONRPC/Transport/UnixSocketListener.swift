@@ -40,23 +40,46 @@ public enum ListenError: Error, Sendable, Equatable {
 /// path is replaced only when it is the socket of a server that is gone (connecting to it
 /// is refused); anything else there is an error and is left alone. ``close()`` removes the
 /// socket file, if it is still the one this listener made.
+///
+/// Servers starting together on one stale socket would each remove it and listen, one on a
+/// path that no longer names its socket: a lock on `PATH.lock` (held while listening, the file
+/// left in place) lets exactly one of them clear and take the path.
 public final class UnixSocketListener: Sendable {
     public let path: String
     private let fd: Int32
+    /// The descriptor holding the lock beside the socket.
+    private let lock: Int32
     private let device: UInt64
     private let inode: UInt64
 
     public init(path: String) throws(ListenError) {
         self.path = path
         guard path.utf8.count <= Self.maxPathBytes else { throw .pathTooLong(path) }
-        try Self.clearStaleSocket(at: path)
+        let lock = open(path + ".lock", O_RDWR | O_CREAT | O_CLOEXEC | O_NOFOLLOW, 0o600)
+        guard lock >= 0 else { throw .system(call: "open", errno: errno, path: path + ".lock") }
+        guard flock(lock, LOCK_EX | LOCK_NB) == 0 else {
+            let code = errno
+            _ = Glibc.close(lock)
+            if code == EWOULDBLOCK { throw .inUse(path) }
+            throw .system(call: "flock", errno: code, path: path + ".lock")
+        }
+        do throws(ListenError) {
+            try Self.clearStaleSocket(at: path)
+        } catch {
+            _ = Glibc.close(lock)
+            throw error
+        }
         let fd = socket(AF_UNIX, Int32(SOCK_STREAM.rawValue) | Int32(SOCK_CLOEXEC.rawValue), 0)
-        guard fd >= 0 else { throw .system(call: "socket", errno: errno, path: path) }
+        guard fd >= 0 else {
+            _ = Glibc.close(lock)
+            throw .system(call: "socket", errno: errno, path: path)
+        }
         // On Linux the mode of a socket's inode becomes the mode of the file bind creates,
         // so the socket is never reachable by others, not even for an instant.
         guard fchmod(fd, 0o600) == 0 else {
             let code = errno
             _ = Glibc.close(fd)
+            _ = Glibc.close(lock)
             throw .system(call: "fchmod", errno: code, path: path)
         }
         var address = Self.address(path)
@@ -66,6 +89,7 @@ public final class UnixSocketListener: Sendable {
         guard bound == 0, listen(fd, 64) == 0 else {
             let code = errno
             _ = Glibc.close(fd)
+            _ = Glibc.close(lock)
             if code == EADDRINUSE { throw .inUse(path) }
             throw .system(call: "bind", errno: code, path: path)
         }
@@ -73,9 +97,11 @@ public final class UnixSocketListener: Sendable {
         guard lstat(path, &info) == 0 else {
             let code = errno
             _ = Glibc.close(fd)
+            _ = Glibc.close(lock)
             throw .system(call: "lstat", errno: code, path: path)
         }
         self.fd = fd
+        self.lock = lock
         self.device = UInt64(info.st_dev)
         self.inode = UInt64(info.st_ino)
     }
@@ -138,7 +164,11 @@ public final class UnixSocketListener: Sendable {
         if lstat(path, &info) == 0, UInt64(info.st_dev) == device, UInt64(info.st_ino) == inode {
             _ = unlink(path)
         }
+        _ = flock(lock, LOCK_UN)
     }
 
-    deinit { _ = Glibc.close(fd) }
+    deinit {
+        _ = Glibc.close(fd)
+        _ = Glibc.close(lock)  // the lock goes with the server; its file stays (removing it could split the lock)
+    }
 }

@@ -19,6 +19,7 @@ GET /splice/NAME           the first request sends half of version 1 and hangs u
                            serve version 2 (another ETag) and answer a Range with 206 whatever
                            If-Range says, as a broken server or cache does.
 GET /redirect/NAME         302 to /data/NAME.
+GET /loop/NAME             302 to itself, for ever.
 GET /named                 with Content-Disposition: filename and filename* (UTF-8).
 GET /missing               404.
 GET /stats                 the Range header of each request so far, as JSON.
@@ -68,6 +69,12 @@ class Handler(BaseHTTPRequestHandler):
             return self.send_bytes(200, json.dumps(ranges_seen).encode(), {"Content-Type": "application/json"})
         if kind == "missing":
             return self.send_bytes(404, b"no such thing", {})
+        if kind == "loop":
+            self.send_response(302)
+            self.send_header("Location", f"/loop/{name}")
+            self.send_header("Content-Length", "0")
+            self.end_headers()
+            return
         if kind == "redirect":
             self.send_response(302)
             self.send_header("Location", f"/data/{name}?{url.query}")
