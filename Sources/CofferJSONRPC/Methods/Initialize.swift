@@ -25,6 +25,8 @@ struct Initialize: RPCMethod {
             var maxChunkBytes: Int
             var maxRequestsInFlight: Int
             var maxQueuedRequests: Int
+            var maxPendingBytes: Int
+            var maxLargeAnswersInFlight: Int
         }
         /// What a request that leaves a choice out gets.
         struct Defaults: Encodable, Sendable {
@@ -64,7 +66,8 @@ struct Initialize: RPCMethod {
         return Result(serverInfo: context.server, protocolVersion: 1, mounts: mounts,
                       limits: .init(maxMessageBytes: limits.maxMessageBytes, maxInlineBytes: context.inlineLimit,
                                     maxChunkBytes: limits.maxChunkBytes, maxRequestsInFlight: limits.maxRequestsInFlight,
-                                    maxQueuedRequests: limits.maxQueuedRequests),
+                                    maxQueuedRequests: limits.maxQueuedRequests, maxPendingBytes: limits.maxPendingBytes,
+                                    maxLargeAnswersInFlight: limits.maxLargeAnswersInFlight),
                       defaults: .init(conflicts: conflicts, listPageSize: defaults.listPageSize,
                                       searchLimit: defaults.searchLimit),
                       hostAccess: context.session.allowedHostFolders ?? [], methods: context.methods.names)
