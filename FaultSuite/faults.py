@@ -725,7 +725,7 @@ class Suite:
             greedy.close()
             took = time.monotonic() - started
             expect(closed, f"slow reader: its connection was still open after {seconds} s")
-            expect(peak < 512, f"slow reader: the server grew to {peak} MiB")
+            expect(peak < 640, f"slow reader: the server grew to {peak} MiB (the red team saw 1.1–1.7 GiB)")
             other = sockets.socket(sockets.AF_UNIX, sockets.SOCK_STREAM)
             other.connect(socket_path)
             other.settimeout(30)

@@ -248,3 +248,38 @@ int coffer_confine_child(void) {
 int coffer_pipe_cloexec(int fds[2]) {
     return pipe2(fds, O_CLOEXEC);
 }
+
+int coffer_socketpair_cloexec(int fds[2]) {
+    return socketpair(AF_UNIX, SOCK_STREAM | SOCK_CLOEXEC, 0, fds);
+}
+
+ssize_t coffer_send_with_fd(int socket, const void *data, size_t length, int fd) {
+    struct iovec vector = { .iov_base = (void *)data, .iov_len = length };
+    union { char buffer[CMSG_SPACE(sizeof(int))]; struct cmsghdr align; } control;
+    memset(&control, 0, sizeof control);
+    struct msghdr message = { .msg_iov = &vector, .msg_iovlen = 1,
+                              .msg_control = control.buffer, .msg_controllen = sizeof control.buffer };
+    struct cmsghdr *header = CMSG_FIRSTHDR(&message);
+    header->cmsg_level = SOL_SOCKET;
+    header->cmsg_type = SCM_RIGHTS;
+    header->cmsg_len = CMSG_LEN(sizeof(int));
+    memcpy(CMSG_DATA(header), &fd, sizeof(int));
+    ssize_t sent;
+    do { sent = sendmsg(socket, &message, MSG_NOSIGNAL); } while (sent < 0 && errno == EINTR);
+    return sent;
+}
+
+ssize_t coffer_receive_with_fd(int socket, void *data, size_t capacity, int *fd) {
+    *fd = -1;
+    struct iovec vector = { .iov_base = data, .iov_len = capacity };
+    union { char buffer[CMSG_SPACE(sizeof(int))]; struct cmsghdr align; } control;
+    struct msghdr message = { .msg_iov = &vector, .msg_iovlen = 1,
+                              .msg_control = control.buffer, .msg_controllen = sizeof control.buffer };
+    ssize_t received;
+    do { received = recvmsg(socket, &message, MSG_CMSG_CLOEXEC); } while (received < 0 && errno == EINTR);
+    if (received < 0) return -1;
+    for (struct cmsghdr *header = CMSG_FIRSTHDR(&message); header != NULL; header = CMSG_NXTHDR(&message, header)) {
+        if (header->cmsg_level == SOL_SOCKET && header->cmsg_type == SCM_RIGHTS) memcpy(fd, CMSG_DATA(header), sizeof(int));
+    }
+    return received;
+}

@@ -146,9 +146,16 @@ public final class CommandInterpreter {
     public func report(_ error: CofferError, about hostPath: String? = nil) {
         let message = error.userMessage(in: language, hints: .repl)
         let subject = hostPath.map { " \($0):" } ?? ""
-        errors.line("\(errorStyle.error(programName + ":"))\(subject) \(message)")
+        // Names in a message are a file's or a server's: on a terminal, their control characters are shown, not obeyed.
+        let text = "\(subject) \(message)"
+        errors.line("\(errorStyle.error(programName + ":"))\(errors.isTerminal ? Formatting.visible(text) : text)")
         errors.flush()
     }
+
+    /// A name or path to print: on a terminal its control characters become visible symbols
+    /// (a file named with an escape sequence cannot steer the terminal); to a pipe, as it is,
+    /// so that scripts get names exactly.
+    func shown(_ text: String) -> String { output.isTerminal ? Formatting.visible(text) : text }
 
     /// A path as the user typed it, relative to the current folder.
     func resolve(_ text: String) throws(CofferError) -> VirtualPath {

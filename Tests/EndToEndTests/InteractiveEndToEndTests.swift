@@ -55,6 +55,22 @@ struct InteractiveEndToEndTests {
         try session.waitForLastLine("files:/Projects> ls trash:/")
     }
 
+    /// A file named with an escape sequence (an S3 key may hold any byte but `/`) cannot steer
+    /// the terminal: on one, its control characters are shown as symbols; to a pipe the name
+    /// stays exact, for scripts (issue 32).
+    @Test func aNameWithAnEscapeSequenceIsShownNotObeyed() throws {
+        let name = "evil\u{1B}]0;pwned\u{07}\u{1B}[31mred.txt"
+        FileManager.default.createFile(atPath: files + "/" + name, contents: Data("x".utf8))
+        let session = try start()
+        try session.type("ls; find red")
+        try session.press("Enter")
+        let screen = try session.wait { $0.contains("evil␛]0;pwned␇␛[31mred.txt") && $0.hasSuffix("files:/>") || $0.contains("files:/evil␛") }
+        #expect(screen.contains("evil␛]0;pwned␇␛[31mred.txt"), "\(screen)")
+        #expect(!session.screen(escapes: true).contains("pwned\u{07}"))
+        let piped = try CofferBinary.run(["--container", container, "-c", "ls"])
+        #expect(piped.output.contains(name))
+    }
+
     @Test func namesWithSpacesAndChineseCompleteQuoted() throws {
         directory.make(["container/Documents/UserFiles/My Notes/a.txt": "x",
                         "container/Documents/UserFiles/报告 2026/b.txt": "y"])

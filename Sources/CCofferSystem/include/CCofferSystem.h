@@ -91,6 +91,17 @@ int coffer_accept_cloexec(int fd);
 /// pipe2(2) with O_CLOEXEC: a pipe whose ends no program started meanwhile inherits.
 int coffer_pipe_cloexec(int fds[2]);
 
+/// socketpair(2) of stream sockets, both ends closed on exec.
+int coffer_socketpair_cloexec(int fds[2]);
+
+/// Sends `length` bytes of `data` on the stream socket `socket` with the descriptor `fd`
+/// attached (SCM_RIGHTS). Returns the bytes sent, or -1 with errno.
+ssize_t coffer_send_with_fd(int socket, const void *data, size_t length, int fd);
+
+/// Receives up to `capacity` bytes from `socket`, and a descriptor if one came with them
+/// (`*fd`, closed on exec; -1 when none). Returns the bytes received (0 at the end), or -1.
+ssize_t coffer_receive_with_fd(int socket, void *data, size_t capacity, int *fd);
+
 /// For a child that decodes untrusted files: it is killed when its parent dies
 /// (PR_SET_PDEATHSIG) and can gain no privileges (PR_SET_NO_NEW_PRIVS). 0, or -1 with errno.
 int coffer_confine_child(void);

@@ -7,33 +7,37 @@ import Synchronization
 import Glibc
 #endif
 
-/// Where untrusted files are decoded: in a child process bounded in processor time, memory
+/// Where untrusted files are decoded: in child processes bounded in processor time, memory
 /// and wall-clock time, killed when the work is cancelled — or, for a program that has not
 /// said which executable can decode (a test, an application without ``CofferApplication``),
 /// in this process.
 ///
 /// A 5 KB PDF can keep poppler busy for hours and a 2 MB PNG can ask for gigabytes: decoding
 /// is where a hostile file reaches furthest, so it runs where it can be stopped. `coffer`
-/// decodes in a copy of itself started as `coffer --coffer-decoder` (``DecoderWorker``).
+/// decodes in copies of itself started as `coffer --coffer-decoder` (``DecoderWorker``). A
+/// copy does one job at a time and is kept for the next (starting one and loading libvips
+/// costs tens of milliseconds); one whose job goes wrong is killed and replaced.
 public enum Decoder {
-    /// The bounds of one decoding in a child process.
+    /// The bounds of decoding in a child process.
     public struct Limits: Sendable {
-        /// Processor time (`RLIMIT_CPU`): the child is killed past it.
+        /// Processor time for one job: the child is killed past it.
         public var cpuSeconds = 20
-        /// Wall-clock time, from start to answer: the child is killed past it.
+        /// Wall-clock time for one job, from start to answer: the child is killed past it.
         public var wallSeconds = 30
-        /// Address space (`RLIMIT_AS`): allocations past it fail.
+        /// Address space (`RLIMIT_AS`) of a child: allocations past it fail.
         public var memoryBytes = 1 << 30
         /// The most bytes an answer may have (a 4096-pixel PNG thumbnail is far smaller).
         public var answerBytes = 128 << 20
+        /// Jobs one child does before it is replaced (memory a decoder leaks stays bounded).
+        public var jobsPerChild = 256
+        /// How long a child may wait for work before it is let go.
+        public var idleSeconds = 30
 
         public init() {}
     }
 
     private static let configuration = Mutex<(executable: String?, limits: Limits)>((nil, Limits()))
-    /// Decoders running at once in the whole process: one per core, so that many requests
-    /// (a folder of PDFs, a client asking a hundred thumbnails) cost that many at a time.
-    private static let running = DispatchSemaphore(value: max(1, ProcessInfo.processInfo.activeProcessorCount))
+    private static let pool = DecoderPool(size: max(1, ProcessInfo.processInfo.activeProcessorCount))
 
     /// Decodes in child processes started from `executable` (a program that runs
     /// ``DecoderWorker/main(_:)`` when given ``DecoderWorker/argument``), within `limits`.
@@ -44,82 +48,120 @@ public enum Decoder {
     /// Decodes in this process again (tests that look inside a decoder).
     public static func useThisProcess() {
         configuration.withLock { $0.executable = nil }
+        pool.retireAll()
     }
 
     /// Whether decoding runs in child processes now.
     public static var usesChildProcesses: Bool { configuration.withLock { $0.executable != nil } }
 
     /// Does `job` on the file open at `fd` (read from its start; the descriptor stays the
-    /// caller's). Cancelling `cancellation` stops it: the child is killed at once.
+    /// caller's). Cancelling `cancellation` stops it: the child is killed at once. At most one
+    /// job per core runs at once; the others wait (and stay cancellable).
     /// - Throws: `tooLarge` (`preview-too-costly`) when the child ran out of time or memory,
     ///   `cancelled` when cancelled.
     static func run(_ job: DecodeJob, on fd: Int32, cancellation: CancellationFlag,
                     path: VirtualPath) throws(CofferError) -> DecodeAnswer {
         let (executable, limits) = configuration.withLock { $0 }
         guard let executable else { return job.perform(on: fd, cancellation: cancellation, path: path) }
-        while running.wait(timeout: .now() + .milliseconds(50)) == .timedOut {
-            if cancellation.isCancelled { throw CofferError(.cancelled, path: path) }
+        guard lseek(fd, 0, SEEK_SET) == 0 else { throw CofferError.lastSystemError("lseek", path: path) }
+        let worker = try pool.acquire(executable: executable, limits: limits, cancellation: cancellation, path: path)
+        do throws(CofferError) {
+            let answer = try worker.run(job, on: fd, limits: limits, cancellation: cancellation, path: path)
+            pool.release(worker, limits: limits)
+            return answer
+        } catch {
+            pool.discard(worker)
+            throw error
         }
-        defer { running.signal() }
-        return try ChildDecoding(executable: executable, limits: limits, path: path)
-            .run(job, on: fd, cancellation: cancellation)
     }
 }
 
-/// One child process at work on one job.
-private struct ChildDecoding {
-    let executable: String
-    let limits: Decoder.Limits
-    let path: VirtualPath
+/// The decoders of this process: at most `size` at work at once, the idle ones kept.
+private final class DecoderPool: Sendable {
+    private struct State {
+        var idle: [DecoderChild] = []
+        var busy = 0
+    }
+    private let size: Int
+    private let state = Mutex(State())
+
+    init(size: Int) { self.size = size }
+
+    /// An idle child, a new one, or — when `size` are at work — the first to come free.
+    func acquire(executable: String, limits: Decoder.Limits, cancellation: CancellationFlag,
+                 path: VirtualPath) throws(CofferError) -> DecoderChild {
+        while true {
+            let taken = state.withLock { state -> (child: DecoderChild?, mayStart: Bool, stale: [DecoderChild]) in
+                let now = ContinuousClock.now
+                let stale = state.idle.filter { now - $0.lastUsed > .seconds(limits.idleSeconds) }
+                state.idle.removeAll { now - $0.lastUsed > .seconds(limits.idleSeconds) }
+                guard state.busy < size else { return (nil, false, stale) }
+                state.busy += 1
+                return (state.idle.popLast(), true, stale)
+            }
+            for child in taken.stale { child.kill() }
+            if let child = taken.child { return child }
+            if taken.mayStart {
+                do throws(CofferError) {
+                    return try DecoderChild(executable: executable, limits: limits, path: path)
+                } catch {
+                    state.withLock { $0.busy -= 1 }
+                    throw error
+                }
+            }
+            if cancellation.isCancelled { throw CofferError(.cancelled, path: path) }
+            usleep(20_000)
+        }
+    }
+
+    /// A child done with its job, kept for the next unless it has done enough.
+    func release(_ child: DecoderChild, limits: Decoder.Limits) {
+        let keep = child.jobs < limits.jobsPerChild
+        state.withLock { state in
+            state.busy -= 1
+            if keep { state.idle.append(child) }
+        }
+        if !keep { child.kill() }
+    }
+
+    /// A child whose job went wrong: it is not used again.
+    func discard(_ child: DecoderChild) {
+        child.kill()
+        state.withLock { $0.busy -= 1 }
+    }
+
+    func retireAll() {
+        let idle = state.withLock { state in
+            defer { state.idle = [] }
+            return state.idle
+        }
+        for child in idle { child.kill() }
+    }
+}
+
+/// One decoder process and the socket its jobs and answers go through: a job is its length,
+/// its JSON and the file's descriptor (SCM_RIGHTS); an answer is its length and its JSON.
+private final class DecoderChild: @unchecked Sendable {
+    let pid: pid_t
+    /// The parent's end of the socket; the child has the other as its standard input.
+    private let socket: Int32
+    private(set) var jobs = 0
+    private(set) var lastUsed = ContinuousClock.now
+    private var ended = false
 
     /// What the child is given of the environment: where fonts and caches are, nothing else.
     static let passedOn = ["HOME", "XDG_CACHE_HOME", "XDG_CONFIG_HOME", "XDG_DATA_DIRS", "FONTCONFIG_FILE",
                            "FONTCONFIG_PATH", "LANG", "LC_ALL"]
 
-    func run(_ job: DecodeJob, on fd: Int32, cancellation: CancellationFlag) throws(CofferError) -> DecodeAnswer {
-        guard lseek(fd, 0, SEEK_SET) == 0 else { throw CofferError.lastSystemError("lseek", path: path) }
-        let request: String
-        do { request = String(decoding: try JSONEncoder().encode(job), as: UTF8.self) } catch {
-            throw CofferError(.invalidArgument, path: path, detail: "decode job")
-        }
-        var pipeEnds: [Int32] = [-1, -1]
-        // Neither end goes to another program started meanwhile; the child gets its copy by dup2.
-        guard coffer_pipe_cloexec(&pipeEnds) == 0 else { throw CofferError.lastSystemError("pipe2", path: path) }
-        let (reading, writing) = (pipeEnds[0], pipeEnds[1])
-        defer { close(reading) }
-        let pid: pid_t
-        do throws(CofferError) {
-            pid = try spawn(request: request, input: fd, output: writing)
-        } catch {
-            close(writing)
-            throw error
-        }
-        close(writing)
-        var answer: [UInt8] = []
-        let ending = collect(from: reading, into: &answer, child: pid, cancellation: cancellation)
-        let status = reap(pid)
-        switch ending {
-        case .cancelled: throw CofferError(.cancelled, path: path)
-        case .tooLong, .tooLarge: throw CofferError(.tooLarge, path: path, detail: "preview-too-costly")
-        case .finished: break
-        }
-        // Killed for its processor time, or ended by an allocation that failed: too costly.
-        guard let status, status.exited, status.code == 0 else {
-            throw CofferError(.tooLarge, path: path, detail: "preview-too-costly")
-        }
-        do {
-            return try JSONDecoder().decode(DecodeAnswer.self, from: Data(answer))
-        } catch {
-            throw CofferError(.corruptFile, path: path, detail: "thumbnail-failed")
-        }
-    }
-
-    private func spawn(request: String, input: Int32, output: Int32) throws(CofferError) -> pid_t {
+    init(executable: String, limits: Decoder.Limits, path: VirtualPath) throws(CofferError) {
+        var ends: [Int32] = [-1, -1]
+        guard coffer_socketpair_cloexec(&ends) == 0 else { throw CofferError.lastSystemError("socketpair", path: path) }
+        defer { close(ends[1]) }
         var actions = posix_spawn_file_actions_t()
         posix_spawn_file_actions_init(&actions)
         defer { posix_spawn_file_actions_destroy(&actions) }
-        posix_spawn_file_actions_adddup2(&actions, input, 0)
-        posix_spawn_file_actions_adddup2(&actions, output, 1)
+        posix_spawn_file_actions_adddup2(&actions, ends[1], 0)
+        posix_spawn_file_actions_addopen(&actions, 1, "/dev/null", O_WRONLY, 0)
         posix_spawn_file_actions_addopen(&actions, 2, "/dev/null", O_WRONLY, 0)
         var attributes = posix_spawnattr_t()
         posix_spawnattr_init(&attributes)
@@ -133,68 +175,126 @@ private struct ChildDecoding {
         posix_spawnattr_setsigdefault(&attributes, &defaults)
         posix_spawnattr_setflags(&attributes, Int16(POSIX_SPAWN_SETSIGMASK | POSIX_SPAWN_SETSIGDEF))
         let environment = ProcessInfo.processInfo.environment
-        var variables = Self.passedOn.compactMap { name in environment[name].map { "\(name)=\($0)" } }
         // One malloc arena and one libvips worker: the address-space bound is meant for the
         // image, not for per-thread reservations.
-        variables += ["MALLOC_ARENA_MAX=1", "VIPS_CONCURRENCY=1"]
-        let arguments = [executable, DecoderWorker.argument, request, String(getpid()), String(limits.cpuSeconds),
+        let variables = Self.passedOn.compactMap { name in environment[name].map { "\(name)=\($0)" } }
+            + ["MALLOC_ARENA_MAX=1", "VIPS_CONCURRENCY=1"]
+        let arguments = [executable, DecoderWorker.argument, String(getpid()), String(limits.cpuSeconds),
                          String(limits.memoryBytes)]
-        var pid = pid_t()
-        // NULL-terminated arrays of C strings, as execve takes them.
         let argv = arguments.map { strdup($0) } + [nil]
         let envp = variables.map { strdup($0) } + [nil]
         defer { (argv + envp).forEach { free($0) } }
+        var pid = pid_t()
         let status = posix_spawn(&pid, executable, &actions, &attributes, argv, envp)
         guard status == 0 else {
-            throw CofferError(.unsupported, path: path, detail: "the decoder (\(executable)) cannot be started: \(String(cString: strerror(status)))")
+            close(ends[0])
+            throw CofferError(.unsupported, path: path,
+                              detail: "the decoder (\(executable)) cannot be started: \(String(cString: strerror(status)))")
         }
-        return pid
+        self.pid = pid
+        self.socket = ends[0]
     }
 
-    private enum Ending { case finished, cancelled, tooLong, tooLarge }
+    deinit { kill() }
 
-    /// Reads the answer until the child closes it, killing the child when the caller
-    /// cancels, the wall-clock limit passes or the answer grows past its bound.
-    private func collect(from fd: Int32, into answer: inout [UInt8], child: pid_t,
-                         cancellation: CancellationFlag) -> Ending {
+    /// Ends the child (if it still runs) and waits for it.
+    func kill() {
+        guard !ended else { return }
+        ended = true
+        close(socket)
+        Glibc.kill(pid, SIGKILL)
+        var status: Int32 = 0
+        while waitpid(pid, &status, 0) < 0 && errno == EINTR {}
+    }
+
+    private enum Ending: Error { case cancelled, tooCostly, gone }
+
+    func run(_ job: DecodeJob, on fd: Int32, limits: Decoder.Limits, cancellation: CancellationFlag,
+             path: VirtualPath) throws(CofferError) -> DecodeAnswer {
+        jobs += 1
+        lastUsed = ContinuousClock.now
+        let request: [UInt8]
+        do { request = [UInt8](try JSONEncoder().encode(job)) } catch {
+            throw CofferError(.invalidArgument, path: path, detail: "decode job")
+        }
+        do throws(Ending) {
+            try send(request, with: fd)
+            let answer = try receive(limits: limits, cancellation: cancellation)
+            lastUsed = ContinuousClock.now
+            do {
+                return try JSONDecoder().decode(DecodeAnswer.self, from: Data(answer))
+            } catch {
+                throw Ending.gone
+            }
+        } catch .cancelled {
+            throw CofferError(.cancelled, path: path)
+        } catch {
+            // Out of time, out of memory (an allocation failed and it ended), or an answer too large.
+            throw CofferError(.tooLarge, path: path, detail: "preview-too-costly")
+        }
+    }
+
+    private func send(_ request: [UInt8], with fd: Int32) throws(Ending) {
+        var length = UInt32(request.count).bigEndian
+        let header = withUnsafeBytes(of: &length) { [UInt8]($0) }
+        let sent = header.withUnsafeBytes { coffer_send_with_fd(socket, $0.baseAddress, $0.count, fd) }
+        guard sent == header.count else { throw .gone }
+        var offset = 0
+        while offset < request.count {
+            let count = request[offset...].withUnsafeBytes { Glibc.send(socket, $0.baseAddress, $0.count, Int32(MSG_NOSIGNAL)) }
+            if count < 0 && errno == EINTR { continue }
+            guard count > 0 else { throw .gone }
+            offset += count
+        }
+    }
+
+    /// Reads one answer, killing the child when the caller cancels, the job's time passes
+    /// (wall clock, or its processor time as the kernel counts it) or the answer grows too large.
+    private func receive(limits: Decoder.Limits, cancellation: CancellationFlag) throws(Ending) -> [UInt8] {
         let deadline = ContinuousClock.now + .seconds(limits.wallSeconds)
+        let cpuAtStart = processorTicks()
+        let ticksAllowed = Int64(limits.cpuSeconds) * Int64(sysconf(Int32(_SC_CLK_TCK)))
+        var received: [UInt8] = []
+        var expected: Int?
         var buffer = [UInt8](repeating: 0, count: 1 << 16)
-        var poller = pollfd(fd: fd, events: Int16(POLLIN), revents: 0)
-        while true {
-            if cancellation.isCancelled { kill(child, SIGKILL); return .cancelled }
-            if ContinuousClock.now >= deadline { kill(child, SIGKILL); return .tooLong }
+        var poller = pollfd(fd: socket, events: Int16(POLLIN), revents: 0)
+        var checks = 0
+        while expected.map({ received.count < $0 + 8 }) ?? true {
+            if cancellation.isCancelled { kill(); throw .cancelled }
+            if ContinuousClock.now >= deadline { kill(); throw .tooCostly }
+            checks += 1
+            if checks % 10 == 0, let cpuAtStart, let now = processorTicks(), now - cpuAtStart > ticksAllowed {
+                kill()
+                throw .tooCostly
+            }
             poller.revents = 0
             let ready = poll(&poller, 1, 50)
-            if ready < 0 && errno != EINTR { kill(child, SIGKILL); return .tooLong }
+            if ready < 0 && errno != EINTR { kill(); throw .gone }
             guard ready > 0 else { continue }
-            let count = buffer.withUnsafeMutableBytes { read(fd, $0.baseAddress, $0.count) }
+            let count = buffer.withUnsafeMutableBytes { recv(socket, $0.baseAddress, $0.count, 0) }
             if count < 0 {
                 if errno == EINTR || errno == EAGAIN { continue }
-                kill(child, SIGKILL)
-                return .tooLong
+                kill()
+                throw .gone
             }
-            if count == 0 { return .finished }
-            answer += buffer[0..<count]
-            if answer.count > limits.answerBytes { kill(child, SIGKILL); return .tooLarge }
+            if count == 0 { kill(); throw .gone }  // it ended: killed by its limits, or a failed allocation
+            received += buffer[0..<count]
+            if expected == nil, received.count >= 8 {
+                let length = received[0..<8].reduce(UInt64(0)) { $0 << 8 | UInt64($1) }
+                guard length <= UInt64(limits.answerBytes) else { kill(); throw .tooCostly }
+                expected = Int(length)
+            }
         }
+        return Array(received[8...])
     }
 
-    /// Waits for the child to end (a second at most after its answer: then it is killed).
-    private func reap(_ pid: pid_t) -> (exited: Bool, code: Int32)? {
-        var status: Int32 = 0
-        let deadline = ContinuousClock.now + .seconds(1)
-        while true {
-            let done = waitpid(pid, &status, WNOHANG)
-            if done == pid { break }
-            if done < 0 && errno != EINTR { return nil }
-            if ContinuousClock.now >= deadline {
-                kill(pid, SIGKILL)
-                while waitpid(pid, &status, 0) < 0 && errno == EINTR {}
-                return nil
-            }
-            usleep(2_000)
-        }
-        let exited = status & 0x7f == 0
-        return (exited, exited ? (status >> 8) & 0xff : 0)
+    /// The child's processor time so far, in clock ticks (`/proc/PID/stat`, user and system).
+    private func processorTicks() -> Int64? {
+        guard let text = try? String(contentsOfFile: "/proc/\(pid)/stat", encoding: .utf8),
+              let close = text.lastIndex(of: ")") else { return nil }
+        let fields = text[text.index(after: close)...].split(separator: " ")
+        // After the name: state is field 3, utime 14 and stime 15 (1-based), so 11 and 12 here.
+        guard fields.count > 12, let user = Int64(fields[11]), let system = Int64(fields[12]) else { return nil }
+        return user + system
     }
 }

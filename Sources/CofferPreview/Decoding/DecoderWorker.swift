@@ -6,9 +6,10 @@ import Foundation
 import Glibc
 #endif
 
-/// The child side of ``Decoder``: a program started with ``argument`` reads one job from its
-/// arguments and the file from its standard input, confines itself, decodes, writes the
-/// answer to its standard output as JSON and exits.
+/// The child side of ``Decoder``: a program started with ``argument`` confines itself, then
+/// takes jobs from its standard input (a socket: each job's length, its JSON and the file's
+/// descriptor), decodes, and writes each answer back (its length and its JSON), until the
+/// socket closes.
 ///
 /// `CofferApplication` runs it before anything else when its first argument is ``argument``,
 /// so every program built on it (`coffer`, an application's own) can decode for itself.
@@ -16,30 +17,68 @@ public enum DecoderWorker {
     /// The first argument that makes a program a decoder.
     public static let argument = "--coffer-decoder"
 
-    /// Runs the job in `arguments` (`[program, argument, JOB, PARENT-PID, CPU-SECONDS,
-    /// MEMORY-BYTES]`); returns the exit status (0 when an answer was written).
+    /// Runs jobs as `arguments` (`[program, argument, PARENT-PID, CPU-SECONDS, MEMORY-BYTES]`)
+    /// say; returns the exit status (0 when the parent closed the socket).
     public static func main(_ arguments: [String]) -> Int32 {
-        guard arguments.count == 6, arguments[1] == argument,
-              let job = try? JSONDecoder().decode(DecodeJob.self, from: Data(arguments[2].utf8)),
-              let parent = pid_t(arguments[3]), let cpu = Int(arguments[4]), let memory = Int(arguments[5])
-        else { return 2 }
-        // Dies with its parent, gains no privileges; then bounded before the first byte is read.
+        guard arguments.count == 5, arguments[1] == argument, let parent = pid_t(arguments[2]),
+              let cpu = Int(arguments[3]), let memory = Int(arguments[4]) else { return 2 }
+        // Dies with its parent, gains no privileges, bounded in memory before the first byte is read.
         guard coffer_confine_child() == 0, getppid() == parent else { return 3 }
-        var processor = rlimit(rlim_cur: rlim_t(cpu), rlim_max: rlim_t(cpu + 1))
         var space = rlimit(rlim_cur: rlim_t(memory), rlim_max: rlim_t(memory))
         var core = rlimit(rlim_cur: 0, rlim_max: 0)
-        guard setrlimit(__rlimit_resource_t(RLIMIT_CPU.rawValue), &processor) == 0, setrlimit(__rlimit_resource_t(RLIMIT_AS.rawValue), &space) == 0,
+        guard setrlimit(__rlimit_resource_t(RLIMIT_AS.rawValue), &space) == 0,
               setrlimit(__rlimit_resource_t(RLIMIT_CORE.rawValue), &core) == 0 else { return 3 }
         let path = (try? VirtualPath(parsing: "files:/")) ?? .root()
-        let answer = job.perform(on: 0, cancellation: CancellationFlag(), path: path)
-        guard let data = try? JSONEncoder().encode(answer) else { return 4 }
-        var written = 0
-        let bytes = [UInt8](data)
-        while written < bytes.count {
-            let count = bytes[written...].withUnsafeBytes { write(1, $0.baseAddress, $0.count) }
-            if count < 0 { if errno == EINTR { continue }; return 5 }
-            written += count
+        while let (job, fd) = nextJob() {
+            // The kernel's own stop for this job's processor time, a little past the parent's.
+            var usage = rusage()
+            getrusage(__rusage_who_t(RUSAGE_SELF.rawValue), &usage)
+            var processor = rlimit()
+            _ = getrlimit(__rlimit_resource_t(RLIMIT_CPU.rawValue), &processor)
+            processor.rlim_cur = min(processor.rlim_max, rlim_t(usage.ru_utime.tv_sec + usage.ru_stime.tv_sec + cpu + 5))
+            _ = setrlimit(__rlimit_resource_t(RLIMIT_CPU.rawValue), &processor)
+            let answer = job.perform(on: fd, cancellation: CancellationFlag(), path: path)
+            close(fd)
+            guard let data = try? JSONEncoder().encode(answer) else { return 4 }
+            var length = UInt64(data.count).bigEndian
+            guard writeAll(withUnsafeBytes(of: &length) { [UInt8]($0) }), writeAll([UInt8](data)) else { return 5 }
         }
         return 0
+    }
+
+    /// The next job and its file, or `nil` once the parent has closed the socket.
+    private static func nextJob() -> (DecodeJob, Int32)? {
+        var header = [UInt8](repeating: 0, count: 4)
+        var fd: Int32 = -1
+        let count = header.withUnsafeMutableBytes { coffer_receive_with_fd(0, $0.baseAddress, 4, &fd) }
+        guard count > 0, fd >= 0 else { return nil }
+        var received = count
+        while received < 4 {
+            let more = header[received...].withUnsafeMutableBytes { recv(0, $0.baseAddress, $0.count, 0) }
+            guard more > 0 else { return nil }
+            received += more
+        }
+        let length = header.reduce(0) { $0 << 8 | Int($1) }
+        guard length <= 1 << 20 else { return nil }
+        var body = [UInt8](repeating: 0, count: length)
+        var offset = 0
+        while offset < length {
+            let more = body[offset...].withUnsafeMutableBytes { recv(0, $0.baseAddress, $0.count, 0) }
+            guard more > 0 else { return nil }
+            offset += more
+        }
+        guard let job = try? JSONDecoder().decode(DecodeJob.self, from: Data(body)) else { return nil }
+        return (job, fd)
+    }
+
+    private static func writeAll(_ bytes: [UInt8]) -> Bool {
+        var written = 0
+        while written < bytes.count {
+            let count = bytes[written...].withUnsafeBytes { send(0, $0.baseAddress, $0.count, Int32(MSG_NOSIGNAL)) }
+            if count < 0 && errno == EINTR { continue }
+            guard count > 0 else { return false }
+            written += count
+        }
+        return true
     }
 }

@@ -17,7 +17,7 @@ extension CommandInterpreter {
             let node = try await perform(StatItem(path))
             if targets.count > 1 {
                 if index > 0 { output.line() }
-                output.line("\(path):")
+                output.line("\(shown(path.description)):")
             }
             if node.kind == .file {
                 long ? printLong([node]) : output.line(styled(node))
@@ -75,7 +75,7 @@ extension CommandInterpreter {
         let root = try await perform(StatItem(path))
         guard root.kind != .file else { throw CofferError(.notADirectory, path: path) }
         let walk = try await perform(WalkTree(path, maxDepth: depth, includeHidden: arguments.flags.contains("a")))
-        output.line(arguments.operands.first ?? path.description)
+        output.line(shown(arguments.operands.first ?? path.description))
         // For each folder on the current branch, whether it was the last of its folder's items.
         var open: [Bool] = []
         var counts = (folders: 0, files: 0)
@@ -102,8 +102,8 @@ extension CommandInterpreter {
             if index > 0 { output.line() }
             let yes = LocalizedText("yes", "是")(language), no = LocalizedText("no", "否")(language)
             var rows: [(LocalizedText, String)] = [
-                (LocalizedText("Name", "名称"), node.name.isEmpty ? "/" : node.name),
-                (LocalizedText("Path", "路径"), node.path.description),
+                (LocalizedText("Name", "名称"), node.name.isEmpty ? "/" : shown(node.name)),
+                (LocalizedText("Path", "路径"), shown(node.path.description)),
                 (LocalizedText("Kind", "种类"), Self.kindName(node, language)),
                 (LocalizedText("Type", "类型"), typeName(node.typeIdentifier)),
             ]
@@ -148,11 +148,12 @@ extension CommandInterpreter {
     /// A name coloured by kind when colours are on: folders, packages and special items
     /// each look different from plain files.
     func styled(_ node: FileNode) -> String {
-        if node.special != nil { return outputStyle.special(node.name) }
+        let name = shown(node.name)
+        if node.special != nil { return outputStyle.special(name) }
         switch node.kind {
-        case .folder: return outputStyle.folder(node.name)
-        case .package: return outputStyle.package(node.name)
-        case .file: return node.name
+        case .folder: return outputStyle.folder(name)
+        case .package: return outputStyle.package(name)
+        case .file: return name
         }
     }
 
@@ -189,7 +190,7 @@ extension CommandInterpreter {
             for error in usage.unreadable { report(error) }
             sawUnreadable = sawUnreadable || !usage.unreadable.isEmpty
             let summary = Self.counted(folders: usage.folders, files: usage.files, language)
-            output.line("\(Formatting.size(usage.bytes))\t\(usage.bytes)\t\(path)\t(\(summary))")
+            output.line("\(Formatting.size(usage.bytes))\t\(usage.bytes)\t\(shown(path.description))\t(\(summary))")
         }
         if sawUnreadable { throw Reported() }
     }
@@ -201,7 +202,7 @@ extension CommandInterpreter {
         for text in arguments.operands {
             let path = try resolve(text)
             let node = try await perform(FetchItem(path), progress: LocalizedText("Fetching", "正在下载"))
-            output.line("\(path)\t\(Formatting.size(node.size))")
+            output.line("\(shown(path.description))\t\(Formatting.size(node.size))")
         }
     }
 

@@ -24,9 +24,9 @@ extension CommandInterpreter {
             for try await event in results.events {
                 switch event {
                 case .paths(let paths):
-                    for path in paths { output.line(path.description) }
+                    for path in paths { output.line(shown(path.description)) }
                 case .matches(let nodes):
-                    for node in nodes { output.line(node.path.description) }
+                    for node in nodes { output.line(shown(node.path.description)) }
                 case .unreadable(_, let error):
                     report(error)
                     sawUnreadable = true
