@@ -113,7 +113,8 @@ struct PreviewEndToEndTests {
         let document = preview["document"] as? [String: Any]
         #expect(document?["pages"] as? Int == 2 && document?["title"] as? String == "Quarterly report")
         #expect((preview["node"] as? [String: Any])?["name"] as? String == "report.pdf")
-        let archive = try #require(result(try await rpc.awaitCall("files/preview", ["path": "m/bundle.tar.gz"])))
+        let answer = try await rpc.awaitCall("files/preview", ["path": "m/bundle.tar.gz"])
+        let archive = try #require(result(answer), "\(answer)")
         #expect((archive["archive"] as? [String: Any])?["entries"] as? Int == 30)
 
         let thumbnail = try #require(result(try await rpc.awaitCall("files/thumbnail", ["path": "m/wide.webp", "size": 256])))

@@ -157,10 +157,35 @@ private final class DecoderChild: @unchecked Sendable {
         var ends: [Int32] = [-1, -1]
         guard coffer_socketpair_cloexec(&ends) == 0 else { throw CofferError.lastSystemError("socketpair", path: path) }
         defer { close(ends[1]) }
+        let environment = ProcessInfo.processInfo.environment
+        // One malloc arena and one libvips worker: the address-space bound is meant for the
+        // image, not for per-thread reservations.
+        let variables = Self.passedOn.compactMap { name in environment[name].map { "\(name)=\($0)" } }
+            + ["MALLOC_ARENA_MAX=1", "VIPS_CONCURRENCY=1"]
+        let arguments = [executable, DecoderWorker.argument, String(getpid()), String(limits.cpuSeconds),
+                         String(limits.memoryBytes)]
+        let childEnd = ends[1]
+        // Started from a thread that lives as long as the process: a child's PR_SET_PDEATHSIG
+        // fires when the *thread* that started it ends, and Dispatch lets its idle threads go.
+        let (status, pid) = Spawner.shared.spawn { Self.start(arguments, variables, socket: childEnd) }
+        guard status == 0 else {
+            close(ends[0])
+            throw CofferError(.unsupported, path: path,
+                              detail: "the decoder (\(executable)) cannot be started: \(String(cString: strerror(status)))")
+        }
+        self.pid = pid
+        self.socket = ends[0]
+    }
+
+    deinit { kill() }
+
+    /// posix_spawn of `arguments` with `variables` as its environment, `socket` as its
+    /// standard input and nothing else open: the status and the child's id.
+    private static func start(_ arguments: [String], _ variables: [String], socket: Int32) -> (Int32, pid_t) {
         var actions = posix_spawn_file_actions_t()
         posix_spawn_file_actions_init(&actions)
         defer { posix_spawn_file_actions_destroy(&actions) }
-        posix_spawn_file_actions_adddup2(&actions, ends[1], 0)
+        posix_spawn_file_actions_adddup2(&actions, socket, 0)
         posix_spawn_file_actions_addopen(&actions, 1, "/dev/null", O_WRONLY, 0)
         posix_spawn_file_actions_addopen(&actions, 2, "/dev/null", O_WRONLY, 0)
         var attributes = posix_spawnattr_t()
@@ -174,28 +199,13 @@ private final class DecoderChild: @unchecked Sendable {
         posix_spawnattr_setsigmask(&attributes, &none)
         posix_spawnattr_setsigdefault(&attributes, &defaults)
         posix_spawnattr_setflags(&attributes, Int16(POSIX_SPAWN_SETSIGMASK | POSIX_SPAWN_SETSIGDEF))
-        let environment = ProcessInfo.processInfo.environment
-        // One malloc arena and one libvips worker: the address-space bound is meant for the
-        // image, not for per-thread reservations.
-        let variables = Self.passedOn.compactMap { name in environment[name].map { "\(name)=\($0)" } }
-            + ["MALLOC_ARENA_MAX=1", "VIPS_CONCURRENCY=1"]
-        let arguments = [executable, DecoderWorker.argument, String(getpid()), String(limits.cpuSeconds),
-                         String(limits.memoryBytes)]
         let argv = arguments.map { strdup($0) } + [nil]
         let envp = variables.map { strdup($0) } + [nil]
         defer { (argv + envp).forEach { free($0) } }
         var pid = pid_t()
-        let status = posix_spawn(&pid, executable, &actions, &attributes, argv, envp)
-        guard status == 0 else {
-            close(ends[0])
-            throw CofferError(.unsupported, path: path,
-                              detail: "the decoder (\(executable)) cannot be started: \(String(cString: strerror(status)))")
-        }
-        self.pid = pid
-        self.socket = ends[0]
+        let status = posix_spawn(&pid, arguments[0], &actions, &attributes, argv, envp)
+        return (status, pid)
     }
-
-    deinit { kill() }
 
     /// Ends the child (if it still runs) and waits for it.
     func kill() {
@@ -296,5 +306,38 @@ private final class DecoderChild: @unchecked Sendable {
         // After the name: state is field 3, utime 14 and stime 15 (1-based), so 11 and 12 here.
         guard fields.count > 12, let user = Int64(fields[11]), let system = Int64(fields[12]) else { return nil }
         return user + system
+    }
+}
+
+/// The thread decoders are started from. It never ends, so a child's parent-death signal
+/// (which the kernel ties to the starting thread) fires only when the process ends.
+private final class Spawner: Sendable {
+    static let shared = Spawner()
+
+    /// Work waiting for the thread, each with the semaphore its caller waits on.
+    private let queue = Mutex<[(work: @Sendable () -> Void, done: DispatchSemaphore)]>([])
+    private let available = DispatchSemaphore(value: 0)
+
+    private init() {
+        let thread = Thread { [self] in
+            while true {
+                available.wait()
+                guard let next = queue.withLock({ $0.isEmpty ? nil : $0.removeFirst() }) else { continue }
+                next.work()
+                next.done.signal()
+            }
+        }
+        thread.name = "coffer.decoder.spawner"
+        thread.start()
+    }
+
+    /// Runs `body` on the spawner's thread and returns its result.
+    func spawn<T: Sendable>(_ body: @escaping @Sendable () -> T) -> T {
+        let result = Mutex<T?>(nil)
+        let done = DispatchSemaphore(value: 0)
+        queue.withLock { $0.append(({ result.withLock { $0 = body() } }, done)) }
+        available.signal()
+        done.wait()
+        return result.withLock { $0! }
     }
 }
