@@ -259,6 +259,77 @@ def security(server, root):
               and open(f"{root}/Replace/Album/3.jpg", "rb").read() == bytes([3]) * 1000, "restored byte for byte")
         await socket.close()
     asyncio.run(sockets())
+    bad_frames(server)
+
+
+def raw_websocket(server):
+    """A WebSocket opened by hand, to send frames no library would (RFC 6455 allows a server
+    to fail the connection for them)."""
+    import socket as sockets
+    connection = sockets.create_connection(("127.0.0.1", int(server.base.rsplit(":", 1)[1])), timeout=10)
+    key = base64.b64encode(os.urandom(16)).decode()
+    connection.sendall((f"GET /rpc HTTP/1.1\r\nHost: {server.host}\r\nUpgrade: websocket\r\nConnection: Upgrade\r\n"
+                        f"Sec-WebSocket-Key: {key}\r\nSec-WebSocket-Version: 13\r\nOrigin: {server.base}\r\n"
+                        f"Authorization: Bearer {server.token}\r\n\r\n").encode())
+    head = b""
+    while b"\r\n\r\n" not in head:
+        head += connection.recv(4096)
+    check(head.startswith(b"HTTP/1.1 101"), f"a hand-made WebSocket opens ({head[:40]!r})")
+    return connection
+
+
+def frame(opcode, payload, fin=True, rsv=0):
+    """One masked client frame."""
+    mask = os.urandom(4)
+    first = (0x80 if fin else 0) | (rsv << 4) | opcode
+    length = len(payload)
+    if length < 126:
+        head = bytes([first, 0x80 | length])
+    elif length < 1 << 16:
+        head = bytes([first, 0x80 | 126]) + length.to_bytes(2, "big")
+    else:
+        head = bytes([first, 0x80 | 127]) + length.to_bytes(8, "big")
+    return head + mask + bytes(byte ^ mask[index % 4] for index, byte in enumerate(payload))
+
+
+def closed_by_server(connection, timeout=10):
+    """Whether the server ends the connection (a close frame, then the end) within `timeout`."""
+    connection.settimeout(timeout)
+    try:
+        while True:
+            data = connection.recv(65536)
+            if not data:
+                return True
+    except (ConnectionResetError, BrokenPipeError):
+        return True
+    except OSError:
+        return False
+
+
+def bad_frames(server):
+    """RFC 6455 §5.2/§5.4 and the message limit: a reserved bit, a reserved opcode, a continuation
+    with no message begun, and a message whose fragments pass 16 MiB each fail the connection
+    (issue 32); the server keeps serving others."""
+    for name, data in [("a reserved bit", frame(1, b"{}", rsv=4)), ("a reserved opcode", frame(3, b"{}")),
+                       ("a continuation with no message begun", frame(0, b"{}"))]:
+        connection = raw_websocket(server)
+        connection.sendall(data)
+        check(closed_by_server(connection), f"{name} fails the WebSocket")
+        connection.close()
+    connection = raw_websocket(server)
+    piece = b"x" * (1 << 20)
+    sent = 0
+    try:
+        connection.sendall(frame(1, b'{"jsonrpc":"2.0","id":1,"method":"files/stat","params":{"path":"' + piece, fin=False))
+        for _ in range(20):
+            connection.sendall(frame(0, piece, fin=False))
+            sent += 1
+    except OSError:
+        pass
+    check(closed_by_server(connection), f"fragments past 16 MiB fail the WebSocket (sent {sent} MiB more)")
+    connection.close()
+    status, _, _ = http(server.base + "/", {"Authorization": f"Bearer {server.token}"})
+    check(status == 200, "the server still answers")
 
 
 def browser(server, root, screenshots):

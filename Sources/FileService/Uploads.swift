@@ -1,18 +1,19 @@
 import CofferBackends
 import CofferCore
+import CofferRuntime
 import Foundation
 import Synchronization
 
 /// Uploads in progress: files sent in chunks, kept out of sight until committed.
 ///
-/// Each upload writes to a hidden temporary file in `Library/Caches/Downloading` through a
-/// `PendingWrite`. Commit places it at its destination like any copy (conflicts settled by
-/// the service); abort, the end of the session that began it and an hour without data
-/// remove it. Nothing of an upload is ever visible in `files:` before commit. An upload
+/// Each upload's data goes to a temporary file of its own in `Library/Caches/Downloading`,
+/// opened for each chunk and closed after it: an open upload holds no descriptor while it waits
+/// for its next chunk. Commit makes it durable and places it at its destination like any copy
+/// (conflicts settled by the service); abort, the end of the session that began it and an hour
+/// without data remove it. Nothing of an upload is ever visible in `files:` before commit. An upload
 /// belongs to the session that began it: to any other its id is unknown.
 final class UploadRegistry: Sendable {
     struct Upload {
-        var writer: any PendingWrite
         /// Where the data goes until commit, in the uploads area.
         var temporary: VirtualPath
         var destination: VirtualPath
@@ -28,6 +29,43 @@ final class UploadRegistry: Sendable {
     let backend: LocalSandboxBackend
     /// The uploads area on the host.
     let path: String
+
+    /// The host path of an upload's data (a name the registry made: `upload-UUID`).
+    func hostPath(of temporary: VirtualPath) -> String { path + "/" + temporary.name }
+
+    /// Creates an upload's empty data file; it must not exist.
+    func create(_ temporary: VirtualPath) throws(CofferError) {
+        let fd = open(hostPath(of: temporary), O_WRONLY | O_CREAT | O_EXCL | O_NOFOLLOW | O_CLOEXEC, 0o600)
+        guard fd >= 0 else { throw CofferError.lastSystemError("open", path: temporary) }
+        close(fd)
+    }
+
+    /// Writes `bytes` at `offset` of an upload's data: opened for this chunk, closed after it.
+    func write(_ bytes: [UInt8], at offset: Int64, to temporary: VirtualPath) throws(CofferError) {
+        let fd = open(hostPath(of: temporary), O_WRONLY | O_NOFOLLOW | O_CLOEXEC)
+        guard fd >= 0 else { throw CofferError.lastSystemError("open", path: temporary) }
+        defer { close(fd) }
+        var written = 0
+        while written < bytes.count {
+            let count = bytes[written...].withUnsafeBytes { pwrite(fd, $0.baseAddress, $0.count, off_t(offset) + off_t(written)) }
+            if count < 0 {
+                if errno == EINTR { continue }
+                throw CofferError.lastSystemError("write", path: temporary)
+            }
+            written += count
+        }
+    }
+
+    /// Makes an upload's data durable before it is placed.
+    func sync(_ temporary: VirtualPath) throws(CofferError) {
+        let fd = open(hostPath(of: temporary), O_RDONLY | O_NOFOLLOW | O_CLOEXEC)
+        guard fd >= 0 else { throw CofferError.lastSystemError("open", path: temporary) }
+        defer { close(fd) }
+        guard fsync(fd) == 0 else { throw CofferError.lastSystemError("fsync", path: temporary) }
+    }
+
+    /// Removes an upload's data.
+    func remove(_ temporary: VirtualPath) { unlink(hostPath(of: temporary)) }
     private let uploads = Mutex<[String: Upload]>([:])
     static let mountName = "uploads"
     /// The names of uploads' data in the uploads folder.
@@ -132,20 +170,15 @@ extension FileService {
         if conflict == .fail, try await exists(path) { throw CofferError(.fileExists, path: path) }
         if let size, size < 0 { throw CofferError(.invalidArgument, path: path, detail: "negative size") }
         let temporary = VirtualPath.root(of: UploadRegistry.mountName).appending(trustedName: UploadRegistry.temporaryPrefix + UUID().uuidString)
-        let writer: any PendingWrite
+        let id = try registry.add(UploadRegistry.Upload(temporary: temporary, destination: path, conflict: conflict,
+                                                        expectedSize: size, lastActivity: Date(), owner: owner))
         do {
-            writer = try await self.call(path) { try await registry.backend.makeWrite(at: temporary) }
+            try await BlockingIO.run { _ throws(CofferError) in try registry.create(temporary) }
         } catch {
+            _ = try? registry.take(id, owner: owner)
             throw error.naming(path, insteadOf: UploadRegistry.mountName)
         }
-        do {
-            return try registry.add(UploadRegistry.Upload(writer: writer, temporary: temporary, destination: path,
-                                                          conflict: conflict, expectedSize: size, lastActivity: Date(),
-                                                          owner: owner))
-        } catch {
-            await writer.abort()
-            throw error
-        }
+        return id
     }
 
     /// Appends `bytes` at `offset`, which must be what was received so far. Returns the new total.
@@ -153,12 +186,12 @@ extension FileService {
         let registry = try requireUploads()
         let upload = try registry.claim(id, offset: offset, count: bytes.count, owner: owner)
         do {
-            try await upload.writer.write(bytes)
+            try await BlockingIO.run { _ throws(CofferError) in try registry.write(bytes, at: offset, to: upload.temporary) }
         } catch {
             registry.release(id, adding: 0)
             // A failed write leaves the upload in an unknown state: end it.
-            if let broken = try? registry.take(id, owner: owner) { await broken.writer.abort() }
-            throw CofferError.wrapping(error, path: upload.destination).naming(upload.destination, insteadOf: UploadRegistry.mountName)
+            if let broken = try? registry.take(id, owner: owner) { registry.remove(broken.temporary) }
+            throw error.naming(upload.destination, insteadOf: UploadRegistry.mountName)
         }
         registry.release(id, adding: bytes.count)
         return upload.received + Int64(bytes.count)
@@ -169,16 +202,19 @@ extension FileService {
         let registry = try requireUploads()
         let upload = try registry.take(id, owner: owner)
         if let expected = upload.expectedSize, expected != upload.received {
-            await upload.writer.abort()
+            registry.remove(upload.temporary)
             throw CofferError(.invalidArgument, path: upload.destination,
                               detail: "\(upload.received) of \(expected) bytes were sent")
         }
-        let destinationBackend = try writableMount(for: upload.destination).backend
         let temporary = upload.temporary
-        do {
-            try await upload.writer.commit(conflict: .fail)
+        let destinationBackend: any StorageBackend
+        do throws(CofferError) {
+            destinationBackend = try writableMount(for: upload.destination).backend
+            // Durable before it is placed: a crash after the commit never leaves a file short.
+            try await BlockingIO.run { _ throws(CofferError) in try registry.sync(temporary) }
         } catch {
-            throw CofferError.wrapping(error, path: upload.destination).naming(upload.destination, insteadOf: UploadRegistry.mountName)
+            registry.remove(temporary)
+            throw error.naming(upload.destination, insteadOf: UploadRegistry.mountName)
         }
         let path = try await place(temporary, of: registry, at: upload.destination, in: destinationBackend,
                                    conflict: upload.conflict, progress: .none)
@@ -237,8 +273,8 @@ extension FileService {
 
     /// Discards an upload.
     func abortUpload(_ id: String, owner: Int?) async throws(CofferError) {
-        let upload = try requireUploads().take(id, owner: owner)
-        await upload.writer.abort()
+        let registry = try requireUploads()
+        registry.remove(try registry.take(id, owner: owner).temporary)
     }
 
     /// Discards uploads that have had no data for `idle` seconds; all of them with `nil`.
@@ -249,7 +285,7 @@ extension FileService {
         guard let registry = uploadRegistry else { return 0 }
         let cutoff = idle.map { Date().addingTimeInterval(-$0) } ?? .distantFuture
         let stale = registry.takeIdle(before: cutoff, ownedBy: owner)
-        for upload in stale { await upload.writer.abort() }
+        for upload in stale { registry.remove(upload.temporary) }
         return stale.count
     }
 }

@@ -59,6 +59,27 @@ struct UploadTests {
         await other.close()
     }
 
+    /// An open upload holds no descriptor while it waits for its next chunk (issue 32: 499 open
+    /// uploads took every descriptor of the process).
+    @Test func anOpenUploadHoldsNoDescriptorBetweenChunks() async throws {
+        // The descriptors of this process open on files of this test's uploads area.
+        let area = URL(fileURLWithPath: directory.url("c/Library/Caches/Downloading")).standardizedFileURL.path
+        func descriptors() -> Int {
+            ((try? FileManager.default.contentsOfDirectory(atPath: "/proc/self/fd")) ?? []).count { fd in
+                (try? FileManager.default.destinationOfSymbolicLink(atPath: "/proc/self/fd/\(fd)"))?.hasPrefix(area + "/") == true
+            }
+        }
+        var ids: [String] = []
+        for index in 0..<30 {
+            let id = try await session.perform(BeginUpload(try VirtualPath(parsing: "/open\(index).bin")))
+            _ = try await session.perform(AppendUpload(id, offset: 0, bytes: [UInt8](repeating: 7, count: 1 << 20)))
+            ids.append(id)
+        }
+        #expect(descriptors() == 0, "\(descriptors()) descriptors held by 30 open uploads")
+        for id in ids { _ = try await session.perform(AbortUpload(id)) }
+        #expect(partials.isEmpty)
+    }
+
     @Test func anUploadBelongsToItsSessionAndEndsWithIt() async throws {
         let other = try service.openSession(SessionOptions(frontEnd: "test"))
         let id = try await session.perform(BeginUpload(try VirtualPath(parsing: "/mine.bin")))
