@@ -1,4 +1,4 @@
-import CofferJSONRPC
+@testable import CofferJSONRPC
 import CofferTestSupport
 import Foundation
 import Synchronization
@@ -13,13 +13,7 @@ struct UnixSocketListenerTests {
     /// A socket file nobody listens on, as a killed server leaves it.
     func staleSocket(at path: String) {
         let fd = socket(AF_UNIX, Int32(SOCK_STREAM.rawValue), 0)
-        var address = sockaddr_un()
-        address.sun_family = sa_family_t(AF_UNIX)
-        withUnsafeMutableBytes(of: &address.sun_path) { raw in
-            let bytes = Array(path.utf8)
-            raw.copyBytes(from: bytes)
-            raw[bytes.count] = 0
-        }
+        var address = UnixSocketListener.address(path)
         _ = withUnsafePointer(to: &address) {
             $0.withMemoryRebound(to: sockaddr.self, capacity: 1) { bind(fd, $0, socklen_t(MemoryLayout<sockaddr_un>.size)) }
         }
@@ -49,13 +43,7 @@ struct UnixSocketListenerTests {
             #expect(outcomes.withLock { $0.contains { if case .failure(.inUse) = $0 { true } else { false } } })
             // The path is the winner's: a client reaches it.
             let client = socket(AF_UNIX, Int32(SOCK_STREAM.rawValue), 0)
-            var address = sockaddr_un()
-            address.sun_family = sa_family_t(AF_UNIX)
-            withUnsafeMutableBytes(of: &address.sun_path) { raw in
-                let bytes = Array(path.utf8)
-                raw.copyBytes(from: bytes)
-                raw[bytes.count] = 0
-            }
+            var address = UnixSocketListener.address(path)
             let connected = withUnsafePointer(to: &address) {
                 $0.withMemoryRebound(to: sockaddr.self, capacity: 1) { connect(client, $0, socklen_t(MemoryLayout<sockaddr_un>.size)) }
             }
