@@ -50,11 +50,6 @@ final class S3Names: Sendable {
         let digest = ((try? Digest.sha256(Array(raw.utf8))).map { Digest.hex($0).prefix(8) }).map(String.init) ?? "long"
         let dot = text.lastIndex(of: ".").map { String(text[$0...]) } ?? ""
         let tail = "…-" + digest + (dot.utf8.count <= 16 ? dot : "")
-        var head = ""
-        for character in text {
-            guard head.utf8.count + String(character).utf8.count + tail.utf8.count <= FileName.maximumByteCount else { break }
-            head.append(character)
-        }
-        return head + tail
+        return FileName.prefix(of: text, fittingIn: FileName.maximumByteCount - tail.utf8.count) + tail
     }
 }

@@ -145,12 +145,7 @@ public enum DownloadName {
             stem = name[..<dot]
             ext = name[dot...]
         }
-        let room = limit - ext.utf8.count
-        var kept = ""
-        for character in stem {
-            guard kept.utf8.count + String(character).utf8.count <= room else { break }
-            kept.append(character)
-        }
+        let kept = FileName.prefix(of: stem, fittingIn: limit - ext.utf8.count)
         return kept + ext
     }
 }

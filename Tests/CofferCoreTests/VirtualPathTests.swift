@@ -63,3 +63,11 @@ struct VirtualPathTests {
         #expect(!folder.contains(try VirtualPath(parsing: "trash:/a/b")))
     }
 }
+
+/// Shortening a name to a number of bytes cuts between characters, never inside one.
+@Test func aNameIsShortenedBetweenCharacters() {
+    #expect(FileName.prefix(of: "报告.txt", fittingIn: 5) == "报")  // 3 bytes each: the second does not fit
+    #expect(FileName.prefix(of: "e\u{301}x", fittingIn: 2) == "")  // é as two scalars is one character of 3 bytes
+    #expect(FileName.prefix(of: "abc", fittingIn: 10) == "abc")
+    #expect(TrashInfo.idBase(for: String(repeating: "y", count: 300)).utf8.count == 255 - TrashInfo.suffix.utf8.count - 12)
+}

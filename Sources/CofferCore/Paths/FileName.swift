@@ -23,6 +23,20 @@ public enum FileName {
         return nil
     }
 
+    /// The longest start of `text` that fits in `limit` bytes of UTF-8, cut between characters:
+    /// how a name too long for a place is shortened (a download's, a trash ID, an S3 key's).
+    public static func prefix(of text: some StringProtocol, fittingIn limit: Int) -> String {
+        var kept = ""
+        var bytes = 0
+        for character in text {
+            let size = character.utf8.count
+            guard bytes + size <= limit else { break }
+            kept.append(character)
+            bytes += size
+        }
+        return kept
+    }
+
     /// Throws ``CofferError/Kind/invalidName`` unless `name` is acceptable.
     public static func validate(_ name: String, path: VirtualPath? = nil) throws(CofferError) {
         if let problem = problem(with: name) {

@@ -30,9 +30,7 @@ public struct TrashInfo: Equatable, Sendable {
     /// information file's name — the ID, a ` (N)` a clash may add, and ``suffix`` — stays
     /// within 255 bytes.
     public static func idBase(for name: String) -> String {
-        var base = name
-        while base.utf8.count > 255 - suffix.utf8.count - 12 { base.removeLast() }
-        return base
+        FileName.prefix(of: name, fittingIn: FileName.maximumByteCount - suffix.utf8.count - 12)
     }
     static let virtualPathKey = "X-Coffer-Path"
 
