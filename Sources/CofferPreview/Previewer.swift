@@ -290,7 +290,7 @@ public struct Previewer: Sendable {
     ) async throws(CofferError) -> T {
         let path = node.path
         // Opened as every front end opens a file to read it: after the one readable-file rule.
-        let file = try await service.openForReading(path).file
+        let file = try await service.openForReading(node).file
         let fd: Int32
         do throws(CofferError) {
             if let local = file as? any DescriptorReadableFile {

@@ -41,8 +41,14 @@ public struct OpenedFile: Sendable {
 extension FileService {
     /// The file at `path`, open for reading (see ``OpenFile``).
     package func openForReading(_ path: VirtualPath) async throws(CofferError) -> OpenedFile {
-        let node = try await stat(path)
+        try await openForReading(try await stat(path))
+    }
+
+    /// The file `node` describes (just read by the caller), open for reading after the one
+    /// readable-file rule: no second look at it first.
+    package func openForReading(_ node: FileNode) async throws(CofferError) -> OpenedFile {
         try node.requireReadableFile()
+        let path = node.path
         let backend = try mount(for: path).backend
         let file = try await self.call(path) { try await backend.openFile(at: path) }
         return OpenedFile(node: node, file: file)
