@@ -149,6 +149,10 @@ private final class DecoderChild: @unchecked Sendable {
     private(set) var lastUsed = ContinuousClock.now
     private var ended = false
 
+    /// The thread decoders are started from. It never ends, so a child's parent-death signal
+    /// (which the kernel ties to the starting thread) fires only when the process ends.
+    private static let spawner = DedicatedThread(name: "coffer.decoder.spawner")
+
     /// What the child is given of the environment: where fonts and caches are, nothing else.
     static let passedOn = ["HOME", "XDG_CACHE_HOME", "XDG_CONFIG_HOME", "XDG_DATA_DIRS", "FONTCONFIG_FILE",
                            "FONTCONFIG_PATH", "LANG", "LC_ALL"]
@@ -167,7 +171,7 @@ private final class DecoderChild: @unchecked Sendable {
         let childEnd = ends[1]
         // Started from a thread that lives as long as the process: a child's PR_SET_PDEATHSIG
         // fires when the *thread* that started it ends, and Dispatch lets its idle threads go.
-        let (status, pid) = Spawner.shared.spawn { Self.start(arguments, variables, socket: childEnd) }
+        let (status, pid) = Self.spawner.run { Self.start(arguments, variables, socket: childEnd) }
         guard status == 0 else {
             close(ends[0])
             throw CofferError(.unsupported, path: path,
@@ -306,38 +310,5 @@ private final class DecoderChild: @unchecked Sendable {
         // After the name: state is field 3, utime 14 and stime 15 (1-based), so 11 and 12 here.
         guard fields.count > 12, let user = Int64(fields[11]), let system = Int64(fields[12]) else { return nil }
         return user + system
-    }
-}
-
-/// The thread decoders are started from. It never ends, so a child's parent-death signal
-/// (which the kernel ties to the starting thread) fires only when the process ends.
-private final class Spawner: Sendable {
-    static let shared = Spawner()
-
-    /// Work waiting for the thread, each with the semaphore its caller waits on.
-    private let queue = Mutex<[(work: @Sendable () -> Void, done: DispatchSemaphore)]>([])
-    private let available = DispatchSemaphore(value: 0)
-
-    private init() {
-        let thread = Thread { [self] in
-            while true {
-                available.wait()
-                guard let next = queue.withLock({ $0.isEmpty ? nil : $0.removeFirst() }) else { continue }
-                next.work()
-                next.done.signal()
-            }
-        }
-        thread.name = "coffer.decoder.spawner"
-        thread.start()
-    }
-
-    /// Runs `body` on the spawner's thread and returns its result.
-    func spawn<T: Sendable>(_ body: @escaping @Sendable () -> T) -> T {
-        let result = Mutex<T?>(nil)
-        let done = DispatchSemaphore(value: 0)
-        queue.withLock { $0.append(({ result.withLock { $0 = body() } }, done)) }
-        available.signal()
-        done.wait()
-        return result.withLock { $0! }
     }
 }
