@@ -252,14 +252,7 @@ private final class DecoderChild: @unchecked Sendable {
         var length = UInt32(request.count).bigEndian
         let header = withUnsafeBytes(of: &length) { [UInt8]($0) }
         let sent = header.withUnsafeBytes { coffer_send_with_fd(socket, $0.baseAddress, $0.count, fd) }
-        guard sent == header.count else { throw .gone }
-        var offset = 0
-        while offset < request.count {
-            let count = request[offset...].withUnsafeBytes { Glibc.send(socket, $0.baseAddress, $0.count, Int32(MSG_NOSIGNAL)) }
-            if count < 0 && errno == EINTR { continue }
-            guard count > 0 else { throw .gone }
-            offset += count
-        }
+        guard sent == header.count, sendAll(request, on: socket) else { throw .gone }
     }
 
     /// Reads one answer, killing the child when the caller cancels, the job's time passes

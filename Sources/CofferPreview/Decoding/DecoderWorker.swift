@@ -41,7 +41,7 @@ public enum DecoderWorker {
             close(fd)
             guard let data = try? JSONEncoder().encode(answer) else { return 4 }
             var length = UInt64(data.count).bigEndian
-            guard writeAll(withUnsafeBytes(of: &length) { [UInt8]($0) }), writeAll([UInt8](data)) else { return 5 }
+            guard sendAll(withUnsafeBytes(of: &length) { [UInt8]($0) }, on: 0), sendAll([UInt8](data), on: 0) else { return 5 }
         }
         return 0
     }
@@ -70,15 +70,17 @@ public enum DecoderWorker {
         guard let job = try? JSONDecoder().decode(DecodeJob.self, from: Data(body)) else { return nil }
         return (job, fd)
     }
+}
 
-    private static func writeAll(_ bytes: [UInt8]) -> Bool {
-        var written = 0
-        while written < bytes.count {
-            let count = bytes[written...].withUnsafeBytes { send(0, $0.baseAddress, $0.count, Int32(MSG_NOSIGNAL)) }
-            if count < 0 && errno == EINTR { continue }
-            guard count > 0 else { return false }
-            written += count
-        }
-        return true
+/// Sends all of `bytes` on the stream socket `socket` (both ends of a decoder's socket use it);
+/// `false` when the other end is gone. No SIGPIPE.
+func sendAll(_ bytes: [UInt8], on socket: Int32) -> Bool {
+    var sent = 0
+    while sent < bytes.count {
+        let count = bytes[sent...].withUnsafeBytes { send(socket, $0.baseAddress, $0.count, Int32(MSG_NOSIGNAL)) }
+        if count < 0 && errno == EINTR { continue }
+        guard count > 0 else { return false }
+        sent += count
     }
+    return true
 }
