@@ -45,15 +45,6 @@ public enum Decoder {
         configuration.withLock { $0 = (executable, limits) }
     }
 
-    /// Decodes in this process again (tests that look inside a decoder).
-    public static func useThisProcess() {
-        configuration.withLock { $0.executable = nil }
-        pool.retireAll()
-    }
-
-    /// Whether decoding runs in child processes now.
-    public static var usesChildProcesses: Bool { configuration.withLock { $0.executable != nil } }
-
     /// Does `job` on the file open at `fd` (read from its start; the descriptor stays the
     /// caller's). Cancelling `cancellation` stops it: the child is killed at once. At most one
     /// job per core runs at once; the others wait (and stay cancellable).
@@ -128,14 +119,6 @@ private final class DecoderPool: Sendable {
     func discard(_ child: DecoderChild) {
         child.kill()
         state.withLock { $0.busy -= 1 }
-    }
-
-    func retireAll() {
-        let idle = state.withLock { state in
-            defer { state.idle = [] }
-            return state.idle
-        }
-        for child in idle { child.kill() }
     }
 }
 
