@@ -171,7 +171,7 @@ func runPython(_ code: String, _ arguments: String...) throws -> String {
     let process = Process()
     process.executableURL = URL(fileURLWithPath: "/usr/bin/env")
     process.arguments = ["python3", "-c", code] + arguments
-    let pipe = Pipe()
+    let pipe = Pipe.closedOnExec()
     process.standardOutput = pipe
     try process.run()
     let data = pipe.fileHandleForReading.readDataToEndOfFile()

@@ -69,7 +69,7 @@ public enum CofferBinary {
             process.arguments = arguments
         }
         process.environment = Self.environment(environment)
-        let stdin = Pipe(), stdout = Pipe(), stderr = Pipe()
+        let stdin = Pipe.closedOnExec(), stdout = Pipe.closedOnExec(), stderr = Pipe.closedOnExec()
         process.standardInput = stdin
         process.standardOutput = stdout
         process.standardError = stderr

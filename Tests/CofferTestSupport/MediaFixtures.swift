@@ -34,7 +34,7 @@ public enum MediaFixtures {
         let process = Process()
         process.executableURL = URL(fileURLWithPath: "/usr/bin/env")
         process.arguments = [TransferServer.python, script("read_thumbnail.py")] + pngs
-        let output = Pipe()
+        let output = Pipe.closedOnExec()
         process.standardOutput = output
         process.standardInput = FileHandle.nullDevice
         process.standardError = FileHandle.nullDevice

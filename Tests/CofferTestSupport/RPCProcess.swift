@@ -3,9 +3,9 @@ import Foundation
 /// `coffer rpc` (or `coffer mcp`) running with pipes, for end-to-end tests.
 public final class RPCProcess: RPCClient, @unchecked Sendable {
     private let process = Process()
-    private let stdin = Pipe()
-    private let stdout = Pipe()
-    private let stderr = Pipe()
+    private let stdin = Pipe.closedOnExec()
+    private let stdout = Pipe.closedOnExec()
+    private let stderr = Pipe.closedOnExec()
     private var errorText = Data()
 
     /// Starts `coffer --container C COMMAND ARGUMENTS`; a `launcher` runs first, as for `CofferBinary.run`.

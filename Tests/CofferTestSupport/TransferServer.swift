@@ -6,7 +6,7 @@ import Foundation
 public final class TransferServer: @unchecked Sendable {
     private let process = Process()
     /// The server's standard input: it ends when this closes, with the test or its process.
-    private let input = Pipe()
+    private let input = Pipe.closedOnExec()
     public let port: Int
 
     /// The Python that runs it: `COFFER_TEST_PYTHON` (CI's `.ci/venv`, which has python-multipart
@@ -31,7 +31,7 @@ public final class TransferServer: @unchecked Sendable {
     public init(certificate: String? = nil, key: String? = nil) throws {
         isTLS = certificate != nil
         let script = URL(fileURLWithPath: #filePath).deletingLastPathComponent().appendingPathComponent("Servers/transfer_server.py")
-        let output = Pipe()
+        let output = Pipe.closedOnExec()
         process.executableURL = URL(fileURLWithPath: "/usr/bin/env")
         process.arguments = [Self.python, script.path] + (certificate.flatMap { cert in key.map { ["--tls", cert, $0] } } ?? [])
         process.standardOutput = output
@@ -76,7 +76,7 @@ public final class TransferServer: @unchecked Sendable {
         let curl = Process()
         curl.executableURL = URL(fileURLWithPath: "/usr/bin/env")
         curl.arguments = ["curl", "-sS", url("/stats")]
-        let output = Pipe()
+        let output = Pipe.closedOnExec()
         curl.standardOutput = output
         try curl.run()
         let data = output.fileHandleForReading.readDataToEndOfFile()

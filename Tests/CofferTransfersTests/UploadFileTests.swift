@@ -42,7 +42,7 @@ struct UploadFileTests {
         let process = Process()
         process.executableURL = URL(fileURLWithPath: "/usr/bin/env")
         process.arguments = ["sha256sum"]
-        let input = Pipe(), output = Pipe()
+        let input = Pipe.closedOnExec(), output = Pipe.closedOnExec()
         (process.standardInput, process.standardOutput) = (input, output)
         try? process.run()
         input.fileHandleForWriting.write(Data(bytes))

@@ -191,7 +191,7 @@ struct GeneratorToolTests {
         let process = Process()
         process.executableURL = CofferBinary.url.deletingLastPathComponent().appendingPathComponent("coffer-document-types")
         process.arguments = arguments
-        let errors = Pipe()
+        let errors = Pipe.closedOnExec()
         process.standardOutput = FileHandle.nullDevice
         process.standardError = errors
         try process.run()

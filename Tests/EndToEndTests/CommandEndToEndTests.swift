@@ -72,7 +72,7 @@ struct CommandEndToEndTests {
         let process = Process()
         process.executableURL = CofferBinary.url
         process.arguments = ["--container", container]
-        let input = Pipe()
+        let input = Pipe.closedOnExec()
         process.standardInput = input
         process.standardOutput = FileHandle.nullDevice
         process.standardError = FileHandle.nullDevice

@@ -46,7 +46,7 @@ struct DesktopIntegrationEndToEndTests {
         process.executableURL = URL(fileURLWithPath: try #require(DesktopTools.path(name), "\(name) is not installed"))
         process.arguments = arguments
         process.environment = environment
-        let output = Pipe()
+        let output = Pipe.closedOnExec()
         process.standardOutput = output
         process.standardError = output
         try process.run()

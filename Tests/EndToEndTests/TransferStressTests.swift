@@ -82,7 +82,7 @@ import Testing
             process.executableURL = URL(fileURLWithPath: "/usr/bin/env")
             process.arguments = ["python3", "-c", wrapper, CofferBinary.url.path] + arguments
             process.environment = CofferBinary.environment([:])
-            let output = Pipe()
+            let output = Pipe.closedOnExec()
             process.standardOutput = output
             process.standardError = FileHandle.nullDevice
             try process.run()

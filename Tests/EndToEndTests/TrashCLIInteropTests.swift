@@ -39,7 +39,7 @@ struct TrashCLIInteropTests {
         // trash-cli's home trash is $XDG_DATA_HOME/Trash: point it at the container's.
         process.environment = ["XDG_DATA_HOME": container + "/Library", "HOME": directory.path,
                                "LANG": "C.UTF-8", "PATH": "/usr/bin:/bin"]
-        let stdin = Pipe(), stdout = Pipe()
+        let stdin = Pipe.closedOnExec(), stdout = Pipe.closedOnExec()
         process.standardInput = stdin
         process.standardOutput = stdout
         process.standardError = stdout
