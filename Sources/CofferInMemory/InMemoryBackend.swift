@@ -22,6 +22,8 @@ public final class InMemoryBackend: StorageBackend, Sendable {
         var root = Folder(modified: Date(), created: Date())
         /// Bytes held by all files.
         var usedBytes: Int64 = 0
+        /// Counts commits: each file written gets the next number as its version.
+        var writes: UInt64 = 0
     }
 
     /// A name as its UTF-8 bytes, so that different normalisations stay different.
@@ -35,6 +37,8 @@ public final class InMemoryBackend: StorageBackend, Sendable {
         var bytes: [UInt8]
         var modified: Date
         var created: Date
+        /// Which commit made this content (set when committed): its version.
+        var generation: UInt64 = 0
     }
 
     struct Folder {
@@ -90,7 +94,7 @@ public final class InMemoryBackend: StorageBackend, Sendable {
         let item = try store.withLock { store throws(CofferError) in try Self.item(at: path, in: store.root) }
         guard case .file(let file) = item else { throw CofferError(.isADirectory, path: path) }
         // The bytes as they are now: a later write to the same name replaces the item, not them.
-        return MemoryReadableFile(bytes: file.bytes)
+        return MemoryReadableFile(bytes: file.bytes, version: FileVersion(token: "m\(file.generation)"))
     }
 
     func node(_ item: Item, at path: VirtualPath) -> FileNode {
@@ -99,7 +103,8 @@ public final class InMemoryBackend: StorageBackend, Sendable {
         case .file(let file):
             return FileNode(path: path, kind: .file, size: Int64(file.bytes.count), modificationDate: file.modified,
                             creationDate: file.created, isHidden: hidden,
-                            typeIdentifier: registry.typeIdentifier(forFileNamed: path.name))
+                            typeIdentifier: registry.typeIdentifier(forFileNamed: path.name),
+                            version: FileVersion(token: "m\(file.generation)"))
         case .folder(let folder):
             let type = path.isRoot ? FileType.Identifier.folder : registry.typeIdentifier(forFolderNamed: path.name)
             return FileNode(path: path, kind: type == FileType.Identifier.folder ? .folder : .package,
@@ -134,6 +139,8 @@ public final class InMemoryBackend: StorageBackend, Sendable {
     /// Puts a finished file in place: the only moment a write becomes visible.
     func commit(_ file: File, at path: VirtualPath, conflict: ConflictPolicy) throws(CofferError) {
         try store.withLock { store throws(CofferError) in
+            var file = file
+            file.generation = store.writes + 1
             let freed = try Self.modifyFolder(at: path.components.dropLast(), in: &store.root, path: path) {
                 parent throws(CofferError) -> Int64 in
                 let existing = parent.children[Name(path.name)]
@@ -142,6 +149,7 @@ public final class InMemoryBackend: StorageBackend, Sendable {
                 parent.modified = file.created
                 return existing?.bytes ?? 0
             }
+            store.writes = file.generation
             store.usedBytes += Int64(file.bytes.count) - freed
         }
     }
@@ -270,8 +278,12 @@ final class MemoryPendingWrite: PendingWrite {
 final class MemoryReadableFile: ReadableFile {
     private let bytes: [UInt8]
     private let position = Mutex<Int?>(0)
+    let version: FileVersion?
 
-    init(bytes: [UInt8]) { self.bytes = bytes }
+    init(bytes: [UInt8], version: FileVersion?) {
+        self.bytes = bytes
+        self.version = version
+    }
 
     var size: Int64 { Int64(bytes.count) }
 

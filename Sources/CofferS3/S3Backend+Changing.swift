@@ -40,9 +40,14 @@ extension S3Backend {
             guard let parent = path.parent else { throw CofferError(.isADirectory, path: path) }
             self.sweepAbandonedUploads()
             try self.requireFolder(parent, for: path)
-            // What is there now is what a replace may replace (`observed`).
+            // What is there now is what a replace may replace (`observed`): for a conditional
+            // save, only the version that was read; the commit then carries its `If-Match`.
+            let observed = try self.client.head(self.key(path))
+            if let wanted = expected?.replacing, observed.flatMap({ FileVersion(token: $0.etag) }) != wanted {
+                throw CofferError.changedSinceRead(path, now: observed.map { self.fileNode(path, $0) })
+            }
             return try S3PendingWrite(backend: self, path: path, spoolFolder: self.spoolFolder, expected: expected,
-                                      observed: try self.client.head(self.key(path)))
+                                      observed: observed)
         }
     }
 
@@ -235,7 +240,8 @@ extension S3Backend {
 
     func fileNode(_ path: VirtualPath, _ object: S3Object) -> FileNode {
         FileNode(path: path, kind: .file, size: object.size, modificationDate: object.modified,
-                 isHidden: FileNode.isDotName(path.name), typeIdentifier: registry.typeIdentifier(forFileNamed: path.name))
+                 isHidden: FileNode.isDotName(path.name), typeIdentifier: registry.typeIdentifier(forFileNamed: path.name),
+                 version: FileVersion(token: object.etag))
     }
 
     func folderNode(_ path: VirtualPath) -> FileNode {

@@ -18,6 +18,7 @@ final class S3ReadableFile: ReadableFile {
     private let key: String
     private let path: VirtualPath
     private let etag: String
+    var version: FileVersion? { FileVersion(token: etag) }
     private let transfers: S3Transfers
     /// The local copy read instead of the server, when the cache holds it.
     private let cached: Int32?

@@ -9,6 +9,8 @@ public struct ByteRange: Sendable {
     /// The file's size when read.
     public var size: Int64
     public var isEndOfFile: Bool
+    /// The version of the file read (``FileNode/version``), for a save conditional on it.
+    public var version: FileVersion?
 }
 
 /// A range of a file read as text.
@@ -21,6 +23,10 @@ public struct TextRange: Sendable {
     public var bytesRead: Int
     public var size: Int64
     public var isEndOfFile: Bool
+    /// The version of the file read (``FileNode/version``), for a save conditional on it.
+    public var version: FileVersion?
+    /// The file starts with a byte-order mark (which the text leaves out).
+    public var hasByteOrderMark: Bool
 }
 
 /// Reading and writing whole ranges of bytes, for clients that cannot stream (RPC).
@@ -30,10 +36,10 @@ extension FileService {
                           progress: ProgressReporter = .none) async throws(CofferError) -> ByteRange {
         guard offset >= 0, length >= 0 else { throw CofferError(.invalidArgument, path: path, detail: "negative offset or length") }
         var bytes: [UInt8] = []
-        let size = try await readPieces(of: path, from: offset, progress: progress, count: { min(Int64(length), $0 - offset) }) {
-            bytes += $0
-        }
-        return ByteRange(bytes: bytes, offset: offset, size: size, isEndOfFile: offset + Int64(bytes.count) >= size)
+        let (size, version) = try await readPieces(of: path, from: offset, progress: progress,
+                                                   count: { min(Int64(length), $0 - offset) }) { bytes += $0 }
+        return ByteRange(bytes: bytes, offset: offset, size: size, isEndOfFile: offset + Int64(bytes.count) >= size,
+                         version: version)
     }
 
     /// Reads the file at `path` through, as `cp` would, without keeping it: what makes a
@@ -51,10 +57,10 @@ extension FileService {
 
     /// Reads `count(size)` bytes of the file at `path` from `offset` in pieces of
     /// ``readPiece``, handing each to `take`: a long read (a remote file's) shows how far it
-    /// has come and stops between pieces when cancelled. Returns the file's size.
+    /// has come and stops between pieces when cancelled. Returns the file's size and version.
     private func readPieces(of path: VirtualPath, from offset: Int64, progress: ProgressReporter,
                             count: @Sendable (Int64) -> Int64,
-                            _ take: ([UInt8]) -> Void) async throws(CofferError) -> Int64 {
+                            _ take: ([UInt8]) -> Void) async throws(CofferError) -> (Int64, FileVersion?) {
         let backend = try mount(for: path).backend
         return try await self.call(path) {
             let file = try await backend.openFile(at: path)
@@ -72,7 +78,7 @@ extension FileService {
                 }
                 progress.advance(items: 1)
                 await file.close()
-                return file.size
+                return (file.size, file.version)
             } catch {
                 await file.close()
                 throw error
@@ -95,7 +101,7 @@ extension FileService {
             // Within the bytes already read to detect the encoding: no second read.
             let slice = Array(head.bytes[Int(start)..<min(head.bytes.count, Int(start) + wanted)])
             range = ByteRange(bytes: slice, offset: start, size: head.size,
-                              isEndOfFile: start + Int64(slice.count) >= head.size)
+                              isEndOfFile: start + Int64(slice.count) >= head.size, version: head.version)
         } else {
             range = try await readBytes(path, offset: start, length: wanted, progress: progress)
         }
@@ -103,17 +109,27 @@ extension FileService {
         let text = decoder.decode(range.bytes, isFinal: range.isEndOfFile)
         let consumed = Int(start - offset) + range.bytes.count - decoder.pendingByteCount
         return TextRange(text: text, charset: charset, offset: offset, bytesRead: consumed, size: range.size,
-                         isEndOfFile: range.isEndOfFile && decoder.pendingByteCount == 0)
+                         isEndOfFile: range.isEndOfFile && decoder.pendingByteCount == 0, version: range.version,
+                         hasByteOrderMark: bomLength > 0)
     }
 
     /// Writes a whole file from bytes in memory: invisible until complete, then placed under
     /// `conflict` (keep both settled here as everywhere).
+    ///
+    /// With `ifVersion` it is a conditional save: it replaces the file only while that is
+    /// the version there (``FileNode/version``), whatever `conflict` says, and throws
+    /// `changedSinceRead` otherwise — also when the file is gone — writing nothing. The
+    /// version it replaced goes to the trash, as every replace's does.
     @discardableResult
-    package func writeFile(_ path: VirtualPath, bytes: [UInt8], conflict: ConflictPolicy) async throws(CofferError) -> FileNode {
+    package func writeFile(_ path: VirtualPath, bytes: [UInt8], conflict: ConflictPolicy,
+                           ifVersion: FileVersion? = nil) async throws(CofferError) -> FileNode {
         guard !path.isRoot else { throw CofferError(.isADirectory, path: path) }
         let backend = try writableMount(for: path).backend
-        let placed = try await settle(path, conflict: conflict, arriving: .file) { target, policy in
-            let writer = try await backend.makeWrite(at: target)
+        let write = { (target: VirtualPath, policy: ConflictPolicy) async throws -> Void in
+            // Where the storage can make the commit conditional itself, it is told the version.
+            let expected = ExpectedWrite(size: Int64(bytes.count), modificationDate: nil,
+                                         replacing: target == path ? ifVersion : nil)
+            let writer = try await backend.makeWrite(at: target, announcing: expected)
             do {
                 var offset = 0
                 while offset < bytes.count {
@@ -128,29 +144,39 @@ extension FileService {
                 throw error
             }
         }
+        let placed = try await settle(path, conflict: conflict, arriving: .file, expecting: ifVersion, write)
         return await placedNode(placed, made: writtenFile(placed, size: bytes.count))
     }
+
     /// Adds `bytes` at the end of a file, or makes the file when there is none.
     ///
     /// The file is written anew — its content, then the bytes — and takes the old one's
     /// place only when complete, so a failed, cancelled or interrupted append leaves the
     /// file as it was, and a reader never sees half of it. (A file's content cannot be
-    /// added to in place on every backend: an S3 object never can.)
-    package func appendToFile(_ path: VirtualPath, bytes: [UInt8]) async throws(CofferError) -> FileNode {
+    /// added to in place on every backend: an S3 object never can.) With `ifVersion`, the
+    /// file must be there at that version, when it is read and when the append is placed.
+    package func appendToFile(_ path: VirtualPath, bytes: [UInt8], ifVersion: FileVersion? = nil) async throws(CofferError) -> FileNode {
         guard !path.isRoot else { throw CofferError(.isADirectory, path: path) }
         let existing: FileNode
         do {
             existing = try await stat(path)
         } catch where error.kind == .noSuchFile {
+            if ifVersion != nil { throw CofferError.changedSinceRead(path, now: nil) }
             return try await writeFile(path, bytes: bytes, conflict: .fail)
         }
         try existing.requireReadableFile()
+        if let ifVersion { try Self.require(ifVersion, of: existing) }
         let backend = try writableMount(for: path).backend
         try await self.call(path) {
             let file = try await backend.openFile(at: path)
             let writer: any PendingWrite
             do {
-                writer = try await backend.makeWrite(at: path)
+                // What was opened is what the append adds to: it must be the version named.
+                if let ifVersion, let opened = file.version, opened != ifVersion {
+                    throw CofferError.changedSinceRead(path, now: try? await stat(path))
+                }
+                writer = try await backend.makeWrite(at: path, announcing: ExpectedWrite(
+                    size: nil, modificationDate: nil, replacing: ifVersion))
             } catch {
                 await file.close()
                 throw error
@@ -165,9 +191,13 @@ extension FileService {
             await file.close()
             do {
                 if !bytes.isEmpty { try await writer.write(bytes) }
+                if let ifVersion { try Self.require(ifVersion, of: try await versionedNode(path)) }
                 try await writer.commit(conflict: .replace)
             } catch {
                 await writer.abort()
+                if ifVersion != nil, let error = error as? CofferError, error.detail == "s3-changed" {
+                    throw CofferError.changedSinceRead(path, now: try? await stat(path))
+                }
                 throw error
             }
         }

@@ -57,7 +57,12 @@ extension FileService {
     /// If the new item cannot be placed, the old one is put back from the trash.
     ///
     /// A folder is replaced by a file, or a file by a folder, only under `.replaceFolder`.
+    ///
+    /// With `expected` (a conditional save), what is there must be the file at that version,
+    /// checked when the replace begins and again just before the old file is displaced;
+    /// otherwise `changedSinceRead`, and nothing changes.
     func replacing(_ destination: VirtualPath, with arriving: Arrival, policy: ConflictPolicy,
+                   expecting expected: FileVersion? = nil,
                    _ operation: (VirtualPath, ConflictPolicy) async throws -> Void) async throws(CofferError) -> VirtualPath {
         let backend = try writableMount(for: destination).backend
         // Another writer may take the name between the look and the placing: look again.
@@ -65,7 +70,9 @@ extension FileService {
             let existing: FileNode
             do {
                 existing = try await stat(destination)
+                if let expected { try Self.require(expected, of: existing) }
             } catch where error.kind == .noSuchFile {
+                if expected != nil { throw CofferError.changedSinceRead(destination, now: nil) }
                 do {
                     try await self.call(destination) { try await operation(destination, .fail) }
                 } catch where error.kind == .fileExists {
@@ -86,12 +93,17 @@ extension FileService {
                 } catch {
                     try? await copying.discardTrashCopy(copy.id)
                     ReplacedItems.current?.remove(destination.mount + "/" + copy.id)
+                    // The storage refused the write because another writer changed the file.
+                    if expected != nil, error.kind == .fileExists, error.detail == "s3-changed" {
+                        throw CofferError.changedSinceRead(destination, now: try? await stat(destination))
+                    }
                     throw error
                 }
             } else if !arriving.movesSource && backend.capabilities.contains(.atomicMove) {
                 let staging = (destination.parent ?? .root(of: destination.mount)).appending(trustedName: PartialName.make())
                 try await self.call(destination) { try await operation(staging, .fail) }
                 do throws(CofferError) {
+                    if let expected { try Self.require(expected, of: try await versionedNode(destination)) }
                     let trashed = try await trashReplaced(destination)
                     do throws(CofferError) {
                         try await self.call(destination) {
@@ -106,6 +118,7 @@ extension FileService {
                     throw error
                 }
             } else {
+                if let expected { try Self.require(expected, of: try await versionedNode(destination)) }
                 let trashed = try await trashReplaced(destination)
                 do throws(CofferError) {
                     try await self.call(destination) { try await operation(destination, .fail) }
@@ -118,6 +131,21 @@ extension FileService {
             return destination
         }
         throw CofferError(.fileExists, path: destination)
+    }
+
+    /// Throws `changedSinceRead` unless `node` is a file at `version`.
+    static func require(_ version: FileVersion, of node: FileNode) throws(CofferError) {
+        try node.requireReadableFile()
+        guard node.version == version else { throw CofferError.changedSinceRead(node.path, now: node) }
+    }
+
+    /// The node at `path` for a version check: a file that is gone has changed.
+    func versionedNode(_ path: VirtualPath) async throws(CofferError) -> FileNode {
+        do {
+            return try await stat(path)
+        } catch where error.kind == .noSuchFile {
+            throw CofferError.changedSinceRead(path, now: nil)
+        }
     }
 
     /// Moves what a replace displaces to the trash, and notes it for the audit entry.

@@ -344,7 +344,10 @@ public actor FileService {
     /// - Parameter arriving: what the operation puts there, so that a replace can tell a
     ///   folder from a file.
     func settle(_ destination: VirtualPath, conflict: ConflictPolicy, arriving: Arrival,
+                expecting version: FileVersion? = nil,
                 _ operation: (VirtualPath, ConflictPolicy) async throws -> Void) async throws(CofferError) -> VirtualPath {
+        // A conditional save replaces the version it names, and nothing else.
+        if let version { return try await replacing(destination, with: arriving, policy: .replace, expecting: version, operation) }
         switch conflict {
         case .fail:
             try await self.call(destination) { try await operation(destination, .fail) }

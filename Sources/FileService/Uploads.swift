@@ -198,7 +198,8 @@ extension FileService {
     }
 
     /// Places a finished upload at its destination and returns the node.
-    func commitUpload(_ id: String, owner: Int?) async throws(CofferError) -> FileNode {
+    /// With `ifVersion`, a conditional save (``writeFile(_:bytes:conflict:ifVersion:)``).
+    func commitUpload(_ id: String, owner: Int?, ifVersion: FileVersion? = nil) async throws(CofferError) -> FileNode {
         let registry = try requireUploads()
         let upload = try registry.take(id, owner: owner)
         if let expected = upload.expectedSize, expected != upload.received {
@@ -217,7 +218,7 @@ extension FileService {
             throw error.naming(upload.destination, insteadOf: UploadRegistry.mountName)
         }
         let path = try await place(temporary, of: registry, at: upload.destination, in: destinationBackend,
-                                   conflict: upload.conflict, progress: .none)
+                                   conflict: upload.conflict, expecting: ifVersion, progress: .none)
         return await placedNode(path, made: writtenFile(path, size: Int(upload.received)))
     }
 
@@ -226,19 +227,20 @@ extension FileService {
     /// an upload (whose data lives no longer than its commit), only once placed for a download
     /// (which can be placed again later).
     private func place(_ temporary: VirtualPath, of registry: UploadRegistry, at destination: VirtualPath,
-                       in destinationBackend: any StorageBackend, conflict: ConflictPolicy, progress: ProgressReporter,
-                       keepingOnFailure: Bool = false) async throws(CofferError) -> VirtualPath {
+                       in destinationBackend: any StorageBackend, conflict: ConflictPolicy, expecting version: FileVersion? = nil,
+                       progress: ProgressReporter, keepingOnFailure: Bool = false) async throws(CofferError) -> VirtualPath {
         let source = registry.backend
         let placed: Result<VirtualPath, CofferError>
         do throws(CofferError) {
-            placed = .success(try await settle(destination, conflict: conflict, arriving: .file) { target, policy in
+            placed = .success(try await settle(destination, conflict: conflict, arriving: .file, expecting: version) { target, policy in
                 // A local destination on the cache's disk takes the file by a rename; any other, by a copy.
                 if let local = destinationBackend as? LocalSandboxBackend,
                    try await local.adoptItem(from: source, at: temporary, to: target, conflict: policy) {
                     return
                 }
                 try await StreamingCopy.copy(from: source, at: temporary, to: destinationBackend, at: target,
-                                             conflict: policy, progress: progress)
+                                             conflict: policy, replacing: target == destination ? version : nil,
+                                             progress: progress)
             })
         } catch {
             placed = .failure(error.naming(destination, insteadOf: UploadRegistry.mountName))

@@ -1,3 +1,4 @@
+import CCofferSystem
 import CofferCore
 import CofferRuntime
 import Synchronization
@@ -8,12 +9,15 @@ import Glibc
 /// A regular file opened for reading in a local backend.
 final class LocalReadableFile: DescriptorReadableFile {
     let size: Int64
+    let version: FileVersion?
     private let descriptor: Mutex<Descriptor?>
     private let path: VirtualPath
 
-    init(descriptor: Descriptor, size: Int64, path: VirtualPath) {
+    /// The file open at `descriptor`, whose `statx` (taken on the open file) is `info`.
+    init(descriptor: Descriptor, info: coffer_stat, path: VirtualPath) {
         self.descriptor = Mutex(descriptor)
-        self.size = size
+        self.size = Int64(info.size)
+        self.version = info.version
         self.path = path
     }
 

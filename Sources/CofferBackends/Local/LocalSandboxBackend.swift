@@ -239,7 +239,7 @@ public final class LocalSandboxBackend: StorageBackend, ImmediateMetadata {
             creationDate: info.has_btime != 0
                 ? Date(timeIntervalSince1970: Double(info.btime_sec) + Double(info.btime_nsec) / 1e9) : nil,
             isHidden: hidden, typeIdentifier: typeIdentifier, isExcludedFromBackup: excluded,
-            special: special, linkTarget: linkTarget)
+            special: special, linkTarget: linkTarget, version: kind == .file && special == nil ? info.version : nil)
     }
 
     static func readLink(in folder: Descriptor, name: String) -> String? {
@@ -253,7 +253,7 @@ public final class LocalSandboxBackend: StorageBackend, ImmediateMetadata {
         try await BlockingIO.run { _ throws(CofferError) in
             let parent = try self.openParent(of: path)
             let (fd, info) = try Self.openRegularFile(in: parent, name: path.name, path: path)
-            return LocalReadableFile(descriptor: fd, size: Int64(info.size), path: path)
+            return LocalReadableFile(descriptor: fd, info: info, path: path)
         }
     }
 

@@ -167,6 +167,9 @@ public protocol ReadableFile: Sendable {
     func read(at offset: Int64, upTo count: Int) async throws -> [UInt8]
     /// Releases the file. Reading afterwards is an error.
     func close() async
+    /// The version of the content being read (``FileNode/version``), where the storage
+    /// tells: a save conditional on it replaces exactly what was read.
+    var version: FileVersion? { get }
 }
 
 /// A file being written under a temporary name, invisible until committed.
@@ -188,10 +191,16 @@ import Foundation
 public struct ExpectedWrite: Sendable, Hashable {
     public var size: Int64?
     public var modificationDate: Date?
+    /// For a conditional save: the version of the file the write is to replace. A backend
+    /// that can make its commit conditional on it (S3's `If-Match`) does, and throws
+    /// `changedSinceRead` when the file is no longer at it; `FileService` checks it as well
+    /// just before placing the write, for backends that cannot.
+    public var replacing: FileVersion?
 
-    public init(size: Int64?, modificationDate: Date?) {
+    public init(size: Int64?, modificationDate: Date?, replacing: FileVersion? = nil) {
         self.size = size
         self.modificationDate = modificationDate
+        self.replacing = replacing
     }
 }
 
@@ -256,6 +265,8 @@ public protocol ChangeWatch: Sendable {
 }
 
 extension ReadableFile {
+    public var version: FileVersion? { nil }
+
     public func read(at offset: Int64, upTo count: Int) async throws -> [UInt8] {
         var skipped: Int64 = 0
         while skipped < offset {

@@ -19,13 +19,14 @@ public enum StreamingCopy {
 
     public static func copy(from sourceBackend: any StorageBackend, at source: VirtualPath,
                             to destinationBackend: any StorageBackend, at destination: VirtualPath,
-                            conflict: ConflictPolicy, progress: ProgressReporter) async throws {
+                            conflict: ConflictPolicy, replacing version: FileVersion? = nil,
+                            progress: ProgressReporter) async throws {
         let node = try await sourceBackend.node(at: source)
         let totals = try await measure(sourceBackend, node)
         progress.expect(bytes: totals.bytes, items: totals.items)
         if node.kind == .file {
             try await copyFile(node, from: sourceBackend, to: destinationBackend, at: destination,
-                               conflict: conflict, progress: progress)
+                               conflict: conflict, replacing: version, progress: progress)
             return
         }
         guard let parent = destination.parent else { throw CofferError(.invalidOperation, path: destination) }
@@ -61,14 +62,14 @@ public enum StreamingCopy {
     }
 
     private static func copyFile(_ node: FileNode, from source: any StorageBackend, to target: any StorageBackend,
-                                 at destination: VirtualPath, conflict: ConflictPolicy,
+                                 at destination: VirtualPath, conflict: ConflictPolicy, replacing version: FileVersion? = nil,
                                  progress: ProgressReporter) async throws {
         if node.special != nil { throw CofferError(.unsupported, path: node.path) }
         let reader = try await source.openFile(at: node.path)
         let writer: any PendingWrite
         do {
             writer = try await target.makeWrite(
-                at: destination, announcing: ExpectedWrite(size: node.size, modificationDate: node.modificationDate))
+                at: destination, announcing: ExpectedWrite(size: node.size, modificationDate: node.modificationDate, replacing: version))
         } catch {
             await reader.close()
             throw error

@@ -1,3 +1,8 @@
+import Foundation
+#if canImport(Glibc)
+import Glibc
+#endif
+
 /// The one error type of Coffer.
 ///
 /// Every failure has a stable ``Kind`` (what front ends and clients switch on), the
@@ -16,6 +21,7 @@ public struct CofferError: Error, Sendable, CustomStringConvertible {
             case readOnly, cancelled, unsupported, invalidOperation, ioError
             case unknownMount, damagedContainer, invalidArgument
             case typeNotAllowed, staleBookmark, hostAccessDenied, tooLarge, notFoundUpload
+            case changedSinceRead, notEncodable
         }
         fileprivate let code: Code
 
@@ -67,6 +73,12 @@ public struct CofferError: Error, Sendable, CustomStringConvertible {
         public static let tooLarge = Kind(code: .tooLarge)
         /// No upload in progress has that identifier (finished, aborted, or expired).
         public static let notFoundUpload = Kind(code: .notFoundUpload)
+        /// A conditional save (`ifVersion`) found the file changed, deleted or replaced since
+        /// the version it names was read; nothing was written.
+        public static let changedSinceRead = Kind(code: .changedSinceRead)
+        /// Text has a character the encoding it is to be written in cannot hold; the detail
+        /// is the line it is on. Nothing was written.
+        public static let notEncodable = Kind(code: .notEncodable)
 
         /// Every kind, for documentation and tests.
         public static var allKinds: [Kind] { Code.allCases.map(Kind.init(code:)) }
@@ -153,5 +165,31 @@ extension CofferError {
         default:
             return CofferError(.ioError, path: path, detail: String(describing: error))
         }
+    }
+}
+
+extension CofferError {
+    /// A conditional save refused: the item at `path` is no longer the version that was read.
+    /// `current` is what is there now (its modification time is what the message names), or
+    /// `nil` when nothing is: then the detail is `deleted`.
+    public static func changedSinceRead(_ path: VirtualPath?, now current: FileNode?) -> CofferError {
+        CofferError(.changedSinceRead, path: path, detail: current.map { changeTime($0.modificationDate) } ?? "deleted")
+    }
+
+    /// The same for a host file, named in the message as `host:/NAME` by its last component
+    /// (never by its folders): `modified` is its modification time now, `nil` when it is gone.
+    public static func changedSinceRead(hostFileNamed name: String, modified: Date?) -> CofferError {
+        let path = try? VirtualPath.root(of: "host").appending(name)
+        return CofferError(.changedSinceRead, path: path, detail: modified.map(changeTime) ?? "deleted")
+    }
+
+    /// When a file changed, as the message shows it: the local date and time to the second.
+    static func changeTime(_ date: Date) -> String {
+        var seconds = time_t(date.timeIntervalSince1970.rounded(.down))
+        var parts = tm()
+        localtime_r(&seconds, &parts)
+        func two(_ value: Int32) -> String { value < 10 ? "0\(value)" : "\(value)" }
+        return "\(parts.tm_year + 1900)-\(two(parts.tm_mon + 1))-\(two(parts.tm_mday)) "
+            + "\(two(parts.tm_hour)):\(two(parts.tm_min)):\(two(parts.tm_sec))"
     }
 }

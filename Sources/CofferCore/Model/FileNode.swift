@@ -48,6 +48,9 @@ public struct FileNode: Sendable, Hashable, Identifiable {
     public var special: Special?
     /// Where a symbolic link points, as stored in the link (never followed).
     public var linkTarget: String?
+    /// Which state of its content a regular file is in, for conditional saves; `nil` for
+    /// folders, special items and storage that keeps none.
+    public var version: FileVersion?
 
     public var id: VirtualPath { path }
     public var name: String { path.name }
@@ -56,7 +59,8 @@ public struct FileNode: Sendable, Hashable, Identifiable {
 
     public init(path: VirtualPath, kind: Kind, size: Int64 = 0, modificationDate: Date,
                 creationDate: Date? = nil, isHidden: Bool = false, typeIdentifier: String,
-                isExcludedFromBackup: Bool = false, special: Special? = nil, linkTarget: String? = nil) {
+                isExcludedFromBackup: Bool = false, special: Special? = nil, linkTarget: String? = nil,
+                version: FileVersion? = nil) {
         self.path = path
         self.kind = kind
         self.size = size
@@ -67,6 +71,7 @@ public struct FileNode: Sendable, Hashable, Identifiable {
         self.isExcludedFromBackup = isExcludedFromBackup
         self.special = special
         self.linkTarget = linkTarget
+        self.version = version
     }
 }
 

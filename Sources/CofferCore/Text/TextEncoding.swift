@@ -110,3 +110,97 @@ public struct StreamingTextDecoder {
         return String(decoding: output, as: UTF8.self)
     }
 }
+
+/// How text is written back to a file: its charset, and whether a byte-order mark leads.
+/// UTF-16 is always written with its mark (without one Coffer, like most readers, would not
+/// know it for UTF-16 again).
+public struct TextForm: Sendable, Hashable {
+    public var charset: TextCharset
+    public var byteOrderMark: Bool
+
+    public init(charset: TextCharset, byteOrderMark: Bool = false) {
+        self.charset = charset
+        self.byteOrderMark = byteOrderMark || charset == .utf16LittleEndian || charset == .utf16BigEndian
+    }
+
+    public static let utf8 = TextForm(charset: .utf8)
+
+    /// The form a file already has, from its first bytes; `nil` for one that is not text.
+    public init?<Bytes: Collection<UInt8>>(of sample: Bytes, isComplete: Bool) {
+        guard case .text(let charset, let bomLength) = TextDetection.detect(sample, isComplete: isComplete) else { return nil }
+        self.init(charset: charset, byteOrderMark: bomLength > 0)
+    }
+
+    /// The names `export --encoding` and `files/write`'s `charset` take: `utf-8`,
+    /// `utf-8-bom`, `utf-16` (little-endian, with its mark), `utf-16le`, `utf-16be`,
+    /// `gb18030` (any case).
+    public init?(name: String) {
+        switch name.lowercased() {
+        case "utf-8", "utf8": self.init(charset: .utf8)
+        case "utf-8-bom", "utf8-bom": self.init(charset: .utf8, byteOrderMark: true)
+        case "utf-16", "utf16", "utf-16le": self.init(charset: .utf16LittleEndian)
+        case "utf-16be": self.init(charset: .utf16BigEndian)
+        case "gb18030", "gbk", "gb2312": self.init(charset: .gb18030)
+        default: return nil
+        }
+    }
+
+    /// The name this form is written as (`UTF-8`, `UTF-8-BOM`, `UTF-16LE`…).
+    public var name: String { charset == .utf8 && byteOrderMark ? "UTF-8-BOM" : charset.name }
+
+    /// The mark written first.
+    var byteOrderMarkBytes: [UInt8] {
+        guard byteOrderMark else { return [] }
+        switch charset {
+        case .utf8: return [0xEF, 0xBB, 0xBF]
+        case .utf16LittleEndian: return [0xFF, 0xFE]
+        case .utf16BigEndian: return [0xFE, 0xFF]
+        case .gb18030: return []
+        }
+    }
+
+    /// `text` in this form, its byte-order mark first unless `continuing` (an append). A
+    /// character the charset cannot hold is refused (`notEncodable`, naming the line it is
+    /// on, from 1), never replaced or dropped.
+    public func encode(_ text: String, path: VirtualPath? = nil, continuing: Bool = false) throws(CofferError) -> [UInt8] {
+        let utf8 = Array(text.utf8)
+        if charset == .utf8 { return (continuing ? [] : byteOrderMarkBytes) + utf8 }
+        return try encode(utf8: utf8, path: path, continuing: continuing)
+    }
+
+    /// The same from bytes that should be UTF-8 (a file an editor saved): a byte that is not
+    /// valid UTF-8 is refused like a character that does not fit (`notEncodable`, its line).
+    public func encode(utf8 input: [UInt8], path: VirtualPath? = nil, continuing: Bool = false) throws(CofferError) -> [UInt8] {
+        var output = continuing ? [] : byteOrderMarkBytes
+        guard let converter = iconv_open(charset.name, "UTF-8"), Int(bitPattern: converter) != -1 else {
+            throw CofferError(.unsupported, path: path, detail: charset.name)
+        }
+        defer { iconv_close(converter) }
+        var source = input
+        var scratch = [UInt8](repeating: 0, count: 64 << 10)
+        var position = 0
+        while position < source.count {
+            let (consumed, produced, failure) = source.withUnsafeMutableBufferPointer { source in
+                scratch.withUnsafeMutableBufferPointer { target in
+                    var inPointer: UnsafeMutablePointer<CChar>? = UnsafeMutableRawPointer(source.baseAddress! + position)
+                        .assumingMemoryBound(to: CChar.self)
+                    var inLeft = source.count - position
+                    var outPointer: UnsafeMutablePointer<CChar>? = UnsafeMutableRawPointer(target.baseAddress!)
+                        .assumingMemoryBound(to: CChar.self)
+                    var outLeft = target.count
+                    let result = iconv(converter, &inPointer, &inLeft, &outPointer, &outLeft)
+                    return (source.count - position - inLeft, target.count - outLeft, result == -1 ? errno : 0)
+                }
+            }
+            output.append(contentsOf: scratch[..<produced])
+            position += consumed
+            if failure == E2BIG || (failure == 0 && consumed > 0) { continue }
+            if failure == 0 { break }
+            // EILSEQ (a character the charset has no bytes for, or a byte that is not UTF-8),
+            // or EINVAL (UTF-8 cut off at the end).
+            let line = 1 + input[..<position].reduce(0) { $0 + ($1 == UInt8(ascii: "\n") ? 1 : 0) }
+            throw CofferError(.notEncodable, path: path, detail: "\(line)")
+        }
+        return output
+    }
+}

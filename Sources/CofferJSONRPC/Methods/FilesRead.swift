@@ -23,6 +23,10 @@ struct FilesRead: RPCMethod {
         var bytes: Int
         var size: Int64
         var eof: Bool
+        /// The version of the file read: `ifVersion` for a save that must replace just this.
+        var version: String?
+        /// Text only: the file starts with a byte-order mark (left out of `data`).
+        var bom: Bool?
     }
 
     static func run(_ params: Params, _ context: RequestContext) async throws -> Result {
@@ -39,10 +43,12 @@ struct FilesRead: RPCMethod {
                                                    as: params.encoding == .text ? .text : .bytes)) {
         case .bytes(let range):
             return Result(data: Data(range.bytes).base64EncodedString(), encoding: "base64", charset: nil,
-                          offset: offset, bytes: range.bytes.count, size: range.size, eof: range.isEndOfFile)
+                          offset: offset, bytes: range.bytes.count, size: range.size, eof: range.isEndOfFile,
+                          version: range.version?.token)
         case .text(let range):
             return Result(data: range.text, encoding: "text", charset: range.charset.name, offset: offset,
-                          bytes: range.bytesRead, size: range.size, eof: range.isEndOfFile)
+                          bytes: range.bytesRead, size: range.size, eof: range.isEndOfFile,
+                          version: range.version?.token, bom: range.hasByteOrderMark)
         }
     }
 }

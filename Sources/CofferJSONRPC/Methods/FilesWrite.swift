@@ -2,8 +2,10 @@ import CofferCore
 import FileService
 import Foundation
 
-/// `files/write`: a whole file from inline data (text is written as UTF-8), at most
-/// `maxInlineBytes` decoded; larger files go through `files/upload/*`.
+/// `files/write`: a whole file from inline data, at most `maxInlineBytes` decoded; larger
+/// files go through `files/upload/*`. Text is written as UTF-8 unless `charset` names another
+/// form (`utf-16`, `gb18030`, `utf-8-bom`…: what `files/read` reported, to keep a file's own).
+/// `append` adds the data at the end instead. `ifVersion` makes it a conditional save.
 struct FilesWrite: RPCMethod {
     static let name = "files/write"
     struct Params: Decodable, Sendable {
@@ -11,32 +13,67 @@ struct FilesWrite: RPCMethod {
         var data: String
         var encoding: DataEncoding?
         var conflict: ConflictPolicy?
+        var ifVersion: VersionParam?
+        var append: Bool?
+        var charset: String?
     }
 
     static func run(_ params: Params, _ context: RequestContext) async throws -> NodeResult {
-        let bytes = try decode(params.data, params.encoding ?? .text, limit: context.inlineLimit)
+        let form = try textForm(params.charset, encoding: params.encoding)
+        let bytes = try decode(params.data, params.encoding ?? .text, form: form, continuing: params.append == true,
+                               limit: context.inlineLimit)
         // Made inside `perform`, so a bad path or too much data is audited like any failed write.
+        if params.append == true {
+            return NodeResult(try await context.perform(try append(params, bytes)))
+        }
         return NodeResult(try await context.perform(try write(params, bytes)))
     }
 
     private static func write(_ params: Params, _ bytes: Result<[UInt8], CofferError>) throws(CofferError) -> WriteFile {
         let path = try params.path.resolved()
         do {
-            return WriteFile(path, bytes: try bytes.get(), conflict: params.conflict.map(ConflictChoice.policy))
+            return WriteFile(path, bytes: try bytes.get(), conflict: params.conflict.map(ConflictChoice.policy),
+                             ifVersion: params.ifVersion?.version)
         } catch {
-            throw CofferError(error.kind, path: path, detail: error.detail)
+            throw error.naming(path)
+        }
+    }
+
+    private static func append(_ params: Params, _ bytes: Result<[UInt8], CofferError>) throws(CofferError) -> AppendToFile {
+        let path = try params.path.resolved()
+        do {
+            return AppendToFile(path, bytes: try bytes.get(), ifVersion: params.ifVersion?.version)
+        } catch {
+            throw error.naming(path)
         }
     }
 }
 
+/// The form `charset` names, for text data; `nil` (UTF-8) when there is none.
+func textForm(_ charset: String?, encoding: DataEncoding?) throws(RPCError) -> TextForm? {
+    guard let charset else { return nil }
+    guard encoding ?? .text == .text else { throw RPCError.invalidParams("param “charset” is for text data only") }
+    guard let form = TextForm(name: charset) else {
+        throw RPCError.invalidParams("param “charset” must be utf-8, utf-8-bom, utf-16, utf-16le, utf-16be or gb18030")
+    }
+    return form
+}
+
 /// Decodes inline data: the bytes, or `tooLarge` past `limit`; base64 that is not base64
 /// is a bad param.
-func decode(_ text: String, _ encoding: DataEncoding, limit: Int) throws(RPCError) -> Result<[UInt8], CofferError> {
+func decode(_ text: String, _ encoding: DataEncoding, form: TextForm? = nil, continuing: Bool = false,
+            limit: Int) throws(RPCError) -> Result<[UInt8], CofferError> {
     let tooLarge = Result<[UInt8], CofferError>.failure(CofferError(.tooLarge, detail: "\(limit) bytes"))
     let bytes: [UInt8]
     switch encoding {
     case .text:
-        bytes = Array(text.utf8)
+        // Checked before encoding: no charset takes fewer than half the bytes of UTF-8.
+        guard text.utf8.count <= limit * 2 else { return tooLarge }
+        do throws(CofferError) {
+            bytes = try (form ?? .utf8).encode(text, continuing: continuing)
+        } catch {
+            return .failure(error)
+        }
     case .base64:
         // Checked before decoding: base64 is 4 characters for every 3 bytes.
         guard text.utf8.count / 4 * 3 <= limit + 3 else { return tooLarge }

@@ -17,6 +17,8 @@ public struct NodeResult: Encodable, Sendable {
     var excludedFromBackup: Bool
     /// For links, where they point (as written; never followed).
     var linkTarget: String?
+    /// A regular file's version, for conditional saves (`ifVersion`).
+    var version: String?
 
     public init(_ node: FileNode) {
         path = node.path.description
@@ -29,6 +31,7 @@ public struct NodeResult: Encodable, Sendable {
         type = node.typeIdentifier
         excludedFromBackup = node.isExcludedFromBackup
         linkTarget = node.linkTarget
+        version = node.version?.token
     }
 }
 
@@ -53,6 +56,18 @@ public struct PathParam: Decodable, Sendable {
     init(text: String) { self.text = text }
     /// The path, parsed; a path without a mount prefix is in `files:`.
     public func resolved() throws(CofferError) -> VirtualPath { try VirtualPath(parsing: text) }
+}
+
+/// A version param (`ifVersion`): the token a node or a read gave, sent back as it was.
+struct VersionParam: Decodable, Sendable {
+    var version: FileVersion
+    init(from decoder: any Decoder) throws {
+        let text = try decoder.singleValueContainer().decode(String.self)
+        guard let version = FileVersion(token: text) else {
+            throw DecodingError.dataCorrupted(.init(codingPath: decoder.codingPath, debugDescription: "an empty version"))
+        }
+        self.version = version
+    }
 }
 
 /// `text` or `base64`.
@@ -100,6 +115,7 @@ extension NodeResult: JSONWritable {
         object.string("path", path)
         if let size { object.integer("size", size) }
         object.string("type", type)
+        if let version { object.string("version", version) }
         bytes = object.finish()
     }
 }

@@ -192,8 +192,9 @@ struct GetFileInfo: MCPTool {
         if let created = node.creationDate { fields["created"] = JSONValue(created) }
         if let special = node.special { fields["special"] = .string(special.rawValue) }
         if let target = node.linkTarget { fields["linkTarget"] = .string(target) }
+        if let version = node.version { fields["version"] = .string(version.token) }
         let order = ["size", "created", "modified", "isDirectory", "isFile", "kind", "type", "mimeType", "hidden", "special",
-                     "linkTarget"]
+                     "linkTarget", "version"]
         let lines = order.compactMap { key -> String? in
             switch fields[key] {
             case .string(let text)?: "\(key): \(text)"

@@ -9,7 +9,19 @@ func nodeJSON(_ node: FileNode, _ style: PathResolver.Style, _ paths: PathResolv
     ]
     if let modified = node.knownModificationDate { object["modified"] = JSONValue(modified) }
     if let size = node.contentSize { object["size"] = .integer(size) }
+    if let version = node.version { object["version"] = .string(version.token) }
     return .object(object)
+}
+
+extension Arguments {
+    /// `ifVersion`: a file's version as `get_file_info` or an earlier write gave it.
+    func version(_ name: String = "ifVersion") throws(CofferError) -> FileVersion? {
+        guard let text = try optionalString(name) else { return nil }
+        guard let version = FileVersion(token: text) else {
+            throw CofferError(.invalidArgument, detail: "“\(name)” is empty")
+        }
+        return version
+    }
 }
 
 struct WriteFileTool: MCPTool {
@@ -21,15 +33,19 @@ struct WriteFileTool: MCPTool {
         let limit = context.inlineLimit
         guard bytes.count <= limit else { throw CofferError(.tooLarge, path: path, detail: "\(limit) bytes") }
         let node: FileNode
+        let version = try arguments.version()
+        let conflictGiven = arguments.values["conflict"] != nil && arguments.values["conflict"] != .null
         if try arguments.bool("append") {
-            if arguments.values["conflict"] != nil, arguments.values["conflict"] != .null {
-                throw CofferError(.invalidArgument, detail: "“conflict” does not go with “append”")
-            }
-            node = try await context.perform(AppendToFile(path, bytes: bytes))
+            if conflictGiven { throw CofferError(.invalidArgument, detail: "“conflict” does not go with “append”") }
+            node = try await context.perform(AppendToFile(path, bytes: bytes, ifVersion: version))
         } else {
+            if conflictGiven, version != nil {
+                throw CofferError(.invalidArgument, detail: "“conflict” does not go with “ifVersion”")
+            }
             // A folder in the way is never replaced by a text: write_file takes no replaceFolder.
             let conflict = try arguments.conflict(replacingFolders: false)
-            node = try await context.perform(WriteFile(path, bytes: bytes, conflict: conflict.map(ConflictChoice.policy)))
+            node = try await context.perform(WriteFile(path, bytes: bytes, conflict: conflict.map(ConflictChoice.policy),
+                                                       ifVersion: version))
         }
         return ToolOutput(text: "Successfully wrote to \(context.paths.display(node.path, style))",
                           fields: ["file": nodeJSON(node, style, context.paths)])

@@ -16,7 +16,11 @@ struct EditFile: MCPTool {
             edits.append(TextEdit(oldText: old, newText: new))
         }
         let dryRun = try arguments.bool("dryRun")
+        let wanted = try arguments.version()
         let piece = try await TextReading.read(path, head: nil, tail: nil, offset: nil, length: nil, context)
+        if let wanted, piece.version != wanted {
+            throw CofferError.changedSinceRead(path, now: try? await context.perform(StatItem(path)))
+        }
         guard piece.charset == .utf8 else {
             throw CofferError(.invalidArgument, detail: "edit_file edits UTF-8 text, and \(path) is \(piece.charset.name)")
         }
@@ -33,7 +37,10 @@ struct EditFile: MCPTool {
         let diff = UnifiedDiff.make(from: before, to: after, name: shown)
         if !dryRun, after != before {
             let written = usesCRLF ? after.replacingOccurrences(of: "\n", with: "\r\n") : after
-            _ = try await context.perform(WriteFile(path, bytes: Array(written.utf8), conflict: .policy(.replace)))
+            // Saved over exactly the text the edits were applied to: a write by another
+            // program in between makes it `changedSinceRead`, never lost.
+            _ = try await context.perform(WriteFile(path, bytes: Array(written.utf8), conflict: .policy(.replace),
+                                                    ifVersion: piece.version))
         }
         return ToolOutput(text: "```diff\n\(diff)```\n", fields: ["diff": .string(diff), "applied": .bool(!dryRun && after != before)])
     }

@@ -8,14 +8,17 @@ public struct AppendToFile: FileOperation {
 
     public var path: VirtualPath
     public var bytes: [UInt8]
+    /// The file must be at this version (`changedSinceRead` otherwise).
+    public var ifVersion: FileVersion?
 
-    public init(_ path: VirtualPath, bytes: [UInt8]) {
+    public init(_ path: VirtualPath, bytes: [UInt8], ifVersion: FileVersion? = nil) {
         self.path = path
         self.bytes = bytes
+        self.ifVersion = ifVersion
     }
 
     public func run(in context: OperationContext) async throws(CofferError) -> FileNode {
-        try await context.service.appendToFile(path, bytes: bytes)
+        try await context.service.appendToFile(path, bytes: bytes, ifVersion: ifVersion)
     }
 
     public func auditedPaths(for outcome: Result<FileNode, CofferError>) -> [String] { [path.description] }

@@ -7,11 +7,17 @@ public struct CommitUpload: FileOperation {
     public static let changesFiles = true
 
     public var id: String
+    /// A conditional save: the destination must be at this version (`changedSinceRead`
+    /// otherwise), and is replaced whatever the upload's conflict choice.
+    public var ifVersion: FileVersion?
 
-    public init(_ id: String) { self.id = id }
+    public init(_ id: String, ifVersion: FileVersion? = nil) {
+        self.id = id
+        self.ifVersion = ifVersion
+    }
 
     public func run(in context: OperationContext) async throws(CofferError) -> FileNode {
-        try await context.service.commitUpload(id, owner: context.session.number)
+        try await context.service.commitUpload(id, owner: context.session.number, ifVersion: ifVersion)
     }
 
     public func auditedPaths(for outcome: Result<FileNode, CofferError>) -> [String] {

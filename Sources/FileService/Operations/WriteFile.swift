@@ -14,15 +14,20 @@ public struct WriteFile: FileOperation {
     public var bytes: [UInt8]
     /// As the request gave it; `nil` for its front end's default (``FrontEndDefaults``).
     public var conflict: ConflictChoice?
+    /// A conditional save: replace the file only while it is at this version
+    /// (`changedSinceRead` otherwise); `conflict` is then not consulted.
+    public var ifVersion: FileVersion?
 
-    public init(_ path: VirtualPath, bytes: [UInt8], conflict: ConflictChoice? = nil) {
+    public init(_ path: VirtualPath, bytes: [UInt8], conflict: ConflictChoice? = nil, ifVersion: FileVersion? = nil) {
         self.path = path
         self.bytes = bytes
         self.conflict = conflict
+        self.ifVersion = ifVersion
     }
 
     public func run(in context: OperationContext) async throws(CofferError) -> FileNode {
         let service = context.service
+        if let ifVersion { return try await service.writeFile(path, bytes: bytes, conflict: .replace, ifVersion: ifVersion) }
         return try await context.settling(context.conflict(conflict, for: Self.self, otherwise: Self.defaultConflict), about: path) { policy, _ throws(CofferError) in
             try await service.writeFile(path, bytes: bytes, conflict: policy)
         }
