@@ -163,6 +163,16 @@ ssize_t coffer_fgetxattr(int fd, const char *attribute, void *value, size_t size
 #endif
 }
 
+ssize_t coffer_flistxattr(int fd, char *list, size_t size) {
+#if defined(__linux__)
+    return flistxattr(fd, list, size);
+#else
+    (void)fd; (void)list; (void)size;
+    errno = ENOTSUP;
+    return -1;
+#endif
+}
+
 int coffer_fremovexattr(int fd, const char *attribute) {
 #if defined(__linux__)
     return fremovexattr(fd, attribute);

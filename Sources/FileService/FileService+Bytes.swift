@@ -90,7 +90,24 @@ extension FileService {
     /// file's start, byte-order mark included, wherever the range is).
     package func readText(_ path: VirtualPath, offset: Int64 = 0, length: Int,
                          progress: ProgressReporter = .none) async throws(CofferError) -> TextRange {
-        let head = try await readBytes(path, offset: 0, length: TextReader.sampleSize)
+        try await Self.readText(offset: offset, length: length, path: path) { start, count throws(CofferError) in
+            try await self.readBytes(path, offset: start, length: count, progress: start == 0 ? .none : progress)
+        }
+    }
+
+    /// The same from a bookmarked host file.
+    func readBookmarkText(_ bookmarkID: Int, offset: Int64, length: Int,
+                          policy: HostAccessPolicy) async throws(CofferError) -> TextRange {
+        try await Self.readText(offset: offset, length: length, path: nil) { start, count throws(CofferError) in
+            try await self.readBookmark(bookmarkID, offset: start, length: count, policy: policy)
+        }
+    }
+
+    /// Text from whatever `read` reads bytes of: the encoding decided from the first bytes,
+    /// then the range decoded.
+    private static func readText(offset: Int64, length: Int, path: VirtualPath?,
+                                 read: @Sendable (Int64, Int) async throws(CofferError) -> ByteRange) async throws(CofferError) -> TextRange {
+        let head = try await read(0, TextReader.sampleSize)
         guard case .text(let charset, let bomLength) = TextDetection.detect(head.bytes, isComplete: head.isEndOfFile) else {
             throw CofferError(.unsupported, path: path, detail: "not-text")
         }
@@ -103,7 +120,7 @@ extension FileService {
             range = ByteRange(bytes: slice, offset: start, size: head.size,
                               isEndOfFile: start + Int64(slice.count) >= head.size, version: head.version)
         } else {
-            range = try await readBytes(path, offset: start, length: wanted, progress: progress)
+            range = try await read(start, wanted)
         }
         var decoder = StreamingTextDecoder(charset: charset)
         let text = decoder.decode(range.bytes, isFinal: range.isEndOfFile)

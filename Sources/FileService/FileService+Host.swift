@@ -118,13 +118,14 @@ extension FileService {
             guard !item.isFolder else { throw CofferError(.isADirectory, detail: item.name) }
             let bookmark: HostBookmark
             if let index = bookmarks.firstIndex(where: { $0.identifies(item) || $0.hostPath == item.path }) {
-                bookmark = HostBookmark(id: bookmarks[index].id, item: item, createdAt: bookmarks[index].createdAt)
+                bookmark = HostBookmark(id: bookmarks[index].id, item: item, createdAt: bookmarks[index].createdAt,
+                                        openedAs: hostPath)
                 bookmarks[index] = bookmark
             } else {
-                bookmark = HostBookmark(id: (bookmarks.map(\.id).max() ?? 0) + 1, item: item)
+                bookmark = HostBookmark(id: (bookmarks.map(\.id).max() ?? 0) + 1, item: item, openedAs: hostPath)
                 bookmarks.append(bookmark)
             }
-            return OpenedHostFile(bookmark: bookmark, type: item.assessedType(in: registry))
+            return OpenedHostFile(bookmark: bookmark, type: item.assessedType(in: registry), version: item.version)
         }
     }
 
@@ -181,7 +182,7 @@ extension FileService {
 
     /// Loads the bookmarks, lets `change` edit them, and saves them if it did, all off the
     /// cooperative pool (it touches the host's file system).
-    private nonisolated func updatingBookmarks<T: Sendable>(
+    nonisolated func updatingBookmarks<T: Sendable>(
         _ policy: HostAccessPolicy, _ change: @escaping @Sendable (inout [HostBookmark], HostAccessPolicy) throws(CofferError) -> T
     ) async throws(CofferError) -> T {
         let store = try requireBookmarkStore()

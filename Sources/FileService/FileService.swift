@@ -46,6 +46,9 @@ public actor FileService {
     public nonisolated let thumbnailsPath: String?
     /// Where an export's replace moves the host item it replaces: the user's desktop trash.
     nonisolated let hostTrash: HostTrash
+    /// Where edits keep their private copies (`tmp` in a standard container), or `nil` for a
+    /// service that cannot edit.
+    nonisolated let draftsPath: String?
     /// Numbers sessions, for their activities and uploads.
     nonisolated let sessionNumbers = Atomic<Int>(0)
 
@@ -60,7 +63,7 @@ public actor FileService {
                 registry: TypeRegistry = .standard, excludedHostFolders: [String] = [],
                 bookmarksPath: String? = nil, uploadsPath: String? = nil, transfersPath: String? = nil,
                 thumbnailsPath: String? = nil, audit: AuditLog? = nil, searchIndex: SearchIndex? = nil, journal: OperationJournal? = nil,
-                hostTrash: HostTrash = HostTrash()) {
+                hostTrash: HostTrash = HostTrash(), draftsPath: String? = nil) {
         self.mounts = mounts
         self.mountsByName = Dictionary(mounts.map { ($0.name, $0) }, uniquingKeysWith: { first, _ in first })
         self.immediateBackends = mountsByName.compactMapValues { $0.backend as? any ImmediateMetadata }
@@ -75,6 +78,7 @@ public actor FileService {
         self.audit = audit
         self.searchIndex = searchIndex
         self.hostTrash = hostTrash
+        self.draftsPath = draftsPath
     }
 
     /// The mounts of a standard container: `files:` over `Documents/UserFiles`, `trash:`
@@ -113,7 +117,7 @@ public actor FileService {
            audit: AuditLog(path: container.appDataPath + "/logs/audit.jsonl"),
            searchIndex: SearchIndex(databasePath: container.searchIndexPath + "/index.sqlite",
                                     mount: VirtualPath.defaultMount, backend: files, registry: registry),
-           journal: journal, hostTrash: hostTrash)
+           journal: journal, hostTrash: hostTrash, draftsPath: container.temporaryPath)
     }
 
     /// The mount named in `path`.

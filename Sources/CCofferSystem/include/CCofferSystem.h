@@ -66,6 +66,8 @@ ssize_t coffer_getxattr_at(int dirfd, const char *name, const char *attribute, v
 int coffer_fsetxattr(int fd, const char *attribute, const void *value, size_t size, int flags);
 ssize_t coffer_fgetxattr(int fd, const char *attribute, void *value, size_t size);
 int coffer_fremovexattr(int fd, const char *attribute);
+/// flistxattr: the names of an open file's extended attributes, each ending in NUL.
+ssize_t coffer_flistxattr(int fd, char *list, size_t size);
 
 /// Set modification time (and access time to now) of an open file.
 int coffer_set_mtime(int fd, int64_t sec, uint32_t nsec);

@@ -177,6 +177,8 @@ public final class HostItem: Sendable {
     /// The file system's identity of the item: device and inode.
     public var device: UInt64 { info.device }
     public var inode: UInt64 { info.inode }
+    /// The version of its content when opened (``FileVersion``), as a sandbox file's.
+    public var version: FileVersion { info.version }
     /// When the item was created, where the file system records it.
     public var creationDate: Date? {
         info.has_btime != 0 ? Date(timeIntervalSince1970: Double(info.btime_sec) + Double(info.btime_nsec) / 1e9) : nil

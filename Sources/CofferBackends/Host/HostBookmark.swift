@@ -8,10 +8,17 @@ import Glibc
 #endif
 
 extension HostBookmark {
-    /// A bookmark of `item`, which the host access policy opened.
-    public init(id: Int, item: HostItem, createdAt: Date = Date()) {
+    /// A bookmark of `item`, which the host access policy opened; `openedAs` is the path the
+    /// caller named it by, remembered when that is a symbolic link (saves then keep the link).
+    public init(id: Int, item: HostItem, createdAt: Date = Date(), openedAs given: String? = nil) {
         self.init(id: id, hostPath: item.path, device: item.device, inode: item.inode, creationDate: item.creationDate,
                   size: item.size, modificationDate: item.modificationDate, createdAt: createdAt)
+        if let given {
+            var info = stat()
+            if lstat(given, &info) == 0, info.st_mode & S_IFMT == S_IFLNK {
+                linkPath = given.hasPrefix("/") ? given : FileManager.default.currentDirectoryPath + "/" + given
+            }
+        }
     }
 
     /// Whether `item` is the file this bookmark remembers (not merely one at the same path).
@@ -67,9 +74,12 @@ public final class HostFileAccess: HostFileReading {
     public let bookmark: HostBookmark
     private let file: ManagedDescriptor
 
+    public let version: FileVersion
+
     init(bookmark: HostBookmark, item: HostItem) {
         self.bookmark = bookmark
         self.file = ManagedDescriptor(item.descriptor)
+        self.version = item.version
     }
 
     public var size: Int64 { bookmark.size }

@@ -23,13 +23,15 @@ public struct HostTrash: Sendable {
     /// Moves `name` in the host folder `folder` to the trash of its volume.
     /// - Returns: the trash's folder and the item's ID in it.
     /// - Throws: when no trash on the item's file system can be used; the item stays.
-    func put(_ name: String, in folder: HostItem) throws(CofferError) -> (trash: String, id: String) {
+    /// `entry` names it in the folder when that is not `name` (a copy of `name` under a
+    /// temporary name, trashed as `name`).
+    func put(_ name: String, entry: String? = nil, in folder: HostItem) throws(CofferError) -> (trash: String, id: String) {
         let hostPath = folder.path == "/" ? "/" + name : folder.path + "/" + name
         var info = stat()
         guard fstat(folder.descriptor.raw, &info) == 0 else { throw CofferError.lastSystemError("fstat", path: nil) }
         for candidate in try candidates(forDevice: UInt64(info.st_dev), folderPath: folder.path) {
             guard let trash = try? TrashBackend(path: candidate, mountName: "host-trash") else { continue }
-            if let id = try trash.putHostItem(named: name, in: folder.descriptor.raw, hostPath: hostPath) {
+            if let id = try trash.putHostItem(named: name, entry: entry, in: folder.descriptor.raw, hostPath: hostPath) {
                 return (candidate, id)
             }
         }

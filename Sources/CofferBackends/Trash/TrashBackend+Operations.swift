@@ -68,22 +68,26 @@ extension TrashBackend {
     /// Moves a host item — `name` in the folder `parent`, which is `hostPath` — into this
     /// trash (the user's desktop trash, for what an export replaces): its information first,
     /// then the item by a rename. Returns its ID here; `nil` when it is on another file system.
-    public func putHostItem(named name: String, in parent: Int32, hostPath: String) throws(CofferError) -> String? {
+    /// `entry`, when given, is the item's name in `parent` where that differs from `name`, the
+    /// name it is trashed under (a copy of a file made beside it under a temporary name).
+    public func putHostItem(named name: String, entry: String? = nil, in parent: Int32,
+                            hostPath: String) throws(CofferError) -> String? {
         let info = TrashInfo(path: hostPath, deletionDate: Date(), virtualPath: nil)
         let label = (try? VirtualPath.root().appending(name)) ?? VirtualPath.root()
-        return try rename(name, in: parent, info: info, path: label, date: info.deletionDate ?? Date())?.id
+        return try rename(name, entry: entry, in: parent, info: info, path: label, date: info.deletionDate ?? Date())?.id
     }
 
-    private func rename(_ name: String, in parent: Int32, info: TrashInfo, path: VirtualPath,
+    private func rename(_ name: String, entry: String? = nil, in parent: Int32, info: TrashInfo, path: VirtualPath,
                         date: Date) throws(CofferError) -> TrashItem? {
+        let entry = entry ?? name
         var existing = coffer_stat()
-        guard coffer_statx(parent, name, &existing) == 0 else {
+        guard coffer_statx(parent, entry, &existing) == 0 else {
             throw CofferError.lastSystemError("statx", path: path)
         }
         var attempt = 0
         while true {
             let id = try reserveName(for: name, info: info, path: path, skipping: attempt)
-            if coffer_renameat2(parent, name, filesFolder.raw, id, UInt32(COFFER_RENAME_NOREPLACE)) == 0 {
+            if coffer_renameat2(parent, entry, filesFolder.raw, id, UInt32(COFFER_RENAME_NOREPLACE)) == 0 {
                 let node = browser.makeNode(existing, name: id, path: trashPath(id), linkTarget: nil, hidden: false,
                                             excluded: false)
                 let (target, foreign) = restoreTarget(for: info, id: id)

@@ -18,6 +18,9 @@ public struct HostBookmark: Sendable, Hashable, Codable, Identifiable {
     public var modificationDate: Date
     /// When the bookmark was made.
     public var createdAt: Date
+    /// The path the file was opened by when that was a symbolic link to it: saves then
+    /// rewrite the file in place, so the link keeps pointing at it.
+    public var linkPath: String?
 
     public init(id: Int, hostPath: String, device: UInt64, inode: UInt64, creationDate: Date?, size: Int64,
                 modificationDate: Date, createdAt: Date = Date()) {
@@ -63,14 +66,50 @@ public struct BookmarkStatus: Sendable {
 public struct OpenedHostFile: Sendable {
     public var bookmark: HostBookmark
     public var type: TypeAssessment
+    /// The version of its content when opened, for a save conditional on it.
+    public var version: FileVersion?
 
-    public init(bookmark: HostBookmark, type: TypeAssessment) { (self.bookmark, self.type) = (bookmark, type) }
+    public init(bookmark: HostBookmark, type: TypeAssessment, version: FileVersion? = nil) {
+        (self.bookmark, self.type, self.version) = (bookmark, type, version)
+    }
 }
 
 /// A bookmarked host file while access to it is granted; reading after the grant ends fails.
 public protocol HostFileReading: Sendable {
     /// The file's size when access began.
     var size: Int64 { get }
+    /// The version of its content when access began, for a save conditional on it.
+    var version: FileVersion { get }
     /// Up to `length` bytes from `offset`; fewer at the end of the file.
     func read(offset: Int64, length: Int) async throws(CofferError) -> [UInt8]
+}
+
+/// How a save through a bookmark places the new content.
+public enum HostSaveMode: Sendable, Hashable {
+    /// In the file's place (only while it is at `ifVersion`, when one is given).
+    case replace(ifVersion: FileVersion?)
+    /// Beside it, under the first free variant of its name (`notes (2).txt`); the file is left alone.
+    case keepBoth
+}
+
+/// What a save through a bookmark did.
+public struct HostSaveResult: Sendable {
+    public init(bookmark: HostBookmark, savedPath: String, version: FileVersion, size: Int64, modified: Date,
+                trashedID: String?) {
+        (self.bookmark, self.savedPath, self.version, self.trashedID) = (bookmark, savedPath, version, trashedID)
+        (self.size, self.modified) = (size, modified)
+    }
+
+    /// The saved file's size and modification time.
+    public var size: Int64
+    public var modified: Date
+
+    /// The bookmark, pointing at the saved file (a save by rename gives it a new inode).
+    public var bookmark: HostBookmark
+    /// The host path written (another name for keep both).
+    public var savedPath: String
+    /// The saved file's version, for the next conditional save.
+    public var version: FileVersion
+    /// The ID in the desktop trash of the content it replaced, if it replaced any.
+    public var trashedID: String?
 }

@@ -148,6 +148,9 @@ public struct TextForm: Sendable, Hashable {
     /// The name this form is written as (`UTF-8`, `UTF-8-BOM`, `UTF-16LE`…).
     public var name: String { charset == .utf8 && byteOrderMark ? "UTF-8-BOM" : charset.name }
 
+    /// How many bytes the mark takes at the start of a file.
+    public var byteOrderMarkLength: Int { byteOrderMarkBytes.count }
+
     /// The mark written first.
     var byteOrderMarkBytes: [UInt8] {
         guard byteOrderMark else { return [] }

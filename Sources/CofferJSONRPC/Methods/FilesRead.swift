@@ -10,7 +10,10 @@ import Foundation
 struct FilesRead: RPCMethod {
     static let name = "files/read"
     struct Params: Decodable, Sendable {
-        var path: PathParam
+        /// A file of a mount, or…
+        var path: PathParam?
+        /// …a host file opened in place (`host/open`).
+        var bookmarkId: Int?
         var offset: Int64?
         var length: Int?
         var encoding: DataEncoding?
@@ -38,9 +41,13 @@ struct FilesRead: RPCMethod {
         let length = min(params.length ?? context.inlineLimit, context.inlineLimit)
         guard offset >= 0 else { throw RPCError.invalidParams("param “offset” must not be negative") }
         guard length >= 0 else { throw RPCError.invalidParams("param “length” must not be negative") }
-        let path = try params.path.resolved()
-        switch try await context.perform(ReadRange(path, offset: offset, length: length,
-                                                   as: params.encoding == .text ? .text : .bytes)) {
+        let form: ReadRange.Form = params.encoding == .text ? .text : .bytes
+        let content: ReadRange.Content
+        switch try target(path: params.path, bookmarkId: params.bookmarkId) {
+        case .file(let path): content = try await context.perform(ReadRange(path, offset: offset, length: length, as: form))
+        case .bookmark(let id): content = try await context.perform(ReadBookmark(bookmark: id, offset: offset, length: length, as: form))
+        }
+        switch content {
         case .bytes(let range):
             return Result(data: Data(range.bytes).base64EncodedString(), encoding: "base64", charset: nil,
                           offset: offset, bytes: range.bytes.count, size: range.size, eof: range.isEndOfFile,
@@ -50,5 +57,14 @@ struct FilesRead: RPCMethod {
                           bytes: range.bytesRead, size: range.size, eof: range.isEndOfFile,
                           version: range.version?.token, bom: range.hasByteOrderMark)
         }
+    }
+}
+
+/// What `path` or `bookmarkId` names: exactly one of them.
+func target(path: PathParam?, bookmarkId: Int?) throws -> EditTarget {
+    switch (path, bookmarkId) {
+    case (let path?, nil): return .file(try path.resolved())
+    case (nil, let id?): return .bookmark(id)
+    default: throw RPCError.invalidParams("give either param “path” or param “bookmarkId”")
     }
 }

@@ -9,7 +9,10 @@ import Foundation
 struct FilesWrite: RPCMethod {
     static let name = "files/write"
     struct Params: Decodable, Sendable {
-        var path: PathParam
+        /// A file of a mount, or…
+        var path: PathParam?
+        /// …a host file opened in place (`host/open`), saved through its bookmark.
+        var bookmarkId: Int?
         var data: String
         var encoding: DataEncoding?
         var conflict: ConflictPolicy?
@@ -22,6 +25,13 @@ struct FilesWrite: RPCMethod {
         let form = try textForm(params.charset, encoding: params.encoding)
         let bytes = try decode(params.data, params.encoding ?? .text, form: form, continuing: params.append == true,
                                limit: context.inlineLimit)
+        if case .bookmark(let id) = try target(path: params.path, bookmarkId: params.bookmarkId) {
+            guard params.append != true else { throw RPCError.invalidParams("param “append” is for files of a mount") }
+            let mode: HostSaveMode = params.conflict == .keepBoth ? .keepBoth : .replace(ifVersion: params.ifVersion?.version)
+            let saved = try await context.perform(WriteHostFile(bookmark: id, bytes: try bytes.get(), mode: mode))
+            let registry = context.session.service.registry
+            return NodeResult(hostFile: saved, type: registry.typeIdentifier(forFileNamed: HostAccess.lastComponent(of: saved.savedPath)))
+        }
         // Made inside `perform`, so a bad path or too much data is audited like any failed write.
         if params.append == true {
             return NodeResult(try await context.perform(try append(params, bytes)))
@@ -30,7 +40,7 @@ struct FilesWrite: RPCMethod {
     }
 
     private static func write(_ params: Params, _ bytes: Result<[UInt8], CofferError>) throws(CofferError) -> WriteFile {
-        let path = try params.path.resolved()
+        let path = try params.path!.resolved()
         do {
             return WriteFile(path, bytes: try bytes.get(), conflict: params.conflict.map(ConflictChoice.policy),
                              ifVersion: params.ifVersion?.version)
@@ -40,7 +50,7 @@ struct FilesWrite: RPCMethod {
     }
 
     private static func append(_ params: Params, _ bytes: Result<[UInt8], CofferError>) throws(CofferError) -> AppendToFile {
-        let path = try params.path.resolved()
+        let path = try params.path!.resolved()
         do {
             return AppendToFile(path, bytes: try bytes.get(), ifVersion: params.ifVersion?.version)
         } catch {

@@ -17,6 +17,8 @@ struct HostOpen: RPCMethod {
         var type: String
         var typeByName: String
         var typeMismatch: Bool
+        /// The version of its content, for a save conditional on it (`files/write` with `bookmarkId`).
+        var version: String?
     }
     struct Result: Encodable, Sendable { var bookmarkId: Int; var node: Node }
 
@@ -26,6 +28,6 @@ struct HostOpen: RPCMethod {
         return Result(bookmarkId: bookmark.id, node: Node(
             path: bookmark.hostPath, name: bookmark.name, size: bookmark.size, modified: bookmark.modificationDate,
             hidden: FileNode.isDotName(bookmark.name), type: opened.type.effective, typeByName: opened.type.byName,
-            typeMismatch: opened.type.isMismatch))
+            typeMismatch: opened.type.isMismatch, version: opened.version?.token))
     }
 }

@@ -35,6 +35,22 @@ public struct NodeResult: Encodable, Sendable {
     }
 }
 
+extension NodeResult {
+    /// A host file saved through its bookmark: `path` is the host path written.
+    init(hostFile saved: HostSaveResult, type: String) {
+        path = saved.savedPath
+        name = HostAccess.lastComponent(of: saved.savedPath)
+        kind = FileNode.Kind.file.rawValue
+        size = saved.size
+        modified = saved.modified
+        created = nil
+        hidden = FileNode.isDotName(name)
+        self.type = type
+        excludedFromBackup = false
+        version = saved.version.token
+    }
+}
+
 /// `null`.
 public struct NullResult: Encodable, Sendable {
     public init() {}

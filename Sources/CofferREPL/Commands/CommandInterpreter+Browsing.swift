@@ -120,6 +120,7 @@ extension CommandInterpreter {
             rows.append((LocalizedText("Backup", "备份"), node.isExcludedFromBackup
                          ? LocalizedText("excluded", "不备份")(language) : LocalizedText("included", "备份")(language)))
             if let target = node.linkTarget { rows.append((LocalizedText("Link to", "链接到"), target)) }
+            if let version = node.version { rows.append((LocalizedText("Version", "版本"), version.token)) }
             let width = rows.reduce(0) { max($0, Formatting.width($1.0(language))) }
             for (label, value) in rows {
                 output.line("\(Formatting.padded(label(language) + ":", to: width + 1))  \(value)")

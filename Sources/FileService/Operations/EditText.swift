@@ -1,0 +1,89 @@
+import CofferCore
+
+/// Makes the private copy of a file for an editor program (``FileService`` `beginEdit`):
+/// UTF-8, in `tmp/`, under the file's own name. A file that does not exist yet gives an
+/// empty copy; finishing the edit creates it.
+public struct BeginEdit: FileOperation {
+    public static let name = "edit"
+
+    public var target: EditTarget
+
+    public init(_ target: EditTarget) { self.target = target }
+
+    public func run(in context: OperationContext) async throws(CofferError) -> EditDraft {
+        try await context.service.beginEdit(target, policy: context.session.hostPolicy)
+    }
+}
+
+/// Saves an edited copy as `choice` says — by default over the version that was copied,
+/// refused with `changedSinceRead` when the file changed meanwhile — or throws it away.
+/// An editor that changed nothing saves nothing. The copy stays when saving fails, for
+/// another choice.
+public struct FinishEdit: FileOperation {
+    public static let name = "edit"
+    public static let changesFiles = true
+
+    public var draft: EditDraft
+    public var choice: EditChoice
+
+    public init(_ draft: EditDraft, choice: EditChoice = .save) {
+        self.draft = draft
+        self.choice = choice
+    }
+
+    public func run(in context: OperationContext) async throws(CofferError) -> EditOutcome {
+        try await context.service.finishEdit(draft, choice: choice, policy: context.session.hostPolicy)
+    }
+
+    public func auditedPaths(for outcome: Result<EditOutcome, CofferError>) -> [String] {
+        if case .success(.saved(let location, _)) = outcome, location.contains(":/") { return [location] }
+        return [draft.target.description]
+    }
+}
+
+/// Writes a whole host file opened in place, through its bookmark
+/// (``HostBookmark/save(_:mode:policy:trash:)``): only while it is at `ifVersion` when one
+/// is given, keeping its mode, owner, attributes and ACL, the bookmark following it.
+public struct WriteHostFile: FileOperation {
+    public static let name = "write"
+    public static let changesFiles = true
+
+    public var bookmarkID: Int
+    public var bytes: [UInt8]
+    public var mode: HostSaveMode
+
+    public init(bookmark bookmarkID: Int, bytes: [UInt8], mode: HostSaveMode) {
+        self.bookmarkID = bookmarkID
+        self.bytes = bytes
+        self.mode = mode
+    }
+
+    public func run(in context: OperationContext) async throws(CofferError) -> HostSaveResult {
+        try await context.service.saveHostFile(bookmarkID, bytes: bytes, mode: mode, policy: context.session.hostPolicy)
+    }
+
+    public func auditedPaths(for outcome: Result<HostSaveResult, CofferError>) -> [String] { ["bookmark:\(bookmarkID)"] }
+}
+
+/// Up to `length` bytes of a host file opened in place, from `offset`, as they are or as
+/// text (as ``ReadRange`` reads a sandbox file), with its version.
+public struct ReadBookmark: FileOperation {
+    public static let name = "read"
+
+    public var bookmarkID: Int
+    public var offset: Int64
+    public var length: Int
+    public var form: ReadRange.Form
+
+    public init(bookmark bookmarkID: Int, offset: Int64 = 0, length: Int, as form: ReadRange.Form) {
+        (self.bookmarkID, self.offset, self.length, self.form) = (bookmarkID, offset, length, form)
+    }
+
+    public func run(in context: OperationContext) async throws(CofferError) -> ReadRange.Content {
+        let service = context.service, policy = context.session.hostPolicy
+        switch form {
+        case .bytes: return .bytes(try await service.readBookmark(bookmarkID, offset: offset, length: length, policy: policy))
+        case .text: return .text(try await service.readBookmarkText(bookmarkID, offset: offset, length: length, policy: policy))
+        }
+    }
+}
