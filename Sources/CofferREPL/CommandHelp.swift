@@ -112,14 +112,15 @@ public struct CommandHelp: Sendable {
                 "项目默认放入 files:/Import，可用 --into 指定文件夹（文件夹以原名称整体放入）；重名时自动改名（“photo (2).png”），除非使用 --replace（被替换的项目移到废纸篓）。--types 只接受这些类型及其子类型，并按内容而不只是扩展名判断。每个项目输出一行；任一项目失败则命令失败。"),
             examples: ["import ~/Pictures/cat.png", "import ~/Downloads/Album --into Photos --types public.image"]),
         CommandHelp(
-            name: "export", usage: "export [--keep-both|--replace|--replace-folder] path host-folder",
-            syntax: CommandSyntax(longFlags: ["keep-both", "replace", "replace-folder"], operands: [.sandboxPath, .hostPath]),
+            name: "export", usage: "export [--keep-both|--replace|--replace-folder] [--encoding E] path host-folder",
+            syntax: CommandSyntax(longFlags: ["keep-both", "replace", "replace-folder"], longOptions: ["encoding": .text],
+                                  operands: [.sandboxPath, .hostPath]),
             summary: LocalizedText("Copy an item out to a folder on this computer (never a move).",
                                    "把项目复制到本机的文件夹（绝不是移动）。"),
             details: LocalizedText(
-                "The copy goes through a staging area and appears only when complete. A name already in the folder is kept, and the copy is named “report (2).pdf”, unless --replace, which moves the host item to your desktop trash (never deletes it); a folder is replaced by a file, or a file by a folder, only with --replace-folder.",
-                "副本经由暂存区写出，完成后才出现。目标文件夹中的同名项目会保留，副本命名为“report (2).pdf”，除非使用 --replace：它会把本机上的同名项目移到桌面废纸篓（绝不删除）；只有使用 --replace-folder 时才会用文件替换文件夹或用文件夹替换文件。"),
-            examples: ["export report.pdf ~/Desktop"]),
+                "The copy goes through a staging area and appears only when complete. A name already in the folder is kept, and the copy is named “report (2).pdf”, unless --replace, which moves the host item to your desktop trash (never deletes it); a folder is replaced by a file, or a file by a folder, only with --replace-folder. --encoding utf-8, utf-8-bom, utf-16 or gb18030 writes a text file in that encoding (text that does not fit is refused).",
+                "副本经由暂存区写出，完成后才出现。目标文件夹中的同名项目会保留，副本命名为“report (2).pdf”，除非使用 --replace：它会把本机上的同名项目移到桌面废纸篓（绝不删除）；只有使用 --replace-folder 时才会用文件替换文件夹或用文件夹替换文件。--encoding utf-8、utf-8-bom、utf-16 或 gb18030 以该编码写出文本文件（无法表示的文本会被拒绝）。"),
+            examples: ["export report.pdf ~/Desktop", "export --encoding utf-16 notes.txt ~/Desktop"]),
         CommandHelp(
             name: "open", usage: "open host-path…",
             syntax: CommandSyntax(operands: [.hostPath]),
@@ -151,6 +152,24 @@ public struct CommandHelp: Sendable {
             summary: LocalizedText("Show the first lines of text files (10 unless -n).", "显示文本文件的前几行（默认 10 行）。"),
             details: LocalizedText("Encodings as for cat.", "编码处理与 cat 相同。"),
             examples: ["head notes.txt", "head -n 3 报告.txt"]),
+        CommandHelp(
+            name: "edit", usage: "edit [--bookmark ID] [path|host:path]",
+            syntax: CommandSyntax(longOptions: ["bookmark": .text], operands: [.sandboxPath]),
+            summary: LocalizedText("Edit a text file in your editor ($VISUAL, $EDITOR or vi).",
+                                   "用你的编辑器（$VISUAL、$EDITOR 或 vi）编辑文本文件。"),
+            details: LocalizedText(
+                "The editor works on a private UTF-8 copy; when it exits, the copy is saved back in the file's own encoding (UTF-16, GB 18030…) and line endings — only if the file did not change meanwhile: otherwise you choose to overwrite it, keep both, keep your copy in files:/Recovered or discard it. An editor that fails or changes nothing saves nothing. A new name makes a new file. host:PATH or --bookmark edits a file on this computer in place.",
+                "编辑器处理的是一份私有的 UTF-8 副本；退出后按文件原有的编码（UTF-16、GB 18030 等）和换行符保存回去——前提是文件在此期间没有被修改，否则由你选择覆盖、保留两者、把副本保存到 files:/Recovered 或放弃。编辑器出错或没有改动时不保存任何内容。新名称会创建新文件。host:路径 或 --bookmark 原位编辑本机上的文件。"),
+            examples: ["edit notes.txt", "edit host:~/Documents/todo.txt"]),
+        CommandHelp(
+            name: "write", usage: "write [--append] [--if-version V] [--keep-both|--replace] [--bookmark ID] [path|host:path]",
+            syntax: CommandSyntax(longFlags: ["append", "keep-both", "replace"],
+                                  longOptions: ["if-version": .text, "bookmark": .text], operands: [.sandboxPath]),
+            summary: LocalizedText("Write standard input to a file.", "把标准输入写入文件。"),
+            details: LocalizedText(
+                "The file appears only when complete. --append adds to its end; --if-version writes only while the file is at that version (info shows it). A name already taken fails unless --replace (the old file goes to the trash) or --keep-both. Text written to a UTF-16 or GB 18030 file is converted to its encoding.",
+                "文件写完后才出现。--append 追加到末尾；--if-version 仅当文件仍是该版本时写入（info 会显示版本）。名称已存在时失败，除非使用 --replace（旧文件移到废纸篓）或 --keep-both。写入 UTF-16 或 GB 18030 文件的文本会转换为该文件的编码。"),
+            examples: ["echo hi | coffer -c 'write Notes/a.md'", "date | coffer -c 'write --append Notes/a.md'"]),
         CommandHelp(
             name: "info", usage: "info path…",
             syntax: CommandSyntax(operands: [.sandboxPath]),

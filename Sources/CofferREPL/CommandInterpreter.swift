@@ -37,6 +37,9 @@ public final class CommandInterpreter {
     /// Asked before something that cannot be undone (emptying the trash); `true` goes
     /// ahead. Without it, the command goes ahead (scripts chose by running it).
     public var confirm: ((String) async -> Bool)?
+    /// Asks a question and returns the answer typed, `nil` when there was none (Ctrl-C,
+    /// Ctrl-D). Without it nobody is asked (a script), and commands take their safe default.
+    public var ask: ((String) async -> String?)?
     /// Makes a progress display for a long operation, given its label (“Copying”).
     public var progressBar: (@Sendable (String) -> ProgressBar)?
     /// How standard output shows images, when it is a terminal that can (`preview`).
@@ -107,6 +110,8 @@ public final class CommandInterpreter {
             case "open": try await openInPlace(arguments)
             case "bookmarks": try await listBookmarks(arguments)
             case "cat": try await cat(arguments)
+            case "edit": try await edit(arguments)
+            case "write": try await write(arguments)
             case "head": try await head(arguments)
             case "info": try await info(arguments)
             case "du": try await diskUsage(arguments)

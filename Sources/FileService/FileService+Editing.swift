@@ -253,7 +253,7 @@ extension FileService {
 
 extension EditTarget {
     /// The virtual path, for a sandbox file.
-    var path: VirtualPath? {
+    public var path: VirtualPath? {
         if case .file(let path) = self { return path }
         return nil
     }

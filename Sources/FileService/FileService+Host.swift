@@ -79,12 +79,18 @@ extension FileService {
     /// host folder, and the stage is removed (seed 000 §5.6). It is never moved: the sandbox
     /// copy stays. With `.keepBoth` an existing host item keeps its name; a replace moves it
     /// to the user's desktop trash (``HostTrash``), never deleting it.
+    ///
+    /// With `encoding`, a text file is written in that encoding (its line endings kept); a
+    /// file that is not text, or text with a character the encoding cannot hold, is refused.
     func exportItem(_ path: VirtualPath, toHostDirectory hostDirectory: String, conflict: ConflictPolicy,
-                    policy: HostAccessPolicy, progress: ProgressReporter) async throws(CofferError) -> String {
+                    encoding: TextForm? = nil, policy: HostAccessPolicy,
+                    progress: ProgressReporter) async throws(CofferError) -> String {
         guard let staging = stagingBackend else { throw CofferError(.unsupported, path: path) }
         guard !path.isRoot else { throw CofferError(.invalidOperation, path: path) }
         let source = try mount(for: path).backend
         let node = try await stat(path)
+        var converted: [UInt8]?
+        if let encoding { converted = try await transcoded(node, to: encoding) }
         let folder = try await BlockingIO.run { _ throws(CofferError) in try policy.open(hostDirectory) }
         guard folder.isFolder else { throw CofferError(.notADirectory, detail: folder.name) }
 
@@ -94,8 +100,13 @@ extension FileService {
             let (bytes, items) = try await StreamingCopy.measure(source, node)
             progress.expect(bytes: bytes, items: items)
             let staged = stage.appending(trustedName: path.name)
-            try await StreamingCopy.copy(from: source, at: path, to: staging, at: staged, conflict: .fail,
-                                         progress: progress)
+            if let converted {
+                try await Self.write(converted, to: staging, at: staged, modified: node.knownModificationDate)
+                progress.advance(bytes: Int64(converted.count), items: 1)
+            } else {
+                try await StreamingCopy.copy(from: source, at: path, to: staging, at: staged, conflict: .fail,
+                                             progress: progress)
+            }
             let (hostPath, trashed) = try await staging.deliver(staged, to: folder, conflict: conflict, trash: hostTrash,
                                                                 progress: progress)
             if let trashed { ReplacedItems.current?.add("desktop:" + trashed) }
@@ -104,6 +115,37 @@ extension FileService {
         } catch {
             try? await staging.removeStage(stage)
             throw CofferError.wrapping(error, path: path).naming(path, insteadOf: staging.mountName)
+        }
+    }
+
+    /// The text of the file `node` in `form`.
+    private func transcoded(_ node: FileNode, to form: TextForm) async throws(CofferError) -> [UInt8] {
+        try node.requireReadableFile()
+        guard node.size <= Self.editLimit else { throw CofferError(.tooLarge, path: node.path, detail: "\(Self.editLimit) bytes") }
+        let bytes = try await readBytes(node.path, offset: 0, length: Int(node.size) + 1).bytes
+        guard let current = bytes.isEmpty ? .utf8 : TextForm(of: bytes, isComplete: true) else {
+            throw CofferError(.unsupported, path: node.path, detail: "not-text")
+        }
+        var decoder = StreamingTextDecoder(charset: current.charset)
+        let text = decoder.decode(bytes.dropFirst(current.byteOrderMarkLength), isFinal: true)
+        return try form.encode(text, path: node.path)
+    }
+
+    /// Writes `bytes` as a new file at `path` of `backend`, dated `modified`.
+    private static func write(_ bytes: [UInt8], to backend: any StorageBackend, at path: VirtualPath,
+                              modified: Date?) async throws(CofferError) {
+        do {
+            let writer = try await backend.makeWrite(at: path)
+            do {
+                try await writer.write(bytes)
+                try await writer.setAttributes(permissions: nil, modificationDate: modified)
+                try await writer.commit(conflict: .fail)
+            } catch {
+                await writer.abort()
+                throw error
+            }
+        } catch {
+            throw CofferError.wrapping(error, path: path)
         }
     }
 

@@ -13,7 +13,8 @@ public final class TextReader {
     private var finished = false
     private let readChunk: () async throws -> [UInt8]
 
-    static let sampleSize = 64 << 10
+    /// How much of a file's start decides its encoding.
+    public static let sampleSize = 64 << 10
 
     /// Starts reading. `readChunk` returns the next bytes of the file, empty at the end.
     public init(path: VirtualPath?, readChunk: @escaping () async throws -> [UInt8]) async throws(CofferError) {

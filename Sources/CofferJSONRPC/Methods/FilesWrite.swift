@@ -22,7 +22,7 @@ struct FilesWrite: RPCMethod {
     }
 
     static func run(_ params: Params, _ context: RequestContext) async throws -> NodeResult {
-        let form = try textForm(params.charset, encoding: params.encoding)
+        let form = try textForm(params.charset, param: "charset", data: params.encoding)
         let bytes = try decode(params.data, params.encoding ?? .text, form: form, continuing: params.append == true,
                                limit: context.inlineLimit)
         if case .bookmark(let id) = try target(path: params.path, bookmarkId: params.bookmarkId) {
@@ -59,12 +59,12 @@ struct FilesWrite: RPCMethod {
     }
 }
 
-/// The form `charset` names, for text data; `nil` (UTF-8) when there is none.
-func textForm(_ charset: String?, encoding: DataEncoding?) throws(RPCError) -> TextForm? {
-    guard let charset else { return nil }
-    guard encoding ?? .text == .text else { throw RPCError.invalidParams("param “charset” is for text data only") }
-    guard let form = TextForm(name: charset) else {
-        throw RPCError.invalidParams("param “charset” must be utf-8, utf-8-bom, utf-16, utf-16le, utf-16be or gb18030")
+/// The form a text encoding param (`param`) names; `nil` (UTF-8) when there is none.
+func textForm(_ name: String?, param: String, data: DataEncoding? = nil) throws(RPCError) -> TextForm? {
+    guard let name else { return nil }
+    guard data ?? .text == .text else { throw RPCError.invalidParams("param “\(param)” is for text data only") }
+    guard let form = TextForm(name: name) else {
+        throw RPCError.invalidParams("param “\(param)” must be utf-8, utf-8-bom, utf-16, utf-16le, utf-16be or gb18030")
     }
     return form
 }

@@ -8,12 +8,15 @@ struct HostExport: RPCMethod {
         var path: PathParam
         var hostDirectory: String
         var conflict: ConflictPolicy?
+        /// For a text file: the encoding of the copy (`utf-8`, `utf-8-bom`, `utf-16`, `gb18030`…).
+        var encoding: String?
         var workDoneToken: ProgressToken?
     }
     struct Result: Encodable, Sendable { var hostPath: String }
 
     static func run(_ params: Params, _ context: RequestContext) async throws -> Result {
-        Result(hostPath: try await context.perform(ExportItem(try params.path.resolved(), toHostFolder: params.hostDirectory,
-                                                              conflict: params.conflict)))
+        let encoding = try textForm(params.encoding, param: "encoding")
+        return Result(hostPath: try await context.perform(ExportItem(try params.path.resolved(), toHostFolder: params.hostDirectory,
+                                                                     conflict: params.conflict, encoding: encoding)))
     }
 }

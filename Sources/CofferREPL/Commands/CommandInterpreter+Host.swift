@@ -55,7 +55,8 @@ extension CommandInterpreter {
         let folder = Self.expandingHome(arguments.operands[1])
         let outcome: Result<String, CofferError>
         do throws(CofferError) {
-            outcome = .success(try await perform(ExportItem(source, toHostFolder: folder, conflict: chosen),
+            outcome = .success(try await perform(ExportItem(source, toHostFolder: folder, conflict: chosen,
+                                                            encoding: try exportEncoding(arguments)),
                                                  progress: LocalizedText("Exporting", "正在导出")))
         } catch {
             outcome = .failure(error)
@@ -72,6 +73,17 @@ extension CommandInterpreter {
         }
     }
 
+    /// `--encoding`'s form, or `nil` without it.
+    private func exportEncoding(_ arguments: ParsedArguments) throws(CofferError) -> TextForm? {
+        guard let name = arguments.options["encoding"] else { return nil }
+        guard let form = TextForm(name: name) else {
+            throw CofferError(.invalidArgument, detail: LocalizedText(
+                "--encoding is utf-8, utf-8-bom, utf-16, utf-16le, utf-16be or gb18030, not “\(name)”",
+                "--encoding 可以是 utf-8、utf-8-bom、utf-16、utf-16le、utf-16be 或 gb18030，而不是“\(name)”")(language))
+        }
+        return form
+    }
+
     /// `open host-path…`: opens host files in place and remembers each as a bookmark.
     func openInPlace(_ words: ArraySlice<String>) async throws {
         let arguments = try parse(words, as: "open")
@@ -85,8 +97,8 @@ extension CommandInterpreter {
                     "Opened “\(bookmark.name)” in place as bookmark \(bookmark.id): \(describe(opened.type)), \(Formatting.size(bookmark.size)).",
                     "已原位打开“\(bookmark.name)”，书签 \(bookmark.id)：\(describe(opened.type))，\(Formatting.size(bookmark.size))。")(language))
                 output.line(LocalizedText(
-                    "Read it with “cat --bookmark \(bookmark.id)”; “bookmarks” lists every bookmark.",
-                    "用“cat --bookmark \(bookmark.id)”读取；“bookmarks”列出所有书签。")(language))
+                    "Read it with “cat --bookmark \(bookmark.id)”, change it with “edit --bookmark \(bookmark.id)”; “bookmarks” lists every bookmark.",
+                    "用“cat --bookmark \(bookmark.id)”读取，用“edit --bookmark \(bookmark.id)”修改；“bookmarks”列出所有书签。")(language))
             } catch {
                 report(error, about: hostPath)
                 failed = true
@@ -194,7 +206,7 @@ extension CommandInterpreter {
         errors.line(LocalizedText("(read as \(charset.name))", "（按 \(charset.name) 编码读取）")(language))
     }
 
-    private func bookmarkID(_ text: String) throws(CofferError) -> Int {
+    func bookmarkID(_ text: String) throws(CofferError) -> Int {
         guard let id = Int(text), id > 0 else {
             throw CofferError(.invalidArgument, detail: LocalizedText(
                 "a bookmark is a number, not “\(text)”", "书签编号应为数字，而不是“\(text)”")(language))

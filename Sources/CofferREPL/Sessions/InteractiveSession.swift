@@ -53,6 +53,11 @@ public final class InteractiveSession {
         interpreter.confirm = { [editor] question in
             await Self.confirm(question, editor: editor)
         }
+        interpreter.ask = { [editor] question in
+            guard case .line(let answer) = await editor.readLine(prompt: question, completion: nil, interruptible: true)
+            else { return nil }
+            return answer
+        }
         interrupts.onSignal { [editor, running] in
             // At a prompt or question the editor takes it; during a command it cancels it.
             if !editor.interrupt() { running.cancel() }

@@ -15,18 +15,22 @@ public struct ExportItem: FileOperation {
     public var hostFolder: String
     /// As the request gave it; `nil` for its front end's default (``FrontEndDefaults``).
     public var conflict: ConflictPolicy?
+    /// For a text file: the encoding the copy is written in (`nil`: the bytes as they are).
+    public var encoding: TextForm?
 
-    public init(_ path: VirtualPath, toHostFolder hostFolder: String, conflict: ConflictPolicy? = nil) {
+    public init(_ path: VirtualPath, toHostFolder hostFolder: String, conflict: ConflictPolicy? = nil,
+                encoding: TextForm? = nil) {
         self.path = path
         self.hostFolder = hostFolder
         self.conflict = conflict
+        self.encoding = encoding
     }
 
     /// - Returns: the host path written.
     public func run(in context: OperationContext) async throws(CofferError) -> String {
         try await context.withProgress { progress throws(CofferError) in
             try await context.service.exportItem(path, toHostDirectory: hostFolder, conflict: context.conflictPolicy(conflict, for: Self.self, otherwise: Self.defaultConflict),
-                                                 policy: context.session.hostPolicy, progress: progress)
+                                                 encoding: encoding, policy: context.session.hostPolicy, progress: progress)
         }
     }
 

@@ -1,0 +1,248 @@
+import CofferCore
+import CofferRuntime
+import FileService
+import Foundation
+#if canImport(Glibc)
+import Glibc
+#endif
+
+/// Changing what is in a file: `edit` (in an editor program) and `write` (from standard input).
+extension CommandInterpreter {
+    /// `edit [--bookmark ID] [path|host:path]`: the file in `$VISUAL`, else `$EDITOR`, else
+    /// `vi`, on a private copy, saved back only if the file did not change meanwhile.
+    func edit(_ words: ArraySlice<String>) async throws {
+        let arguments = try parse(words, as: "edit")
+        let target = try await editTarget(arguments, command: "edit")
+        let draft = try await perform(BeginEdit(target))
+        // Ctrl-C typed in the editor reaches this process too: the editor and the save that
+        // follows run apart from the command's cancellation, so an edit is never dropped by it.
+        try await Task { @MainActor in try await self.finish(draft) }.value
+    }
+
+    private func finish(_ draft: EditDraft) async throws {
+        var choice = EditChoice.save
+        var opensEditor = true
+        // Kept in files:/Recovered because it could not be saved where asked: the command fails.
+        var fellBack = false
+        while true {
+            if opensEditor {
+                let (program, status) = try await runEditor(on: draft.draftPath)
+                guard status == 0 else {
+                    _ = try? await perform(FinishEdit(draft, choice: .discard))
+                    errors.line(errorStyle.error(programName + ":") + LocalizedText(
+                        " The editor (\(program)) exited with status \(status); nothing was saved.",
+                        " 编辑器（\(program)）以状态 \(status) 退出；未保存任何内容。")(language))
+                    throw Reported()
+                }
+                opensEditor = false
+            }
+            do throws(CofferError) {
+                describe(try await perform(FinishEdit(draft, choice: choice)))
+                if fellBack { throw Reported() }
+                return
+            } catch where error.kind == .changedSinceRead || (error.kind == .fileExists && choice == .keepBoth) {
+                report(error)
+                choice = await choiceAfterConflict(draft)
+                fellBack = ask == nil
+            } catch where error.kind == .notEncodable && choice != .keepInFiles {
+                report(error)
+                let again = LocalizedText("Edit it again? [Y/n] ", "重新编辑吗？[Y/n] ")(language)
+                if let answer = await ask?(again), !["n", "no", "否"].contains(answer.lowercased()) {
+                    opensEditor = true
+                } else {
+                    choice = .keepInFiles
+                    fellBack = true
+                }
+            } catch where choice != .keepInFiles && error.kind != .cancelled {
+                report(error)
+                choice = .keepInFiles
+                fellBack = true
+            } catch {
+                errors.line(LocalizedText("Your edited text is still in \(draft.draftPath).",
+                                          "编辑后的文本仍保存在 \(draft.draftPath)。")(language))
+                throw error
+            }
+        }
+    }
+
+    /// What a save did, said once.
+    private func describe(_ outcome: EditOutcome) {
+        switch outcome {
+        case .unchanged:
+            output.line(LocalizedText("No changes; nothing was saved.", "没有更改，未保存。")(language))
+        case .discarded:
+            output.line(LocalizedText("Your changes were discarded.", "已放弃所做的更改。")(language))
+        case .saved(let location, let form):
+            let encoding = form == .utf8 ? "" : " (\(form.name))"
+            output.line(LocalizedText("Saved \(shown(location))\(encoding).", "已保存 \(shown(location))\(encoding)。")(language))
+        }
+    }
+
+    /// Asks what to do with an edit whose file changed meanwhile. Without anyone to ask (a
+    /// script), or without an answer, the edited copy is kept in `files:/Recovered`.
+    private func choiceAfterConflict(_ draft: EditDraft) async -> EditChoice {
+        let question = LocalizedText(
+            "Overwrite it (what is there now goes to the trash), keep both, keep your edited copy in files:/Recovered, or discard your changes? [o/b/K/d] ",
+            "覆盖它（现有内容移到废纸篓）、保留两者、把编辑后的副本保存到 files:/Recovered，还是放弃更改？[o/b/K/d] ")(language)
+        while let answer = await ask?(question) {
+            switch answer.trimmingCharacters(in: .whitespaces).lowercased() {
+            case "o", "overwrite", "覆盖": return .overwrite
+            case "b", "both", "keep both", "保留两者": return .keepBoth
+            case "", "k", "keep", "保存": return .keepInFiles
+            case "d", "discard", "放弃":
+                let sure = LocalizedText("Discard your changes for good? [y/N] ", "确定放弃更改吗？[y/N] ")(language)
+                if let answer = await ask?(sure), ["y", "yes", "是"].contains(answer.lowercased()) { return .discard }
+            default: continue
+            }
+        }
+        return .keepInFiles
+    }
+
+    /// Runs the user's editor on `path` with this terminal, and waits for it.
+    /// - Returns: the program's name and its exit status (128 + N when killed by signal N).
+    private func runEditor(on path: String) async throws(CofferError) -> (String, Int32) {
+        let environment = ProcessInfo.processInfo.environment
+        let program = [environment["VISUAL"], environment["EDITOR"]]
+            .compactMap { $0?.trimmingCharacters(in: .whitespaces) }.first { !$0.isEmpty } ?? "vi"
+        output.flush()
+        errors.flush()
+        // Through the shell, as other programs run $EDITOR: it may carry arguments (`code --wait`).
+        let status = try await BlockingIO.run { _ throws(CofferError) in
+            try EditorProcess.run(["/bin/sh", "-c", program + " \"$1\"", "coffer-edit", path])
+        }
+        return (program, status)
+    }
+
+    /// `write [--append] [--if-version V] [--keep-both|--replace] [--bookmark ID] [path|host:path]`:
+    /// standard input becomes the file's content (or is added at its end).
+    func write(_ words: ArraySlice<String>) async throws {
+        let arguments = try parse(words, as: "write")
+        let chosen = try arguments.chosenConflictPolicy(language: language)
+        let append = arguments.flags.contains("append")
+        let version = try arguments.options["if-version"].map { (text) throws(CofferError) -> FileVersion in
+            guard let version = FileVersion(token: text) else { throw usage("write") }
+            return version
+        }
+        if append && chosen != nil || version != nil && chosen != nil {
+            throw CofferError(.invalidArgument, detail: LocalizedText(
+                "--append and --if-version do not go with --keep-both or --replace",
+                "--append 和 --if-version 不能与 --keep-both 或 --replace 同时使用")(language))
+        }
+        let target = try await editTarget(arguments, command: "write")
+        let input = try await Self.readStandardInput(limit: FileService.editLimit * 4)
+        switch target {
+        case .bookmark(let id):
+            guard !append else {
+                throw CofferError(.invalidArgument, detail: LocalizedText(
+                    "--append is for files in Coffer", "--append 只用于 Coffer 中的文件")(language))
+            }
+            let mode: HostSaveMode = chosen == .keepBoth ? .keepBoth : .replace(ifVersion: version)
+            let bytes = try await keepingEncoding(input, of: .bookmark(id), appending: false)
+            let saved = try await perform(WriteHostFile(bookmark: id, bytes: bytes, mode: mode))
+            output.line(LocalizedText("Saved \(shown(saved.savedPath)).", "已保存 \(shown(saved.savedPath))。")(language))
+        case .file(let path):
+            let bytes = try await keepingEncoding(input, of: .file(path), appending: append)
+            if append {
+                _ = try await perform(AppendToFile(path, bytes: bytes, ifVersion: version))
+            } else {
+                _ = try await perform(WriteFile(path, bytes: bytes, conflict: chosen.map(ConflictChoice.policy), ifVersion: version))
+            }
+        }
+    }
+
+    /// Text written to a file that is text in another encoding than UTF-8 (UTF-16, GB 18030,
+    /// UTF-8 with a mark) is written in that encoding; anything else as it is.
+    private func keepingEncoding(_ input: [UInt8], of target: EditTarget, appending: Bool) async throws(CofferError) -> [UInt8] {
+        let head: ReadRange.Content
+        do throws(CofferError) {
+            switch target {
+            case .file(let path): head = try await perform(ReadRange(path, length: TextReader.sampleSize, as: .bytes))
+            case .bookmark(let id): head = try await perform(ReadBookmark(bookmark: id, length: TextReader.sampleSize, as: .bytes))
+            }
+        } catch where error.kind == .noSuchFile && target.path != nil {
+            return input
+        }
+        guard case .bytes(let range) = head, !range.bytes.isEmpty,
+              let form = TextForm(of: range.bytes, isComplete: range.isEndOfFile), form != .utf8,
+              String(validating: input, as: UTF8.self) != nil
+        else { return input }
+        // Text in this encoding: what was typed or piped in is converted, not mixed in.
+        let bytes = input.starts(with: [0xEF, 0xBB, 0xBF]) ? Array(input.dropFirst(3)) : input
+        return try form.encode(utf8: bytes, path: target.path, continuing: appending)
+    }
+
+    /// What `edit` and `write` act on: `--bookmark ID`, a `host:` path (opened in place
+    /// first, as `open` does), or a path in Coffer.
+    private func editTarget(_ arguments: ParsedArguments, command: String) async throws(CofferError) -> EditTarget {
+        if let text = arguments.options["bookmark"] {
+            guard arguments.operands.isEmpty else { throw usage(command) }
+            return .bookmark(try bookmarkID(text))
+        }
+        guard arguments.operands.count == 1, let operand = arguments.operands.first else { throw usage(command) }
+        if operand.hasPrefix(Self.hostPrefix) {
+            let hostPath = Self.expandingHome(String(operand.dropFirst(Self.hostPrefix.count)))
+            return .bookmark(try await perform(OpenHostFile(hostPath)).bookmark.id)
+        }
+        return .file(try resolve(operand))
+    }
+
+    /// How `edit` and `write` name a file on this computer rather than in Coffer.
+    static let hostPrefix = "host:"
+
+    /// Standard input to its end (Ctrl-D at a terminal), at most `limit` bytes; a cancelled
+    /// command (Ctrl-C) stops reading.
+    static func readStandardInput(limit: Int) async throws(CofferError) -> [UInt8] {
+        try await BlockingIO.run { cancellation throws(CofferError) in
+            var bytes: [UInt8] = []
+            var buffer = [UInt8](repeating: 0, count: 1 << 16)
+            while true {
+                var ready = pollfd(fd: 0, events: Int16(POLLIN), revents: 0)
+                let polled = poll(&ready, 1, 100)
+                try cancellation.check(nil)
+                if polled == 0 || (polled < 0 && errno == EINTR) { continue }
+                let count = buffer.withUnsafeMutableBytes { read(0, $0.baseAddress, $0.count) }
+                if count < 0 && (errno == EINTR || errno == EAGAIN) { continue }
+                guard count >= 0 else { throw CofferError.lastSystemError("read", path: nil) }
+                if count == 0 { return bytes }
+                bytes += buffer[..<count]
+                guard bytes.count <= limit else {
+                    throw CofferError(.tooLarge, detail: "\(limit) bytes")
+                }
+            }
+        }
+    }
+}
+
+/// An editor program run in the foreground with this process's terminal.
+enum EditorProcess {
+    /// Runs `arguments` (the first is the program's path) with the standard descriptors and
+    /// environment of this process, signals at their defaults and none blocked, and waits.
+    /// - Returns: the exit status, or 128 + the signal that ended it.
+    static func run(_ arguments: [String]) throws(CofferError) -> Int32 {
+        var attributes = posix_spawnattr_t()
+        posix_spawnattr_init(&attributes)
+        defer { posix_spawnattr_destroy(&attributes) }
+        var none = sigset_t()
+        sigemptyset(&none)
+        posix_spawnattr_setsigmask(&attributes, &none)
+        var defaults = sigset_t()
+        sigemptyset(&defaults)
+        for signal in [SIGINT, SIGQUIT, SIGTERM, SIGHUP, SIGPIPE, SIGTSTP, SIGTTIN, SIGTTOU, SIGWINCH] {
+            sigaddset(&defaults, signal)
+        }
+        posix_spawnattr_setsigdefault(&attributes, &defaults)
+        posix_spawnattr_setflags(&attributes, Int16(POSIX_SPAWN_SETSIGMASK | POSIX_SPAWN_SETSIGDEF))
+        let argv: [UnsafeMutablePointer<CChar>?] = arguments.map { strdup($0) } + [nil]
+        defer { argv.forEach { free($0) } }
+        var child: pid_t = 0
+        let spawned = posix_spawn(&child, arguments[0], nil, &attributes, argv, environ)
+        guard spawned == 0 else { throw CofferError.system(spawned, "posix_spawn", path: nil) }
+        var status: Int32 = 0
+        while waitpid(child, &status, 0) < 0 {
+            guard errno == EINTR else { throw CofferError.lastSystemError("waitpid", path: nil) }
+        }
+        // WIFEXITED / WEXITSTATUS / WTERMSIG, which Swift does not import as functions.
+        let signal = status & 0x7f
+        return signal == 0 ? (status >> 8) & 0xff : 128 + signal
+    }
+}
