@@ -38,8 +38,7 @@ extension CommandInterpreter {
             }
             do throws(CofferError) {
                 describe(try await perform(FinishEdit(draft, choice: choice)))
-                if fellBack { throw Reported() }
-                return
+                break
             } catch where error.kind == .changedSinceRead || (error.kind == .fileExists && choice == .keepBoth) {
                 report(error)
                 choice = await choiceAfterConflict(draft)
@@ -63,6 +62,7 @@ extension CommandInterpreter {
                 throw error
             }
         }
+        if fellBack { throw Reported() }
     }
 
     /// What a save did, said once.
