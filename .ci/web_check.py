@@ -414,6 +414,35 @@ def browser(server, root, screenshots):
         wait.until(lambda d: "笔记 2026.txt" in names())
         check(os.path.exists(f"{root}/Photos/笔记 2026.txt") and not os.path.exists(f"{root}/Photos/notes.txt"), "renamed on disk")
 
+        # Edit a text and save it over the version read; another writer's save in between is
+        # not overwritten without a word: the page asks, and "keep editing" loses nothing.
+        click_row("笔记 2026.txt")
+        wait.until(lambda d: d.find_element(By.ID, "edit")).click()
+        area = wait.until(lambda d: d.find_element(By.ID, "editor"))
+        area.send_keys(Keys.CONTROL, "a")
+        area.send_keys("mine, from the page")
+        with open(f"{root}/Photos/笔记 2026.txt", "w") as file:
+            file.write("theirs, from another program")
+        driver.find_element(By.ID, "save").click()
+        wait.until(lambda d: d.find_element(By.ID, "changed").get_attribute("open") is not None)
+        shot("web-changed.png")
+        said = driver.find_element(By.ID, "changed-text").text
+        check("changed by someone else after it was read" in said, f"a refused save says the file changed: {said!r}")
+        driver.find_element(By.ID, "keep-editing").click()
+        check(open(f"{root}/Photos/笔记 2026.txt").read() == "theirs, from another program", "a refused save writes nothing")
+        check(driver.find_element(By.ID, "editor").get_attribute("value") == "mine, from the page", "keep editing keeps the text")
+        driver.find_element(By.ID, "save").click()
+        wait.until(lambda d: d.find_element(By.ID, "changed").get_attribute("open") is not None)
+        driver.find_element(By.ID, "overwrite").click()
+        wait.until(lambda d: open(f"{root}/Photos/笔记 2026.txt").read() == "mine, from the page")
+        trashed = subprocess.run([COFFER, "--container", server.container, "-c", "trash"], capture_output=True, text=True).stdout
+        check("笔记 2026.txt" in trashed, "what an overwrite replaced is in the trash")
+        area = driver.find_element(By.ID, "editor")
+        area.send_keys(" again")
+        driver.find_element(By.ID, "save").click()
+        wait.until(lambda d: open(f"{root}/Photos/笔记 2026.txt").read() == "mine, from the page again")
+        check(driver.find_element(By.ID, "changed").get_attribute("open") is None, "a save over its own version asks nothing")
+
         # Upload through the file input.
         source = os.path.join(tempfile.mkdtemp(), "upload me.bin")
         payload = os.urandom(2_500_000)

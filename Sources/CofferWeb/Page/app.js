@@ -12,6 +12,8 @@ const words = {
     emptyConfirm: "Delete everything in the Trash for good?", lost: "The connection to Coffer was lost.",
     items: (shown, total) => `${shown} of ${total} items`, nothing: "Nothing here.", pages: "pages",
     lines: "lines", entries: "entries", searching: (query) => `Results for “${query}”`, deleted: "Deleted",
+    edit: "Edit", save: "Save", saved: "Saved.", overwrite: "Overwrite", saveCopy: "Save as a copy",
+    keepEditing: "Keep editing", tooLong: "Only the first 1 MB of a text can be edited here.",
   },
   "zh-Hans": {
     search: "搜索", newFolder: "新建文件夹", rename: "重命名", delete: "移到废纸篓", upload: "上传",
@@ -22,6 +24,8 @@ const words = {
     emptyConfirm: "要永久删除废纸篓中的所有内容吗？", lost: "与 Coffer 的连接已断开。",
     items: (shown, total) => `显示 ${shown} 项，共 ${total} 项`, nothing: "这里什么也没有。", pages: "页",
     lines: "行", entries: "个条目", searching: (query) => `“${query}”的搜索结果`, deleted: "删除时间",
+    edit: "编辑", save: "保存", saved: "已保存。", overwrite: "覆盖", saveCopy: "另存为副本",
+    keepEditing: "继续编辑", tooLong: "这里只能编辑文本的前 1 MB。",
   },
 };
 
@@ -320,11 +324,68 @@ async function preview(node) {
     const pre = document.createElement("pre");
     pre.textContent = text.data;
     body.append(pre);
+    const edit = document.createElement("button");
+    edit.id = "edit";
+    edit.textContent = say("edit");
+    edit.onclick = () => startEditing(node).catch(failed);
+    body.append(edit);
   } else if (facts.archive) {
     const entries = document.createElement("pre");
     entries.textContent = facts.archive.firstEntries.map((entry) => entry.path).join("\n");
     body.append(entries);
   }
+}
+
+// MARK: Editing
+
+/// A text file in a text area, saved over the version that was read: when someone else saved
+/// it meanwhile, the server refuses (`changedSinceRead`) and the person chooses what to do.
+async function startEditing(node) {
+  const limit = 1 << 20;
+  const text = await bridge.call("files/read", { path: node.path, encoding: "text", length: limit });
+  const body = $("preview-body");
+  body.replaceChildren();
+  if (!text.eof) { show(say("tooLong")); return; }
+  const area = document.createElement("textarea");
+  area.id = "editor";
+  area.value = text.data;
+  area.spellcheck = false;
+  const save = document.createElement("button");
+  save.id = "save";
+  save.textContent = say("save");
+  const editing = { version: text.version, charset: text.charset === "UTF-8" && text.bom ? "utf-8-bom" : text.charset };
+  save.onclick = () => saveEdit(node, area.value, editing).catch(failed);
+  body.append(area, save);
+  area.focus();
+}
+
+async function saveEdit(node, data, editing, how = { ifVersion: editing.version }) {
+  try {
+    const saved = await bridge.call("files/write", { path: node.path, data, charset: editing.charset, ...how });
+    if (saved.path === node.path) editing.version = saved.version;
+    show(say("saved"));
+    await list(state.folder);
+  } catch (error) {
+    if (error?.data?.kind !== "changedSinceRead") throw error;
+    const choice = await changedQuestion(error.message);
+    if (choice === "overwrite") await saveEdit(node, data, editing, { conflict: "replace" });
+    else if (choice === "copy") await saveEdit(node, data, editing, { conflict: "keepBoth" });
+  }
+}
+
+/// What to do with an edit whose file changed since it was read: overwrite (the other version
+/// goes to the trash), save as a copy beside it, or go on editing (nothing is lost either way).
+function changedQuestion(message) {
+  const dialog = $("changed");
+  $("changed-text").textContent = message;
+  return new Promise((resolve) => {
+    const answer = (choice) => () => { dialog.close(); resolve(choice); };
+    $("overwrite").onclick = answer("overwrite");
+    $("save-copy").onclick = answer("copy");
+    $("keep-editing").onclick = answer("edit");
+    dialog.oncancel = answer("edit");
+    dialog.showModal();
+  });
 }
 
 // MARK: Changes
@@ -480,7 +541,7 @@ function searchChanged() {
 // MARK: Keys and wiring
 
 function keys(event) {
-  if (event.target.closest("input, select, dialog")) return;
+  if (event.target.closest("input, select, textarea, dialog")) return;
   const count = state.items.length;
   if (event.key === "ArrowDown") { select(Math.min(count - 1, state.selected + 1), true); event.preventDefault(); }
   else if (event.key === "ArrowUp") { select(Math.max(0, state.selected - 1), true); event.preventDefault(); }
