@@ -148,11 +148,11 @@ public final class CommandInterpreter {
 
     /// Prints an error's message on standard error, after the host path it concerns when
     /// there is one (the path the user typed: host errors carry no virtual path).
-    public func report(_ error: CofferError, about hostPath: String? = nil) {
+    public func report(_ error: CofferError, about hostPath: String? = nil, withHint: Bool = true) {
         let message = error.userMessage(in: language, hints: .repl)
         let subject = hostPath.map { " \($0):" } ?? ""
         // Names in a message are a file's or a server's: on a terminal, their control characters are shown, not obeyed.
-        let text = "\(subject) \(message)"
+        let text = "\(subject) \(withHint ? message.description : message.text)"
         errors.line("\(errorStyle.error(programName + ":"))\(errors.isTerminal ? Formatting.visible(text) : text)")
         errors.flush()
     }

@@ -40,7 +40,8 @@ extension CommandInterpreter {
                 describe(try await perform(FinishEdit(draft, choice: choice)))
                 break
             } catch where error.kind == .changedSinceRead || (error.kind == .fileExists && choice == .keepBoth) {
-                report(error)
+                // What happened; the question that follows says what can be done.
+                report(error, withHint: false)
                 choice = await choiceAfterConflict(draft)
                 fellBack = ask == nil
             } catch where error.kind == .notEncodable && choice != .keepInFiles {
