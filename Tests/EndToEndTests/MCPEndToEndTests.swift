@@ -166,6 +166,26 @@ import Testing
         #expect(entries?.count == 3 && entries?[1]["error"] is String && entries?[2]["content"] as? String == "second and more")
     }
 
+    /// `ifVersion` (issue 33): a model that read a file saves over that version only.
+    @Test func writesAndEditsCanBeConditionalOnTheVersionRead() async throws {
+        directory.make([user("plan.md"): "one\n"])
+        let mcp = try await server()
+        let version = try #require(structured(try await tool(mcp, "get_file_info", ["path": "plan.md"]))["version"] as? String)
+        let written = try await tool(mcp, "write_file", ["path": "plan.md", "content": "two\n", "ifVersion": version])
+        let current = try #require((structured(written)["file"] as? [String: Any])?["version"] as? String)
+        #expect(current != version)
+        let stale = try await tool(mcp, "write_file", ["path": "plan.md", "content": "lost?\n", "ifVersion": version])
+        #expect(failed(stale) && text(stale).contains("was changed by someone else after it was read"), "\(text(stale))")
+        let staleEdit = try await tool(mcp, "edit_file", ["path": "plan.md", "ifVersion": version,
+                                                          "edits": [["oldText": "two", "newText": "three"]]])
+        #expect(failed(staleEdit))
+        #expect(directory.contents(user("plan.md")) == "two\n")
+        try await tool(mcp, "edit_file", ["path": "plan.md", "ifVersion": current, "edits": [["oldText": "two", "newText": "three"]]])
+        #expect(directory.contents(user("plan.md")) == "three\n")
+        let mixed = try await tool(mcp, "write_file", ["path": "plan.md", "content": "x", "ifVersion": current, "conflict": "fail"])
+        #expect(failed(mixed))
+    }
+
     @Test func editsApplyTogetherShowADiffAndSayWhichEditMissed() async throws {
         directory.make([user("code.py"): "def f():\n    return 1\n\ndef g():\n    return 2\n"])
         let mcp = try await server()

@@ -62,6 +62,41 @@ struct S3EndToEndTests {
         #expect(wrong.status != 0 && !wrong.errors.contains("not-the-secret") && !wrong.output.contains("not-the-secret"))
     }
 
+    /// A save over the version read is refused when another program wrote the object
+    /// meanwhile: the commit carries `If-Match`, and nothing is overwritten (issue 33).
+    @Test func aConditionalWriteIsRefusedAfterAnotherWriter() async throws {
+        guard !Self.endpoint.isEmpty else { return }
+        let bucket = try makeBucket()
+        let rpc = try RPCProcess(container: container, arguments: ["--mount", "b=s3://\(bucket)", "--s3-endpoint", Self.endpoint],
+                                 environment: Self.keys)
+        defer { rpc.closeInput() }
+        _ = try await rpc.awaitCall("initialize", ["locale": "en"])
+        _ = try await rpc.awaitCall("files/write", ["path": "b:/doc.txt", "data": "one"])
+        let read = try #require(result(try await rpc.awaitCall("files/read", ["path": "b:/doc.txt", "encoding": "text"])))
+        let version = try #require(read["version"] as? String)
+        // Another writer: this test process, straight to the bucket.
+        let configuration = try S3Configuration.resolve(try S3Location(parsing: "s3://\(bucket)"), endpoint: Self.endpoint,
+                                                        environment: Self.keys, home: "/nonexistent")
+        let client = S3Client(configuration)
+        try client.put("doc.txt", body: .bytes(Array("theirs".utf8)))
+        let refused = try await rpc.awaitCall("files/write", ["path": "b:/doc.txt", "data": "mine", "ifVersion": version])
+        #expect(errorKind(refused) == "changedSinceRead", "\(refused)")
+        #expect(try text(of: "doc.txt", client) == "theirs")
+        // Read again, the save goes through, and the version is the object's ETag.
+        let fresh = try #require(result(try await rpc.awaitCall("files/stat", ["path": "b:/doc.txt"]))?["version"] as? String)
+        #expect(fresh != version)
+        let saved = try await rpc.awaitCall("files/write", ["path": "b:/doc.txt", "data": "mine", "ifVersion": fresh])
+        #expect(saved["error"] == nil, "\(saved)")
+        #expect(try text(of: "doc.txt", client) == "mine")
+        #expect(try client.head("doc.txt").map { S3Client.bare($0.etag) } == result(saved)?["version"] as? String)
+    }
+
+    func text(of key: String, _ client: S3Client) throws -> String {
+        var bytes: [UInt8] = []
+        try client.get(key) { chunk in bytes += chunk; return true }
+        return String(decoding: bytes, as: UTF8.self)
+    }
+
     @Test func theRPCServerUsesTheBucketToo() async throws {
         guard !Self.endpoint.isEmpty else { return }
         let bucket = try makeBucket()
