@@ -19,20 +19,29 @@ public struct FileVersion: Sendable, Hashable, CustomStringConvertible {
     /// A local file's version, from its `statx`.
     public init(device: UInt64, inode: UInt64, size: UInt64, modified: (seconds: Int64, nanoseconds: UInt32),
                 changed: (seconds: Int64, nanoseconds: UInt32)) {
-        // FNV-1a over the fields, then a finaliser so that neighbouring times differ in every digit.
+        // FNV-1a over the fields, then a finaliser so that neighbouring times differ in every
+        // digit. Each field is mixed in place: a listing makes one of these per entry.
         var hash: UInt64 = 0xcbf2_9ce4_8422_2325
-        for field in [device, inode, size, UInt64(bitPattern: modified.seconds), UInt64(modified.nanoseconds),
-                      UInt64(bitPattern: changed.seconds), UInt64(changed.nanoseconds)] {
-            var value = field
-            for _ in 0..<8 {
-                hash = (hash ^ (value & 0xff)) &* 0x100_0000_01b3
-                value >>= 8
-            }
-        }
+        Self.mix(device, into: &hash)
+        Self.mix(inode, into: &hash)
+        Self.mix(size, into: &hash)
+        Self.mix(UInt64(bitPattern: modified.seconds), into: &hash)
+        Self.mix(UInt64(modified.nanoseconds), into: &hash)
+        Self.mix(UInt64(bitPattern: changed.seconds), into: &hash)
+        Self.mix(UInt64(changed.nanoseconds), into: &hash)
         hash ^= hash >> 33
         hash = hash &* 0xff51_afd7_ed55_8ccd
         hash ^= hash >> 33
         storage = .digest(hash)
+    }
+
+    @inline(__always)
+    private static func mix(_ field: UInt64, into hash: inout UInt64) {
+        var value = field
+        for _ in 0..<8 {
+            hash = (hash ^ (value & 0xff)) &* 0x100_0000_01b3
+            value >>= 8
+        }
     }
 
     /// A version the storage names itself (an S3 ETag; quotes are dropped), or one a client
@@ -52,8 +61,14 @@ public struct FileVersion: Sendable, Hashable, CustomStringConvertible {
     public var token: String {
         switch storage {
         case .digest(let value):
-            let digits = String(value, radix: 16)
-            return String(repeating: "0", count: 16 - digits.count) + digits
+            // 16 hex digits: a small string, made without an allocation.
+            return String(unsafeUninitializedCapacity: 16) { buffer in
+                let digits: StaticString = "0123456789abcdef"
+                for index in 0..<16 {
+                    buffer[index] = digits.utf8Start[Int((value >> UInt64(60 - 4 * index)) & 0xf)]
+                }
+                return 16
+            }
         case .tag(let tag):
             return tag
         }
