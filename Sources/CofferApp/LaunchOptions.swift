@@ -27,6 +27,8 @@ struct LaunchOptions {
     var allowedHostFolders: [String] = []
     /// `coffer rpc --listen unix:PATH`: the socket to serve clients on, instead of stdio.
     var socketPath: String?
+    /// `coffer rpc --connect unix:PATH`: relay standard I/O to a server listening there.
+    var connectPath: String?
     /// `--mount NAME=s3://BUCKET[/PREFIX]`, repeatable: buckets mounted beside `files:`.
     var s3Mounts: [(name: String, location: String)] = []
     /// `--s3-endpoint URL`: the S3 server, over `AWS_ENDPOINT_URL` and the profile's.
@@ -137,6 +139,11 @@ struct LaunchOptions {
                     throw CofferError(.invalidArgument, detail: "--listen \(value): use unix:PATH")
                 }
                 socketPath = String(value.dropFirst("unix:".count))
+            } else if action == .rpc, let value = try reader.value(of: "--connect") {
+                guard value.hasPrefix("unix:"), value.count > "unix:".count else {
+                    throw CofferError(.invalidArgument, detail: "--connect \(value): use unix:PATH")
+                }
+                connectPath = String(value.dropFirst("unix:".count))
             } else {
                 return false
             }
@@ -154,6 +161,7 @@ struct LaunchOptions {
                 Usage: \(program) [--container DIR] [--lang en|zh-Hans] [--document-types JSON] [--mount NAME=s3://BUCKET[/PREFIX]]…
                            [--s3-endpoint URL] [-c 'COMMAND; COMMAND']
                        \(program) [--container DIR] rpc [--framing lsp|ndjson] [--allow-host DIR]… [--listen unix:PATH]
+                       \(program) rpc --connect unix:PATH
                        \(program) [--container DIR] mcp [--allow-host DIR]…
                        \(program) [--container DIR] serve [--port N] [--address A] [--open] [--new-token]
                        \(program) [--container DIR] open-files PATH…
@@ -167,7 +175,7 @@ struct LaunchOptions {
                 document types (default: the one built in). Run “\(program) help” for the list of commands.
                 “\(program) rpc” serves JSON-RPC 2.0 on standard input and output instead, or with
                 --listen on a Unix-domain socket to many clients at once; programs may use only the
-                host folders named with --allow-host. “\(program) mcp” serves the Model Context Protocol
+                host folders named with --allow-host; --connect joins standard I/O to such a server. “\(program) mcp” serves the Model Context Protocol
                 on standard input and output, for AI editors and agents. “\(program) serve” is the file
                 browser in a web browser, on 127.0.0.1 with an access token in the address it prints.
                 “\(program) install-desktop” adds \(program) to the
@@ -178,6 +186,7 @@ struct LaunchOptions {
                 用法：\(program) [--container 目录] [--lang en|zh-Hans] [--document-types JSON] [--mount 名称=s3://存储桶[/前缀]]…
                           [--s3-endpoint 网址] [-c '命令; 命令']
                       \(program) [--container 目录] rpc [--framing lsp|ndjson] [--allow-host 目录]… [--listen unix:路径]
+                      \(program) rpc --connect unix:路径
                       \(program) [--container 目录] mcp [--allow-host 目录]…
                       \(program) [--container 目录] serve [--port 端口] [--address 地址] [--open] [--new-token]
                       \(program) [--container 目录] open-files 路径…
@@ -189,7 +198,8 @@ struct LaunchOptions {
                 默认容器为 $XDG_DATA_HOME/\(program)（~/.local/share/\(program)）。--document-types 指定应用的
                 文稿类型清单（默认使用内置清单）。运行“\(program) help”查看命令列表。
                 “\(program) rpc”改为在标准输入输出上提供 JSON-RPC 2.0 服务，或用 --listen 在 Unix
-                域套接字上同时为多个客户端服务；程序只能使用 --allow-host 指定的本机文件夹。
+                域套接字上同时为多个客户端服务；程序只能使用 --allow-host 指定的本机文件夹；--connect 把
+                标准输入输出接到这样的服务上。
                 “\(program) mcp”在标准输入输出上提供模型上下文协议（MCP）服务，供 AI 编辑器和智能体使用。
                 “\(program) serve”在网页浏览器中提供文件浏览器，监听 127.0.0.1，打印的地址中带有访问令牌。
                 “\(program) install-desktop”把 \(program) 加入桌面“打开方式”中它能打开的类型；桌面随后运行

@@ -3,13 +3,21 @@ import CofferJSONRPC
 import CofferRPC
 import FileService
 
-/// `coffer rpc [--listen unix:PATH] [--framing lsp|ndjson] [--allow-host DIR]…`.
+/// `coffer rpc [--listen unix:PATH] [--framing lsp|ndjson] [--allow-host DIR]…`, or `coffer rpc --connect unix:PATH`.
 struct RPCLaunch: FrontEndLaunch {
     private var methods = RPCMethodRegistry.standard
     private var listener: UnixSocketListener?
     private var stops: StopSignals?
 
     mutating func prepare(_ context: LaunchContext) -> Int32? {
+        if let path = context.options.connectPath {
+            // A relay to a running server: no container of its own.
+            do {
+                return try SocketRelay.run(connectingTo: path)
+            } catch {
+                return context.stopping(with: "--connect: \(error.message)", status: 1)
+            }
+        }
         do {
             methods = try RPCMethodRegistry.standard.adding(context.application.extraMethods)
         } catch {
