@@ -133,7 +133,24 @@ if scenario == "single" then
         "new lines create a file and a folder")
   check(not vim.bo.modified and vim.tbl_contains(vim.tbl_map(function(line) return line:gsub("^/%d+ ", "") end, lines()), "renamed.txt"),
         "the folder buffer lists the folder again")
-  keys("gg/renamed<CR><CR>")
+  -- A rename onto a taken name: Coffer asks (conflict/ask), answered here "Keep both".
+  local asked = {}
+  local confirm = vim.fn.confirm
+  vim.fn.confirm = function(message, choices)
+    table.insert(asked, message)
+    for index, choice in ipairs(vim.split(choices, "\n")) do
+      if choice:find("Keep both", 1, true) then return index end
+    end
+    return 0
+  end
+  keys("gg/new.md<CR>")
+  vim.cmd([[s/new\.md$/renamed.txt/]])
+  vim.cmd("write")
+  vim.fn.confirm = confirm
+  check(#asked == 1 and asked[1]:find("already exists in files:/Notes", 1, true) ~= nil,
+        "a rename onto a taken name asks what Coffer says is there: " .. table.concat(asked, " | "))
+  check(disk("Notes/renamed (2).txt") == "new text\n" and disk("Notes/renamed.txt") == "b", "keep both keeps both")
+  keys("gg/renamed.txt<CR><CR>")
   check(vim.api.nvim_buf_get_name(0) == "coffer://files/Notes/renamed.txt" and lines()[1] == "b", "<CR> opens the item")
   vim.cmd("Coffer Notes")
   keys("-")
@@ -143,8 +160,9 @@ if scenario == "single" then
   vim.fn.system({ bin, "--container", container, "-c", "reindex" })
   vim.cmd("Coffer find renamed")
   local found = vim.fn.getqflist()
-  check(#found == 1 and vim.api.nvim_buf_get_name(found[1].bufnr) == "coffer://files/Notes/renamed.txt",
-        ":Coffer find fills the quickfix list")
+  local names = vim.tbl_map(function(item) return vim.api.nvim_buf_get_name(item.bufnr) end, found)
+  check(#found == 2 and names[1] == "coffer://files/Notes/renamed (2).txt" and names[2] == "coffer://files/Notes/renamed.txt",
+        ":Coffer find fills the quickfix list: " .. table.concat(names, ", "))
 
   -- Changes made by others arrive: an unmodified buffer reads the file again.
   vim.cmd("cclose")

@@ -8,7 +8,7 @@ struct FilesCopy: RPCMethod {
 
     static func run(_ params: TransferParams, _ context: RequestContext) async throws -> NodeResult {
         NodeResult(try await context.perform(CopyItem(try params.path.resolved(), to: .into(try params.toDirectory.resolved()),
-                                                      conflict: params.conflict.map(ConflictChoice.policy))))
+                                                      conflict: params.conflict?.choice)))
     }
 }
 
@@ -17,6 +17,6 @@ struct FilesCopy: RPCMethod {
 struct TransferParams: Decodable, Sendable {
     var path: PathParam
     var toDirectory: PathParam
-    var conflict: ConflictPolicy?
+    var conflict: ConflictParam?
     var workDoneToken: ProgressToken?
 }

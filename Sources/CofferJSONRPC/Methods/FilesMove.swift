@@ -8,6 +8,6 @@ struct FilesMove: RPCMethod {
 
     static func run(_ params: TransferParams, _ context: RequestContext) async throws -> NodeResult {
         NodeResult(try await context.perform(MoveItem(try params.path.resolved(), to: .into(try params.toDirectory.resolved()),
-                                                      conflict: params.conflict.map(ConflictChoice.policy))))
+                                                      conflict: params.conflict?.choice)))
     }
 }

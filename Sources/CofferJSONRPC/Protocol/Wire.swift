@@ -74,6 +74,24 @@ public struct PathParam: Decodable, Sendable {
     public func resolved() throws(CofferError) -> VirtualPath { try VirtualPath(parsing: text) }
 }
 
+/// A `conflict` param of an operation that can ask: a ``ConflictPolicy``'s name, or `ask` —
+/// then a client that answers `conflict/ask` (`capabilities.conflictQuestions`) is asked when
+/// the name is taken, and one that does not fails as `fail` does.
+struct ConflictParam: Decodable, Sendable {
+    var choice: ConflictChoice
+    init(from decoder: any Decoder) throws {
+        let text = try decoder.singleValueContainer().decode(String.self)
+        if text == "ask" {
+            choice = .ask
+        } else if let policy = ConflictPolicy(rawValue: text) {
+            choice = .policy(policy)
+        } else {
+            throw DecodingError.dataCorruptedError(in: try decoder.singleValueContainer(),
+                                                   debugDescription: "must be one of fail, keepBoth, replace, replaceFolder or ask")
+        }
+    }
+}
+
 /// A version param (`ifVersion`): the token a node or a read gave, sent back as it was.
 struct VersionParam: Decodable, Sendable {
     var version: FileVersion

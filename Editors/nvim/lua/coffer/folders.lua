@@ -125,7 +125,8 @@ function M.write(buf)
   for _, change in ipairs(changes) do
     local _, err
     if change.kind == "rename" then
-      _, err = client.request("files/rename", { path = change.from.path, newName = change.name })
+      -- A name taken: Coffer asks (conflict/ask), and the person chooses.
+      _, err = client.request("files/rename", { path = change.from.path, newName = change.name, conflict = "ask" })
     elseif change.kind == "folder" then
       _, err = client.request("files/createDirectory", { path = change.path })
     elseif change.kind == "file" then
