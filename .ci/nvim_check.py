@@ -14,8 +14,12 @@ import sys
 import tempfile
 import time
 
+import shutil
+
 ROOT = os.path.dirname(os.path.dirname(os.path.abspath(__file__)))
-PLUGIN = os.path.join(ROOT, "Editors", "nvim")
+# A copy of Editors/nvim, so that `:helptags` writes its tags file there, not in the checkout.
+PLUGIN = os.path.join(tempfile.mkdtemp(prefix="coffer-nvim-plugin-"), "coffer")
+shutil.copytree(os.path.join(ROOT, "Editors", "nvim"), PLUGIN)
 
 
 def nvim(environment, timeout=120):
@@ -41,7 +45,7 @@ def finish(process, label, timeout=120):
 def main():
     binary = os.path.abspath(sys.argv[1])
     work = tempfile.mkdtemp(prefix="coffer-nvim-")
-    base = dict(os.environ, COFFER_BIN=binary, LANG="C.UTF-8", HOME=work, XDG_DATA_HOME=os.path.join(work, "data"))
+    base = dict(os.environ, COFFER_BIN=binary, COFFER_PLUGIN=PLUGIN, LANG="C.UTF-8", HOME=work, XDG_DATA_HOME=os.path.join(work, "data"))
     base.pop("LC_ALL", None)
 
     container = os.path.join(work, "single")

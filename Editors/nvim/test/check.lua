@@ -58,6 +58,10 @@ local coffer = require("coffer")
 
 if scenario == "single" then
   coffer.setup({ cmd = bin, container = container, confirm = false, allow_host = { env.COFFER_HOST } })
+  vim.cmd("helptags " .. vim.fn.fnameescape(env.COFFER_PLUGIN .. "/doc"))
+  vim.cmd("help coffer-folders")
+  check(vim.fn.expand("%:t") == "coffer.txt" and vim.fn.getline("."):find("Folder buffers", 1, true) ~= nil, ":help coffer works")
+  vim.cmd("close")
   vim.fn.mkdir(files .. "Notes", "p")
   put("Notes/a.md", "# Plan\nfirst\n")
 
@@ -155,6 +159,25 @@ if scenario == "single" then
   vim.cmd("Coffer Notes")
   keys("-")
   check(vim.api.nvim_buf_get_name(0) == "coffer://files/" and vim.b.coffer_folder == "files:/", "- goes up")
+
+  -- Import, export, and the trash with restore.
+  local host = env.COFFER_HOST
+  local source = assert(io.open(host .. "/from host.txt", "w"))
+  source:write("host\n")
+  source:close()
+  vim.fn.mkdir(host .. "/out", "p")
+  vim.cmd("Coffer Notes")
+  vim.cmd("Coffer import " .. vim.fn.fnameescape(host .. "/from host.txt"))
+  check(disk("Notes/from host.txt") == "host\n", ":Coffer import copies a host file into the folder")
+  vim.cmd("edit " .. vim.fn.fnameescape("coffer://files/Notes/from host.txt"))
+  vim.cmd("Coffer export " .. vim.fn.fnameescape(host .. "/out"))
+  local exported = io.open(host .. "/out/from host.txt")
+  check(exported ~= nil and exported:read("*a") == "host\n", ":Coffer export copies it out")
+  if exported then exported:close() end
+  vim.cmd("Coffer trash")
+  keys("/old.txt<CR>R")
+  check(disk("Notes/old.txt") == "old", ":Coffer trash lists the trash and R restores an item")
+  vim.cmd("close")
 
   -- Find into the quickfix list.
   vim.fn.system({ bin, "--container", container, "-c", "reindex" })

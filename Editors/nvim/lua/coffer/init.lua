@@ -79,7 +79,7 @@ end
 function commands.import(arguments)
   if #arguments == 0 then return fail("usage: :Coffer import HOST-PATH…") end
   local hostPaths = {}
-  for _, path in ipairs(arguments) do table.insert(hostPaths, vim.fn.fnamemodify(vim.fn.expand(path), ":p"):gsub("/$", "")) end
+  for _, path in ipairs(arguments) do table.insert(hostPaths, (vim.fn.fnamemodify(vim.fn.expand(path), ":p"):gsub("/$", ""))) end
   local answer = client.call("host/import", { hostPaths = hostPaths, toDirectory = here() })
   local done = {}
   for _, item in ipairs(answer.results or {}) do
