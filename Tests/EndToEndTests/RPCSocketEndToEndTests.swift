@@ -41,6 +41,24 @@ struct RPCSocketEndToEndTests {
         }
     }
 
+    // MARK: The relay
+
+    /// `rpc --connect unix:PATH`: a client that can only start a program reaches the server
+    /// through it, in the server's session and container; without a server it says so.
+    @Test func aRelayJoinsStandardIOToTheServer() throws {
+        let server = try listen()
+        defer { server.signal(SIGTERM) }
+        let relay = try RPCProcess(container: directory.url("unused"), framing: .lsp, arguments: ["--connect", "unix:\(socketPath)"])
+        #expect(result(try relay.initialize()) != nil)
+        #expect(result(try relay.call("files/write", ["path": "/via relay.txt", "data": "hi"])) != nil)
+        #expect(directory.contents(user("via relay.txt")) == "hi")
+        relay.closeInput()
+        #expect(try relay.waitForExit() == 0)
+        #expect(!directory.exists("unused"), "the relay opens no container of its own")
+        let missing = try CofferBinary.run(["rpc", "--connect", "unix:" + directory.url("nobody.sock")])
+        #expect(missing.status == 1 && missing.errors.contains("no Coffer server is listening on"), "\(missing.errors)")
+    }
+
     // MARK: Many clients
 
     /// A client's whole life: lifecycle, changes, reads, an upload, a watch, errors in its
