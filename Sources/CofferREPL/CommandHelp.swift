@@ -179,6 +179,21 @@ public struct CommandHelp: Sendable {
                 "文件类型会分别按名称和按内容（libmagic）显示，两者不一致时给出提示；文本文件还会显示其编码。"),
             examples: ["info report.pdf"]),
         CommandHelp(
+            name: "tag", usage: "tag path… +tag… -tag…",
+            syntax: CommandSyntax(operands: [.sandboxPath]),
+            summary: LocalizedText("Add (+) and remove (-) tags of items.", "为项目添加（+）和移除（-）标签。"),
+            details: LocalizedText(
+                "Tags are the desktop's: the user.xdg.tags attribute, which file managers such as Dolphin show. Each item's tags are printed after; copies, moves, the trash, imports and exports keep them. “--” ends the tags, before a path that starts with + or -.",
+                "标签采用桌面的约定：user.xdg.tags 扩展属性，Dolphin 等文件管理器会显示。之后会打印每个项目的标签；复制、移动、废纸篓、导入和导出都会保留标签。“--”结束标签，用于以 + 或 - 开头的路径之前。"),
+            examples: ["tag report.pdf +work +urgent", "tag Notes/old.txt -urgent"]),
+        CommandHelp(
+            name: "tags", usage: "tags [folder]",
+            syntax: CommandSyntax(operands: [.sandboxFolder]),
+            summary: LocalizedText("List every tag in use, most used first.", "列出所有在用的标签，最常用的在前。"),
+            details: LocalizedText("Counts the items carrying each tag below the folder (files:/ by default).",
+                                   "统计文件夹（默认 files:/）下带有每个标签的项目数。"),
+            examples: ["tags", "tags Projects"]),
+        CommandHelp(
             name: "find", usage: "find pattern [path] [--type uti,…] [--limit N] [--walk]",
             syntax: CommandSyntax(longFlags: ["walk"], longOptions: ["type": .text, "limit": .text],
                                   operands: [.text, .sandboxFolder]),

@@ -114,6 +114,8 @@ public final class CommandInterpreter {
             case "write": try await write(arguments)
             case "head": try await head(arguments)
             case "info": try await info(arguments)
+            case "tag": try await tag(arguments)
+            case "tags": try await listTags(arguments)
             case "du": try await diskUsage(arguments)
             case "preview": try await preview(arguments)
             case "fetch": try await fetch(arguments)

@@ -103,7 +103,7 @@ extension FileService {
             if let converted {
                 try await Self.write(converted, to: staging, at: staged, modified: node.knownModificationDate)
                 progress.advance(bytes: Int64(converted.count), items: 1)
-            } else {
+            } else if try await !staging.stage(path, of: source, at: staged, progress: progress) {
                 try await StreamingCopy.copy(from: source, at: path, to: staging, at: staged, conflict: .fail,
                                              progress: progress)
             }

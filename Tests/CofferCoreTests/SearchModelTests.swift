@@ -107,3 +107,16 @@ struct ChangeCoalescerTests {
         #expect(try coalesce([("/a", .created), ("/a", .deleted), ("/a", .created)]) == ["a created"])
     }
 }
+
+/// Tags as the desktop writes them (`user.xdg.tags`, comma-separated).
+struct FileTagsTests {
+    @Test func tagsAreParsedAndChangedAsFileManagersWriteThem() throws {
+        #expect(FileTags.parse(Array("work, urgent,,work ,报告\0".utf8)) == ["work", "urgent", "报告"])
+        #expect(FileTags.format(["a", "b c"]) == Array("a,b c".utf8))
+        #expect(FileTags.changing(["a", "b"], adding: ["c", "a"], removing: ["b"]) == ["a", "c"])
+        #expect(throws: CofferError.self) { try FileTags.check("a,b") }
+        #expect(throws: CofferError.self) { try FileTags.check(" a") }
+        #expect(throws: CofferError.self) { try FileTags.check("a\u{7}") }
+        try FileTags.check("Q3 plans")
+    }
+}

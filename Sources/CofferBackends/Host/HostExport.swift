@@ -83,3 +83,25 @@ extension ExportStagingBackend {
         }
     }
 }
+
+extension ExportStagingBackend {
+    /// Copies an item of a local mount into a stage as its own files do when copied: in the
+    /// kernel, with their `user.` attributes (tags, comments, the backup flag), never
+    /// following a link. Any other mount's items go through ``StreamingCopy``.
+    public func stage(_ item: VirtualPath, of source: any StorageBackend, at staged: VirtualPath,
+                      progress: ProgressReporter) async throws(CofferError) -> Bool {
+        guard let source = source as? LocalSandboxBackend else { return false }
+        try await BlockingIO.run { cancellation throws(CofferError) in
+            let from = try source.openParent(of: item)
+            let into = try self.local.openParent(of: staged)
+            let copier = TreeCopier(cancellation: cancellation, progress: progress, path: staged, source: item, flush: false)
+            do throws(CofferError) {
+                try copier.copyEntry(item.name, from: from, to: staged.name, in: into)
+            } catch {
+                try? RemoveTree.remove(staged.name, in: into, path: staged)
+                throw error
+            }
+        }
+        return true
+    }
+}

@@ -212,26 +212,13 @@ enum HostRewrite {
         guard fchmod(target, info.st_mode & 0o7777) == 0 else {
             throw CofferError.lastSystemError("fchmod", path: nil).naming(hostFile: name)
         }
-        for attribute in attributeNames(of: source) {
-            var size = coffer_fgetxattr(source, attribute, nil, 0)
-            guard size >= 0 else { continue }
-            var value = [UInt8](repeating: 0, count: max(1, size))
-            size = value.withUnsafeMutableBytes { coffer_fgetxattr(source, attribute, $0.baseAddress, $0.count) }
-            guard size >= 0 else { continue }
-            let result = value.withUnsafeBytes { coffer_fsetxattr(target, attribute, $0.baseAddress, size, 0) }
-            if result != 0 && (attribute.hasPrefix("user.") || attribute.hasPrefix("system.")) {
+        for attribute in ExtendedAttributes.names(of: source) {
+            guard let value = ExtendedAttributes.value(of: attribute, fd: source) else { continue }
+            if ExtendedAttributes.set(attribute, to: value, fd: target) != 0
+                && (attribute.hasPrefix("user.") || attribute.hasPrefix("system.")) {
                 throw CofferError.lastSystemError("fsetxattr", path: nil).naming(hostFile: name)
             }
         }
-    }
-
-    static func attributeNames(of fd: Int32) -> [String] {
-        let size = coffer_flistxattr(fd, nil, 0)
-        guard size > 0 else { return [] }
-        var list = [CChar](repeating: 0, count: size)
-        let count = coffer_flistxattr(fd, &list, list.count)
-        guard count > 0 else { return [] }
-        return list[..<count].split(separator: 0).map { String(decoding: $0.map { UInt8(bitPattern: $0) }, as: UTF8.self) }
     }
 }
 

@@ -41,11 +41,6 @@ public enum BackupExclusion {
         return errno
     }
 
-    /// Gives `target` the exclusion `source` has (a copy keeps its source's flag).
-    static func copy(from source: Int32, to target: Int32) {
-        if isExcluded(fd: source) { set(true, fd: target) }
-    }
-
     /// Marks `name` in `folder` when `excluded` (for carrying the flag over to a replacement).
     static func carry(_ excluded: Bool, to name: String, in folder: Descriptor) {
         guard excluded else { return }

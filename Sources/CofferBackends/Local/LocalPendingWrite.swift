@@ -51,6 +51,7 @@ final class LocalPendingWrite: PendingWrite {
     }
 
     /// Copies the rest of `source` into the file in the kernel (`copy_file_range`).
+    /// The rest of `source`, and its `user.` attributes (an import keeps a file's tags).
     func fill(from source: Descriptor, progress: ProgressReporter) async throws {
         let file = try openFile()
         let path = self.path
@@ -58,6 +59,7 @@ final class LocalPendingWrite: PendingWrite {
         try await BlockingIO.run { cancellation throws(CofferError) in
             try KernelCopy.copy(from: source.raw, to: file.raw, cancellation: cancellation, progress: progress,
                                 flush: flush, path: path)
+            ExtendedAttributes.copyUserAttributes(from: source.raw, to: file.raw)
         }
     }
 

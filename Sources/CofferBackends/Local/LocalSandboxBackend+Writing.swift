@@ -127,3 +127,45 @@ extension LocalSandboxBackend {
         }
     }
 }
+
+extension LocalSandboxBackend: TaggingBackend {
+    public func tags(at path: VirtualPath) async throws -> [String] {
+        try await BlockingIO.run { _ throws(CofferError) in
+            let item = try self.openForAttributes(path)
+            return FileTags.parse(ExtendedAttributes.value(of: FileTags.attribute, fd: item.raw) ?? [])
+        }
+    }
+
+    public func setTags(_ tags: [String], at path: VirtualPath) async throws {
+        try await BlockingIO.run { _ throws(CofferError) in
+            let item = try self.openForAttributes(path)
+            if tags.isEmpty {
+                guard coffer_fremovexattr(item.raw, FileTags.attribute) == 0 || errno == ENODATA else {
+                    throw CofferError.lastSystemError("fremovexattr", path: path)
+                }
+                return
+            }
+            let code = ExtendedAttributes.set(FileTags.attribute, to: FileTags.format(tags), fd: item.raw)
+            guard code == 0 else {
+                // A file system without user attributes cannot hold tags.
+                if code == ENOTSUP || code == EOPNOTSUPP { throw CofferError(.unsupported, path: path, detail: "no-tags") }
+                throw CofferError.system(code, "fsetxattr", path: path)
+            }
+        }
+    }
+
+    /// The item at `path` (a file or a folder, never followed through a link) open for its attributes.
+    private func openForAttributes(_ path: VirtualPath) throws(CofferError) -> Descriptor {
+        if path.isRoot { throw CofferError(.invalidOperation, path: path) }
+        let parent = try openParent(of: path)
+        var info = coffer_stat()
+        guard coffer_statx(parent.raw, path.name, &info) == 0 else { throw CofferError.lastSystemError("statx", path: path) }
+        switch FileMode(info.mode) {
+        case .regular, .directory: break
+        default: throw CofferError(.unsupported, path: path)
+        }
+        let fd = openat(parent.raw, path.name, O_RDONLY | O_NOFOLLOW | O_NONBLOCK | O_NOCTTY | O_CLOEXEC)
+        guard fd >= 0 else { throw CofferError.lastSystemError("openat", path: path) }
+        return Descriptor(fd)
+    }
+}

@@ -91,7 +91,7 @@ public struct RPCMethodRegistry: Sendable {
         TrashList.self, TrashRestore.self, TrashEmpty.self,
         HostImport.self, HostExport.self, HostOpen.self, BookmarksList.self,
         TypesDescribe.self, TransfersDownload.self, TransfersList.self, TransfersUpload.self,
-        FilesPreview.self, FilesThumbnail.self,
+        FilesPreview.self, FilesThumbnail.self, FilesTagsSet.self, FilesTagsGet.self, FilesTagsList.self,
     ])
 
     /// Only these methods: a front end that speaks another protocol over JSON-RPC (MCP).

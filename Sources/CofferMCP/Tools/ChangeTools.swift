@@ -193,3 +193,35 @@ struct ExportFile: MCPTool {
         return ToolOutput(text: "Exported to \(hostPath)", fields: ["hostPath": .string(hostPath)])
     }
 }
+
+/// `tag_files`: adds and removes tags (`user.xdg.tags`, as the desktop's file managers show them).
+struct TagFiles: MCPTool {
+    static let name = "tag_files"
+
+    static func call(_ arguments: Arguments, _ context: ToolContext) async throws(CofferError) -> ToolOutput {
+        var paths: [VirtualPath] = [], style = PathResolver.Style.host
+        for text in try arguments.strings("paths") {
+            let resolved = try context.paths.resolve(text)
+            paths.append(resolved.path)
+            style = resolved.style
+        }
+        let adding = try arguments.optionalStrings("add"), removing = try arguments.optionalStrings("remove")
+        guard !adding.isEmpty || !removing.isEmpty else {
+            throw CofferError(.invalidArgument, detail: "give “add” or “remove” (or both)")
+        }
+        var lines: [String] = [], results: [JSONValue] = []
+        for (path, outcome) in try await context.perform(TagItems(paths, adding: adding, removing: removing)) {
+            let shown = context.paths.display(path, style)
+            switch outcome {
+            case .success(let tags):
+                lines.append("\(shown): \(tags.isEmpty ? "(no tags)" : tags.joined(separator: ", "))")
+                results.append(.object(["path": .string(shown), "tags": .array(tags.map(JSONValue.string))]))
+            case .failure(let error):
+                let message = error.userMessage(in: context.language).text
+                lines.append("\(shown): Error - \(message)")
+                results.append(.object(["path": .string(shown), "error": .string(message)]))
+            }
+        }
+        return ToolOutput(text: lines.joined(separator: "\n"), fields: ["results": .array(results)])
+    }
+}

@@ -120,6 +120,9 @@ extension CommandInterpreter {
             rows.append((LocalizedText("Backup", "备份"), node.isExcludedFromBackup
                          ? LocalizedText("excluded", "不备份")(language) : LocalizedText("included", "备份")(language)))
             if let target = node.linkTarget { rows.append((LocalizedText("Link to", "链接到"), target)) }
+            if let tags = try? await perform(ReadTags(node.path)), !tags.isEmpty {
+                rows.append((LocalizedText("Tags", "标签"), shown(tags.joined(separator: ", "))))
+            }
             if let version = node.version { rows.append((LocalizedText("Version", "版本"), version.token)) }
             let width = rows.reduce(0) { max($0, Formatting.width($1.0(language))) }
             for (label, value) in rows {

@@ -1,0 +1,104 @@
+import CofferTestSupport
+import Foundation
+import Testing
+
+/// Tags (the `user.xdg.tags` attribute, issue 35): set from the REPL, RPC and MCP, shown by
+/// `info` and `tags`, and kept — with every other `user.` attribute — by copies, moves, the
+/// trash, exports and imports (checked with `getfattr`, another program's reading).
+@Suite(.serialized)
+struct TagsEndToEndTests {
+    let directory = TemporaryDirectory("e2e-tags")
+    var container: String { directory.url("container") }
+    func user(_ relative: String) -> String { directory.url("container/Documents/UserFiles/" + relative) }
+    func host(_ relative: String) -> String { directory.url("host/" + relative) }
+
+    init() throws {
+        directory.make(["host/.keep": ""])
+        #expect(try CofferBinary.run(["--container", container, "-c", "mkdir Docs Out"]).status == 0)
+        directory.make(["container/Documents/UserFiles/Docs/report.txt": "r", "container/Documents/UserFiles/Docs/plan.md": "p"])
+    }
+
+    func coffer(_ commands: String) throws -> CofferBinary.Result {
+        try CofferBinary.run(["--container", container, "--lang", "en", "-c", commands])
+    }
+
+    /// `getfattr`'s value of `name` on `path`, `nil` when it has none.
+    func attribute(_ name: String, of path: String) throws -> String? {
+        let process = Process()
+        process.executableURL = URL(fileURLWithPath: "/usr/bin/env")
+        process.arguments = ["getfattr", "--only-values", "-n", name, path]
+        let output = Pipe.closedOnExec()
+        process.standardOutput = output
+        process.standardError = FileHandle.nullDevice
+        try process.run()
+        let data = output.fileHandleForReading.readDataToEndOfFile()
+        process.waitUntilExit()
+        return process.terminationStatus == 0 ? String(decoding: data, as: UTF8.self) : nil
+    }
+
+    @Test func theREPLTagsAndEveryCopyKeepsTheTags() throws {
+        let tagged = try coffer("tag Docs/report.txt Docs +work +urgent; tag Docs/report.txt -urgent; tag Docs/plan.md +work")
+        #expect(tagged.status == 0, "\(tagged.errors)")
+        #expect(tagged.output == "files:/Docs/report.txt: work, urgent\nfiles:/Docs: work, urgent\nfiles:/Docs/report.txt: work\nfiles:/Docs/plan.md: work\n")
+        #expect(try attribute("user.xdg.tags", of: user("Docs/report.txt")) == "work")
+        #expect(try coffer("info Docs/report.txt").output.contains("Tags:        work"))
+        #expect(try coffer("tags").output == "work    3\nurgent  1\n")
+
+        // Another program's attributes travel too.
+        #expect(Process.launchedAndWaited(["setfattr", "-n", "user.xdg.comment", "-v", "keep me", user("Docs/report.txt")]) == 0)
+        #expect(try coffer("cp -r Docs Copy; mv Copy/report.txt Out/moved.txt; rm Out/moved.txt; restore moved.txt").status == 0)
+        for path in [user("Copy"), user("Copy/plan.md"), user("Out/moved.txt")] {
+            #expect(try attribute("user.xdg.tags", of: path) != nil, "\(path) keeps its tags")
+        }
+        #expect(try attribute("user.xdg.comment", of: user("Out/moved.txt")) == "keep me")
+        #expect(try attribute("user.xdg.tags", of: user("Copy")) == "work,urgent")
+
+        // Out to the host and back in.
+        #expect(try coffer("export Docs '\(host(""))'").status == 0)
+        #expect(try attribute("user.xdg.tags", of: host("Docs/report.txt")) == "work")
+        #expect(try attribute("user.xdg.comment", of: host("Docs/report.txt")) == "keep me")
+        #expect(try attribute("user.xdg.tags", of: host("Docs")) == "work,urgent")
+        #expect(try coffer("import --into Out '\(host("Docs/report.txt"))'").status == 0)
+        #expect(try attribute("user.xdg.tags", of: user("Out/report.txt")) == "work")
+
+        let refused = try coffer("tag Docs/plan.md +a,b")
+        #expect(refused.status == 1 && refused.errors.contains("a tag is a word or words without commas"))
+        #expect(try coffer("tag Docs/missing.txt +x").status == 1)
+    }
+
+    @Test func rpcAndMCPSetTheSameTags() async throws {
+        let rpc = try RPCProcess(container: container)
+        defer { rpc.closeInput() }
+        _ = try await rpc.awaitCall("initialize", ["locale": "en"])
+        let set = try #require(result(try await rpc.awaitCall("files/tags/set", ["paths": ["/Docs/plan.md", "/Docs/nothing"],
+                                                                                 "add": ["idea", "2026"]])))
+        let items = try #require(set["results"] as? [[String: Any]])
+        #expect(items.first?["tags"] as? [String] == ["idea", "2026"])
+        #expect((items.last?["error"] as? [String: Any])?["kind"] as? String == "noSuchFile")
+        let got = try #require(result(try await rpc.awaitCall("files/tags/get", ["path": "/Docs/plan.md"])))
+        #expect(got["tags"] as? [String] == ["idea", "2026"])
+        let listed = try #require(result(try await rpc.awaitCall("files/tags/list")))
+        #expect((listed["tags"] as? [[String: Any]])?.compactMap { $0["tag"] as? String }.sorted() == ["2026", "idea"])
+
+        let mcp = try RPCProcess(container: container, command: "mcp")
+        defer { mcp.closeInput() }
+        _ = try await mcp.awaitCall("initialize", ["protocolVersion": "2025-11-25", "capabilities": [:]])
+        let tagged = try #require(result(try await mcp.awaitCall("tools/call", [
+            "name": "tag_files", "arguments": ["paths": ["files:/Docs/plan.md"], "remove": ["idea"], "add": ["ready"]]])))
+        let text = ((tagged["content"] as? [[String: Any]])?.first?["text"] as? String) ?? ""
+        #expect(text == "files:/Docs/plan.md: 2026, ready", "\(tagged)")
+        #expect(try attribute("user.xdg.tags", of: user("Docs/plan.md")) == "2026,ready")
+    }
+}
+
+extension Process {
+    /// Runs a program found on `PATH` and returns its exit status.
+    static func launchedAndWaited(_ arguments: [String]) -> Int32 {
+        let process = Process()
+        process.executableURL = URL(fileURLWithPath: "/usr/bin/env")
+        process.arguments = arguments
+        guard (try? process.run()) != nil else { return -1 }
+        process.waitUntilExit()
+        return process.terminationStatus
+    }
+}
