@@ -31,16 +31,27 @@ public struct SearchQuery: Sendable {
     public var engine: SearchEngine?
     /// What is reported of each match.
     public var detail: SearchDetail
+    /// Dates, sizes and tags matches must have besides their names.
+    public var filters: SearchFilters
+    /// The order of the matches; `nil`: walk order, as they are found. An order collects
+    /// every match first, then reports the first `limit` of them.
+    public var order: CofferCore.SortOrder?
 
     public init(pattern: NamePattern, scope: VirtualPath = .root(), types: [String] = [], limit: Int? = nil,
-                engine: SearchEngine? = nil, detail: SearchDetail = .nodes) {
+                engine: SearchEngine? = nil, detail: SearchDetail = .nodes, filters: SearchFilters = SearchFilters(),
+                order: CofferCore.SortOrder? = nil) {
         self.pattern = pattern
         self.scope = scope
         self.types = types
         self.limit = limit
         self.engine = engine
         self.detail = detail
+        self.filters = filters
+        self.order = order
     }
+
+    /// Whether a match known by its path alone passes (no type, date, size or tag to check).
+    var needsNodes: Bool { detail == .nodes || !types.isEmpty || !filters.isEmpty }
 }
 
 /// What a search reports of each match.
@@ -86,6 +97,7 @@ extension FileService {
     /// and 256 matches waiting for their details —, never following links, and reporting
     /// folders that cannot be read.
     package nonisolated func search(_ query: SearchQuery) async throws(CofferError) -> SearchResults {
+        if let order = query.order { return try await sortedSearch(query, order: order) }
         let backend = try mount(for: query.scope).backend
         try requireKnownTypes(query.types)
         guard query.limit.map({ $0 >= 0 }) ?? true else { throw CofferError(.invalidArgument, detail: "negative limit") }
@@ -97,9 +109,10 @@ extension FileService {
             // What hidden lists edited in place hide (no folder's time shows it), when a
             // pass has just vouched for everything else.
             let visible = found.verified ? await visibleCandidates(found, in: backend) : nil
-            if query.detail == .paths, query.types.isEmpty, let visible {
+            if !query.needsNodes, let visible {
                 return SearchResults(engine: .index, events: AsyncThrowingStream { continuation in
-                    _ = SearchFilter(query: query, registry: registry, continuation: continuation).admit(paths: visible)
+                    _ = SearchFilter(query: query, registry: registry, backend: backend, continuation: continuation)
+                        .admit(paths: visible)
                     continuation.finish()
                 })
             }
@@ -110,8 +123,9 @@ extension FileService {
                 let nodes = await backend.nodes(at: candidates)
                 let gone = zip(candidates, nodes).filter { $0.1 == nil }.map(\.0)
                 if !gone.isEmpty { await index.update(gone) }
+                let tagged = await SearchFilter.carryingTags(nodes, query: query, backend: backend)
                 return SearchResults(engine: .index, events: AsyncThrowingStream { continuation in
-                    _ = SearchFilter(query: query, registry: registry, continuation: continuation).admit(nodes)
+                    _ = SearchFilter(query: query, registry: registry, backend: backend, continuation: continuation).admit(tagged)
                     continuation.finish()
                 })
             }
@@ -123,12 +137,61 @@ extension FileService {
                     // Gone since they were indexed (changes the index has not seen yet).
                     let gone = zip(batch, nodes).filter { $0.1 == nil }.map(\.0)
                     if !gone.isEmpty { await index.update(gone) }
-                    guard filter.admit(nodes) else { return }
+                    guard filter.admit(await filter.carryingTags(nodes)) else { return }
                 }
             })
         }
         return SearchResults(engine: .walk, events: stream(query) { filter in
             try await self.walkSearch(backend, query.scope, filter: filter)
+        })
+    }
+
+    /// A search whose matches come in `order`: every match collected (as nodes), sorted, and
+    /// the first `limit` reported, `truncated` after them when there were more.
+    private nonisolated func sortedSearch(_ query: SearchQuery, order: CofferCore.SortOrder) async throws(CofferError) -> SearchResults {
+        var unordered = query
+        unordered.order = nil
+        unordered.limit = nil
+        unordered.detail = .nodes
+        let results = try await search(unordered)
+        var nodes: [FileNode] = []
+        var unreadable: [SearchEvent] = []
+        do {
+            for try await event in results.events {
+                switch event {
+                case .matches(let found): nodes += found
+                case .unreadable: unreadable.append(event)
+                case .paths, .truncated: break
+                }
+            }
+        } catch {
+            throw CofferError.wrapping(error, path: query.scope)
+        }
+        // By the field alone, folders among files (a search is not a listing): sizes put
+        // what has none (folders) last; ties go by name in natural order, then by path.
+        let keys = nodes.map { NaturalSortKey($0.name) }
+        let sorted = nodes.indices.sorted { left, right in
+            let a = nodes[left], b = nodes[right]
+            switch order.field {
+            case .size:
+                let (x, y) = (a.contentSize ?? -1, b.contentSize ?? -1)
+                if x != y { return order.ascending ? (x >= 0 && (y < 0 || x < y)) : x > y }
+            case .modificationDate:
+                if a.modificationDate != b.modificationDate {
+                    return order.ascending ? a.modificationDate < b.modificationDate : a.modificationDate > b.modificationDate
+                }
+            case .name, .kind:
+                break
+            }
+            if keys[left] != keys[right] { return order.ascending || order.field != .name ? keys[left] < keys[right] : keys[right] < keys[left] }
+            return a.path.description < b.path.description
+        }.map { nodes[$0] }
+        let shown = query.limit.map { Array(sorted.prefix($0)) } ?? sorted
+        return SearchResults(engine: results.engine, events: AsyncThrowingStream { continuation in
+            for event in unreadable { continuation.yield(event) }
+            if !shown.isEmpty { continuation.yield(query.detail == .paths ? .paths(shown.map(\.path)) : .matches(shown)) }
+            if shown.count < sorted.count { continuation.yield(.truncated) }
+            continuation.finish()
         })
     }
 
@@ -160,7 +223,8 @@ extension FileService {
         -> AsyncThrowingStream<SearchEvent, any Error>
     {
         AsyncThrowingStream { continuation in
-            let filter = SearchFilter(query: query, registry: registry, continuation: continuation)
+            let backend = try? mount(for: query.scope).backend
+            let filter = SearchFilter(query: query, registry: registry, backend: backend, continuation: continuation)
             let task = Task {
                 do {
                     try await body(filter)
@@ -320,8 +384,8 @@ final class PendingMatches {
         paths.removeAll(keepingCapacity: true)
         guard !batch.isEmpty else { return true }
         // The walk has just listed these folders: a query for paths needs nothing more.
-        if filter.query.detail == .paths && filter.query.types.isEmpty { return filter.admit(paths: batch) }
-        return filter.admit(await source.nodes(batch))
+        if !filter.query.needsNodes { return filter.admit(paths: batch) }
+        return filter.admit(await filter.carryingTags(await source.nodes(batch)))
     }
 }
 
@@ -368,13 +432,37 @@ struct Lookahead<Value: Sendable> {
 final class SearchFilter: Sendable {
     let query: SearchQuery
     private let registry: TypeRegistry
+    /// Where tags are read, for a query with a tag filter.
+    private let backend: (any StorageBackend)?
     private let continuation: AsyncThrowingStream<SearchEvent, any Error>.Continuation
     private let count = Mutex(0)
 
-    init(query: SearchQuery, registry: TypeRegistry, continuation: AsyncThrowingStream<SearchEvent, any Error>.Continuation) {
+    init(query: SearchQuery, registry: TypeRegistry, backend: (any StorageBackend)?,
+         continuation: AsyncThrowingStream<SearchEvent, any Error>.Continuation) {
         self.query = query
         self.registry = registry
+        self.backend = backend
         self.continuation = continuation
+    }
+
+    /// `nodes` with those not carrying every tag the query asks for left out (as `nil`).
+    func carryingTags(_ nodes: [FileNode?]) async -> [FileNode?] {
+        await Self.carryingTags(nodes, query: query, backend: backend)
+    }
+
+    static func carryingTags(_ nodes: [FileNode?], query: SearchQuery, backend: (any StorageBackend)?) async -> [FileNode?] {
+        guard !query.filters.tags.isEmpty else { return nodes }
+        guard let tagging = backend as? any TaggingBackend else { return nodes.map { _ in nil } }
+        var kept: [FileNode?] = []
+        for node in nodes {
+            // Only what passes the cheaper filters is asked for its tags.
+            guard let node, !node.isHidden, query.filters.admits(node),
+                  let tags = try? await tagging.tags(at: node.path),
+                  query.filters.tags.allSatisfy(tags.contains)
+            else { kept.append(nil); continue }
+            kept.append(node)
+        }
+        return kept
     }
 
     /// Reports the nodes that pass, in one event; `false` once the search should stop (the
@@ -384,7 +472,7 @@ final class SearchFilter: Sendable {
         var admitted: [FileNode] = []
         var reached = false
         count.withLock { count in
-            for case let node? in nodes where !node.isHidden
+            for case let node? in nodes where !node.isHidden && query.filters.admits(node)
                 && (query.types.isEmpty || query.types.contains(where: { registry.conforms(node.typeIdentifier, to: $0) })) {
                 if let limit = query.limit, count >= limit { reached = true; break }
                 count += 1

@@ -15,8 +15,13 @@ public struct NamePattern: Sendable, Hashable {
     /// trigram lookup.
     public let foldedLength: Int
 
+    /// `*` alone matches every name (a search that narrows by type, tag, date or size only).
     /// - Throws: ``CofferError/Kind/invalidArgument`` for an empty pattern.
     public init(_ text: String) throws(CofferError) {
+        if text == Self.everything {
+            (self.text, self.folded, self.foldedLength) = (text, [], 0)
+            return
+        }
         let folded = Self.fold(text)
         guard !folded.isEmpty else { throw CofferError(.invalidArgument, detail: "empty-pattern") }
         self.text = text
@@ -46,8 +51,12 @@ public struct NamePattern: Sendable, Hashable {
             || (0x3001...0x3003).contains(value) || (0x3008...0x3011).contains(value)
     }
 
+    /// The pattern that matches every name.
+    public static let everything = "*"
+
     /// Whether `name` contains the pattern.
     public func matches(_ name: String) -> Bool {
+        if folded.isEmpty { return true }
         var name = name
         let simple = name.utf8.allSatisfy { $0 < 0x80 } || name.unicodeScalars.allSatisfy(Self.foldsAsItself)
         let quickMatch: Bool? = name.withUTF8 { bytes in
@@ -68,6 +77,7 @@ public struct NamePattern: Sendable, Hashable {
 
     /// Whether an already folded name contains the pattern.
     public func matches(foldedName: String) -> Bool {
+        if folded.isEmpty { return true }
         var foldedName = foldedName
         return foldedName.withUTF8 { Self.contains($0, folded) }
     }

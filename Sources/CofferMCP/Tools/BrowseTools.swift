@@ -145,8 +145,17 @@ struct FindFiles: MCPTool {
         let style = scope?.style ?? .host
         let limit = try arguments.optionalInteger("limit", minimum: 1).map(Int.init) ?? context.session.defaults.searchLimit ?? 100
         guard limit <= 10_000 else { throw CofferError(.invalidArgument, detail: "“limit” must be at most 10000") }
-        let query = SearchQuery(pattern: try NamePattern(try arguments.string("query")), scope: scope?.path ?? .root(),
+        var query = SearchQuery(pattern: try NamePattern(try arguments.string("query")), scope: scope?.path ?? .root(),
                                 types: try arguments.optionalStrings("types"), limit: limit)
+        query.filters = try SearchFilters(newer: try arguments.optionalString("newer"), older: try arguments.optionalString("older"),
+                                          larger: try arguments.optionalString("larger"),
+                                          smaller: try arguments.optionalString("smaller"), tags: try arguments.optionalStrings("tags"))
+        if let sort = try arguments.optionalString("sort") {
+            guard let field = ["name": SortOrder.Field.name, "modified": .modificationDate, "size": .size][sort] else {
+                throw CofferError(.invalidArgument, detail: "“sort” is name, modified or size")
+            }
+            query.order = SortOrder(field)
+        }
         let results = try await context.perform(SearchItems(query))
         var nodes: [FileNode] = []
         var truncated = false

@@ -18,6 +18,17 @@ extension CommandInterpreter {
             query.limit = limit
         }
         if arguments.flags.contains("walk") { query.engine = .walk }
+        let options = arguments.options
+        query.filters = try SearchFilters(newer: options["newer"], older: options["older"], larger: options["larger"],
+                                          smaller: options["smaller"],
+                                          tags: (options["tag"] ?? "").split(separator: ",").map(String.init))
+        if let text = arguments.options["sort"] {
+            guard let field = ["name": SortOrder.Field.name, "date": .modificationDate, "size": .size][text] else {
+                throw CofferError(.invalidArgument, detail: LocalizedText(
+                    "--sort is name, date or size, not “\(text)”", "--sort 可以是 name、date 或 size，而不是“\(text)”")(language))
+            }
+            query.order = SortOrder(field)
+        }
         let results = try await perform(SearchItems(query))
         var sawUnreadable = false
         do {
