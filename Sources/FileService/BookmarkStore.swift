@@ -5,58 +5,67 @@ import Foundation
 import Glibc
 #endif
 
-/// Bookmarks of host files opened in place, kept as JSON in `AppData/bookmarks.json`.
+/// A list kept as JSON in the container's `AppData` (bookmarks of files opened in place,
+/// favourites), shared by every Coffer process on the container.
 ///
 /// Dates are seconds since 1970 with their fractions, so a file's creation time compares
 /// exactly after a round trip. The file is read before every change and replaced atomically (a temporary file, then a
 /// rename), so a REPL and an RPC server on the same container never leave it half-written.
-/// A missing or unreadable file is an empty list: bookmarks are a convenience, never a
+/// A missing or unreadable file is an empty list: these lists are a convenience, never a
 /// reason for Coffer not to start.
-struct BookmarkStore: Sendable {
+struct JSONListStore<Element: Codable & Equatable & Sendable>: Sendable {
     let path: String
+    /// What a failure to save names (`bookmarks`).
+    let label: String
 
-    func load() -> [HostBookmark] {
+    func load() -> [Element] {
         guard let data = FileManager.default.contents(atPath: path),
-              let bookmarks = try? Self.decoder.decode([HostBookmark].self, from: data)
+              let elements = try? Self.decoder.decode([Element].self, from: data)
         else { return [] }
-        return bookmarks
+        return elements
     }
 
-    func save(_ bookmarks: [HostBookmark]) throws(CofferError) {
+    func save(_ elements: [Element]) throws(CofferError) {
         do {
-            let data = try Self.encoder.encode(bookmarks.sorted { $0.id < $1.id })
+            let data = try Self.encoder.encode(elements)
             try data.write(to: URL(fileURLWithPath: path), options: .atomic)
         } catch {
-            throw CofferError(.ioError, detail: "bookmarks", underlying: error)
+            throw CofferError(.ioError, detail: label, underlying: error)
         }
     }
 
     /// Loads, lets `change` edit the list, and saves when it changed, holding an exclusive
-    /// `flock` on `bookmarks.json.lock` throughout, so two processes never lose each other's
-    /// changes.
-    func update<T>(_ change: (inout [HostBookmark]) throws(CofferError) -> T) throws(CofferError) -> T {
+    /// `flock` on `PATH.lock` throughout, so two processes never lose each other's changes.
+    func update<T>(_ change: (inout [Element]) throws(CofferError) -> T) throws(CofferError) -> T {
         let lock = open(path + ".lock", O_RDWR | O_CREAT | O_CLOEXEC | O_NOFOLLOW, 0o600)
         if lock >= 0 {
             while flock(lock, LOCK_EX) != 0 && errno == EINTR {}
         }
         defer { if lock >= 0 { close(lock) } }
-        var bookmarks = load()
-        let before = bookmarks
-        let result = try change(&bookmarks)
-        if bookmarks != before { try save(bookmarks) }
+        var elements = load()
+        let before = elements
+        let result = try change(&elements)
+        if elements != before { try save(elements) }
         return result
     }
 
-    private static let encoder: JSONEncoder = {
+    private static var encoder: JSONEncoder {
         let encoder = JSONEncoder()
         encoder.outputFormatting = [.prettyPrinted, .sortedKeys, .withoutEscapingSlashes]
         encoder.dateEncodingStrategy = .secondsSince1970
         return encoder
-    }()
+    }
 
-    private static let decoder: JSONDecoder = {
+    private static var decoder: JSONDecoder {
         let decoder = JSONDecoder()
         decoder.dateDecodingStrategy = .secondsSince1970
         return decoder
-    }()
+    }
+}
+
+/// Bookmarks of host files opened in place, in `AppData/bookmarks.json`.
+typealias BookmarkStore = JSONListStore<HostBookmark>
+
+extension JSONListStore where Element == HostBookmark {
+    init(path: String) { self.init(path: path, label: "bookmarks") }
 }

@@ -63,7 +63,7 @@ import Testing
         let sorted = try rpc.call("files/list", ["path": "/", "sort": "bogus"])
         #expect(errorMessage(sorted) == "param “sort” must be one of name, modified, size or kind")
         let conflict = try rpc.call("files/copy", ["path": "/a", "toDirectory": "/", "conflict": "sometimes"])
-        #expect(errorMessage(conflict) == "param “conflict” must be one of fail, keepBoth, replace or replaceFolder")
+        #expect(errorMessage(conflict) == "param “conflict” must be one of fail, keepBoth, replace, replaceFolder or ask")
         rpc.closeInput()
         _ = try rpc.waitForExit()
 
