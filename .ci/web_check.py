@@ -50,6 +50,15 @@ XSS_NAMES = ['<img src=x onerror="window.pwned=1">.png', '"><svg onload=window.p
 XSS_CONTENT = b'<html><body><script>window.pwned=1;document.title="pwned"</script><img src=x onerror="window.pwned=1"></body></html>'
 
 
+def text_of(path):
+    """A file's text, or None while it is not there (a save swaps the old file out, then the new one in)."""
+    try:
+        with open(path) as file:
+            return file.read()
+    except FileNotFoundError:
+        return None
+
+
 def check(condition, what):
     if not condition:
         raise SystemExit(f"web_check: FAILED: {what}")
@@ -391,6 +400,18 @@ def browser(server, root, screenshots):
         wait.until(lambda d: "photo.png" in names())
         check([b.text for b in driver.find_elements(By.CSS_SELECTOR, "#breadcrumbs button")] == ["files", "Photos"], "breadcrumbs")
 
+        # Favourites: the folder marked from the page is in the side bar (and the REPL's `fav`); one click
+        # from anywhere goes back to it.
+        driver.find_element(By.ID, "add-favourite").click()
+        wait.until(lambda d: [b.text for b in d.find_elements(By.CSS_SELECTOR, "#favourites-list button")] == ["Photos"])
+        favourites = subprocess.run([COFFER, "--container", server.container, "-c", "fav"], capture_output=True, text=True).stdout
+        check("files:/Photos" in favourites, f"a favourite marked on the page is the REPL's too: {favourites!r}")
+        driver.find_elements(By.CSS_SELECTOR, "#breadcrumbs button")[0].click()
+        wait.until(lambda d: "Photos" in names() and "photo.png" not in names())
+        driver.find_element(By.CSS_SELECTOR, "#favourites-list button").click()
+        wait.until(lambda d: "photo.png" in names())
+        check(True, "a favourite in the side bar opens its folder")
+
         # A preview: the image, its facts.
         click_row("photo.png")
         wait.until(lambda d: "640 × 480" in d.find_element(By.ID, "preview-facts").text)
@@ -434,13 +455,13 @@ def browser(server, root, screenshots):
         driver.find_element(By.ID, "save").click()
         wait.until(lambda d: d.find_element(By.ID, "changed").get_attribute("open") is not None)
         driver.find_element(By.ID, "overwrite").click()
-        wait.until(lambda d: open(f"{root}/Photos/笔记 2026.txt").read() == "mine, from the page")
+        wait.until(lambda d: text_of(f"{root}/Photos/笔记 2026.txt") == "mine, from the page")
         trashed = subprocess.run([COFFER, "--container", server.container, "-c", "trash"], capture_output=True, text=True).stdout
         check("笔记 2026.txt" in trashed, "what an overwrite replaced is in the trash")
         area = driver.find_element(By.ID, "editor")
         area.send_keys(" again")
         driver.find_element(By.ID, "save").click()
-        wait.until(lambda d: open(f"{root}/Photos/笔记 2026.txt").read() == "mine, from the page again")
+        wait.until(lambda d: text_of(f"{root}/Photos/笔记 2026.txt") == "mine, from the page again")
         check(driver.find_element(By.ID, "changed").get_attribute("open") is None, "a save over its own version asks nothing")
 
         # Upload through the file input.

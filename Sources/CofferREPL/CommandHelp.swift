@@ -179,6 +179,14 @@ public struct CommandHelp: Sendable {
                 "文件类型会分别按名称和按内容（libmagic）显示，两者不一致时给出提示；文本文件还会显示其编码。"),
             examples: ["info report.pdf"]),
         CommandHelp(
+            name: "fav", usage: "fav [ls] | fav add [--desktop] path | fav rm path",
+            syntax: CommandSyntax(longFlags: ["desktop"], operands: [.text, .sandboxPath]),
+            summary: LocalizedText("Favourite places: list, add, remove.", "收藏的位置：列出、添加、删除。"),
+            details: LocalizedText(
+                "A favourite is a folder or file in Coffer, or a folder of this computer written host:PATH. cd completes favourites first, and mounts lists them; one that was moved or deleted is marked missing, not dropped. --desktop also puts a host folder in the desktop's bookmarks (GTK's, which file managers share).",
+                "收藏可以是 Coffer 中的文件夹或文件，也可以是写作 host:路径 的本机文件夹。cd 补全时先给出收藏，mounts 也会列出它们；被移动或删除的收藏会标为已不存在，而不会被删掉。--desktop 还会把本机文件夹加入桌面书签（GTK 的书签，文件管理器共用）。"),
+            examples: ["fav add Projects", "fav add --desktop host:~/Documents", "fav", "fav rm Projects"]),
+        CommandHelp(
             name: "tag", usage: "tag path… +tag… -tag…",
             syntax: CommandSyntax(operands: [.sandboxPath]),
             summary: LocalizedText("Add (+) and remove (-) tags of items.", "为项目添加（+）和移除（-）标签。"),

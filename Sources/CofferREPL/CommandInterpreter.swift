@@ -124,7 +124,8 @@ public final class CommandInterpreter {
             case "upload": try await upload(arguments)
             case "find": try await find(arguments)
             case "reindex": try await reindex(arguments)
-            case "mounts": showMounts()
+            case "mounts": await showMounts()
+            case "fav": try await favourite(arguments)
             case "help": try help(arguments)
             case "quit", "exit": return .quit
             default:

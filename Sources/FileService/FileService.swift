@@ -30,6 +30,8 @@ public actor FileService {
     nonisolated let excludedHostFolders: [String]
     /// Where bookmarks of files opened in place are kept; `nil` keeps none.
     nonisolated let bookmarkStore: BookmarkStore?
+    /// Where favourites are kept (beside the bookmarks); `nil` keeps none.
+    nonisolated let favouriteStore: JSONListStore<Favourite>?
     /// Uploads in progress; `nil` when the service has nowhere to keep them.
     nonisolated let uploadRegistry: UploadRegistry?
     /// Where sessions record the operations that changed something; `nil` records nothing.
@@ -72,6 +74,9 @@ public actor FileService {
         self.registry = registry
         self.excludedHostFolders = excludedHostFolders
         self.bookmarkStore = bookmarksPath.map(BookmarkStore.init(path:))
+        self.favouriteStore = bookmarksPath.map {
+            JSONListStore(path: ($0 as NSString).deletingLastPathComponent + "/favourites.json", label: "favourites")
+        }
         self.uploadRegistry = uploadsPath.flatMap { try? UploadRegistry(path: $0, journal: journal) }
         self.transfersPath = transfersPath
         self.thumbnailsPath = thumbnailsPath

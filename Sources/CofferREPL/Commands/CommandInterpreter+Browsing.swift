@@ -210,12 +210,17 @@ extension CommandInterpreter {
         }
     }
 
-    func showMounts() {
+    /// The mounts, then the favourites (`fav`), which are places to go as the mounts are.
+    func showMounts() async {
         for mount in service.mounts where mount.isVisible {
             let access = mount.isWritable ? LocalizedText("read-write", "可读写")(language)
                                           : LocalizedText("read-only", "只读")(language)
             output.line("\(mount.name):\t\(access)")
         }
+        let favourites = (try? await perform(ListFavourites())) ?? []
+        guard !favourites.isEmpty else { return }
+        output.line(LocalizedText("Favourites:", "收藏：")(language))
+        for status in favourites { output.line("  " + describe(status)) }
     }
 
     func help(_ words: ArraySlice<String>) throws(CofferError) {

@@ -23,6 +23,12 @@ public protocol CompletionSource: Sendable {
     var mountNames: [String] { get }
     /// The folder `~` stands for in host paths.
     var homeDirectory: String? { get }
+    /// Favourite folders of the mounts (virtual paths), offered first where a folder is asked for.
+    var favouriteFolders: [String] { get }
+}
+
+extension CompletionSource {
+    public var favouriteFolders: [String] { [] }
 }
 
 /// What pressing Tab does to a line.
@@ -83,6 +89,8 @@ public struct Completer: Sendable {
         var word: String
         var display: String
         var isFinal: Bool
+        /// Favourites come first (0), then everything else (1).
+        var rank = 1
     }
 
     private func candidates(for typed: String, after words: [String]) -> [Match] {
@@ -114,8 +122,14 @@ public struct Completer: Sendable {
         switch kind {
         case .command:
             return CommandHelp.commandNames.filter { $0.hasPrefix(typed) }.map { Match(word: $0, display: $0, isFinal: true) }
-        case .sandboxPath, .sandboxFolder:
-            return sandboxMatches(typed, foldersOnly: kind == .sandboxFolder)
+        case .sandboxPath:
+            return sandboxMatches(typed, foldersOnly: false)
+        case .sandboxFolder:
+            let favourites = source.favouriteFolders.map { $0.hasSuffix("/") ? $0 : $0 + "/" }
+                .filter { $0.hasPrefix(typed) && $0 != typed }
+                .map { Match(word: $0, display: $0, isFinal: false, rank: 0) }
+            let entries = sandboxMatches(typed, foldersOnly: true)
+            return favourites + entries.filter { entry in !favourites.contains { $0.word == entry.word } }
         case .hostPath:
             return hostMatches(typed)
         case .trashItem:
@@ -179,7 +193,8 @@ public struct Completer: Sendable {
 
     /// Turns the matches for `typed` into what Tab does.
     static func completion(of typed: String, at start: Int, quote: Character?, matches: [Match]) -> Completion {
-        let sorted = matches.map { (NaturalSortKey($0.display), $0) }.sorted { $0.0 < $1.0 }.map(\.1)
+        let sorted = matches.map { (NaturalSortKey($0.display), $0) }
+            .sorted { $0.1.rank != $1.1.rank ? $0.1.rank < $1.1.rank : $0.0 < $1.0 }.map(\.1)
         let candidates = sorted.map(\.display)
         if sorted.count == 1, let only = sorted.first {
             return Completion(start: start, replacement: written(only.word, quote: quote, closed: true,

@@ -26,11 +26,26 @@ public struct ServiceCompletionSource: CompletionSource, Sendable {
     }
 
     public func sandboxEntries(in folder: VirtualPath, includeHidden: Bool) -> [CompletionEntry] {
+        waiting { [session] in
+            let page = try? await session.perform(ListFolder(folder, options: ListOptions(includeHidden: includeHidden)))
+            return page?.items.map { CompletionEntry(name: $0.name, isFolder: $0.kind != .file) } ?? []
+        }
+    }
+
+    public var favouriteFolders: [String] {
+        waiting { [session] in
+            let favourites = (try? await session.perform(ListFavourites())) ?? []
+            return favourites.filter { !$0.favourite.isHost && $0.isFolder == true }
+                .map { CompletionEntry(name: $0.favourite.location, isFolder: true) }
+        }.map(\.name)
+    }
+
+    /// What `work` finds, waited for at most `timeout` (nothing after it).
+    private func waiting(_ work: @escaping @Sendable () async -> [CompletionEntry]) -> [CompletionEntry] {
         let result = ResultBox()
         let done = DispatchSemaphore(value: 0)
-        let task = Task { [session] in
-            let page = try? await session.perform(ListFolder(folder, options: ListOptions(includeHidden: includeHidden)))
-            result.set(page?.items.map { CompletionEntry(name: $0.name, isFolder: $0.kind != .file) } ?? [])
+        let task = Task {
+            result.set(await work())
             done.signal()
         }
         let seconds = Double(timeout.components.seconds) + Double(timeout.components.attoseconds) / 1e18

@@ -14,6 +14,7 @@ const words = {
     lines: "lines", entries: "entries", searching: (query) => `Results for “${query}”`, deleted: "Deleted",
     edit: "Edit", save: "Save", saved: "Saved.", overwrite: "Overwrite", saveCopy: "Save as a copy",
     keepEditing: "Keep editing", tooLong: "Only the first 1 MB of a text can be edited here.",
+    favourites: "Favourites", addFavourite: "★ Favourite", missing: "Moved or deleted since it was marked",
   },
   "zh-Hans": {
     search: "搜索", newFolder: "新建文件夹", rename: "重命名", delete: "移到废纸篓", upload: "上传",
@@ -26,6 +27,7 @@ const words = {
     lines: "行", entries: "个条目", searching: (query) => `“${query}”的搜索结果`, deleted: "删除时间",
     edit: "编辑", save: "保存", saved: "已保存。", overwrite: "覆盖", saveCopy: "另存为副本",
     keepEditing: "继续编辑", tooLong: "这里只能编辑文本的前 1 MB。",
+    favourites: "收藏", addFavourite: "★ 收藏", missing: "收藏后已被移动或删除",
   },
 };
 
@@ -336,6 +338,38 @@ async function preview(node) {
   }
 }
 
+// MARK: Favourites
+
+/// The side bar: the favourites of Coffer's mounts (the same as the REPL's `fav`); one that
+/// vanished is shown struck through, not dropped.
+async function showFavourites() {
+  const answer = await bridge.call("favourites/list");
+  const shelf = $("favourites-list");
+  shelf.replaceChildren();
+  for (const item of answer.favourites.filter((favourite) => favourite.path)) {
+    const button = document.createElement("button");
+    button.textContent = item.path.split("/").filter(Boolean).pop() || item.path;
+    button.title = item.missing ? `${item.path} — ${say("missing")}` : item.path;
+    if (item.missing) button.classList.add("missing");
+    button.onclick = () => {
+      if (item.folder === false) {
+        const name = item.path.split("/").pop();
+        state.view = "files";
+        list(parentOf(item.path)).then(() => preview({ path: item.path, name, kind: "file" })).catch(failed);
+      } else {
+        state.view = "files";
+        list(item.path).catch(failed);
+      }
+    };
+    shelf.append(button);
+  }
+}
+
+async function addFavourite() {
+  await bridge.call("favourites/add", { path: state.folder });
+  await showFavourites();
+}
+
 // MARK: Editing
 
 /// A text file in a text area, saved over the version that was read: when someone else saved
@@ -577,6 +611,7 @@ async function start() {
   $("delete").onclick = () => trashSelected().catch(failed);
   $("upload").onchange = () => { upload([...$("upload").files]); $("upload").value = ""; };
   $("show-trash").onclick = () => showTrash().catch(failed);
+  $("add-favourite").onclick = () => addFavourite().catch(failed);
   $("leave-trash").onclick = () => { state.view = "files"; list(state.folder).catch(failed); };
   $("empty-trash").onclick = async () => { if (confirm(say("emptyConfirm"))) { await bridge.call("trash/empty").catch(failed); showTrash(); } };
   $("more").onclick = () => list(state.folder, true).catch(failed);
@@ -591,6 +626,7 @@ async function start() {
     document.body.classList.remove("dragging");
     if (event.dataTransfer.files.length) { event.preventDefault(); upload([...event.dataTransfer.files]); }
   };
+  await showFavourites();
   await list("files:/");
   listing.focus();
 }

@@ -1,0 +1,133 @@
+import CofferBackends
+import CofferCore
+import CofferRuntime
+import Foundation
+#if canImport(Glibc)
+import Glibc
+#endif
+
+/// Favourites (``Favourite``), kept in `AppData/favourites.json`; host folders marked for
+/// the desktop also in GTK's bookmarks (`$XDG_CONFIG_HOME/gtk-3.0/bookmarks`).
+extension FileService {
+    /// Every favourite, oldest first, each checked: one that vanished is marked missing.
+    func favourites(policy: HostAccessPolicy) async throws(CofferError) -> [FavouriteStatus] {
+        let store = try requireFavouriteStore()
+        let favourites = try await BlockingIO.run { _ throws(CofferError) in store.load() }
+        var statuses: [FavouriteStatus] = []
+        for favourite in favourites {
+            if favourite.isHost {
+                var isFolder: ObjCBool = false
+                let exists = FileManager.default.fileExists(atPath: favourite.location, isDirectory: &isFolder)
+                statuses.append(FavouriteStatus(favourite: favourite, isMissing: !exists, isFolder: exists ? isFolder.boolValue : nil))
+            } else {
+                let node = try? await stat(try VirtualPath(parsing: favourite.location))
+                statuses.append(FavouriteStatus(favourite: favourite, isMissing: node == nil, isFolder: node.map { $0.kind != .file }))
+            }
+        }
+        return statuses
+    }
+
+    /// Marks an item of a mount (it must be there).
+    func addFavourite(_ path: VirtualPath) async throws(CofferError) -> Favourite {
+        _ = try await stat(path)
+        return try await remember(Favourite(location: path.description, isHost: false))
+    }
+
+    /// Marks a folder of this computer, reached through `policy`; with `desktop`, adds it to
+    /// GTK's bookmarks too (once).
+    func addHostFavourite(_ hostPath: String, desktop: Bool, policy: HostAccessPolicy,
+                          directories: BaseDirectories) async throws(CofferError) -> Favourite {
+        let folder = try await BlockingIO.run { _ throws(CofferError) in try policy.open(hostPath) }
+        guard folder.isFolder else { throw CofferError(.notADirectory, detail: folder.name) }
+        if desktop {
+            try await BlockingIO.run { _ throws(CofferError) in
+                try DesktopBookmarks(directories: directories).add(folder.path)
+            }
+        }
+        return try await remember(Favourite(location: folder.path, isHost: true, onDesktop: desktop))
+    }
+
+    /// Forgets a favourite (by its location as listed); the item itself is not touched. A host
+    /// folder written to the desktop's bookmarks leaves them too.
+    func removeFavourite(_ location: String, directories: BaseDirectories) async throws(CofferError) {
+        let store = try requireFavouriteStore()
+        let removed = try await BlockingIO.run { _ throws(CofferError) -> Favourite in
+            try store.update { favourites throws(CofferError) -> Favourite in
+                guard let index = favourites.firstIndex(where: { $0.location == location }) else {
+                    throw CofferError(.noSuchFile, detail: "favourite \(location)")
+                }
+                return favourites.remove(at: index)
+            }
+        }
+        if removed.onDesktop {
+            try await BlockingIO.run { _ throws(CofferError) in
+                try DesktopBookmarks(directories: directories).remove(removed.location)
+            }
+        }
+    }
+
+    private func remember(_ favourite: Favourite) async throws(CofferError) -> Favourite {
+        let store = try requireFavouriteStore()
+        return try await BlockingIO.run { _ throws(CofferError) -> Favourite in
+            try store.update { favourites throws(CofferError) -> Favourite in
+                if let index = favourites.firstIndex(where: { $0.location == favourite.location }) {
+                    // Marked again: kept where it was, and on the desktop if either asked.
+                    favourites[index].onDesktop = favourites[index].onDesktop || favourite.onDesktop
+                    return favourites[index]
+                }
+                favourites.append(favourite)
+                return favourite
+            }
+        }
+    }
+
+    private nonisolated func requireFavouriteStore() throws(CofferError) -> JSONListStore<Favourite> {
+        guard let favouriteStore else { throw CofferError(.unsupported, detail: "favourites") }
+        return favouriteStore
+    }
+}
+
+/// GTK's bookmarks of favourite folders, one `file://` URI a line with an optional label,
+/// which GTK's file chooser, Nautilus, Thunar and Caja share. Lines of other programs are
+/// kept as they are; the file is replaced atomically.
+struct DesktopBookmarks {
+    let path: String
+
+    init(directories: BaseDirectories) { path = directories.configHome + "/gtk-3.0/bookmarks" }
+
+    /// The `file://` URI GTK writes for a folder.
+    static func uri(_ hostPath: String) -> String {
+        var allowed = CharacterSet.urlPathAllowed
+        allowed.remove(charactersIn: " %")
+        return "file://" + (hostPath.addingPercentEncoding(withAllowedCharacters: allowed) ?? hostPath)
+    }
+
+    func add(_ hostPath: String) throws(CofferError) {
+        try change { lines in
+            let uri = Self.uri(hostPath)
+            if !lines.contains(where: { $0 == uri || $0.hasPrefix(uri + " ") }) { lines.append(uri) }
+        }
+    }
+
+    func remove(_ hostPath: String) throws(CofferError) {
+        try change { lines in
+            let uri = Self.uri(hostPath)
+            lines.removeAll { $0 == uri || $0.hasPrefix(uri + " ") }
+        }
+    }
+
+    private func change(_ body: (inout [String]) -> Void) throws(CofferError) {
+        let folder = (path as NSString).deletingLastPathComponent
+        try? FileManager.default.createDirectory(atPath: folder, withIntermediateDirectories: true)
+        let text = (try? String(contentsOfFile: path, encoding: .utf8)) ?? ""
+        var lines = text.split(separator: "\n", omittingEmptySubsequences: true).map(String.init)
+        let before = lines
+        body(&lines)
+        guard lines != before else { return }
+        do {
+            try Data((lines.joined(separator: "\n") + "\n").utf8).write(to: URL(fileURLWithPath: path), options: .atomic)
+        } catch {
+            throw CofferError(.ioError, detail: "gtk-3.0/bookmarks", underlying: error)
+        }
+    }
+}
