@@ -519,8 +519,10 @@ def browser(server, root, screenshots):
         driver.find_element(By.ID, "show-trash").click()
         wait.until(lambda d: "笔记 2026.txt" in names())
         shot("web-trash.png")
+        # (The version an overwrite replaced while editing is in the trash under the same name.)
+        trashed = names().count("笔记 2026.txt")
         row("笔记 2026.txt").find_element(By.TAG_NAME, "button").click()
-        wait.until(lambda d: "笔记 2026.txt" not in names())
+        wait.until(lambda d: names().count("笔记 2026.txt") == trashed - 1)
         check(os.path.exists(f"{root}/Photos/笔记 2026.txt"), "restored to where it was")
         driver.find_element(By.ID, "leave-trash").click()
 

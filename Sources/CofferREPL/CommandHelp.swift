@@ -273,7 +273,8 @@ public struct CommandHelp: Sendable {
         CommandHelp(
             name: "mounts", usage: "mounts",
             syntax: CommandSyntax(),
-            summary: LocalizedText("List the mounts and whether they can be changed.", "列出挂载点及其是否可修改。"),
+            summary: LocalizedText("List the mounts and whether they can be changed, then the favourites.",
+                                   "列出挂载点及其是否可修改，然后列出收藏。"),
             details: LocalizedText("", ""), examples: ["mounts"]),
         CommandHelp(
             name: "help", usage: "help [command]",
