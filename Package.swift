@@ -170,7 +170,8 @@ let package = Package(
         .testTarget(name: "CofferREPLTests", dependencies: ["CofferREPL", "CofferCore", "CofferRuntime", "CofferTestSupport"]),
         .testTarget(
             name: "EndToEndTests",
-            dependencies: ["coffer", "CustomBackendExample", "CofferTestSupport", "CofferS3", "FileService"]
+            dependencies: ["coffer", "CustomBackendExample", "CofferTestSupport", "CofferS3", "FileService"],
+            exclude: ["Scripts"]
         ),
     ]
 )

@@ -125,7 +125,8 @@ public struct CofferApplication: Sendable {
             let added = try extraMounts(container, registry)
                 + Self.s3Mounts(options, container: container, registry: registry, environment: options.environment)
             try Self.checkMountNames(added)
-            service = try FileService.standard(container: container, registry: registry, extraMounts: added)
+            service = try FileService.standard(container: container, registry: registry, extraMounts: added,
+                                               recordsRecents: options.recordsRecents)
         } catch {
             launch.abandon()
             return stopping(with: "\(error.userMessage(in: options.language))", status: 1, errors)

@@ -187,6 +187,14 @@ public struct CommandHelp: Sendable {
                 "收藏可以是 Coffer 中的文件夹或文件，也可以是写作 host:路径 的本机文件夹。cd 补全时先给出收藏，mounts 也会列出它们；被移动或删除的收藏会标为已不存在，而不会被删掉。--desktop 还会把本机文件夹加入桌面书签（GTK 的书签，文件管理器共用）。"),
             examples: ["fav add Projects", "fav add --desktop host:~/Documents", "fav", "fav rm Projects"]),
         CommandHelp(
+            name: "recent", usage: "recent",
+            syntax: CommandSyntax(),
+            summary: LocalizedText("List the files Coffer used lately, newest first.", "列出 Coffer 最近使用的文件，最新的在前。"),
+            details: LocalizedText(
+                "Files opened in place, edited, imported, exported and downloaded are recorded in the desktop's recent files (recently-used.xbel, which file managers show as Recent), unless Coffer was started with --no-recents.",
+                "原位打开、编辑、导入、导出和下载的文件会记入桌面的最近文件（recently-used.xbel，文件管理器显示为“最近”），除非启动 Coffer 时使用了 --no-recents。"),
+            examples: ["recent"]),
+        CommandHelp(
             name: "tag", usage: "tag path… +tag… -tag…",
             syntax: CommandSyntax(operands: [.sandboxPath]),
             summary: LocalizedText("Add (+) and remove (-) tags of items.", "为项目添加（+）和移除（-）标签。"),

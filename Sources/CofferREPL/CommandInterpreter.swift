@@ -126,6 +126,7 @@ public final class CommandInterpreter {
             case "reindex": try await reindex(arguments)
             case "mounts": await showMounts()
             case "fav": try await favourite(arguments)
+            case "recent": try await listRecent(arguments)
             case "help": try help(arguments)
             case "quit", "exit": return .quit
             default:

@@ -124,6 +124,7 @@ public struct DownloadFile: FileOperation {
         do {
             let target = try VirtualPath(parsing: fetched.folder ?? folder.description)
             node = try await context.service.placeDownload(partialName, into: target, as: fetched.fileName ?? fetched.suggestedName)
+            await context.service.noteRecent(node.path)
         } catch {
             // Complete but not placed (its folder is gone, say): the data stays for a resume.
             var unplaced = fetched

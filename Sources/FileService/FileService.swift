@@ -51,6 +51,10 @@ public actor FileService {
     /// Where edits keep their private copies (`tmp` in a standard container), or `nil` for a
     /// service that cannot edit.
     nonisolated let draftsPath: String?
+    /// The desktop's recent-files list the files a user opens, edits, imports, exports or
+    /// downloads are recorded in; `nil` records nothing (`--no-recents`, and services built
+    /// in code unless they ask).
+    nonisolated let recents: RecentFiles?
     /// Numbers sessions, for their activities and uploads.
     nonisolated let sessionNumbers = Atomic<Int>(0)
 
@@ -65,7 +69,7 @@ public actor FileService {
                 registry: TypeRegistry = .standard, excludedHostFolders: [String] = [],
                 bookmarksPath: String? = nil, uploadsPath: String? = nil, transfersPath: String? = nil,
                 thumbnailsPath: String? = nil, audit: AuditLog? = nil, searchIndex: SearchIndex? = nil, journal: OperationJournal? = nil,
-                hostTrash: HostTrash = HostTrash(), draftsPath: String? = nil) {
+                hostTrash: HostTrash = HostTrash(), draftsPath: String? = nil, recents: RecentFiles? = nil) {
         self.mounts = mounts
         self.mountsByName = Dictionary(mounts.map { ($0.name, $0) }, uniquingKeysWith: { first, _ in first })
         self.immediateBackends = mountsByName.compactMapValues { $0.backend as? any ImmediateMetadata }
@@ -84,6 +88,7 @@ public actor FileService {
         self.searchIndex = searchIndex
         self.hostTrash = hostTrash
         self.draftsPath = draftsPath
+        self.recents = recents
     }
 
     /// The mounts of a standard container: `files:` over `Documents/UserFiles`, `trash:`
@@ -91,9 +96,11 @@ public actor FileService {
     /// Bookmarks live in `AppData/bookmarks.json`, uploads in progress in
     /// `Library/Caches/Downloading`, the audit log in `AppData/logs/audit.jsonl`, the
     /// search index of `files:` in `Library/Caches/SearchIndex`; the host bridge never
-    /// reaches into the container itself, whatever a session's host access allows.
+    /// reaches into the container itself, whatever a session's host access allows. With
+    /// `recordsRecents`, the files a user uses are added to the desktop's recent files.
     public static func standard(container: Container, registry: TypeRegistry = .standard,
-                                extraMounts: [Mount] = [], hostTrash: HostTrash = HostTrash()) throws(CofferError) -> FileService {
+                                extraMounts: [Mount] = [], hostTrash: HostTrash = HostTrash(),
+                                recordsRecents: Bool = false) throws(CofferError) -> FileService {
         let journal = container.journal
         // A root that cannot be opened (a folder at mode 000) is named by its mount.
         func opening<Backend>(_ mount: String, _ open: () throws(CofferError) -> Backend) throws(CofferError) -> Backend {
@@ -122,7 +129,8 @@ public actor FileService {
            audit: AuditLog(path: container.appDataPath + "/logs/audit.jsonl"),
            searchIndex: SearchIndex(databasePath: container.searchIndexPath + "/index.sqlite",
                                     mount: VirtualPath.defaultMount, backend: files, registry: registry),
-           journal: journal, hostTrash: hostTrash, draftsPath: container.temporaryPath)
+           journal: journal, hostTrash: hostTrash, draftsPath: container.temporaryPath,
+           recents: recordsRecents ? RecentFiles() : nil)
     }
 
     /// The mount named in `path`.

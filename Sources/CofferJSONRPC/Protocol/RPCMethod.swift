@@ -92,7 +92,7 @@ public struct RPCMethodRegistry: Sendable {
         HostImport.self, HostExport.self, HostOpen.self, BookmarksList.self,
         TypesDescribe.self, TransfersDownload.self, TransfersList.self, TransfersUpload.self,
         FilesPreview.self, FilesThumbnail.self, FilesTagsSet.self, FilesTagsGet.self, FilesTagsList.self,
-        FavouritesList.self, FavouritesAdd.self, FavouritesRemove.self,
+        FavouritesList.self, FavouritesAdd.self, FavouritesRemove.self, FilesRecent.self,
     ])
 
     /// Only these methods: a front end that speaks another protocol over JSON-RPC (MCP).

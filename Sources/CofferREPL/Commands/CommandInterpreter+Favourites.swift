@@ -59,3 +59,21 @@ extension CommandInterpreter {
         return line
     }
 }
+
+/// The desktop's recent files, as far as Coffer used them: `recent`.
+extension CommandInterpreter {
+    /// `recent`: the files Coffer opened, edited, imported, exported or downloaded, newest first.
+    func listRecent(_ words: ArraySlice<String>) async throws {
+        let arguments = try parse(words, as: "recent")
+        guard arguments.operands.isEmpty else { throw usage("recent") }
+        let files = try await perform(ListRecentFiles())
+        guard !files.isEmpty else {
+            output.line(LocalizedText("No recent files.", "没有最近使用的文件。")(language))
+            return
+        }
+        for file in files {
+            let place = file.path?.description ?? Self.hostPrefix + file.hostPath
+            output.line("\(Formatting.dateWithSeconds(file.used))  \(shown(place))")
+        }
+    }
+}

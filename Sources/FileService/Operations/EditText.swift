@@ -32,7 +32,15 @@ public struct FinishEdit: FileOperation {
     }
 
     public func run(in context: OperationContext) async throws(CofferError) -> EditOutcome {
-        try await context.service.finishEdit(draft, choice: choice, policy: context.session.hostPolicy)
+        let outcome = try await context.service.finishEdit(draft, choice: choice, policy: context.session.hostPolicy)
+        if case .saved(let location, _) = outcome {
+            if location.hasPrefix("/") {
+                await context.service.noteRecent(hostPath: location)
+            } else if let path = try? VirtualPath(parsing: location) {
+                await context.service.noteRecent(path)
+            }
+        }
+        return outcome
     }
 
     public func auditedPaths(for outcome: Result<EditOutcome, CofferError>) -> [String] {

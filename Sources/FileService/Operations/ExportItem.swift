@@ -28,10 +28,12 @@ public struct ExportItem: FileOperation {
 
     /// - Returns: the host path written.
     public func run(in context: OperationContext) async throws(CofferError) -> String {
-        try await context.withProgress { progress throws(CofferError) in
+        let written = try await context.withProgress { progress throws(CofferError) in
             try await context.service.exportItem(path, toHostDirectory: hostFolder, conflict: context.conflictPolicy(conflict, for: Self.self, otherwise: Self.defaultConflict),
                                                  encoding: encoding, policy: context.session.hostPolicy, progress: progress)
         }
+        if (try? await context.service.stat(path))?.kind == .file { await context.service.noteRecent(hostPath: written) }
+        return written
     }
 
     public func auditedPaths(for outcome: Result<String, CofferError>) -> [String] { [path.description] }

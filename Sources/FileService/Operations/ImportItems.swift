@@ -32,11 +32,15 @@ public struct ImportItems: FileOperation {
     public var destination: VirtualPath { folder ?? FileService.defaultImportFolder }
 
     public func run(in context: OperationContext) async throws(CofferError) -> [ImportResult] {
-        try await context.withProgress { progress throws(CofferError) in
+        let results = try await context.withProgress { progress throws(CofferError) in
             try await context.service.importItems(hostPaths: hostPaths, into: destination, allowedTypes: allowedTypes,
                                                   conflict: context.conflictPolicy(conflict, for: Self.self, otherwise: Self.defaultConflict), policy: context.session.hostPolicy,
                                                   progress: progress)
         }
+        for case .success(let node) in results.map(\.outcome) where node.kind == .file {
+            await context.service.noteRecent(node.path)
+        }
+        return results
     }
 
     public func auditRecords(for outcome: Result<[ImportResult], CofferError>) -> [AuditRecord] {

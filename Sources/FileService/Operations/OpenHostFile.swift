@@ -10,6 +10,8 @@ public struct OpenHostFile: FileOperation {
     public init(_ hostPath: String) { self.hostPath = hostPath }
 
     public func run(in context: OperationContext) async throws(CofferError) -> OpenedHostFile {
-        try await context.service.open(hostPath: hostPath, policy: context.session.hostPolicy)
+        let opened = try await context.service.open(hostPath: hostPath, policy: context.session.hostPolicy)
+        await context.service.noteRecent(hostPath: opened.bookmark.hostPath)
+        return opened
     }
 }

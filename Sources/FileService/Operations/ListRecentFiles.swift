@@ -1,0 +1,11 @@
+import CofferCore
+
+/// The files Coffer used (opened in place, edited, imported, exported, downloaded), newest
+/// first, from the desktop's recent-files list.
+public struct ListRecentFiles: FileOperation {
+    public static let name = "recent"
+    public init() {}
+    public func run(in context: OperationContext) async throws(CofferError) -> [RecentFile] {
+        await context.service.recentFiles()
+    }
+}
