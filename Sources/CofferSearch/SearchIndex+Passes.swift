@@ -11,6 +11,11 @@ import Glibc
 /// and the database beneath them.
 extension SearchIndex {
 
+    /// SQLite's page cache, in KiB, while a pass writes and while name queries read (other
+    /// reads, such as the summary's counts, keep whichever is set).
+    static let passCacheKiB = 2_000
+    static let queryCacheKiB = 16_000
+
     /// Compares every indexed folder's modification time with its recorded stamp and
     /// rescans those that differ, that have no stamp, or that were never read (a build cut
     /// short); drops folders that are gone. From an empty database this is the first build.
@@ -19,12 +24,20 @@ extension SearchIndex {
         await writer.acquire()
         let plan = await passPlan()
         await writer.release()
-        guard let plan, await scan(plan) else { return }
-        let marked: Void? = await database { [complete = isComplete] connection throws(SQLiteError) in
+        guard let plan else { return }
+        // A pass writes every page once and reads few twice: a small page cache keeps a build
+        // of 100,000 items under 30 MB; a name query, which reads the same pages again and
+        // again, takes the large one back (``query(_:below:)``).
+        let _: Void? = await database { connection throws(SQLiteError) in
+            try connection.execute("PRAGMA cache_size = -\(Self.passCacheKiB);")
+        }
+        let scanned = await scan(plan)
+        let marked: Void? = !scanned ? nil : await database { [complete = isComplete] connection throws(SQLiteError) in
             if !complete { return try Self.markComplete(connection) }
             // An index completed by an earlier version has no counts yet.
             if try !connection.statement("SELECT 1 FROM trigrams LIMIT 1").step() { try Self.countTrigrams(connection) }
         }
+        guard scanned else { return }
         state.withLock { state in
             if marked != nil { state.complete = true }
             state.statistics.passes += 1
@@ -321,7 +334,7 @@ extension SearchIndex {
         try connection.execute("""
             PRAGMA journal_mode = WAL;
             PRAGMA synchronous = OFF;
-            PRAGMA cache_size = -16000;
+            PRAGMA cache_size = -\(Self.queryCacheKiB);
             CREATE TABLE IF NOT EXISTS meta(key TEXT PRIMARY KEY, value TEXT) WITHOUT ROWID;
             CREATE TABLE IF NOT EXISTS entries(
                 id INTEGER PRIMARY KEY, path TEXT NOT NULL UNIQUE, parent TEXT NOT NULL,

@@ -72,6 +72,7 @@ extension SearchIndex {
     public func query(_ pattern: NamePattern, below scope: VirtualPath) async -> [VirtualPath]? {
         let scopeKey = Self.key(scope)
         let rows: [[String]]?? = await database(quick: true) { connection throws(SQLiteError) -> [[String]]? in
+            try connection.execute("PRAGMA cache_size = -\(Self.queryCacheKiB);")
             let scoped = try connection.statement("SELECT 1 FROM folders WHERE path = ?1").bind(1, scopeKey)
             guard try scoped.step() else { return nil }
             let range = scopeKey.isEmpty ? "" : " AND e.path >= ?2 AND e.path < ?3"
