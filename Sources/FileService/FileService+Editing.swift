@@ -103,13 +103,20 @@ extension FileService {
             Self.removeDraft(at: draftPath)
             return .unchanged
         }
+        // Kept in files: as the editor left it (UTF-8): what could not be saved in the file's
+        // own encoding is never lost for that.
+        if choice == .keepInFiles {
+            _ = try await createFolder(at: Self.recoveredFolder, intermediates: true)
+            let path = try Self.recoveredFolder.appending(draft.name)
+            let location = try await writeFile(path, bytes: edited, conflict: .keepBoth).path.description
+            Self.removeDraft(at: draftPath)
+            return .saved(location: location, form: .utf8)
+        }
         let bytes = try draft.form.encode(utf8: edited, path: draft.target.path)
         let location: String
         switch (draft.target, choice) {
-        case (_, .keepInFiles):
-            _ = try await createFolder(at: Self.recoveredFolder, intermediates: true)
-            let path = try Self.recoveredFolder.appending(draft.name)
-            location = try await writeFile(path, bytes: bytes, conflict: .keepBoth).path.description
+        case (_, .keepInFiles), (_, .discard):
+            preconditionFailure("handled above")
         case (.file(let path), .save) where draft.isNew:
             do {
                 location = try await writeFile(path, bytes: bytes, conflict: .fail).path.description
@@ -129,8 +136,6 @@ extension FileService {
             location = try await saveHostFile(id, bytes: bytes, mode: .replace(ifVersion: nil), policy: policy).savedPath
         case (.bookmark(let id), .keepBoth):
             location = try await saveHostFile(id, bytes: bytes, mode: .keepBoth, policy: policy).savedPath
-        case (_, .discard):
-            preconditionFailure("handled above")
         }
         Self.removeDraft(at: draftPath)
         return .saved(location: location, form: draft.form)

@@ -44,7 +44,7 @@ extension CommandInterpreter {
                 report(error, withHint: false)
                 choice = await choiceAfterConflict(draft)
                 fellBack = ask == nil
-            } catch where error.kind == .notEncodable && choice != .keepInFiles {
+            } catch where error.kind == .notEncodable {
                 report(error)
                 let again = LocalizedText("Edit it again? [Y/n] ", "重新编辑吗？[Y/n] ")(language)
                 if let answer = await ask?(again), !["n", "no", "否"].contains(answer.lowercased()) {
