@@ -89,6 +89,17 @@ check(gone == [], f"moved objects leave their old keys: {gone}")
 coffer("cp -r b:/odd Back")
 check(open(os.path.join(files, "Back", "with space.txt"), "rb").read() == b"space", "boto3's object copied to files: whole")
 
+# Tags (issue 35): object metadata `xdg-tags`, set by a server-side copy that keeps the rest.
+shown = coffer("tag 'b:/Project/Deep/plan.md' +work +报告; tag 'b:/Project/Deep/plan.md' -work +urgent; info 'b:/Project/Deep/plan.md'")
+tagged = s3.head_object(Bucket=bucket, Key="Project/Deep/plan.md")
+check(tagged["Metadata"].get("xdg-tags", "").startswith("=?UTF-8?B?"), f"tags are object metadata, encoded for S3: {tagged['Metadata']}")
+check(abs(float(tagged["Metadata"].get("mtime", "0")) - 1_600_000_000.25) < 1e-6, "a tag change keeps the other metadata")
+check(body("Project/Deep/plan.md") == b"# plan\n" and tagged["ContentType"] == plan["ContentType"], "and the content and its type")
+check("Tags:" in shown and "报告, urgent" in shown, f"info shows the tags read back: {shown!r}")
+s3.copy_object(Bucket=bucket, Key="Project/Deep/plan.md", CopySource={"Bucket": bucket, "Key": "Project/Deep/plan.md"},
+               Metadata={"xdg-tags": "from boto3,other"}, MetadataDirective="REPLACE")
+check("from boto3, other" in coffer("info 'b:/Project/Deep/plan.md'"), "tags boto3 set are Coffer's too")
+
 if failures:
     print(f"{len(failures)} S3 cross-check(s) with boto3 failed", file=sys.stderr)
     sys.exit(1)

@@ -33,3 +33,15 @@ struct S3XMLTests {
         #expect(S3XML.texts(in: external)?.contains { $0.text.contains("root") } != true)
     }
 }
+
+/// Tags as S3 metadata: printable ASCII as it is, anything else as one RFC 2047 encoded word.
+struct S3TagMetadataTests {
+    @Test func tagsTravelAsASCIIMetadata() {
+        #expect(S3Backend.encodedWord("work,urgent") == "work,urgent")
+        let chinese = S3Backend.encodedWord("报告,work")
+        #expect(chinese.hasPrefix("=?UTF-8?B?") && chinese.allSatisfy(\.isASCII))
+        #expect(S3Backend.decodedWord(chinese) == "报告,work")
+        #expect(S3Backend.decodedWord("plain, words") == "plain, words")
+        #expect(S3Backend.decodedWord("=?utf-8?b?not base64!?=") == "=?utf-8?b?not base64!?=")
+    }
+}
