@@ -58,8 +58,10 @@ struct TagsEndToEndTests {
         #expect(try attribute("user.xdg.tags", of: host("Docs/report.txt")) == "work")
         #expect(try attribute("user.xdg.comment", of: host("Docs/report.txt")) == "keep me")
         #expect(try attribute("user.xdg.tags", of: host("Docs")) == "work,urgent")
-        #expect(try coffer("import --into Out '\(host("Docs/report.txt"))'").status == 0)
+        #expect(try coffer("import --into Out '\(host("Docs/report.txt"))' '\(host("Docs"))'").status == 0)
         #expect(try attribute("user.xdg.tags", of: user("Out/report.txt")) == "work")
+        #expect(try attribute("user.xdg.tags", of: user("Out/Docs")) == "work,urgent", "a folder imported whole keeps its own")
+        #expect(try attribute("user.xdg.comment", of: user("Out/Docs/report.txt")) == "keep me")
 
         let refused = try coffer("tag Docs/plan.md +a,b")
         #expect(refused.status == 1 && refused.errors.contains("a tag is a word or words without commas"))

@@ -77,6 +77,7 @@ public struct HostImporter: Sendable {
             guard let parent = destination.parent else { throw CofferError(.invalidOperation, path: destination) }
             let temporary = parent.appending(trustedName: PartialName.make())
             try await backend.createFolder(at: temporary)
+            await carryAttributes(of: item, to: backend, at: temporary)
             do {
                 var skipped: [ImportSkip] = []
                 let filtering = !allowedTypes.isEmpty && !registry.isPackage(folderNamed: item.name)
@@ -133,6 +134,7 @@ public struct HostImporter: Sendable {
             }
             if child.isFolder {
                 try await backend.createFolder(at: target)
+                await carryAttributes(of: child, to: backend, at: target)
                 let keepFiltering = filtering && !registry.isPackage(folderNamed: name)
                 try await copyContents(of: child, to: backend, at: target, filtering: keepFiltering, skipped: &skipped)
                 progress.advance(items: 1)
@@ -175,6 +177,17 @@ public struct HostImporter: Sendable {
             case .fifo, .socket, .device:
                 throw CofferError(.unsupported)
             }
+        }
+    }
+
+    /// Gives a folder made in a local mount the `user.` attributes of the host folder it copies
+    /// (a file's travel with its content, in ``LocalPendingWrite/fill(from:progress:)``).
+    private func carryAttributes(of folder: HostItem, to backend: any StorageBackend, at path: VirtualPath) async {
+        guard let local = backend as? LocalSandboxBackend else { return }
+        _ = try? await BlockingIO.run { _ throws(CofferError) in
+            let parent = try local.openParent(of: path)
+            let made = try parent.openFolder(named: path.name, reporting: path)
+            ExtendedAttributes.copyUserAttributes(from: folder.descriptor.raw, to: made.raw)
         }
     }
 
