@@ -90,24 +90,26 @@ extension FileService {
     /// file's start, byte-order mark included, wherever the range is).
     package func readText(_ path: VirtualPath, offset: Int64 = 0, length: Int,
                          progress: ProgressReporter = .none) async throws(CofferError) -> TextRange {
-        try await Self.readText(offset: offset, length: length, path: path) { start, count throws(CofferError) in
-            try await self.readBytes(path, offset: start, length: count, progress: start == 0 ? .none : progress)
+        try await Self.readText(offset: offset, length: length, path: path) { start, count, isSample throws(CofferError) in
+            // The sample that decides the encoding is no part of the read's progress.
+            try await self.readBytes(path, offset: start, length: count, progress: isSample ? .none : progress)
         }
     }
 
     /// The same from a bookmarked host file.
     func readBookmarkText(_ bookmarkID: Int, offset: Int64, length: Int,
                           policy: HostAccessPolicy) async throws(CofferError) -> TextRange {
-        try await Self.readText(offset: offset, length: length, path: nil) { start, count throws(CofferError) in
+        try await Self.readText(offset: offset, length: length, path: nil) { start, count, _ throws(CofferError) in
             try await self.readBookmark(bookmarkID, offset: start, length: count, policy: policy)
         }
     }
 
-    /// Text from whatever `read` reads bytes of: the encoding decided from the first bytes,
-    /// then the range decoded.
+    /// Text from whatever `read` reads bytes of (from an offset, a count, and whether it is
+    /// the sample that decides the encoding): the encoding decided from the first bytes, then
+    /// the range decoded.
     private static func readText(offset: Int64, length: Int, path: VirtualPath?,
-                                 read: @Sendable (Int64, Int) async throws(CofferError) -> ByteRange) async throws(CofferError) -> TextRange {
-        let head = try await read(0, TextReader.sampleSize)
+                                 read: @Sendable (Int64, Int, Bool) async throws(CofferError) -> ByteRange) async throws(CofferError) -> TextRange {
+        let head = try await read(0, TextReader.sampleSize, true)
         guard case .text(let charset, let bomLength) = TextDetection.detect(head.bytes, isComplete: head.isEndOfFile) else {
             throw CofferError(.unsupported, path: path, detail: "not-text")
         }
@@ -120,7 +122,7 @@ extension FileService {
             range = ByteRange(bytes: slice, offset: start, size: head.size,
                               isEndOfFile: start + Int64(slice.count) >= head.size, version: head.version)
         } else {
-            range = try await read(start, wanted)
+            range = try await read(start, wanted, false)
         }
         var decoder = StreamingTextDecoder(charset: charset)
         let text = decoder.decode(range.bytes, isFinal: range.isEndOfFile)

@@ -52,24 +52,22 @@ extension HostBookmark {
                                   size: Int64(info.size), modified: info.modificationDate, trashedID: trashed)
         case .replace:
             let temporary = try HostRewrite.writeCopy(bytes, like: item, in: folder, name: name)
+            // Set when the temporary name holds the old content (a swap that could not be undone).
+            var holdsOldContent = false
             do throws(CofferError) {
                 // Looked at once more, just before: a write that slipped in is not lost.
                 var last = coffer_stat()
                 guard coffer_fstat(item.descriptor.raw, &last) == 0, last.version == current.version else {
                     throw CofferError.changedSinceRead(hostFileNamed: name, modified: last.modificationDate)
                 }
-                let (_, id) = try trash.put(fileName, in: folder)
-                do throws(CofferError) {
-                    try Placement.place(temporary.name, as: fileName, in: folder.descriptor, conflict: .fail, path: .root())
-                } catch {
-                    throw CofferError(error.kind, detail: name, errno: error.errno)
-                }
+                let id = try HostRewrite.swapIn(temporary.name, for: fileName, in: folder, trash: trash, name: name,
+                                                holdsOldContent: &holdsOldContent)
                 _ = fsync(folder.descriptor.raw)
                 return HostSaveResult(bookmark: updated(temporary.info, path: item.path), savedPath: item.path,
                                       version: temporary.info.version, size: Int64(temporary.info.size),
                                       modified: temporary.info.modificationDate, trashedID: id)
             } catch {
-                _ = unlinkat(folder.descriptor.raw, temporary.name, 0)
+                if !holdsOldContent { _ = unlinkat(folder.descriptor.raw, temporary.name, 0) }
                 throw error
             }
         case .keepBoth:
@@ -142,6 +140,42 @@ enum HostRewrite {
             return (temporary, info)
         } catch {
             _ = unlinkat(folder.descriptor.raw, temporary, 0)
+            throw error
+        }
+    }
+
+    /// Puts `temporary` in the place of `fileName` and the old file in the desktop trash, and
+    /// returns its ID there. The two are swapped in one step (`RENAME_EXCHANGE`: a reader sees
+    /// the old file or the new one, never neither), then the old one, now under the temporary
+    /// name, is trashed under its own; if that fails they are swapped back and nothing has
+    /// changed. Where the file system cannot swap, the old file is trashed first and the new
+    /// one renamed in after.
+    /// `holdsOldContent` is set when the swap back failed and the temporary name holds the old
+    /// file (never removed then).
+    static func swapIn(_ temporary: String, for fileName: String, in folder: HostItem, trash: HostTrash,
+                       name: String, holdsOldContent: inout Bool) throws(CofferError) -> String {
+        let swapped = coffer_renameat2(folder.descriptor.raw, temporary, folder.descriptor.raw, fileName,
+                                       UInt32(COFFER_RENAME_EXCHANGE)) == 0
+        guard swapped else {
+            guard errno == EINVAL || errno == ENOSYS || errno == EOPNOTSUPP else {
+                throw CofferError.lastSystemError("renameat2", path: nil).naming(hostFile: name)
+            }
+            let (_, id) = try trash.put(fileName, in: folder)
+            do throws(CofferError) {
+                try Placement.place(temporary, as: fileName, in: folder.descriptor, conflict: .fail, path: .root())
+            } catch {
+                throw CofferError(error.kind, detail: name, errno: error.errno)
+            }
+            return id
+        }
+        do throws(CofferError) {
+            return try trash.put(fileName, entry: temporary, in: folder).id
+        } catch {
+            // Back as it was: the old file in its place, the new content under the temporary name.
+            if coffer_renameat2(folder.descriptor.raw, temporary, folder.descriptor.raw, fileName,
+                                UInt32(COFFER_RENAME_EXCHANGE)) != 0 {
+                holdsOldContent = true
+            }
             throw error
         }
     }
