@@ -17,6 +17,17 @@ public enum Timestamp {
         return String(decoding: bytes, as: UTF8.self)
     }
 
+    /// A moment in local time to the second: `2026-11-29T15:16:33`, or with another
+    /// `separator` between the date and the time (`2026-11-29 15:16:33`, as messages show it).
+    public static func local(_ date: Date, separator: String = "T") -> String {
+        var seconds = time_t(date.timeIntervalSince1970.rounded(.down))
+        var parts = tm()
+        localtime_r(&seconds, &parts)
+        func two(_ value: Int32) -> String { value < 10 ? "0\(value)" : "\(value)" }
+        return "\(parts.tm_year + 1900)-\(two(parts.tm_mon + 1))-\(two(parts.tm_mday))\(separator)"
+            + "\(two(parts.tm_hour)):\(two(parts.tm_min)):\(two(parts.tm_sec))"
+    }
+
     /// Appends the text (without quotes) to `bytes`.
     public static func write(_ date: Date, into bytes: inout [UInt8]) {
         let time = date.timeIntervalSince1970

@@ -102,14 +102,7 @@ public struct TrashInfo: Equatable, Sendable {
     // MARK: Dates
 
     /// `2026-11-29T15:16:33` in local time.
-    public static func format(_ date: Date) -> String {
-        var seconds = time_t(date.timeIntervalSince1970.rounded(.down))
-        var parts = tm()
-        localtime_r(&seconds, &parts)
-        func two(_ value: Int32) -> String { value < 10 ? "0\(value)" : "\(value)" }
-        return "\(parts.tm_year + 1900)-\(two(parts.tm_mon + 1))-\(two(parts.tm_mday))T"
-            + "\(two(parts.tm_hour)):\(two(parts.tm_min)):\(two(parts.tm_sec))"
-    }
+    public static func format(_ date: Date) -> String { Timestamp.local(date) }
 
     /// Reads `YYYY-MM-DDThh:mm:ss` as local time.
     static func parse(_ text: String) -> Date? {
