@@ -78,19 +78,7 @@ public struct StreamingTextDecoder {
         var scratch = [UInt8](repeating: 0, count: 64 << 10)
         var position = 0
         while position < input.count {
-            let (consumed, produced, failure) = input.withUnsafeMutableBufferPointer { source in
-                scratch.withUnsafeMutableBufferPointer { target in
-                    var inPointer: UnsafeMutablePointer<CChar>? = UnsafeMutableRawPointer(source.baseAddress! + position)
-                        .assumingMemoryBound(to: CChar.self)
-                    var inLeft = source.count - position
-                    var outPointer: UnsafeMutablePointer<CChar>? = UnsafeMutableRawPointer(target.baseAddress!)
-                        .assumingMemoryBound(to: CChar.self)
-                    var outLeft = target.count
-                    let result = iconv(converter, &inPointer, &inLeft, &outPointer, &outLeft)
-                    let failure: Int32 = result == -1 ? errno : 0
-                    return (source.count - position - inLeft, target.count - outLeft, failure)
-                }
-            }
+            let (consumed, produced, failure) = IconvStep.convert(converter, &input, from: position, into: &scratch)
             output.append(contentsOf: scratch[..<produced])
             position += consumed
             switch failure {
@@ -183,18 +171,7 @@ public struct TextForm: Sendable, Hashable {
         var scratch = [UInt8](repeating: 0, count: 64 << 10)
         var position = 0
         while position < source.count {
-            let (consumed, produced, failure) = source.withUnsafeMutableBufferPointer { source in
-                scratch.withUnsafeMutableBufferPointer { target in
-                    var inPointer: UnsafeMutablePointer<CChar>? = UnsafeMutableRawPointer(source.baseAddress! + position)
-                        .assumingMemoryBound(to: CChar.self)
-                    var inLeft = source.count - position
-                    var outPointer: UnsafeMutablePointer<CChar>? = UnsafeMutableRawPointer(target.baseAddress!)
-                        .assumingMemoryBound(to: CChar.self)
-                    var outLeft = target.count
-                    let result = iconv(converter, &inPointer, &inLeft, &outPointer, &outLeft)
-                    return (source.count - position - inLeft, target.count - outLeft, result == -1 ? errno : 0)
-                }
-            }
+            let (consumed, produced, failure) = IconvStep.convert(converter, &source, from: position, into: &scratch)
             output.append(contentsOf: scratch[..<produced])
             position += consumed
             if failure == E2BIG || (failure == 0 && consumed > 0) { continue }
@@ -205,5 +182,27 @@ public struct TextForm: Sendable, Hashable {
             throw CofferError(.notEncodable, path: path, detail: "\(line)")
         }
         return output
+    }
+}
+
+/// One call of `iconv`, shared by decoding and encoding: converts `input` from `position`
+/// into `scratch`.
+enum IconvStep {
+    /// - Returns: the input bytes consumed, the output bytes produced into `scratch`, and the
+    ///   `errno` of a call that stopped short (0 when it did not).
+    static func convert(_ converter: iconv_t, _ input: inout [UInt8], from position: Int,
+                        into scratch: inout [UInt8]) -> (consumed: Int, produced: Int, failure: Int32) {
+        input.withUnsafeMutableBufferPointer { source in
+            scratch.withUnsafeMutableBufferPointer { target in
+                var inPointer: UnsafeMutablePointer<CChar>? = UnsafeMutableRawPointer(source.baseAddress! + position)
+                    .assumingMemoryBound(to: CChar.self)
+                var inLeft = source.count - position
+                var outPointer: UnsafeMutablePointer<CChar>? = UnsafeMutableRawPointer(target.baseAddress!)
+                    .assumingMemoryBound(to: CChar.self)
+                var outLeft = target.count
+                let result = iconv(converter, &inPointer, &inLeft, &outPointer, &outLeft)
+                return (source.count - position - inLeft, target.count - outLeft, result == -1 ? errno : 0)
+            }
+        }
     }
 }
