@@ -132,7 +132,7 @@ enum HostRewrite {
         guard fd >= 0 else { throw CofferError.lastSystemError("openat", path: nil).naming(hostFile: name) }
         let file = Descriptor(fd)
         do throws(CofferError) {
-            try writeAll(bytes, to: file.raw, at: 0, name: name)
+            try writeAll(bytes, to: file.raw, name: name)
             try copyAttributes(from: original.descriptor.raw, to: file.raw, name: name)
             guard fsync(file.raw) == 0 else { throw CofferError.lastSystemError("fsync", path: nil).naming(hostFile: name) }
             var info = coffer_stat()
@@ -192,7 +192,7 @@ enum HostRewrite {
             while true {
                 let chunk = try item.descriptor.read(at: offset, length: 1 << 20)
                 if chunk.isEmpty { break }
-                try writeAll(chunk, to: copy.raw, at: offset, name: item.name)
+                try writeAll(chunk, to: copy.raw, name: item.name)
                 offset += Int64(chunk.count)
             }
             try copyAttributes(from: item.descriptor.raw, to: copy.raw, name: item.name)
@@ -215,7 +215,7 @@ enum HostRewrite {
         guard coffer_fstat(file.raw, &info) == 0, info.inode == expected.inode, info.device == expected.device,
               info.version == expected.version
         else { throw CofferError.changedSinceRead(hostFileNamed: name, modified: info.modificationDate) }
-        try writeAll(bytes, to: file.raw, at: 0, name: name)
+        try writeAll(bytes, to: file.raw, name: name)
         guard ftruncate(file.raw, off_t(bytes.count)) == 0, fsync(file.raw) == 0 else {
             throw CofferError.lastSystemError("ftruncate", path: nil).naming(hostFile: name)
         }
@@ -223,15 +223,13 @@ enum HostRewrite {
         return info
     }
 
-    static func writeAll(_ bytes: [UInt8], to fd: Int32, at start: Int64, name: String) throws(CofferError) {
-        var done = 0
-        while done < bytes.count {
-            let wrote = bytes[done...].withUnsafeBytes { pwrite(fd, $0.baseAddress, $0.count, off_t(start) + off_t(done)) }
-            if wrote < 0 {
-                if errno == EINTR { continue }
-                throw CofferError.lastSystemError("write", path: nil).naming(hostFile: name)
-            }
-            done += wrote
+    /// Writes `bytes` at the file's position (each file here is written from its start, in
+    /// order), through the writers' one loop; a failure names the host file.
+    static func writeAll(_ bytes: [UInt8], to fd: Int32, name: String) throws(CofferError) {
+        do {
+            try LocalPendingWrite.writeAll(bytes[...], to: fd, path: nil)
+        } catch {
+            throw error.naming(hostFile: name)
         }
     }
 
