@@ -10,10 +10,9 @@ struct FilesTagsSet: RPCMethod {
         var remove: [String]?
     }
     struct Item: Encodable, Sendable {
-        struct Failure: Encodable, Sendable { var kind: String; var message: String }
         var path: String
         var tags: [String]?
-        var error: Failure?
+        var error: ItemFailure?
     }
     struct Result: Encodable, Sendable { var results: [Item] }
 
@@ -26,9 +25,7 @@ struct FilesTagsSet: RPCMethod {
         return Result(results: outcomes.map { path, outcome in
             switch outcome {
             case .success(let tags): Item(path: path.description, tags: tags)
-            case .failure(let error):
-                Item(path: path.description, error: Item.Failure(
-                    kind: error.kind.identifier, message: error.userMessage(in: context.language, hints: context.hints).text))
+            case .failure(let error): Item(path: path.description, error: ItemFailure(error, context))
             }
         })
     }

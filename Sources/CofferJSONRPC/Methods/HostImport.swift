@@ -12,11 +12,10 @@ struct HostImport: RPCMethod {
         var workDoneToken: ProgressToken?
     }
     struct Item: Encodable, Sendable {
-        struct Failure: Encodable, Sendable { var kind: String; var message: String }
-        struct Skipped: Encodable, Sendable { var hostPath: String; var error: Failure }
+        struct Skipped: Encodable, Sendable { var hostPath: String; var error: ItemFailure }
         var hostPath: String
         var node: NodeResult?
-        var error: Failure?
+        var error: ItemFailure?
         /// Entries inside an imported folder that were left out.
         var skipped: [Skipped]?
     }
@@ -25,16 +24,13 @@ struct HostImport: RPCMethod {
     static func run(_ params: Params, _ context: RequestContext) async throws -> Result {
         let results = try await context.perform(ImportItems(params.hostPaths, into: try params.toDirectory?.resolved(),
                                                             allowedTypes: params.allowedTypes ?? [], conflict: params.conflict))
-        func failure(_ error: CofferError) -> Item.Failure {
-            Item.Failure(kind: error.kind.identifier, message: error.userMessage(in: context.language, hints: context.hints).text)
-        }
         return Result(results: results.map { result in
-            let skipped = result.skipped.map { Item.Skipped(hostPath: $0.hostPath, error: failure($0.error)) }
+            let skipped = result.skipped.map { Item.Skipped(hostPath: $0.hostPath, error: ItemFailure($0.error, context)) }
             switch result.outcome {
             case .success(let node):
                 return Item(hostPath: result.hostPath, node: NodeResult(node), skipped: skipped.isEmpty ? nil : skipped)
             case .failure(let error):
-                return Item(hostPath: result.hostPath, error: failure(error))
+                return Item(hostPath: result.hostPath, error: ItemFailure(error, context))
             }
         })
     }

@@ -92,6 +92,18 @@ struct ConflictParam: Decodable, Sendable {
     }
 }
 
+/// One item's failure inside a result that answers for several items (`host/import`,
+/// `files/tags/set`): its kind and the session's message for it.
+struct ItemFailure: Encodable, Sendable {
+    var kind: String
+    var message: String
+
+    init(_ error: CofferError, _ context: RequestContext) {
+        kind = error.kind.identifier
+        message = error.userMessage(in: context.language, hints: context.hints).text
+    }
+}
+
 /// A version param (`ifVersion`): the token a node or a read gave, sent back as it was.
 struct VersionParam: Decodable, Sendable {
     var version: FileVersion
