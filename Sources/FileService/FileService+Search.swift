@@ -129,7 +129,7 @@ extension FileService {
                     continuation.finish()
                 })
             }
-            return SearchResults(engine: .index, events: stream(query) { filter in
+            return SearchResults(engine: .index, events: stream(query, backend) { filter in
                 for start in stride(from: 0, to: candidates.count, by: PendingMatches.batchSize) {
                     try Task.checkCancellation()
                     let batch = Array(candidates[start..<min(start + PendingMatches.batchSize, candidates.count)])
@@ -141,7 +141,7 @@ extension FileService {
                 }
             })
         }
-        return SearchResults(engine: .walk, events: stream(query) { filter in
+        return SearchResults(engine: .walk, events: stream(query, backend) { filter in
             try await self.walkSearch(backend, query.scope, filter: filter)
         })
     }
@@ -217,13 +217,13 @@ extension FileService {
         }
     }
 
-    /// Runs `body` as a task feeding a stream; a consumer that stops listening cancels it.
-    private nonisolated func stream(_ query: SearchQuery,
+    /// Runs `body` as a task feeding a stream (its filter reads tags from `backend`, the
+    /// scope's); a consumer that stops listening cancels it.
+    private nonisolated func stream(_ query: SearchQuery, _ backend: any StorageBackend,
                                     _ body: @escaping @Sendable (SearchFilter) async throws -> Void)
         -> AsyncThrowingStream<SearchEvent, any Error>
     {
         AsyncThrowingStream { continuation in
-            let backend = try? mount(for: query.scope).backend
             let filter = SearchFilter(query: query, registry: registry, backend: backend, continuation: continuation)
             let task = Task {
                 do {
