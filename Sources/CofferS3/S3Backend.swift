@@ -220,9 +220,16 @@ final class S3PendingWrite: PendingWrite {
         // An upload started with the announced date is finished only if the date is still that.
         let started = sender.flatMap { modified == expected?.modificationDate ? $0 : nil }
         defer { discard() }
+        let conditional = expected?.replacing != nil
         try await BlockingIO.run { cancel throws(CofferError) in
-            try backend.commit(spool, size: size, modified: modified, at: path, conflict: conflict, observed: observed,
-                               cancel: cancel, started: started)
+            do throws(CofferError) {
+                try backend.commit(spool, size: size, modified: modified, at: path, conflict: conflict, observed: observed,
+                                   cancel: cancel, started: started)
+            } catch where conditional && error.detail == "s3-changed" {
+                // A conditional save (a version was named): the version changed since it was read.
+                let now = try? backend.client.head(backend.key(path)).map { backend.fileNode(path, $0) }
+                throw CofferError.changedSinceRead(path, now: now ?? nil)
+            }
         }
         if started != nil { state.withLock { $0.sender = nil } }
     }

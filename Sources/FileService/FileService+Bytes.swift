@@ -214,9 +214,6 @@ extension FileService {
                 try await writer.commit(conflict: .replace)
             } catch {
                 await writer.abort()
-                if ifVersion != nil, let error = error as? CofferError, error.detail == "s3-changed" {
-                    throw CofferError.changedSinceRead(path, now: try? await stat(path))
-                }
                 throw error
             }
         }

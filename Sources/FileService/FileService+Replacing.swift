@@ -93,10 +93,6 @@ extension FileService {
                 } catch {
                     try? await copying.discardTrashCopy(copy.id)
                     ReplacedItems.current?.remove(destination.mount + "/" + copy.id)
-                    // The storage refused the write because another writer changed the file.
-                    if expected != nil, error.kind == .fileExists, error.detail == "s3-changed" {
-                        throw CofferError.changedSinceRead(destination, now: try? await stat(destination))
-                    }
                     throw error
                 }
             } else if !arriving.movesSource && backend.capabilities.contains(.atomicMove) {
