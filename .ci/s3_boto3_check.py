@@ -6,7 +6,8 @@
 Objects Coffer writes are read back byte for byte by boto3 and its folders are prefixes
 (markers for empty ones), with rclone's mtime header; objects boto3 writes, with keys of
 spaces, Chinese, `+`, `%`, decomposed accents and a very long key, are listed, read,
-copied and moved by Coffer. Needs COFFER_TEST_S3_ENDPOINT (and the test keys).
+copied and moved by Coffer; `user.` attributes travel as object metadata both ways, and what S3
+cannot hold is reported. Needs COFFER_TEST_S3_ENDPOINT (and the test keys).
 """
 import os, subprocess, sys, tempfile, unicodedata, uuid
 
@@ -99,6 +100,44 @@ check("Tags:" in shown and "报告, urgent" in shown, f"info shows the tags read
 s3.copy_object(Bucket=bucket, Key="Project/Deep/plan.md", CopySource={"Bucket": bucket, "Key": "Project/Deep/plan.md"},
                Metadata={"xdg-tags": "from boto3,other"}, MetadataDirective="REPLACE")
 check("from boto3, other" in coffer("info 'b:/Project/Deep/plan.md'"), "tags boto3 set are Coffer's too")
+
+# `user.` attributes (issue 35): to S3 as metadata (names without `user.`, dots as hyphens),
+# back as attributes; what S3 cannot hold (a name with capitals, past 2 KB, a folder's) is reported.
+os.makedirs(os.path.join(files, "Attrs"))
+tagged = os.path.join(files, "Attrs", "tagged.txt")
+with open(tagged, "wb") as out:
+    out.write(b"tagged\n")
+big = os.path.join(files, "Attrs", "big.bin")
+with open(big, "wb") as out:
+    out.write(os.urandom(20 << 20))
+for path, name, value in [(tagged, "user.xdg.tags", "work,报告".encode()), (tagged, "user.xdg.origin.url", b"https://example.org/t"),
+                          (tagged, "user.xdg.comment", b"a comment"), (tagged, "user.Mixed", b"x"),
+                          (tagged, "user.huge", b"h" * 3000), (big, "user.xdg.tags", b"large"),
+                          (os.path.join(files, "Attrs"), "user.xdg.tags", b"folder")]:
+    os.setxattr(path, name, value)
+run = subprocess.run([binary, "--container", container, "--mount", f"b=s3://{bucket}", "--s3-endpoint", endpoint, "--lang", "en",
+                      "-c", "cp -r Attrs b:/"], env=dict(os.environ, LC_ALL="C.UTF-8", **keys), capture_output=True, text=True)
+check(run.returncode == 0, f"cp -r Attrs b:/ succeeds: {run.stderr}")
+for said in ["“files:/Attrs/tagged.txt”: the copy did not keep user.Mixed: the destination cannot name them",
+             "“files:/Attrs/tagged.txt”: the copy did not keep user.huge: they do not fit",
+             "“files:/Attrs”: the copy did not keep user.xdg.tags: the destination keeps no extended attributes"]:
+    check(said in run.stderr, f"the loss is reported: {said!r} in {run.stderr!r}")
+head = s3.head_object(Bucket=bucket, Key="Attrs/tagged.txt")["Metadata"]
+check(head.get("xdg-origin-url") == "https://example.org/t" and head.get("xdg-comment") == "a comment",
+      f"attributes are object metadata: {head}")
+check(head.get("xdg-tags", "").startswith("=?UTF-8?B?") and "huge" not in head and "mixed" not in head, f"{head}")
+check(s3.head_object(Bucket=bucket, Key="Attrs/big.bin")["Metadata"].get("xdg-tags") == "large",
+      "an upload in parts carries them too")
+s3.copy_object(Bucket=bucket, Key="Attrs/from-boto3.txt", CopySource={"Bucket": bucket, "Key": "Attrs/tagged.txt"},
+               Metadata={"xdg-tags": "set by boto3", "xdg-comment": "theirs"}, MetadataDirective="REPLACE")
+coffer("cp -r b:/Attrs Returned; cp b:/Attrs/tagged.txt b:/Attrs/copy.txt")
+returned = os.path.join(files, "Returned")
+check(os.getxattr(os.path.join(returned, "tagged.txt"), "user.xdg.tags") == "work,报告".encode(), "tags come back from S3")
+check(os.getxattr(os.path.join(returned, "tagged.txt"), "user.xdg.origin.url") == b"https://example.org/t", "and the origin")
+check(os.getxattr(os.path.join(returned, "from-boto3.txt"), "user.xdg.comment") == b"theirs", "metadata boto3 set arrives")
+check("user.mtime" not in os.listxattr(os.path.join(returned, "tagged.txt")), "the modification time is no attribute")
+check(s3.head_object(Bucket=bucket, Key="Attrs/copy.txt")["Metadata"].get("xdg-comment") == "a comment",
+      "a copy inside the bucket keeps them")
 
 if failures:
     print(f"{len(failures)} S3 cross-check(s) with boto3 failed", file=sys.stderr)

@@ -214,20 +214,25 @@ struct ToolsCall: ImmediateMCPMethod {
         let tool = try self.tool(params)
         do throws(CofferError) {
             let arguments = try arguments(params)
-            guard tool.answersLarge else { return try await tool.call(arguments, ToolContext(request: context)).result }
-            let output: Result<ToolOutput, CofferError>
-            do {
-                output = try await context.withLargeAnswer { () async -> Result<ToolOutput, CofferError> in
-                    do throws(CofferError) {
-                        return .success(try await tool.call(arguments, ToolContext(request: context)))
-                    } catch {
-                        return .failure(error)
-                    }
+            let call = { () async -> Result<ToolOutput, CofferError> in
+                do throws(CofferError) {
+                    return .success(try await tool.call(arguments, ToolContext(request: context)))
+                } catch {
+                    return .failure(error)
                 }
-            } catch {
-                throw CofferError(.cancelled)  // only a cancelled wait for a place throws
             }
-            return try output.get().result
+            // What the call could not do without failing (attributes a copy lost) is told in its text.
+            let (output, warnings) = await OperationWarnings.collect { () async -> Result<ToolOutput, CofferError> in
+                guard tool.answersLarge else { return await call() }
+                do {
+                    return try await context.withLargeAnswer { await call() }
+                } catch {
+                    return .failure(CofferError(.cancelled))  // only a cancelled wait for a place throws
+                }
+            }
+            var answer = try output.get()
+            for warning in warnings { answer.text += "\n" + LocalizedText("Warning: ", "警告：")(context.language) + warning.message(context.language) }
+            return answer.result
         } catch {
             // A cancelled call is not answered at all (the dialect drops it).
             if error.kind == .cancelled { throw error }

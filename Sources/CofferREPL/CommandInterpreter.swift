@@ -86,7 +86,9 @@ public final class CommandInterpreter {
             output.flush()
             errors.flush()
         }
-        return await dispatch(name, words)
+        let (outcome, warnings) = await OperationWarnings.collect { await dispatch(name, words) }
+        for warning in warnings { warn(warning.message(language)) }
+        return outcome
     }
 
     private func dispatch(_ name: String, _ words: [String]) async -> Outcome {
@@ -152,6 +154,13 @@ public final class CommandInterpreter {
 
     /// Prints an error's message on standard error, after the host path it concerns when
     /// there is one (the path the user typed: host errors carry no virtual path).
+    /// Prints what an operation could not do without failing (``OperationWarning``).
+    func warn(_ text: String) {
+        errors.line("\(errorStyle.error(programName + ":")) \(LocalizedText("warning:", "警告：")(language)) "
+                    + (errors.isTerminal ? Formatting.visible(text) : text))
+        errors.flush()
+    }
+
     public func report(_ error: CofferError, about hostPath: String? = nil, withHint: Bool = true) {
         let message = error.userMessage(in: language, hints: .repl)
         let subject = hostPath.map { " \($0):" } ?? ""

@@ -10,15 +10,21 @@ public enum BlockingIO {
                                              attributes: .concurrent)
 
     /// Runs `body` off the cooperative pool. If the calling task is cancelled, the flag
-    /// handed to `body` turns true; long loops check it and clean up.
+    /// handed to `body` turns true; long loops check it and clean up. What `body` reports
+    /// (``OperationWarnings``) goes to the calling task's operation.
     public static func run<T: Sendable>(_ body: @escaping @Sendable (CancellationFlag) throws(CofferError) -> T)
         async throws(CofferError) -> T
     {
         let flag = CancellationFlag()
+        // What the work warns of goes to the operation that started it (task-locals stay with tasks).
+        let warnings = OperationWarnings.current
         let result: Result<T, CofferError> = await withTaskCancellationHandler {
             await withCheckedContinuation { continuation in
                 queue.async {
-                    continuation.resume(returning: Result { () throws(CofferError) -> T in try body(flag) })
+                    let outcome = OperationWarnings.$current.withValue(warnings) {
+                        Result { () throws(CofferError) -> T in try body(flag) }
+                    }
+                    continuation.resume(returning: outcome)
                 }
             }
         } onCancel: {

@@ -58,21 +58,21 @@ extension S3Backend {
 
     /// Puts the spooled file at `path` under `conflict`'s rule: one PUT up to
     /// ``S3Transfers/multipartThreshold``, else an upload in parts read from the spool.
-    func commit(_ spool: String, size: Int64, modified: Date?, at path: VirtualPath,
-                conflict: ConflictPolicy, observed: S3Object?, cancel: CancellationFlag,
+    func commit(_ spool: String, size: Int64, modified: Date?, metadata: [(name: String, value: String)] = [],
+                at path: VirtualPath, conflict: ConflictPolicy, observed: S3Object?, cancel: CancellationFlag,
                 started: S3PartSender? = nil) throws(CofferError) {
         let key = key(path)
         do throws(CofferError) {
-            try commit(spool, key: key, size: size, modified: modified, at: path, conflict: conflict, observed: observed,
-                       cancel: cancel, started: started)
+            try commit(spool, key: key, size: size, modified: modified, metadata: metadata, at: path, conflict: conflict,
+                       observed: observed, cancel: cancel, started: started)
         } catch {
             started?.drop(with: abandon)
             throw error
         }
     }
 
-    func commit(_ spool: String, key: String, size: Int64, modified: Date?, at path: VirtualPath,
-                        conflict: ConflictPolicy, observed: S3Object?, cancel: CancellationFlag,
+    func commit(_ spool: String, key: String, size: Int64, modified: Date?, metadata: [(name: String, value: String)],
+                        at path: VirtualPath, conflict: ConflictPolicy, observed: S3Object?, cancel: CancellationFlag,
                         started: S3PartSender?) throws(CofferError) {
         let condition: S3WriteCondition
         if let existing = try client.head(key) {
@@ -95,13 +95,13 @@ extension S3Backend {
         do throws(CofferError) {
             if let started {
                 try uploadInParts(fd, size: size, to: key, contentType: contentType, modified: modified ?? Date(),
-                                  condition: condition, cancel: cancel, started: started)
+                                  metadata: metadata, condition: condition, cancel: cancel, started: started)
             } else if size <= transfers.multipartThreshold {
                 try client.put(key, body: .file(descriptor: fd, offset: 0, length: size) { cancel.isCancelled },
-                               contentType: contentType, modified: modified ?? Date(), condition: condition)
+                               contentType: contentType, modified: modified ?? Date(), metadata: metadata, condition: condition)
             } else {
                 try uploadInParts(fd, size: size, to: key, contentType: contentType, modified: modified ?? Date(),
-                                  condition: condition, cancel: cancel)
+                                  metadata: metadata, condition: condition, cancel: cancel)
             }
         } catch where error.kind == .fileExists {
             // A replace refused: what it was to replace changed meanwhile (another writer).
@@ -117,11 +117,11 @@ extension S3Backend {
     /// failure or a cancel drops the upload; one left by a killed process is in the ledger
     /// and dropped by the next process that writes to the bucket.
     func uploadInParts(_ fd: Int32, size: Int64, to key: String, contentType: String?, modified: Date,
-                               condition: S3WriteCondition, cancel: CancellationFlag,
+                               metadata: [(name: String, value: String)], condition: S3WriteCondition, cancel: CancellationFlag,
                                started: S3PartSender? = nil) throws(CofferError) {
         let sender: S3PartSender
         if let started { sender = started } else {
-            sender = try startParts(fd, key: key, contentType: contentType, modified: modified, size: size)
+            sender = try startParts(fd, key: key, contentType: contentType, modified: modified, metadata: metadata, size: size)
         }
         sender.stop(when: cancel)
         let upload = sender.upload
@@ -145,8 +145,8 @@ extension S3Backend {
 
     /// Starts an upload in parts of a file of about `size` bytes, noted in the ledger.
     func startParts(_ fd: Int32, key: String, contentType: String?, modified: Date,
-                    size: Int64) throws(CofferError) -> S3PartSender {
-        let upload = try client.startUpload(key, contentType: contentType, modified: modified)
+                    metadata: [(name: String, value: String)], size: Int64) throws(CofferError) -> S3PartSender {
+        let upload = try client.startUpload(key, contentType: contentType, modified: modified, metadata: metadata)
         ledger?.started(upload)
         return S3PartSender(client: client, upload: upload, descriptor: fd, partSize: transfers.partSize(for: size),
                             parallel: transfers.parallelParts)

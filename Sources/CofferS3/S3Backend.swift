@@ -139,6 +139,7 @@ public final class S3Backend: StorageBackend {
                 throw CofferError(try self.isFolder(path) ? .isADirectory : .noSuchFile, path: path)
             }
             return S3ReadableFile(client: self.client, key: object.key, path: path, size: object.size, etag: object.etag,
+                                  attributes: S3Attributes.attributes(from: object.metadata),
                                   transfers: self.transfers, cache: self.cache)
         }
     }
@@ -157,6 +158,8 @@ final class S3PendingWrite: PendingWrite {
         var fd: Int32 = -1
         var size: Int64 = 0
         var modified: Date?
+        /// The `user.` attributes given, as metadata headers.
+        var metadata: [(name: String, value: String)] = []
         /// The upload started while writing, if any.
         var sender: S3PartSender?
         var startFailed = false
@@ -178,7 +181,7 @@ final class S3PendingWrite: PendingWrite {
 
     func write(_ bytes: [UInt8]) async throws {
         let path = path
-        let (size, fd, sender, failed) = try state.withLock { (state) throws(CofferError) in
+        let (size, fd, sender, failed, metadata) = try state.withLock { (state) throws(CofferError) in
             guard state.fd >= 0 else { throw CofferError(.invalidOperation, path: path) }
             var done = 0
             while done < bytes.count {
@@ -190,7 +193,7 @@ final class S3PendingWrite: PendingWrite {
                 done += written
             }
             state.size += Int64(bytes.count)
-            return (state.size, state.fd, state.sender, state.startFailed)
+            return (state.size, state.fd, state.sender, state.startFailed, state.metadata)
         }
         if let sender {
             sender.send(wholePartsWithin: size)
@@ -200,7 +203,7 @@ final class S3PendingWrite: PendingWrite {
             let (backend, key) = (backend, backend.key(path))
             let contentType = backend.contentType(for: path)
             let started = try? await BlockingIO.run { _ throws(CofferError) in
-                try backend.startParts(fd, key: key, contentType: contentType, modified: date, size: total)
+                try backend.startParts(fd, key: key, contentType: contentType, modified: date, metadata: metadata, size: total)
             }
             state.withLock { state in
                 state.sender = started
@@ -214,8 +217,17 @@ final class S3PendingWrite: PendingWrite {
         if let modificationDate { state.withLock { $0.modified = modificationDate } }
     }
 
+    /// Kept as metadata headers until the commit; an upload already started (which took the
+    /// headers given before its first part) keeps what it started with.
+    func setUserAttributes(_ attributes: UserAttributes) async -> [LostAttribute] {
+        // The modification time is metadata too, and counts in S3's 2 KB.
+        let (headers, lost) = S3Attributes.headers(for: attributes, besides: "mtime".utf8.count + 21)
+        state.withLock { $0.metadata = headers }
+        return lost
+    }
+
     func commit(conflict: ConflictPolicy) async throws {
-        let (size, modified, sender) = state.withLock { ($0.size, $0.modified, $0.sender) }
+        let (size, modified, sender, metadata) = state.withLock { ($0.size, $0.modified, $0.sender, $0.metadata) }
         let (backend, spool, path, observed) = (backend, spool, path, observed)
         // An upload started with the announced date is finished only if the date is still that.
         let started = sender.flatMap { modified == expected?.modificationDate ? $0 : nil }
@@ -223,8 +235,8 @@ final class S3PendingWrite: PendingWrite {
         let conditional = expected?.replacing != nil
         try await BlockingIO.run { cancel throws(CofferError) in
             do throws(CofferError) {
-                try backend.commit(spool, size: size, modified: modified, at: path, conflict: conflict, observed: observed,
-                                   cancel: cancel, started: started)
+                try backend.commit(spool, size: size, modified: modified, metadata: metadata, at: path, conflict: conflict,
+                                   observed: observed, cancel: cancel, started: started)
             } catch where conditional && error.detail == "s3-changed" {
                 // A conditional save (a version was named): the version changed since it was read.
                 let now = try? backend.client.head(backend.key(path)).map { backend.fileNode(path, $0) }

@@ -13,10 +13,12 @@ struct S3Upload: Sendable, Equatable {
 
 extension S3Client {
     /// Starts an upload in parts to `key`; the object's type and date go with it, as with a PUT.
-    func startUpload(_ key: String, contentType: String?, modified: Date?) throws(CofferError) -> S3Upload {
+    func startUpload(_ key: String, contentType: String?, modified: Date?,
+                     metadata: [(name: String, value: String)] = []) throws(CofferError) -> S3Upload {
         var headers: [(name: String, value: String)] = []
         if let contentType { headers.append(("Content-Type", contentType)) }
         if let modified { headers.append(("X-Amz-Meta-Mtime", Self.mtimeText(modified))) }
+        headers += metadata
         let document = try sendCollecting("POST", key: key, query: [("uploads", "")], headers: headers)
         guard let id = S3XML.firstText(of: "UploadId", in: document), !id.isEmpty else {
             throw CofferError(.ioError, detail: "the S3 server did not start an upload of “\(key)” in \(configuration.location)")
@@ -92,11 +94,14 @@ extension S3Client {
 
     /// Copies an object of `size` bytes in parts of `partSize` on the server
     /// (`UploadPartCopy`): how objects over 5 GiB are copied. Its type and date are read
-    /// first and go with the copy; a failure drops what was copied.
+    /// first and go with the copy, with its other metadata (tags); a failure drops what was copied.
     func copyInParts(from source: String, to destination: String, size: Int64, partSize: Int64) throws(CofferError) {
         let head = try send("HEAD", key: source)
+        let metadata = head.headers.filter {
+            $0.name.lowercased().hasPrefix(S3Attributes.headerPrefix) && $0.name.lowercased() != "x-amz-meta-mtime"
+        }
         let upload = try startUpload(destination, contentType: head.header("Content-Type"),
-                                     modified: head.header("X-Amz-Meta-Mtime").flatMap(Self.mtime))
+                                     modified: head.header("X-Amz-Meta-Mtime").flatMap(Self.mtime), metadata: metadata)
         do throws(CofferError) {
             var parts: [String] = []
             var offset: Int64 = 0

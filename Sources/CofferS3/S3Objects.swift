@@ -10,6 +10,9 @@ struct S3Object: Sendable, Equatable {
     /// The object's own modification time (`X-Amz-Meta-Mtime`, as rclone writes it, or
     /// s3fs's lower-case form), else when S3 stored it.
     var modified: Date
+    /// The object's user metadata (`x-amz-meta-NAME`: lowercase `NAME` to its value), from a
+    /// `HEAD` or `GET`; a listing gives none.
+    var metadata: [String: String] = [:]
 }
 
 /// A page of `ListObjectsV2`.
@@ -58,10 +61,12 @@ extension S3Client {
     /// since 1970, as rclone writes it). A condition that fails is `fileExists`.
     @discardableResult
     func put(_ key: String, body: HTTPBody, contentType: String? = nil, modified: Date? = nil,
+             metadata: [(name: String, value: String)] = [],
              condition: S3WriteCondition = .none) throws(CofferError) -> String? {
         var headers: [(name: String, value: String)] = []
         if let contentType { headers.append(("Content-Type", contentType)) }
         if let modified { headers.append(("X-Amz-Meta-Mtime", Self.mtimeText(modified))) }
+        headers += metadata
         headers += Self.conditionHeaders(condition)
         return try send("PUT", key: key, headers: headers, body: body).header("ETag")
     }
@@ -168,8 +173,12 @@ extension S3Client {
     static func object(_ key: String, _ response: HTTPResponse) -> S3Object {
         let modified = (response.header("X-Amz-Meta-Mtime")).flatMap(mtime)
             ?? response.header("Last-Modified").flatMap(httpDate) ?? .distantPast
+        var metadata: [String: String] = [:]
+        for (name, value) in response.headers where name.lowercased().hasPrefix(S3Attributes.headerPrefix) {
+            metadata[String(name.lowercased().dropFirst(S3Attributes.headerPrefix.count))] = value
+        }
         return S3Object(key: key, size: response.header("Content-Length").flatMap { Int64($0) } ?? 0,
-                        etag: response.header("ETag") ?? "", modified: modified)
+                        etag: response.header("ETag") ?? "", modified: modified, metadata: metadata)
     }
 
     /// rclone's `X-Amz-Meta-Mtime`: seconds since 1970 with up to nine decimals.

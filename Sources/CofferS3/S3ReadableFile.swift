@@ -59,8 +59,12 @@ final class S3ReadableFile: ReadableFile {
         var lastEnd: Int64 = -1
     }
 
-    init(client: S3Client, key: String, path: VirtualPath, size: Int64, etag: String, transfers: S3Transfers,
-         cache: S3ContentCache?) {
+    /// The object's user metadata as `user.` attributes (``S3Attributes``).
+    private let attributes: UserAttributes
+
+    init(client: S3Client, key: String, path: VirtualPath, size: Int64, etag: String, attributes: UserAttributes = [:],
+         transfers: S3Transfers, cache: S3ContentCache?) {
+        self.attributes = attributes
         self.client = client
         self.key = key
         self.path = path
@@ -70,6 +74,8 @@ final class S3ReadableFile: ReadableFile {
         self.cached = cache?.open(key: key, etag: etag, size: size)
         self.fill = cached == nil ? cache?.fill(key: key, etag: etag, size: size) : nil
     }
+
+    func userAttributes() async -> UserAttributes { attributes }
 
     func read(upTo count: Int) async throws -> [UInt8] {
         let offset = state.withLock { $0.position }

@@ -10,9 +10,8 @@ import Foundation
 /// (`x-amz-metadata-directive: REPLACE`); the copy is made only while the object is the one
 /// looked at (`x-amz-copy-source-if-match`), so a write by another program in between is never
 /// undone, and it keeps every other metadata entry and the content type. Folders are prefixes,
-/// not objects: they carry no tags. Values are US-ASCII, as S3 wants them; tags with other
-/// characters are written as an RFC 2047 encoded word (`=?UTF-8?B?…?=`), as AWS suggests, and
-/// read back either way.
+/// not objects: they carry no tags. Values are written as ``S3Attributes`` writes every
+/// attribute (an RFC 2047 encoded word for anything but printable ASCII), and read back either way.
 extension S3Backend: TaggingBackend {
     static let tagsHeader = "X-Amz-Meta-Xdg-Tags"
 
@@ -23,7 +22,7 @@ extension S3Backend: TaggingBackend {
                 if try self.isFolder(path) { return [] }
                 throw CofferError(.noSuchFile, path: path)
             }
-            return FileTags.parse(Array(Self.decodedWord(response.header(Self.tagsHeader) ?? "").utf8))
+            return FileTags.parse(S3Attributes.decodedValue(response.header(Self.tagsHeader) ?? ""))
         }
     }
 
@@ -41,7 +40,7 @@ extension S3Backend: TaggingBackend {
                 $0.name.lowercased().hasPrefix("x-amz-meta-") && $0.name.caseInsensitiveCompare(Self.tagsHeader) != .orderedSame
             }
             if !tags.isEmpty {
-                metadata.append((Self.tagsHeader, Self.encodedWord(String(decoding: FileTags.format(tags), as: UTF8.self))))
+                metadata.append((Self.tagsHeader, S3Attributes.encodedValue(FileTags.format(tags))))
             }
             do throws(CofferError) {
                 try self.client.replaceMetadata(of: key, etag: response.header("ETag") ?? "",
@@ -51,22 +50,6 @@ extension S3Backend: TaggingBackend {
                 throw CofferError.changedSinceRead(path, now: nil)
             }
         }
-    }
-
-    /// `text` as S3 metadata takes it: as it is when it is printable ASCII, else one RFC 2047
-    /// encoded word.
-    static func encodedWord(_ text: String) -> String {
-        if text.unicodeScalars.allSatisfy({ $0.value >= 0x20 && $0.value < 0x7F }) { return text }
-        return "=?UTF-8?B?" + Data(text.utf8).base64EncodedString() + "?="
-    }
-
-    /// A metadata value as written: an RFC 2047 encoded word decoded, anything else as it is.
-    static func decodedWord(_ value: String) -> String {
-        let trimmed = value.trimmingCharacters(in: .whitespaces)
-        guard trimmed.lowercased().hasPrefix("=?utf-8?b?"), trimmed.hasSuffix("?="),
-              let data = Data(base64Encoded: String(trimmed.dropFirst(10).dropLast(2)))
-        else { return value }
-        return String(decoding: data, as: UTF8.self)
     }
 }
 

@@ -102,12 +102,18 @@ extension FileService {
             let staged = stage.appending(trustedName: path.name)
             if let converted {
                 try await Self.write(converted, to: staging, at: staged, modified: node.knownModificationDate)
+                if let source = source as? any AttributeKeepingBackend {
+                    // The text changed its encoding, not what the file is: its tags go with it.
+                    let attributes = try await call(path) { try await source.userAttributes(at: path) }
+                    let lost = try await call(staged) { try await staging.setUserAttributes(attributes, at: staged) }
+                    OperationWarnings.report(attributesOf: path.description, lost: lost)
+                }
                 progress.advance(bytes: Int64(converted.count), items: 1)
             } else if try await !staging.stage(path, of: source, at: staged, progress: progress) {
                 try await StreamingCopy.copy(from: source, at: path, to: staging, at: staged, conflict: .fail,
                                              progress: progress)
             }
-            let (hostPath, trashed) = try await staging.deliver(staged, to: folder, conflict: conflict, trash: hostTrash,
+            let (hostPath, trashed) = try await staging.deliver(staged, exporting: path, to: folder, conflict: conflict, trash: hostTrash,
                                                                 progress: progress)
             if let trashed { ReplacedItems.current?.add("desktop:" + trashed) }
             try? await staging.removeStage(stage)

@@ -1,3 +1,4 @@
+import CofferCore
 @testable import CofferS3
 import Testing
 
@@ -34,14 +35,41 @@ struct S3XMLTests {
     }
 }
 
-/// Tags as S3 metadata: printable ASCII as it is, anything else as one RFC 2047 encoded word.
-struct S3TagMetadataTests {
-    @Test func tagsTravelAsASCIIMetadata() {
-        #expect(S3Backend.encodedWord("work,urgent") == "work,urgent")
-        let chinese = S3Backend.encodedWord("报告,work")
+/// `user.` attributes as S3 metadata: printable ASCII as it is, anything else as one RFC 2047
+/// encoded word; names that map back; S3's 2 KB, tags first.
+struct S3AttributeMetadataTests {
+    @Test func valuesTravelAsASCIIMetadata() {
+        #expect(S3Attributes.encodedValue(Array("work,urgent".utf8)) == "work,urgent")
+        let chinese = S3Attributes.encodedValue(Array("报告,work".utf8))
         #expect(chinese.hasPrefix("=?UTF-8?B?") && chinese.allSatisfy(\.isASCII))
-        #expect(S3Backend.decodedWord(chinese) == "报告,work")
-        #expect(S3Backend.decodedWord("plain, words") == "plain, words")
-        #expect(S3Backend.decodedWord("=?utf-8?b?not base64!?=") == "=?utf-8?b?not base64!?=")
+        #expect(S3Attributes.decodedValue(chinese) == Array("报告,work".utf8))
+        #expect(S3Attributes.decodedValue("plain, words") == Array("plain, words".utf8))
+        #expect(S3Attributes.decodedValue("=?utf-8?b?not base64!?=") == Array("=?utf-8?b?not base64!?=".utf8))
+        // What a header would change (spaces at an end, binary, an encoded word's look) is encoded.
+        for value: [UInt8] in [Array(" padded ".utf8), [0, 255, 7], Array("=?UTF-8?B?eA==?=".utf8)] {
+            let encoded = S3Attributes.encodedValue(value)
+            #expect(encoded.hasPrefix("=?UTF-8?B?"))
+            #expect(S3Attributes.decodedValue(encoded) == value)
+        }
+    }
+
+    @Test func namesMapBothWaysOrAreRefused() {
+        #expect(S3Attributes.metadataName(of: "user.xdg.tags") == "xdg-tags")
+        #expect(S3Attributes.metadataName(of: "user.xdg.origin.url") == "xdg-origin-url")
+        #expect(S3Attributes.metadataName(of: "user.my_note") == "my_note")
+        for unnamable in ["user.Upper", "user.with-hyphen", "user.mtime", "user.", "user.空", "trusted.x"] {
+            #expect(S3Attributes.metadataName(of: unnamable) == nil, "\(unnamable)")
+        }
+        let back = S3Attributes.attributes(from: ["xdg-tags": "a,b", "xdg-origin-url": "https://example.org/x", "mtime": "1"])
+        #expect(back == ["user.xdg.tags": Array("a,b".utf8), "user.xdg.origin.url": Array("https://example.org/x".utf8)])
+    }
+
+    @Test func twoKilobytesTagsFirst() {
+        let big = [UInt8](repeating: UInt8(ascii: "x"), count: 1500)
+        let attributes: UserAttributes = ["user.a.big": big, "user.b.big": big, FileTags.attribute: Array("work".utf8),
+                                          "user.Bad": [1]]
+        let (headers, lost) = S3Attributes.headers(for: attributes, besides: 20)
+        #expect(headers.map(\.name) == ["X-Amz-Meta-xdg-tags", "X-Amz-Meta-a-big"])
+        #expect(Set(lost) == [LostAttribute("user.b.big", .tooLarge), LostAttribute("user.Bad", .unnamable)])
     }
 }

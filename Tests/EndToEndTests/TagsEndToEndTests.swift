@@ -91,6 +91,63 @@ struct TagsEndToEndTests {
         #expect(text == "files:/Docs/plan.md: 2026, ready", "\(tagged)")
         #expect(try attribute("user.xdg.tags", of: user("Docs/plan.md")) == "2026,ready")
     }
+
+    /// A file system without user attributes (ramfs, mounted in a namespace of its own, which
+    /// needs no privilege): an export there keeps the file and says which attributes it could
+    /// not keep — in the REPL, in RPC's `warnings`, in MCP's text — and an import from there
+    /// into a tagged tree does not pretend either.
+    @Test func aFileSystemWithoutUserAttributesReportsTheLoss() throws {
+        guard Process.launchedAndWaited(["unshare", "-rm", "true"]) == 0 else {
+            Issue.record("unshare -rm is not available: the loss cannot be shown on a real file system here")
+            return
+        }
+        #expect(try coffer("tag Docs/report.txt +work").status == 0)
+        let ramfs = directory.url("ramfs")
+        let out = directory.url("out")
+        try FileManager.default.createDirectory(atPath: ramfs, withIntermediateDirectories: true)
+        try FileManager.default.createDirectory(atPath: out, withIntermediateDirectories: true)
+        let rpcLines = [
+            #"{"jsonrpc":"2.0","id":1,"method":"initialize","params":{"locale":"en"}}"#,
+            #"{"jsonrpc":"2.0","id":2,"method":"host/export","params":{"path":"/Docs/report.txt","hostDirectory":"RAMFS/rpc"}}"#,
+        ]
+        let mcpLines = [
+            #"{"jsonrpc":"2.0","id":1,"method":"initialize","params":{"protocolVersion":"2025-11-25","capabilities":{},"clientInfo":{"name":"t","version":"1"}}}"#,
+            #"{"jsonrpc":"2.0","method":"notifications/initialized"}"#,
+            #"{"jsonrpc":"2.0","id":2,"method":"tools/call","params":{"name":"export_file","arguments":{"path":"files:/Docs/report.txt","hostDirectory":"RAMFS/mcp"}}}"#,
+        ]
+        let script = """
+            set -e
+            mount -t ramfs ramfs "$RAMFS"
+            mkdir "$RAMFS/repl" "$RAMFS/rpc" "$RAMFS/mcp"
+            "$COFFER" --container "$CONTAINER" --lang en -c "export Docs/report.txt '$RAMFS/repl'" >"$OUT/repl.out" 2>"$OUT/repl.err"
+            printf '%s\n' \(rpcLines.map { "'\($0)'" }.joined(separator: " ")) | sed "s#RAMFS#$RAMFS#" \
+                | "$COFFER" --container "$CONTAINER" rpc --allow-host "$RAMFS" >"$OUT/rpc.out"
+            printf '%s\n' \(mcpLines.map { "'\($0)'" }.joined(separator: " ")) | sed "s#RAMFS#$RAMFS#" \
+                | "$COFFER" --container "$CONTAINER" mcp --allow-host "$RAMFS" >"$OUT/mcp.out"
+            ls "$RAMFS/repl" "$RAMFS/rpc" "$RAMFS/mcp" >"$OUT/ls.out"
+            """
+        let process = Process()
+        process.executableURL = URL(fileURLWithPath: "/usr/bin/env")
+        process.arguments = ["unshare", "-rm", "sh", "-c", script]
+        process.environment = ProcessInfo.processInfo.environment.merging([
+            "RAMFS": ramfs, "OUT": out, "CONTAINER": container, "COFFER": CofferBinary.url.path,
+        ]) { $1 }
+        try process.run()
+        process.waitUntilExit()
+        func read(_ name: String) -> String { (try? String(contentsOfFile: out + "/" + name, encoding: .utf8)) ?? "" }
+        #expect(process.terminationStatus == 0, "\(read("repl.err"))")
+        #expect(read("ls.out").components(separatedBy: "report.txt").count == 4, "every front end exported the file: \(read("ls.out"))")
+        #expect(read("repl.err").contains("warning: “files:/Docs/report.txt”: the copy did not keep user.xdg.tags: the destination keeps no extended attributes"),
+                "\(read("repl.err"))")
+        let rpcAnswer = read("rpc.out").split(separator: "\n").last.map(String.init) ?? ""
+        let rpcResult = (try? JSONSerialization.jsonObject(with: Data(rpcAnswer.utf8))) as? [String: Any]
+        let warnings = (rpcResult?["result"] as? [String: Any])?["warnings"] as? [[String: Any]]
+        #expect(warnings?.first?["kind"] as? String == "attributesNotKept", "\(rpcAnswer)")
+        #expect(warnings?.first?["attributes"] as? [String] == ["user.xdg.tags"])
+        #expect(warnings?.first?["reason"] as? String == "unsupported")
+        #expect(((rpcResult?["result"] as? [String: Any])?["hostPath"] as? String)?.hasSuffix("rpc/report.txt") == true)
+        #expect(read("mcp.out").contains("Warning: “files:/Docs/report.txt”: the copy did not keep user.xdg.tags"), "\(read("mcp.out"))")
+    }
 }
 
 extension Process {

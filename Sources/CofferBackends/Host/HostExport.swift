@@ -15,14 +15,15 @@ extension ExportStagingBackend {
     /// trash (``HostTrash``) once the copy is complete, and puts the copy in its place — a
     /// folder only in a folder's place, and a file in a file's, unless `.replaceFolder`. A
     /// failed or cancelled copy leaves nothing in the host folder.
+    /// Faults and attributes the host folder cannot keep name `original`, the item exported.
     /// - Returns: the host path written, and the ID in the desktop trash of what it replaced.
-    public func deliver(_ item: VirtualPath, to folder: HostItem, conflict: ConflictPolicy, trash: HostTrash,
-                        progress: ProgressReporter) async throws(CofferError) -> (path: String, trashed: String?) {
+    public func deliver(_ item: VirtualPath, exporting original: VirtualPath, to folder: HostItem, conflict: ConflictPolicy,
+                        trash: HostTrash, progress: ProgressReporter) async throws(CofferError) -> (path: String, trashed: String?) {
         guard folder.isFolder else { throw CofferError(.notADirectory, detail: folder.name) }
         local.journal?.notePartials(inFolder: [], below: folder.path)
         return try await BlockingIO.run { cancellation throws(CofferError) in
             let stage = try self.local.openParent(of: item)
-            let copier = TreeCopier(cancellation: cancellation, progress: progress, path: item, source: item, flush: false)
+            let copier = TreeCopier(cancellation: cancellation, progress: progress, path: item, source: original, flush: false)
             let temporary = PartialName.make()
             do throws(CofferError) {
                 try copier.copyEntry(item.name, from: stage, to: temporary, in: folder.descriptor)

@@ -180,15 +180,20 @@ public struct HostImporter: Sendable {
         }
     }
 
-    /// Gives a folder made in a local mount the `user.` attributes of the host folder it copies
-    /// (a file's travel with its content, in ``LocalPendingWrite/fill(from:progress:)``).
+    /// Gives a folder made in `backend` the `user.` attributes of the host folder it copies
+    /// (a file's travel with its content), reporting those it cannot keep.
     private func carryAttributes(of folder: HostItem, to backend: any StorageBackend, at path: VirtualPath) async {
-        guard let local = backend as? LocalSandboxBackend else { return }
-        _ = try? await BlockingIO.run { _ throws(CofferError) in
-            let parent = try local.openParent(of: path)
-            let made = try parent.openFolder(named: path.name, reporting: path)
-            ExtendedAttributes.copyUserAttributes(from: folder.descriptor.raw, to: made.raw)
+        let descriptor = folder.descriptor
+        let attributes = (try? await BlockingIO.run { _ throws(CofferError) in
+            ExtendedAttributes.userAttributes(of: descriptor.raw)
+        }) ?? [:]
+        guard !attributes.isEmpty else { return }
+        let lost = if let keeping = backend as? any AttributeKeepingBackend {
+            (try? await keeping.setUserAttributes(attributes, at: path)) ?? []
+        } else {
+            attributes.keys.sorted().map { LostAttribute($0, .unsupported) }
         }
+        OperationWarnings.report(attributesOf: folder.path, lost: lost)
     }
 
     private func copyFile(_ item: HostItem, to backend: any StorageBackend, at destination: VirtualPath,
@@ -196,8 +201,15 @@ public struct HostImporter: Sendable {
         let writer = try await backend.makeWrite(at: destination)
         do {
             if let local = writer as? LocalPendingWrite {
-                try await local.fill(from: item.descriptor, progress: progress)
+                try await local.fill(from: item.descriptor, reportingAs: item.path, progress: progress)
             } else {
+                let descriptor = item.descriptor
+                let attributes = (try? await BlockingIO.run { _ throws(CofferError) in
+                    ExtendedAttributes.userAttributes(of: descriptor.raw)
+                }) ?? [:]
+                if !attributes.isEmpty {
+                    OperationWarnings.report(attributesOf: item.path, lost: await writer.setUserAttributes(attributes))
+                }
                 var offset: Int64 = 0
                 while true {
                     try Task.checkCancellation()

@@ -1,4 +1,5 @@
 import CCofferSystem
+import CofferCore
 #if canImport(Glibc)
 import Glibc
 #endif
@@ -32,15 +33,35 @@ enum ExtendedAttributes {
         value.withUnsafeBytes { coffer_fsetxattr(fd, name, $0.baseAddress, $0.count, 0) } == 0 ? 0 : errno
     }
 
-    /// Gives `target` the `user.` attributes of `source`.
-    /// - Returns: the names that could not be set (a file system without user attributes).
-    @discardableResult
-    static func copyUserAttributes(from source: Int32, to target: Int32) -> [String] {
-        var lost: [String] = []
-        for name in names(of: source) where name.hasPrefix("user.") {
-            guard let value = value(of: name, fd: source) else { continue }
-            if set(name, to: value, fd: target) != 0 { lost.append(name) }
+    /// The `user.` attributes of the open file or folder.
+    static func userAttributes(of fd: Int32) -> UserAttributes {
+        var attributes: UserAttributes = [:]
+        for name in names(of: fd) where name.hasPrefix("user.") {
+            if let value = value(of: name, fd: fd) { attributes[name] = value }
+        }
+        return attributes
+    }
+
+    /// Sets `attributes` on the open file or folder.
+    /// - Returns: those it could not keep, with why (a file system without user attributes
+    ///   answers `ENOTSUP`; one without room for a value, `E2BIG` or `ENOSPC`).
+    static func setUserAttributes(_ attributes: UserAttributes, on fd: Int32) -> [LostAttribute] {
+        var lost: [LostAttribute] = []
+        for (name, value) in attributes.sorted(by: { $0.key < $1.key }) {
+            switch set(name, to: value, fd: fd) {
+            case 0: continue
+            case E2BIG, ENOSPC, ERANGE: lost.append(LostAttribute(name, .tooLarge))
+            default: lost.append(LostAttribute(name, .unsupported))
+            }
         }
         return lost
+    }
+
+    /// Gives `target` the `user.` attributes of `source`, reporting those it could not keep
+    /// as attributes of `item` (the item copied, as the caller named it).
+    static func copyUserAttributes(from source: Int32, to target: Int32, reportingAs item: @autoclosure () -> String) {
+        let attributes = userAttributes(of: source)
+        guard !attributes.isEmpty else { return }
+        OperationWarnings.report(attributesOf: item(), lost: setUserAttributes(attributes, on: target))
     }
 }

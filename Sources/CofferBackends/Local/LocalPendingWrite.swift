@@ -50,17 +50,25 @@ final class LocalPendingWrite: PendingWrite {
         }
     }
 
-    /// Copies the rest of `source` into the file in the kernel (`copy_file_range`).
-    /// The rest of `source`, and its `user.` attributes (an import keeps a file's tags).
-    func fill(from source: Descriptor, progress: ProgressReporter) async throws {
+    /// Copies the rest of `source` into the file in the kernel (`copy_file_range`), and its
+    /// `user.` attributes (an import keeps a file's tags), reporting those not kept as
+    /// attributes of `item`.
+    func fill(from source: Descriptor, reportingAs item: String, progress: ProgressReporter) async throws {
         let file = try openFile()
         let path = self.path
         let flush = self.sync
         try await BlockingIO.run { cancellation throws(CofferError) in
             try KernelCopy.copy(from: source.raw, to: file.raw, cancellation: cancellation, progress: progress,
                                 flush: flush, path: path)
-            ExtendedAttributes.copyUserAttributes(from: source.raw, to: file.raw)
+            ExtendedAttributes.copyUserAttributes(from: source.raw, to: file.raw, reportingAs: item)
         }
+    }
+
+    func setUserAttributes(_ attributes: UserAttributes) async -> [LostAttribute] {
+        guard let file = try? openFile() else { return [] }
+        return (try? await BlockingIO.run { _ throws(CofferError) in
+            ExtendedAttributes.setUserAttributes(attributes, on: file.raw)
+        }) ?? []
     }
 
     static func writeAll(_ bytes: ArraySlice<UInt8>, to fd: Int32, path: VirtualPath?) throws(CofferError) {

@@ -55,6 +55,11 @@ final class LocalReadableFile: DescriptorReadableFile {
         return reopened
     }
 
+    func userAttributes() async -> UserAttributes {
+        guard let fd = descriptor.withLock({ $0 }) else { return [:] }
+        return (try? await BlockingIO.run { _ throws(CofferError) in ExtendedAttributes.userAttributes(of: fd.raw) }) ?? [:]
+    }
+
     func close() async {
         descriptor.withLock { $0 = nil }
     }

@@ -114,7 +114,7 @@ struct TreeCopier {
             for child in try source.entryNames(reporting: reading) where !PartialName.isPartial(child) {
                 try copyEntry(child, from: source, to: child, in: target, inside: inside + [child])
             }
-            ExtendedAttributes.copyUserAttributes(from: source.raw, to: target.raw)
+            ExtendedAttributes.copyUserAttributes(from: source.raw, to: target.raw, reportingAs: reading.description)
             _ = coffer_set_mtime(target.raw, info.mtime_sec, info.mtime_nsec)
             progress.advance(items: 1)
         case .symbolicLink:
@@ -139,7 +139,7 @@ struct TreeCopier {
         let target = Descriptor(targetFD)
         try KernelCopy.copy(from: source.raw, to: target.raw, cancellation: cancellation, progress: progress,
                             flush: flush, path: writing, sourcePath: reading)
-        ExtendedAttributes.copyUserAttributes(from: source.raw, to: target.raw)
+        ExtendedAttributes.copyUserAttributes(from: source.raw, to: target.raw, reportingAs: reading.description)
         _ = coffer_set_mtime(target.raw, info.mtime_sec, info.mtime_nsec)
         progress.advance(items: 1)
     }

@@ -132,13 +132,14 @@ extension LocalSandboxBackend: TaggingBackend {
     public func tags(at path: VirtualPath) async throws -> [String] {
         try await BlockingIO.run { _ throws(CofferError) in
             let item = try self.openForAttributes(path)
-            return FileTags.parse(ExtendedAttributes.value(of: FileTags.attribute, fd: item.raw) ?? [])
+            return withExtendedLifetime(item) { FileTags.parse(ExtendedAttributes.value(of: FileTags.attribute, fd: item.raw) ?? []) }
         }
     }
 
     public func setTags(_ tags: [String], at path: VirtualPath) async throws {
         try await BlockingIO.run { _ throws(CofferError) in
             let item = try self.openForAttributes(path)
+            defer { withExtendedLifetime(item) {} }
             if tags.isEmpty {
                 guard coffer_fremovexattr(item.raw, FileTags.attribute) == 0 || errno == ENODATA else {
                     throw CofferError.lastSystemError("fremovexattr", path: path)
@@ -155,7 +156,7 @@ extension LocalSandboxBackend: TaggingBackend {
     }
 
     /// The item at `path` (a file or a folder, never followed through a link) open for its attributes.
-    private func openForAttributes(_ path: VirtualPath) throws(CofferError) -> Descriptor {
+    func openForAttributes(_ path: VirtualPath) throws(CofferError) -> Descriptor {
         if path.isRoot { throw CofferError(.invalidOperation, path: path) }
         let parent = try openParent(of: path)
         var info = coffer_stat()
@@ -167,5 +168,22 @@ extension LocalSandboxBackend: TaggingBackend {
         let fd = openat(parent.raw, path.name, O_RDONLY | O_NOFOLLOW | O_NONBLOCK | O_NOCTTY | O_CLOEXEC)
         guard fd >= 0 else { throw CofferError.lastSystemError("openat", path: path) }
         return Descriptor(fd)
+    }
+}
+
+extension LocalSandboxBackend: AttributeKeepingBackend {
+    public func userAttributes(at path: VirtualPath) async throws -> UserAttributes {
+        try await BlockingIO.run { _ throws(CofferError) in
+            let item = try self.openForAttributes(path)
+            return withExtendedLifetime(item) { ExtendedAttributes.userAttributes(of: item.raw) }
+        }
+    }
+
+    public func setUserAttributes(_ attributes: UserAttributes, at path: VirtualPath) async throws -> [LostAttribute] {
+        try requireWritable(path)
+        return try await BlockingIO.run { _ throws(CofferError) in
+            let item = try self.openForAttributes(path)
+            return withExtendedLifetime(item) { ExtendedAttributes.setUserAttributes(attributes, on: item.raw) }
+        }
     }
 }

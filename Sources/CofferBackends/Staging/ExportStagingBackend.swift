@@ -63,3 +63,13 @@ public final class ExportStagingBackend: StorageBackend, ImmediateMetadata, Send
         try await local.copyItem(at: source, to: destination, conflict: conflict, progress: progress)
     }
 }
+
+extension ExportStagingBackend: AttributeKeepingBackend {
+    public func userAttributes(at path: VirtualPath) async throws -> UserAttributes {
+        try await local.userAttributes(at: path)
+    }
+
+    public func setUserAttributes(_ attributes: UserAttributes, at path: VirtualPath) async throws -> [LostAttribute] {
+        try await local.setUserAttributes(attributes, at: path)
+    }
+}

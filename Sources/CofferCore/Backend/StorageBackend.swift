@@ -170,6 +170,8 @@ public protocol ReadableFile: Sendable {
     /// The version of the content being read (``FileNode/version``), where the storage
     /// tells: a save conditional on it replaces exactly what was read.
     var version: FileVersion? { get }
+    /// The file's `user.` attributes, which a copy carries to the new file (none by default).
+    func userAttributes() async -> UserAttributes
 }
 
 /// A file being written under a temporary name, invisible until committed.
@@ -183,6 +185,10 @@ public protocol PendingWrite: Sendable {
     func commit(conflict: ConflictPolicy) async throws
     /// Discards everything written. Safe to call after a failed commit.
     func abort() async
+    /// Gives the file these `user.` attributes, before or after its content (a backend that
+    /// sends metadata with its upload keeps them until the commit).
+    /// - Returns: those it could not keep (every one, by default: the backend keeps none).
+    func setUserAttributes(_ attributes: UserAttributes) async -> [LostAttribute]
 }
 
 import Foundation
@@ -267,6 +273,8 @@ public protocol ChangeWatch: Sendable {
 extension ReadableFile {
     public var version: FileVersion? { nil }
 
+    public func userAttributes() async -> UserAttributes { [:] }
+
     public func read(at offset: Int64, upTo count: Int) async throws -> [UInt8] {
         var skipped: Int64 = 0
         while skipped < offset {
@@ -312,4 +320,10 @@ public protocol DescriptorReadableFile: ReadableFile {
 public protocol HostPathNaming: StorageBackend {
     /// The host path of the item at `path` (which need not exist).
     func hostPath(of path: VirtualPath) -> String
+}
+
+extension PendingWrite {
+    public func setUserAttributes(_ attributes: UserAttributes) async -> [LostAttribute] {
+        attributes.keys.sorted().map { LostAttribute($0, .unsupported) }
+    }
 }

@@ -33,6 +33,7 @@ public enum StreamingCopy {
         let temporary = parent.appending(trustedName: PartialName.make())
         try await destinationBackend.createFolder(at: temporary)
         do {
+            try await carryAttributes(of: node, from: sourceBackend, to: destinationBackend, at: temporary)
             try await copyContents(of: node, from: sourceBackend, into: temporary, of: destinationBackend,
                                    progress: progress)
             progress.advance(items: 1)
@@ -55,6 +56,7 @@ public enum StreamingCopy {
                                    progress: progress)
             } else {
                 try await target.createFolder(at: childDestination)
+                try await carryAttributes(of: child, from: source, to: target, at: childDestination)
                 try await copyContents(of: child, from: source, into: childDestination, of: target, progress: progress)
                 progress.advance(items: 1)
             }
@@ -75,6 +77,10 @@ public enum StreamingCopy {
             throw error
         }
         do {
+            let attributes = await reader.userAttributes()
+            if !attributes.isEmpty {
+                OperationWarnings.report(attributesOf: node.path.description, lost: await writer.setUserAttributes(attributes))
+            }
             try await pour(reader, into: writer, progress: progress)
             await reader.close()
             try await writer.setAttributes(permissions: nil, modificationDate: node.modificationDate)
@@ -85,6 +91,21 @@ public enum StreamingCopy {
             await writer.abort()
             throw CofferError.wrapping(error, path: destination)
         }
+    }
+
+    /// Gives the folder made at `path` the `user.` attributes of `folder`, reporting those the
+    /// target cannot keep (it keeps none unless it is an ``AttributeKeepingBackend``).
+    private static func carryAttributes(of folder: FileNode, from source: any StorageBackend,
+                                        to target: any StorageBackend, at path: VirtualPath) async throws {
+        guard let source = source as? any AttributeKeepingBackend else { return }
+        let attributes = try await source.userAttributes(at: folder.path)
+        guard !attributes.isEmpty else { return }
+        let lost = if let target = target as? any AttributeKeepingBackend {
+            try await target.setUserAttributes(attributes, at: path)
+        } else {
+            attributes.keys.sorted().map { LostAttribute($0, .unsupported) }
+        }
+        OperationWarnings.report(attributesOf: folder.path.description, lost: lost)
     }
 
     /// The rest of what `reader` holds, from where it stands, written to `writer` a chunk at

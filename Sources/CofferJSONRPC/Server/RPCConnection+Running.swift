@@ -49,9 +49,17 @@ extension RPCConnection {
             configuration.dialect.progressDisplay(token: token, method: work.method.name) { connection.send($0) }
         }
         let context = context(progress: progress)
-        do {
-            return try await invoke(work.method, params: work.params, id: work.id, context: context)
-        } catch {
+        let (outcome, warnings) = await OperationWarnings.collect { () async -> Result<Data, any Error> in
+            do {
+                return .success(try await invoke(work.method, params: work.params, id: work.id, context: context))
+            } catch {
+                return .failure(error)
+            }
+        }
+        switch outcome {
+        case .success(let response):
+            return warnings.isEmpty ? response : Self.response(response, adding: warnings, language: session.language)
+        case .failure(let error):
             let failure = rpcError(error)
             if failure.code == RPCError.requestCancelled, !configuration.dialect.answersCancelledRequests { return nil }
             return Self.response(error: failure, id: work.id)

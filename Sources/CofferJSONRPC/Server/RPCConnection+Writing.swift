@@ -33,6 +33,25 @@ extension RPCConnection {
         return data
     }
 
+    /// `response` with `warnings` in its result (an object: every method's result that can
+    /// warn is one), as `"warnings": [{kind, path, attributes, reason, message}]`.
+    static func response(_ response: Data, adding warnings: [OperationWarning], language: Language) -> Data {
+        let marker = Data(#","result":{"#.utf8)
+        // The id before it is a number or a string, whose quotes are escaped: the first match is the result's.
+        guard let range = response.range(of: marker) else { return response }
+        let listed: [[String: Any]] = warnings.map { warning in
+            ["kind": warning.kind.rawValue, "path": warning.path, "attributes": warning.attributes,
+             "reason": warning.reason.rawValue, "message": warning.message(language)]
+        }
+        var entry = Data(#""warnings":"#.utf8)
+        entry.append(jsonData(listed))
+        let isEmpty = range.upperBound < response.endIndex && response[range.upperBound] == UInt8(ascii: "}")
+        if !isEmpty { entry.append(UInt8(ascii: ",")) }
+        var spliced = response
+        spliced.insert(contentsOf: entry, at: range.upperBound)
+        return spliced
+    }
+
     static func response(error: RPCError, id: RequestID) -> Data {
         var object: [String: Any] = ["code": error.code, "message": error.message]
         if let data = error.data { object["data"] = data }

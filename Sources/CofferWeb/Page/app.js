@@ -64,7 +64,11 @@ class Bridge {
         } else if (message.id !== undefined && this.waiting.has(message.id)) {
           const { done, fail } = this.waiting.get(message.id);
           this.waiting.delete(message.id);
-          message.error ? fail(message.error) : done(message.result);
+          if (message.error) return fail(message.error);
+          // What an operation could not do without failing (attributes a copy lost) is said, not dropped.
+          const warnings = message.result && message.result.warnings;
+          if (warnings && warnings.length) show(warnings.map((warning) => warning.message).join("\n"));
+          done(message.result);
         } else if (message.method) {
           this.onNotification(message.method, message.params || {});
         }

@@ -1,0 +1,122 @@
+import Synchronization
+
+/// An item's `user.` extended attributes — its tags (`user.xdg.tags`), where it came from
+/// (`user.xdg.origin.url`), its comment (`user.xdg.comment`), any other program's — as they
+/// travel with a copy, a move across mounts, an import or an export: full names to values.
+public typealias UserAttributes = [String: [UInt8]]
+
+/// An attribute a copy could not keep, and why.
+public struct LostAttribute: Sendable, Hashable {
+    public enum Reason: String, Sendable, Hashable, Codable {
+        /// The target keeps no extended attributes (a file system without them, a backend
+        /// without them, a folder on S3, which is only a prefix).
+        case unsupported
+        /// Beyond the target's room for them: S3's 2 KB of metadata, a file system's limit.
+        case tooLarge
+        /// The name cannot be one of the target's: S3 metadata names are lowercase letters,
+        /// digits, dots and underscores.
+        case unnamable
+    }
+
+    public var name: String
+    public var reason: Reason
+
+    public init(_ name: String, _ reason: Reason) {
+        self.name = name
+        self.reason = reason
+    }
+}
+
+/// A backend whose folders (and files) carry `user.` attributes of their own, so that a
+/// folder copied into it or out of it keeps them. Files' attributes travel with their
+/// content, through ``ReadableFile/userAttributes()`` and ``PendingWrite/setUserAttributes(_:)``.
+public protocol AttributeKeepingBackend: StorageBackend {
+    /// The `user.` attributes of the item at `path`.
+    func userAttributes(at path: VirtualPath) async throws -> UserAttributes
+    /// Gives the item at `path` these attributes; returns those it could not keep.
+    func setUserAttributes(_ attributes: UserAttributes, at path: VirtualPath) async throws -> [LostAttribute]
+}
+
+/// Something an operation could not do that did not make it fail, told beside its answer
+/// in every front end: today, attributes a copy could not keep (never dropped in silence).
+public struct OperationWarning: Sendable, Hashable, Encodable {
+    public enum Kind: String, Sendable, Hashable, Encodable {
+        case attributesNotKept
+    }
+
+    public var kind: Kind
+    /// The item copied, as the caller named it: a virtual path, or a host path on import.
+    public var path: String
+    /// The attributes' full names (`user.xdg.tags`).
+    public var attributes: [String]
+    public var reason: LostAttribute.Reason
+
+    public init(attributesOf path: String, notKept attributes: [String], because reason: LostAttribute.Reason) {
+        self.kind = .attributesNotKept
+        self.path = path
+        self.attributes = attributes
+        self.reason = reason
+    }
+
+    /// One warning per reason for the attributes of `path` that were lost.
+    public static func attributes(of path: String, _ lost: [LostAttribute]) -> [OperationWarning] {
+        var byReason: [LostAttribute.Reason: [String]] = [:]
+        for attribute in lost { byReason[attribute.reason, default: []].append(attribute.name) }
+        return byReason.sorted { $0.key.rawValue < $1.key.rawValue }.map {
+            OperationWarning(attributesOf: path, notKept: $0.value.sorted(), because: $0.key)
+        }
+    }
+
+    /// In words for people.
+    public func message(_ language: Language) -> String {
+        let names = attributes.joined(separator: ", ")
+        let why: LocalizedText = switch reason {
+        case .unsupported: LocalizedText("the destination keeps no extended attributes", "目标不保存扩展属性")
+        case .tooLarge: LocalizedText("they do not fit in the destination's room for attributes (S3 metadata: 2 KB)",
+                                      "超出目标可存放的属性大小（S3 元数据上限 2 KB）")
+        case .unnamable: LocalizedText("the destination cannot name them (S3 metadata names are lowercase letters, digits, dots and underscores)",
+                                       "目标无法使用这些名称（S3 元数据名称只能含小写字母、数字、点和下划线）")
+        }
+        return LocalizedText("“\(path)”: the copy did not keep \(names): \(why.english)",
+                             "“\(path)”：副本未保留 \(names)：\(why.chinese)")(language)
+    }
+
+    private enum CodingKeys: String, CodingKey { case kind, path, attributes, reason }
+}
+
+/// The warnings of the operation running in this task, collected where it runs and handed
+/// to its front end: the REPL prints them, RPC and the web page answer them in `warnings`
+/// beside the result, MCP in the tool's text.
+///
+/// Whatever reports one (``report(_:)``) needs no path back to the caller; blocking work
+/// on Dispatch threads reports into the same collector (`BlockingIO` carries it over).
+public final class OperationWarnings: Sendable {
+    @TaskLocal public static var current: OperationWarnings?
+
+    private let warnings = Mutex<[OperationWarning]>([])
+
+    public init() {}
+
+    public var all: [OperationWarning] { warnings.withLock { $0 } }
+
+    public func add(_ warning: OperationWarning) {
+        warnings.withLock { if !$0.contains(warning) { $0.append(warning) } }
+    }
+
+    /// Tells the running operation's front end, if one is listening.
+    public static func report(_ warning: OperationWarning) { current?.add(warning) }
+
+    /// Reports the attributes of `path` a copy lost, if any.
+    public static func report(attributesOf path: String, lost: [LostAttribute]) {
+        guard !lost.isEmpty, let current else { return }
+        for warning in OperationWarning.attributes(of: path, lost) { current.add(warning) }
+    }
+
+    /// Runs `body` with a collector of its own, and returns what it returned with what it reported.
+    public static func collect<T>(_ body: () async -> T,
+                                  isolation: isolated (any Actor)? = #isolation) async -> (T, [OperationWarning]) {
+        let collector = OperationWarnings()
+        let outcome = await $current.withValue(collector) { await body() }
+        return (outcome, collector.all)
+    }
+}

@@ -1,0 +1,81 @@
+import CofferBackends
+import CofferCore
+import CofferInMemory
+import CofferTestSupport
+import FileService
+import Foundation
+import Testing
+
+/// `user.` attributes travel with copies between any two backends, and what the target
+/// cannot keep is reported to the operation's front end (``OperationWarnings``), never
+/// dropped in silence (issue 35).
+struct AttributeTravelTests {
+    let directory = TemporaryDirectory("attribute-travel")
+    let service: FileService
+    let session: Session
+
+    init() throws {
+        directory.make(["files/Docs/report.txt": "r", "files/Docs/Inner/plan.md": "p", "other/.keep": ""])
+        let local = try LocalSandboxBackend(rootPath: directory.url("files"))
+        let other = try LocalSandboxBackend(rootPath: directory.url("other"))
+        service = FileService(mounts: [Mount(name: "files", backend: local), Mount(name: "other", backend: other),
+                                       Mount(name: "memory", backend: InMemoryBackend())])
+        session = try service.openSession(SessionOptions(frontEnd: "test"))
+        for (path, name, value) in [("files/Docs/report.txt", FileTags.attribute, "work"),
+                                    ("files/Docs/report.txt", "user.xdg.comment", "keep me"),
+                                    ("files/Docs", FileTags.attribute, "folder")] {
+            #expect(Self.run(["setfattr", "-n", name, "-v", value, directory.url(path)]) != nil)
+        }
+    }
+
+    func path(_ text: String) throws(CofferError) -> VirtualPath { try VirtualPath(parsing: text) }
+
+    /// What `getfattr` (`attr`, another program's reading) finds.
+    func attribute(_ name: String, of relative: String) -> String? {
+        Self.run(["getfattr", "--only-values", "-n", name, directory.url(relative)])
+    }
+
+    /// The output of a program on `PATH`, `nil` when it fails.
+    static func run(_ arguments: [String]) -> String? {
+        let process = Process()
+        process.executableURL = URL(fileURLWithPath: "/usr/bin/env")
+        process.arguments = arguments
+        let output = Pipe()
+        process.standardOutput = output
+        process.standardError = FileHandle.nullDevice
+        guard (try? process.run()) != nil else { return nil }
+        let data = output.fileHandleForReading.readDataToEndOfFile()
+        process.waitUntilExit()
+        return process.terminationStatus == 0 ? String(decoding: data, as: UTF8.self) : nil
+    }
+
+    @Test func aCopyBetweenLocalMountsKeepsEveryAttributeAndWarnsOfNothing() async throws {
+        let (copied, warnings) = await OperationWarnings.collect {
+            try? await session.perform(CopyItem(try path("files:/Docs"), to: .exactly(try path("other:/Docs"))))
+        }
+        #expect(copied != nil)
+        #expect(warnings.isEmpty)
+        #expect(attribute(FileTags.attribute, of: "other/Docs") == "folder")
+        #expect(attribute(FileTags.attribute, of: "other/Docs/report.txt") == "work")
+        #expect(attribute("user.xdg.comment", of: "other/Docs/report.txt") == "keep me")
+    }
+
+    @Test func aTargetWithoutAttributesIsReportedItemByItem() async throws {
+        let (copied, warnings) = await OperationWarnings.collect {
+            try? await session.perform(CopyItem(try path("files:/Docs"), to: .exactly(try path("memory:/Docs"))))
+        }
+        #expect(copied != nil, "the copy itself is made")
+        #expect(warnings.map(\.path).sorted() == ["files:/Docs", "files:/Docs/report.txt"])
+        let file = try #require(warnings.first { $0.path == "files:/Docs/report.txt" })
+        #expect(file.attributes == ["user.xdg.comment", FileTags.attribute] && file.reason == .unsupported)
+        #expect(file.message(.english) == "“files:/Docs/report.txt”: the copy did not keep user.xdg.comment, user.xdg.tags: "
+                + "the destination keeps no extended attributes")
+        #expect(file.message(.simplifiedChinese).contains("副本未保留"))
+
+        // Nothing is collected outside an operation's collector, and nothing leaks into the next one.
+        let (_, none) = await OperationWarnings.collect {
+            try? await session.perform(CopyItem(try path("files:/Docs/Inner"), to: .exactly(try path("memory:/Inner"))))
+        }
+        #expect(none.isEmpty)
+    }
+}
