@@ -128,6 +128,19 @@ final class SQLiteStatement {
     }
 
     @discardableResult
+    func bind(_ index: Int32, _ value: Int64?) -> SQLiteStatement {
+        if let value { sqlite3_bind_int64(raw, index, value) } else { sqlite3_bind_null(raw, index) }
+        return self
+    }
+
+    @discardableResult
+    func bind(_ index: Int32, _ text: String?) -> SQLiteStatement {
+        if let text { return bind(index, text) }
+        sqlite3_bind_null(raw, index)
+        return self
+    }
+
+    @discardableResult
     func bind(_ index: Int32, _ value: Double?) -> SQLiteStatement {
         if let value { sqlite3_bind_double(raw, index, value) } else { sqlite3_bind_null(raw, index) }
         return self
@@ -162,6 +175,14 @@ final class SQLiteStatement {
     }
 
     func int(_ column: Int32) -> Int { Int(sqlite3_column_int64(raw, column)) }
+
+    func optionalInt64(_ column: Int32) -> Int64? {
+        sqlite3_column_type(raw, column) == SQLITE_NULL ? nil : sqlite3_column_int64(raw, column)
+    }
+
+    func optionalText(_ column: Int32) -> String? {
+        sqlite3_column_type(raw, column) == SQLITE_NULL ? nil : text(column)
+    }
 
     func double(_ column: Int32) -> Double? {
         sqlite3_column_type(raw, column) == SQLITE_NULL ? nil : sqlite3_column_double(raw, column)

@@ -22,9 +22,16 @@ extension SearchIndex {
     /// Marks the index complete when it gets through.
     func runPass() async {
         await writer.acquire()
-        let plan = await passPlan()
+        let full = state.withLock { state in
+            defer { state.fullPassWanted = false }
+            return state.fullPassWanted
+        }
+        let plan = await passPlan(full: full)
         await writer.release()
-        guard let plan else { return }
+        guard let plan else {
+            if full { state.withLock { $0.fullPassWanted = true } }
+            return
+        }
         // A pass writes every page once and reads few twice: a small page cache keeps a build
         // of 100,000 items under 30 MB; a name query, which reads the same pages again and
         // again, takes the large one back (``query(_:below:)``).
@@ -37,10 +44,15 @@ extension SearchIndex {
             // An index completed by an earlier version has no counts yet.
             if try !connection.statement("SELECT 1 FROM trigrams LIMIT 1").step() { try Self.countTrigrams(connection) }
         }
-        guard scanned else { return }
+        guard scanned else {
+            if full { state.withLock { $0.fullPassWanted = true } }
+            return
+        }
         state.withLock { state in
             if marked != nil { state.complete = true }
             state.statistics.passes += 1
+            // Every folder was read while the watch ran: from now on its events keep the facts current.
+            if full && state.watch != nil && !state.fullPassWanted { state.factsCurrent = true }
         }
     }
 
@@ -84,8 +96,9 @@ extension SearchIndex {
             """)
     }
 
-    /// The folders a pass must read, with those that are gone already dropped.
-    func passPlan() async -> [String]? {
+    /// The folders a pass must read, with those that are gone already dropped: those whose
+    /// time changed, or with `full` every one.
+    func passPlan(full: Bool = false) async -> [String]? {
         let registry = registry
         // Every recorded folder and its stamp; and folder rows that were never read.
         let recorded: (stamps: [(String, Double?)], unread: [String])? = await database { connection throws(SQLiteError) in
@@ -107,7 +120,7 @@ extension SearchIndex {
         var changed: [String] = recorded.stamps.isEmpty ? [""] : []
         for (index, (key, stamp)) in recorded.stamps.enumerated() {
             guard let date = dates[index] else { gone.append(key); continue }
-            if stamp != date.timeIntervalSinceReferenceDate { changed.append(key) }
+            if full || stamp != date.timeIntervalSinceReferenceDate { changed.append(key) }
         }
         if !gone.isEmpty {
             let goneKeys = gone
@@ -139,7 +152,7 @@ extension SearchIndex {
             let batch = Array(pending.suffix(Self.batchSize))
             pending.removeLast(batch.count)
             await writer.acquire()
-            let listings = await backend.entries(inFoldersAt: batch.map(path(forKey:)))
+            let listings = await items(inFoldersAt: batch.map(path(forKey:)))
             let readAt = Date()
             let dates = (try? await backend.folderModificationDates(at: batch.map(path(forKey:))))
                 ?? Array(repeating: nil, count: batch.count)
@@ -170,23 +183,47 @@ extension SearchIndex {
         return true
     }
 
-    /// Makes the rows of a folder's children match `entries`, and records its stamp;
+    /// What a folder holds, as the index records it: every item with its size, time and
+    /// tags (one listing and, where the backend has tags, one tag read a folder).
+    func items(inFoldersAt paths: [VirtualPath]) async -> [Result<[IndexedItem], CofferError>] {
+        var results: [Result<[IndexedItem], CofferError>] = []
+        for path in paths {
+            do {
+                let nodes = try await backend.contentsOfFolder(at: path, readingBackupExclusion: false)
+                let visible = nodes.filter { !$0.isHidden }
+                let tags = await (backend as? any TaggingBackend)?.tags(ofItems: visible.map(\.name), inFolderAt: path)
+                var items = nodes.filter(\.isHidden).map { IndexedItem($0, tags: []) }
+                for (index, node) in visible.enumerated() { items.append(IndexedItem(node, tags: tags?[index] ?? [])) }
+                results.append(.success(items))
+            } catch {
+                results.append(.failure(CofferError.wrapping(error, path: path)))
+            }
+        }
+        return results
+    }
+
+    /// Makes the rows of a folder's children match `items`, and records its stamp;
     /// returns its subfolders that have never been read.
-    static func write(_ entries: [FolderEntry], ofFolder key: String, stamp: Double?, registry: TypeRegistry,
+    static func write(_ items: [IndexedItem], ofFolder key: String, stamp: Double?, registry: TypeRegistry,
                               in connection: SQLiteConnection) throws(SQLiteError) -> [String] {
-        var recorded: [String: Int] = [:]
-        let existing = try connection.statement("SELECT name, kind FROM entries WHERE parent = ?1").bind(1, key)
-        while try existing.step() { recorded[existing.text(0)] = existing.int(1) }
-        var visible: [String: FolderEntry.Kind] = [:]
-        for entry in entries where !entry.isHidden { visible[entry.name] = entry.kind }
-        for (name, kind) in recorded where visible[name].map(Self.code) != kind {
+        var recorded: [String: (kind: Int, facts: IndexedItem.Facts)] = [:]
+        let existing = try connection.statement("SELECT name, kind, size, modified, tags FROM entries WHERE parent = ?1")
+            .bind(1, key)
+        while try existing.step() { recorded[existing.text(0)] = (existing.int(1), IndexedItem.Facts(existing, from: 2)) }
+        var visible: [String: IndexedItem] = [:]
+        for item in items where !item.isHidden { visible[item.name] = item }
+        for (name, row) in recorded where visible[name].map({ Self.code($0.kind) }) != row.kind {
             try deleteTree(child(name, of: key), in: connection)
         }
         let folderKey = sortKey(ofFolder: key)
         var subfolders: [String] = []
-        for (name, kind) in visible {
-            if recorded[name] != code(kind) {
-                try insert(name: name, kind: kind, parentKey: key, parentSortKey: folderKey, in: connection)
+        for (name, item) in visible {
+            let kind = item.kind
+            if let row = recorded[name], row.kind == code(kind) {
+                // The same item: its size, time or tags may have changed.
+                if row.facts != item.facts { try item.facts.update(child(name, of: key), in: connection) }
+            } else {
+                try insert(item, parentKey: key, parentSortKey: folderKey, in: connection)
             }
             guard kind == .folder && !registry.isPackage(folderNamed: name) else { continue }
             let childKey = child(name, of: key)
@@ -194,19 +231,21 @@ extension SearchIndex {
                 subfolders.append(childKey)
             }
         }
-        let hasHiddenList = entries.contains { $0.name == FolderEntry.hiddenListName }
+        let hasHiddenList = items.contains { $0.name == FolderEntry.hiddenListName }
         try connection.statement("INSERT OR REPLACE INTO folders(path, stamp, hidden) VALUES (?1, ?2, ?3)")
             .bind(1, key).bind(2, stamp).bind(3, hasHiddenList ? 1 : 0).run()
         return subfolders
     }
 
-    static func insert(name: String, kind: FolderEntry.Kind, parentKey: String, parentSortKey: [UInt8],
+    static func insert(_ item: IndexedItem, parentKey: String, parentSortKey: [UInt8],
                                in connection: SQLiteConnection) throws(SQLiteError) {
+        let name = item.name
         try connection.statement(
-            "INSERT INTO entries(path, parent, name, folded, kind, sortkey) VALUES (?1, ?2, ?3, ?4, ?5, ?6)")
+            "INSERT INTO entries(path, parent, name, folded, kind, sortkey, size, modified, tags) VALUES (?1, ?2, ?3, ?4, ?5, ?6, ?7, ?8, ?9)")
             .bind(1, child(name, of: parentKey)).bind(2, parentKey).bind(3, name)
-            .bind(4, NamePattern.fold(name)).bind(5, code(kind))
-            .bind(6, parentSortKey + PathSortKey.component(name, isFile: kind != .folder))
+            .bind(4, NamePattern.fold(name)).bind(5, code(item.kind))
+            .bind(6, parentSortKey + PathSortKey.component(name, isFile: item.kind != .folder))
+            .bind(7, item.facts.size).bind(8, item.facts.modified).bind(9, item.facts.tags)
             .run()
     }
 
@@ -338,7 +377,8 @@ extension SearchIndex {
             CREATE TABLE IF NOT EXISTS meta(key TEXT PRIMARY KEY, value TEXT) WITHOUT ROWID;
             CREATE TABLE IF NOT EXISTS entries(
                 id INTEGER PRIMARY KEY, path TEXT NOT NULL UNIQUE, parent TEXT NOT NULL,
-                name TEXT NOT NULL, folded TEXT NOT NULL, kind INTEGER NOT NULL, sortkey BLOB NOT NULL);
+                name TEXT NOT NULL, folded TEXT NOT NULL, kind INTEGER NOT NULL, sortkey BLOB NOT NULL,
+                size INTEGER, modified REAL, tags TEXT);
             CREATE INDEX IF NOT EXISTS entries_parent ON entries(parent);
             CREATE INDEX IF NOT EXISTS entries_folders ON entries(path) WHERE kind = 0;
             CREATE TABLE IF NOT EXISTS folders(

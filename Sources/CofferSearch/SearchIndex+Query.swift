@@ -14,6 +14,10 @@ extension SearchIndex {
         /// When `verified`: the folders on the way to the paths that hold a hidden list,
         /// whose listings say which of the paths are hidden now.
         public var hiddenListFolders: [VirtualPath]
+        /// Whether the paths also pass the date, size and tag filters asked for, by the
+        /// rows' facts, kept current by the live watch (``factsAreCurrent``); otherwise
+        /// the paths match by name alone and the caller reads them to judge the filters.
+        public var filtered = false
     }
 
     /// The paths whose names contain `pattern`, below `scope`, in walk order — or `nil`
@@ -26,7 +30,10 @@ extension SearchIndex {
     /// a container pays for the build once — about ten walks' worth — and every later one
     /// is answered from the index. A process with a watch (the REPL on a terminal, the RPC
     /// server) builds in the background instead and walks until the build is done.
-    public func candidates(for pattern: NamePattern, below scope: VirtualPath) async -> Candidates? {
+    ///
+    /// With `filters`, a live index whose facts are current answers them too (``Candidates/filtered``).
+    public func candidates(for pattern: NamePattern, below scope: VirtualPath,
+                           filters: SearchFilters = SearchFilters()) async -> Candidates? {
         guard scope.mount == mount else { return nil }
         if state.withLock({ $0.connection == nil }) {
             guard await database({ _ throws(SQLiteError) in () }) != nil else { return nil }
@@ -41,7 +48,10 @@ extension SearchIndex {
         let live = isLive
         let passes = statistics.passes
         if live { await waitForPass() } else { await reconcile() }
-        guard isComplete, let paths = await query(pattern, below: scope) else { return nil }
+        let filtering = !filters.isEmpty && factsAreCurrent
+        guard isComplete, let paths = await query(pattern, below: scope, filters: filtering ? filters : SearchFilters())
+        else { return nil }
+        if filtering { return Candidates(paths: paths, verified: false, hiddenListFolders: [], filtered: true) }
         // In a process without a watch, passes are started by its searches alone, one at
         // a time: a pass counted since the call began is one that compared every folder.
         let verified = !live && statistics.passes > passes
@@ -67,29 +77,36 @@ extension SearchIndex {
         return Candidates(paths: paths, verified: true, hiddenListFolders: onTheWay.sorted().map(path(forKey:)))
     }
 
-    /// ``candidates(for:below:)`` from the rows as they are, without first comparing
+    /// ``candidates(for:below:filters:)`` from the rows as they are, without first comparing
     /// folders with the disk; `nil` when the scope is not indexed or the database fails.
-    public func query(_ pattern: NamePattern, below scope: VirtualPath) async -> [VirtualPath]? {
+    /// `filters` are judged by the rows' facts, whatever their age.
+    public func query(_ pattern: NamePattern, below scope: VirtualPath,
+                      filters: SearchFilters = SearchFilters()) async -> [VirtualPath]? {
         let scopeKey = Self.key(scope)
         let rows: [[String]]?? = await database(quick: true) { connection throws(SQLiteError) -> [[String]]? in
             try connection.execute("PRAGMA cache_size = -\(Self.queryCacheKiB);")
             let scoped = try connection.statement("SELECT 1 FROM folders WHERE path = ?1").bind(1, scopeKey)
             guard try scoped.step() else { return nil }
             let range = scopeKey.isEmpty ? "" : " AND e.path >= ?2 AND e.path < ?3"
+            // The filters' values are numbered after the pattern's (?1) and the scope's (?2, ?3).
+            let conditions = IndexedItem.conditions(for: filters)
+            let filtered = conditions.sql.enumerated().map { " AND " + $0.element.replacingOccurrences(of: "?", with: "?\($0.offset + 4)") }
+                .joined()
             let folded = String(decoding: pattern.folded, as: UTF8.self)
             let statement: SQLiteStatement
             if pattern.foldedLength >= 3 {
                 statement = try connection.statement(
                     "SELECT e.path, e.folded FROM names JOIN entries e ON e.id = names.rowid WHERE names MATCH ?1"
-                    + range + " ORDER BY e.sortkey")
+                    + range + filtered + " ORDER BY e.sortkey")
                 statement.bind(1, try Self.matchExpression(for: folded, in: connection))
             } else {
                 statement = try connection.statement(
                     "SELECT e.path, e.folded FROM entries e WHERE e.folded LIKE ?1 ESCAPE '\\'" + range
-                    + " ORDER BY e.sortkey")
+                    + filtered + " ORDER BY e.sortkey")
                 statement.bind(1, "%" + Self.escapeLike(folded) + "%")
             }
             if !scopeKey.isEmpty { statement.bind(2, scopeKey + "/").bind(3, scopeKey + "0") }
+            for (offset, value) in conditions.values.enumerated() { value.bind(to: statement, at: Int32(offset + 4)) }
             var paths: [[String]] = []
             // The tokenizer folds case on its own; the pattern's test keeps both engines equal.
             while try statement.step() {

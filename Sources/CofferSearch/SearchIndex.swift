@@ -35,7 +35,7 @@ public final class SearchIndex: Sendable {
     public let databasePath: String
 
     /// Bumped when the tables change; an index of another version is rebuilt.
-    static let schemaVersion = 3
+    static let schemaVersion = 4
     /// Folders read together, and written in one transaction, in a scan.
     static let batchSize = 64
     /// A folder modified this close to its reading gets no stamp: file systems keep
@@ -49,6 +49,13 @@ public final class SearchIndex: Sendable {
         var pass: Task<Void, Never>?
         /// Run one more pass when the current one ends.
         var passAgain = false
+        /// The next pass reads every folder, not only those whose time changed: a file
+        /// changed in place (its size, time, tags) does not change its folder's time.
+        var fullPassWanted = false
+        /// Whether the rows' sizes, times and tags are known to be current: a full pass has
+        /// run since the live watch started and no event was lost since. Only then are the
+        /// search filters answered from the rows; otherwise matches are read from storage.
+        var factsCurrent = false
         var watch: (any ChangeWatch)?
         var watchConsumer: Task<Void, Never>?
         /// Passes run and rows written, for tests and benchmarks.
@@ -85,6 +92,8 @@ public final class SearchIndex: Sendable {
     public var isComplete: Bool { state.withLock { $0.complete } }
     /// Whether a live watch keeps the index current.
     public var isLive: Bool { state.withLock { $0.watch != nil } }
+    /// Whether the rows' sizes, times and tags answer the search filters (``State/factsCurrent``).
+    public var factsAreCurrent: Bool { state.withLock { $0.factsCurrent && $0.watch != nil } }
     public var statistics: Statistics { state.withLock { $0.statistics } }
 
     // MARK: Lifecycle
@@ -102,6 +111,7 @@ public final class SearchIndex: Sendable {
                 state.withLock {
                     $0.watch = watch
                     $0.watchConsumer = consumer
+                    $0.fullPassWanted = true
                 }
             }
         }
@@ -111,7 +121,7 @@ public final class SearchIndex: Sendable {
     /// Stops the live watch and any pass in progress.
     public func stop() {
         let (watch, consumer, pass) = state.withLock { state in
-            defer { state.watch = nil; state.watchConsumer = nil; state.pass = nil }
+            defer { state.watch = nil; state.watchConsumer = nil; state.pass = nil; state.factsCurrent = false }
             return (state.watch, state.watchConsumer, state.pass)
         }
         watch?.cancel()
@@ -192,19 +202,24 @@ public final class SearchIndex: Sendable {
     func reread(_ paths: [VirtualPath]) async {
         await writer.acquire()
         let nodes = await backend.nodes(at: paths)
+        var tags: [[String]] = []
+        for (path, node) in zip(paths, nodes) {
+            let tagging = node.flatMap { $0.isHidden ? nil : backend as? any TaggingBackend }
+            tags.append((try? await tagging?.tags(at: path)) ?? [])
+        }
         let registry = registry
-        let folders = await database { connection throws(SQLiteError) -> [String] in
+        let folders = await database { [tags] connection throws(SQLiteError) -> [String] in
             try connection.transaction { () throws(SQLiteError) -> [String] in
                 var folders: [String] = []
-                for (path, node) in zip(paths, nodes) {
+                for ((path, node), tags) in zip(zip(paths, nodes), tags) {
                     let key = Self.key(path), parentKey = Self.key(path.parent ?? .root(of: self.mount))
                     try Self.deleteTree(key, in: connection)
                     let parentIndexed = try connection.statement("SELECT 1 FROM folders WHERE path = ?1")
                         .bind(1, parentKey).step()
                     guard parentIndexed, let node, !node.isHidden else { continue }
-                    let kind = FolderEntry.Kind(of: node)
-                    try Self.insert(name: path.name, kind: kind, parentKey: parentKey,
-                                    parentSortKey: Self.sortKey(ofFolder: parentKey), in: connection)
+                    let item = IndexedItem(node, tags: tags)
+                    let kind = item.kind
+                    try Self.insert(item, parentKey: parentKey, parentSortKey: Self.sortKey(ofFolder: parentKey), in: connection)
                     // The folder's stamp no longer describes what the index holds.
                     try connection.statement("UPDATE folders SET stamp = NULL WHERE path = ?1").bind(1, parentKey).run()
                     if kind == .folder && !registry.isPackage(folderNamed: path.name) { folders.append(key) }
@@ -220,8 +235,14 @@ public final class SearchIndex: Sendable {
     /// Applies a batch of changes a watch reported.
     func apply(_ changes: [FileChange]) async {
         if changes.count > 256 || changes.contains(where: { $0.path.isRoot }) {
-            // Many changes at once (or lost events): comparing folder times is cheaper.
-            await reconcile()
+            // Many changes at once (or lost events): reading every folder again is cheaper,
+            // and until it is done the rows' facts may be behind.
+            state.withLock {
+                $0.factsCurrent = false
+                $0.fullPassWanted = true
+            }
+            startPass(again: true)
+            await waitForPass()
         } else {
             var seen = Set<VirtualPath>()
             await update(changes.map(\.path).filter { seen.insert($0).inserted })

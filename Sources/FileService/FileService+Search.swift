@@ -105,7 +105,7 @@ extension FileService {
         if let known = try statImmediately(query.scope) { scope = known } else { scope = try await stat(query.scope) }
         guard scope.kind != .file else { throw CofferError(.notADirectory, path: query.scope) }
         if query.engine != .walk, let index = searchIndex,
-           let found = await index.candidates(for: query.pattern, below: query.scope) {
+           let found = await index.candidates(for: query.pattern, below: query.scope, filters: query.filters) {
             // What hidden lists edited in place hide (no folder's time shows it), when a
             // pass has just vouched for everything else.
             let visible = found.verified ? await visibleCandidates(found, in: backend) : nil

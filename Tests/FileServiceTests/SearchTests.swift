@@ -312,6 +312,69 @@ struct SearchTests {
         #expect(await eventually { try await index.query(NamePattern("zebra"), below: .root())?.count == 2 })
     }
 
+    /// The rows carry sizes, times and tags (issue 35): a live index answers the filters from
+    /// them, as current as its watch (a file grown in place, tags another program set), and
+    /// gives what reading every match would.
+    @Test func aLiveIndexAnswersFiltersFromItsRowsKeptCurrentByTheWatch() async throws {
+        generateTree(count: 60, seed: 23)
+        directory.make(["c/Documents/UserFiles/Facts/small.txt": "x", "c/Documents/UserFiles/Facts/old.txt": "old"])
+        let old = Date(timeIntervalSinceNow: -40 * 86400)
+        try FileManager.default.setAttributes([.modificationDate: old], ofItemAtPath: files + "/Facts/old.txt")
+        let index = try #require(service.searchIndex)
+        await service.startIndexing(watching: true)
+        defer { service.stopIndexing() }
+        await index.waitForPass()
+        #expect(index.factsAreCurrent, "a full pass ran under the watch")
+        let everything = try NamePattern("*")
+        func filtered(_ filters: SearchFilters) async -> [String]? {
+            await index.query(everything, below: .root(), filters: filters)?.map(\.description)
+        }
+        func read(_ filters: SearchFilters) async throws -> [String] {
+            let query = SearchQuery(pattern: try NamePattern("*"), scope: .root(), engine: .walk, filters: filters)
+            var paths: [String] = []
+            for try await case .matches(let nodes) in try await service.search(query).events { paths += nodes.map(\.path.description) }
+            return paths
+        }
+        let older = SearchFilters(modifiedBefore: Date(timeIntervalSinceNow: -30 * 86400))
+        #expect(await filtered(older) == ["files:/Facts/old.txt"])
+        let walkedOlder = try await read(older)
+        #expect(await filtered(older) == walkedOlder)
+        let large = SearchFilters(minimumSize: 1000)
+        #expect(await filtered(large) == [])
+
+        // Another program grows a file in place (its folder's time does not change) and tags one.
+        let handle = try #require(FileHandle(forWritingAtPath: files + "/Facts/small.txt"))
+        try handle.seekToEnd()
+        handle.write(Data(repeating: 65, count: 5000))
+        try handle.close()
+        #expect(Self.setTags("work,urgent", on: files + "/Facts/old.txt"))
+        #expect(await eventually { await filtered(large) == ["files:/Facts/small.txt"] })
+        let tagged = SearchFilters(tags: ["urgent"])
+        #expect(await eventually { await filtered(tagged) == ["files:/Facts/old.txt"] })
+        let walkedTagged = try await read(tagged)
+        #expect(await filtered(tagged) == walkedTagged)
+        #expect(await filtered(SearchFilters(tags: ["urgent", "missing"])) == [])
+
+        // A search through the service takes the rows' answer, and it is the walk's.
+        let both = SearchFilters(modifiedBefore: Date(timeIntervalSinceNow: -30 * 86400), tags: ["work"])
+        let query = SearchQuery(pattern: try NamePattern("*"), scope: .root(), filters: both)
+        let results = try await service.search(query)
+        var found: [String] = []
+        for try await case .matches(let nodes) in results.events { found += nodes.map(\.path.description) }
+        let walkedBoth = try await read(both)
+        #expect(results.engine == .index && found == walkedBoth && found == ["files:/Facts/old.txt"])
+    }
+
+    /// `setfattr` (`attr`), as another program tags a file.
+    static func setTags(_ value: String, on path: String) -> Bool {
+        let process = Process()
+        process.executableURL = URL(fileURLWithPath: "/usr/bin/env")
+        process.arguments = ["setfattr", "-n", "user.xdg.tags", "-v", value, path]
+        guard (try? process.run()) != nil else { return false }
+        process.waitUntilExit()
+        return process.terminationStatus == 0
+    }
+
     @Test func aDeletedIndexIsRebuiltByTheNextSearch() async throws {
         generateTree(count: 100, seed: 5)
         #expect(await service.updateSearchIndex() != nil)

@@ -155,6 +155,29 @@ extension LocalSandboxBackend: TaggingBackend {
         }
     }
 
+    /// One open folder and one `getxattrat` per item (links are not followed: they carry none).
+    public func tags(ofItems names: [String], inFolderAt folder: VirtualPath) async -> [[String]] {
+        let read = try? await BlockingIO.run { _ throws(CofferError) -> [[String]] in
+            let opened = try self.openFolder(at: folder)
+            var buffer = [UInt8](repeating: 0, count: 4096)
+            return withExtendedLifetime(opened) {
+                names.map { name in
+                    let count = buffer.withUnsafeMutableBytes {
+                        coffer_getxattr_at(opened.raw, name, FileTags.attribute, $0.baseAddress, $0.count)
+                    }
+                    if count > 0 { return FileTags.parse(buffer[..<count]) }
+                    // Longer than the buffer: read the usual way.
+                    if count < 0 && errno == ERANGE,
+                       let item = try? self.openForAttributes(folder.appending(trustedName: name)) {
+                        return withExtendedLifetime(item) { FileTags.parse(ExtendedAttributes.value(of: FileTags.attribute, fd: item.raw) ?? []) }
+                    }
+                    return []
+                }
+            }
+        }
+        return read ?? names.map { _ in [] }
+    }
+
     /// The item at `path` (a file or a folder, never followed through a link) open for its attributes.
     func openForAttributes(_ path: VirtualPath) throws(CofferError) -> Descriptor {
         if path.isRoot { throw CofferError(.invalidOperation, path: path) }

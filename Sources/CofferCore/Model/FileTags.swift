@@ -43,4 +43,17 @@ public protocol TaggingBackend: StorageBackend {
     func tags(at path: VirtualPath) async throws -> [String]
     /// Replaces the tags of the item at `path` (empty removes the attribute).
     func setTags(_ tags: [String], at path: VirtualPath) async throws
+    /// The tags of the items `names` in the folder at `folder`, in their order (none for one
+    /// that cannot be read): how a search index reads a whole folder's.
+    func tags(ofItems names: [String], inFolderAt folder: VirtualPath) async -> [[String]]
+}
+
+extension TaggingBackend {
+    public func tags(ofItems names: [String], inFolderAt folder: VirtualPath) async -> [[String]] {
+        var all: [[String]] = []
+        for name in names {
+            all.append((try? await tags(at: folder.appending(trustedName: name))) ?? [])
+        }
+        return all
+    }
 }
