@@ -22,16 +22,9 @@ extension SearchIndex {
     /// Marks the index complete when it gets through.
     func runPass() async {
         await writer.acquire()
-        let full = state.withLock { state in
-            defer { state.fullPassWanted = false }
-            return state.fullPassWanted
-        }
-        let plan = await passPlan(full: full)
+        let plan = await passPlan()
         await writer.release()
-        guard let plan else {
-            if full { state.withLock { $0.fullPassWanted = true } }
-            return
-        }
+        guard let plan else { return }
         // A pass writes every page once and reads few twice: a small page cache keeps a build
         // of 100,000 items under 30 MB; a name query, which reads the same pages again and
         // again, takes the large one back (``query(_:below:)``).
@@ -44,15 +37,10 @@ extension SearchIndex {
             // An index completed by an earlier version has no counts yet.
             if try !connection.statement("SELECT 1 FROM trigrams LIMIT 1").step() { try Self.countTrigrams(connection) }
         }
-        guard scanned else {
-            if full { state.withLock { $0.fullPassWanted = true } }
-            return
-        }
+        guard scanned else { return }
         state.withLock { state in
             if marked != nil { state.complete = true }
             state.statistics.passes += 1
-            // Every folder was read while the watch ran: from now on its events keep the facts current.
-            if full && state.watch != nil && !state.fullPassWanted { state.factsCurrent = true }
         }
     }
 
@@ -381,6 +369,7 @@ extension SearchIndex {
                 size INTEGER, modified REAL, tags TEXT);
             CREATE INDEX IF NOT EXISTS entries_parent ON entries(parent);
             CREATE INDEX IF NOT EXISTS entries_folders ON entries(path) WHERE kind = 0;
+            CREATE INDEX IF NOT EXISTS entries_tagged ON entries(sortkey) WHERE tags IS NOT NULL;
             CREATE TABLE IF NOT EXISTS folders(
                 path TEXT PRIMARY KEY, stamp REAL, hidden INTEGER NOT NULL DEFAULT 0) WITHOUT ROWID;
             CREATE INDEX IF NOT EXISTS folders_hidden ON folders(path) WHERE hidden = 1;

@@ -49,13 +49,15 @@ public final class SearchIndex: Sendable {
         var pass: Task<Void, Never>?
         /// Run one more pass when the current one ends.
         var passAgain = false
-        /// The next pass reads every folder, not only those whose time changed: a file
-        /// changed in place (its size, time, tags) does not change its folder's time.
-        var fullPassWanted = false
-        /// Whether the rows' sizes, times and tags are known to be current: a full pass has
-        /// run since the live watch started and no event was lost since. Only then are the
-        /// search filters answered from the rows; otherwise matches are read from storage.
+        /// Whether the rows' sizes, times and tags are known to be current: every folder has
+        /// been read again since the live watch started and no event was lost since. Only then
+        /// are the search filters answered from the rows; otherwise matches are read from storage.
         var factsCurrent = false
+        /// Reading every folder again in the background (``refreshFacts()``).
+        var factsRefresh: Task<Void, Never>?
+        /// Counts the times the facts fell behind (the watch started, events were lost): a
+        /// refresh makes them current only if none happened while it ran.
+        var factsFellBehind = 0
         var watch: (any ChangeWatch)?
         var watchConsumer: Task<Void, Never>?
         /// Passes run and rows written, for tests and benchmarks.
@@ -104,29 +106,35 @@ public final class SearchIndex: Sendable {
         _ = await database { _ throws(SQLiteError) in () }
         if watching, let watchable = backend as? any WatchableBackend, !isLive {
             let (stream, continuation) = AsyncStream.makeStream(of: [FileChange].self)
-            if let watch = try? await watchable.watch(.root(of: mount), recursive: true, handler: { continuation.yield($0) }) {
+            // An item that came and went is still reported: a pass may have read it in between.
+            if let watch = try? await watchable.watch(.root(of: mount), recursive: true, reportingPassing: true,
+                                                      handler: { continuation.yield($0) }) {
                 let consumer = Task { [weak self] in
                     for await changes in stream { await self?.apply(changes) }
                 }
                 state.withLock {
                     $0.watch = watch
                     $0.watchConsumer = consumer
-                    $0.fullPassWanted = true
                 }
             }
         }
         startPass()
+        if isLive { refreshFacts() }
     }
 
     /// Stops the live watch and any pass in progress.
     public func stop() {
-        let (watch, consumer, pass) = state.withLock { state in
-            defer { state.watch = nil; state.watchConsumer = nil; state.pass = nil; state.factsCurrent = false }
-            return (state.watch, state.watchConsumer, state.pass)
+        let (watch, consumer, pass, refresh) = state.withLock { state in
+            defer {
+                state.watch = nil; state.watchConsumer = nil; state.pass = nil
+                state.factsCurrent = false; state.factsRefresh = nil
+            }
+            return (state.watch, state.watchConsumer, state.pass, state.factsRefresh)
         }
         watch?.cancel()
         consumer?.cancel()
         pass?.cancel()
+        refresh?.cancel()
     }
 
     /// Stops like ``stop()`` and closes the database, which folds its write-ahead log back
@@ -182,6 +190,40 @@ public final class SearchIndex: Sendable {
         }
     }
 
+    /// Reads every folder again in the background, after the pass in progress, so that the
+    /// rows' sizes, times and tags are current from then on (a file changed in place moves no
+    /// folder's time, so a pass cannot see it; the watch sees it once it runs). Searches do not
+    /// wait for it: until it ends, their filters are judged on what storage answers.
+    func refreshFacts() {
+        state.withLock { state in
+            state.factsCurrent = false
+            state.factsFellBehind += 1
+            guard state.factsRefresh == nil else { return }
+            state.factsRefresh = Task { [self] in
+                while !Task.isCancelled {
+                    let behind = self.state.withLock { $0.factsFellBehind }
+                    await waitForPass()
+                    await writer.acquire()
+                    let plan = await passPlan(full: true)
+                    await writer.release()
+                    let scanned = if let plan { await scan(plan) } else { false }
+                    let done = self.state.withLock { state in
+                        guard state.factsFellBehind == behind || !scanned else { return false }
+                        if scanned && state.watch != nil { state.factsCurrent = true }
+                        state.factsRefresh = nil
+                        return true
+                    }
+                    if done { return }
+                }
+            }
+        }
+    }
+
+    /// Waits for a refresh of the rows' facts in progress, if any.
+    public func waitForFacts() async {
+        await state.withLock { $0.factsRefresh }?.value
+    }
+
     // MARK: Keeping current
 
     /// Rereads `paths` after an operation changed them: each that exists and is visible
@@ -235,14 +277,10 @@ public final class SearchIndex: Sendable {
     /// Applies a batch of changes a watch reported.
     func apply(_ changes: [FileChange]) async {
         if changes.count > 256 || changes.contains(where: { $0.path.isRoot }) {
-            // Many changes at once (or lost events): reading every folder again is cheaper,
-            // and until it is done the rows' facts may be behind.
-            state.withLock {
-                $0.factsCurrent = false
-                $0.fullPassWanted = true
-            }
-            startPass(again: true)
-            await waitForPass()
+            // Many changes at once (or lost events): comparing folder times is cheaper; files
+            // changed in place are seen only when every folder is read again.
+            await reconcile()
+            refreshFacts()
         } else {
             var seen = Set<VirtualPath>()
             await update(changes.map(\.path).filter { seen.insert($0).inserted })

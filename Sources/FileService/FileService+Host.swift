@@ -102,11 +102,10 @@ extension FileService {
             let staged = stage.appending(trustedName: path.name)
             if let converted {
                 try await Self.write(converted, to: staging, at: staged, modified: node.knownModificationDate)
-                if let source = source as? any AttributeKeepingBackend {
+                if let source = source as? any AttributeKeepingBackend,
+                   let attributes = try? await source.userAttributes(at: path) {
                     // The text changed its encoding, not what the file is: its tags go with it.
-                    let attributes = try await call(path) { try await source.userAttributes(at: path) }
-                    let lost = try await call(staged) { try await staging.setUserAttributes(attributes, at: staged) }
-                    OperationWarnings.report(attributesOf: path.description, lost: lost)
+                    OperationWarnings.report(attributesOf: path.description, lost: await staging.keep(attributes, at: staged))
                 }
                 progress.advance(bytes: Int64(converted.count), items: 1)
             } else if try await !staging.stage(path, of: source, at: staged, progress: progress) {

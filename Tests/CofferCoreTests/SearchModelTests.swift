@@ -91,10 +91,16 @@ struct PathSortKeyTests {
 }
 
 struct ChangeCoalescerTests {
-    func coalesce(_ events: [(String, FileChange.Kind)]) throws -> [String] {
-        var coalescer = ChangeCoalescer()
+    func coalesce(_ events: [(String, FileChange.Kind)], reportingPassing: Bool = false) throws -> [String] {
+        var coalescer = ChangeCoalescer(reportingPassing: reportingPassing)
         for (path, kind) in events { coalescer.add(FileChange(path: try VirtualPath(parsing: path), kind: kind)) }
         return coalescer.drain().map { "\($0.path.name) \($0.kind.rawValue)" }
+    }
+
+    /// A cache (the search index) hears of an item that came and went: it may have read it.
+    @Test func aPassingItemIsReportedGoneToACache() throws {
+        #expect(try coalesce([("/tmp", .created), ("/tmp", .deleted)], reportingPassing: true) == ["tmp deleted"])
+        #expect(try coalesce([("/a", .created), ("/a", .changed)], reportingPassing: true) == ["a created"])
     }
 
     @Test func reducesEachPathToWhatAClientNeeds() throws {

@@ -324,7 +324,8 @@ struct SearchTests {
         await service.startIndexing(watching: true)
         defer { service.stopIndexing() }
         await index.waitForPass()
-        #expect(index.factsAreCurrent, "a full pass ran under the watch")
+        await index.waitForFacts()
+        #expect(index.factsAreCurrent, "every folder was read again under the watch")
         let everything = try NamePattern("*")
         func filtered(_ filters: SearchFilters) async -> [String]? {
             await index.query(everything, below: .root(), filters: filters)?.map(\.description)

@@ -187,13 +187,7 @@ public struct HostImporter: Sendable {
         let attributes = (try? await BlockingIO.run { _ throws(CofferError) in
             ExtendedAttributes.userAttributes(of: descriptor.raw)
         }) ?? [:]
-        guard !attributes.isEmpty else { return }
-        let lost = if let keeping = backend as? any AttributeKeepingBackend {
-            (try? await keeping.setUserAttributes(attributes, at: path)) ?? []
-        } else {
-            attributes.keys.sorted().map { LostAttribute($0, .unsupported) }
-        }
-        OperationWarnings.report(attributesOf: folder.path, lost: lost)
+        OperationWarnings.report(attributesOf: folder.path, lost: await backend.keep(attributes, at: path))
     }
 
     private func copyFile(_ item: HostItem, to backend: any StorageBackend, at destination: VirtualPath,

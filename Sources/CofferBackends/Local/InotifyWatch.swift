@@ -31,7 +31,7 @@ final class InotifyWatch: ChangeWatch, @unchecked Sendable {
     private var source: (any DispatchSourceRead)?
     /// The folder each watch descriptor stands for.
     private var folders: [Int32: VirtualPath] = [:]
-    private var pending = ChangeCoalescer()
+    private var pending: ChangeCoalescer
     private var flushScheduled = false
     /// Held while a batch is delivered, so `cancel()` returning means no further calls.
     private let delivery = NSRecursiveLock()
@@ -40,8 +40,9 @@ final class InotifyWatch: ChangeWatch, @unchecked Sendable {
 
     /// Starts watching `folder` (and its subfolders when `recursive`); with `onlyName`,
     /// only changes to that entry of `folder` are reported.
-    init(backend: LocalSandboxBackend, folder: VirtualPath, recursive: Bool, onlyName: String?,
+    init(backend: LocalSandboxBackend, folder: VirtualPath, recursive: Bool, onlyName: String?, reportingPassing: Bool = false,
          handler: @escaping @Sendable ([FileChange]) -> Void) throws(CofferError) {
+        pending = ChangeCoalescer(reportingPassing: reportingPassing)
         let fd = inotify_init1(Int32(IN_NONBLOCK | IN_CLOEXEC))
         guard fd >= 0 else {
             // EMFILE here is the per-user limit of inotify instances.
@@ -186,15 +187,17 @@ final class InotifyWatch: ChangeWatch, @unchecked Sendable {
 }
 
 extension LocalSandboxBackend: WatchableBackend {
-    public func watch(_ path: VirtualPath, recursive: Bool,
+    public func watch(_ path: VirtualPath, recursive: Bool, reportingPassing: Bool,
                       handler: @escaping @Sendable ([FileChange]) -> Void) async throws -> any ChangeWatch {
         try await BlockingIO.run { _ throws(CofferError) in
             let node = try self.nodeSync(at: path)
             if node.kind == .folder || (node.kind == .package && node.special == nil) {
-                return try InotifyWatch(backend: self, folder: path, recursive: recursive, onlyName: nil, handler: handler)
+                return try InotifyWatch(backend: self, folder: path, recursive: recursive, onlyName: nil,
+                                        reportingPassing: reportingPassing, handler: handler)
             }
             guard let parent = path.parent else { throw CofferError(.invalidOperation, path: path) }
-            return try InotifyWatch(backend: self, folder: parent, recursive: false, onlyName: path.name, handler: handler)
+            return try InotifyWatch(backend: self, folder: parent, recursive: false, onlyName: path.name,
+                                    reportingPassing: reportingPassing, handler: handler)
         }
     }
 }

@@ -260,8 +260,20 @@ public protocol WatchableBackend: StorageBackend {
     /// `recursive`), or to the file at `path`. `handler` receives batches of changes,
     /// coalesced over about 100 ms, on a thread of the backend's choosing; it is never
     /// called after ``ChangeWatch/cancel()`` returns.
-    func watch(_ path: VirtualPath, recursive: Bool,
+    ///
+    /// With `reportingPassing`, an item created and deleted within one window is reported
+    /// `deleted` instead of not at all: for a cache that may have read it in between (a search
+    /// index's pass), which must hear it is gone.
+    func watch(_ path: VirtualPath, recursive: Bool, reportingPassing: Bool,
                handler: @escaping @Sendable ([FileChange]) -> Void) async throws -> any ChangeWatch
+}
+
+extension WatchableBackend {
+    /// Changes as a client shows them: an item that came and went within a window is left out.
+    public func watch(_ path: VirtualPath, recursive: Bool,
+                      handler: @escaping @Sendable ([FileChange]) -> Void) async throws -> any ChangeWatch {
+        try await watch(path, recursive: recursive, reportingPassing: false, handler: handler)
+    }
 }
 
 /// A watch in progress.
@@ -324,6 +336,6 @@ public protocol HostPathNaming: StorageBackend {
 
 extension PendingWrite {
     public func setUserAttributes(_ attributes: UserAttributes) async -> [LostAttribute] {
-        attributes.keys.sorted().map { LostAttribute($0, .unsupported) }
+        LostAttribute.all(attributes, .unsupported)
     }
 }

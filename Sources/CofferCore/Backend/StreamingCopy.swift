@@ -33,7 +33,7 @@ public enum StreamingCopy {
         let temporary = parent.appending(trustedName: PartialName.make())
         try await destinationBackend.createFolder(at: temporary)
         do {
-            try await carryAttributes(of: node, from: sourceBackend, to: destinationBackend, at: temporary)
+            await carryAttributes(of: node, from: sourceBackend, to: destinationBackend, at: temporary)
             try await copyContents(of: node, from: sourceBackend, into: temporary, of: destinationBackend,
                                    progress: progress)
             progress.advance(items: 1)
@@ -56,7 +56,7 @@ public enum StreamingCopy {
                                    progress: progress)
             } else {
                 try await target.createFolder(at: childDestination)
-                try await carryAttributes(of: child, from: source, to: target, at: childDestination)
+                await carryAttributes(of: child, from: source, to: target, at: childDestination)
                 try await copyContents(of: child, from: source, into: childDestination, of: target, progress: progress)
                 progress.advance(items: 1)
             }
@@ -96,16 +96,10 @@ public enum StreamingCopy {
     /// Gives the folder made at `path` the `user.` attributes of `folder`, reporting those the
     /// target cannot keep (it keeps none unless it is an ``AttributeKeepingBackend``).
     private static func carryAttributes(of folder: FileNode, from source: any StorageBackend,
-                                        to target: any StorageBackend, at path: VirtualPath) async throws {
-        guard let source = source as? any AttributeKeepingBackend else { return }
-        let attributes = try await source.userAttributes(at: folder.path)
-        guard !attributes.isEmpty else { return }
-        let lost = if let target = target as? any AttributeKeepingBackend {
-            try await target.setUserAttributes(attributes, at: path)
-        } else {
-            attributes.keys.sorted().map { LostAttribute($0, .unsupported) }
-        }
-        OperationWarnings.report(attributesOf: folder.path.description, lost: lost)
+                                        to target: any StorageBackend, at path: VirtualPath) async {
+        guard let source = source as? any AttributeKeepingBackend,
+              let attributes = try? await source.userAttributes(at: folder.path), !attributes.isEmpty else { return }
+        OperationWarnings.report(attributesOf: folder.path.description, lost: await target.keep(attributes, at: path))
     }
 
     /// The rest of what `reader` holds, from where it stands, written to `writer` a chunk at

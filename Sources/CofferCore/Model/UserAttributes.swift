@@ -25,6 +25,11 @@ public struct LostAttribute: Sendable, Hashable {
         self.name = name
         self.reason = reason
     }
+
+    /// Every one of `attributes`, lost for `reason`.
+    public static func all(_ attributes: UserAttributes, _ reason: Reason) -> [LostAttribute] {
+        attributes.keys.sorted().map { LostAttribute($0, reason) }
+    }
 }
 
 /// A backend whose folders (and files) carry `user.` attributes of their own, so that a
@@ -35,6 +40,19 @@ public protocol AttributeKeepingBackend: StorageBackend {
     func userAttributes(at path: VirtualPath) async throws -> UserAttributes
     /// Gives the item at `path` these attributes; returns those it could not keep.
     func setUserAttributes(_ attributes: UserAttributes, at path: VirtualPath) async throws -> [LostAttribute]
+}
+
+extension StorageBackend {
+    /// Gives the item at `path` these attributes where the backend keeps any
+    /// (``AttributeKeepingBackend``), and returns those it did not keep: all of them elsewhere,
+    /// or when setting them failed.
+    public func keep(_ attributes: UserAttributes, at path: VirtualPath) async -> [LostAttribute] {
+        guard !attributes.isEmpty else { return [] }
+        guard let keeping = self as? any AttributeKeepingBackend,
+              let lost = try? await keeping.setUserAttributes(attributes, at: path)
+        else { return LostAttribute.all(attributes, .unsupported) }
+        return lost
+    }
 }
 
 /// Something an operation could not do that did not make it fail, told beside its answer

@@ -28,7 +28,7 @@ public struct FileChange: Sendable, Hashable {
 /// |----------------------------|-----------|
 /// | created, then changed      | created   |
 /// | changed, changed…          | changed   |
-/// | created … deleted          | nothing   |
+/// | created … deleted          | nothing (`deleted` when reporting passing items) |
 /// | deleted, then created      | changed   |
 /// | changed … deleted          | deleted   |
 ///
@@ -36,8 +36,12 @@ public struct FileChange: Sendable, Hashable {
 public struct ChangeCoalescer: Sendable {
     private var order: [VirtualPath] = []
     private var state: [VirtualPath: FileChange.Kind?] = [:]
+    /// Whether an item that came and went is reported `deleted` rather than not at all.
+    private let reportsPassing: Bool
 
-    public init() {}
+    public init(reportingPassing: Bool = false) {
+        reportsPassing = reportingPassing
+    }
 
     public var isEmpty: Bool { order.isEmpty }
 
@@ -53,7 +57,10 @@ public struct ChangeCoalescer: Sendable {
     /// The reduced changes, in order; the coalescer is empty afterwards.
     public mutating func drain() -> [FileChange] {
         defer { order.removeAll(); state.removeAll() }
-        return order.compactMap { path in state[path].flatMap { $0 }.map { FileChange(path: path, kind: $0) } }
+        return order.compactMap { path in
+            guard let kind = state[path] ?? nil else { return reportsPassing ? FileChange(path: path, kind: .deleted) : nil }
+            return FileChange(path: path, kind: kind)
+        }
     }
 
     /// `nil` stands for "appeared and went away again": nothing to report so far.

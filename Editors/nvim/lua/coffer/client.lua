@@ -124,6 +124,12 @@ function M.request(method, params)
     return nil, message
   end
   if result == vim.NIL then result = nil end
+  -- Done, but not all of it (attributes a copy could not keep): said, as every front end says it.
+  if type(result) == "table" and type(result.warnings) == "table" then
+    for _, warning in ipairs(result.warnings) do
+      vim.notify("coffer: " .. tostring(warning.message), vim.log.levels.WARN)
+    end
+  end
   return result, nil
 end
 
