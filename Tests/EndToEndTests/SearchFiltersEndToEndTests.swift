@@ -3,7 +3,8 @@ import Foundation
 import Testing
 
 /// `find` narrowed by type, tag, date and size (issue 35), on a tree with known dates, sizes
-/// and types: the index and the walk give the same answers, and RPC and MCP take the same words.
+/// and types: the index and the walk give the same answers, a live index hears of tags set by
+/// another program, and RPC and MCP take the same words.
 @Suite(.serialized)
 struct SearchFiltersEndToEndTests {
     let directory = TemporaryDirectory("e2e-filters")
@@ -65,6 +66,15 @@ struct SearchFiltersEndToEndTests {
         let older = try #require(result(try await rpc.awaitCall("files/search", ["query": "old", "older": "2020-01-01",
                                                                                  "sort": "modified", "descending": false])))
         #expect((older["matches"] as? [[String: Any]])?.compactMap { $0["name"] as? String } == ["old report.txt", "old photo.jpg"])
+        // Another program tags a file while the server runs: its watch keeps the index's rows current.
+        #expect(Process.launchedAndWaited(["setfattr", "-n", "user.xdg.tags", "-v", "later", user("Photos/old photo.jpg")]) == 0)
+        var later: [String] = []
+        for _ in 0..<50 where later.isEmpty {
+            let found = try #require(result(try await rpc.awaitCall("files/search", ["query": "*", "tags": ["later"]])))
+            later = (found["matches"] as? [[String: Any]])?.compactMap { $0["path"] as? String } ?? []
+            if later.isEmpty { try await Task.sleep(for: .milliseconds(100)) }
+        }
+        #expect(later == ["files:/Photos/old photo.jpg"])
 
         let mcp = try RPCProcess(container: container, command: "mcp")
         defer { mcp.closeInput() }
