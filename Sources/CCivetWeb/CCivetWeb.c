@@ -25,6 +25,7 @@ static struct {
     __typeof__(&mg_websocket_write) websocket_write;
     __typeof__(&mg_get_var) get_var;
     __typeof__(&mg_get_cookie) get_cookie;
+    __typeof__(&mg_read) read;
 } mg;
 
 static pthread_once_t civetweb_once = PTHREAD_ONCE_INIT;
@@ -47,10 +48,11 @@ static void load(void) {
     FIND(websocket_write, "mg_websocket_write");
     FIND(get_var, "mg_get_var");
     FIND(get_cookie, "mg_get_cookie");
+    FIND(read, "mg_read");
 #undef FIND
     if (!(mg.init_library && mg.check_feature && mg.start && mg.stop && mg.set_request_handler
           && mg.set_websocket_handler && mg.get_request_info && mg.get_header && mg.get_server_ports && mg.write
-          && mg.printf && mg.websocket_write && mg.get_var && mg.get_cookie)) return;
+          && mg.printf && mg.websocket_write && mg.get_var && mg.get_cookie && mg.read)) return;
     if (!mg.check_feature(MG_FEATURES_WEBSOCKET)) return;
     mg.init_library(MG_FEATURES_WEBSOCKET);
     mg.loaded = 1;
@@ -70,7 +72,8 @@ struct coffer_web_server {
 static void describe(const struct mg_connection *connection, coffer_web_request *request) {
     const struct mg_request_info *info = mg.get_request_info(connection);
     request->method = info->request_method != NULL ? info->request_method : "";
-    // request_uri is decoded; the raw target is what came, and its query is split off below.
+    // Both URIs are decoded once by CivetWeb (local_uri is also cleaned of `..`, which Coffer
+    // checks itself, name by name); the query comes apart, not decoded.
     request->path = info->local_uri_raw != NULL ? info->local_uri_raw : (info->local_uri != NULL ? info->local_uri : "");
     request->query = info->query_string != NULL ? info->query_string : "";
     request->host = mg.get_header(connection, "Host");
@@ -79,6 +82,10 @@ static void describe(const struct mg_connection *connection, coffer_web_request 
     request->authorization = mg.get_header(connection, "Authorization");
     request->range = mg.get_header(connection, "Range");
     request->accept_language = mg.get_header(connection, "Accept-Language");
+    request->content_type = mg.get_header(connection, "Content-Type");
+    request->forwarded_for = mg.get_header(connection, "X-Forwarded-For");
+    request->content_length = info->content_length;
+    request->remote_address = info->remote_addr;
 }
 
 static int on_request(struct mg_connection *connection, void *data) {
@@ -175,6 +182,10 @@ int coffer_web_respond(void *connection, int status, const char *lines, int64_t 
 
 int coffer_web_write(void *connection, const void *bytes, size_t length) {
     return mg.write(connection, bytes, length);
+}
+
+int coffer_web_read(void *connection, void *bytes, size_t length) {
+    return mg.read(connection, bytes, length);
 }
 
 int coffer_web_ws_send(void *connection, int opcode, const void *bytes, size_t length) {

@@ -17,6 +17,8 @@ static struct {
     __typeof__(&EVP_DigestInit_ex) digest_init;
     __typeof__(&EVP_DigestUpdate) digest_update;
     __typeof__(&EVP_DigestFinal_ex) digest_final;
+    /// Optional: share passwords need it, signatures do not.
+    __typeof__(&PKCS5_PBKDF2_HMAC) pbkdf2;
 } crypto;
 
 static pthread_once_t crypto_once = PTHREAD_ONCE_INIT;
@@ -36,6 +38,7 @@ static void load(void) {
     crypto.digest_init = (__typeof__(crypto.digest_init))dlsym(library, "EVP_DigestInit_ex");
     crypto.digest_update = (__typeof__(crypto.digest_update))dlsym(library, "EVP_DigestUpdate");
     crypto.digest_final = (__typeof__(crypto.digest_final))dlsym(library, "EVP_DigestFinal_ex");
+    crypto.pbkdf2 = (__typeof__(crypto.pbkdf2))dlsym(library, "PKCS5_PBKDF2_HMAC");
     crypto.loaded = crypto.sha256 && crypto.digest && crypto.hmac && crypto.context_new && crypto.context_free
         && crypto.digest_init && crypto.digest_update && crypto.digest_final;
 }
@@ -78,6 +81,15 @@ int coffer_sha256_finish(void *state, uint8_t *digest) {
     int done = crypto.digest_final((EVP_MD_CTX *)state, digest, &size) == 1 && size == 32;
     crypto.context_free((EVP_MD_CTX *)state);
     return done;
+}
+
+int coffer_pbkdf2_sha256(const void *password, size_t length, const uint8_t *salt, size_t saltLength,
+                         uint32_t iterations, uint8_t *key, size_t keyLength) {
+    if (!coffer_crypto_available() || crypto.pbkdf2 == NULL) return 0;
+    if (length > (size_t)__INT_MAX__ || saltLength > (size_t)__INT_MAX__ || keyLength > (size_t)__INT_MAX__
+        || iterations == 0 || iterations > (uint32_t)__INT_MAX__) return 0;
+    return crypto.pbkdf2((const char *)password, (int)length, salt, (int)saltLength, (int)iterations, crypto.sha256(),
+                         (int)keyLength, key) == 1;
 }
 
 void coffer_sha256_discard(void *state) {

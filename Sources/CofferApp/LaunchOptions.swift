@@ -40,6 +40,10 @@ struct LaunchOptions {
     var webAddress = "127.0.0.1"
     var opensBrowser = false
     var newToken = false
+    /// `serve --share-only`: share links only, which alone may be served beyond this machine.
+    var shareOnly = false
+    /// `serve --trust-forwarded`: the client's address from a reverse proxy's `X-Forwarded-For`.
+    var trustsForwardedFor = false
     /// The environment the options were read in (S3 mounts take their keys from it).
     var environment: [String: String]
 
@@ -125,6 +129,10 @@ struct LaunchOptions {
                 opensBrowser = true
             } else if reader.current == "--new-token" {
                 newToken = true
+            } else if reader.current == "--share-only" {
+                shareOnly = true
+            } else if reader.current == "--trust-forwarded" {
+                trustsForwardedFor = true
             } else {
                 return false
             }
@@ -167,7 +175,7 @@ struct LaunchOptions {
                        \(program) [--container DIR] rpc [--framing lsp|ndjson] [--allow-host DIR]… [--listen unix:PATH]
                        \(program) rpc --connect unix:PATH
                        \(program) [--container DIR] mcp [--allow-host DIR]…
-                       \(program) [--container DIR] serve [--port N] [--address A] [--open] [--new-token]
+                       \(program) [--container DIR] serve [--port N] [--address A] [--open] [--new-token] [--share-only] [--trust-forwarded]
                        \(program) [--container DIR] open-files PATH…
                        \(program) install-desktop [--user] | uninstall-desktop
                        \(program) help [COMMAND]
@@ -194,7 +202,7 @@ struct LaunchOptions {
                       \(program) [--container 目录] rpc [--framing lsp|ndjson] [--allow-host 目录]… [--listen unix:路径]
                       \(program) rpc --connect unix:路径
                       \(program) [--container 目录] mcp [--allow-host 目录]…
-                      \(program) [--container 目录] serve [--port 端口] [--address 地址] [--open] [--new-token]
+                      \(program) [--container 目录] serve [--port 端口] [--address 地址] [--open] [--new-token] [--share-only] [--trust-forwarded]
                       \(program) [--container 目录] open-files 路径…
                       \(program) install-desktop [--user] | uninstall-desktop
                       \(program) help [命令]

@@ -187,6 +187,29 @@ public struct CommandHelp: Sendable {
                 "收藏可以是 Coffer 中的文件夹或文件，也可以是写作 host:路径 的本机文件夹。cd 补全时先给出收藏，mounts 也会列出它们；被移动或删除的收藏会标为已不存在，而不会被删掉。--desktop 还会把本机文件夹加入桌面书签（GTK 的书签，文件管理器共用）。"),
             examples: ["fav add Projects", "fav add --desktop host:~/Documents", "fav", "fav rm Projects"]),
         CommandHelp(
+            name: "share", usage: "share path [--expires 1h|7d|DATE] [--password] [--downloads N] [--upload]",
+            syntax: CommandSyntax(longFlags: ["password", "upload"], longOptions: ["expires": .text, "downloads": .text],
+                                  operands: [.sandboxPath]),
+            summary: LocalizedText("Make a link to a file or folder that coffer serve answers.", "为文件或文件夹创建由 coffer serve 提供的链接。"),
+            details: LocalizedText(
+                "The link (/s/ID, after the address coffer serve prints) needs no access token and reaches exactly what was shared: a file share that file, a folder share that folder's tree. --expires ends it after a time (30m, 12h, 7d, 2w) or at a date; --password asks for a password (from standard input without a terminal); --downloads ends it after that many finished downloads; --upload makes a folder a drop box: visitors may upload into it, never over anything, and see nothing of it. shares lists them, unshare ID ends one at once.",
+                "链接（coffer serve 显示的地址后加 /s/ID）无需访问令牌，且只能访问所共享的内容：文件共享只有该文件，文件夹共享只有该文件夹及其内容。--expires 在一段时间后（30m、12h、7d、2w）或某个日期结束共享；--password 询问密码（没有终端时从标准输入读取）；--downloads 在下载完成指定次数后结束；--upload 把文件夹变成投递箱：访问者可以上传文件，但不会覆盖任何内容，也看不到文件夹里的东西。shares 列出所有共享，unshare ID 立即结束一个共享。"),
+            examples: ["share Reports/Q3.pdf --expires 7d", "share Photos --downloads 3", "share Inbox --upload --expires 2w"]),
+        CommandHelp(
+            name: "shares", usage: "shares",
+            syntax: CommandSyntax(),
+            summary: LocalizedText("List the share links, with what is left of each.", "列出共享链接及其剩余情况。"),
+            details: LocalizedText("One line a share: its link, what it shares, when it expires, whether it has a password, downloads so far, and whether it has expired or has no downloads left.",
+                                   "每个共享一行：链接、共享的内容、到期时间、是否有密码、已下载次数，以及是否已过期或下载次数已用完。"),
+            examples: ["shares"]),
+        CommandHelp(
+            name: "unshare", usage: "unshare id…",
+            syntax: CommandSyntax(operands: [.text]),
+            summary: LocalizedText("End share links at once.", "立即结束共享链接。"),
+            details: LocalizedText("The link answers 404 from the next request on, also for a download already under way. The item itself is not touched.",
+                                   "从下一个请求起，该链接返回 404，正在进行的下载也一样。所共享的项目本身不受影响。"),
+            examples: ["unshare 3q2-7wXvRZuU0bq1M_lFzA"]),
+        CommandHelp(
             name: "recent", usage: "recent",
             syntax: CommandSyntax(),
             summary: LocalizedText("List the files Coffer used lately, newest first.", "列出 Coffer 最近使用的文件，最新的在前。"),

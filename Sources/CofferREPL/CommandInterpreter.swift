@@ -128,6 +128,9 @@ public final class CommandInterpreter {
             case "reindex": try await reindex(arguments)
             case "mounts": await showMounts()
             case "fav": try await favourite(arguments)
+            case "share": try await share(arguments)
+            case "shares": try await listShares(arguments)
+            case "unshare": try await unshare(arguments)
             case "recent": try await listRecent(arguments)
             case "help": try help(arguments)
             case "quit", "exit": return .quit

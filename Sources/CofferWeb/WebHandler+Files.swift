@@ -17,11 +17,20 @@ extension WebHandler {
         let language = language(of: request)
         let path: VirtualPath
         do throws(CofferError) { path = try virtualPath(request).get() } catch { return failure(connection, error, language: language) }
+        let forced = Self.value(coffer_web_query_value, request.query, "download") != nil
+        return sendFile(connection, request, at: path, attachment: forced).status
+    }
+
+    /// The file at `path`, whole or the range asked for, read through the session.
+    /// - Returns: the status sent, the bytes sent, and whether the last byte of the file was among them.
+    func sendFile(_ connection: UnsafeMutableRawPointer, _ request: coffer_web_request, at path: VirtualPath,
+                  attachment forced: Bool) -> (status: Int32, sent: Int64, finished: Bool) {
+        let language = language(of: request)
         let (service, session) = (self.service, self.session)
         let opened = blocking { () async throws(CofferError) -> OpenedFile in try await session.perform(OpenFile(path)) }
         guard case .success(let file) = opened else {
-            if case .failure(let error) = opened { return failure(connection, error, language: language) }
-            return 500
+            if case .failure(let error) = opened { return (failure(connection, error, language: language), 0, false) }
+            return (500, 0, false)
         }
         let node = file.node
         defer { _ = blocking { () async throws(CofferError) in await file.close() } }
@@ -29,12 +38,12 @@ extension WebHandler {
         var start: Int64 = 0, end = size - 1, status: Int32 = 200
         if let range = request.range.map({ String(cString: $0) }) {
             guard let (first, last) = Self.byteRange(range, size: size) else {
-                return respond(connection, 416, text: "", headers: "Content-Range: bytes */\(size)\r\n")
+                return (respond(connection, 416, text: "", headers: "Content-Range: bytes */\(size)\r\n"), 0, false)
             }
             (start, end, status) = (first, last, 206)
         }
         let mime = service.registry.mimeType(of: node.typeIdentifier)
-        let attachment = Self.value(coffer_web_query_value, request.query, "download") != nil || !Self.inlineTypes.contains(mime)
+        let attachment = forced || !Self.inlineTypes.contains(mime)
         var headers = "Content-Type: \(attachment && !Self.inlineTypes.contains(mime) ? "application/octet-stream" : mime)\r\n"
             + "Content-Disposition: \(attachment ? "attachment" : "inline"); \(Self.dispositionName(node.name))\r\n"
             + "Accept-Ranges: bytes\r\nX-Content-Type-Options: nosniff\r\nCache-Control: no-store\r\n"
@@ -44,7 +53,7 @@ extension WebHandler {
         if status == 206 { headers += "Content-Range: bytes \(start)-\(end)/\(size)\r\n" }
         let length = size == 0 ? 0 : end - start + 1
         _ = coffer_web_respond(connection, status, headers, length)
-        if String(cString: request.method) == "HEAD" { return status }
+        if String(cString: request.method) == "HEAD" { return (status, 0, false) }
         var offset = start
         while offset <= end && length > 0 {
             let count = Int(min(Int64(1 << 20), end - offset + 1))
@@ -56,7 +65,8 @@ extension WebHandler {
             if written <= 0 { break }  // the browser went away
             offset += Int64(bytes.count)
         }
-        return status
+        // Finished: the file's last byte went out (an empty file's none at all).
+        return (status, offset - start, offset > end && end == size - 1)
     }
 
     func thumbnail(_ connection: UnsafeMutableRawPointer, _ request: coffer_web_request) -> Int32 {
@@ -64,6 +74,10 @@ extension WebHandler {
         let path: VirtualPath
         do throws(CofferError) { path = try virtualPath(request).get() } catch { return failure(connection, error, language: language) }
         let pixels = Self.value(coffer_web_query_value, request.query, "size").flatMap(Int.init) ?? ThumbnailSize.normal.pixels
+        return thumbnail(connection, of: path, pixels: pixels, language: language)
+    }
+
+    func thumbnail(_ connection: UnsafeMutableRawPointer, of path: VirtualPath, pixels: Int, language: Language) -> Int32 {
         let session = self.session
         switch blocking({ () async throws(CofferError) in try await session.perform(MakeThumbnail(path, pixels: pixels)) }) {
         case .success(let thumbnail):

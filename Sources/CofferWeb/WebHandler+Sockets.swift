@@ -11,7 +11,7 @@ extension WebHandler {
     /// another site is refused, whatever cookies its browser sends), and it shows the token.
     func connect(_ connection: UnsafeMutableRawPointer, _ request: coffer_web_request) -> Int32 {
         let host = request.host.map { String(cString: $0) }
-        guard hostIsServed(host) else { return 1 }
+        guard !configuration.shareOnly, hostIsServed(host) else { return 1 }
         if let origin = request.origin.map({ String(cString: $0) }), origin.lowercased() != "http://\(host!.lowercased())" {
             return 1
         }

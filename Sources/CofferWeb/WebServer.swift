@@ -35,6 +35,11 @@ public enum WebServer {
         /// The most WebSockets open at once (each holds one of CivetWeb's threads).
         public var maxConnections = 96
         public var limits = RPCLimits()
+        /// Serve share links only (`--share-only`): no page, no WebSocket, no token asked.
+        public var shareOnly = false
+        /// Take the client's address from `X-Forwarded-For` (`--trust-forwarded`), for a server
+        /// behind a reverse proxy the user set up; otherwise the header is ignored.
+        public var trustsForwardedFor = false
 
         public init(language: Language, version: String) {
             self.language = language
@@ -94,9 +99,10 @@ public enum WebServer {
             return 1
         }
         service.retainBackgroundWork()
-        announce(handler.address)
+        // Serving share links only, there is no page to open: the address has no token.
+        announce(configuration.shareOnly ? "http://\(handler.authority)" : handler.address)
         var redirect: String?
-        if configuration.opensBrowser {
+        if configuration.opensBrowser && !configuration.shareOnly {
             let folder = RedirectFile.folder(fallback: configuration.redirectFolder ?? NSTemporaryDirectory())
             do {
                 redirect = try RedirectFile.make(address: handler.oneTimeAddress(), port: Int(port), in: folder)
@@ -136,6 +142,12 @@ final class WebHandler: @unchecked Sendable {
     /// The open WebSockets, by CivetWeb's connection (its address).
     let sockets = Mutex<[UInt: WebSocketConnection]>([:])
     let clients = RPCClients()
+    /// Signs the cookies of share links unlocked with their password; new every start.
+    let shareKey: [UInt8] = {
+        var generator = SystemRandomNumberGenerator()
+        return (0..<32).map { _ in UInt8.random(in: .min ... .max, using: &generator) }
+    }()
+    let shareAttempts = ShareAttempts()
 
     init(service: FileService, configuration: WebServer.Configuration, token: String, store: AccessToken) throws(CofferError) {
         self.service = service
@@ -234,6 +246,12 @@ final class WebHandler: @unchecked Sendable {
     func request(_ connection: UnsafeMutableRawPointer, _ request: coffer_web_request) -> Int32 {
         let path = String(cString: request.path)
         let method = String(cString: request.method)
+        // Share links need no token, and answer whatever name the visitor's address used (a
+        // reverse proxy's): they grant what was shared and nothing else.
+        if path.hasPrefix("/s/") { return shareRequest(connection, request, path: path, method: method) }
+        if configuration.shareOnly {
+            return respond(connection, 404, text: "This server answers share links only.")
+        }
         guard hostIsServed(request.host.map { String(cString: $0) }) else {
             return respond(connection, 421, text: "This server answers only to \(authority).")
         }

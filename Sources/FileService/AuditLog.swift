@@ -24,11 +24,13 @@ public final class AuditLog: Sendable {
     }
 
     /// Appends one entry. Logging never fails an operation: errors are dropped.
+    /// `extra` adds fields of its own (a share link's access: `share`, `client`, `bytes`).
     public func record(frontEnd: String, method: String, paths: [String], outcome: String, trashed: [String] = [],
-                       at time: Date = Date()) {
+                       extra: [String: String] = [:], at time: Date = Date()) {
         var entry: [String: Any] = [
             "time": Timestamp.iso8601(time), "frontEnd": frontEnd, "method": method, "paths": paths, "outcome": outcome,
         ]
+        for (key, value) in extra where entry[key] == nil { entry[key] = value }
         if !trashed.isEmpty { entry["trashed"] = trashed }
         guard var line = try? JSONSerialization.data(withJSONObject: entry, options: [.sortedKeys, .withoutEscapingSlashes])
         else { return }

@@ -32,6 +32,8 @@ public actor FileService {
     nonisolated let bookmarkStore: BookmarkStore?
     /// Where favourites are kept (beside the bookmarks); `nil` keeps none.
     nonisolated let favouriteStore: JSONListStore<Favourite>?
+    /// Where share links are kept (beside the bookmarks); `nil` keeps none.
+    nonisolated let shareStore: JSONListStore<Share>?
     /// Uploads in progress; `nil` when the service has nowhere to keep them.
     nonisolated let uploadRegistry: UploadRegistry?
     /// Where sessions record the operations that changed something; `nil` records nothing.
@@ -80,6 +82,9 @@ public actor FileService {
         self.bookmarkStore = bookmarksPath.map(BookmarkStore.init(path:))
         self.favouriteStore = bookmarksPath.map {
             JSONListStore(path: ($0 as NSString).deletingLastPathComponent + "/favourites.json", label: "favourites")
+        }
+        self.shareStore = bookmarksPath.map {
+            JSONListStore(path: ($0 as NSString).deletingLastPathComponent + "/shares.json", label: "shares")
         }
         self.uploadRegistry = uploadsPath.flatMap { try? UploadRegistry(path: $0, journal: journal) }
         self.transfersPath = transfersPath

@@ -55,6 +55,9 @@ import Testing
         let refused = try await CofferBinary.running(["--container", container, "--lang", "en", "serve", "--address", "0.0.0.0"])
         #expect(refused.status == 2)
         #expect(refused.errors.contains("name this machine's address"), "\(refused.errors)")
+        // Another machine's address serves share links only: the browser stays on this machine.
+        let beyond = try await CofferBinary.running(["--container", container, "--lang", "en", "serve", "--address", "192.168.1.20"])
+        #expect(beyond.status == 2 && beyond.errors.contains("add --share-only"), "\(beyond.errors)")
     }
 
     @Test func wrongParamsAndPathsGetPlainWords() async throws {

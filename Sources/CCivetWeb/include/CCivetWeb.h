@@ -13,7 +13,8 @@ int coffer_web_available(void);
 /// What a request says, valid during the callback it is given to.
 typedef struct {
     const char *method;
-    /// The path, not decoded (`/content`); the query without its `?`, or "".
+    /// The path, decoded once (`%2F` is a `/` by now; a `%00` ends it); the query, not decoded,
+    /// without its `?`, or "".
     const char *path;
     const char *query;
     /// Headers, NULL when absent.
@@ -23,6 +24,13 @@ typedef struct {
     const char *authorization;
     const char *range;
     const char *accept_language;
+    const char *content_type;
+    /// Set by a reverse proxy; trusted only when the server is told to.
+    const char *forwarded_for;
+    /// The body's length, -1 when not given.
+    int64_t content_length;
+    /// The client's address as the socket sees it.
+    const char *remote_address;
 } coffer_web_request;
 
 typedef struct coffer_web_server coffer_web_server;
@@ -54,6 +62,8 @@ int coffer_web_respond(void *connection, int status, const char *lines, int64_t 
 /// Writes body bytes; returns what was written, or -1 when the client is gone.
 int coffer_web_write(void *connection, const void *bytes, size_t length);
 
+/// Reads up to `length` bytes of the request's body: the count, 0 at its end, -1 on an error.
+int coffer_web_read(void *connection, void *bytes, size_t length);
 /// Sends one WebSocket message (opcode 1 text, 2 binary, 8 close); -1 when the peer is gone.
 int coffer_web_ws_send(void *connection, int opcode, const void *bytes, size_t length);
 

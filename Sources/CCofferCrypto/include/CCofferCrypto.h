@@ -24,4 +24,7 @@ int coffer_sha256_finish(void *state, uint8_t *digest);
 /// Frees a state without a digest (an upload abandoned halfway).
 void coffer_sha256_discard(void *state);
 
+/// PBKDF2 with HMAC-SHA-256 (a slow hash for passwords): 1 on success, 0 without libcrypto.
+int coffer_pbkdf2_sha256(const void *password, size_t length, const uint8_t *salt, size_t saltLength,
+                         uint32_t iterations, uint8_t *key, size_t keyLength);
 #endif

@@ -1,0 +1,382 @@
+import CCivetWeb
+import CofferCore
+import CofferPreview
+import CofferRuntime
+import FileService
+import Foundation
+import Synchronization
+
+/// Share links (``Share``) at `/s/ID`, without the access token: plain HTML that works without
+/// JavaScript, for whoever has the link.
+///
+/// - `GET /s/ID` — the shared file (name, size, type, a thumbnail, the download) or folder
+///   (a listing); `GET /s/ID/p/A/B` — a folder or file below a shared folder;
+/// - `GET /s/ID/raw[/A/B]` — a file's bytes, as an attachment, with `Range`;
+/// - `GET /s/ID/thumb[/A/B]` — its thumbnail;
+/// - `POST /s/ID` — the password form (`password=…`), or files for a drop box
+///   (`multipart/form-data`).
+///
+/// Every request looks the share up again: a revoked share answers 404 and an expired or
+/// exhausted one 410 at once, also to the next range of a download under way. Names below a
+/// folder share are checked as every name is (`..` and `.` are refused, encoded or not) and no
+/// link is followed (``FileService/sharedItem(_:_:)``). Every access is in
+/// the audit log: the share, the client's address, the item, the bytes sent.
+extension WebHandler {
+    func shareRequest(_ connection: UnsafeMutableRawPointer, _ request: coffer_web_request, path: String,
+                      method: String) -> Int32 {
+        let language = language(of: request)
+        let client = clientAddress(request)
+        var parts = path.split(separator: "/", omittingEmptySubsequences: false).dropFirst(2).map(String.init)
+        guard let id = parts.first, Share.isWellFormedID(id) else { return sharePage(connection, 404, gone(language)) }
+        parts.removeFirst()
+        if parts.last == "" { parts.removeLast() }
+        let service = self.service
+        guard case .success(let found) = blocking({ () async throws(CofferError) in await service.share(id) }), let share = found
+        else { return sharePage(connection, 404, gone(language)) }
+        switch share.state() {
+        case .active: break
+        case .expired, .exhausted: return sharePage(connection, 410, ended(language))
+        }
+        if method == "POST" {
+            let type = request.content_type.map { String(cString: $0).lowercased() } ?? ""
+            if type.hasPrefix("application/x-www-form-urlencoded") && share.password != nil {
+                return unlock(connection, request, share, client: client, language: language)
+            }
+            guard isUnlocked(request, share) else { return sharePage(connection, 403, passwordForm(share, language, wrong: false)) }
+            guard share.allowsUpload, type.hasPrefix("multipart/form-data") else {
+                return sharePage(connection, 405, ShareText.paragraph(LocalizedText("This link takes no uploads.", "此链接不接受上传。")(language)))
+            }
+            return receive(connection, request, share, client: client, language: language)
+        }
+        guard method == "GET" || method == "HEAD" else {
+            return sharePage(connection, 405, ShareText.paragraph("GET, HEAD and POST only."))
+        }
+        guard isUnlocked(request, share) else {
+            return sharePage(connection, parts.isEmpty ? 200 : 403, passwordForm(share, language, wrong: false))
+        }
+        if share.allowsUpload {
+            // A drop box shows nothing of what it holds: others' uploads are theirs.
+            guard parts.isEmpty else { return sharePage(connection, 404, gone(language)) }
+            return sharePage(connection, 200, dropBox(share, language, received: []))
+        }
+        let action = parts.first ?? "p"
+        // CivetWeb has decoded the path once (`%2F` is a separator by now, and a `%00` ends it
+        // early: a shorter path, never another one); each name is checked as every name is.
+        let names = Array(parts.dropFirst())
+        let node: FileNode
+        switch blocking({ [names] () async throws(CofferError) in try await service.sharedItem(share, names) }) {
+        case .success(let item): node = item
+        case .failure: return sharePage(connection, 404, gone(language))
+        }
+        switch action {
+        case "p": return sharePage(connection, 200, itemPage(share, node, names, language))
+        case "raw":
+            guard node.kind == .file else { return sharePage(connection, 404, gone(language)) }
+            return sendShared(connection, request, share, node, client: client)
+        case "thumb":
+            guard node.kind == .file else { return respond(connection, 404, text: "") }
+            return thumbnail(connection, of: node.path, pixels: ThumbnailSize.normal.pixels, language: language)
+        default:
+            return sharePage(connection, 404, gone(language))
+        }
+    }
+
+    // MARK: Who asks
+
+    /// The client's address: the socket's, or with ``WebServer/Configuration/trustsForwardedFor``
+    /// (behind a reverse proxy the user configured) the first of `X-Forwarded-For`.
+    func clientAddress(_ request: coffer_web_request) -> String {
+        if configuration.trustsForwardedFor, let forwarded = request.forwarded_for.map({ String(cString: $0) }),
+           let first = forwarded.split(separator: ",").first?.trimmingCharacters(in: .whitespaces), !first.isEmpty {
+            return first
+        }
+        return request.remote_address.map { String(cString: $0) } ?? "?"
+    }
+
+    private func cookieName(_ share: Share) -> String { "coffer-share-" + share.id }
+
+    /// What the cookie of an unlocked share holds: bound to this server's key and to the
+    /// password's hash, so a new server or a new password asks again.
+    private func unlockedValue(_ share: Share) -> String? {
+        guard let password = share.password,
+              let mac = try? Digest.hmacSHA256(key: shareKey, Array((share.id + "|" + password.hash).utf8)) else { return nil }
+        return Digest.hex(mac)
+    }
+
+    private func isUnlocked(_ request: coffer_web_request, _ share: Share) -> Bool {
+        guard share.password != nil else { return true }
+        guard let expected = unlockedValue(share),
+              let shown = Self.value(coffer_web_cookie_value, request.cookie, cookieName(share)) else { return false }
+        return AccessToken.same(shown, expected)
+    }
+
+    /// Checks the password posted; failures are counted per share and client, and past five
+    /// the client waits (a minute, doubling up to an hour) before it may try again.
+    private func unlock(_ connection: UnsafeMutableRawPointer, _ request: coffer_web_request, _ share: Share,
+                        client: String, language: Language) -> Int32 {
+        let key = share.id + " " + client
+        if let wait = shareAttempts.wait(for: key) {
+            audit(share, client: client, item: share.path, method: "share-password", outcome: "rateLimited")
+            return sharePage(connection, 429, ShareText.paragraph(LocalizedText(
+                "Too many wrong passwords: try again in \(wait) s.", "密码错误次数过多：请 \(wait) 秒后再试。")(language)),
+                headers: "Retry-After: \(wait)\r\n")
+        }
+        let body = readBody(connection, request, limit: 4096) ?? []
+        let form = String(decoding: body, as: UTF8.self)
+        let password = Self.value(coffer_web_query_value, form, "password") ?? ""
+        let matches = share.password.map { hash in
+            (try? blocking { () async throws(CofferError) in
+                try await BlockingIO.run { _ throws(CofferError) in hash.matches(password) }
+            }.get()) ?? false
+        } ?? false
+        guard matches, let value = unlockedValue(share) else {
+            shareAttempts.failed(key)
+            audit(share, client: client, item: share.path, method: "share-password", outcome: "wrongPassword")
+            return sharePage(connection, 403, passwordForm(share, language, wrong: true))
+        }
+        shareAttempts.succeeded(key)
+        audit(share, client: client, item: share.path, method: "share-password", outcome: "ok")
+        let cookie = "Set-Cookie: \(cookieName(share))=\(value); Path=/s/\(share.id); HttpOnly; SameSite=Lax\r\n"
+        return respond(connection, 303, text: "", headers: cookie + "Location: /s/\(share.id)\r\n")
+    }
+
+    // MARK: Downloads
+
+    /// The bytes of a shared file, as an attachment; a download counts when its last byte is
+    /// sent, and the share is looked up again for every request, so a range asked for after
+    /// it ended is refused.
+    private func sendShared(_ connection: UnsafeMutableRawPointer, _ request: coffer_web_request, _ share: Share,
+                            _ node: FileNode, client: String) -> Int32 {
+        let (status, sent, finished) = sendFile(connection, request, at: node.path, attachment: true)
+        let service = self.service
+        if finished && String(cString: request.method) != "HEAD" {
+            _ = blocking { () async throws(CofferError) in await service.countDownload(of: share.id) }
+        }
+        audit(share, client: client, item: node.path.description, method: "share-download",
+              outcome: status < 400 ? "ok" : "\(status)", bytes: sent)
+        return status
+    }
+
+    func audit(_ share: Share, client: String, item: String, method: String, outcome: String, bytes: Int64? = nil) {
+        var extra: [String: String] = ["share": share.id, "client": client]
+        if let bytes { extra["bytes"] = String(bytes) }
+        service.audit?.record(frontEnd: "share", method: method, paths: [item], outcome: outcome, extra: extra)
+    }
+
+    // MARK: Drop boxes
+
+    /// Files posted to a drop box, each under its own name in the shared folder, never over
+    /// anything (a name taken gets ` (2)`); nothing is listed back but what this request sent.
+    private func receive(_ connection: UnsafeMutableRawPointer, _ request: coffer_web_request, _ share: Share,
+                         client: String, language: Language) -> Int32 {
+        guard let folder = share.virtualPath,
+              let type = request.content_type.map({ String(cString: $0) }),
+              let boundary = MultipartReader.boundary(in: type)
+        else { return sharePage(connection, 400, ShareText.paragraph("A multipart form with files is expected.")) }
+        let session = self.session
+        var received: [String] = []
+        var failure: CofferError?
+        var reader = MultipartReader(boundary: boundary)
+        var upload: String?
+        var offset: Int64 = 0
+        var buffer = [UInt8](repeating: 0, count: 1 << 16)
+        func finish() {
+            guard let id = upload else { return }
+            upload = nil
+            switch blocking({ () async throws(CofferError) in try await session.perform(CommitUpload(id)) }) {
+            case .success(let node):
+                received.append(node.name)
+                audit(share, client: client, item: node.path.description, method: "share-upload", outcome: "ok", bytes: offset)
+            case .failure(let error): failure = error
+            }
+        }
+        reading: while failure == nil {
+            let count = buffer.withUnsafeMutableBytes { coffer_web_read(connection, $0.baseAddress, $0.count) }
+            if count < 0 { failure = CofferError(.ioError, detail: "the upload was cut off"); break }
+            // The body ending before the closing boundary cuts the file under way off: it is dropped.
+            let events = count == 0 ? [] : reader.feed(buffer[..<Int(count)])
+            for event in events {
+                switch event {
+                case .file(let name):
+                    finish()
+                    guard let name, let target = try? folder.appending(MultipartReader.lastComponent(of: name)) else { continue }
+                    switch blocking({ () async throws(CofferError) in
+                        try await session.perform(BeginUpload(target, conflict: .policy(.keepBoth)))
+                    }) {
+                    case .success(let id): (upload, offset) = (id, 0)
+                    case .failure(let error): failure = error
+                    }
+                case .bytes(let bytes):
+                    guard let id = upload, !bytes.isEmpty else { continue }
+                    let at = offset
+                    if case .failure(let error) = blocking({ () async throws(CofferError) in
+                        try await session.perform(AppendUpload(id, offset: at, bytes: bytes))
+                    }) { failure = error }
+                    offset += Int64(bytes.count)
+                case .end:
+                    finish()
+                    break reading
+                }
+            }
+            if count == 0 { break }
+        }
+        if let id = upload {
+            _ = blocking { () async throws(CofferError) in try await session.perform(AbortUpload(id)) }
+        }
+        if let failure {
+            audit(share, client: client, item: folder.description, method: "share-upload", outcome: failure.kind.identifier)
+            return sharePage(connection, 400, ShareText.paragraph(failure.userMessage(in: language).text)
+                             + dropBox(share, language, received: received))
+        }
+        return sharePage(connection, 200, dropBox(share, language, received: received))
+    }
+
+    /// The body of a request, up to `limit` bytes (`nil` past it).
+    private func readBody(_ connection: UnsafeMutableRawPointer, _ request: coffer_web_request, limit: Int) -> [UInt8]? {
+        var body: [UInt8] = []
+        var chunk = [UInt8](repeating: 0, count: 4096)
+        while true {
+            let count = chunk.withUnsafeMutableBytes { coffer_web_read(connection, $0.baseAddress, $0.count) }
+            if count <= 0 { return body }
+            body += chunk[..<Int(count)]
+            if body.count > limit { return nil }
+        }
+    }
+
+    // MARK: Pages
+
+    private func sharePage(_ connection: UnsafeMutableRawPointer, _ status: Int32, _ body: String, headers: String = "") -> Int32 {
+        let html = Array(ShareText.document(body).utf8)
+        _ = coffer_web_respond(connection, status, Self.sharePolicy + headers + "Content-Type: text/html; charset=utf-8\r\n",
+                               Int64(html.count))
+        _ = html.withUnsafeBytes { coffer_web_write(connection, $0.baseAddress, $0.count) }
+        return status
+    }
+
+    /// No script at all; images and forms of this server only; never framed, never referred.
+    static let sharePolicy = "Content-Security-Policy: default-src 'none'; img-src 'self'; style-src 'unsafe-inline'; "
+        + "form-action 'self'; base-uri 'none'; frame-ancestors 'none'\r\nX-Content-Type-Options: nosniff\r\n"
+        + "Referrer-Policy: no-referrer\r\nCache-Control: no-store\r\nX-Robots-Tag: noindex\r\n"
+
+    private func gone(_ language: Language) -> String {
+        ShareText.paragraph(LocalizedText("There is nothing at this link: it may have been revoked, or mistyped.",
+                                          "此链接下没有内容：它可能已被撤销，或地址有误。")(language))
+    }
+
+    private func ended(_ language: Language) -> String {
+        ShareText.paragraph(LocalizedText("This link has ended: it expired, or its downloads were used up.",
+                                          "此链接已结束：已过期，或下载次数已用完。")(language))
+    }
+
+    private func passwordForm(_ share: Share, _ language: Language, wrong: Bool) -> String {
+        let wrongText = wrong ? ShareText.paragraph(LocalizedText("That password is not the right one.", "密码不正确。")(language)) : ""
+        return ShareText.heading(LocalizedText("This link asks for a password", "此链接需要密码")(language)) + wrongText
+            + "<form method=\"post\" action=\"/s/\(share.id)\"><label>\(LocalizedText("Password", "密码")(language)) "
+            + "<input type=\"password\" name=\"password\" autofocus required></label> "
+            + "<button type=\"submit\">\(LocalizedText("Open", "打开")(language))</button></form>"
+    }
+
+    private func dropBox(_ share: Share, _ language: Language, received: [String]) -> String {
+        var html = ShareText.heading(LocalizedText("Send files", "发送文件")(language))
+            + ShareText.paragraph(LocalizedText("Files sent here are kept for the person who shared this link; nothing is replaced, and what others sent is not shown.",
+                                                "发送到这里的文件会交给共享此链接的人；不会替换任何文件，也不会显示其他人发送的内容。")(language))
+        if !received.isEmpty {
+            html += ShareText.paragraph(LocalizedText("Received:", "已收到：")(language)) + "<ul>"
+                + received.map { "<li>" + ShareText.escape($0) + "</li>" }.joined() + "</ul>"
+        }
+        return html + "<form method=\"post\" action=\"/s/\(share.id)\" enctype=\"multipart/form-data\">"
+            + "<input type=\"file\" name=\"files\" multiple required> "
+            + "<button type=\"submit\">\(LocalizedText("Send", "发送")(language))</button></form>"
+    }
+
+    private func itemPage(_ share: Share, _ node: FileNode, _ names: [String], _ language: Language) -> String {
+        let below = names.map { $0.addingPercentEncoding(withAllowedCharacters: ShareText.nameCharacters) ?? "" }
+        let suffix = below.isEmpty ? "" : "/" + below.joined(separator: "/")
+        let known = service.registry.type(withIdentifier: node.typeIdentifier)
+        let typeName = (language == .simplifiedChinese ? known?.chineseName : known?.englishName) ?? node.typeIdentifier
+        if node.kind == .file {
+            var html = ShareText.heading(node.name)
+                + "<p>\(SizeText.decimal(node.size)) · \(ShareText.escape(typeName))</p>"
+            if service.registry.conforms(node.typeIdentifier, to: "public.image")
+                || service.registry.conforms(node.typeIdentifier, to: "com.adobe.pdf") {
+                html += "<p><img src=\"/s/\(share.id)/thumb\(suffix)\" alt=\"\"></p>"
+            }
+            return html + "<p><a href=\"/s/\(share.id)/raw\(suffix)\" download>\(LocalizedText("Download", "下载")(language))</a></p>"
+        }
+        let session = self.session, path = node.path
+        let items = (try? blocking { () async throws(CofferError) in try await session.perform(ListFolder(path)) }.get().items) ?? []
+        var html = ShareText.heading(names.last ?? node.name) + "<ul>"
+        if !names.isEmpty {
+            let up = below.dropLast().joined(separator: "/")
+            html += "<li><a href=\"/s/\(share.id)/p\(up.isEmpty ? "" : "/" + up)\">..</a></li>"
+        }
+        for item in items where !item.isHidden && item.special == nil && item.linkTarget == nil {
+            let link = "/s/\(share.id)/p\(suffix)/" + (item.name.addingPercentEncoding(withAllowedCharacters: ShareText.nameCharacters) ?? "")
+            let size = item.kind == .file ? " · " + SizeText.decimal(item.size) : "/"
+            html += "<li><a href=\"\(link)\">\(ShareText.escape(item.name))</a>\(size)</li>"
+        }
+        return html + "</ul>"
+    }
+}
+
+/// The pieces of the share pages: escaped text in a small document of their own.
+enum ShareText {
+    /// Characters a name keeps in a link (anything else is percent-encoded, `/` included).
+    static let nameCharacters = CharacterSet(charactersIn: "ABCDEFGHIJKLMNOPQRSTUVWXYZabcdefghijklmnopqrstuvwxyz0123456789-._~")
+
+    static func escape(_ text: String) -> String {
+        var escaped = ""
+        for character in text {
+            switch character {
+            case "&": escaped += "&amp;"
+            case "<": escaped += "&lt;"
+            case ">": escaped += "&gt;"
+            case "\"": escaped += "&quot;"
+            case "'": escaped += "&#39;"
+            default: escaped.append(character)
+            }
+        }
+        return escaped
+    }
+
+    static func heading(_ text: String) -> String { "<h1>" + escape(text) + "</h1>" }
+    static func paragraph(_ text: String) -> String { "<p>" + escape(text) + "</p>" }
+
+    static func document(_ body: String) -> String {
+        "<!doctype html><html><head><meta charset=\"utf-8\"><meta name=\"viewport\" content=\"width=device-width\">"
+            + "<title>Coffer</title><style>body{font:16px system-ui,sans-serif;max-width:40rem;margin:2rem auto;padding:0 1rem}"
+            + "img{max-width:100%}li{margin:.3rem 0}@media(prefers-color-scheme:dark){body{background:#1e1e1e;color:#ddd}a{color:#8ab4f8}}</style>"
+            + "</head><body>" + body + "</body></html>"
+    }
+}
+
+/// Counts failed passwords per share and client, and makes the client wait past five.
+final class ShareAttempts: Sendable {
+    private struct Record { var failures = 0; var until = Date.distantPast }
+    private let records = Mutex<[String: Record]>([:])
+
+    /// Seconds to wait before the next try, or `nil` when a try may be made now.
+    func wait(for key: String, now: Date = Date()) -> Int? {
+        records.withLock { records in
+            guard let record = records[key], record.until > now else { return nil }
+            return Int(record.until.timeIntervalSince(now).rounded(.up))
+        }
+    }
+
+    func failed(_ key: String, now: Date = Date()) {
+        records.withLock { records in
+            var record = records[key] ?? Record()
+            record.failures += 1
+            if record.failures >= 5 {
+                record.until = now.addingTimeInterval(min(3600, 60 * pow(2, Double(record.failures - 5))))
+            }
+            records[key] = record
+            // Bounded: the oldest lockouts go first when many clients fail.
+            if records.count > 10_000, let oldest = records.min(by: { $0.value.until < $1.value.until })?.key {
+                records[oldest] = nil
+            }
+        }
+    }
+
+    func succeeded(_ key: String) { records.withLock { $0[key] = nil } }
+}

@@ -1,0 +1,95 @@
+import CofferCore
+import CofferRuntime
+import Foundation
+
+/// Share links (``Share``): made, listed and revoked by sessions; looked up and counted by
+/// the server that answers them.
+extension FileService {
+    /// Shares `path`: a file, or a folder (with `upload`, as a drop box).
+    func createShare(_ path: VirtualPath, expires: Date?, password: String?, downloadLimit: Int?,
+                     upload: Bool) async throws(CofferError) -> Share {
+        let store = try requireShareStore()
+        let node = try await stat(path)
+        if node.linkTarget != nil || node.special != nil { throw CofferError(.unsupported, path: path, detail: "not a file or folder") }
+        let isFolder = node.kind != .file
+        if upload {
+            guard isFolder else { throw CofferError(.invalidArgument, path: path, detail: "only a folder can take uploads") }
+            _ = try writableMount(for: path)
+        }
+        if let downloadLimit, downloadLimit < 1 { throw CofferError(.invalidArgument, detail: "a download limit is at least 1") }
+        if let password, password.isEmpty { throw CofferError(.invalidArgument, detail: "an empty password") }
+        var hash: PasswordHash?
+        if let password { hash = try await BlockingIO.run { _ throws(CofferError) in try PasswordHash(password) } }
+        let share = Share(id: Share.makeID(), path: path.description, isFolder: isFolder, created: Date(), expires: expires,
+                          password: hash, downloadLimit: downloadLimit, downloads: 0, allowsUpload: upload)
+        try await BlockingIO.run { _ throws(CofferError) in
+            try store.update { (shares: inout [Share]) throws(CofferError) in shares.append(share) }
+        }
+        return share
+    }
+
+    /// Every share, oldest first.
+    public func shares() async throws(CofferError) -> [Share] {
+        let store = try requireShareStore()
+        return try await BlockingIO.run { _ throws(CofferError) in store.load() }
+    }
+
+    /// The share `id`, if there is one (revoked ones are gone).
+    public func share(_ id: String) async -> Share? {
+        guard Share.isWellFormedID(id), let store = shareStore else { return nil }
+        return try? await BlockingIO.run { _ throws(CofferError) in store.load().first { $0.id == id } }
+    }
+
+    /// Ends a share: its link answers 404 from the next request on.
+    func revokeShare(_ id: String) async throws(CofferError) -> Share {
+        let store = try requireShareStore()
+        return try await BlockingIO.run { _ throws(CofferError) -> Share in
+            try store.update { (shares: inout [Share]) throws(CofferError) -> Share in
+                guard let index = shares.firstIndex(where: { $0.id == id }) else {
+                    throw CofferError(.noSuchFile, detail: "share \(id)")
+                }
+                return shares.remove(at: index)
+            }
+        }
+    }
+
+    /// Counts a finished download of share `id`, under the store's lock; returns the share as
+    /// it is now (`nil` when it was revoked meanwhile).
+    public func countDownload(of id: String) async -> Share? {
+        guard let store = shareStore else { return nil }
+        return try? await BlockingIO.run { _ throws(CofferError) -> Share? in
+            try store.update { (shares: inout [Share]) throws(CofferError) -> Share? in
+                guard let index = shares.firstIndex(where: { $0.id == id }) else { return nil }
+                shares[index].downloads += 1
+                return shares[index]
+            }
+        }
+    }
+
+    /// The item a visitor of `share` names by `components` (below the shared folder; none for
+    /// the shared item itself): pinned to what was shared. A file share answers only for the
+    /// file; in a folder share no name may be `..`, `.`, empty or hold a `/` or NUL (checked as
+    /// any name is), and no item on the way may be a link, whatever it points to (inside the
+    /// mount or not: a link could name a sibling the share does not cover).
+    public func sharedItem(_ share: Share, _ components: [String]) async throws(CofferError) -> FileNode {
+        guard let root = share.virtualPath else { throw CofferError(.noSuchFile) }
+        if !share.isFolder && !components.isEmpty { throw CofferError(.noSuchFile) }
+        var path = root
+        for name in components { path = try path.appending(name) }
+        var walked = root
+        var node = try await stat(root)
+        for name in components {
+            guard node.kind != .file, node.linkTarget == nil else { throw CofferError(.noSuchFile, path: path) }
+            walked = walked.appending(trustedName: name)
+            node = try await stat(walked)
+        }
+        if node.linkTarget != nil || node.special != nil { throw CofferError(.noSuchFile, path: path) }
+        if components.isEmpty && (node.kind != .file) != share.isFolder { throw CofferError(.noSuchFile, path: path) }
+        return node
+    }
+
+    private nonisolated func requireShareStore() throws(CofferError) -> JSONListStore<Share> {
+        guard let shareStore else { throw CofferError(.unsupported, detail: "shares") }
+        return shareStore
+    }
+}
