@@ -88,7 +88,8 @@ let package = Package(
                 resources: [.embedInCode("tools.json")]),
         // The web front end (`coffer serve`, issue 22): the page, files over HTTP, JSON-RPC over a WebSocket.
         .target(name: "CofferWeb",
-                dependencies: ["CofferCore", "CofferJSONRPC", "CofferRuntime", "FileService", "CofferPreview", "CCivetWeb"],
+                dependencies: ["CofferCore", "CofferJSONRPC", "CofferRuntime", "FileService", "CofferPreview", "CCivetWeb",
+                               "CCofferArchive"],
                 resources: [.embedInCode("Page/index.html"), .embedInCode("Page/app.js"), .embedInCode("Page/app.css")]),
         // `coffer`'s command line and front ends, for any application that adds its own mounts.
         .target(

@@ -12,6 +12,7 @@ headless Chromium, as a visitor without the access token meets them.
              multipart bodies are cross-checked with python-multipart's reading of the same bytes
   closed     the token-protected browser stays closed to a visitor; --share-only serves links only
   audit      every access is in the audit log with the share, the client and the bytes
+  zip        a shared folder downloads as a .zip streamed by libarchive (read back with zipfile)
   browser    Chromium opens a file share and downloads it, and unlocks a password share
 Usage: share_check.py PATH-TO-COFFER   (needs selenium and python-multipart)
 """
@@ -169,6 +170,12 @@ def main():
         status, _, page = http(base + folder_link)
         check(status == 200 and b"b.txt" in page and b"out.txt" not in page, "a folder share lists its items, not the link")
         check(http(base + folder_link + "/raw/b.txt")[2] == b"below\n", "a file below a shared folder downloads")
+        import zipfile
+        status, headers, body = http(base + folder_link + "/zip")
+        archive = zipfile.ZipFile(io.BytesIO(body))
+        check(status == 200 and headers.get("Transfer-Encoding") == "chunked" and archive.testzip() is None
+              and archive.read("Sub/b.txt") == b"below\n" and not any("out.txt" in n for n in archive.namelist()),
+              f"the folder downloads as a zip, made as it is sent, without the link: {archive.namelist()}")
         for path in ["/raw/out.txt", "/p/out.txt", "/raw/..%2Fa.txt", "/raw/%2e%2e/a.txt", "/raw/..%2F..%2Fsecret.txt",
                      "/p/%2e%2e", "/raw/%2E%2E%2Fsibling.txt"]:
             status, _, body = http(base + folder_link + path)

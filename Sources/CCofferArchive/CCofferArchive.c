@@ -6,6 +6,7 @@
 #include <locale.h>
 #include <pthread.h>
 #include <stdio.h>
+#include <stdlib.h>
 #include <string.h>
 #include <sys/stat.h>
 
@@ -183,4 +184,110 @@ static int read_contents(int fd, int64_t listed, int64_t counted, int64_t budget
     // An archive whose first header is unreadable is not an archive at all.
     if (result != 0 && summary->count == 0 && error[0] == '\0') copy_text(error, capacity, "not an archive");
     return result;
+}
+
+// MARK: Writing zip files, streamed
+
+static struct {
+    int loaded;
+    __typeof__(&archive_write_new) write_new;
+    __typeof__(&archive_write_set_format_zip) set_format_zip;
+    __typeof__(&archive_write_set_bytes_per_block) bytes_per_block;
+    __typeof__(&archive_write_open) write_open;
+    __typeof__(&archive_write_header) write_header;
+    __typeof__(&archive_write_data) write_data;
+    __typeof__(&archive_write_finish_entry) finish_entry;
+    __typeof__(&archive_write_close) write_close;
+    __typeof__(&archive_write_free) write_free;
+    __typeof__(&archive_entry_new) entry_new;
+    __typeof__(&archive_entry_free) entry_free;
+    __typeof__(&archive_entry_set_pathname_utf8) set_pathname_utf8;
+    __typeof__(&archive_entry_set_size) set_size;
+    __typeof__(&archive_entry_set_filetype) set_filetype;
+    __typeof__(&archive_entry_set_perm) set_perm;
+    __typeof__(&archive_entry_set_mtime) set_mtime;
+} zip;
+
+static pthread_once_t zip_once = PTHREAD_ONCE_INIT;
+
+static void load_zip(void) {
+    void *library = dlopen("libarchive.so.13", RTLD_NOW | RTLD_LOCAL);
+    if (library == NULL) return;
+#define FIND(field, name) zip.field = (__typeof__(zip.field))dlsym(library, name)
+    FIND(write_new, "archive_write_new");
+    FIND(set_format_zip, "archive_write_set_format_zip");
+    FIND(bytes_per_block, "archive_write_set_bytes_per_block");
+    FIND(write_open, "archive_write_open");
+    FIND(write_header, "archive_write_header");
+    FIND(write_data, "archive_write_data");
+    FIND(finish_entry, "archive_write_finish_entry");
+    FIND(write_close, "archive_write_close");
+    FIND(write_free, "archive_write_free");
+    FIND(entry_new, "archive_entry_new");
+    FIND(entry_free, "archive_entry_free");
+    FIND(set_pathname_utf8, "archive_entry_set_pathname_utf8");
+    FIND(set_size, "archive_entry_set_size");
+    FIND(set_filetype, "archive_entry_set_filetype");
+    FIND(set_perm, "archive_entry_set_perm");
+    FIND(set_mtime, "archive_entry_set_mtime");
+#undef FIND
+    zip.loaded = zip.write_new && zip.set_format_zip && zip.bytes_per_block && zip.write_open && zip.write_header
+        && zip.write_data && zip.finish_entry && zip.write_close && zip.write_free && zip.entry_new && zip.entry_free
+        && zip.set_pathname_utf8 && zip.set_size && zip.set_filetype && zip.set_perm && zip.set_mtime;
+}
+
+struct coffer_zip {
+    struct archive *archive;
+    coffer_zip_sink sink;
+    void *context;
+};
+
+static la_ssize_t zip_write(struct archive *archive, void *data, const void *bytes, size_t length) {
+    (void)archive;
+    struct coffer_zip *writer = data;
+    return writer->sink(writer->context, bytes, length) ? (la_ssize_t)length : -1;
+}
+
+coffer_zip *coffer_zip_open(coffer_zip_sink sink, void *context) {
+    pthread_once(&zip_once, load_zip);
+    if (!zip.loaded) return NULL;
+    struct coffer_zip *writer = calloc(1, sizeof *writer);
+    if (writer == NULL) return NULL;
+    writer->sink = sink;
+    writer->context = context;
+    writer->archive = zip.write_new();
+    // Written as it comes, not in blocks padded for tapes.
+    if (writer->archive == NULL || zip.set_format_zip(writer->archive) != ARCHIVE_OK
+        || zip.bytes_per_block(writer->archive, 0) != ARCHIVE_OK
+        || zip.write_open(writer->archive, writer, NULL, zip_write, NULL) != ARCHIVE_OK) {
+        if (writer->archive != NULL) zip.write_free(writer->archive);
+        free(writer);
+        return NULL;
+    }
+    return writer;
+}
+
+int coffer_zip_add(coffer_zip *writer, const char *path, int64_t size, int64_t mtime, int is_folder) {
+    struct archive_entry *entry = zip.entry_new();
+    if (entry == NULL) return 0;
+    zip.set_pathname_utf8(entry, path);
+    zip.set_filetype(entry, is_folder ? AE_IFDIR : AE_IFREG);
+    zip.set_perm(entry, is_folder ? 0755 : 0644);
+    zip.set_size(entry, is_folder ? 0 : size);
+    zip.set_mtime(entry, (time_t)mtime, 0);
+    int done = zip.write_header(writer->archive, entry) == ARCHIVE_OK;
+    zip.entry_free(entry);
+    return done;
+}
+
+int coffer_zip_write(coffer_zip *writer, const void *bytes, size_t length) {
+    return zip.write_data(writer->archive, bytes, length) == (la_ssize_t)length;
+}
+
+int coffer_zip_close(coffer_zip *writer, int finish) {
+    int done = 1;
+    if (finish) done = zip.write_close(writer->archive) == ARCHIVE_OK;
+    zip.write_free(writer->archive);
+    free(writer);
+    return done;
 }

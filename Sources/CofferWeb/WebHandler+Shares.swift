@@ -13,6 +13,7 @@ import Synchronization
 ///   (a listing); `GET /s/ID/p/A/B` — a folder or file below a shared folder;
 /// - `GET /s/ID/raw[/A/B]` — a file's bytes, as an attachment, with `Range`;
 /// - `GET /s/ID/thumb[/A/B]` — its thumbnail;
+/// - `GET /s/ID/zip[/A/B]` — a shared folder, or one below it, as a `.zip` made as it is sent;
 /// - `POST /s/ID` — the password form (`password=…`), or files for a drop box
 ///   (`multipart/form-data`).
 ///
@@ -73,6 +74,12 @@ extension WebHandler {
         case "raw":
             guard node.kind == .file else { return sharePage(connection, 404, gone(language)) }
             return sendShared(connection, request, share, node, client: client)
+        case "zip":
+            guard node.kind != .file else { return sharePage(connection, 404, gone(language)) }
+            let (status, sent) = sendZip(connection, of: node, named: names.last ?? node.name)
+            audit(share, client: client, item: node.path.description, method: "share-zip", outcome: status < 400 ? "ok" : "\(status)",
+                  bytes: sent)
+            return status
         case "thumb":
             guard node.kind == .file else { return respond(connection, 404, text: "") }
             return thumbnail(connection, of: node.path, pixels: ThumbnailSize.normal.pixels, language: language)
@@ -305,7 +312,8 @@ extension WebHandler {
         }
         let session = self.session, path = node.path
         let items = (try? blocking { () async throws(CofferError) in try await session.perform(ListFolder(path)) }.get().items) ?? []
-        var html = ShareText.heading(names.last ?? node.name) + "<ul>"
+        var html = ShareText.heading(names.last ?? node.name)
+            + "<p><a href=\"/s/\(share.id)/zip\(suffix)\" download>\(LocalizedText("Download all as .zip", "全部下载为 .zip")(language))</a></p><ul>"
         if !names.isEmpty {
             let up = below.dropLast().joined(separator: "/")
             html += "<li><a href=\"/s/\(share.id)/p\(up.isEmpty ? "" : "/" + up)\">..</a></li>"

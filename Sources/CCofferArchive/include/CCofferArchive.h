@@ -38,4 +38,16 @@ int coffer_archive_contents(int fd, int64_t listed, int64_t counted, int64_t bud
                             coffer_archive_stop stop, void *context, coffer_archive_summary *summary,
                             char *error, size_t capacity);
 
+/// A zip file written as it is made, handed to `sink` piece by piece (return 0 to stop).
+typedef struct coffer_zip coffer_zip;
+typedef int (*coffer_zip_sink)(void *context, const void *bytes, size_t length);
+/// A new zip stream, or NULL without libarchive.
+coffer_zip *coffer_zip_open(coffer_zip_sink sink, void *context);
+/// Starts an entry (a folder, or a file of `size` bytes whose data follows); 0 on failure.
+int coffer_zip_add(coffer_zip *writer, const char *path, int64_t size, int64_t mtime, int is_folder);
+/// Data of the current file; 0 on failure.
+int coffer_zip_write(coffer_zip *writer, const void *bytes, size_t length);
+/// Ends the stream (with `finish`, writing its central directory) and frees it.
+int coffer_zip_close(coffer_zip *writer, int finish);
+
 #endif

@@ -1,0 +1,88 @@
+import CCivetWeb
+import CCofferArchive
+import CofferCore
+import FileService
+import Foundation
+
+/// A folder as a `.zip`, made by libarchive as it is sent (HTTP chunked transfer encoding):
+/// memory stays at one read's worth whatever the folder holds. Hidden items, links and
+/// special files are left out, as every listing leaves them out.
+extension WebHandler {
+    func sendZip(_ connection: UnsafeMutableRawPointer, of folder: FileNode, named name: String) -> (status: Int32, sent: Int64) {
+        let out = ChunkedWriter(connection)
+        guard let zip = coffer_zip_open({ context, bytes, length in
+            Unmanaged<ChunkedWriter>.fromOpaque(context!).takeUnretainedValue().write(bytes!, length) ? 1 : 0
+        }, Unmanaged.passUnretained(out).toOpaque()) else {
+            return (respond(connection, 500, text: "libarchive (libarchive13) is needed to send a folder as a zip."), 0)
+        }
+        let headers = "Content-Type: application/zip\r\nContent-Disposition: attachment; "
+            + Self.dispositionName(name + ".zip") + "\r\nTransfer-Encoding: chunked\r\n"
+        _ = coffer_web_respond(connection, 200, Self.sharePolicy + headers, -1)
+        var complete = true
+        withExtendedLifetime(out) {
+            complete = addFolder(folder.path, prefix: name, to: zip, out: out)
+        }
+        // A zip cut short is not finished: the visitor's unzip says it is damaged.
+        _ = coffer_zip_close(zip, complete ? 1 : 0)
+        if complete { out.end() }
+        return (200, out.sent)
+    }
+
+    private func addFolder(_ path: VirtualPath, prefix: String, to zip: OpaquePointer, out: ChunkedWriter) -> Bool {
+        let session = self.session
+        guard case .success(let listing) = blocking({ () async throws(CofferError) in try await session.perform(ListFolder(path)) }),
+              coffer_zip_add(zip, prefix + "/", 0, Int64(Date().timeIntervalSince1970), 1) == 1
+        else { return false }
+        for item in listing.items where !item.isHidden && item.special == nil && item.linkTarget == nil {
+            let entry = prefix + "/" + item.name
+            if item.kind != .file {
+                guard addFolder(item.path, prefix: entry, to: zip, out: out) else { return false }
+                continue
+            }
+            let itemPath = item.path
+            guard case .success(let file) = blocking({ () async throws(CofferError) in try await session.perform(OpenFile(itemPath)) })
+            else { continue }  // gone since the listing
+            defer { _ = blocking { () async throws(CofferError) in await file.close() } }
+            let mtime = Int64(item.modificationDate.timeIntervalSince1970)
+            guard coffer_zip_add(zip, entry, file.size, mtime, 0) == 1 else { return false }
+            var offset: Int64 = 0
+            while offset < file.size {
+                let at = offset
+                guard case .success(let bytes) = blocking({ () async throws(CofferError) -> [UInt8] in
+                    try await file.read(at: at, upTo: 1 << 20)
+                }), !bytes.isEmpty else { return false }
+                guard bytes.withUnsafeBytes({ coffer_zip_write(zip, $0.baseAddress, $0.count) }) == 1, !out.failed else { return false }
+                offset += Int64(bytes.count)
+            }
+        }
+        return true
+    }
+}
+
+/// Writes a response body in HTTP/1.1 chunks.
+final class ChunkedWriter {
+    private let connection: UnsafeMutableRawPointer
+    private(set) var sent: Int64 = 0
+    private(set) var failed = false
+
+    init(_ connection: UnsafeMutableRawPointer) { self.connection = connection }
+
+    func write(_ bytes: UnsafeRawPointer, _ length: Int) -> Bool {
+        guard !failed else { return false }
+        guard length > 0 else { return true }
+        let head = Array((String(length, radix: 16) + "\r\n").utf8)
+        let tail = Array("\r\n".utf8)
+        if coffer_web_write(connection, head, head.count) <= 0 || coffer_web_write(connection, bytes, length) <= 0
+            || coffer_web_write(connection, tail, tail.count) <= 0 {
+            failed = true
+            return false
+        }
+        sent += Int64(length)
+        return true
+    }
+
+    func end() {
+        let last = Array("0\r\n\r\n".utf8)
+        if !failed { _ = coffer_web_write(connection, last, last.count) }
+    }
+}
