@@ -131,6 +131,7 @@ public final class CommandInterpreter {
             case "share": try await share(arguments)
             case "shares": try await listShares(arguments)
             case "unshare": try await unshare(arguments)
+            case "open-with": try await openWith(arguments)
             case "recent": try await listRecent(arguments)
             case "help": try help(arguments)
             case "quit", "exit": return .quit

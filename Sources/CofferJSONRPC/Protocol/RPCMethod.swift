@@ -93,7 +93,7 @@ public struct RPCMethodRegistry: Sendable {
         TypesDescribe.self, TransfersDownload.self, TransfersList.self, TransfersUpload.self,
         FilesPreview.self, FilesThumbnail.self, FilesTagsSet.self, FilesTagsGet.self, FilesTagsList.self,
         FavouritesList.self, FavouritesAdd.self, FavouritesRemove.self, FilesRecent.self,
-        SharesCreate.self, SharesList.self, SharesRevoke.self,
+        SharesCreate.self, SharesList.self, SharesRevoke.self, FilesApplications.self, FilesOpenWith.self,
     ])
 
     /// Only these methods: a front end that speaks another protocol over JSON-RPC (MCP).

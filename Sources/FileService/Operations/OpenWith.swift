@@ -1,0 +1,74 @@
+import CofferCore
+
+/// The desktop's applications for a file's type, the default first (``DesktopApplications``).
+public struct ListApplications: FileOperation {
+    public static let name = "applications"
+
+    public enum Item: Sendable, Hashable {
+        case path(VirtualPath)
+        case host(String)
+    }
+
+    public var item: Item
+    public var applications: DesktopApplications
+
+    public init(_ item: Item, applications: DesktopApplications = DesktopApplications()) {
+        self.item = item
+        self.applications = applications
+    }
+
+    public func run(in context: OperationContext) async throws(CofferError) -> (mimeType: String, applications: [DesktopApplications.Application]) {
+        let type: String
+        switch item {
+        case .path(let path): type = try await context.service.mimeType(of: path)
+        case .host(let hostPath): type = context.service.mimeType(ofHostFile: hostPath)
+        }
+        return (type, applications.applications(for: type))
+    }
+}
+
+/// Opens a file in another application: a file of a mount as a read-only copy (or itself,
+/// `inPlace`), a host file where it is. Without `application`, the desktop's default.
+public struct OpenWithApplication: FileOperation {
+    public static let name = "openWith"
+    public static let changesFiles = true
+
+    public var item: ListApplications.Item
+    public var application: String?
+    public var inPlace: Bool
+    public var applications: DesktopApplications
+
+    public init(_ item: ListApplications.Item, application: String? = nil, inPlace: Bool = false,
+                applications: DesktopApplications = DesktopApplications()) {
+        self.item = item
+        self.application = application
+        self.inPlace = inPlace
+        self.applications = applications
+    }
+
+    public func run(in context: OperationContext) async throws(CofferError) -> HandOver {
+        let (type, available) = try await ListApplications(item, applications: applications).run(in: context)
+        let chosen: DesktopApplications.Application
+        if let application {
+            guard let found = DesktopApplications.pick(application, from: available) else {
+                throw CofferError(.invalidArgument, detail: "no application “\(application)” opens \(type): "
+                                  + (available.isEmpty ? "none does" : available.map(\.id).joined(separator: ", ")))
+            }
+            chosen = found
+        } else {
+            guard let first = available.first else { throw CofferError(.unsupported, detail: "no application opens \(type)") }
+            chosen = first
+        }
+        switch item {
+        case .path(let path): return try await context.service.handOver(path, to: chosen, inPlace: inPlace)
+        case .host(let hostPath):
+            return try await context.service.handOver(hostPath: hostPath, to: chosen, policy: context.session.hostPolicy)
+        }
+    }
+
+    /// A host file is recorded without its path (the audit log names no host path).
+    public func auditedPaths(for outcome: Result<HandOver, CofferError>) -> [String] {
+        if case .path(let path) = item { return [path.description] }
+        return ["host"]
+    }
+}
