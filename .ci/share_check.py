@@ -64,6 +64,7 @@ class Server:
         self.process = subprocess.Popen([COFFER, "--container", CONTAINER, "--lang", "en", "serve", "--port", "0", *extra],
                                         stdout=subprocess.PIPE, stderr=self.log, stdin=subprocess.DEVNULL, text=True)
         line = self.process.stdout.readline()
+        self.page = (re.search(r"(http://\S+/\?token=[0-9a-f]+)", line) or re.search("(x)?", "")).group(1)
         match = re.search(r"(http://[^/\s]+)", line)
         if not match:
             raise SystemExit(f"share_check: no address from coffer serve: {line!r} {open(self.log.name).read()}")
@@ -269,7 +270,7 @@ def main():
               "wrong passwords are audited")
 
         # The wrong passwords above locked this client out of that share: the browser opens another.
-        browser(base, file_link, share("Docs/Sub --password", stdin="open sesame\n"))
+        browser(base, file_link, share("Docs/Sub --password", stdin="open sesame\n"), server.page)
     finally:
         check(server.stop() == 0, "the server stops cleanly")
 
@@ -282,7 +283,7 @@ def main():
     print("share_check: every check held")
 
 
-def browser(base, file_link, locked):
+def browser(base, file_link, locked, page):
     from selenium import webdriver
     from selenium.webdriver.chrome.service import Service
     from selenium.webdriver.common.by import By
@@ -309,6 +310,23 @@ def browser(base, file_link, locked):
         from selenium.webdriver.support.ui import WebDriverWait
         found = WebDriverWait(driver, 15).until(lambda d: d.find_elements(By.LINK_TEXT, "b.txt"))
         check(bool(found), "Chromium unlocks a password share and lists it")
+
+        # The page's share dialog makes a link with shares/create, shown plainly with a copy button.
+        from selenium.webdriver.support import expected_conditions
+        driver.get(page)
+        wait = WebDriverWait(driver, 15)
+        row = wait.until(lambda d: [e for e in d.find_elements(By.CSS_SELECTOR, "#items li") if "Docs" in e.text])
+        row[0].click()
+        wait.until(expected_conditions.element_to_be_clickable((By.ID, "share"))).click()
+        driver.find_element(By.ID, "share-downloads").send_keys("3")
+        driver.find_element(By.ID, "share-make").click()
+        link = wait.until(lambda d: d.find_element(By.ID, "share-link").get_attribute("value"))
+        check(re.fullmatch(re.escape(base) + r"/s/[A-Za-z0-9_-]{22}", link) is not None
+              and driver.find_element(By.ID, "share-copy").is_enabled(), f"the page's share dialog makes a link: {link}")
+        check("files:/Docs" in coffer("shares").split(link[len(base):])[1].split("\n")[0] and "0 of 3 downloads" in coffer("shares"),
+              "the link is the session's, as shares lists it")
+        driver.get(link)
+        check(driver.find_element(By.TAG_NAME, "h1").text == "Docs", "and a visitor opens it")
     finally:
         driver.quit()
 

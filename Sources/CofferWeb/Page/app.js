@@ -15,6 +15,9 @@ const words = {
     edit: "Edit", save: "Save", saved: "Saved.", overwrite: "Overwrite", saveCopy: "Save as a copy",
     keepEditing: "Keep editing", tooLong: "Only the first 1 MB of a text can be edited here.",
     favourites: "Favourites", addFavourite: "★ Favourite", missing: "Moved or deleted since it was marked",
+    share: "Share", shareTitle: "Share by link", expires: "Expires after", password: "Password (optional)",
+    downloads: "Downloads allowed", dropBox: "Others may upload here (a drop box)", makeLink: "Make the link",
+    copy: "Copy", copied: "The link is copied.",
   },
   "zh-Hans": {
     search: "搜索", newFolder: "新建文件夹", rename: "重命名", delete: "移到废纸篓", upload: "上传",
@@ -28,6 +31,9 @@ const words = {
     edit: "编辑", save: "保存", saved: "已保存。", overwrite: "覆盖", saveCopy: "另存为副本",
     keepEditing: "继续编辑", tooLong: "这里只能编辑文本的前 1 MB。",
     favourites: "收藏", addFavourite: "★ 收藏", missing: "收藏后已被移动或删除",
+    share: "共享", shareTitle: "通过链接共享", expires: "有效期", password: "密码（可选）",
+    downloads: "允许下载次数", dropBox: "允许他人上传到这里（投递箱）", makeLink: "生成链接",
+    copy: "复制", copied: "链接已复制。",
   },
 };
 
@@ -288,7 +294,7 @@ function select(index, showPreview) {
     if (chosen) item.scrollIntoView({ block: "nearest" });
   });
   const node = state.items[index];
-  $("rename").disabled = $("delete").disabled = !node || state.view === "trash";
+  $("rename").disabled = $("delete").disabled = $("share").disabled = !node || state.view === "trash";
   if (node && showPreview && node.kind === "file" && state.view !== "trash") preview(node).catch(failed);
 }
 
@@ -367,6 +373,38 @@ async function showFavourites() {
     };
     shelf.append(button);
   }
+}
+
+// MARK: Sharing
+
+/// The share dialog: a link to the selected item, made by `shares/create` as every front end
+/// makes it, shown as plain text with a copy button.
+function openShare() {
+  const node = state.items[state.selected];
+  if (!node) return;
+  $("share-name").textContent = node.path;
+  $("share-upload-label").hidden = node.kind === "file";
+  $("share-upload").checked = false;
+  $("share-password").value = $("share-downloads").value = $("share-link").value = "";
+  $("share-copy").disabled = true;
+  $("share-make").onclick = () => makeShare(node).catch(failed);
+  $("share-copy").onclick = async () => {
+    $("share-link").select();
+    try { await navigator.clipboard.writeText($("share-link").value); } catch { document.execCommand("copy"); }
+    show(say("copied"));
+  };
+  $("share-dialog").showModal();
+}
+
+async function makeShare(node) {
+  const params = { path: node.path };
+  if ($("share-expires").value) params.expires = $("share-expires").value;
+  if ($("share-password").value) params.password = $("share-password").value;
+  if ($("share-downloads").value) params.downloads = Number($("share-downloads").value);
+  if (node.kind !== "file" && $("share-upload").checked) params.upload = true;
+  const made = await bridge.call("shares/create", params);
+  $("share-link").value = location.origin + made.link;
+  $("share-copy").disabled = false;
 }
 
 async function addFavourite() {
@@ -616,6 +654,7 @@ async function start() {
   $("upload").onchange = () => { upload([...$("upload").files]); $("upload").value = ""; };
   $("show-trash").onclick = () => showTrash().catch(failed);
   $("add-favourite").onclick = () => addFavourite().catch(failed);
+  $("share").onclick = openShare;
   $("leave-trash").onclick = () => { state.view = "files"; list(state.folder).catch(failed); };
   $("empty-trash").onclick = async () => { if (confirm(say("emptyConfirm"))) { await bridge.call("trash/empty").catch(failed); showTrash(); } };
   $("more").onclick = () => list(state.folder, true).catch(failed);
