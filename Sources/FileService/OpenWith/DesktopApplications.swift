@@ -25,6 +25,8 @@ public struct DesktopApplications: Sendable {
         public var name: String
         /// The `Exec` line, with its field codes.
         public var exec: String
+        /// `Terminal=true`: it runs in a terminal.
+        public var inTerminal: Bool
         public var isDefault: Bool
 
         enum CodingKeys: String, CodingKey { case id, name, isDefault = "default" }
@@ -72,7 +74,9 @@ public struct DesktopApplications: Sendable {
             ordered.insert(defaultID, at: 0)
         }
         return ordered.enumerated().compactMap { index, id in
-            entries[id].map { Application(id: id, name: $0.name, exec: $0.exec, isDefault: index == 0 && defaultID != nil) }
+            entries[id].map {
+                Application(id: id, name: $0.name, exec: $0.exec, inTerminal: $0.inTerminal, isDefault: index == 0 && defaultID != nil)
+            }
         }
     }
 
@@ -90,6 +94,7 @@ public struct DesktopApplications: Sendable {
         var name: String
         var exec: String
         var mimeTypes: Set<String>
+        var inTerminal: Bool
         /// Where it was found, for a stable order.
         var order: Int
     }
@@ -135,7 +140,8 @@ public struct DesktopApplications: Sendable {
         else { return nil }
         if let tryExec = values["TryExec"], !programExists(tryExec) { return nil }
         let types = (values["MimeType"] ?? "").split(separator: ";").map { $0.trimmingCharacters(in: .whitespaces) }
-        return Entry(name: name, exec: exec, mimeTypes: Set(types.filter { !$0.isEmpty }), order: order)
+        return Entry(name: name, exec: exec, mimeTypes: Set(types.filter { !$0.isEmpty }),
+                     inTerminal: values["Terminal"] == "true", order: order)
     }
 
     /// Whether `program` (a path, or a name looked up in `PATH`) can be run.

@@ -95,7 +95,13 @@ extension FileService {
 
     /// Starts the application on its own, with nothing of Coffer's (no pipe, no terminal).
     private nonisolated func launch(_ application: DesktopApplications.Application, file: String) throws(CofferError) {
-        let command = ExecLine.command(application.exec, file: file, name: application.name)
+        var command = ExecLine.command(application.exec, file: file, name: application.name)
+        if application.inTerminal {
+            guard DesktopApplications().programExists("x-terminal-emulator") else {
+                throw CofferError(.unsupported, detail: "\(application.id) runs in a terminal, and there is no x-terminal-emulator")
+            }
+            command = ["x-terminal-emulator", "-e"] + command
+        }
         let process = Process()
         process.executableURL = URL(fileURLWithPath: "/usr/bin/env")
         process.arguments = ["--"] + command
