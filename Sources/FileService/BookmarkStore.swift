@@ -17,6 +17,8 @@ struct JSONListStore<Element: Codable & Equatable & Sendable>: Sendable {
     let path: String
     /// What a failure to save names (`bookmarks`).
     let label: String
+    /// Whether only its owner may read it (mode 0600): it holds secrets (share passwords' hashes).
+    var isPrivate = false
 
     func load() -> [Element] {
         guard let data = FileManager.default.contents(atPath: path),
@@ -28,7 +30,15 @@ struct JSONListStore<Element: Codable & Equatable & Sendable>: Sendable {
     func save(_ elements: [Element]) throws(CofferError) {
         do {
             let data = try Self.encoder.encode(elements)
-            try data.write(to: URL(fileURLWithPath: path), options: .atomic)
+            guard isPrivate else { return try data.write(to: URL(fileURLWithPath: path), options: .atomic) }
+            // Made 0600 from the first byte, then renamed over the old one.
+            let temporary = path + ".new"
+            unlink(temporary)
+            guard FileManager.default.createFile(atPath: temporary, contents: data, attributes: [.posixPermissions: 0o600]),
+                  rename(temporary, path) == 0
+            else { throw CofferError(.ioError, detail: label, errno: errno) }
+        } catch let error as CofferError {
+            throw error
         } catch {
             throw CofferError(.ioError, detail: label, underlying: error)
         }

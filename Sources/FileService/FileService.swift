@@ -84,7 +84,7 @@ public actor FileService {
             JSONListStore(path: ($0 as NSString).deletingLastPathComponent + "/favourites.json", label: "favourites")
         }
         self.shareStore = bookmarksPath.map {
-            JSONListStore(path: ($0 as NSString).deletingLastPathComponent + "/shares.json", label: "shares")
+            JSONListStore(path: ($0 as NSString).deletingLastPathComponent + "/shares.json", label: "shares", isPrivate: true)
         }
         self.uploadRegistry = uploadsPath.flatMap { try? UploadRegistry(path: $0, journal: journal) }
         self.transfersPath = transfersPath
