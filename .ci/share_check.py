@@ -59,10 +59,12 @@ def share(arguments, stdin=""):
 
 
 class Server:
-    def __init__(self, *extra):
+    def __init__(self, *extra, environment=None):
         self.log = tempfile.NamedTemporaryFile(prefix="coffer-serve-", suffix=".log", delete=False)
+        env = {key: value for key, value in os.environ.items() if key not in ("DISPLAY", "WAYLAND_DISPLAY")}
         self.process = subprocess.Popen([COFFER, "--container", CONTAINER, "--lang", "en", "serve", "--port", "0", *extra],
-                                        stdout=subprocess.PIPE, stderr=self.log, stdin=subprocess.DEVNULL, text=True)
+                                        stdout=subprocess.PIPE, stderr=self.log, stdin=subprocess.DEVNULL, text=True,
+                                        env=dict(env, **(environment or {})))
         line = self.process.stdout.readline()
         self.page = (re.search(r"(http://\S+/\?token=[0-9a-f]+)", line) or re.search("(x)?", "")).group(1)
         match = re.search(r"(http://[^/\s]+)", line)
@@ -274,6 +276,7 @@ def main():
     finally:
         check(server.stop() == 0, "the server stops cleanly")
 
+    open_with()
     only = Server("--share-only")
     try:
         check(http(only.base + "/")[0] == 404 and http(only.base + file_link + "/raw")[2] == b"shared file\n",
@@ -281,6 +284,59 @@ def main():
     finally:
         only.stop()
     print("share_check: every check held")
+
+
+def open_with():
+    """The page offers Open with only in a graphical session, and hands a read-only copy over."""
+    from selenium import webdriver
+    from selenium.webdriver.chrome.service import Service
+    from selenium.webdriver.common.by import By
+    from selenium.webdriver.support.ui import WebDriverWait
+    desktop = os.path.join(WORK, "desktop")
+    os.makedirs(os.path.join(desktop, "data", "applications"))
+    os.makedirs(os.path.join(desktop, "system"))
+    os.symlink("/usr/share/mime", os.path.join(desktop, "system", "mime"))
+    calls = os.path.join(desktop, "calls")
+    script = os.path.join(desktop, "record.sh")
+    with open(script, "w") as out:
+        out.write(f"#!/bin/sh\nprintf '%s\\n' \"$@\" >> '{calls}'\n")
+    os.chmod(script, 0o755)
+    with open(os.path.join(desktop, "data", "applications", "recorder.desktop"), "w") as out:
+        out.write(f"[Desktop Entry]\nType=Application\nName=Recorder\nExec={script} %f\nMimeType=text/plain;\n")
+    environment = {"XDG_DATA_HOME": os.path.join(desktop, "data"), "XDG_DATA_DIRS": os.path.join(desktop, "system"),
+                   "XDG_CONFIG_HOME": os.path.join(desktop, "config"), "XDG_CONFIG_DIRS": os.path.join(desktop, "none")}
+    options = webdriver.ChromeOptions()
+    for argument in ["--headless=new", "--no-sandbox", "--disable-gpu", "--lang=en-US"]:
+        options.add_argument(argument)
+    driver = webdriver.Chrome(service=Service("/usr/bin/chromedriver"), options=options)
+    try:
+        for graphical in (False, True):
+            server = Server(environment=dict(environment, **({"DISPLAY": ":0"} if graphical else {})))
+            try:
+                driver.get(server.page)
+                wait = WebDriverWait(driver, 15)
+                row = wait.until(lambda d: [e for e in d.find_elements(By.CSS_SELECTOR, "#items li") if "secret.txt" in e.text])
+                button = driver.find_element(By.ID, "open-with")
+                if not graphical:
+                    check(not button.is_displayed(), "without a graphical session the page offers no Open with")
+                    continue
+                row[0].click()
+                wait.until(lambda d: d.find_element(By.ID, "open-with").is_enabled())
+                button.click()
+                choice = wait.until(lambda d: d.find_elements(By.CSS_SELECTOR, "#applications button"))
+                check([b.text for b in choice] == ["Recorder"], "in one, it lists the desktop's applications for the type")
+                choice[0].click()
+                for _ in range(100):
+                    if os.path.exists(calls):
+                        break
+                    time.sleep(0.1)
+                handed = open(calls).read().strip() if os.path.exists(calls) else ""
+                check(handed.endswith("/secret.txt") and "/tmp/OpenWith/" in handed
+                      and (os.stat(handed).st_mode & 0o777) == 0o400, f"and hands over a read-only copy: {handed}")
+            finally:
+                server.stop()
+    finally:
+        driver.quit()
 
 
 def browser(base, file_link, locked, page):

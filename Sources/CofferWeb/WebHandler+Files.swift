@@ -22,9 +22,11 @@ extension WebHandler {
     }
 
     /// The file at `path`, whole or the range asked for, read through the session.
+    /// `finishing` runs just before the piece holding the file's last byte is written, so that
+    /// what it records is there before the client can ask again.
     /// - Returns: the status sent, the bytes sent, and whether the last byte of the file was among them.
     func sendFile(_ connection: UnsafeMutableRawPointer, _ request: coffer_web_request, at path: VirtualPath,
-                  attachment forced: Bool) -> (status: Int32, sent: Int64, finished: Bool) {
+                  attachment forced: Bool, finishing: (() -> Void)? = nil) -> (status: Int32, sent: Int64, finished: Bool) {
         let language = language(of: request)
         let (service, session) = (self.service, self.session)
         let opened = blocking { () async throws(CofferError) -> OpenedFile in try await session.perform(OpenFile(path)) }
@@ -61,6 +63,7 @@ extension WebHandler {
             guard case .success(let bytes) = blocking({ () async throws(CofferError) -> [UInt8] in
                 try await file.read(at: at, upTo: count)
             }), !bytes.isEmpty else { break }
+            if end == size - 1 && offset + Int64(bytes.count) > end { finishing?() }
             let written = bytes.withUnsafeBytes { coffer_web_write(connection, $0.baseAddress, $0.count) }
             if written <= 0 { break }  // the browser went away
             offset += Int64(bytes.count)

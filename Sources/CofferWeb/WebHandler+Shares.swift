@@ -150,14 +150,13 @@ extension WebHandler {
     // MARK: Downloads
 
     /// The bytes of a shared file, as an attachment; a download counts when its last byte is
-    /// sent, and the share is looked up again for every request, so a range asked for after
-    /// it ended is refused.
+    /// sent (counted just before, so the next request already sees it), and the share is looked
+    /// up again for every request, so a range asked for after it ended is refused.
     private func sendShared(_ connection: UnsafeMutableRawPointer, _ request: coffer_web_request, _ share: Share,
                             _ node: FileNode, client: String) -> Int32 {
-        let (status, sent, finished) = sendFile(connection, request, at: node.path, attachment: true)
         let service = self.service
-        if finished && String(cString: request.method) != "HEAD" {
-            _ = blocking { () async throws(CofferError) in await service.countDownload(of: share.id) }
+        let (status, sent, _) = sendFile(connection, request, at: node.path, attachment: true) {
+            _ = self.blocking { () async throws(CofferError) in await service.countDownload(of: share.id) }
         }
         audit(share, client: client, item: node.path.description, method: "share-download",
               outcome: status < 400 ? "ok" : "\(status)", bytes: sent)

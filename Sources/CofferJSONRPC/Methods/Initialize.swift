@@ -44,6 +44,9 @@ struct Initialize: RPCMethod {
         var hostAccess: [String]
         /// Every method the server answers, an application's own included.
         var methods: [String]
+        /// Whether the server runs in a graphical session (`DISPLAY` or `WAYLAND_DISPLAY`), so that
+        /// `files/openWith` opens an application on the screen in front of the user.
+        var desktop: Bool
     }
 
     static func run(_ params: Params, _ context: RequestContext) async throws -> Result {
@@ -70,6 +73,7 @@ struct Initialize: RPCMethod {
                                     maxLargeAnswersInFlight: limits.maxLargeAnswersInFlight),
                       defaults: .init(conflicts: conflicts, listPageSize: defaults.listPageSize,
                                       searchLimit: defaults.searchLimit),
-                      hostAccess: context.session.allowedHostFolders ?? [], methods: context.methods.names)
+                      hostAccess: context.session.allowedHostFolders ?? [], methods: context.methods.names,
+                      desktop: DesktopApplications.hasGraphicalSession())
     }
 }

@@ -17,7 +17,9 @@ const words = {
     favourites: "Favourites", addFavourite: "★ Favourite", missing: "Moved or deleted since it was marked",
     share: "Share", shareTitle: "Share by link", expires: "Expires after", password: "Password (optional)",
     downloads: "Downloads allowed", dropBox: "Others may upload here (a drop box)", makeLink: "Make the link",
-    copy: "Copy", copied: "The link is copied.",
+    copy: "Copy", copied: "The link is copied.", openWith: "Open with…", openWithTitle: "Open with",
+    noApplications: "No application on this computer opens this kind of file.",
+    openedIn: (name) => `Opened a read-only copy in ${name}.`,
   },
   "zh-Hans": {
     search: "搜索", newFolder: "新建文件夹", rename: "重命名", delete: "移到废纸篓", upload: "上传",
@@ -33,7 +35,9 @@ const words = {
     favourites: "收藏", addFavourite: "★ 收藏", missing: "收藏后已被移动或删除",
     share: "共享", shareTitle: "通过链接共享", expires: "有效期", password: "密码（可选）",
     downloads: "允许下载次数", dropBox: "允许他人上传到这里（投递箱）", makeLink: "生成链接",
-    copy: "复制", copied: "链接已复制。",
+    copy: "复制", copied: "链接已复制。", openWith: "打开方式…", openWithTitle: "打开方式",
+    noApplications: "这台电脑上没有能打开此类文件的应用。",
+    openedIn: (name) => `已在 ${name} 中打开只读副本。`,
   },
 };
 
@@ -295,6 +299,7 @@ function select(index, showPreview) {
   });
   const node = state.items[index];
   $("rename").disabled = $("delete").disabled = $("share").disabled = !node || state.view === "trash";
+  $("open-with").disabled = !node || node.kind !== "file" || state.view === "trash";
   if (node && showPreview && node.kind === "file" && state.view !== "trash") preview(node).catch(failed);
 }
 
@@ -405,6 +410,32 @@ async function makeShare(node) {
   const made = await bridge.call("shares/create", params);
   $("share-link").value = location.origin + made.link;
   $("share-copy").disabled = false;
+}
+
+/// Open with: offered only when the server runs in the user's graphical session (`initialize`'s
+/// `desktop`), where the application appears on the screen in front of them.
+async function openWith() {
+  const node = state.items[state.selected];
+  if (!node || node.kind !== "file") return;
+  const { applications } = await bridge.call("files/applications", { path: node.path });
+  const list = $("applications");
+  list.replaceChildren();
+  if (!applications.length) { show(say("noApplications")); return; }
+  for (const application of applications) {
+    const item = document.createElement("li");
+    const button = document.createElement("button");
+    button.type = "button";
+    button.textContent = application.name;
+    button.dataset.id = application.id;
+    button.onclick = async () => {
+      $("open-with-dialog").close();
+      const handed = await bridge.call("files/openWith", { path: node.path, application: application.id }).catch(failed);
+      if (handed) show(say("openedIn", handed.application.name));
+    };
+    item.append(button);
+    list.append(item);
+  }
+  $("open-with-dialog").showModal();
 }
 
 async function addFavourite() {
@@ -638,7 +669,8 @@ function label() {
 async function start() {
   label();
   await bridge.open();
-  await bridge.call("initialize", { clientInfo: { name: "coffer-web" }, locale: language, capabilities: { conflictQuestions: true } });
+  const server = await bridge.call("initialize", { clientInfo: { name: "coffer-web" }, locale: language, capabilities: { conflictQuestions: true } });
+  $("open-with").hidden = !server.desktop;
   bridge.notify("initialized");
   document.querySelectorAll(".columns button").forEach((button) => {
     button.onclick = () => {
@@ -655,6 +687,7 @@ async function start() {
   $("show-trash").onclick = () => showTrash().catch(failed);
   $("add-favourite").onclick = () => addFavourite().catch(failed);
   $("share").onclick = openShare;
+  $("open-with").onclick = () => openWith().catch(failed);
   $("leave-trash").onclick = () => { state.view = "files"; list(state.folder).catch(failed); };
   $("empty-trash").onclick = async () => { if (confirm(say("emptyConfirm"))) { await bridge.call("trash/empty").catch(failed); showTrash(); } };
   $("more").onclick = () => list(state.folder, true).catch(failed);

@@ -47,6 +47,12 @@ public struct DesktopApplications: Sendable {
         self.environment = environment
     }
 
+    /// Whether this process runs in a graphical session, where an application it starts appears
+    /// on the user's screen.
+    public static func hasGraphicalSession(_ environment: [String: String] = ProcessInfo.processInfo.environment) -> Bool {
+        !(environment["DISPLAY"] ?? "").isEmpty || !(environment["WAYLAND_DISPLAY"] ?? "").isEmpty
+    }
+
     /// The applications for `mimeType`, the default first.
     public func applications(for mimeType: String) -> [Application] {
         let entries = desktopEntries()
