@@ -6,7 +6,7 @@ import Testing
 /// entries whose `Exec` is a script that records its arguments, a `mimeapps.list` naming the
 /// default, and nothing of the machine's own applications. The applications listed are those
 /// `gio mime` (GLib) lists; the one chosen receives a read-only copy, the file itself with
-/// `--in-place`, and a host file where it is.
+/// `--in-place`, and a host file where it is (also by its bookmark, after it moved).
 @Suite(.serialized)
 struct OpenWithEndToEndTests {
     let directory = TemporaryDirectory("e2e-open-with")
@@ -100,6 +100,13 @@ struct OpenWithEndToEndTests {
         #expect(host.status == 0, "\(host.errors)")
         let hostPath = URL(fileURLWithPath: directory.url("host/notes.txt")).resolvingSymlinksInPath().path
         #expect(try await recorded(count: 4).last == hostPath)
+
+        // A host file opened in place before, by its bookmark, even after it moved.
+        #expect(try coffer("open \(directory.url("host/notes.txt"))").status == 0)
+        try FileManager.default.moveItem(atPath: directory.url("host/notes.txt"), toPath: directory.url("host/renamed.txt"))
+        let byBookmark = try coffer("open-with --bookmark 1 Recorder")
+        #expect(byBookmark.status == 0, "\(byBookmark.errors)")
+        #expect(try await recorded(count: 5).last == URL(fileURLWithPath: directory.url("host/renamed.txt")).resolvingSymlinksInPath().path)
 
         let unknown = try coffer("open-with Docs/todo.txt Nothing")
         #expect(unknown.status == 1 && unknown.errors.contains("no application “Nothing”"), "\(unknown.errors)")

@@ -2,16 +2,19 @@ import CofferCore
 import FileService
 import Foundation
 
-/// A file to open elsewhere: `path` (an item of a mount) or `hostPath` (an allowed host file).
+/// A file to open elsewhere: `path` (an item of a mount), `hostPath` (an allowed host file) or
+/// `bookmarkId` (a host file opened in place before).
 struct OpenWithItem: Decodable, Sendable {
     var path: PathParam?
     var hostPath: String?
+    var bookmarkId: Int?
 
     func item() throws -> ListApplications.Item {
-        switch (path, hostPath) {
-        case (let path?, nil): return .path(try path.resolved())
-        case (nil, let hostPath?): return .host(hostPath)
-        default: throw RPCError.invalidParams("give either param “path” or param “hostPath”")
+        switch (path, hostPath, bookmarkId) {
+        case (let path?, nil, nil): return .path(try path.resolved())
+        case (nil, let hostPath?, nil): return .host(hostPath)
+        case (nil, nil, let id?): return .bookmark(id)
+        default: throw RPCError.invalidParams("give one of param “path”, param “hostPath” or param “bookmarkId”")
         }
     }
 }
@@ -40,12 +43,13 @@ struct FilesOpenWith: RPCMethod {
     struct Params: Decodable, Sendable {
         var path: PathParam?
         var hostPath: String?
+        var bookmarkId: Int?
         var application: String?
         var inPlace: Bool?
     }
 
     static func run(_ params: Params, _ context: RequestContext) async throws -> HandOver {
-        let item = try OpenWithItem(path: params.path, hostPath: params.hostPath).item()
+        let item = try OpenWithItem(path: params.path, hostPath: params.hostPath, bookmarkId: params.bookmarkId).item()
         return try await context.perform(OpenWithApplication(item, application: params.application, inPlace: params.inPlace ?? false))
     }
 }

@@ -6,15 +6,22 @@ import Foundation
 extension CommandInterpreter {
     func openWith(_ words: ArraySlice<String>) async throws {
         let arguments = try parse(words, as: "open-with")
-        guard (1...2).contains(arguments.operands.count) else { throw usage("open-with") }
-        let place = arguments.operands[0]
-        let item: ListApplications.Item = if place.hasPrefix(Self.hostPrefix) {
+        let bookmark = try arguments.options["bookmark"].map { (text) throws(CofferError) -> Int in
+            guard let id = Int(text) else { throw CofferError(.invalidArgument, detail: "--bookmark \(text): use a number (bookmarks lists them)") }
+            return id
+        }
+        let named = bookmark == nil ? 1 : 0
+        guard (named...(named + 1)).contains(arguments.operands.count) else { throw usage("open-with") }
+        let place = bookmark.map { "bookmark \($0)" } ?? arguments.operands[0]
+        let item: ListApplications.Item = if let bookmark {
+            .bookmark(bookmark)
+        } else if place.hasPrefix(Self.hostPrefix) {
             .host(Self.expandingHome(String(place.dropFirst(Self.hostPrefix.count))))
         } else {
             .path(try resolve(place))
         }
         let inPlace = arguments.flags.contains("in-place")
-        var chosen = arguments.operands.count == 2 ? arguments.operands[1] : nil
+        var chosen = arguments.operands.count == named + 1 ? arguments.operands[named] : nil
         if chosen == nil {
             let (type, applications) = try await perform(ListApplications(item))
             guard !applications.isEmpty else {

@@ -78,6 +78,18 @@ extension FileService {
         return HandOver(application: application, hostPath: hostPath, inPlace: inPlace)
     }
 
+    /// Where the host file of bookmark `id` is now (it follows the file when it moved).
+    func hostPath(ofBookmark id: Int, policy: HostAccessPolicy) async throws(CofferError) -> String {
+        try await updatingBookmarks(policy) { bookmarks, policy throws(CofferError) -> String in
+            guard let index = bookmarks.firstIndex(where: { $0.id == id }) else {
+                throw CofferError(.noSuchFile, detail: "bookmark \(id)")
+            }
+            let item = try bookmarks[index].locate(using: policy)
+            bookmarks[index] = bookmarks[index].updated(with: item)
+            return item.path
+        }
+    }
+
     /// Opens a host file where it is in `application`, through the session's host access.
     func handOver(hostPath: String, to application: DesktopApplications.Application,
                   policy: HostAccessPolicy) async throws(CofferError) -> HandOver {

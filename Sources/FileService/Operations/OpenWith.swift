@@ -7,6 +7,8 @@ public struct ListApplications: FileOperation {
     public enum Item: Sendable, Hashable {
         case path(VirtualPath)
         case host(String)
+        /// A host file opened in place before (`open`, `host/open`), by its bookmark.
+        case bookmark(Int)
     }
 
     public var item: Item
@@ -22,6 +24,8 @@ public struct ListApplications: FileOperation {
         switch item {
         case .path(let path): type = try await context.service.mimeType(of: path)
         case .host(let hostPath): type = context.service.mimeType(ofHostFile: hostPath)
+        case .bookmark(let id):
+            type = context.service.mimeType(ofHostFile: try await context.service.hostPath(ofBookmark: id, policy: context.session.hostPolicy))
         }
         return (type, applications.applications(for: type))
     }
@@ -63,12 +67,19 @@ public struct OpenWithApplication: FileOperation {
         case .path(let path): return try await context.service.handOver(path, to: chosen, inPlace: inPlace)
         case .host(let hostPath):
             return try await context.service.handOver(hostPath: hostPath, to: chosen, policy: context.session.hostPolicy)
+        case .bookmark(let id):
+            let policy = context.session.hostPolicy
+            return try await context.service.handOver(hostPath: try await context.service.hostPath(ofBookmark: id, policy: policy),
+                                                      to: chosen, policy: policy)
         }
     }
 
     /// A host file is recorded without its path (the audit log names no host path).
     public func auditedPaths(for outcome: Result<HandOver, CofferError>) -> [String] {
-        if case .path(let path) = item { return [path.description] }
-        return ["host"]
+        switch item {
+        case .path(let path): [path.description]
+        case .bookmark(let id): ["bookmark:\(id)"]
+        case .host: ["host"]
+        }
     }
 }
