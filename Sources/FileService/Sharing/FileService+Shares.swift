@@ -13,7 +13,7 @@ extension FileService {
         if node.linkTarget != nil || node.special != nil { throw CofferError(.unsupported, path: path, detail: "not a file or folder") }
         let isFolder = node.kind != .file
         if upload {
-            guard isFolder else { throw CofferError(.invalidArgument, path: path, detail: "only a folder can take uploads") }
+            guard isFolder else { throw CofferError(.invalidArgument, detail: "“\(path)” is a file: only a folder can take uploads") }
             _ = try writableMount(for: path)
         }
         if let downloadLimit, downloadLimit < 1 { throw CofferError(.invalidArgument, detail: "a download limit is at least 1") }
@@ -46,7 +46,7 @@ extension FileService {
         return try await BlockingIO.run { _ throws(CofferError) -> Share in
             try store.update { (shares: inout [Share]) throws(CofferError) -> Share in
                 guard let index = shares.firstIndex(where: { $0.id == id }) else {
-                    throw CofferError(.noSuchFile, detail: "share \(id)")
+                    throw CofferError(.invalidArgument, detail: "there is no share “\(id)” (shares lists them)")
                 }
                 return shares.remove(at: index)
             }
