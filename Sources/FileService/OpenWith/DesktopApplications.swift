@@ -81,7 +81,8 @@ public struct DesktopApplications: Sendable {
         }
         return ordered.enumerated().compactMap { index, id in
             entries[id].map {
-                Application(id: id, name: $0.name, exec: $0.exec, inTerminal: $0.inTerminal, isDefault: index == 0 && defaultID != nil)
+                // Without a default named anywhere, the first is the desktop's default, as GLib has it.
+                Application(id: id, name: $0.name, exec: $0.exec, inTerminal: $0.inTerminal, isDefault: index == 0)
             }
         }
     }
