@@ -171,10 +171,13 @@ void coffer_web_stop(coffer_web_server *server) {
 }
 
 int coffer_web_respond(void *connection, int status, const char *lines, int64_t length) {
-    const char *reason = status == 200 ? "OK" : status == 206 ? "Partial Content" : status == 303 ? "See Other"
+    const char *reason = status == 200 ? "OK" : status == 201 ? "Created" : status == 204 ? "No Content"
+        : status == 206 ? "Partial Content" : status == 303 ? "See Other" : status == 304 ? "Not Modified"
         : status == 400 ? "Bad Request" : status == 403 ? "Forbidden" : status == 404 ? "Not Found"
-        : status == 405 ? "Method Not Allowed" : status == 416 ? "Range Not Satisfiable" : status == 421 ? "Misdirected Request"
-        : status == 304 ? "Not Modified" : status == 204 ? "No Content" : status == 413 ? "Content Too Large" : "Error";
+        : status == 405 ? "Method Not Allowed" : status == 409 ? "Conflict" : status == 410 ? "Gone"
+        : status == 412 ? "Precondition Failed" : status == 413 ? "Content Too Large" : status == 415 ? "Unsupported Media Type"
+        : status == 416 ? "Range Not Satisfiable" : status == 421 ? "Misdirected Request" : status == 429 ? "Too Many Requests"
+        : status == 500 ? "Internal Server Error" : "Error";
     char length_line[48] = "";
     if (length >= 0) snprintf(length_line, sizeof length_line, "Content-Length: %lld\r\n", (long long)length);
     return mg.printf(connection, "HTTP/1.1 %d %s\r\n%s%s\r\n", status, reason, lines, length_line);
@@ -182,6 +185,10 @@ int coffer_web_respond(void *connection, int status, const char *lines, int64_t 
 
 int coffer_web_write(void *connection, const void *bytes, size_t length) {
     return mg.write(connection, bytes, length);
+}
+
+const char *coffer_web_header(void *connection, const char *name) {
+    return mg.get_header(connection, name);
 }
 
 int coffer_web_read(void *connection, void *bytes, size_t length) {

@@ -255,8 +255,14 @@ final class WebHandler: @unchecked Sendable {
         guard hostIsServed(request.host.map { String(cString: $0) }) else {
             return respond(connection, 421, text: "This server answers only to \(authority).")
         }
+        if path == "/tus/" || path.hasPrefix("/tus/") {
+            guard isCurrent(shownToken(request, allowQuery: false)) else {
+                return respond(connection, 403, text: "Uploads show the page's cookie or Authorization: Bearer TOKEN.")
+            }
+            return tus(connection, request, path: path, method: method)
+        }
         guard method == "GET" || method == "HEAD" else {
-            return respond(connection, 405, text: "Only GET is served; everything else goes over the WebSocket.")
+            return respond(connection, 405, text: "Only GET is served here; uploads go to /tus/, everything else over the WebSocket.")
         }
         let query = request.query
         if path == "/", let code = Self.value(coffer_web_query_value, query, "once") {

@@ -125,6 +125,16 @@ final class UploadRegistry: Sendable {
         }
     }
 
+    /// How far an upload of session `owner` has come: bytes received and the size announced.
+    func status(_ id: String, owner: Int?) throws(CofferError) -> (received: Int64, expected: Int64?, destination: VirtualPath) {
+        let found = uploads.withLock { uploads -> Upload? in
+            guard let upload = uploads[id], upload.owner == owner else { return nil }
+            return upload
+        }
+        guard let found else { throw CofferError(.notFoundUpload, detail: id) }
+        return (found.received, found.expectedSize, found.destination)
+    }
+
     /// Removes an upload from the registry (for commit or abort).
     func take(_ id: String, owner: Int?) throws(CofferError) -> Upload {
         let upload = uploads.withLock { uploads -> Upload? in
@@ -179,6 +189,12 @@ extension FileService {
             throw error.naming(path, insteadOf: UploadRegistry.mountName)
         }
         return id
+    }
+
+    /// How far upload `id` has come (a resumable upload asks before it goes on).
+    nonisolated func uploadStatus(_ id: String, owner: Int?) throws(CofferError) -> UploadStatus {
+        let (received, expected, destination) = try requireUploads().status(id, owner: owner)
+        return UploadStatus(received: received, expectedSize: expected, destination: destination)
     }
 
     /// Appends `bytes` at `offset`, which must be what was received so far. Returns the new total.

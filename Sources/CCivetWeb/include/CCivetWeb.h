@@ -62,6 +62,8 @@ int coffer_web_respond(void *connection, int status, const char *lines, int64_t 
 /// Writes body bytes; returns what was written, or -1 when the client is gone.
 int coffer_web_write(void *connection, const void *bytes, size_t length);
 
+/// A header of the request being answered, NULL when absent.
+const char *coffer_web_header(void *connection, const char *name);
 /// Reads up to `length` bytes of the request's body: the count, 0 at its end, -1 on an error.
 int coffer_web_read(void *connection, void *bytes, size_t length);
 /// Sends one WebSocket message (opcode 1 text, 2 binary, 8 close); -1 when the peer is gone.

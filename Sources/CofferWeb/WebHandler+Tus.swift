@@ -1,0 +1,147 @@
+import CCivetWeb
+import CofferCore
+import FileService
+import Foundation
+
+/// Resumable uploads with the tus 1.0 protocol (core, creation and termination) at `/tus/`,
+/// over the same upload operations as RPC (``BeginUpload``, ``AppendUpload``, ``CommitUpload``,
+/// ``AbortUpload``), in the web session: a client that lost its connection asks where the
+/// upload stands (`HEAD`) and sends the rest (`PATCH`); the file appears, whole, when its last
+/// byte arrives. Requests show the page's cookie or `Authorization: Bearer TOKEN`.
+///
+/// - `OPTIONS /tus/` — the versions, extensions and largest size;
+/// - `POST /tus/` — a new upload: `Upload-Length`, and `Upload-Metadata` with `destination`
+///   (a folder's virtual path) and `filename`; answers `201` and its `Location`;
+/// - `HEAD /tus/ID` — `Upload-Offset` and `Upload-Length`;
+/// - `PATCH /tus/ID` — bytes at `Upload-Offset` (`application/offset+octet-stream`);
+/// - `DELETE /tus/ID` — the upload dropped.
+extension WebHandler {
+    static let tusVersion = "1.0.0"
+    /// The largest upload announced (and taken).
+    static let tusMaxSize: Int64 = 1 << 40
+
+    func tus(_ connection: UnsafeMutableRawPointer, _ request: coffer_web_request, path: String, method: String) -> Int32 {
+        let language = language(of: request)
+        let base = "Tus-Resumable: \(Self.tusVersion)\r\nCache-Control: no-store\r\n"
+        if method == "OPTIONS" {
+            return tusAnswer(connection, 204, base + "Tus-Version: \(Self.tusVersion)\r\nTus-Extension: creation,termination\r\n"
+                             + "Tus-Max-Size: \(Self.tusMaxSize)\r\n")
+        }
+        guard header(connection, "Tus-Resumable") == Self.tusVersion else {
+            return tusAnswer(connection, 412, base + "Tus-Version: \(Self.tusVersion)\r\n", text: "Tus-Resumable: \(Self.tusVersion) is required.")
+        }
+        let session = self.session
+        let id = String(path.dropFirst("/tus/".count))
+        if method == "POST" {
+            guard id.isEmpty else { return tusAnswer(connection, 405, base) }
+            let announced = header(connection, "Upload-Length")
+            guard let announced, let length = Int64(announced), length >= 0, length <= Self.tusMaxSize else {
+                return tusAnswer(connection, announced == nil ? 400 : 413, base,
+                                 text: "Upload-Length is required, from 0 to \(Self.tusMaxSize).")
+            }
+            let metadata = Self.tusMetadata(header(connection, "Upload-Metadata") ?? "")
+            guard let folderText = metadata["destination"], let name = metadata["filename"] else {
+                return tusAnswer(connection, 400, base, text: "Upload-Metadata needs destination and filename.")
+            }
+            let target: VirtualPath
+            do throws(CofferError) {
+                target = try VirtualPath(parsing: folderText).appending(name)
+            } catch {
+                return failure(connection, error, language: language)
+            }
+            switch blocking({ () async throws(CofferError) in try await session.perform(BeginUpload(target, size: length)) }) {
+            case .failure(let error): return failure(connection, error, language: language)
+            case .success(let upload):
+                if length == 0, case .failure(let error) = blocking({ () async throws(CofferError) in
+                    try await session.perform(CommitUpload(upload))
+                }) { return failure(connection, error, language: language) }
+                return tusAnswer(connection, 201, base + "Location: /tus/\(upload)\r\nUpload-Offset: 0\r\n")
+            }
+        }
+        guard !id.isEmpty, !id.contains("/") else { return tusAnswer(connection, 404, base) }
+        let status: UploadStatus
+        switch blocking({ () async throws(CofferError) in try await session.perform(ReadUploadStatus(id)) }) {
+        case .success(let found): status = found
+        case .failure: return tusAnswer(connection, 404, base, text: "No such upload: it was finished, dropped, or left idle for an hour.")
+        }
+        switch method {
+        case "HEAD":
+            let length = status.expectedSize.map { "Upload-Length: \($0)\r\n" } ?? ""
+            return tusAnswer(connection, 200, base + "Upload-Offset: \(status.received)\r\n" + length)
+        case "DELETE":
+            _ = blocking { () async throws(CofferError) in try await session.perform(AbortUpload(id)) }
+            return tusAnswer(connection, 204, base)
+        case "PATCH":
+            guard request.content_type.map({ String(cString: $0).lowercased() }) == "application/offset+octet-stream" else {
+                return tusAnswer(connection, 415, base, text: "Content-Type: application/offset+octet-stream is required.")
+            }
+            guard let text = header(connection, "Upload-Offset"), let offset = Int64(text), offset == status.received else {
+                return tusAnswer(connection, 409, base + "Upload-Offset: \(status.received)\r\n",
+                                 text: "Upload-Offset must be \(status.received), what the server has.")
+            }
+            return receiveTus(connection, id: id, from: offset, status: status, base: base, language: language)
+        default:
+            return tusAnswer(connection, 405, base)
+        }
+    }
+
+    /// The body of a `PATCH`, appended as it arrives; whatever arrived before a connection
+    /// dropped is kept, for the next `PATCH` to go on from.
+    private func receiveTus(_ connection: UnsafeMutableRawPointer, id: String, from start: Int64, status: UploadStatus,
+                            base: String, language: Language) -> Int32 {
+        let session = self.session
+        var offset = start
+        var buffer = [UInt8](repeating: 0, count: 1 << 20)
+        var filled = 0
+        func flush() -> CofferError? {
+            guard filled > 0 else { return nil }
+            let (at, bytes) = (offset, Array(buffer[..<filled]))
+            if case .failure(let error) = blocking({ () async throws(CofferError) in
+                try await session.perform(AppendUpload(id, offset: at, bytes: bytes))
+            }) { return error }
+            offset += Int64(filled)
+            filled = 0
+            return nil
+        }
+        while true {
+            let count = buffer.withUnsafeMutableBytes { raw in
+                coffer_web_read(connection, raw.baseAddress! + filled, raw.count - filled)
+            }
+            if count > 0 { filled += Int(count) }
+            if count <= 0 || filled == buffer.count {
+                if let error = flush() { return failure(connection, error, language: language) }
+            }
+            if count <= 0 { break }
+        }
+        if let expected = status.expectedSize, offset == expected {
+            if case .failure(let error) = blocking({ () async throws(CofferError) in try await session.perform(CommitUpload(id)) }) {
+                return failure(connection, error, language: language)
+            }
+        }
+        return tusAnswer(connection, 204, base + "Upload-Offset: \(offset)\r\n")
+    }
+
+    private func header(_ connection: UnsafeMutableRawPointer, _ name: String) -> String? {
+        coffer_web_header(connection, name).map { String(cString: $0).trimmingCharacters(in: .whitespaces) }
+    }
+
+    private func tusAnswer(_ connection: UnsafeMutableRawPointer, _ status: Int32, _ headers: String, text: String = "") -> Int32 {
+        let body = Array(text.utf8)
+        _ = coffer_web_respond(connection, status, Self.pagePolicy + headers + (body.isEmpty ? "" : "Content-Type: text/plain; charset=utf-8\r\n"),
+                               status == 204 ? -1 : Int64(body.count))
+        if !body.isEmpty { _ = body.withUnsafeBytes { coffer_web_write(connection, $0.baseAddress, $0.count) } }
+        return status
+    }
+
+    /// `Upload-Metadata`: comma-separated `key base64value` pairs.
+    static func tusMetadata(_ header: String) -> [String: String] {
+        var values: [String: String] = [:]
+        for pair in header.split(separator: ",") {
+            let parts = pair.trimmingCharacters(in: .whitespaces).split(separator: " ", maxSplits: 1)
+            guard let key = parts.first else { continue }
+            let value = parts.count == 2 ? Data(base64Encoded: String(parts[1])).flatMap { String(data: $0, encoding: .utf8) } : ""
+            if let value { values[String(key)] = value }
+        }
+        return values
+    }
+}
