@@ -81,40 +81,12 @@ public enum CofferBinary {
         let reader = Thread { errorData.set(stderr.fileHandleForReading.readDataToEndOfFile()) }
         reader.start()
         let outputData = stdout.fileHandleForReading.readDataToEndOfFile()
-        let status = wait(for: process)
+        let status = process.waitForExit()
         while !errorData.isSet { usleep(1000) }
         return Result(status: status, output: String(decoding: outputData, as: UTF8.self),
                       errors: String(decoding: errorData.value, as: UTF8.self))
     }
 
-    /// The exit status of `process`, once it ended. Foundation's own wait once missed an exit
-    /// in CI while many children ended at once (the child stayed a zombie, the test waited for
-    /// ever): a child that has been a zombie for five seconds is reaped here instead.
-    static func wait(for process: Process) -> Int32 {
-        let pid = process.processIdentifier
-        var zombieSince: Date?
-        while process.isRunning {
-            if isZombie(pid) {
-                let since = zombieSince ?? Date()
-                zombieSince = since
-                if Date().timeIntervalSince(since) > 5 {
-                    var status: Int32 = 0
-                    if waitpid(pid, &status, WNOHANG) == pid {
-                        // WIFEXITED / WEXITSTATUS, else the signal as a shell reports it.
-                        return status & 0x7F == 0 ? (status >> 8) & 0xFF : 128 + (status & 0x7F)
-                    }
-                }
-            }
-            usleep(2000)
-        }
-        return process.terminationStatus
-    }
-
-    private static func isZombie(_ pid: Int32) -> Bool {
-        guard let text = try? String(contentsOfFile: "/proc/\(pid)/stat", encoding: .utf8),
-              let close = text.lastIndex(of: ")") else { return false }
-        return text[text.index(after: close)...].trimmingCharacters(in: .whitespaces).hasPrefix("Z")
-    }
 }
 
 private final class LockedData: @unchecked Sendable {

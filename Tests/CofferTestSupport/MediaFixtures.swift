@@ -40,7 +40,7 @@ public enum MediaFixtures {
         process.standardError = FileHandle.nullDevice
         try process.run()
         let data = output.fileHandleForReading.readDataToEndOfFile()
-        process.waitUntilExit()
+        process.waitForExit()
         guard process.terminationStatus == 0 else { throw FixtureError("Pillow could not read \(pngs)") }
         return try String(decoding: data, as: UTF8.self).split(separator: "\n").map {
             try JSONDecoder().decode(PNGInfo.self, from: Data($0.utf8))
@@ -72,7 +72,7 @@ public enum MediaFixtures {
         process.standardOutput = FileHandle.nullDevice
         process.standardError = FileHandle.nullDevice
         guard (try? process.run()) != nil else { return false }
-        process.waitUntilExit()
+        process.waitForExit()
         return process.terminationStatus == 0
     }
 

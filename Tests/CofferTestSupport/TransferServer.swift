@@ -20,7 +20,7 @@ public final class TransferServer: @unchecked Sendable {
         check.arguments = [python, "-c", "import python_multipart"]
         check.standardError = FileHandle.nullDevice
         guard (try? check.run()) != nil else { return false }
-        check.waitUntilExit()
+        check.waitForExit()
         return check.terminationStatus == 0
     }
 
@@ -65,7 +65,7 @@ public final class TransferServer: @unchecked Sendable {
         process.executableURL = URL(fileURLWithPath: "/bin/sh")
         process.arguments = ["-c", script]
         try process.run()
-        process.waitUntilExit()
+        process.waitForExit()
         guard process.terminationStatus == 0 else { throw CofferError(.ioError, detail: "openssl could not make certificates") }
         return (folder + "/ca.pem", folder + "/server.pem", folder + "/server.key")
     }
@@ -80,7 +80,7 @@ public final class TransferServer: @unchecked Sendable {
         curl.standardOutput = output
         try curl.run()
         let data = output.fileHandleForReading.readDataToEndOfFile()
-        curl.waitUntilExit()
+        curl.waitForExit()
         let ranges = try JSONSerialization.jsonObject(with: data) as? [Any] ?? []
         return ranges.dropLast().map { $0 as? String }  // the last is this request
     }

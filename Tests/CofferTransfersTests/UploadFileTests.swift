@@ -48,7 +48,7 @@ struct UploadFileTests {
         input.fileHandleForWriting.write(Data(bytes))
         try? input.fileHandleForWriting.close()
         let text = String(decoding: output.fileHandleForReading.readDataToEndOfFile(), as: UTF8.self)
-        process.waitUntilExit()
+        process.waitForExit()
         return String(text.prefix(64))
     }
 

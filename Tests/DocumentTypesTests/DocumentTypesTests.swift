@@ -196,7 +196,7 @@ struct GeneratorToolTests {
         process.standardError = errors
         try process.run()
         let data = errors.fileHandleForReading.readDataToEndOfFile()
-        process.waitUntilExit()
+        process.waitForExit()
         return (process.terminationStatus, String(decoding: data, as: UTF8.self))
     }
 

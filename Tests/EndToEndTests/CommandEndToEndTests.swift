@@ -88,7 +88,7 @@ struct CommandEndToEndTests {
         }
         #expect(copying, "the copy never opened big.bin")
         kill(process.processIdentifier, SIGINT)
-        process.waitUntilExit()
+        process.waitForExit()
         #expect(process.terminationStatus == 130)
         let names = try FileManager.default.contentsOfDirectory(atPath: files).sorted()
         #expect(names == ["Download", "Import", "big.bin"])

@@ -51,7 +51,7 @@ struct DesktopIntegrationEndToEndTests {
         process.standardError = output
         try process.run()
         let text = output.fileHandleForReading.readDataToEndOfFile()
-        process.waitUntilExit()
+        process.waitForExit()
         return (process.terminationStatus, String(decoding: text, as: UTF8.self).trimmingCharacters(in: .whitespacesAndNewlines))
     }
 

@@ -265,7 +265,7 @@ struct EditingEndToEndTests {
         process.standardOutput = output
         try process.run()
         let data = output.fileHandleForReading.readDataToEndOfFile()
-        process.waitUntilExit()
+        process.waitForExit()
         guard process.terminationStatus == 0 else { throw CocoaError(.fileReadUnknown) }
         return String(decoding: data, as: UTF8.self)
     }

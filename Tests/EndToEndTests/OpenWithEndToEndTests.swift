@@ -51,7 +51,7 @@ struct OpenWithEndToEndTests {
         process.standardOutput = output
         try process.run()
         let text = String(decoding: output.fileHandleForReading.readDataToEndOfFile(), as: UTF8.self)
-        process.waitUntilExit()
+        process.waitForExit()
         var ids: [String] = []
         if let line = text.split(separator: "\n").first, let colon = line.lastIndex(of: ":") {
             ids.append(line[line.index(after: colon)...].trimmingCharacters(in: .whitespaces))

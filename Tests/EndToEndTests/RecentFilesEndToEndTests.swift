@@ -53,7 +53,7 @@ struct RecentFilesEndToEndTests {
         process.standardOutput = output
         try process.run()
         let data = output.fileHandleForReading.readDataToEndOfFile()
-        process.waitUntilExit()
+        process.waitForExit()
         #expect(process.terminationStatus == 0, "GLib could not load \(xbel)")
         return String(decoding: data, as: UTF8.self).split(separator: "\n").map(String.init)
     }

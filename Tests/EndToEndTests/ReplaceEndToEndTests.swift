@@ -132,7 +132,7 @@ import Testing
             usleep(1000)
         }
         kill(process.processIdentifier, SIGKILL)
-        process.waitUntilExit()
+        process.waitForExit()
         let placed = directory.contents(user("X/big.bin"))
         if placed == "the old one" {
             #expect(directory.contents("container/Library/Trash/files/big.bin") == nil)

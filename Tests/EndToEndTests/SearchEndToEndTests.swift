@@ -82,7 +82,7 @@ struct SearchEndToEndTests {
             launcher = ["/usr/bin/setpriv", "--reuid=65534", "--regid=65534", "--clear-groups"]
             chmod(directory.path, 0o777)
             let chown = try Process.run(URL(fileURLWithPath: "/bin/chown"), arguments: ["-R", "65534:65534", container])
-            chown.waitUntilExit()
+            chown.waitForExit()
         }
         let result = try CofferBinary.run(["--container", container, "--lang", "en", "-c", "find --walk report"],
                                           launcher: launcher)
@@ -180,7 +180,7 @@ struct SearchEndToEndTests {
         shell.executableURL = URL(fileURLWithPath: "/bin/sh")
         shell.arguments = ["-c", script]
         try shell.run()
-        shell.waitUntilExit()
+        shell.waitForExit()
         #expect(shell.terminationStatus == 0)
     }
 }

@@ -32,7 +32,7 @@ struct TagsEndToEndTests {
         process.standardError = FileHandle.nullDevice
         try process.run()
         let data = output.fileHandleForReading.readDataToEndOfFile()
-        process.waitUntilExit()
+        process.waitForExit()
         return process.terminationStatus == 0 ? String(decoding: data, as: UTF8.self) : nil
     }
 
@@ -133,7 +133,7 @@ struct TagsEndToEndTests {
             "RAMFS": ramfs, "OUT": out, "CONTAINER": container, "COFFER": CofferBinary.url.path,
         ]) { $1 }
         try process.run()
-        process.waitUntilExit()
+        process.waitForExit()
         func read(_ name: String) -> String { (try? String(contentsOfFile: out + "/" + name, encoding: .utf8)) ?? "" }
         #expect(process.terminationStatus == 0, "\(read("repl.err"))")
         #expect(read("ls.out").components(separatedBy: "report.txt").count == 4, "every front end exported the file: \(read("ls.out"))")
@@ -157,7 +157,7 @@ extension Process {
         process.executableURL = URL(fileURLWithPath: "/usr/bin/env")
         process.arguments = arguments
         guard (try? process.run()) != nil else { return -1 }
-        process.waitUntilExit()
+        process.waitForExit()
         return process.terminationStatus
     }
 }

@@ -36,7 +36,7 @@ import Testing
             if run % 4 != 0 { try await Self.waitForCheckpoint(directory.url("c\(run)"), while: process) }
             try await Task.sleep(for: .milliseconds(Int.random(in: 0...60, using: &generator)))
             kill(process.processIdentifier, SIGKILL)
-            try await offPool { process.waitUntilExit() }
+            try await offPool { process.waitForExit() }
             // Resumed (or begun again, when the kill came first): the file comes out whole.
             let resumed = try await CofferBinary.running(["--container", container, "-c", "download --resume; downloads"])
             let placed = directory.url("c\(run)/Documents/UserFiles/Download/killed\(run % 3)")
@@ -88,7 +88,7 @@ import Testing
             try process.run()
             let text = try await offPool { () throws -> String in
                 let data = output.fileHandleForReading.readDataToEndOfFile()
-                process.waitUntilExit()
+                process.waitForExit()
                 return String(decoding: data, as: UTF8.self)
             }
             let fields = text.split(whereSeparator: \.isWhitespace)
@@ -117,7 +117,7 @@ import Testing
         // late this test is scheduled (with a slow server instead, a busy CI once saw it finish).
         try await Self.waitForCheckpoint(container, while: process)
         kill(process.processIdentifier, SIGKILL)
-        try await offPool { process.waitUntilExit() }
+        try await offPool { process.waitForExit() }
         // A server that starts finds it running, and finishes it in the background.
         let rpc = try RPCProcess(container: container)
         _ = try await rpc.awaitCall("initialize", ["locale": "en"])

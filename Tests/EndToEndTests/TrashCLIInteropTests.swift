@@ -47,7 +47,7 @@ struct TrashCLIInteropTests {
         stdin.fileHandleForWriting.write(Data(input.utf8))
         try stdin.fileHandleForWriting.close()
         let data = stdout.fileHandleForReading.readDataToEndOfFile()
-        process.waitUntilExit()
+        process.waitForExit()
         return (process.terminationStatus, String(decoding: data, as: UTF8.self))
     }
 

@@ -45,7 +45,7 @@ struct AttributeTravelTests {
         process.standardError = FileHandle.nullDevice
         guard (try? process.run()) != nil else { return nil }
         let data = output.fileHandleForReading.readDataToEndOfFile()
-        process.waitUntilExit()
+        process.waitForExit()
         return process.terminationStatus == 0 ? String(decoding: data, as: UTF8.self) : nil
     }
 

@@ -372,7 +372,7 @@ struct SearchTests {
         process.executableURL = URL(fileURLWithPath: "/usr/bin/env")
         process.arguments = ["setfattr", "-n", "user.xdg.tags", "-v", value, path]
         guard (try? process.run()) != nil else { return false }
-        process.waitUntilExit()
+        process.waitForExit()
         return process.terminationStatus == 0
     }
 
@@ -478,7 +478,7 @@ struct SearchTests {
         shell.currentDirectoryURL = URL(fileURLWithPath: files + "/W")
         shell.arguments = ["-c", "mkdir Sub && echo n > Sub/new.txt && echo more >> old.txt && rm gone.txt && mv old.txt renamed.txt"]
         try shell.run()
-        shell.waitUntilExit()
+        shell.waitForExit()
         let expected = ["created files:/W/Sub", "deleted files:/W/gone.txt", "deleted files:/W/old.txt",
                         "created files:/W/renamed.txt"]
         #expect(await eventually { Set(received.withLock { $0 }).isSuperset(of: expected) })
