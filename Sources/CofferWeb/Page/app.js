@@ -18,6 +18,8 @@ const words = {
     share: "Share", shareTitle: "Share by link", expires: "Expires after", password: "Password (optional)",
     downloads: "Downloads allowed", dropBox: "Others may upload here (a drop box)", makeLink: "Make the link",
     copy: "Copy", copied: "The link is copied.", openWith: "Open with…", openWithTitle: "Open with",
+    reconnecting: (seconds) => `The connection to Coffer was lost; trying again in ${seconds} s…`,
+    reconnected: "Connected to Coffer again.",
     noApplications: "No application on this computer opens this kind of file.",
     openedIn: (name) => `Opened a read-only copy in ${name}.`,
   },
@@ -36,6 +38,8 @@ const words = {
     share: "共享", shareTitle: "通过链接共享", expires: "有效期", password: "密码（可选）",
     downloads: "允许下载次数", dropBox: "允许他人上传到这里（投递箱）", makeLink: "生成链接",
     copy: "复制", copied: "链接已复制。", openWith: "打开方式…", openWithTitle: "打开方式",
+    reconnecting: (seconds) => `与 Coffer 的连接已断开；${seconds} 秒后重试…`,
+    reconnected: "已重新连接到 Coffer。",
     noApplications: "这台电脑上没有能打开此类文件的应用。",
     openedIn: (name) => `已在 ${name} 中打开只读副本。`,
   },
@@ -50,22 +54,28 @@ const say = (key, ...args) => { const word = words[language][key]; return typeof
 /// Calls the server's methods, passes its notifications on, and answers the requests it sends
 /// (`conflict/ask`: the session's question when a name is taken) with `onRequest`.
 class Bridge {
-  constructor(onNotification, onRequest) {
+  constructor(onNotification, onRequest, onReconnect) {
     this.next = 1;
     this.waiting = new Map();
     this.onNotification = onNotification;
     this.onRequest = onRequest;
+    this.onReconnect = onReconnect;
+    this.retry = null;
   }
 
   open() {
     return new Promise((resolve, reject) => {
-      this.socket = new WebSocket(`ws://${location.host}/rpc`);
-      this.socket.onopen = resolve;
-      this.socket.onerror = reject;
-      this.socket.onclose = () => {
+      const socket = new WebSocket(`ws://${location.host}/rpc`);
+      this.socket = socket;
+      socket.onopen = () => { socket.wasOpen = true; resolve(); };
+      socket.onerror = reject;
+      socket.onclose = () => {
+        // A socket that never opened is a failed try, which `reconnect` retries itself.
+        if (this.socket !== socket || !socket.wasOpen) return;
+        // Requests in flight fail visibly; the page tries again, waiting longer each time.
         for (const { fail } of this.waiting.values()) fail({ message: say("lost") });
         this.waiting.clear();
-        show(say("lost"));
+        if (this.opened) this.reconnect(1);
       };
       this.socket.onmessage = (event) => {
         const message = JSON.parse(event.data);
@@ -84,6 +94,23 @@ class Bridge {
         }
       };
     });
+  }
+
+  /// Opens the socket again after `delay` seconds, doubling up to 15 s while the server is
+  /// away (a restart, a laptop that slept), then lets the page catch up without a reload.
+  reconnect(delay) {
+    if (this.retry) return;
+    show(say("reconnecting", delay));
+    this.retry = setTimeout(async () => {
+      this.retry = null;
+      try {
+        await this.open();
+        await this.onReconnect();
+        show(say("reconnected"));
+      } catch {
+        this.reconnect(Math.min(delay * 2, 15));
+      }
+    }, delay * 1000);
   }
 
   call(method, params = {}) {
@@ -113,7 +140,7 @@ const state = {
   folder: "files:/", items: [], total: 0, sort: "name", descending: null, hidden: false,
   view: "files", selected: -1, watchId: null, query: "",
 };
-const bridge = new Bridge(notified, asked);
+const bridge = new Bridge(notified, asked, greet);
 
 function show(text) {
   const box = $("message");
@@ -164,7 +191,7 @@ function contentURL(path, download) {
 
 // MARK: Listing
 
-async function list(folder, append = false) {
+async function list(folder, append = false, { remembered = true } = {}) {
   if (!append) { state.folder = folder; state.items = []; state.selected = -1; }
   const page = await bridge.call("files/list", {
     path: state.folder, hidden: state.hidden, sort: state.sort, offset: state.items.length,
@@ -173,7 +200,40 @@ async function list(folder, append = false) {
   state.items = state.items.concat(page.entries);
   state.total = page.total;
   if (!append) await watch(state.folder);
+  if (!append && remembered) address();
   render();
+}
+
+// MARK: The address
+
+/// The folder shown lives in the address (`/?folder=files:/Docs`): reload, Back and Forward,
+/// bookmarks and links come back to it. The token never does: it left the address at the first load.
+function address() {
+  const params = new URLSearchParams();
+  if (state.folder !== "files:/") params.set("folder", state.folder);
+  const url = params.toString() ? `/?${params}` : "/";
+  if (url === location.pathname + location.search) return;
+  history.pushState({ folder: state.folder }, "", url);
+}
+
+function addressedFolder() {
+  return new URLSearchParams(location.search).get("folder") || "files:/";
+}
+
+window.onpopstate = () => {
+  state.view = "files";
+  list(addressedFolder(), false, { remembered: false }).catch(failed);
+};
+
+/// What a new connection says first: at the start, and again after reconnecting, when the
+/// page lists its folder again and watches it anew.
+async function greet() {
+  const server = await bridge.call("initialize", { clientInfo: { name: "coffer-web" }, locale: language, capabilities: { conflictQuestions: true } });
+  bridge.notify("initialized");
+  $("open-with").hidden = !server.desktop;
+  if (state.watchId) state.watchId = null;
+  if (bridge.opened) await list(state.folder, false, { remembered: false });
+  bridge.opened = true;
 }
 
 async function watch(folder) {
@@ -669,9 +729,7 @@ function label() {
 async function start() {
   label();
   await bridge.open();
-  const server = await bridge.call("initialize", { clientInfo: { name: "coffer-web" }, locale: language, capabilities: { conflictQuestions: true } });
-  $("open-with").hidden = !server.desktop;
-  bridge.notify("initialized");
+  await greet();
   document.querySelectorAll(".columns button").forEach((button) => {
     button.onclick = () => {
       state.descending = state.sort === button.dataset.sort ? !(state.descending ?? ["modified", "size"].includes(state.sort)) : null;
@@ -703,7 +761,12 @@ async function start() {
     if (event.dataTransfer.files.length) { event.preventDefault(); upload([...event.dataTransfer.files]); }
   };
   await showFavourites();
-  await list("files:/");
+  // The folder the address names (a reload, a bookmark), else the root.
+  await list(addressedFolder(), false, { remembered: false }).catch(async (error) => {
+    failed(error);
+    await list("files:/", false, { remembered: false });
+  });
+  history.replaceState({ folder: state.folder }, "", location.pathname + location.search);
   listing.focus();
 }
 
