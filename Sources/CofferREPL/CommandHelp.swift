@@ -214,8 +214,8 @@ public struct CommandHelp: Sendable {
             syntax: CommandSyntax(longFlags: ["in-place"], longOptions: ["bookmark": .text], operands: [.sandboxPath, .text]),
             summary: LocalizedText("Open a file in another application of the desktop.", "用桌面上的其他应用打开文件。"),
             details: LocalizedText(
-                "Without app, lists the applications the desktop associates with the file's type (mimeapps.list and the .desktop entries, default first) and, at a terminal, asks which. app is a desktop entry id, with or without .desktop, or its Name. A file in Coffer is handed over as a read-only copy (tmp/OpenWith, kept a day) unless --in-place hands over the file itself; a file of this computer (host:PATH, or --bookmark ID for one opened in place before) is opened where it is.",
-                "不给出应用时，列出桌面为该文件类型关联的应用（来自 mimeapps.list 和 .desktop 条目，默认应用在前），并在终端上询问用哪个。应用可以是桌面条目 ID（带或不带 .desktop）或其名称。Coffer 中的文件会以只读副本交给应用（位于 tmp/OpenWith，保留一天），除非使用 --in-place 交出文件本身；本机文件（host:路径，或用 --bookmark ID 指定之前原位打开过的文件）在原处打开。"),
+                "Without app, lists the applications the desktop associates with the file's type (mimeapps.list and the .desktop entries, default first) and, at a terminal, asks which. app is a desktop entry id, with or without .desktop, or its Name. A file in Coffer is handed over as a read-only copy (in the export staging folder, kept a day) unless --in-place hands over the file itself; a file of this computer (host:PATH, or --bookmark ID for one opened in place before) is opened where it is.",
+                "不给出应用时，列出桌面为该文件类型关联的应用（来自 mimeapps.list 和 .desktop 条目，默认应用在前），并在终端上询问用哪个。应用可以是桌面条目 ID（带或不带 .desktop）或其名称。Coffer 中的文件会以只读副本交给应用（位于导出暂存文件夹，保留一天），除非使用 --in-place 交出文件本身；本机文件（host:路径，或用 --bookmark ID 指定之前原位打开过的文件）在原处打开。"),
             examples: ["open-with Notes/todo.txt", "open-with report.pdf org.gnome.Evince", "open-with --in-place draft.md gedit"]),
         CommandHelp(
             name: "recent", usage: "recent",

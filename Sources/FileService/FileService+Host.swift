@@ -108,9 +108,8 @@ extension FileService {
                     OperationWarnings.report(attributesOf: path.description, lost: await staging.keep(attributes, at: staged))
                 }
                 progress.advance(bytes: Int64(converted.count), items: 1)
-            } else if try await !staging.stage(path, of: source, at: staged, progress: progress) {
-                try await StreamingCopy.copy(from: source, at: path, to: staging, at: staged, conflict: .fail,
-                                             progress: progress)
+            } else {
+                try await stageCopy(of: path, from: source, to: staging, at: staged, progress: progress)
             }
             let (hostPath, trashed) = try await staging.deliver(staged, exporting: path, to: folder, conflict: conflict, trash: hostTrash,
                                                                 progress: progress)
@@ -120,6 +119,17 @@ extension FileService {
         } catch {
             try? await staging.removeStage(stage)
             throw CofferError.wrapping(error, path: path).naming(path, insteadOf: staging.mountName)
+        }
+    }
+
+    /// Copies the item at `path` of `source` to `staged` in the staging mount: in the kernel,
+    /// with its attributes, from a local mount; streamed from any other.
+    func stageCopy(of path: VirtualPath, from source: any StorageBackend, to staging: ExportStagingBackend,
+                   at staged: VirtualPath, progress: ProgressReporter) async throws(CofferError) {
+        if try await !staging.stage(path, of: source, at: staged, progress: progress) {
+            try await call(path) {
+                try await StreamingCopy.copy(from: source, at: path, to: staging, at: staged, conflict: .fail, progress: progress)
+            }
         }
     }
 

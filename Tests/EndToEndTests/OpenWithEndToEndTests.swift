@@ -87,7 +87,7 @@ struct OpenWithEndToEndTests {
         // A read-only copy by default, by name or by id.
         #expect(try coffer("open-with Docs/todo.txt Recorder").status == 0)
         let copy = try #require(try await recorded(count: 1).first)
-        #expect(copy.hasPrefix(container + "/tmp/OpenWith/") && copy.hasSuffix("/todo.txt"))
+        #expect(copy.hasPrefix(container + "/Documents/ExportTemp/open-") && copy.hasSuffix("/todo.txt"))
         #expect(try String(contentsOfFile: copy, encoding: .utf8) == "to do\n")
         let mode = try #require(try FileManager.default.attributesOfItem(atPath: copy)[.posixPermissions] as? Int)
         #expect(mode == 0o400, "the copy is read-only")

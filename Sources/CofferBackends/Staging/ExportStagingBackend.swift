@@ -17,9 +17,9 @@ public final class ExportStagingBackend: StorageBackend, ImmediateMetadata, Send
         local = try LocalSandboxBackend(rootPath: path, registry: registry, syncBeforeCommit: false, journal: journal)
     }
 
-    /// Creates an empty stage and returns its path (`staging:/stage-…`).
-    public func makeStage() async throws(CofferError) -> VirtualPath {
-        let path = VirtualPath.root(of: mountName).appending(trustedName: "stage-\(UUID().uuidString)")
+    /// Creates an empty stage and returns its path (`staging:/stage-…`, or another `kind`'s).
+    public func makeStage(kind: String = "stage") async throws(CofferError) -> VirtualPath {
+        let path = VirtualPath.root(of: mountName).appending(trustedName: "\(kind)-\(UUID().uuidString)")
         do { try await local.createFolder(at: path) } catch { throw CofferError.wrapping(error, path: path) }
         return path
     }
@@ -32,12 +32,13 @@ public final class ExportStagingBackend: StorageBackend, ImmediateMetadata, Send
         do { try await local.removeItem(at: stage) } catch { throw CofferError.wrapping(error, path: stage) }
     }
 
-    /// Removes stages last changed before `cutoff`. Returns how many.
+    /// Removes stages last changed before `cutoff` (of one `kind` only, when given). Returns how many.
     @discardableResult
-    public func removeStages(olderThan cutoff: Date) async throws(CofferError) -> Int {
+    public func removeStages(olderThan cutoff: Date, kind: String? = nil) async throws(CofferError) -> Int {
         var removed = 0
         do {
-            for node in try await local.contentsOfFolder(at: .root(of: mountName)) where node.modificationDate < cutoff {
+            for node in try await local.contentsOfFolder(at: .root(of: mountName))
+            where node.modificationDate < cutoff && (kind.map { node.name.hasPrefix($0 + "-") } ?? true) {
                 try await local.removeItem(at: node.path)
                 removed += 1
             }
@@ -72,4 +73,8 @@ extension ExportStagingBackend: AttributeKeepingBackend {
     public func setUserAttributes(_ attributes: UserAttributes, at path: VirtualPath) async throws -> [LostAttribute] {
         try await local.setUserAttributes(attributes, at: path)
     }
+}
+
+extension ExportStagingBackend: HostPathNaming {
+    public func hostPath(of path: VirtualPath) -> String { local.hostPath(of: path) }
 }

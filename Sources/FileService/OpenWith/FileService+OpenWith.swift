@@ -18,8 +18,8 @@ public struct HandOver: Sendable, Encodable {
 
 /// "Open with": the desktop's applications for a file's type, and a file handed to one.
 extension FileService {
-    /// The folder a file is copied to for an application to read (`tmp/OpenWith` in a container).
-    nonisolated var handOverPath: String? { draftsPath.map { $0 + "/OpenWith" } }
+    /// Hand-overs are stages of their own kind in the staging mount (`Documents/ExportTemp/open-…`).
+    static let handOverKind = "open"
     /// A hand-over is kept this long, for the application to read it, then swept.
     static let handOverLifetime: TimeInterval = 24 * 3600
 
@@ -35,8 +35,9 @@ extension FileService {
         registry.mimeType(of: registry.typeIdentifier(forFileNamed: (hostPath as NSString).lastPathComponent))
     }
 
-    /// Hands the item at `path` to `application`: a read-only copy (mode 0400, in a folder of
-    /// its own), or with `inPlace` the file itself, where the mount keeps it on this machine.
+    /// Hands the item at `path` to `application`: a read-only copy (mode 0400, in a stage of its
+    /// own, copied as exports copy), or with `inPlace` the file itself, where the mount keeps it
+    /// on this machine.
     func handOver(_ path: VirtualPath, to application: DesktopApplications.Application,
                   inPlace: Bool) async throws(CofferError) -> HandOver {
         let node = try await stat(path)
@@ -48,30 +49,19 @@ extension FileService {
             }
             hostPath = local.hostPath(of: path)
         } else {
-            guard let folder = handOverPath else { throw CofferError(.unsupported, path: path) }
-            sweepHandOvers(in: folder)
-            let own = folder + "/" + UUID().uuidString
+            guard let staging = stagingBackend else { throw CofferError(.unsupported, path: path) }
+            _ = try? await staging.removeStages(olderThan: Date().addingTimeInterval(-Self.handOverLifetime), kind: Self.handOverKind)
+            let stage = try await staging.makeStage(kind: Self.handOverKind)
+            let staged = stage.appending(trustedName: node.name)
             do {
-                try FileManager.default.createDirectory(atPath: own, withIntermediateDirectories: true,
-                                                        attributes: [.posixPermissions: 0o700])
+                try await stageCopy(of: path, from: try mount(for: path).backend, to: staging, at: staged, progress: .none)
             } catch {
-                throw CofferError(.ioError, detail: "the hand-over folder", underlying: error)
+                try? await staging.removeStage(stage)
+                throw error.naming(path, insteadOf: staging.mountName)
             }
-            hostPath = own + "/" + node.name
-            let bytes = try await readAll(path, size: node.size)
-            try await BlockingIO.run { _ throws(CofferError) in
-                let fd = Glibc.open(hostPath, O_WRONLY | O_CREAT | O_EXCL | O_NOFOLLOW | O_CLOEXEC, 0o600)
-                guard fd >= 0 else { throw CofferError.lastSystemError("open", path: path) }
-                defer { Glibc.close(fd) }
-                var offset = 0
-                while offset < bytes.count {
-                    let written = bytes[offset...].withUnsafeBytes { Glibc.write(fd, $0.baseAddress, $0.count) }
-                    if written < 0 { if errno == EINTR { continue }; throw CofferError.lastSystemError("write", path: path) }
-                    offset += written
-                }
-                // Read-only: what the application saves goes elsewhere, never silently lost here.
-                _ = fchmod(fd, 0o400)
-            }
+            hostPath = staging.hostPath(of: staged)
+            // Read-only: what the application saves goes elsewhere, never silently over Coffer's file.
+            _ = chmod(hostPath, 0o400)
         }
         try launch(application, file: hostPath)
         await noteRecent(path)
@@ -100,11 +90,6 @@ extension FileService {
         return HandOver(application: application, hostPath: item.path, inPlace: true)
     }
 
-    private func readAll(_ path: VirtualPath, size: Int64) async throws(CofferError) -> [UInt8] {
-        guard size <= 1 << 30 else { throw CofferError(.tooLarge, path: path, detail: "1 GiB") }
-        return try await readBytes(path, offset: 0, length: Int(size)).bytes
-    }
-
     /// Starts the application on its own, with nothing of Coffer's (no pipe, no terminal).
     private nonisolated func launch(_ application: DesktopApplications.Application, file: String) throws(CofferError) {
         var command = ExecLine.command(application.exec, file: file, name: application.name)
@@ -124,19 +109,6 @@ extension FileService {
             try process.run()
         } catch {
             throw CofferError(.ioError, detail: "\(application.id) could not be started", underlying: error)
-        }
-    }
-
-    /// Removes hand-overs older than a day (an application has read them by then).
-    private nonisolated func sweepHandOvers(in folder: String) {
-        guard let names = try? FileManager.default.contentsOfDirectory(atPath: folder) else { return }
-        let cutoff = Date().addingTimeInterval(-Self.handOverLifetime)
-        for name in names {
-            let path = folder + "/" + name
-            guard let modified = (try? FileManager.default.attributesOfItem(atPath: path))?[.modificationDate] as? Date,
-                  modified < cutoff else { continue }
-            try? FileManager.default.setAttributes([.posixPermissions: 0o700], ofItemAtPath: path)
-            try? FileManager.default.removeItem(atPath: path)
         }
     }
 }
