@@ -2,24 +2,6 @@ import CofferCore
 import FileService
 import Foundation
 
-/// A share as RPC shows it: the summary, and `link`, its path on `coffer serve` (`/s/ID`).
-struct ShareItem: Encodable, Sendable {
-    var share: ShareSummary
-
-    func encode(to encoder: any Encoder) throws {
-        try share.encode(to: encoder)
-        var container = encoder.container(keyedBy: Key.self)
-        try container.encode(share.link, forKey: Key(stringValue: "link")!)
-    }
-
-    private struct Key: CodingKey {
-        var stringValue: String
-        init?(stringValue: String) { self.stringValue = stringValue }
-        var intValue: Int? { nil }
-        init?(intValue: Int) { nil }
-    }
-}
-
 /// `shares/create`: a link to `path` (a file, or a folder), with `expires?` (`"1h"`, `"7d"`, a
 /// day or an ISO 8601 time), `password?`, `downloads?` (a limit) and `upload?` (a folder as a
 /// drop box).
@@ -33,21 +15,21 @@ struct SharesCreate: RPCMethod {
         var upload: Bool?
     }
 
-    static func run(_ params: Params, _ context: RequestContext) async throws -> ShareItem {
+    static func run(_ params: Params, _ context: RequestContext) async throws -> ShareSummary {
         let expires = try params.expires.map { (text) throws(CofferError) in try Share.parseExpiry(text) }
-        return ShareItem(share: try await context.perform(CreateShare(
+        return try await context.perform(CreateShare(
             try params.path.resolved(), expires: expires, password: params.password, downloadLimit: params.downloads,
-            upload: params.upload ?? false)))
+            upload: params.upload ?? false))
     }
 }
 
 /// `shares/list`: every share, oldest first, with its `state` (`active`, `expired`, `exhausted`).
 struct SharesList: RPCMethod {
     static let name = "shares/list"
-    struct Result: Encodable, Sendable { var shares: [ShareItem] }
+    struct Result: Encodable, Sendable { var shares: [ShareSummary] }
 
     static func run(_ params: NoParams, _ context: RequestContext) async throws -> Result {
-        Result(shares: try await context.perform(ListShares()).map { ShareItem(share: $0) })
+        Result(shares: try await context.perform(ListShares()))
     }
 }
 
@@ -56,7 +38,7 @@ struct SharesRevoke: RPCMethod {
     static let name = "shares/revoke"
     struct Params: Decodable, Sendable { var id: String }
 
-    static func run(_ params: Params, _ context: RequestContext) async throws -> ShareItem {
-        ShareItem(share: try await context.perform(RevokeShare(params.id)))
+    static func run(_ params: Params, _ context: RequestContext) async throws -> ShareSummary {
+        try await context.perform(RevokeShare(params.id))
     }
 }

@@ -93,6 +93,8 @@ public struct Share: Codable, Sendable, Equatable {
 /// A share as front ends show it: everything but the password's hash.
 public struct ShareSummary: Sendable, Encodable, Hashable {
     public var id: String
+    /// The link's path on a server (`/s/ID`), to put after its address.
+    public var link: String
     public var path: String
     public var kind: String
     public var created: Date
@@ -105,6 +107,7 @@ public struct ShareSummary: Sendable, Encodable, Hashable {
 
     public init(_ share: Share, now: Date = Date()) {
         id = share.id
+        link = "/s/" + share.id
         path = share.path
         kind = share.isFolder ? "folder" : "file"
         created = share.created
@@ -115,7 +118,4 @@ public struct ShareSummary: Sendable, Encodable, Hashable {
         upload = share.allowsUpload
         state = share.state(at: now)
     }
-
-    /// The link's path on a server (`/s/ID`), to put after its address.
-    public var link: String { "/s/" + id }
 }
