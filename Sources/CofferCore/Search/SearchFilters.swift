@@ -56,10 +56,7 @@ public struct SearchFilters: Sendable, Hashable {
     /// `2w`), a day (`2026-11-01`, its local midnight), or an ISO 8601 time
     /// (`2026-11-01T08:00:00Z`).
     public static func parseDate(_ text: String, now: Date = Date()) throws(CofferError) -> Date {
-        let units: [Character: Double] = ["m": 60, "h": 3600, "d": 86400, "w": 7 * 86400]
-        if let unit = text.last.flatMap({ units[$0] }), let count = Double(text.dropLast()), count >= 0 {
-            return now.addingTimeInterval(-count * unit)
-        }
+        if let span = parseDuration(text) { return now.addingTimeInterval(-span) }
         let day = DateFormatter()
         day.locale = Locale(identifier: "en_US_POSIX")
         day.dateFormat = "yyyy-MM-dd"
@@ -69,6 +66,14 @@ public struct SearchFilters: Sendable, Hashable {
         fractional.formatOptions = [.withInternetDateTime, .withFractionalSeconds]
         if let date = fractional.date(from: text) { return date }
         throw CofferError(.invalidArgument, detail: "“\(text)” is not a time: use 30m, 12h, 7d, 2w, 2026-11-01 or an ISO 8601 time")
+    }
+
+    /// A span of time written `30m`, `12h`, `7d` or `2w` (not negative), in seconds; `nil` for
+    /// anything else.
+    public static func parseDuration(_ text: String) -> TimeInterval? {
+        let units: [Character: Double] = ["m": 60, "h": 3600, "d": 86400, "w": 7 * 86400]
+        guard let unit = text.last.flatMap({ units[$0] }), let count = Double(text.dropLast()), count >= 0 else { return nil }
+        return count * unit
     }
 
     /// A size as the filters take it: bytes, or with `K`, `M`, `G`, `T` (powers of 1024, as

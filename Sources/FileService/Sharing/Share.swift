@@ -74,10 +74,9 @@ public struct Share: Codable, Sendable, Equatable {
     /// An expiry as every front end takes it: a duration from `now` (`30m`, `12h`, `7d`, `2w`),
     /// a day (`2026-12-24`, its local midnight) or an ISO 8601 time; it must lie ahead.
     public static func parseExpiry(_ text: String, now: Date = Date()) throws(CofferError) -> Date {
-        let units: [Character: Double] = ["m": 60, "h": 3600, "d": 86400, "w": 7 * 86400]
         let date: Date
-        if let unit = text.last.flatMap({ units[$0] }), let count = Double(text.dropLast()), count > 0 {
-            date = now.addingTimeInterval(count * unit)
+        if let span = SearchFilters.parseDuration(text), span > 0 {
+            date = now.addingTimeInterval(span)
         } else {
             do {
                 date = try SearchFilters.parseDate(text, now: now)
