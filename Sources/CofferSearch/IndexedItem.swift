@@ -46,34 +46,24 @@ struct IndexedItem: Sendable {
         facts = Facts(size: node.contentSize, modified: modified, tags: tags)
     }
 
-    /// The conditions on rows (aliased `e`) that `filters` put, with their values in order;
-    /// an empty list for no filter. As ``SearchFilters/admits(_:)`` judges: a time from
-    /// `after` included to `before` excluded, sizes for files only, every tag required.
-    static func conditions(for filters: SearchFilters) -> (sql: [String], values: [FilterValue]) {
-        var sql: [String] = []
+    /// The conditions on rows (aliased `e`) that `filters` put, as `AND …` to add to a query,
+    /// their parameters numbered from `first`, with their values in that order; empty for no
+    /// filter. As ``SearchFilters/admits(_:)`` judges: a time from `after` included to `before`
+    /// excluded, sizes for files only, every tag required.
+    static func conditions(for filters: SearchFilters, from first: Int) -> (sql: String, values: [FilterValue]) {
+        var sql = ""
         var values: [FilterValue] = []
-        if let after = filters.modifiedAfter {
-            sql.append("e.modified >= ?")
-            values.append(.real(after.timeIntervalSinceReferenceDate))
+        func add(_ condition: String, _ value: FilterValue) {
+            values.append(value)
+            sql += " AND " + condition.replacingOccurrences(of: "?", with: "?\(first + values.count - 1)")
         }
-        if let before = filters.modifiedBefore {
-            sql.append("e.modified < ?")
-            values.append(.real(before.timeIntervalSinceReferenceDate))
-        }
-        if let minimum = filters.minimumSize {
-            sql.append("e.size >= ?")
-            values.append(.integer(minimum))
-        }
-        if let maximum = filters.maximumSize {
-            sql.append("e.size < ?")
-            values.append(.integer(maximum))
-        }
+        if let after = filters.modifiedAfter { add("e.modified >= ?", .real(after.timeIntervalSinceReferenceDate)) }
+        if let before = filters.modifiedBefore { add("e.modified < ?", .real(before.timeIntervalSinceReferenceDate)) }
+        if let minimum = filters.minimumSize { add("e.size >= ?", .integer(minimum)) }
+        if let maximum = filters.maximumSize { add("e.size < ?", .integer(maximum)) }
         // Said in so many words, so that SQLite reads only the tagged rows (a partial index).
-        if !filters.tags.isEmpty { sql.append("e.tags IS NOT NULL") }
-        for tag in filters.tags {
-            sql.append("instr(e.tags, ?) > 0")
-            values.append(.text("," + tag + ","))
-        }
+        if !filters.tags.isEmpty { sql += " AND e.tags IS NOT NULL" }
+        for tag in filters.tags { add("instr(e.tags, ?) > 0", .text("," + tag + ",")) }
         return (sql, values)
     }
 

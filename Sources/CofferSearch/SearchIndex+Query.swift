@@ -102,15 +102,8 @@ extension SearchIndex {
             guard try scoped.step() else { return nil }
             let range = scopeKey.isEmpty ? "" : " AND e.path >= ?2 AND e.path < ?3"
             // The filters' values are numbered after the pattern's (?1) and the scope's (?2, ?3).
-            let conditions = IndexedItem.conditions(for: filters)
-            var number = 3
-            let filtered = conditions.sql.map { condition in
-                " AND " + condition.split(separator: "?", omittingEmptySubsequences: false).enumerated().map { part in
-                    if part.offset == 0 { return String(part.element) }
-                    number += 1
-                    return "?\(number)" + part.element
-                }.joined()
-            }.joined()
+            let conditions = IndexedItem.conditions(for: filters, from: 4)
+            let filtered = conditions.sql
             let folded = String(decoding: pattern.folded, as: UTF8.self)
             let statement: SQLiteStatement
             if pattern.foldedLength >= 3 {
