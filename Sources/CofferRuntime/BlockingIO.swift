@@ -21,9 +21,9 @@ public enum BlockingIO {
         let result: Result<T, CofferError> = await withTaskCancellationHandler {
             await withCheckedContinuation { continuation in
                 queue.async {
-                    let outcome = OperationWarnings.$current.withValue(warnings) {
-                        Result { () throws(CofferError) -> T in try body(flag) }
-                    }
+                    let run = { Result { () throws(CofferError) -> T in try body(flag) } }
+                    // Bound only when an operation listens: most blocking calls have no one to tell.
+                    let outcome = warnings.map { OperationWarnings.$current.withValue($0, operation: run) } ?? run()
                     continuation.resume(returning: outcome)
                 }
             }
