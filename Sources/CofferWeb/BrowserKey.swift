@@ -57,7 +57,7 @@ enum RedirectFile {
     /// returns its path.
     static func make(address: String, port: Int, in folder: String) throws(CofferError) -> String {
         let path = folder + "/coffer-serve-\(port).html"
-        let escaped = address.replacingOccurrences(of: "&", with: "&amp;").replacingOccurrences(of: "\"", with: "&quot;")
+        let escaped = ShareText.escape(address)
         let page = """
             <!DOCTYPE html>
             <html><head><meta charset="utf-8"><meta http-equiv="refresh" content="0;url=\(escaped)">

@@ -326,7 +326,8 @@ extension WebHandler {
     }
 }
 
-/// The pieces of the share pages: escaped text in a small document of their own.
+/// The pieces of the share pages: escaped text in a small document of their own. Its
+/// ``escape(_:)`` is the server's one escape of text for HTML (the `--open` redirect page's too).
 enum ShareText {
     /// Characters a name keeps in a link (anything else is percent-encoded, `/` included).
     static let nameCharacters = CharacterSet(charactersIn: "ABCDEFGHIJKLMNOPQRSTUVWXYZabcdefghijklmnopqrstuvwxyz0123456789-._~")
