@@ -9,18 +9,16 @@
 Usage: page_check.py PATH-TO-COFFER   (needs selenium)
 """
 import os
-import re
-import signal
 import socket
 import subprocess
 import sys
 import tempfile
-import time
 
-from selenium import webdriver
-from selenium.webdriver.chrome.service import Service
 from selenium.webdriver.common.by import By
 from selenium.webdriver.support.ui import WebDriverWait
+
+import serve_support
+from serve_support import checker
 
 COFFER = os.path.abspath(sys.argv[1])
 WORK = tempfile.mkdtemp(prefix="coffer-page-check-")
@@ -28,10 +26,7 @@ CONTAINER = os.path.join(WORK, "container")
 FILES = os.path.join(CONTAINER, "Documents", "UserFiles")
 
 
-def check(condition, what):
-    if not condition:
-        raise SystemExit(f"page_check: FAILED: {what}")
-    print(f"page_check: ok: {what}")
+check = checker("page_check")
 
 
 def free_port():
@@ -40,20 +35,8 @@ def free_port():
         return probe.getsockname()[1]
 
 
-class Server:
-    def __init__(self, port):
-        self.log = tempfile.NamedTemporaryFile(prefix="coffer-serve-", suffix=".log", delete=False)
-        self.process = subprocess.Popen([COFFER, "--container", CONTAINER, "--lang", "en", "serve", "--port", str(port)],
-                                        stdout=subprocess.PIPE, stderr=self.log, stdin=subprocess.DEVNULL, text=True)
-        line = self.process.stdout.readline()
-        match = re.search(r"(http://\S+/\?token=[0-9a-f]+)", line)
-        if not match:
-            raise SystemExit(f"page_check: no address: {line!r} {open(self.log.name).read()}")
-        self.page = match.group(1)
-
-    def stop(self):
-        self.process.send_signal(signal.SIGTERM)
-        return self.process.wait(timeout=30)
+def Server(port):
+    return serve_support.Server(COFFER, CONTAINER, port=port)
 
 
 def main():
@@ -63,10 +46,7 @@ def main():
             out.write(text)
     port = free_port()
     server = Server(port)
-    options = webdriver.ChromeOptions()
-    for argument in ["--headless=new", "--no-sandbox", "--disable-gpu", "--lang=en-US"]:
-        options.add_argument(argument)
-    driver = webdriver.Chrome(service=Service("/usr/bin/chromedriver"), options=options)
+    driver = serve_support.chromium()
     wait = WebDriverWait(driver, 20)
 
     def names():

@@ -20,7 +20,6 @@ import io
 import json
 import os
 import re
-import signal
 import subprocess
 import sys
 import tempfile
@@ -29,6 +28,9 @@ import urllib.error
 import urllib.parse
 import urllib.request
 
+import serve_support
+from serve_support import checker
+
 COFFER = os.path.abspath(sys.argv[1])
 WORK = tempfile.mkdtemp(prefix="coffer-share-check-")
 CONTAINER = os.path.join(WORK, "container")
@@ -36,10 +38,7 @@ FILES = os.path.join(CONTAINER, "Documents", "UserFiles")
 AUDIT = os.path.join(CONTAINER, "Library", "Application Support", "AppData", "logs", "audit.jsonl")
 
 
-def check(condition, what):
-    if not condition:
-        raise SystemExit(f"share_check: FAILED: {what}")
-    print(f"share_check: ok: {what}")
+check = checker("share_check")
 
 
 def coffer(command, stdin=""):
@@ -58,23 +57,8 @@ def share(arguments, stdin=""):
     return match.group(1)
 
 
-class Server:
-    def __init__(self, *extra, environment=None):
-        self.log = tempfile.NamedTemporaryFile(prefix="coffer-serve-", suffix=".log", delete=False)
-        env = {key: value for key, value in os.environ.items() if key not in ("DISPLAY", "WAYLAND_DISPLAY")}
-        self.process = subprocess.Popen([COFFER, "--container", CONTAINER, "--lang", "en", "serve", "--port", "0", *extra],
-                                        stdout=subprocess.PIPE, stderr=self.log, stdin=subprocess.DEVNULL, text=True,
-                                        env=dict(env, **(environment or {})))
-        line = self.process.stdout.readline()
-        self.page = (re.search(r"(http://\S+/\?token=[0-9a-f]+)", line) or re.search("(x)?", "")).group(1)
-        match = re.search(r"(http://[^/\s]+)", line)
-        if not match:
-            raise SystemExit(f"share_check: no address from coffer serve: {line!r} {open(self.log.name).read()}")
-        self.base = match.group(1)
-
-    def stop(self):
-        self.process.send_signal(signal.SIGTERM)
-        return self.process.wait(timeout=30)
+def Server(*extra, environment=None):
+    return serve_support.Server(COFFER, CONTAINER, *extra, environment=environment)
 
 
 class NoRedirects(urllib.request.HTTPRedirectHandler):
@@ -288,8 +272,6 @@ def main():
 
 def open_with():
     """The page offers Open with only in a graphical session, and hands a read-only copy over."""
-    from selenium import webdriver
-    from selenium.webdriver.chrome.service import Service
     from selenium.webdriver.common.by import By
     from selenium.webdriver.support.ui import WebDriverWait
     desktop = os.path.join(WORK, "desktop")
@@ -305,10 +287,7 @@ def open_with():
         out.write(f"[Desktop Entry]\nType=Application\nName=Recorder\nExec={script} %f\nMimeType=text/plain;\n")
     environment = {"XDG_DATA_HOME": os.path.join(desktop, "data"), "XDG_DATA_DIRS": os.path.join(desktop, "system"),
                    "XDG_CONFIG_HOME": os.path.join(desktop, "config"), "XDG_CONFIG_DIRS": os.path.join(desktop, "none")}
-    options = webdriver.ChromeOptions()
-    for argument in ["--headless=new", "--no-sandbox", "--disable-gpu", "--lang=en-US"]:
-        options.add_argument(argument)
-    driver = webdriver.Chrome(service=Service("/usr/bin/chromedriver"), options=options)
+    driver = serve_support.chromium()
     try:
         for graphical in (False, True):
             server = Server(environment=dict(environment, **({"DISPLAY": ":0"} if graphical else {})))
@@ -340,15 +319,9 @@ def open_with():
 
 
 def browser(base, file_link, locked, page):
-    from selenium import webdriver
-    from selenium.webdriver.chrome.service import Service
     from selenium.webdriver.common.by import By
-    options = webdriver.ChromeOptions()
-    for argument in ["--headless=new", "--no-sandbox", "--disable-gpu", "--lang=en-US"]:
-        options.add_argument(argument)
-    driver = webdriver.Chrome(service=Service("/usr/bin/chromedriver"), options=options)
     downloads = tempfile.mkdtemp(prefix="coffer-share-downloads-")
-    driver.execute_cdp_cmd("Page.setDownloadBehavior", {"behavior": "allow", "downloadPath": downloads})
+    driver = serve_support.chromium(downloads)
     try:
         driver.get(base + file_link)
         check(driver.find_element(By.TAG_NAME, "h1").text == "a.txt", "Chromium shows the shared file's name")

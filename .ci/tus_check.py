@@ -16,13 +16,13 @@ import base64
 import http.client
 import io
 import os
-import re
-import signal
 import subprocess
 import sys
 import tempfile
 
 from tusclient import client as tus
+
+from serve_support import Server, checker
 
 COFFER = os.path.abspath(sys.argv[1])
 WORK = tempfile.mkdtemp(prefix="coffer-tus-check-")
@@ -30,10 +30,7 @@ CONTAINER = os.path.join(WORK, "container")
 FILES = os.path.join(CONTAINER, "Documents", "UserFiles")
 
 
-def check(condition, what):
-    if not condition:
-        raise SystemExit(f"tus_check: FAILED: {what}")
-    print(f"tus_check: ok: {what}")
+check = checker("tus_check")
 
 
 def metadata(**values):
@@ -42,14 +39,8 @@ def metadata(**values):
 
 def main():
     subprocess.run([COFFER, "--container", CONTAINER, "-c", "mkdir Uploads"], check=True, capture_output=True)
-    log = tempfile.NamedTemporaryFile(prefix="coffer-serve-", suffix=".log", delete=False)
-    server = subprocess.Popen([COFFER, "--container", CONTAINER, "--lang", "en", "serve", "--port", "0"],
-                              stdout=subprocess.PIPE, stderr=log, stdin=subprocess.DEVNULL, text=True)
-    line = server.stdout.readline()
-    match = re.search(r"http://([^/\s]+)/\?token=([0-9a-f]+)", line)
-    if not match:
-        raise SystemExit(f"tus_check: no address: {line!r} {open(log.name).read()}")
-    host, token = match.group(1), match.group(2)
+    server = Server(COFFER, CONTAINER)
+    host, token = server.host, server.token
     auth = {"Authorization": f"Bearer {token}"}
 
     def request(method, path, headers=None, body=None):
@@ -137,8 +128,7 @@ def main():
         leftovers = [name for name in os.listdir(os.path.join(FILES, "Uploads")) if name.startswith(".")]
         check(leftovers == [], f"nothing partial in the folder: {leftovers}")
     finally:
-        server.send_signal(signal.SIGTERM)
-        server.wait(timeout=30)
+        server.stop()
     print("tus_check: every check held")
 
 
