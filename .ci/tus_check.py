@@ -10,11 +10,15 @@ third-party tus client, and against raw requests for what a client must meet:
              -> 409 with the right one; a wrong Content-Type -> 415; DELETE ends the upload;
              no token -> 403; a destination outside the mounts -> refused; nothing partial
              is visible until the last byte
+  restarts   an upload cut by a server stopped with SIGTERM, then by one killed with SIGKILL,
+             goes on after the restart from the offset HEAD gives; the audit log shows where
+             each PATCH began; the upload's data and record are gone once it is placed
 Usage: tus_check.py PATH-TO-COFFER   (needs tuspy)
 """
 import base64
 import http.client
 import io
+import json
 import os
 import subprocess
 import sys
@@ -127,9 +131,51 @@ def main():
         check(connection.getresponse().status == 403, "without the token: 403")
         leftovers = [name for name in os.listdir(os.path.join(FILES, "Uploads")) if name.startswith(".")]
         check(leftovers == [], f"nothing partial in the folder: {leftovers}")
+        server = restarts(server, request)
     finally:
         server.stop()
     print("tus_check: every check held")
+
+
+def restarts(server, request):
+    """An upload goes on across a server stopped (SIGTERM) and one killed (SIGKILL), on the same port."""
+    base = {"Tus-Resumable": "1.0.0"}
+    octets = {**base, "Content-Type": "application/offset+octet-stream"}
+    data = os.urandom(3 << 20)
+    status, headers, _ = request("POST", "/tus/", {**base, "Upload-Length": str(len(data)),
+                                                    "Upload-Metadata": metadata(destination="files:/Uploads", filename="across restarts.bin")})
+    location = headers["Location"]
+    port = int(server.host.rsplit(":", 1)[1])
+    for index, how in enumerate(["SIGTERM", "SIGKILL"]):
+        start, end = index << 20, (index + 1) << 20
+        status, headers, _ = request("PATCH", location, {**octets, "Upload-Offset": str(start)}, data[start:end])
+        check(status == 204 and headers.get("Upload-Offset") == str(end), f"the part before the {how} arrives")
+        if how == "SIGTERM":
+            check(server.stop() == 0, "the server stops at SIGTERM")
+        else:
+            server.process.kill()
+            server.process.wait(timeout=30)
+        server = Server(COFFER, CONTAINER, port=port)
+        check(not os.path.exists(os.path.join(FILES, "Uploads", "across restarts.bin")), f"nothing is visible after the {how}")
+        status, headers, _ = request("HEAD", location, base)
+        check(status == 200 and headers.get("Upload-Offset") == str(end) and headers.get("Upload-Length") == str(len(data)),
+              f"after a restart ({how}) HEAD gives the offset reached: {status} {headers.get('Upload-Offset')}")
+    status, headers, _ = request("PATCH", location, {**octets, "Upload-Offset": str(2 << 20)}, data[2 << 20:])
+    check(status == 204 and headers.get("Upload-Offset") == str(len(data)), "the rest completes it")
+    with open(os.path.join(FILES, "Uploads", "across restarts.bin"), "rb") as arrived:
+        check(arrived.read() == data, "the upload cut by two restarts arrives whole")
+    upload = location.rsplit("/", 1)[1]
+    offsets = []
+    with open(os.path.join(CONTAINER, "Library", "Application Support", "AppData", "logs", "audit.jsonl")) as log:
+        for line in log:
+            entry = json.loads(line)
+            if entry.get("method") == "tusPatch" and entry.get("upload") == upload:
+                offsets.append(int(entry["offset"]))
+    check(offsets == [0, 1 << 20, 2 << 20], f"the audit log shows where each PATCH began: {offsets}")
+    cache = os.path.join(CONTAINER, "Library", "Caches", "Downloading")
+    left = [name for name in os.listdir(cache) if name.startswith(("upload-", "resume-"))]
+    check(left == [], f"nothing of the upload is left in the cache: {left}")
+    return server
 
 
 if __name__ == "__main__":

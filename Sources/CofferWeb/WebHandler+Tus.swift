@@ -7,7 +7,8 @@ import Foundation
 /// over the same upload operations as RPC (``BeginUpload``, ``AppendUpload``, ``CommitUpload``,
 /// ``AbortUpload``), in the web session: a client that lost its connection asks where the
 /// upload stands (`HEAD`) and sends the rest (`PATCH`); the file appears, whole, when its last
-/// byte arrives. Requests show the page's cookie or `Authorization: Bearer TOKEN`.
+/// byte arrives. Requests show the page's cookie or `Authorization: Bearer TOKEN`. An upload
+/// outlives the server's process: a restarted server (the same container) goes on with it.
 ///
 /// - `OPTIONS /tus/` — the versions, extensions and largest size;
 /// - `POST /tus/` — a new upload: `Upload-Length`, and `Upload-Metadata` with `destination`
@@ -49,7 +50,7 @@ extension WebHandler {
             } catch {
                 return failure(connection, error, language: language)
             }
-            switch blocking({ () async throws(CofferError) in try await session.perform(BeginUpload(target, size: length)) }) {
+            switch blocking({ () async throws(CofferError) in try await session.perform(BeginUpload(target, size: length, resumable: true)) }) {
             case .failure(let error): return failure(connection, error, language: language)
             case .success(let upload):
                 if length == 0, case .failure(let error) = blocking({ () async throws(CofferError) in
@@ -113,6 +114,9 @@ extension WebHandler {
             }
             if count <= 0 { break }
         }
+        // Where each PATCH began and what it brought, for whoever follows an upload that resumed.
+        service.audit?.record(frontEnd: "web", method: "tusPatch", paths: [status.destination.description], outcome: "ok",
+                              extra: ["upload": id, "offset": String(start), "bytes": String(offset - start)])
         if let expected = status.expectedSize, offset == expected {
             if case .failure(let error) = blocking({ () async throws(CofferError) in try await session.perform(CommitUpload(id)) }) {
                 return failure(connection, error, language: language)

@@ -103,9 +103,18 @@ public struct Container: Sendable {
         let uploads = try LocalSandboxBackend(rootPath: container.uploadsPath, syncBeforeCommit: false)
         let idle = now.addingTimeInterval(-FileService.uploadIdleLimit)
         _ = try? await uploads.removeAbandonedPartials(in: .root(of: "uploads"), olderThan: idle)
-        for node in (try? await uploads.contentsOfFolder(at: .root(of: "uploads"))) ?? []
-        where node.name.hasPrefix(UploadRegistry.temporaryPrefix) && node.modificationDate < idle {
-            try? await uploads.removeItem(at: node.path)
+        let left = (try? await uploads.contentsOfFolder(at: .root(of: "uploads"))) ?? []
+        var kept = Set<String>()
+        for node in left where node.name.hasPrefix(UploadRegistry.temporaryPrefix) {
+            if node.modificationDate < idle { try? await uploads.removeItem(at: node.path) } else { kept.insert(node.name) }
+        }
+        // A resumable upload's record goes with its data.
+        for node in left where node.name.hasPrefix(UploadRegistry.recordPrefix) {
+            let record = FileManager.default.contents(atPath: container.uploadsPath + "/" + node.name)
+                .flatMap { try? JSONDecoder().decode(UploadRegistry.ResumeRecord.self, from: $0) }
+            if !node.name.hasSuffix(".json") || record.map({ !kept.contains($0.data) }) ?? true {
+                try? await uploads.removeItem(at: node.path)
+            }
         }
         return container
     }

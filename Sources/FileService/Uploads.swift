@@ -12,6 +12,12 @@ import Synchronization
 /// (conflicts settled by the service); abort, the end of the session that began it and an hour
 /// without data remove it. Nothing of an upload is ever visible in `files:` before commit. An upload
 /// belongs to the session that began it: to any other its id is unknown.
+///
+/// A *resumable* upload (tus's) also outlives its process: a record beside its data
+/// (`resume-ID.json`) names its destination, and after a restart a session of the same front
+/// end finds it again by its id, with what was received counted from the data's length — while
+/// the machine has not restarted since (``BootIdentity``); after a reboot it is dropped, and the
+/// client starts again. Closing the session sets it aside instead of discarding it.
 final class UploadRegistry: Sendable {
     struct Upload {
         /// Where the data goes until commit, in the uploads area.
@@ -24,7 +30,24 @@ final class UploadRegistry: Sendable {
         /// The number of the session that began it (`nil`: begun outside any session).
         var owner: Int?
         var isBusy = false
+        /// For a resumable upload, the front end whose sessions may go on with it after a restart.
+        var resumeKey: String?
     }
+
+    /// What a resumable upload keeps beside its data, to be found again after a restart.
+    struct ResumeRecord: Codable {
+        var data: String
+        var destination: String
+        var conflict: ConflictPolicy
+        var size: Int64?
+        var key: String
+        var boot: String?
+    }
+
+    static let recordPrefix = "resume-"
+
+    /// The host path of resumable upload `id`'s record.
+    func recordPath(of id: String) -> String { path + "/" + Self.recordPrefix + id + ".json" }
 
     let backend: LocalSandboxBackend
     /// The uploads area on the host.
@@ -64,8 +87,61 @@ final class UploadRegistry: Sendable {
         guard fsync(fd) == 0 else { throw CofferError.lastSystemError("fsync", path: temporary) }
     }
 
-    /// Removes an upload's data.
-    func remove(_ temporary: VirtualPath) { unlink(hostPath(of: temporary)) }
+    /// Removes an upload's data, and its record when it has one.
+    func remove(_ upload: Upload, id: String) {
+        unlink(hostPath(of: upload.temporary))
+        if upload.resumeKey != nil { unlink(recordPath(of: id)) }
+    }
+
+    /// Writes a resumable upload's record (whole or not at all: written aside, then renamed).
+    func keep(_ upload: Upload, id: String) throws(CofferError) {
+        guard let key = upload.resumeKey else { return }
+        let record = ResumeRecord(data: upload.temporary.name, destination: upload.destination.description,
+                                  conflict: upload.conflict, size: upload.expectedSize, key: key, boot: BootIdentity.current)
+        let target = recordPath(of: id)
+        do {
+            let data = try JSONEncoder().encode(record)
+            let aside = target + ".new"
+            guard FileManager.default.createFile(atPath: aside, contents: data, attributes: [.posixPermissions: 0o600]),
+                  rename(aside, target) == 0 else { throw CofferError.lastSystemError("write", path: upload.destination) }
+        } catch let error as CofferError {
+            throw error
+        } catch {
+            throw CofferError(.ioError, path: upload.destination, underlying: CofferError.wrapping(error))
+        }
+    }
+
+    /// Finds resumable upload `id` again after a restart, for a session of the front end
+    /// `key` (numbered `owner`): known already, or read from its record. An upload begun before
+    /// the machine restarted is dropped (its unsynced bytes may be lost).
+    func revive(_ id: String, key: String, owner: Int?) {
+        guard Self.isIdentifier(id), uploads.withLock({ $0[id] == nil }) else { return }
+        let recordFile = recordPath(of: id)
+        guard let data = FileManager.default.contents(atPath: recordFile),
+              let record = try? JSONDecoder().decode(ResumeRecord.self, from: data), record.key == key,
+              record.data.hasPrefix(Self.temporaryPrefix), !record.data.contains("/"),
+              let destination = try? VirtualPath(parsing: record.destination) else { return }
+        let temporary = VirtualPath.root(of: Self.mountName).appending(trustedName: record.data)
+        var info = stat()
+        guard record.boot != nil, record.boot == BootIdentity.current,
+              lstat(hostPath(of: temporary), &info) == 0, (info.st_mode & S_IFMT) == S_IFREG,
+              record.size.map({ Int64(info.st_size) <= $0 }) ?? true else {
+            unlink(hostPath(of: temporary))
+            unlink(recordFile)
+            return
+        }
+        uploads.withLock { uploads in
+            guard uploads[id] == nil else { return }
+            uploads[id] = Upload(temporary: temporary, destination: destination, conflict: record.conflict,
+                                 expectedSize: record.size, received: Int64(info.st_size), lastActivity: Date(),
+                                 owner: owner, resumeKey: key)
+        }
+    }
+
+    /// Whether `text` is an id this registry hands out (a UUID's letters, digits and dashes).
+    static func isIdentifier(_ text: String) -> Bool {
+        !text.isEmpty && text.count <= 64 && text.utf8.allSatisfy { $0 == UInt8(ascii: "-") || (0x30...0x39).contains($0) || (0x61...0x66).contains($0) }
+    }
     private let uploads = Mutex<[String: Upload]>([:])
     static let mountName = "uploads"
     /// The names of uploads' data in the uploads folder.
@@ -148,13 +224,13 @@ final class UploadRegistry: Sendable {
 
     /// Removes the uploads idle since before `cutoff` (all of them for `.distantFuture`) of
     /// one session, or of every session when `owner` is `nil`.
-    func takeIdle(before cutoff: Date, ownedBy owner: Int? = nil) -> [Upload] {
+    func takeIdle(before cutoff: Date, ownedBy owner: Int? = nil) -> [(id: String, upload: Upload)] {
         uploads.withLock { uploads in
             let idle = uploads.filter { entry in
                 !entry.value.isBusy && entry.value.lastActivity < cutoff && (owner == nil || entry.value.owner == owner)
             }
             for id in idle.keys { uploads[id] = nil }
-            return Array(idle.values)
+            return idle.map { (id: $0.key, upload: $0.value) }
         }
     }
 }
@@ -168,11 +244,21 @@ extension FileService {
         return uploadRegistry
     }
 
+    /// The registry, with resumable upload `id` of front end `resumeKey` found again when a
+    /// restart let go of it.
+    private nonisolated func requireUploads(reviving id: String, owner: Int?, resumeKey: String?) throws(CofferError) -> UploadRegistry {
+        let registry = try requireUploads()
+        if let resumeKey { registry.revive(id, key: resumeKey, owner: owner) }
+        return registry
+    }
+
     /// Starts an upload to `path` for the session numbered `owner`. Its folder must exist;
     /// with `.fail` the name must be free now (and is checked again at commit). `size`,
     /// when given, caps what may be appended.
+    /// With `resumeKey` (the front end's name), the upload outlives its process
+    /// (``UploadRegistry``).
     func beginUpload(to path: VirtualPath, conflict: ConflictPolicy, size: Int64?,
-                     owner: Int?) async throws(CofferError) -> String {
+                     owner: Int?, resumeKey: String? = nil) async throws(CofferError) -> String {
         let registry = try requireUploads()
         _ = try writableMount(for: path)
         guard let parent = path.parent else { throw CofferError(.isADirectory, path: path) }
@@ -180,33 +266,39 @@ extension FileService {
         if conflict == .fail, try await exists(path) { throw CofferError(.fileExists, path: path) }
         if let size, size < 0 { throw CofferError(.invalidArgument, path: path, detail: "negative size") }
         let temporary = VirtualPath.root(of: UploadRegistry.mountName).appending(trustedName: UploadRegistry.temporaryPrefix + UUID().uuidString)
-        let id = try registry.add(UploadRegistry.Upload(temporary: temporary, destination: path, conflict: conflict,
-                                                        expectedSize: size, lastActivity: Date(), owner: owner))
+        let upload = UploadRegistry.Upload(temporary: temporary, destination: path, conflict: conflict,
+                                           expectedSize: size, lastActivity: Date(), owner: owner, resumeKey: resumeKey)
+        let id = try registry.add(upload)
         do {
-            try await BlockingIO.run { _ throws(CofferError) in try registry.create(temporary) }
+            try await BlockingIO.run { _ throws(CofferError) in
+                try registry.create(temporary)
+                try registry.keep(upload, id: id)
+            }
         } catch {
-            _ = try? registry.take(id, owner: owner)
+            if let taken = try? registry.take(id, owner: owner) { registry.remove(taken, id: id) }
             throw error.naming(path, insteadOf: UploadRegistry.mountName)
         }
         return id
     }
 
     /// How far upload `id` has come (a resumable upload asks before it goes on).
-    nonisolated func uploadStatus(_ id: String, owner: Int?) throws(CofferError) -> UploadStatus {
-        let (received, expected, destination) = try requireUploads().status(id, owner: owner)
+    /// A resumable upload of front end `resumeKey` begun before a restart is found again.
+    nonisolated func uploadStatus(_ id: String, owner: Int?, resumeKey: String? = nil) throws(CofferError) -> UploadStatus {
+        let registry = try requireUploads(reviving: id, owner: owner, resumeKey: resumeKey)
+        let (received, expected, destination) = try registry.status(id, owner: owner)
         return UploadStatus(received: received, expectedSize: expected, destination: destination)
     }
 
     /// Appends `bytes` at `offset`, which must be what was received so far. Returns the new total.
-    func appendUpload(_ id: String, offset: Int64, bytes: [UInt8], owner: Int?) async throws(CofferError) -> Int64 {
-        let registry = try requireUploads()
+    func appendUpload(_ id: String, offset: Int64, bytes: [UInt8], owner: Int?, resumeKey: String? = nil) async throws(CofferError) -> Int64 {
+        let registry = try requireUploads(reviving: id, owner: owner, resumeKey: resumeKey)
         let upload = try registry.claim(id, offset: offset, count: bytes.count, owner: owner)
         do {
             try await BlockingIO.run { _ throws(CofferError) in try registry.write(bytes, at: offset, to: upload.temporary) }
         } catch {
             registry.release(id, adding: 0)
             // A failed write leaves the upload in an unknown state: end it.
-            if let broken = try? registry.take(id, owner: owner) { registry.remove(broken.temporary) }
+            if let broken = try? registry.take(id, owner: owner) { registry.remove(broken, id: id) }
             throw error.naming(upload.destination, insteadOf: UploadRegistry.mountName)
         }
         registry.release(id, adding: bytes.count)
@@ -215,11 +307,13 @@ extension FileService {
 
     /// Places a finished upload at its destination and returns the node.
     /// With `ifVersion`, a conditional save (``writeFile(_:bytes:conflict:ifVersion:)``).
-    func commitUpload(_ id: String, owner: Int?, ifVersion: FileVersion? = nil) async throws(CofferError) -> FileNode {
-        let registry = try requireUploads()
+    func commitUpload(_ id: String, owner: Int?, resumeKey: String? = nil, ifVersion: FileVersion? = nil) async throws(CofferError) -> FileNode {
+        let registry = try requireUploads(reviving: id, owner: owner, resumeKey: resumeKey)
         let upload = try registry.take(id, owner: owner)
+        // From here the upload is placed or gone, whatever happens: its record goes first.
+        if upload.resumeKey != nil { unlink(registry.recordPath(of: id)) }
         if let expected = upload.expectedSize, expected != upload.received {
-            registry.remove(upload.temporary)
+            registry.remove(upload, id: id)
             throw CofferError(.invalidArgument, path: upload.destination,
                               detail: "\(upload.received) of \(expected) bytes were sent")
         }
@@ -230,7 +324,7 @@ extension FileService {
             // Durable before it is placed: a crash after the commit never leaves a file short.
             try await BlockingIO.run { _ throws(CofferError) in try registry.sync(temporary) }
         } catch {
-            registry.remove(temporary)
+            registry.remove(upload, id: id)
             throw error.naming(upload.destination, insteadOf: UploadRegistry.mountName)
         }
         let path = try await place(temporary, of: registry, at: upload.destination, in: destinationBackend,
@@ -290,20 +384,22 @@ extension FileService {
     }
 
     /// Discards an upload.
-    func abortUpload(_ id: String, owner: Int?) async throws(CofferError) {
-        let registry = try requireUploads()
-        registry.remove(try registry.take(id, owner: owner).temporary)
+    func abortUpload(_ id: String, owner: Int?, resumeKey: String? = nil) async throws(CofferError) {
+        let registry = try requireUploads(reviving: id, owner: owner, resumeKey: resumeKey)
+        registry.remove(try registry.take(id, owner: owner), id: id)
     }
 
     /// Discards uploads that have had no data for `idle` seconds; all of them with `nil`.
-    /// Only the session numbered `owner`'s, when given (its end discards what it left open).
+    /// Only the session numbered `owner`'s, when given (its end discards what it left open,
+    /// and sets its resumable uploads aside).
     /// Returns how many.
     @discardableResult
     package func abortUploads(idleFor idle: TimeInterval?, ownedBy owner: Int? = nil) async -> Int {
         guard let registry = uploadRegistry else { return 0 }
         let cutoff = idle.map { Date().addingTimeInterval(-$0) } ?? .distantFuture
         let stale = registry.takeIdle(before: cutoff, ownedBy: owner)
-        for upload in stale { registry.remove(upload.temporary) }
+        // A session that ends sets its resumable uploads aside: a later one may go on with them.
+        for (id, upload) in stale where owner == nil || upload.resumeKey == nil { registry.remove(upload, id: id) }
         return stale.count
     }
 }

@@ -1,4 +1,5 @@
 import CofferCore
+import CofferRuntime
 import CofferTestSupport
 import FileService
 import Foundation
@@ -98,6 +99,54 @@ struct UploadTests {
         await other.close()
         #expect(partials.isEmpty)
         #expect(!directory.exists("c/Documents/UserFiles/mine.bin"))
+    }
+
+    /// A resumable upload (tus's) outlives its session and its process: a later service on the
+    /// same container, in a session of the same front end, goes on from the bytes received. Another
+    /// front end does not see it; after a reboot (another boot id) it is dropped with its data.
+    @Test func aResumableUploadGoesOnAfterARestartOfTheSameFrontEnd() async throws {
+        let web = try service.openSession(SessionOptions(frontEnd: "web"))
+        let id = try await web.perform(BeginUpload(try VirtualPath(parsing: "/resumed.bin"), size: 5, resumable: true))
+        _ = try await web.perform(AppendUpload(id, offset: 0, bytes: [1, 2, 3]))
+        await web.close()
+        #expect(partials.count == 2, "the data and its record are set aside: \(partials)")
+
+        let again = try FileService.standard(container: try await Container.open(at: directory.url("c")))
+        let other = try again.openSession(SessionOptions(frontEnd: "rpc"))
+        #expect(await thrownError(of: try await other.perform(ReadUploadStatus(id)))?.kind == .notFoundUpload)
+        let later = try again.openSession(SessionOptions(frontEnd: "web"))
+        #expect(try await later.perform(ReadUploadStatus(id)).received == 3)
+        _ = try await later.perform(AppendUpload(id, offset: 3, bytes: [4, 5]))
+        #expect(try await later.perform(CommitUpload(id)).size == 5)
+        #expect(directory.contents("c/Documents/UserFiles/resumed.bin") == "\u{1}\u{2}\u{3}\u{4}\u{5}")
+        #expect(partials.isEmpty)
+
+        // Begun before the machine restarted: dropped, data and record.
+        let before = try await later.perform(BeginUpload(try VirtualPath(parsing: "/rebooted.bin"), resumable: true))
+        _ = try await later.perform(AppendUpload(before, offset: 0, bytes: [1]))
+        await later.close()
+        let record = directory.url("c/Library/Caches/Downloading/resume-\(before).json")
+        let text = try String(contentsOfFile: record, encoding: .utf8)
+        try text.replacingOccurrences(of: BootIdentity.current ?? "", with: "another-boot").write(toFile: record, atomically: true, encoding: .utf8)
+        let third = try FileService.standard(container: try await Container.open(at: directory.url("c")))
+        let rebooted = try third.openSession(SessionOptions(frontEnd: "web"))
+        #expect(await thrownError(of: try await rebooted.perform(ReadUploadStatus(before)))?.kind == .notFoundUpload)
+        #expect(partials.isEmpty, "\(partials)")
+        await rebooted.close()
+        await other.close()
+    }
+
+    /// A record whose data is gone is removed at the next start.
+    @Test func aResumableUploadsRecordGoesWithItsData() async throws {
+        let web = try service.openSession(SessionOptions(frontEnd: "web"))
+        let id = try await web.perform(BeginUpload(try VirtualPath(parsing: "/gone.bin"), resumable: true))
+        await web.close()
+        for name in partials where name.hasPrefix("upload-") {
+            try FileManager.default.removeItem(atPath: directory.url("c/Library/Caches/Downloading/\(name)"))
+        }
+        #expect(partials == ["resume-\(id).json"])
+        _ = try await Container.open(at: directory.url("c"))
+        #expect(partials.isEmpty)
     }
 
     @Test func anUploadLeftByACrashIsRemovedAtTheNextStart() async throws {

@@ -14,11 +14,15 @@ public struct BeginUpload: FileOperation {
     /// As the request gave it; `nil` for its front end's default (``FrontEndDefaults``).
     public var conflict: ConflictChoice?
     public var size: Int64?
+    /// Whether the upload outlives the process: after a restart, a session of the same front
+    /// end goes on with it by its id (tus's uploads). Otherwise it ends with its session.
+    public var resumable: Bool
 
-    public init(_ path: VirtualPath, conflict: ConflictChoice? = nil, size: Int64? = nil) {
+    public init(_ path: VirtualPath, conflict: ConflictChoice? = nil, size: Int64? = nil, resumable: Bool = false) {
         self.path = path
         self.conflict = conflict
         self.size = size
+        self.resumable = resumable
     }
 
     /// With ``ConflictChoice/ask``, a name already taken asks the session's question now, and
@@ -28,7 +32,8 @@ public struct BeginUpload: FileOperation {
     public func run(in context: OperationContext) async throws(CofferError) -> String {
         let choice = context.conflict(conflict, for: Self.self, otherwise: Self.defaultConflict)
         return try await context.settling(choice, about: path) { policy, _ throws(CofferError) in
-            try await context.service.beginUpload(to: path, conflict: policy, size: size, owner: context.session.number)
+            try await context.service.beginUpload(to: path, conflict: policy, size: size, owner: context.session.number,
+                                                    resumeKey: resumable ? context.session.frontEnd : nil)
         }
     }
 }
