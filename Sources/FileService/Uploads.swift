@@ -17,7 +17,10 @@ import Synchronization
 /// (`resume-ID.json`) names its destination, and after a restart a session of the same front
 /// end finds it again by its id, with what was received counted from the data's length — while
 /// the machine has not restarted since (``BootIdentity``); after a reboot it is dropped, and the
-/// client starts again. Closing the session sets it aside instead of discarding it.
+/// client starts again. It belongs to its front end rather than to one session: any session of
+/// that front end may go on with it (the web page begins it on its socket and sends the bytes
+/// to `/tus/`, and a reloaded page finds it again), and the end of a session leaves it be; an
+/// hour without data removes it, as any other.
 final class UploadRegistry: Sendable {
     struct Upload {
         /// Where the data goes until commit, in the uploads area.
@@ -30,8 +33,13 @@ final class UploadRegistry: Sendable {
         /// The number of the session that began it (`nil`: begun outside any session).
         var owner: Int?
         var isBusy = false
-        /// For a resumable upload, the front end whose sessions may go on with it after a restart.
+        /// For a resumable upload, the front end whose sessions may go on with it, after a restart too.
         var resumeKey: String?
+
+        /// Whether the session numbered `owner`, of front end `key`, may go on with it.
+        func isOwned(by owner: Int?, key: String?) -> Bool {
+            self.owner == owner || (resumeKey != nil && resumeKey == key)
+        }
     }
 
     /// What a resumable upload keeps beside its data, to be found again after a restart.
@@ -171,9 +179,9 @@ final class UploadRegistry: Sendable {
     }
 
     /// Marks an upload busy for one append, checking that `offset` continues it.
-    func claim(_ id: String, offset: Int64, count: Int, owner: Int?) throws(CofferError) -> Upload {
+    func claim(_ id: String, offset: Int64, count: Int, owner: Int?, key: String?) throws(CofferError) -> Upload {
         let result = uploads.withLock { uploads -> Result<Upload, CofferError> in
-            guard var upload = uploads[id], upload.owner == owner else {
+            guard var upload = uploads[id], upload.isOwned(by: owner, key: key) else {
                 return .failure(CofferError(.notFoundUpload, detail: id))
             }
             guard !upload.isBusy else {
@@ -202,9 +210,9 @@ final class UploadRegistry: Sendable {
     }
 
     /// How far an upload of session `owner` has come: bytes received and the size announced.
-    func status(_ id: String, owner: Int?) throws(CofferError) -> (received: Int64, expected: Int64?, destination: VirtualPath) {
+    func status(_ id: String, owner: Int?, key: String?) throws(CofferError) -> (received: Int64, expected: Int64?, destination: VirtualPath) {
         let found = uploads.withLock { uploads -> Upload? in
-            guard let upload = uploads[id], upload.owner == owner else { return nil }
+            guard let upload = uploads[id], upload.isOwned(by: owner, key: key) else { return nil }
             return upload
         }
         guard let found else { throw CofferError(.notFoundUpload, detail: id) }
@@ -212,9 +220,9 @@ final class UploadRegistry: Sendable {
     }
 
     /// Removes an upload from the registry (for commit or abort).
-    func take(_ id: String, owner: Int?) throws(CofferError) -> Upload {
+    func take(_ id: String, owner: Int?, key: String? = nil) throws(CofferError) -> Upload {
         let upload = uploads.withLock { uploads -> Upload? in
-            guard let upload = uploads[id], upload.owner == owner, !upload.isBusy else { return nil }
+            guard let upload = uploads[id], upload.isOwned(by: owner, key: key), !upload.isBusy else { return nil }
             uploads[id] = nil
             return upload
         }
@@ -223,11 +231,12 @@ final class UploadRegistry: Sendable {
     }
 
     /// Removes the uploads idle since before `cutoff` (all of them for `.distantFuture`) of
-    /// one session, or of every session when `owner` is `nil`.
+    /// one session (its resumable ones excepted), or of every session when `owner` is `nil`.
     func takeIdle(before cutoff: Date, ownedBy owner: Int? = nil) -> [(id: String, upload: Upload)] {
         uploads.withLock { uploads in
             let idle = uploads.filter { entry in
-                !entry.value.isBusy && entry.value.lastActivity < cutoff && (owner == nil || entry.value.owner == owner)
+                !entry.value.isBusy && entry.value.lastActivity < cutoff
+                    && (owner == nil || (entry.value.owner == owner && entry.value.resumeKey == nil))
             }
             for id in idle.keys { uploads[id] = nil }
             return idle.map { (id: $0.key, upload: $0.value) }
@@ -285,20 +294,20 @@ extension FileService {
     /// A resumable upload of front end `resumeKey` begun before a restart is found again.
     nonisolated func uploadStatus(_ id: String, owner: Int?, resumeKey: String? = nil) throws(CofferError) -> UploadStatus {
         let registry = try requireUploads(reviving: id, owner: owner, resumeKey: resumeKey)
-        let (received, expected, destination) = try registry.status(id, owner: owner)
+        let (received, expected, destination) = try registry.status(id, owner: owner, key: resumeKey)
         return UploadStatus(received: received, expectedSize: expected, destination: destination)
     }
 
     /// Appends `bytes` at `offset`, which must be what was received so far. Returns the new total.
     func appendUpload(_ id: String, offset: Int64, bytes: [UInt8], owner: Int?, resumeKey: String? = nil) async throws(CofferError) -> Int64 {
         let registry = try requireUploads(reviving: id, owner: owner, resumeKey: resumeKey)
-        let upload = try registry.claim(id, offset: offset, count: bytes.count, owner: owner)
+        let upload = try registry.claim(id, offset: offset, count: bytes.count, owner: owner, key: resumeKey)
         do {
             try await BlockingIO.run { _ throws(CofferError) in try registry.write(bytes, at: offset, to: upload.temporary) }
         } catch {
             registry.release(id, adding: 0)
             // A failed write leaves the upload in an unknown state: end it.
-            if let broken = try? registry.take(id, owner: owner) { registry.remove(broken, id: id) }
+            if let broken = try? registry.take(id, owner: owner, key: resumeKey) { registry.remove(broken, id: id) }
             throw error.naming(upload.destination, insteadOf: UploadRegistry.mountName)
         }
         registry.release(id, adding: bytes.count)
@@ -309,7 +318,7 @@ extension FileService {
     /// With `ifVersion`, a conditional save (``writeFile(_:bytes:conflict:ifVersion:)``).
     func commitUpload(_ id: String, owner: Int?, resumeKey: String? = nil, ifVersion: FileVersion? = nil) async throws(CofferError) -> FileNode {
         let registry = try requireUploads(reviving: id, owner: owner, resumeKey: resumeKey)
-        let upload = try registry.take(id, owner: owner)
+        let upload = try registry.take(id, owner: owner, key: resumeKey)
         // From here the upload is placed or gone, whatever happens: its record goes first.
         if upload.resumeKey != nil { unlink(registry.recordPath(of: id)) }
         if let expected = upload.expectedSize, expected != upload.received {
@@ -386,20 +395,19 @@ extension FileService {
     /// Discards an upload.
     func abortUpload(_ id: String, owner: Int?, resumeKey: String? = nil) async throws(CofferError) {
         let registry = try requireUploads(reviving: id, owner: owner, resumeKey: resumeKey)
-        registry.remove(try registry.take(id, owner: owner), id: id)
+        registry.remove(try registry.take(id, owner: owner, key: resumeKey), id: id)
     }
 
     /// Discards uploads that have had no data for `idle` seconds; all of them with `nil`.
     /// Only the session numbered `owner`'s, when given (its end discards what it left open,
-    /// and sets its resumable uploads aside).
+    /// but for its resumable uploads, which other sessions of its front end may go on with).
     /// Returns how many.
     @discardableResult
     package func abortUploads(idleFor idle: TimeInterval?, ownedBy owner: Int? = nil) async -> Int {
         guard let registry = uploadRegistry else { return 0 }
         let cutoff = idle.map { Date().addingTimeInterval(-$0) } ?? .distantFuture
         let stale = registry.takeIdle(before: cutoff, ownedBy: owner)
-        // A session that ends sets its resumable uploads aside: a later one may go on with them.
-        for (id, upload) in stale where owner == nil || upload.resumeKey == nil { registry.remove(upload, id: id) }
+        for (id, upload) in stale { registry.remove(upload, id: id) }
         return stale.count
     }
 }
