@@ -90,7 +90,8 @@ let package = Package(
         .target(name: "CofferWeb",
                 dependencies: ["CofferCore", "CofferJSONRPC", "CofferRuntime", "FileService", "CofferPreview", "CCivetWeb",
                                "CCofferArchive"],
-                resources: [.embedInCode("Page/index.html"), .embedInCode("Page/app.js"), .embedInCode("Page/app.css")]),
+                resources: ["index.html", "app.css", "app.js", "bridge.js", "common.js", "dialogs.js", "preview.js", "uploads.js", "words.js"]
+                    .map { .embedInCode("Page/\($0)") }),
         // `coffer`'s command line and front ends, for any application that adds its own mounts.
         .target(
             name: "CofferApp",

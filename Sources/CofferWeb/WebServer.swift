@@ -282,13 +282,13 @@ final class WebHandler: @unchecked Sendable {
                 // Trade the token in the address for the browser key, and drop it from the address bar.
                 return respond(connection, 303, text: "", headers: cookieRedirect)
             }
-            return asset(connection, PageAssets.index, type: "text/html; charset=utf-8")
-        case "/app.js": return asset(connection, PageAssets.script, type: "text/javascript; charset=utf-8")
-        case "/app.css": return asset(connection, PageAssets.style, type: "text/css; charset=utf-8")
+            return asset(connection, PageAssets.index(in: language(of: request).rawValue), type: "text/html; charset=utf-8")
         case "/content": return content(connection, request)
         case "/thumbnail": return thumbnail(connection, request)
         case "/favicon.ico": return respond(connection, 204, text: "")
-        default: return respond(connection, 404, text: "Nothing here.")
+        default:
+            guard let file = PageAssets.files[path] else { return respond(connection, 404, text: "Nothing here.") }
+            return asset(connection, file.body, type: file.type)
         }
     }
 

@@ -1,322 +1,224 @@
 "use strict";
 // Coffer's page: a file browser over JSON-RPC on a WebSocket (the same methods as `coffer rpc`).
 // Every name is set as text, never as markup; files are shown through /content, sandboxed.
-
-const words = {
-  en: {
-    search: "Search", newFolder: "New folder", rename: "Rename", delete: "Move to Trash", upload: "Upload",
-    trash: "Trash", hidden: "Hidden files", name: "Name", modified: "Modified", size: "Size", kind: "Kind",
-    more: "Show more", emptyTrash: "Empty Trash", back: "Back to files", close: "Close", download: "Download",
-    keepBoth: "Keep both", replace: "Replace", cancel: "Cancel", restore: "Restore", folder: "Folder",
-    folderName: "Name of the new folder",
-    emptyConfirm: "Delete everything in the Trash for good?", lost: "The connection to Coffer was lost.",
-    items: (shown, total) => `${shown} of ${total} items`, nothing: "Nothing here.", pages: "pages",
-    lines: "lines", entries: "entries", searching: (query) => `Results for “${query}”`, deleted: "Deleted",
-    edit: "Edit", save: "Save", saved: "Saved.", overwrite: "Overwrite", saveCopy: "Save as a copy",
-    keepEditing: "Keep editing", tooLong: "Only the first 1 MB of a text can be edited here.",
-    favourites: "Favourites", addFavourite: "★ Favourite", missing: "Moved or deleted since it was marked",
-    share: "Share", shareTitle: "Share by link", expires: "Expires after", password: "Password (optional)",
-    downloads: "Downloads allowed", dropBox: "Others may upload here (a drop box)", makeLink: "Make the link",
-    copy: "Copy", copied: "The link is copied.", openWith: "Open with…", openWithTitle: "Open with",
-    reconnecting: (seconds) => `The connection to Coffer was lost; trying again in ${seconds} s…`,
-    reconnected: "Connected to Coffer again.",
-    noApplications: "No application on this computer opens this kind of file.",
-    openedIn: (name) => `Opened a read-only copy in ${name}.`,
-  },
-  "zh-Hans": {
-    search: "搜索", newFolder: "新建文件夹", rename: "重命名", delete: "移到废纸篓", upload: "上传",
-    trash: "废纸篓", hidden: "隐藏文件", name: "名称", modified: "修改时间", size: "大小", kind: "种类",
-    more: "显示更多", emptyTrash: "清空废纸篓", back: "返回文件", close: "关闭", download: "下载",
-    keepBoth: "保留两者", replace: "替换", cancel: "取消", restore: "恢复", folder: "文件夹",
-    folderName: "新文件夹的名称",
-    emptyConfirm: "要永久删除废纸篓中的所有内容吗？", lost: "与 Coffer 的连接已断开。",
-    items: (shown, total) => `显示 ${shown} 项，共 ${total} 项`, nothing: "这里什么也没有。", pages: "页",
-    lines: "行", entries: "个条目", searching: (query) => `“${query}”的搜索结果`, deleted: "删除时间",
-    edit: "编辑", save: "保存", saved: "已保存。", overwrite: "覆盖", saveCopy: "另存为副本",
-    keepEditing: "继续编辑", tooLong: "这里只能编辑文本的前 1 MB。",
-    favourites: "收藏", addFavourite: "★ 收藏", missing: "收藏后已被移动或删除",
-    share: "共享", shareTitle: "通过链接共享", expires: "有效期", password: "密码（可选）",
-    downloads: "允许下载次数", dropBox: "允许他人上传到这里（投递箱）", makeLink: "生成链接",
-    copy: "复制", copied: "链接已复制。", openWith: "打开方式…", openWithTitle: "打开方式",
-    reconnecting: (seconds) => `与 Coffer 的连接已断开；${seconds} 秒后重试…`,
-    reconnected: "已重新连接到 Coffer。",
-    noApplications: "这台电脑上没有能打开此类文件的应用。",
-    openedIn: (name) => `已在 ${name} 中打开只读副本。`,
-  },
-};
-
-const $ = (id) => document.getElementById(id);
-let language = localStorage.getItem("coffer-language") || (navigator.language.toLowerCase().startsWith("zh") ? "zh-Hans" : "en");
-const say = (key, ...args) => { const word = words[language][key]; return typeof word === "function" ? word(...args) : word; };
-
-// MARK: JSON-RPC over the WebSocket
-
-/// Calls the server's methods, passes its notifications on, and answers the requests it sends
-/// (`conflict/ask`: the session's question when a name is taken) with `onRequest`.
-class Bridge {
-  constructor(onNotification, onRequest, onReconnect) {
-    this.next = 1;
-    this.waiting = new Map();
-    this.onNotification = onNotification;
-    this.onRequest = onRequest;
-    this.onReconnect = onReconnect;
-    this.retry = null;
-  }
-
-  open() {
-    return new Promise((resolve, reject) => {
-      const socket = new WebSocket(`ws://${location.host}/rpc`);
-      this.socket = socket;
-      socket.onopen = () => { socket.wasOpen = true; resolve(); };
-      socket.onerror = reject;
-      socket.onclose = () => {
-        // A socket that never opened is a failed try, which `reconnect` retries itself.
-        if (this.socket !== socket || !socket.wasOpen) return;
-        // Requests in flight fail visibly; the page tries again, waiting longer each time.
-        for (const { fail } of this.waiting.values()) fail({ message: say("lost") });
-        this.waiting.clear();
-        if (this.opened) this.reconnect(1);
-      };
-      this.socket.onmessage = (event) => {
-        const message = JSON.parse(event.data);
-        if (message.method && message.id !== undefined) {
-          this.answer(message);
-        } else if (message.id !== undefined && this.waiting.has(message.id)) {
-          const { done, fail } = this.waiting.get(message.id);
-          this.waiting.delete(message.id);
-          if (message.error) return fail(message.error);
-          // What an operation could not do without failing (attributes a copy lost) is said, not dropped.
-          const warnings = message.result && message.result.warnings;
-          if (warnings && warnings.length) show(warnings.map((warning) => warning.message).join("\n"));
-          done(message.result);
-        } else if (message.method) {
-          this.onNotification(message.method, message.params || {});
-        }
-      };
-    });
-  }
-
-  /// Opens the socket again after `delay` seconds, doubling up to 15 s while the server is
-  /// away (a restart, a laptop that slept), then lets the page catch up without a reload.
-  reconnect(delay) {
-    if (this.retry) return;
-    show(say("reconnecting", delay));
-    this.retry = setTimeout(async () => {
-      this.retry = null;
-      try {
-        await this.open();
-        await this.onReconnect();
-        show(say("reconnected"));
-      } catch {
-        this.reconnect(Math.min(delay * 2, 15));
-      }
-    }, delay * 1000);
-  }
-
-  call(method, params = {}) {
-    const id = this.next++;
-    return new Promise((done, fail) => {
-      this.waiting.set(id, { done, fail });
-      this.socket.send(JSON.stringify({ jsonrpc: "2.0", id, method, params }));
-    });
-  }
-
-  notify(method, params = {}) { this.socket.send(JSON.stringify({ jsonrpc: "2.0", method, params })); }
-
-  async answer({ id, method, params }) {
-    let reply;
-    try {
-      reply = { jsonrpc: "2.0", id, result: await this.onRequest(method, params || {}) };
-    } catch (error) {
-      reply = { jsonrpc: "2.0", id, error: { code: -32601, message: String(error.message || error) } };
-    }
-    if (this.socket.readyState === WebSocket.OPEN) this.socket.send(JSON.stringify(reply));
-  }
-}
-
-// MARK: State
-
-const state = {
-  folder: "files:/", items: [], total: 0, sort: "name", descending: null, hidden: false,
-  view: "files", selected: -1, watchId: null, query: "",
-};
-const bridge = new Bridge(notified, asked, greet);
-
-function show(text) {
-  const box = $("message");
-  box.textContent = text;
-  box.hidden = !text;
-  clearTimeout(show.timer);
-  if (text) show.timer = setTimeout(() => { box.hidden = true; }, 8000);
-}
-
-function failed(error) { show(error.message || String(error)); }
-
-function errorKind(error) { return error && error.data && error.data.kind; }
-
-function parentOf(path) {
-  const [mount, rest] = path.split(/:(.*)/s);
-  const parts = rest.split("/").filter(Boolean);
-  parts.pop();
-  return `${mount}:/${parts.join("/")}`;
-}
-
-function join(folder, name) { return folder.endsWith("/") ? folder + name : `${folder}/${name}`; }
-
-function formatSize(bytes) {
-  if (bytes === undefined) return "";
-  const units = ["B", "kB", "MB", "GB", "TB"];
-  let value = bytes, unit = 0;
-  while (value >= 1000 && unit < units.length - 1) { value /= 1000; unit++; }
-  return `${unit === 0 ? value : value.toFixed(1)} ${units[unit]}`;
-}
-
-function formatDate(iso) {
-  return iso ? new Date(iso).toLocaleString(language === "en" ? "en-GB" : "zh-CN", { dateStyle: "medium", timeStyle: "short" }) : "";
-}
-
-function iconKind(node) {
-  if (node.kind !== "file") return "folder";
-  const type = node.type || "";
-  if (/image|jpeg|png|gif|webp|heic|heif|avif|tiff|bmp/.test(type)) return "image";
-  if (type === "com.adobe.pdf") return "pdf";
-  if (/archive|zip/.test(type)) return "archive";
-  if (/text|json|xml|yaml|html|css|source/.test(type)) return "text";
-  return "file";
-}
-
-function contentURL(path, download) {
-  return `/content?path=${encodeURIComponent(path)}${download ? "&download=1" : ""}`;
-}
+import { bridge } from "./bridge.js";
+import {
+  $, failed, failedUnlessCancelled, formatDate, formatSize, hasThumbnail, iconKind, join, keyOf, kindText,
+  nameOf, parentOf, samePath, selectedItems, show, state, thumbnailURL,
+} from "./common.js";
+import { confirmed, conflictAsked, openShare, openWith } from "./dialogs.js";
+import { closePreview, preview } from "./preview.js";
+import { droppedEntries, pickedEntries, uploads } from "./uploads.js";
+import { chooseLanguage, label, language, say } from "./words.js";
 
 // MARK: Listing
 
-async function list(folder, append = false, { remembered = true } = {}) {
-  if (!append) { state.folder = folder; state.items = []; state.selected = -1; }
+/// Shows `folder`: its first page of items (or the next page, with `append`), watched for
+/// changes. `remember` puts it in the history; `focus` names the item to focus.
+async function list(folder, { append = false, remember = true, focus = null } = {}) {
+  const changed = !append && !samePath(folder, state.folder);
+  if (!append) {
+    if (changed || state.view !== "files") { state.selection.clear(); state.focus = -1; }
+    state.view = "files";
+    state.folder = folder;
+  }
   const page = await bridge.call("files/list", {
-    path: state.folder, hidden: state.hidden, sort: state.sort, offset: state.items.length,
+    path: folder, hidden: state.hidden, sort: state.sort, offset: append ? state.items.length : 0,
     ...(state.descending === null ? {} : { descending: state.descending }),
   });
-  state.items = state.items.concat(page.entries);
+  const kept = append ? state.items : [];
+  const focusedKey = state.items[state.focus] ? keyOf(state.items[state.focus]) : null;
+  state.items = kept.concat(page.entries);
   state.total = page.total;
-  if (!append) await watch(state.folder);
-  if (!append && remembered) address();
+  // The selection keeps what is still there; the focus stays on its item.
+  const present = new Set(state.items.map(keyOf));
+  for (const key of [...state.selection]) if (!present.has(key)) state.selection.delete(key);
+  const wanted = focus ?? focusedKey;
+  state.focus = wanted ? state.items.findIndex((node) => node.name === wanted || keyOf(node) === wanted) : -1;
+  if (focus && state.focus >= 0) { state.selection = new Set([keyOf(state.items[state.focus])]); state.anchor = state.focus; }
+  if (!append && changed) closePreview();
+  if (!append) await watch(folder);
   render();
+  if (remember && !append) address(changed ? "push" : "replace");
+}
+
+/// Lists the view again as it is (after a change, a reconnection, a new sort).
+function refresh() {
+  if (state.view === "trash") return showTrash({ remember: false });
+  if (state.view === "search") return runSearch({ remember: false });
+  return list(state.folder, { remember: false });
 }
 
 // MARK: The address
 
-/// The folder shown lives in the address (`/?folder=files:/Docs`): reload, Back and Forward,
-/// bookmarks and links come back to it. The token never does: it left the address at the first load.
-function address() {
+/// What is shown lives in the address: the folder (`/?folder=files:/Docs`), a search (`q`
+/// and its filters), the trash (`view=trash`), the preview (`preview`) and the focused item
+/// (`focus`). Reload, Back and Forward, bookmarks and links come back to it. The token never
+/// does: it left the address at the first load.
+function address(how = "push") {
   const params = new URLSearchParams();
-  if (state.folder !== "files:/") params.set("folder", state.folder);
+  if (state.view === "trash") params.set("view", "trash");
+  else if (state.folder !== "files:/") params.set("folder", state.folder);
+  if (state.view === "search") {
+    params.set("q", state.query);
+    for (const [name, value] of Object.entries(state.filters)) if (value) params.set(name, value);
+  }
+  const focused = state.items[state.focus];
+  if (focused && state.view !== "trash") params.set("focus", focused.name);
+  if (!$("preview").hidden && $("preview").dataset.path) params.set("preview", $("preview").dataset.path);
   const url = params.toString() ? `/?${params}` : "/";
   if (url === location.pathname + location.search) return;
-  history.pushState({ folder: state.folder }, "", url);
+  if (how === "push") history.pushState(null, "", url); else history.replaceState(null, "", url);
 }
 
-function addressedFolder() {
-  return new URLSearchParams(location.search).get("folder") || "files:/";
+/// Shows what the address names (at the start, and on Back and Forward).
+async function follow() {
+  const params = new URLSearchParams(location.search);
+  const focus = params.get("focus");
+  state.filters = Object.fromEntries(filterNames.map((name) => [name, params.get(name) || ""]));
+  writeFilters();
+  if (params.get("view") === "trash") {
+    await showTrash({ remember: false });
+  } else if (params.has("q")) {
+    state.folder = params.get("folder") || "files:/";
+    $("search").value = state.query = params.get("q");
+    await runSearch({ remember: false, focus });
+  } else {
+    $("search").value = "";
+    await list(params.get("folder") || "files:/", { remember: false, focus });
+  }
+  const shown = params.get("preview");
+  if (shown) {
+    const node = state.items.find((item) => item.path === shown) ?? { path: shown, name: nameOf(shown), kind: "file" };
+    await preview(node, refresh).catch(failed);
+  } else {
+    closePreview();
+  }
 }
 
-window.onpopstate = () => {
-  state.view = "files";
-  list(addressedFolder(), false, { remembered: false }).catch(failed);
-};
+window.onpopstate = () => follow().catch(failed);
+
+// MARK: The connection
 
 /// What a new connection says first: at the start, and again after reconnecting, when the
-/// page lists its folder again and watches it anew.
+/// page lists its view again and watches it anew.
 async function greet() {
   const server = await bridge.call("initialize", { clientInfo: { name: "coffer-web" }, locale: language, capabilities: { conflictQuestions: true } });
   bridge.notify("initialized");
   $("open-with").hidden = !server.desktop;
-  if (state.watchId) state.watchId = null;
-  if (bridge.opened) await list(state.folder, false, { remembered: false });
+  state.mounts = (server.mounts || []).filter((mount) => mount.name !== "trash");
+  state.watchId = null;
+  renderPlaces();
+  if (bridge.opened) { await refresh(); await showFavourites(); }
   bridge.opened = true;
 }
 
 async function watch(folder) {
   if (state.watchId) { bridge.call("files/unwatch", { watchId: state.watchId }).catch(() => {}); state.watchId = null; }
-  if (!folder.startsWith("files:")) return;
-  try { state.watchId = (await bridge.call("files/watch", { path: folder })).watchId; } catch (error) { /* not watchable */ }
+  try { state.watchId = (await bridge.call("files/watch", { path: folder })).watchId; } catch { /* not watchable */ }
 }
 
 let reloadTimer;
 function notified(method, params) {
+  if (method === "$/progress") return progressed(params);
   if (method !== "files/didChange" || state.view !== "files") return;
-  const touched = (params.changes || []).some((change) => parentOf(change.path) === state.folder.replace(/\/$/, "") || parentOf(change.path) === state.folder);
+  const touched = (params.changes || []).some((change) => samePath(parentOf(change.path), state.folder) || samePath(change.path, state.folder));
   if (!touched) return;
   clearTimeout(reloadTimer);
-  reloadTimer = setTimeout(() => list(state.folder).catch(failed), 150);
+  reloadTimer = setTimeout(() => list(state.folder, { remember: false }).catch(failed), 150);
 }
+
+async function asked(method, params) {
+  if (method !== "conflict/ask") throw new Error(`unknown request ${method}`);
+  return conflictAsked(params);
+}
+
+// MARK: Drawing
 
 function render() {
   renderBreadcrumbs();
-  const list = $("items");
-  list.replaceChildren(...state.items.map(row));
+  const items = $("items");
+  items.classList.toggle("grid", state.layout === "grid");
+  items.setAttribute("aria-label", state.view === "trash" ? say("trash") : state.view === "search" ? say("searching", state.query) : state.folder);
+  items.replaceChildren(...state.items.map(row));
+  if (state.items.length === 0) {
+    const empty = document.createElement("li");
+    empty.className = "muted empty";
+    empty.setAttribute("role", "presentation");
+    empty.textContent = state.view === "trash" ? say("trashEmpty") : say("nothing");
+    items.append(empty);
+  }
   $("more").hidden = state.view !== "files" || state.items.length >= state.total;
   $("more").textContent = `${say("more")} (${say("items", state.items.length, state.total)})`;
   $("trash-tools").hidden = state.view !== "trash";
+  $("columns").hidden = state.layout === "grid";
   document.querySelectorAll(".columns button").forEach((button) => {
-    button.classList.toggle("sorted", button.dataset.sort === state.sort);
+    const sorted = button.dataset.sort === state.sort;
+    button.classList.toggle("sorted", sorted);
     button.classList.toggle("up", state.descending === false);
+    button.setAttribute("aria-sort", !sorted ? "none" : (state.descending === false || (state.descending === null && !["modified", "size"].includes(state.sort)) ? "ascending" : "descending"));
   });
-  if (state.items.length === 0) {
-    const empty = document.createElement("li");
-    empty.className = "muted";
-    empty.textContent = say("nothing");
-    list.append(empty);
-  }
-  select(Math.min(state.selected, state.items.length - 1), false);
+  $("layout").textContent = state.layout === "grid" ? say("list") : say("grid");
+  $("layout").setAttribute("aria-pressed", state.layout === "grid");
+  document.querySelectorAll("#places button").forEach((button) => {
+    const current = button.dataset.view === "trash" ? state.view === "trash" : state.view !== "trash" && samePath(state.folder, button.dataset.path || "") ;
+    if (current) button.setAttribute("aria-current", "page"); else button.removeAttribute("aria-current");
+  });
+  paintSelection();
 }
 
 function row(node, index) {
   const item = document.createElement("li");
   item.setAttribute("role", "option");
+  item.id = `item-${index}`;
   item.dataset.index = index;
   const name = document.createElement("div");
   name.className = "name";
   const icon = document.createElement("span");
   const kind = iconKind(node);
   icon.className = `icon ${kind}`;
-  if ((kind === "image" || kind === "pdf") && node.path.startsWith("files:")) {
+  icon.setAttribute("aria-hidden", "true");
+  if (hasThumbnail(node) && state.view !== "trash") {
     const thumbnail = document.createElement("img");
     thumbnail.loading = "lazy";
     thumbnail.alt = "";
-    thumbnail.src = `/thumbnail?path=${encodeURIComponent(node.path)}&size=128`;
+    thumbnail.src = thumbnailURL(node.path, state.layout === "grid" ? 256 : 128);
     thumbnail.onerror = () => { thumbnail.remove(); icon.textContent = kind.slice(0, 3).toUpperCase(); };
+    // A file without a thumbnail answers 204: the icon stays.
+    thumbnail.onload = () => { if (!thumbnail.naturalWidth) thumbnail.remove(); };
     icon.append(thumbnail);
   } else {
     icon.textContent = kind === "folder" ? "" : kind.slice(0, 3).toUpperCase();
   }
   const label = document.createElement("span");
+  label.className = "label";
   label.textContent = node.name;
   name.append(icon, label);
   const modified = cell("modified", state.view === "trash" ? formatDate(node.deletedAt) : formatDate(node.modified));
   const size = cell("size", node.kind === "folder" ? "" : formatSize(node.size));
-  const type = cell("kind", state.view === "trash" ? node.originalPath : (node.kind === "folder" ? say("folder") : node.type));
+  const type = cell("kind", state.view === "trash" ? node.originalPath : kindText(node));
   item.append(name, modified, size, type);
   if (state.view === "trash") {
     const restore = document.createElement("button");
+    restore.type = "button";
+    restore.className = "restore";
     restore.textContent = say("restore");
-    restore.onclick = (event) => { event.stopPropagation(); restoreItem(node); };
+    restore.setAttribute("aria-label", `${say("restore")} ${node.name}`);
+    restore.tabIndex = -1;
+    restore.onclick = (event) => { event.stopPropagation(); restoreItems([node]).catch(failed); };
     type.replaceChildren(document.createTextNode(node.originalPath + " "), restore);
   }
-  item.onclick = () => select(index, true);
+  item.onclick = (event) => { pick(index, { extend: event.shiftKey, toggle: event.ctrlKey || event.metaKey }); $("items").focus({ preventScroll: true }); };
   item.ondblclick = () => open(node);
-  if (state.view === "files") {
+  if (state.view !== "trash") {
     item.draggable = true;
-    item.ondragstart = (event) => { event.dataTransfer.setData("application/x-coffer-path", node.path); };
-    if (node.kind !== "file") {
-      item.ondragover = (event) => { if (event.dataTransfer.types.includes("application/x-coffer-path")) { event.preventDefault(); item.classList.add("drop"); } };
-      item.ondragleave = () => item.classList.remove("drop");
-      item.ondrop = (event) => {
-        item.classList.remove("drop");
-        const path = event.dataTransfer.getData("application/x-coffer-path");
-        if (path && path !== node.path) { event.preventDefault(); event.stopPropagation(); move(path, node.path); }
-      };
-    }
+    item.ondragstart = (event) => {
+      if (!state.selection.has(keyOf(node))) pick(index, {});
+      const paths = selectedItems().map((selected) => selected.path);
+      event.dataTransfer.setData("application/x-coffer-paths", JSON.stringify(paths));
+      event.dataTransfer.effectAllowed = "copyMove";
+    };
+    if (node.kind !== "file") dropTarget(item, () => node.path);
   }
   return item;
 }
@@ -333,6 +235,7 @@ function renderBreadcrumbs() {
   crumbs.replaceChildren();
   if (state.view !== "files") {
     const title = document.createElement("span");
+    title.className = "title";
     title.textContent = state.view === "trash" ? say("trash") : say("searching", state.query);
     crumbs.append(title);
     return;
@@ -341,161 +244,135 @@ function renderBreadcrumbs() {
   const parts = rest.split("/").filter(Boolean);
   const paths = [`${mount}:/`].concat(parts.map((_, index) => `${mount}:/${parts.slice(0, index + 1).join("/")}`));
   [mount].concat(parts).forEach((part, index) => {
-    if (index > 0) { const slash = document.createElement("span"); slash.textContent = "/"; crumbs.append(slash); }
+    if (index > 0) { const slash = document.createElement("span"); slash.textContent = "/"; slash.setAttribute("aria-hidden", "true"); crumbs.append(slash); }
     const button = document.createElement("button");
+    button.type = "button";
     button.textContent = part;
+    if (index === parts.length) button.setAttribute("aria-current", "location");
     button.onclick = () => list(paths[index]).catch(failed);
+    dropTarget(button, () => paths[index]);
     crumbs.append(button);
   });
 }
 
-function select(index, showPreview) {
-  state.selected = index;
-  document.querySelectorAll("#items li").forEach((item) => {
-    const chosen = Number(item.dataset.index) === index;
-    item.classList.toggle("selected", chosen);
-    item.setAttribute("aria-selected", chosen);
-    if (chosen) item.scrollIntoView({ block: "nearest" });
-  });
+// MARK: Selection
+
+/// Chooses the item at `index`: alone, or added to the selection (`toggle`, Ctrl), or with
+/// every item from the anchor (`extend`, Shift). A single file is previewed.
+function pick(index, { extend = false, toggle = false, previewing = true, hurried = false } = {}) {
   const node = state.items[index];
-  $("rename").disabled = $("delete").disabled = $("share").disabled = !node || state.view === "trash";
-  $("open-with").disabled = !node || node.kind !== "file" || state.view === "trash";
-  if (node && showPreview && node.kind === "file" && state.view !== "trash") preview(node).catch(failed);
+  if (!node) return;
+  if (extend && state.anchor >= 0) {
+    const [from, to] = [Math.min(state.anchor, index), Math.max(state.anchor, index)];
+    state.selection = new Set(state.items.slice(from, to + 1).map(keyOf));
+  } else if (toggle) {
+    const key = keyOf(node);
+    if (state.selection.has(key)) state.selection.delete(key); else state.selection.add(key);
+    state.anchor = index;
+  } else {
+    state.selection = new Set([keyOf(node)]);
+    state.anchor = index;
+  }
+  state.focus = index;
+  paintSelection();
+  const single = state.selection.size === 1 && !extend && !toggle;
+  clearTimeout(pick.timer);
+  if (previewing && single && node.kind === "file" && state.view !== "trash") {
+    // Keys held down move through many items: only the one they stop on is previewed.
+    const show = () => preview(node, refresh).then(() => address("replace")).catch(failed);
+    if (hurried) pick.timer = setTimeout(show, 150); else show();
+  }
+  address("replace");
+}
+
+function paintSelection() {
+  const rows = $("items").querySelectorAll("li[data-index]");
+  rows.forEach((item) => {
+    const index = Number(item.dataset.index);
+    const chosen = state.selection.has(keyOf(state.items[index]));
+    item.classList.toggle("selected", chosen);
+    item.classList.toggle("focused", index === state.focus);
+    item.setAttribute("aria-selected", chosen);
+    if (index === state.focus) item.scrollIntoView({ block: "nearest" });
+  });
+  const focused = state.items[state.focus];
+  if (focused) $("items").setAttribute("aria-activedescendant", `item-${state.focus}`); else $("items").removeAttribute("aria-activedescendant");
+  const chosen = selectedItems();
+  const one = chosen.length === 1 ? chosen[0] : null;
+  const inFiles = state.view !== "trash";
+  $("rename").disabled = !one || !inFiles;
+  $("delete").disabled = !chosen.length || !inFiles;
+  $("share").disabled = !one || !inFiles;
+  $("open-with").disabled = !one || one.kind !== "file" || !inFiles;
+  $("restore-selected").disabled = !chosen.length;
+  $("status").textContent = chosen.length > 1 ? say("selected", chosen.length) : "";
+}
+
+/// How many items a row of the grid holds (1 in the list).
+function columns() {
+  if (state.layout !== "grid") return 1;
+  const rows = $("items").querySelectorAll("li[data-index]");
+  if (rows.length < 2) return 1;
+  const top = rows[0].offsetTop;
+  let count = 0;
+  for (const item of rows) { if (item.offsetTop !== top) break; count++; }
+  return Math.max(count, 1);
 }
 
 function open(node) {
-  if (state.view === "trash") return;
-  if (node.kind !== "file") { state.view = "files"; list(node.path).catch(failed); }
-  else preview(node).catch(failed);
+  if (state.view === "trash") return restoreItems([node]).catch(failed);
+  if (node.kind !== "file") return list(node.path).catch(failed);
+  state.selection = new Set([keyOf(node)]);
+  return preview(node, refresh).then(() => address("replace")).catch(failed);
 }
 
-// MARK: Preview
+// MARK: Places and favourites
 
-async function preview(node) {
-  const pane = $("preview"), body = $("preview-body");
-  pane.hidden = false;
-  $("preview-name").textContent = node.name;
-  body.replaceChildren();
-  const download = $("download");
-  download.href = contentURL(node.path, true);
-  download.textContent = say("download");
-  const facts = await bridge.call("files/preview", { path: node.path });
-  const lines = [formatSize(node.size), node.type];
-  if (facts.image) lines.push(`${facts.image.width} × ${facts.image.height}`, facts.image.taken || "", facts.image.camera || "");
-  if (facts.document) lines.push(`${facts.document.pages} ${say("pages")}`, facts.document.title || "", facts.document.author || "");
-  if (facts.text) lines.push(facts.text.encoding, `${facts.text.lines} ${say("lines")}`);
-  if (facts.archive) lines.push(facts.archive.format, `${facts.archive.entries} ${say("entries")}`);
-  $("preview-facts").textContent = lines.filter(Boolean).join(" · ");
-  if (facts.image && !/svg/.test(node.type)) {
-    const image = document.createElement("img");
-    image.alt = node.name;
-    image.src = contentURL(node.path);
-    body.append(image);
-  } else if (facts.document) {
-    const frame = document.createElement("iframe");
-    frame.title = node.name;
-    frame.src = contentURL(node.path);
-    body.append(frame);
-  } else if (facts.text) {
-    const text = await bridge.call("files/read", { path: node.path, encoding: "text", length: 65536 });
-    const pre = document.createElement("pre");
-    pre.textContent = text.data;
-    body.append(pre);
-    const edit = document.createElement("button");
-    edit.id = "edit";
-    edit.textContent = say("edit");
-    edit.onclick = () => startEditing(node).catch(failed);
-    body.append(edit);
-  } else if (facts.archive) {
-    const entries = document.createElement("pre");
-    entries.textContent = facts.archive.firstEntries.map((entry) => entry.path).join("\n");
-    body.append(entries);
+/// The side bar: each mount (S3 ones too) and the trash, then the favourites.
+function renderPlaces() {
+  const places = $("places");
+  places.replaceChildren();
+  for (const mount of state.mounts) {
+    const button = placeButton(mount.name === "files" ? say("files") : mount.name, `${mount.name}:/`);
+    button.title = mount.description || `${mount.name}:/`;
+    if (mount.writable !== false) dropTarget(button, () => `${mount.name}:/`);
+    places.append(button);
   }
+  const trash = placeButton(say("trash"), null);
+  trash.dataset.view = "trash";
+  trash.id = "show-trash";
+  trash.onclick = () => showTrash().catch(failed);
+  places.append(trash);
 }
 
-// MARK: Favourites
+function placeButton(text, path) {
+  const button = document.createElement("button");
+  button.type = "button";
+  button.textContent = text;
+  if (path) { button.dataset.path = path; button.onclick = () => list(path).catch(failed); }
+  return button;
+}
 
-/// The side bar: the favourites of Coffer's mounts (the same as the REPL's `fav`); one that
-/// vanished is shown struck through, not dropped.
+/// The favourites of Coffer's mounts (the same as the REPL's `fav`); one that vanished is shown
+/// struck through, not dropped. A folder among them takes items dropped on it.
 async function showFavourites() {
   const answer = await bridge.call("favourites/list");
   const shelf = $("favourites-list");
   shelf.replaceChildren();
   for (const item of answer.favourites.filter((favourite) => favourite.path)) {
-    const button = document.createElement("button");
-    button.textContent = item.path.split("/").filter(Boolean).pop() || item.path;
+    const button = placeButton(nameOf(item.path), null);
     button.title = item.missing ? `${item.path} — ${say("missing")}` : item.path;
     if (item.missing) button.classList.add("missing");
-    button.onclick = () => {
-      if (item.folder === false) {
-        const name = item.path.split("/").pop();
-        state.view = "files";
-        list(parentOf(item.path)).then(() => preview({ path: item.path, name, kind: "file" })).catch(failed);
-      } else {
-        state.view = "files";
-        list(item.path).catch(failed);
-      }
-    };
+    if (item.folder === false) {
+      button.onclick = () => list(parentOf(item.path), { focus: nameOf(item.path) })
+        .then(() => preview({ path: item.path, name: nameOf(item.path), kind: "file" }, refresh)).then(() => address("replace")).catch(failed);
+    } else {
+      button.dataset.path = item.path;
+      button.onclick = () => list(item.path).catch(failed);
+      if (!item.missing) dropTarget(button, () => item.path);
+    }
     shelf.append(button);
   }
-}
-
-// MARK: Sharing
-
-/// The share dialog: a link to the selected item, made by `shares/create` as every front end
-/// makes it, shown as plain text with a copy button.
-function openShare() {
-  const node = state.items[state.selected];
-  if (!node) return;
-  $("share-name").textContent = node.path;
-  $("share-upload-label").hidden = node.kind === "file";
-  $("share-upload").checked = false;
-  $("share-password").value = $("share-downloads").value = $("share-link").value = "";
-  $("share-copy").disabled = true;
-  $("share-make").onclick = () => makeShare(node).catch(failed);
-  $("share-copy").onclick = async () => {
-    $("share-link").select();
-    try { await navigator.clipboard.writeText($("share-link").value); } catch { document.execCommand("copy"); }
-    show(say("copied"));
-  };
-  $("share-dialog").showModal();
-}
-
-async function makeShare(node) {
-  const params = { path: node.path };
-  if ($("share-expires").value) params.expires = $("share-expires").value;
-  if ($("share-password").value) params.password = $("share-password").value;
-  if ($("share-downloads").value) params.downloads = Number($("share-downloads").value);
-  if (node.kind !== "file" && $("share-upload").checked) params.upload = true;
-  const made = await bridge.call("shares/create", params);
-  $("share-link").value = location.origin + made.link;
-  $("share-copy").disabled = false;
-}
-
-/// Open with: offered only when the server runs in the user's graphical session (`initialize`'s
-/// `desktop`), where the application appears on the screen in front of them.
-async function openWith() {
-  const node = state.items[state.selected];
-  if (!node || node.kind !== "file") return;
-  const { applications } = await bridge.call("files/applications", { path: node.path });
-  const list = $("applications");
-  list.replaceChildren();
-  if (!applications.length) { show(say("noApplications")); return; }
-  for (const application of applications) {
-    const item = document.createElement("li");
-    const button = document.createElement("button");
-    button.type = "button";
-    button.textContent = application.name;
-    button.dataset.id = application.id;
-    button.onclick = async () => {
-      $("open-with-dialog").close();
-      const handed = await bridge.call("files/openWith", { path: node.path, application: application.id }).catch(failed);
-      if (handed) show(say("openedIn", handed.application.name));
-    };
-    item.append(button);
-    list.append(item);
-  }
-  $("open-with-dialog").showModal();
 }
 
 async function addFavourite() {
@@ -503,112 +380,117 @@ async function addFavourite() {
   await showFavourites();
 }
 
-// MARK: Editing
-
-/// A text file in a text area, saved over the version that was read: when someone else saved
-/// it meanwhile, the server refuses (`changedSinceRead`) and the person chooses what to do.
-async function startEditing(node) {
-  const limit = 1 << 20;
-  const text = await bridge.call("files/read", { path: node.path, encoding: "text", length: limit });
-  const body = $("preview-body");
-  body.replaceChildren();
-  if (!text.eof) { show(say("tooLong")); return; }
-  const area = document.createElement("textarea");
-  area.id = "editor";
-  area.value = text.data;
-  area.spellcheck = false;
-  const save = document.createElement("button");
-  save.id = "save";
-  save.textContent = say("save");
-  const editing = { version: text.version, charset: text.charset === "UTF-8" && text.bom ? "utf-8-bom" : text.charset };
-  save.onclick = () => saveEdit(node, area.value, editing).catch(failed);
-  body.append(area, save);
-  area.focus();
-}
-
-async function saveEdit(node, data, editing, how = { ifVersion: editing.version }) {
-  try {
-    const saved = await bridge.call("files/write", { path: node.path, data, charset: editing.charset, ...how });
-    if (saved.path === node.path) editing.version = saved.version;
-    show(say("saved"));
-    await list(state.folder);
-  } catch (error) {
-    if (error?.data?.kind !== "changedSinceRead") throw error;
-    const choice = await changedQuestion(error.message);
-    if (choice === "overwrite") await saveEdit(node, data, editing, { conflict: "replace" });
-    else if (choice === "copy") await saveEdit(node, data, editing, { conflict: "keepBoth" });
-  }
-}
-
-/// What to do with an edit whose file changed since it was read: overwrite (the other version
-/// goes to the trash), save as a copy beside it, or go on editing (nothing is lost either way).
-function changedQuestion(message) {
-  const dialog = $("changed");
-  $("changed-text").textContent = message;
-  return new Promise((resolve) => {
-    const answer = (choice) => () => { dialog.close(); resolve(choice); };
-    $("overwrite").onclick = answer("overwrite");
-    $("save-copy").onclick = answer("copy");
-    $("keep-editing").onclick = answer("edit");
-    dialog.oncancel = answer("edit");
-    dialog.showModal();
-  });
-}
-
 // MARK: Changes
 
-/// The server's requests. `conflict/ask`: a name is taken where this page's row of the defaults
-/// table says "ask"; the session says what is there (`message`), the person chooses.
-async function asked(method, params) {
-  if (method !== "conflict/ask") throw new Error(`unknown request ${method}`);
-  const dialog = $("conflict");
-  $("conflict-text").textContent = params.message;
-  return new Promise((resolve) => {
-    const answer = (choice) => () => { dialog.close(); resolve({ choice }); };
-    $("keep-both").onclick = answer("keepBoth");
-    $("replace").onclick = answer("replace");
-    $("cancel").onclick = answer("cancel");
-    dialog.oncancel = answer("cancel");
-    dialog.showModal();
+/// Makes `element` take items dragged from the list (moved; copied with Ctrl) into the folder
+/// `target()` names, and files dragged from the desktop (uploaded there).
+function dropTarget(element, target) {
+  element.addEventListener("dragover", (event) => {
+    const types = event.dataTransfer.types;
+    if (!types.includes("application/x-coffer-paths") && !types.includes("Files")) return;
+    event.preventDefault();
+    event.stopPropagation();
+    event.dataTransfer.dropEffect = event.ctrlKey ? "copy" : "move";
+    element.classList.add("drop");
+  });
+  element.addEventListener("dragleave", () => element.classList.remove("drop"));
+  element.addEventListener("drop", async (event) => {
+    element.classList.remove("drop");
+    const folder = target();
+    const text = event.dataTransfer.getData("application/x-coffer-paths");
+    if (text) {
+      event.preventDefault();
+      event.stopPropagation();
+      const paths = JSON.parse(text).filter((path) => path !== folder && !samePath(parentOf(path), folder));
+      if (paths.length) await transfer(event.ctrlKey ? "files/copy" : "files/move", paths, folder);
+    } else if (event.dataTransfer.types.includes("Files")) {
+      event.preventDefault();
+      event.stopPropagation();
+      await uploads.add(folder, await droppedEntries(event.dataTransfer)).catch(failed);
+    }
   });
 }
 
-/// A change the person cancelled at the conflict question is no failure to report.
-/// (JSON-RPC's "request cancelled", -32800, as for a cancelled request).
-function failedUnlessCancelled(error) { if (!error || error.code !== -32800) failed(error); }
-
-async function move(path, toDirectory) {
-  const name = path.split("/").pop();
-  await bridge.call("files/move", { path, toDirectory }).catch(failedUnlessCancelled);
-  await list(state.folder);
+/// Moves or copies `paths` into `folder`, one request each, with their progress shown and a
+/// cancel button (`$/cancelRequest`).
+async function transfer(method, paths, folder) {
+  for (const path of paths) {
+    const token = `page-${Date.now()}-${Math.random().toString(36).slice(2)}`;
+    const { id, result } = bridge.start(method, { path, toDirectory: folder, workDoneToken: token });
+    const activity = startActivity(token, `${method === "files/copy" ? say("copying") : say("moving")} ${nameOf(path)}`, () => bridge.cancel(id));
+    try { await result; } catch (error) { failedUnlessCancelled(error); } finally { activity.end(); }
+  }
+  await refresh();
 }
+
+const activities = new Map();
+
+/// A line in the panel of work in progress: its title, a bar, and cancel.
+function startActivity(token, title, cancel) {
+  const item = document.createElement("li");
+  item.className = "activity";
+  const text = document.createElement("span");
+  text.textContent = title;
+  const bar = document.createElement("progress");
+  bar.max = 100;
+  bar.setAttribute("aria-label", title);
+  const stop = document.createElement("button");
+  stop.type = "button";
+  stop.textContent = say("cancel");
+  stop.onclick = cancel;
+  const note = document.createElement("span");
+  note.className = "muted";
+  item.append(text, stop, bar, note);
+  $("activity-list").append(item);
+  $("activity").hidden = false;
+  const activity = {
+    report(value) {
+      if (value.percentage !== undefined) bar.value = value.percentage;
+      if (value.message) note.textContent = value.message;
+    },
+    end() {
+      activities.delete(token);
+      bar.value = 100;
+      setTimeout(() => { item.remove(); $("activity").hidden = !$("activity-list").children.length; }, 800);
+    },
+  };
+  activities.set(token, activity);
+  return activity;
+}
+
+function progressed({ token, value }) { activities.get(token)?.report(value || {}); }
 
 async function newFolder() {
   const name = prompt(say("folderName"));
   if (!name) return;
   await bridge.call("files/createDirectory", { path: join(state.folder, name) }).catch(failed);
-  await list(state.folder);
+  await list(state.folder, { remember: false, focus: name });
 }
 
+/// Renames the focused item in place: its name becomes a field; Enter keeps, Escape drops.
 function renameSelected() {
-  const node = state.items[state.selected];
-  const item = document.querySelector(`#items li[data-index="${state.selected}"] .name span:last-child`);
-  if (!node || !item) return;
+  const [node] = selectedItems();
+  const label = $("items").querySelector(`li.selected .label`);
+  if (!node || !label || state.view === "trash") return;
   const input = document.createElement("input");
   input.value = node.name;
-  item.replaceWith(input);
+  input.setAttribute("aria-label", say("rename"));
+  label.replaceWith(input);
   input.focus();
-  input.select();
+  const dot = node.kind === "file" ? node.name.lastIndexOf(".") : -1;
+  input.setSelectionRange(0, dot > 0 ? dot : node.name.length);
   let finished = false;
   const finish = async (keep) => {
     if (finished) return;
     finished = true;
     const newName = input.value.trim();
+    let focus = node.name;
     if (keep && newName && newName !== node.name) {
-      await bridge.call("files/rename", { path: node.path, newName }).catch(failedUnlessCancelled);
+      const renamed = await bridge.call("files/rename", { path: node.path, newName }).catch(failedUnlessCancelled);
+      if (renamed) focus = renamed.name;
     }
-    await list(state.folder);
-    $("listing").focus();
+    await list(state.folder, { remember: false, focus });
+    $("items").focus();
   };
   input.onkeydown = (event) => {
     event.stopPropagation();
@@ -619,155 +501,228 @@ function renameSelected() {
 }
 
 async function trashSelected() {
-  const node = state.items[state.selected];
-  if (!node) return;
-  await bridge.call("files/trash", { path: node.path }).catch(failed);
-  $("preview").hidden = true;
-  await list(state.folder);
+  const chosen = selectedItems();
+  if (!chosen.length || state.view === "trash") return;
+  const next = state.items[Math.min(state.focus + 1, state.items.length - 1)];
+  for (const node of chosen) {
+    await bridge.call("files/trash", { path: node.path }).catch(failed);
+    if ($("preview").dataset.path === node.path) closePreview();
+  }
+  state.selection.clear();
+  if (state.view === "search") return runSearch({ remember: false });
+  await list(state.folder, { remember: false, focus: next && !chosen.includes(next) ? next.name : null });
 }
 
-async function showTrash() {
+// MARK: The trash
+
+async function showTrash({ remember = true } = {}) {
+  if (state.view !== "trash") { state.selection.clear(); state.focus = -1; }
   state.view = "trash";
-  state.selected = -1;
   const trash = await bridge.call("trash/list");
   state.items = trash.items.slice().reverse();
   state.total = state.items.length;
+  const present = new Set(state.items.map(keyOf));
+  for (const key of [...state.selection]) if (!present.has(key)) state.selection.delete(key);
+  if (state.focus >= state.items.length) state.focus = state.items.length - 1;
+  closePreview();
   render();
+  if (remember) address("push");
 }
 
-async function restoreItem(node) {
-  await bridge.call("trash/restore", { trashId: node.trashId }).catch(failedUnlessCancelled);
-  await showTrash();
+async function restoreItems(nodes) {
+  for (const node of nodes) await bridge.call("trash/restore", { trashId: node.trashId }).catch(failedUnlessCancelled);
+  await showTrash({ remember: false });
 }
 
-// MARK: Uploads, in chunks through files/upload/*
-
-async function upload(files) {
-  for (const file of files) await uploadOne(file).catch(failedUnlessCancelled);
-  await list(state.folder);
+/// Empties the trash when the person says so, told how much it holds.
+async function emptyTrash() {
+  const trash = await bridge.call("trash/list");
+  const bytes = trash.items.reduce((sum, item) => sum + (item.size || 0), 0);
+  if (!trash.items.length) return show(say("trashEmpty"));
+  if (!(await confirmed(say("emptyConfirm", trash.items.length, formatSize(bytes)), say("emptyTrash")))) return;
+  await bridge.call("trash/empty").catch(failed);
+  await showTrash({ remember: false });
 }
 
-async function uploadOne(file) {
-  const box = document.createElement("div");
-  box.className = "upload";
-  const label = document.createElement("span");
-  label.textContent = file.name;
-  const cancel = document.createElement("button");
-  cancel.textContent = say("cancel");
-  const bar = document.createElement("progress");
-  bar.max = Math.max(file.size, 1);
-  bar.value = 0;
-  box.append(label, cancel, bar);
-  $("uploads").append(box);
-  let cancelled = false, uploadId = null;
-  cancel.onclick = () => { cancelled = true; };
-  try {
-    const begun = await bridge.call("files/upload/begin", { path: join(state.folder, file.name), size: file.size });
-    uploadId = begun.uploadId;
-    const chunk = 1 << 20;
-    for (let offset = 0; offset < file.size; offset += chunk) {
-      if (cancelled) { await bridge.call("files/upload/abort", { uploadId }); return; }
-      const bytes = new Uint8Array(await file.slice(offset, offset + chunk).arrayBuffer());
-      await bridge.call("files/upload/append", { uploadId, offset, data: base64(bytes) });
-      bar.value = offset + bytes.length;
-    }
-    await bridge.call("files/upload/commit", { uploadId });
-    bar.value = bar.max;
-  } finally {
-    setTimeout(() => box.remove(), 1500);
-  }
+// MARK: Search (the index), with filters
+
+const filterNames = ["types", "newer", "larger", "smaller", "tag"];
+
+function readFilters() {
+  state.filters = Object.fromEntries(filterNames.map((name) => [name, $(`filter-${name}`).value.trim()]));
 }
 
-function base64(bytes) {
-  let text = "";
-  for (let index = 0; index < bytes.length; index += 0x8000) text += String.fromCharCode(...bytes.subarray(index, index + 0x8000));
-  return btoa(text);
+function writeFilters() {
+  for (const name of filterNames) $(`filter-${name}`).value = state.filters[name] || "";
+  $("filters").open ||= filterNames.some((name) => state.filters[name]);
 }
-
-// MARK: Search as you type (the index)
 
 let searchTimer;
 function searchChanged() {
   clearTimeout(searchTimer);
-  const query = $("search").value.trim();
-  searchTimer = setTimeout(async () => {
-    if (!query) { state.view = "files"; return list(state.folder).catch(failed); }
-    try {
-      const found = await bridge.call("files/search", { query, path: "files:/", limit: 200 });
-      if ($("search").value.trim() !== query) return;
-      state.view = "search";
-      state.query = query;
-      state.items = found.matches;
-      state.total = found.matches.length;
-      state.selected = -1;
-      render();
-    } catch (error) { failed(error); }
+  searchTimer = setTimeout(() => {
+    readFilters();
+    const query = $("search").value.trim();
+    const filtered = filterNames.some((name) => state.filters[name]);
+    if (!query && !filtered) {
+      if (state.view === "search") list(state.folder, { remember: false }).then(() => address("push")).catch(failed);
+      return;
+    }
+    const first = state.view !== "search";
+    state.query = query;
+    runSearch({ remember: true, push: first }).catch(failed);
   }, 200);
 }
 
-// MARK: Keys and wiring
+/// Searches from the folder shown (all of `files:` from the root) by name and the filters.
+async function runSearch({ remember = true, push = false, focus = null } = {}) {
+  const query = state.query || "*";
+  const params = { query, path: state.folder, limit: 200 };
+  const { types, newer, larger, smaller, tag } = state.filters;
+  if (types) params.types = types.split(",");
+  if (newer) params.newer = newer;
+  if (larger) params.larger = larger;
+  if (smaller) params.smaller = smaller;
+  if (tag) params.tags = [tag];
+  const found = await bridge.call("files/search", params);
+  if (state.view !== "search") { state.selection.clear(); state.focus = -1; }
+  state.view = "search";
+  state.items = found.matches;
+  state.total = found.matches.length;
+  state.focus = focus ? state.items.findIndex((node) => node.name === focus) : Math.min(state.focus, state.items.length - 1);
+  render();
+  if (remember) address(push ? "push" : "replace");
+}
+
+// MARK: Copy, cut and paste
+
+let clipboard = null;
+
+function copySelection(cut) {
+  const chosen = selectedItems();
+  if (chosen.length && state.view !== "trash") clipboard = { cut, paths: chosen.map((node) => node.path) };
+}
+
+async function paste() {
+  if (!clipboard || state.view !== "files") return;
+  const { cut, paths } = clipboard;
+  if (cut) clipboard = null;
+  await transfer(cut ? "files/move" : "files/copy", paths, state.folder);
+}
+
+// MARK: Keys
 
 function keys(event) {
-  if (event.target.closest("input, select, textarea, dialog")) return;
+  if (event.target.closest("input, select, textarea, dialog, summary")) return;
   const count = state.items.length;
-  if (event.key === "ArrowDown") { select(Math.min(count - 1, state.selected + 1), true); event.preventDefault(); }
-  else if (event.key === "ArrowUp") { select(Math.max(0, state.selected - 1), true); event.preventDefault(); }
-  else if (event.key === "Enter" && state.items[state.selected]) open(state.items[state.selected]);
-  else if (event.key === "Backspace" && state.view === "files") { list(parentOf(state.folder)).catch(failed); event.preventDefault(); }
-  else if (event.key === "F2") renameSelected();
-  else if (event.key === "Delete") trashSelected();
+  const step = columns();
+  const control = event.ctrlKey || event.metaKey;
+  const moveTo = (index) => {
+    if (!count) return;
+    pick(Math.max(0, Math.min(count - 1, index)), { extend: event.shiftKey, hurried: true });
+    event.preventDefault();
+  };
+  const from = state.focus < 0 ? -1 : state.focus;
+  switch (event.key) {
+    case "ArrowDown": return moveTo(from < 0 ? 0 : from + step);
+    case "ArrowUp": return moveTo(from < 0 ? 0 : from - step);
+    case "ArrowRight": if (state.layout === "grid") moveTo(from + 1); return;
+    case "ArrowLeft": if (state.layout === "grid") moveTo(from - 1); return;
+    case "Home": return moveTo(0);
+    case "End": return moveTo(count - 1);
+    case "Enter":
+      if (state.view === "trash" && state.selection.size) { event.preventDefault(); restoreItems(selectedItems()).catch(failed); }
+      else if (state.items[state.focus]) { event.preventDefault(); open(state.items[state.focus]); }
+      return;
+    case "Backspace":
+      if (state.view === "files") { event.preventDefault(); list(parentOf(state.folder)).catch(failed); }
+      else { event.preventDefault(); list(state.folder).catch(failed); }
+      return;
+    case "F2": event.preventDefault(); return renameSelected();
+    case "Delete": event.preventDefault(); return trashSelected().catch(failed);
+    case "Escape":
+      if (!$("preview").hidden) { closePreview(); address("replace"); } else { state.selection.clear(); paintSelection(); }
+      return;
+  }
+  if (!control) return;
+  const letter = event.key.toLowerCase();
+  if (letter === "a") { event.preventDefault(); state.selection = new Set(state.items.map(keyOf)); paintSelection(); }
+  else if (letter === "c") copySelection(false);
+  else if (letter === "x") copySelection(true);
+  else if (letter === "v") { event.preventDefault(); paste().catch(failed); }
 }
 
-function label() {
-  document.documentElement.lang = language;
-  document.querySelectorAll("[data-label]").forEach((element) => { element.textContent = say(element.dataset.label); });
-  $("search").placeholder = say("search");
-  $("language").value = language;
-  if (state.items) render();
-}
+// MARK: Start
 
-async function start() {
-  label();
-  await bridge.open();
-  await greet();
+function wire() {
   document.querySelectorAll(".columns button").forEach((button) => {
     button.onclick = () => {
       state.descending = state.sort === button.dataset.sort ? !(state.descending ?? ["modified", "size"].includes(state.sort)) : null;
       state.sort = button.dataset.sort;
-      list(state.folder).catch(failed);
+      refresh().catch(failed);
     };
   });
-  $("hidden").onchange = () => { state.hidden = $("hidden").checked; list(state.folder).catch(failed); };
+  $("hidden").onchange = () => { state.hidden = $("hidden").checked; refresh().catch(failed); };
   $("new-folder").onclick = () => newFolder().catch(failed);
   $("rename").onclick = renameSelected;
   $("delete").onclick = () => trashSelected().catch(failed);
-  $("upload").onchange = () => { upload([...$("upload").files]); $("upload").value = ""; };
-  $("show-trash").onclick = () => showTrash().catch(failed);
+  $("upload").onchange = () => { uploads.add(state.folder, pickedEntries($("upload"))).catch(failed); $("upload").value = ""; };
+  $("upload-folder").onchange = () => { uploads.add(state.folder, pickedEntries($("upload-folder"))).catch(failed); $("upload-folder").value = ""; };
+  $("uploads-cancel").onclick = () => uploads.cancelAll();
+  // The pickers' labels act as buttons from the keyboard too.
+  for (const id of ["upload-label", "upload-folder-label"]) {
+    $(id).onkeydown = (event) => { if (event.key === "Enter" || event.key === " ") { event.preventDefault(); $(id).querySelector("input").click(); } };
+  }
+  uploads.onFinished = () => { if (state.view === "files") list(state.folder, { remember: false }).catch(failed); };
   $("add-favourite").onclick = () => addFavourite().catch(failed);
-  $("share").onclick = openShare;
-  $("open-with").onclick = () => openWith().catch(failed);
-  $("leave-trash").onclick = () => { state.view = "files"; list(state.folder).catch(failed); };
-  $("empty-trash").onclick = async () => { if (confirm(say("emptyConfirm"))) { await bridge.call("trash/empty").catch(failed); showTrash(); } };
-  $("more").onclick = () => list(state.folder, true).catch(failed);
-  $("close-preview").onclick = () => { $("preview").hidden = true; };
+  $("share").onclick = () => { const [node] = selectedItems(); if (node) openShare(node); };
+  $("open-with").onclick = () => { const [node] = selectedItems(); if (node?.kind === "file") openWith(node).catch(failed); };
+  $("leave-trash").onclick = () => list(state.folder).catch(failed);
+  $("restore-selected").onclick = () => restoreItems(selectedItems()).catch(failed);
+  $("empty-trash").onclick = () => emptyTrash().catch(failed);
+  $("more").onclick = () => list(state.folder, { append: true }).catch(failed);
+  $("close-preview").onclick = () => { closePreview(); address("replace"); };
   $("search").oninput = searchChanged;
-  $("language").onchange = () => { localStorage.setItem("coffer-language", $("language").value); location.reload(); };
-  document.addEventListener("keydown", keys);
-  const listing = $("listing");
-  listing.ondragover = (event) => { if (event.dataTransfer.types.includes("Files")) { event.preventDefault(); document.body.classList.add("dragging"); } };
-  listing.ondragleave = () => document.body.classList.remove("dragging");
-  listing.ondrop = (event) => {
-    document.body.classList.remove("dragging");
-    if (event.dataTransfer.files.length) { event.preventDefault(); upload([...event.dataTransfer.files]); }
+  for (const name of filterNames) $(`filter-${name}`).onchange = searchChanged;
+  $("filter-tag").oninput = searchChanged;
+  $("layout").onclick = () => {
+    state.layout = state.layout === "grid" ? "list" : "grid";
+    localStorage.setItem("coffer-layout", state.layout);
+    render();
   };
-  await showFavourites();
-  // The folder the address names (a reload, a bookmark), else the root.
-  await list(addressedFolder(), false, { remembered: false }).catch(async (error) => {
-    failed(error);
-    await list("files:/", false, { remembered: false });
+  $("language").value = language;
+  $("language").onchange = () => chooseLanguage($("language").value);
+  document.addEventListener("keydown", keys);
+  // Files dropped from the desktop anywhere on the list land in the folder shown.
+  const listing = $("listing");
+  listing.addEventListener("dragover", (event) => {
+    if (state.view === "files" && event.dataTransfer.types.includes("Files")) { event.preventDefault(); document.body.classList.add("dragging"); }
   });
-  history.replaceState({ folder: state.folder }, "", location.pathname + location.search);
-  listing.focus();
+  listing.addEventListener("dragleave", () => document.body.classList.remove("dragging"));
+  listing.addEventListener("drop", async (event) => {
+    document.body.classList.remove("dragging");
+    if (state.view !== "files" || !event.dataTransfer.types.includes("Files")) return;
+    event.preventDefault();
+    await uploads.add(state.folder, await droppedEntries(event.dataTransfer)).catch(failed);
+  });
+}
+
+async function start() {
+  label();
+  wire();
+  bridge.onNotification = notified;
+  bridge.onRequest = asked;
+  bridge.onReconnect = greet;
+  bridge.onStateChange = (connected) => document.body.classList.toggle("offline", !connected);
+  await bridge.open();
+  await greet();
+  await showFavourites();
+  // What the address names (a reload, a bookmark, a link), else the root.
+  await follow().catch(async (error) => {
+    failed(error);
+    await list("files:/", { remember: false });
+  });
+  $("items").focus();
 }
 
 start().catch(failed);

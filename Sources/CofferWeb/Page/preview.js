@@ -1,0 +1,106 @@
+// The preview pane: the facts `files/preview` gives, and the file itself as the browser can
+// show it — an image, a PDF's first page, a text in its encoding (editable), an archive's entries.
+import { bridge } from "./bridge.js";
+import { $, contentURL, failed, formatSize, kindText, show, thumbnailURL } from "./common.js";
+import { changedQuestion } from "./dialogs.js";
+import { say } from "./words.js";
+
+/// Shows `node` (a file) in the pane; `saved` runs after an edit is saved.
+export async function preview(node, saved) {
+  const pane = $("preview"), body = $("preview-body");
+  pane.hidden = false;
+  pane.dataset.path = node.path;
+  $("preview-name").textContent = node.name;
+  body.replaceChildren();
+  $("preview-facts").textContent = "";
+  const download = $("download");
+  download.href = contentURL(node.path, true);
+  const facts = await bridge.call("files/preview", { path: node.path });
+  if (pane.dataset.path !== node.path) return;  // another was chosen meanwhile
+  const lines = [formatSize(node.size ?? facts.size), kindText(node)];
+  if (facts.image) lines.push(`${facts.image.width} × ${facts.image.height}`, facts.image.taken || "", facts.image.camera || "");
+  if (facts.document) lines.push(`${facts.document.pages} ${say("pages")}`, facts.document.title || "", facts.document.author || "");
+  if (facts.text) lines.push(facts.text.encoding, `${facts.text.lines} ${say("lines")}`);
+  if (facts.archive) lines.push(facts.archive.format, `${facts.archive.entries} ${say("entries")}`);
+  $("preview-facts").textContent = lines.filter(Boolean).join(" · ");
+  if (facts.image && !/svg/.test(node.type)) {
+    const image = document.createElement("img");
+    image.alt = node.name;
+    image.src = contentURL(node.path);
+    body.append(image);
+  } else if (facts.document) {
+    // The first page, drawn by the server; the whole document in the browser's own viewer.
+    const page = document.createElement("img");
+    page.alt = `${node.name}, ${say("pages")} 1`;
+    page.className = "first-page";
+    page.src = thumbnailURL(node.path, 1024);
+    const whole = document.createElement("a");
+    whole.href = contentURL(node.path);
+    whole.target = "_blank";
+    whole.rel = "noopener";
+    whole.textContent = say("opening");
+    body.append(page, whole);
+  } else if (facts.text) {
+    const text = await bridge.call("files/read", { path: node.path, encoding: "text", length: 65536 });
+    const pre = document.createElement("pre");
+    pre.textContent = text.data;
+    pre.tabIndex = 0;
+    body.append(pre);
+    const edit = document.createElement("button");
+    edit.id = "edit";
+    edit.type = "button";
+    edit.textContent = say("edit");
+    edit.onclick = () => startEditing(node, saved).catch(failed);
+    body.append(edit);
+  } else if (facts.archive) {
+    const entries = document.createElement("pre");
+    entries.className = "entries";
+    entries.tabIndex = 0;
+    entries.textContent = facts.archive.firstEntries.map((entry) => entry.path).join("\n");
+    body.append(entries);
+  }
+}
+
+export function closePreview() {
+  $("preview").hidden = true;
+  delete $("preview").dataset.path;
+}
+
+// MARK: Editing
+
+/// A text file in a text area, saved over the version that was read: when someone else saved
+/// it meanwhile, the server refuses (`changedSinceRead`) and the person chooses what to do.
+async function startEditing(node, saved) {
+  const limit = 1 << 20;
+  const text = await bridge.call("files/read", { path: node.path, encoding: "text", length: limit });
+  const body = $("preview-body");
+  body.replaceChildren();
+  if (!text.eof) { show(say("tooLong")); return; }
+  const area = document.createElement("textarea");
+  area.id = "editor";
+  area.value = text.data;
+  area.spellcheck = false;
+  area.setAttribute("aria-label", node.name);
+  const save = document.createElement("button");
+  save.id = "save";
+  save.type = "button";
+  save.textContent = say("save");
+  const editing = { version: text.version, charset: text.charset === "UTF-8" && text.bom ? "utf-8-bom" : text.charset };
+  save.onclick = () => saveEdit(node, area.value, editing, saved).catch(failed);
+  body.append(area, save);
+  area.focus();
+}
+
+async function saveEdit(node, data, editing, saved, how = { ifVersion: editing.version }) {
+  try {
+    const written = await bridge.call("files/write", { path: node.path, data, charset: editing.charset, ...how });
+    if (written.path === node.path) editing.version = written.version;
+    show(say("saved"));
+    await saved?.();
+  } catch (error) {
+    if (error?.data?.kind !== "changedSinceRead") throw error;
+    const choice = await changedQuestion(error.message);
+    if (choice === "overwrite") await saveEdit(node, data, editing, saved, { conflict: "replace" });
+    else if (choice === "copy") await saveEdit(node, data, editing, saved, { conflict: "keepBoth" });
+  }
+}
