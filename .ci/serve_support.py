@@ -48,9 +48,15 @@ def chromium(downloads=None):
     from selenium import webdriver
     from selenium.webdriver.chrome.service import Service
     options = webdriver.ChromeOptions()
-    for argument in ["--headless=new", "--no-sandbox", "--disable-gpu", "--lang=en-US"]:
+    for argument in ["--headless=new", "--no-sandbox", "--disable-gpu", "--lang=en-US", "--window-size=1280,860"]:
         options.add_argument(argument)
+    options.set_capability("goog:loggingPrefs", {"browser": "ALL"})
     driver = webdriver.Chrome(service=Service("/usr/bin/chromedriver"), options=options)
     if downloads:
         driver.execute_cdp_cmd("Page.setDownloadBehavior", {"behavior": "allow", "downloadPath": downloads})
     return driver
+
+
+def console_errors(driver):
+    """What the page logged as errors (the favicon's absence aside)."""
+    return [entry for entry in driver.get_log("browser") if entry["level"] == "SEVERE" and "favicon" not in entry["message"]]
