@@ -207,7 +207,6 @@ png(sys.argv[1], (200, 60, 40)); png(sys.argv[2], (40, 120, 200))
         body().send_keys(Keys.HOME)
         while selected() != ["笔记.txt"]:
             body().send_keys(Keys.ARROW_DOWN)
-        shot("web-trash.png")
         body().send_keys(Keys.ENTER)
         wait.until(lambda d: os.path.exists(os.path.join(FILES, "Other", "笔记.txt")))
         check(True, "restored from the trash with Enter")
