@@ -6,6 +6,7 @@
              link to a folder opens it in a fresh window
   reconnect  the server is killed and started again (same container, port and token): the
              page says so, tries again, lists its folder again and hears changes, no reload
+  download   a link downloaded into the folder shown
   uploads    200 MiB cut by a server killed mid-way resumes from the server's offset (the
              PATCH offsets the audit log saw) and arrives byte-identical; a page reloaded
              mid-upload, given the same file again, goes on from where it was; a folder is
@@ -293,6 +294,29 @@ png(sys.argv[1], (200, 60, 40)); png(sys.argv[2], (40, 120, 200))
             check(arrived.read() == "第一天" and os.path.isfile(os.path.join(FILES, "Docs", "Trip", "readme.txt")),
                   "a folder is uploaded with its tree")
         wait.until(lambda d: "Trip" in names())
+
+        # A download the page starts: from a link into the folder shown, with its progress.
+        served = tempfile.mkdtemp()
+        payload = os.urandom(3 << 20)
+        with open(os.path.join(served, "from the web.bin"), "wb") as out:
+            out.write(payload)
+        import functools
+        import http.server
+        import threading
+        class Quiet(http.server.SimpleHTTPRequestHandler):
+            def log_message(self, *args):
+                pass
+        web = http.server.ThreadingHTTPServer(("127.0.0.1", 0), functools.partial(Quiet, directory=served))
+        threading.Thread(target=web.serve_forever, daemon=True).start()
+        driver.find_element(By.ID, "download-link").click()
+        alert = wait.until(lambda d: d.switch_to.alert)
+        alert.send_keys(f"http://127.0.0.1:{web.server_address[1]}/from%20the%20web.bin")
+        alert.accept()
+        wait.until(lambda d: "from the web.bin" in names())
+        with open(os.path.join(FILES, "Docs", "from the web.bin"), "rb") as arrived:
+            check(arrived.read() == payload, "a link downloaded from the page arrives in the folder shown")
+        wait.until(lambda d: not d.find_element(By.ID, "activity").is_displayed())
+        web.shutdown()
 
         # 200 MiB cut by a server killed mid-way: it resumes from the server's offset.
         big = os.path.join(tempfile.mkdtemp(), "big upload.bin")

@@ -152,6 +152,9 @@ function render() {
   $("more").textContent = `${say("more")} (${say("items", state.items.length, state.total)})`;
   $("trash-tools").hidden = state.view !== "trash";
   $("columns").hidden = state.layout === "grid";
+  // In the trash the columns say when each item was deleted and where it was.
+  document.querySelector('.columns [data-sort="modified"]').textContent = say(state.view === "trash" ? "deleted" : "modified");
+  document.querySelector('.columns [data-sort="kind"]').textContent = say(state.view === "trash" ? "wasAt" : "kind");
   document.querySelectorAll(".columns button").forEach((button) => {
     const sorted = button.dataset.sort === state.sort;
     button.classList.toggle("sorted", sorted);
@@ -415,12 +418,27 @@ function dropTarget(element, target) {
 /// cancel button (`$/cancelRequest`).
 async function transfer(method, paths, folder) {
   for (const path of paths) {
-    const token = `page-${Date.now()}-${Math.random().toString(36).slice(2)}`;
-    const { id, result } = bridge.start(method, { path, toDirectory: folder, workDoneToken: token });
-    const activity = startActivity(token, `${method === "files/copy" ? say("copying") : say("moving")} ${nameOf(path)}`, () => bridge.cancel(id));
-    try { await result; } catch (error) { failedUnlessCancelled(error); } finally { activity.end(); }
+    await withProgress(method, { path, toDirectory: folder }, `${method === "files/copy" ? say("copying") : say("moving")} ${nameOf(path)}`);
   }
   await refresh();
+}
+
+/// Runs `method` with a progress token, shown in the panel of work in progress with a cancel
+/// button (`$/cancelRequest`) until it is answered.
+async function withProgress(method, params, title) {
+  const token = `page-${Date.now()}-${Math.random().toString(36).slice(2)}`;
+  const { id, result } = bridge.start(method, { ...params, workDoneToken: token });
+  const activity = startActivity(token, title, () => bridge.cancel(id));
+  try { return await result; } catch (error) { failedUnlessCancelled(error); } finally { activity.end(); }
+}
+
+/// Downloads an address from the web into the folder shown (`transfers/download`), with its
+/// progress; a cancelled download is paused, as in every front end.
+async function downloadLink() {
+  const url = prompt(say("linkAddress"));
+  if (!url) return;
+  const placed = await withProgress("transfers/download", { url: url.trim(), toDirectory: state.folder }, `${say("downloading")} ${url.trim()}`);
+  if (placed && state.view === "files") await list(state.folder, { remember: false, focus: placed.name });
 }
 
 const activities = new Map();
@@ -675,6 +693,7 @@ function wire() {
   }
   uploads.onFinished = () => { if (state.view === "files") list(state.folder, { remember: false }).catch(failed); };
   $("add-favourite").onclick = () => addFavourite().catch(failed);
+  $("download-link").onclick = () => downloadLink().catch(failed);
   $("share").onclick = () => { const [node] = selectedItems(); if (node) openShare(node); };
   $("open-with").onclick = () => { const [node] = selectedItems(); if (node?.kind === "file") openWith(node).catch(failed); };
   $("leave-trash").onclick = () => list(state.folder).catch(failed);

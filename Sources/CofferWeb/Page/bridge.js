@@ -56,7 +56,7 @@ class Bridge {
   /// away (a restart, a laptop that slept), then lets the page catch up without a reload.
   reconnect(delay) {
     if (this.retry) return;
-    show(say("reconnecting", delay));
+    show(say("reconnecting", delay), { error: true });
     this.retry = setTimeout(async () => {
       this.retry = null;
       try {

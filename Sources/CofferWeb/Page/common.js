@@ -18,16 +18,18 @@ export function keyOf(node) { return node.trashId ?? node.path; }
 
 export function selectedItems() { return state.items.filter((node) => state.selection.has(keyOf(node))); }
 
-/// Says `text` on the message line for eight seconds (an empty text hides it).
-export function show(text) {
+/// Says `text` on the message line for eight seconds (an empty text hides it); a failure is
+/// marked as one.
+export function show(text, { error = false } = {}) {
   const box = $("message");
   box.textContent = text;
   box.hidden = !text;
+  box.classList.toggle("error", error);
   clearTimeout(show.timer);
   if (text) show.timer = setTimeout(() => { box.hidden = true; }, 8000);
 }
 
-export function failed(error) { show(error?.message || String(error)); }
+export function failed(error) { show(error?.message || String(error), { error: true }); }
 
 /// A change the person cancelled at a question is no failure to report (JSON-RPC's -32800).
 export function failedUnlessCancelled(error) { if (!error || error.code !== -32800) failed(error); }
