@@ -13,7 +13,9 @@
              uploaded with its tree; per-file and total progress
   keyboard   rename (F2), trash (Delete), the trash and restore (Enter), select all, copy
              and paste, without the mouse
-  dragging   several items dragged onto a folder, and one onto a place in the side bar
+  dragging   several items dragged onto a folder, and one onto a place in the side bar; with an
+             RGW (COFFER_TEST_S3_ENDPOINT), an S3 mount in the side bar, browsed, and a file
+             dragged onto it moved into the bucket
   grid       the grid shows thumbnails; dark mode; the language from Accept-Language
   console    no errors in the browser's console
 Screenshots go to the folder given second (Documentation/Web when refreshed by hand).
@@ -55,8 +57,23 @@ def free_port():
         return probe.getsockname()[1]
 
 
+S3_ENDPOINT = os.environ.get("COFFER_TEST_S3_ENDPOINT")
+S3_KEYS = {"AWS_ACCESS_KEY_ID": os.environ.get("COFFER_TEST_S3_ACCESS_KEY", "test:tester"),
+           "AWS_SECRET_ACCESS_KEY": os.environ.get("COFFER_TEST_S3_SECRET_KEY", "testing")}
+BUCKET = None
+
+
 def Server(port):
-    return serve_support.Server(COFFER, CONTAINER, port=port)
+    """The server, with an S3 bucket mounted as `b:` when the tests have an RGW."""
+    options = ("--mount", f"b=s3://{BUCKET}", "--s3-endpoint", S3_ENDPOINT) if BUCKET else ()
+    return serve_support.Server(COFFER, CONTAINER, port=port, options=options, environment=S3_KEYS if BUCKET else None)
+
+
+def s3_client():
+    import boto3
+    from botocore.config import Config
+    return boto3.client("s3", endpoint_url=S3_ENDPOINT, region_name="us-east-1", config=Config(s3={"addressing_style": "path"}),
+                        aws_access_key_id=S3_KEYS["AWS_ACCESS_KEY_ID"], aws_secret_access_key=S3_KEYS["AWS_SECRET_ACCESS_KEY"])
 
 
 def patches():
@@ -82,6 +99,14 @@ def digest(path):
 
 
 def main():
+    global BUCKET
+    if S3_ENDPOINT:
+        import uuid
+        BUCKET = "coffer-page-" + uuid.uuid4().hex[:8]
+        s3_client().create_bucket(Bucket=BUCKET)
+        s3_client().put_object(Bucket=BUCKET, Key="Shelf/in the bucket.txt", Body=b"remote")
+    elif os.environ.get("COFFER_REQUIRE_S3"):
+        raise SystemExit("page_check: FAILED: COFFER_REQUIRE_S3 is set but COFFER_TEST_S3_ENDPOINT is not")
     subprocess.run([COFFER, "--container", CONTAINER, "-c", "mkdir Docs Docs/Deeper Docs/Deeper/Deepest Other Photos"],
                    check=True, capture_output=True)
     for name, text in [("Docs/a.txt", "a"), ("Docs/Deeper/b.txt", "b"), ("Docs/Deeper/Deepest/d.txt", "d"),
@@ -254,6 +279,26 @@ png(sys.argv[1], (200, 60, 40)); png(sys.argv[2], (40, 120, 200))
         driver.execute_script(drag, row("笔记.txt"), files_place)
         wait.until(lambda d: "笔记.txt" not in names())
         check(os.path.exists(os.path.join(FILES, "笔记.txt")), "an item dragged onto a place in the side bar moves there")
+
+        # An S3 mount in the side bar: listed, and a file dragged onto it is moved into the bucket.
+        if BUCKET:
+            driver.get(server.base + "/?folder=files%3A%2FOther")
+            wait.until(lambda d: "Box" in names())
+            bucket_place = wait.until(lambda d: d.find_element(By.CSS_SELECTOR, "#places button[data-path='b:/']"))
+            with open(os.path.join(FILES, "Other", "to the bucket.txt"), "w") as out:
+                out.write("for S3")
+            wait.until(lambda d: "to the bucket.txt" in names())
+            row("to the bucket.txt").click()
+            driver.execute_script(drag, row("to the bucket.txt"), bucket_place)
+            wait.until(lambda d: "to the bucket.txt" not in names())
+            stored = s3_client().get_object(Bucket=BUCKET, Key="to the bucket.txt")["Body"].read()
+            check(stored == b"for S3" and not os.path.exists(os.path.join(FILES, "Other", "to the bucket.txt")),
+                  "a file dragged onto the S3 mount in the side bar is moved into the bucket")
+            bucket_place.click()
+            wait.until(lambda d: "Shelf" in names() and "to the bucket.txt" in names())
+            open_row("Shelf")
+            wait.until(lambda d: "in the bucket.txt" in names())
+            check("folder=b%3A%2FShelf" in driver.current_url, "the S3 mount is browsed like any folder, in the address too")
 
         # The grid, with thumbnails.
         driver.get(server.base + "/?folder=files%3A%2FPhotos")

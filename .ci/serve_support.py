@@ -19,13 +19,13 @@ def checker(name):
 
 class Server:
     """`coffer serve` on `port` (0: the system chooses), without a display unless `environment`
-    gives one. `base` is its address, `host` the host and port, `page` the address with the
+    gives one; `options` go before `serve` (`--mount`, say). `base` is its address, `host` the host and port, `page` the address with the
     token (`None` for `--share-only`, which prints none)."""
 
-    def __init__(self, coffer, container, *extra, port=0, environment=None):
+    def __init__(self, coffer, container, *extra, port=0, environment=None, options=()):
         self.log = tempfile.NamedTemporaryFile(prefix="coffer-serve-", suffix=".log", delete=False)
         env = {key: value for key, value in os.environ.items() if key not in ("DISPLAY", "WAYLAND_DISPLAY")}
-        self.process = subprocess.Popen([coffer, "--container", container, "--lang", "en", "serve", "--port", str(port), *extra],
+        self.process = subprocess.Popen([coffer, "--container", container, "--lang", "en", *options, "serve", "--port", str(port), *extra],
                                         stdout=subprocess.PIPE, stderr=self.log, stdin=subprocess.DEVNULL, text=True,
                                         env=dict(env, **(environment or {})))
         line = self.process.stdout.readline()
