@@ -4,8 +4,9 @@
 Connects in both eras the SDK speaks (mode="legacy": the 2025-11-25 initialize handshake;
 mode="auto": server/discover and the stateless 2026-07-28 revision), lists the tools and
 validates every input and output schema with `jsonschema` (Draft 2020-12), then calls each
-tool of the reference filesystem server and checks its effect on disk, and that every
-structuredContent validates against its tool's outputSchema. Needs Pillow for the thumbnail check.
+tool of the reference filesystem server and checks its effect on disk; with `--structured`,
+that every structuredContent validates against its tool's outputSchema, and without it, that
+the lean list has none. Needs Pillow for the thumbnail check.
 
 Usage: mcp_sdk_check.py PATH-TO-COFFER
 """
@@ -39,10 +40,10 @@ def check(condition, what):
         raise SystemExit(f"mcp_sdk_check: FAILED: {what}")
 
 
-async def run_era(coffer, mode):
+async def run_era(coffer, mode, structured):
     container = tempfile.mkdtemp(prefix=f"coffer-mcp-{mode}-")
     root = os.path.join(container, "Documents", "UserFiles")
-    server = StdioServerParameters(command=coffer, args=["--container", container, "mcp"],
+    server = StdioServerParameters(command=coffer, args=["--container", container, "mcp"] + (["--structured"] if structured else []),
                                    env={"LANG": "C.UTF-8", "HOME": container})
     async with Client(server, mode=mode, raise_exceptions=True) as client:
         version = client.protocol_version
@@ -52,12 +53,14 @@ async def run_era(coffer, mode):
         tools = {tool.name: tool for tool in listing.tools}
         check(REFERENCE_TOOLS <= set(tools), f"{mode}: missing tools {REFERENCE_TOOLS - set(tools)}")
         for tool in tools.values():
+            # The lean default list has no output schemas; --structured gives every tool its own.
+            check((tool.output_schema is not None) == structured, f"{tool.name}: an output schema only with --structured")
             for schema in (tool.input_schema, tool.output_schema):
-                check(schema is not None, f"{tool.name} has both schemas")
-                jsonschema.Draft202012Validator.check_schema(schema)
-            # Only a download reaches outside Coffer.
-            check(tool.annotations is not None and tool.annotations.open_world_hint is (tool.name == "download_file"),
-                  f"{tool.name} annotations")
+                if schema is not None:
+                    jsonschema.Draft202012Validator.check_schema(schema)
+            # Only a download reaches outside Coffer (openWorldHint is true when left out).
+            open_world = tool.annotations.open_world_hint if tool.annotations and tool.annotations.open_world_hint is not None else True
+            check(open_world == (tool.name == "download_file"), f"{tool.name} annotations")
 
         async def call(name, arguments, expect_error=False):
             result = await client.call_tool(name, arguments)
@@ -65,8 +68,9 @@ async def run_era(coffer, mode):
                   f"{mode}: {name}({arguments}) is_error={result.is_error}: {result.content}")
             if not expect_error:
                 check(result.structured_content is not None, f"{name} has structuredContent")
-                jsonschema.validate(result.structured_content, tools[name].output_schema,
-                                    cls=jsonschema.Draft202012Validator)
+                if structured:
+                    jsonschema.validate(result.structured_content, tools[name].output_schema,
+                                        cls=jsonschema.Draft202012Validator)
                 check(name == "read_media_file" or result.structured_content["content"] == result.content[0].text,
                       f"{name}: text mirrors structuredContent")
             return result
@@ -144,13 +148,17 @@ async def run_era(coffer, mode):
         check(templates.resource_templates[0].uri_template.startswith("file://"), "resource template")
         contents = await client.read_resource(f"file://{root}/moved.txt")
         check(contents.contents[0].text.startswith("line 1"), "resources/read")
-    print(f"mcp_sdk_check: {mode} ({version}): {len(tools)} tools, all schemas valid, every reference tool checked")
+    print(f"mcp_sdk_check: {mode} ({version}){' --structured' if structured else ''}: {len(tools)} tools, all schemas valid, "
+          "every reference tool checked")
 
 
 async def main():
     coffer = os.path.abspath(sys.argv[1])
+    # Each era once with the lean default list, once with --structured (whose structuredContent
+    # is validated against the output schemas).
     for mode in ("legacy", "auto"):
-        await run_era(coffer, mode)
+        for structured in (False, True):
+            await run_era(coffer, mode, structured)
 
 
 if __name__ == "__main__":

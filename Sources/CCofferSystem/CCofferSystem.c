@@ -73,13 +73,16 @@ static void fill_from_stat(const struct stat *st, coffer_stat *out) {
     out->nlink = (uint32_t)st->st_nlink;
     out->ctime_sec = st->st_ctim.tv_sec;
     out->ctime_nsec = (uint32_t)st->st_ctim.tv_nsec;
+    out->atime_sec = st->st_atim.tv_sec;
+    out->atime_nsec = (uint32_t)st->st_atim.tv_nsec;
 }
 
 static int statx_with_flags(int dirfd, const char *name, int flags, coffer_stat *out) {
 #if defined(__linux__) && defined(STATX_BTIME)
     struct statx sx;
     int r = statx(dirfd, name, flags | AT_SYMLINK_NOFOLLOW | AT_NO_AUTOMOUNT,
-                  STATX_TYPE | STATX_MODE | STATX_SIZE | STATX_MTIME | STATX_CTIME | STATX_BTIME | STATX_INO | STATX_NLINK, &sx);
+                  STATX_TYPE | STATX_MODE | STATX_SIZE | STATX_MTIME | STATX_CTIME | STATX_ATIME | STATX_BTIME | STATX_INO
+                  | STATX_NLINK, &sx);
     if (r == 0) {
         memset(out, 0, sizeof *out);
         out->mode = sx.stx_mode;
@@ -94,6 +97,8 @@ static int statx_with_flags(int dirfd, const char *name, int flags, coffer_stat 
         out->nlink = sx.stx_nlink;
         out->ctime_sec = sx.stx_ctime.tv_sec;
         out->ctime_nsec = sx.stx_ctime.tv_nsec;
+        out->atime_sec = sx.stx_atime.tv_sec;
+        out->atime_nsec = sx.stx_atime.tv_nsec;
         return 0;
     }
     if (errno != ENOSYS) return -1;

@@ -25,6 +25,10 @@ struct LaunchOptions {
     var framing: String?
     /// `coffer rpc|mcp --allow-host DIR`, repeatable: the host folders programs may use.
     var allowedHostFolders: [String] = []
+    /// `coffer mcp --tools all|official|NAME,…` and `--structured`: the tools offered, and
+    /// whether their listings carry output schemas.
+    var mcpTools = "all"
+    var mcpStructured = false
     /// `coffer rpc --listen unix:PATH`: the socket to serve clients on, instead of stdio.
     var socketPath: String?
     /// `coffer rpc --connect unix:PATH`: relay standard I/O to a server listening there.
@@ -141,6 +145,10 @@ struct LaunchOptions {
         case .rpc, .mcp:
             if let folder = try reader.value(of: "--allow-host") {
                 allowedHostFolders.append(folder)
+            } else if action == .mcp, let value = try reader.value(of: "--tools") {
+                mcpTools = value
+            } else if action == .mcp, reader.current == "--structured" {
+                mcpStructured = true
             } else if action == .rpc, let value = try reader.value(of: "--framing") {
                 guard value == "lsp" || value == "ndjson" else {
                     throw CofferError(.invalidArgument, detail: "--framing \(value): use lsp or ndjson")
@@ -174,7 +182,7 @@ struct LaunchOptions {
                            [--s3-endpoint URL] [--no-recents] [-c 'COMMAND; COMMAND']
                        \(program) [--container DIR] rpc [--framing lsp|ndjson] [--allow-host DIR]… [--listen unix:PATH]
                        \(program) rpc --connect unix:PATH
-                       \(program) [--container DIR] mcp [--allow-host DIR]…
+                       \(program) [--container DIR] mcp [--allow-host DIR]… [--tools all|official|NAME,…] [--structured]
                        \(program) [--container DIR] serve [--port N] [--address A] [--open] [--new-token] [--share-only] [--trust-forwarded]
                        \(program) [--container DIR] open-files PATH…
                        \(program) install-desktop [--user] | uninstall-desktop
@@ -201,7 +209,7 @@ struct LaunchOptions {
                           [--s3-endpoint 网址] [--no-recents] [-c '命令; 命令']
                       \(program) [--container 目录] rpc [--framing lsp|ndjson] [--allow-host 目录]… [--listen unix:路径]
                       \(program) rpc --connect unix:路径
-                      \(program) [--container 目录] mcp [--allow-host 目录]…
+                      \(program) [--container 目录] mcp [--allow-host 目录]… [--tools all|official|名称,…] [--structured]
                       \(program) [--container 目录] serve [--port 端口] [--address 地址] [--open] [--new-token] [--share-only] [--trust-forwarded]
                       \(program) [--container 目录] open-files 路径…
                       \(program) install-desktop [--user] | uninstall-desktop

@@ -12,13 +12,15 @@ import Synchronization
 struct MCPDialect: RPCDialect {
     /// How paths from clients are read; every conversation uses it.
     var paths: PathResolver
+    /// The tools offered (`--tools`, `--structured`).
+    var tools: ToolChoice = .all
 
     var cancelNotification: (method: String, idParam: String) { ("notifications/cancelled", "requestId") }
     var progressTokenPlace: ProgressTokenPlace { .meta }
     var answersCancelledRequests: Bool { false }
 
     func makeLifecycle(session: Session, send: @escaping @Sendable (Data) -> Void) -> any RPCLifecycle {
-        MCPConversation(session: session, paths: paths, send: send)
+        MCPConversation(session: session, paths: paths, tools: tools, send: send)
     }
 
     func progressDisplay(token: ProgressToken, method: String,
@@ -34,6 +36,7 @@ struct MCPDialect: RPCDialect {
 final class MCPConversation: RPCLifecycle, Sendable {
     private let session: Session
     let paths: PathResolver
+    let tools: ToolChoice
     private let send: @Sendable (Data) -> Void
     private struct State {
         var offersRoots = false
@@ -42,9 +45,10 @@ final class MCPConversation: RPCLifecycle, Sendable {
     }
     private let state = Mutex(State())
 
-    init(session: Session, paths: PathResolver, send: @escaping @Sendable (Data) -> Void) {
+    init(session: Session, paths: PathResolver, tools: ToolChoice = .all, send: @escaping @Sendable (Data) -> Void) {
         self.session = session
         self.paths = paths
+        self.tools = tools
         self.send = send
     }
 

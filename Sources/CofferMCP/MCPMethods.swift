@@ -195,7 +195,7 @@ struct ToolsList: MCPMethod {
     static let cacheable = true
 
     static func answer(_ params: NoParams, in era: Era, _ context: RequestContext) async throws -> [String: JSONValue] {
-        ["tools": .array(Toolbox.listings)]
+        ["tools": .array(Toolbox.listings(context.conversation.tools))]
     }
 }
 
@@ -211,7 +211,7 @@ struct ToolsCall: ImmediateMCPMethod {
     }
 
     static func answer(_ params: Params, in era: Era, _ context: RequestContext) async throws -> [String: JSONValue] {
-        let tool = try self.tool(params)
+        let tool = try self.tool(params, context)
         do throws(CofferError) {
             let arguments = try arguments(params)
             let call = { () async -> Result<ToolOutput, CofferError> in
@@ -243,14 +243,14 @@ struct ToolsCall: ImmediateMCPMethod {
     /// A tool that can answer at once does (`get_file_info` of a local file): no task, no
     /// thread woken; a failure is left to ``answer(_:in:_:)``, which words it.
     static func answerImmediately(_ params: Params, in era: Era, _ context: RequestContext) throws -> [String: JSONValue]? {
-        let tool = try self.tool(params)
+        let tool = try self.tool(params, context)
         guard let arguments = try? arguments(params),
               let output = try? tool.callImmediately(arguments, ToolContext(request: context)) else { return nil }
         return output.result
     }
 
-    private static func tool(_ params: Params) throws(RPCError) -> any MCPTool.Type {
-        guard let tool = Toolbox.named[params.name] else {
+    private static func tool(_ params: Params, _ context: RequestContext) throws(RPCError) -> any MCPTool.Type {
+        guard let tool = Toolbox.named[params.name], context.conversation.tools.offers(params.name) else {
             throw RPCError(code: RPCError.invalidParams, message: "Unknown tool: \(params.name)")
         }
         return tool
@@ -304,7 +304,8 @@ struct ResourcesRead: MCPMethod {
         }
         guard let hostPath = FileURI.hostPath(params.uri) else { throw notFound("only file:// URIs are served") }
         do throws(CofferError) {
-            let path = try context.conversation.paths.resolve(hostPath).path
+            // Links followed inside the root, as the tools follow them.
+            let path = try await context.perform(FollowLinks(try context.conversation.paths.resolve(hostPath).path))
             return ["contents": [try await contents(of: path, uri: params.uri, context)]]
         } catch where error.kind == .noSuchFile || error.kind == .outsideSandbox || error.kind == .invalidName {
             throw notFound(error.userMessage(in: context.language).text)

@@ -18,6 +18,8 @@ public enum MCPServer {
         /// client's roots are added while it offers them.
         public var hostAccess = HostAccess.only([])
         public var limits = RPCLimits()
+        /// The tools offered, and whether their listings carry output schemas.
+        public var tools = ToolChoice.all
 
         public init(filesRoot: String, language: Language, version: String) {
             self.filesRoot = filesRoot
@@ -49,7 +51,7 @@ public enum MCPServer {
         rpc.hostAccess = configuration.hostAccess
         rpc.limits = configuration.limits
         rpc.methods = methods
-        rpc.dialect = MCPDialect(paths: PathResolver(filesRoot: configuration.filesRoot))
+        rpc.dialect = MCPDialect(paths: PathResolver(filesRoot: configuration.filesRoot), tools: configuration.tools)
         return await RPCServer.serveStandardIO(service, configuration: rpc)
     }
 }

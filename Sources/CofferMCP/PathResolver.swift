@@ -20,8 +20,11 @@ struct PathResolver: Sendable {
     let canonicalRoot: String
     private let home: String?
 
+    /// A relative `filesRoot` (from a relative `--container`) is made absolute from the working
+    /// directory: every answer writes absolute paths, which a client can send back from anywhere.
     init(filesRoot: String, home: String? = ProcessInfo.processInfo.environment["HOME"]) {
-        let trimmed = filesRoot.count > 1 && filesRoot.hasSuffix("/") ? String(filesRoot.dropLast()) : filesRoot
+        let absolute = filesRoot.hasPrefix("/") ? filesRoot : URL(fileURLWithPath: filesRoot).standardizedFileURL.path
+        let trimmed = absolute.count > 1 && absolute.hasSuffix("/") ? String(absolute.dropLast()) : absolute
         self.filesRoot = trimmed
         self.canonicalRoot = realpath(trimmed, nil).map { pointer in
             defer { free(pointer) }

@@ -114,9 +114,17 @@ struct ToolContext: Sendable {
     var inlineLimit: Int { request.inlineLimit }
     var paths: PathResolver { request.conversation.paths }
 
-    /// The path argument `name`, resolved.
-    func path(_ arguments: Arguments, _ name: String) throws(CofferError) -> (path: VirtualPath, style: PathResolver.Style) {
-        try paths.resolve(try arguments.string(name))
+    /// The path argument `name`, resolved, with its links followed (``resolve(_:)``).
+    func path(_ arguments: Arguments, _ name: String) async throws(CofferError) -> (path: VirtualPath, style: PathResolver.Style) {
+        try await resolve(try arguments.string(name))
+    }
+
+    /// A path a client sent, made a Coffer path, and followed through the links along it as the
+    /// reference server follows them (`realpath`): a link inside the root that stays inside
+    /// leads to its target; one that leads out is refused, naming only the path sent.
+    func resolve(_ text: String) async throws(CofferError) -> (path: VirtualPath, style: PathResolver.Style) {
+        let (path, style) = try paths.resolve(text)
+        return (try await request.perform(FollowLinks(path)), style)
     }
 
     func perform<Operation: FileOperation>(

@@ -11,7 +11,16 @@ enum ToolCatalog {
         var name: String
         /// The tool that answers: the entry's own name, or the one it is an alias of.
         var tool: String
+        /// The listing without its output schema (the default, lean list).
         var listing: JSONValue
+        var outputSchema: JSONValue
+
+        /// The listing, with its output schema when `structured`.
+        func listing(structured: Bool) -> JSONValue {
+            guard structured, case .object(var members) = listing else { return listing }
+            members["outputSchema"] = outputSchema
+            return .object(members)
+        }
     }
 
     static let dialect = "https://json-schema.org/draft/2020-12/schema"
@@ -29,9 +38,12 @@ enum ToolCatalog {
             default: return value
             }
         }
+        // JSON Schema 2020-12, MCP's default dialect: no `$schema` to repeat in every listing,
+        // and extra members allowed, as JSON Schema has them by default.
         func schema(_ properties: JSONValue?, required: JSONValue) -> JSONValue {
-            ["$schema": .string(dialect), "type": "object", "properties": expand(properties ?? [:]), "required": required,
-             "additionalProperties": true]
+            var schema: [String: JSONValue] = ["type": "object", "properties": expand(properties ?? [:])]
+            if required.array?.isEmpty == false { schema["required"] = required }
+            return .object(schema)
         }
         let byName = Dictionary(tools.compactMap { tool in tool["name"]?.string.map { ($0, tool) } }, uniquingKeysWith: { first, _ in first })
         return tools.compactMap { entry -> Entry? in
@@ -40,16 +52,20 @@ enum ToolCatalog {
             guard let tool = byName[target], let title = entry["title"], let annotations = tool["annotations"] else { return nil }
             var output = tool["output"]?.object ?? [:]
             output["content"] = ["type": "string", "description": "The result as text, as the content block shows it."]
+            // Hints as MCP defines them, each given only where it differs from its default
+            // (readOnly false, destructive true, idempotent false, openWorld true).
+            var hints: [String: JSONValue] = [:]
+            let readOnly = annotations["readOnly"]?.bool ?? false
+            if readOnly { hints["readOnlyHint"] = true }
+            if !readOnly, !(annotations["destructive"]?.bool ?? false) { hints["destructiveHint"] = false }
+            if !readOnly, annotations["idempotent"]?.bool == true { hints["idempotentHint"] = true }
+            if !(annotations["openWorld"]?.bool ?? false) { hints["openWorldHint"] = false }
             let listing: JSONValue = [
                 "name": .string(name), "title": title, "description": entry["description"] ?? "",
                 "inputSchema": schema(tool["input"]?["properties"], required: tool["input"]?["required"] ?? []),
-                "outputSchema": schema(.object(output), required: ["content"]),
-                "annotations": ["title": title, "readOnlyHint": annotations["readOnly"] ?? false,
-                                "destructiveHint": annotations["destructive"] ?? false,
-                                "idempotentHint": annotations["idempotent"] ?? false,
-                                "openWorldHint": annotations["openWorld"] ?? false],
+                "annotations": .object(hints),
             ]
-            return Entry(name: name, tool: target, listing: listing)
+            return Entry(name: name, tool: target, listing: listing, outputSchema: schema(.object(output), required: ["content"]))
         }
     }()
 }

@@ -18,6 +18,8 @@ enum Toolbox {
         byName[entry.tool].map { (entry.name, $0) }
     })
 
-    /// What `tools/list` shows.
-    static var listings: [JSONValue] { ToolCatalog.entries.filter { named[$0.name] != nil }.map(\.listing) }
+    /// What `tools/list` shows of the tools `choice` offers.
+    static func listings(_ choice: ToolChoice) -> [JSONValue] {
+        ToolCatalog.entries.filter { named[$0.name] != nil && choice.offers($0.name) }.map { $0.listing(structured: choice.structured) }
+    }
 }

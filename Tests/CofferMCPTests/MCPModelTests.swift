@@ -139,17 +139,32 @@ import Testing
         let listed = Set(ToolCatalog.entries.map(\.name))
         for tool in Toolbox.all { #expect(listed.contains(tool.name), "\(tool.name) is not in tools.json") }
         for entry in ToolCatalog.entries { #expect(Toolbox.named[entry.name] != nil, "\(entry.name) has no tool") }
-        #expect(Toolbox.listings.count == ToolCatalog.entries.count)
+        #expect(Toolbox.listings(.all).count == ToolCatalog.entries.count)
         #expect(Toolbox.named["read_file"]?.name == "read_text_file")
     }
 
     @Test func listingsAreWholeSchemasWithNoReferenceLeft() {
-        for listing in Toolbox.listings {
+        for listing in Toolbox.listings(ToolChoice(names: nil, structured: true)) {
             let text = listing.jsonText
             #expect(!text.contains("\"#"), "\(listing["name"]?.string ?? "?") keeps a reference")
             #expect(listing["outputSchema"]?["properties"]?["content"] != nil)
-            #expect(listing["inputSchema"]?["$schema"]?.string == ToolCatalog.dialect)
-            #expect(listing["annotations"]?["openWorldHint"] == .bool(listing["name"] == "download_file"))
+            #expect(listing["inputSchema"]?["type"]?.string == "object")
+            // openWorldHint defaults to true: given (false) for every tool but the one that reaches the web.
+            #expect((listing["annotations"]?["openWorldHint"] == nil) == (listing["name"] == "download_file"))
         }
+    }
+
+    /// The default list is lean: no output schemas; `official` is the reference server's 14 tools,
+    /// within 1.2 times the 13.0 KB its own list takes.
+    @Test func theDefaultListIsLeanAndOfficialIsTheReferenceTools() throws {
+        #expect(Toolbox.listings(.all).allSatisfy { $0["outputSchema"] == nil })
+        let official = try ToolChoice(parsing: "official")
+        let listings = Toolbox.listings(official)
+        #expect(Set(listings.compactMap { $0["name"]?.string }) == ToolChoice.referenceTools)
+        let bytes = JSONValue.array(listings).jsonText.utf8.count
+        #expect(bytes <= 15_600, "the 14 reference tools take \(bytes) bytes")
+        let chosen = try ToolChoice(parsing: "read_text_file, find_files")
+        #expect(Toolbox.listings(chosen).compactMap { $0["name"]?.string } == ["read_text_file", "find_files"])
+        #expect(throws: ToolChoiceError.self) { try ToolChoice(parsing: "read_text_file,rm_rf") }
     }
 }

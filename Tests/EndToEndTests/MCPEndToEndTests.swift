@@ -109,26 +109,36 @@ import Testing
         #expect(!names.contains { $0.contains("delete") })
         for tool in tools {
             let name = tool["name"] as? String ?? "?"
-            for key in ["inputSchema", "outputSchema"] {
-                let schema = try #require(tool[key] as? [String: Any], "\(name) \(key)")
-                #expect(schema["$schema"] as? String == "https://json-schema.org/draft/2020-12/schema", "\(name)")
-                #expect(schema["type"] as? String == "object", "\(name)")
-            }
+            let input = try #require(tool["inputSchema"] as? [String: Any], "\(name)")
+            #expect(input["type"] as? String == "object", "\(name)")
+            // The default list is lean: no output schemas (`--structured` adds them).
+            #expect(tool["outputSchema"] == nil, "\(name)")
+            // Hints as MCP defines them, a default left out: readOnly false, destructive true,
+            // idempotent false, openWorld true.
             let annotations = try #require(tool["annotations"] as? [String: Any], "\(name)")
-            let readOnly = annotations["readOnlyHint"] as? Bool
+            let readOnly = annotations["readOnlyHint"] as? Bool ?? false
+            let destructive = annotations["destructiveHint"] as? Bool ?? true
             // Only a download reaches outside Coffer (the web).
-            #expect(annotations["openWorldHint"] as? Bool == (name == "download_file"), "\(name)")
+            #expect(annotations["openWorldHint"] as? Bool ?? true == (name == "download_file"), "\(name)")
             let reads: Set = ["read_text_file", "read_file", "read_media_file", "read_multiple_files", "list_directory",
                               "list_directory_with_sizes", "directory_tree", "search_files", "get_file_info",
                               "list_allowed_directories", "list_trash", "find_files", "search_file_contents"]
             #expect(readOnly == reads.contains(name), "\(name)")
-            if ["trash_file", "create_directory", "restore_file"].contains(name) {
-                #expect(annotations["destructiveHint"] as? Bool == false, "\(name)")
-            }
-            if ["write_file", "edit_file", "move_file"].contains(name) {
-                #expect(annotations["destructiveHint"] as? Bool == true, "\(name)")
-            }
+            if ["trash_file", "create_directory", "restore_file"].contains(name) { #expect(!destructive, "\(name)") }
+            if ["write_file", "edit_file", "move_file"].contains(name) { #expect(destructive, "\(name)") }
         }
+        // `--structured`: every tool with its output schema; `--tools official`: the reference tools alone.
+        let structured = try await server(["--structured"])
+        let full = try #require(result(try await structured.awaitCall("tools/list"))?["tools"] as? [[String: Any]])
+        for tool in full {
+            let schema = try #require(tool["outputSchema"] as? [String: Any], "\(tool["name"] ?? "?")")
+            #expect((schema["properties"] as? [String: Any])?["content"] != nil)
+        }
+        let official = try await server(["--tools", "official"])
+        let listed = try #require(result(try await official.awaitCall("tools/list"))?["tools"] as? [[String: Any]])
+        #expect(Set(listed.compactMap { $0["name"] as? String }) == reference)
+        let refused = try await official.awaitCall("tools/call", ["name": "copy_file", "arguments": ["source": "a", "destination": "b"]])
+        #expect((refused["error"] as? [String: Any])?["code"] as? Int == -32602)
     }
 
     // MARK: The reference server's tools
@@ -241,8 +251,17 @@ import Testing
         let top = try #require(structured(shallow)["tree"] as? [[String: Any]])
         #expect((top.first { $0["name"] as? String == "deep" }?["children"] as? [Any])?.isEmpty == true)
 
-        let found = try await tool(mcp, "search_files", ["path": root, "pattern": "*.swift", "excludePatterns": ["node_modules"]])
+        // Globs as minimatch reads them: `**/` is any number of folders, none too; `*` stays in one.
+        // search_files' excludes are plain minimatch patterns on the path below the folder, as the
+        // reference server has them: a folder anywhere is `**/node_modules`.
+        let found = try await tool(mcp, "search_files", ["path": root, "pattern": "**/*.swift", "excludePatterns": ["**/node_modules"]])
         #expect(Set(text(found).split(separator: "\n").map(String.init)) == [root + "/src/a.swift", root + "/src/deep/b.swift"])
+        let below = try await tool(mcp, "search_files", ["path": root, "pattern": "src/**/*.swift"])
+        #expect(Set(text(below).split(separator: "\n").map(String.init))
+                == [root + "/src/a.swift", root + "/src/deep/b.swift", root + "/src/node_modules/x.swift"])
+        #expect(text(try await tool(mcp, "search_files", ["path": root, "pattern": "*.swift"])) == "No matches found")
+        let inSrc = try await tool(mcp, "search_files", ["path": root + "/src", "pattern": "*.swift"])
+        #expect(text(inSrc) == root + "/src/a.swift")
         #expect(text(try await tool(mcp, "search_files", ["path": "files:/", "pattern": "*.none"])) == "No matches found")
 
         let info = try await tool(mcp, "get_file_info", ["path": root + "/src/deep/b.swift"])
@@ -467,9 +486,16 @@ import Testing
         for path in [root + "/out-link/planted.txt", root + "/../../outside/planted.txt", root + "-evil/planted.txt"] {
             #expect(failed(try await tool(mcp, "write_file", ["path": path, "content": "planted"])), "\(path)")
         }
-        // Writing over a dangling link replaces the link itself: nothing appears where it pointed.
-        _ = try await tool(mcp, "write_file", ["path": "dangling", "content": "planted"])
+        // Writing through a link that leads out is refused, dangling or not, naming nothing outside;
+        // the link stays a link and nothing appears where it pointed.
+        for path in ["dangling", "file-link"] {
+            let planted = try await tool(mcp, "write_file", ["path": path, "content": "planted"])
+            #expect(failed(planted) && !text(planted).contains(directory.url("outside")), "\(text(planted))")
+            var info = stat()
+            #expect(lstat(directory.url(user(path)), &info) == 0 && (info.st_mode & S_IFMT) == S_IFLNK)
+        }
         #expect(!directory.exists("outside/nothing-here"))
+        #expect(directory.contents("outside/secret.txt") == "SECRET")
         #expect(failed(try await tool(mcp, "create_directory", ["path": root + "/out-link/made"])))
         #expect(failed(try await tool(mcp, "copy_file", ["source": "file-link", "destination": "stolen.txt"])) ||
                 directory.contents(user("stolen.txt")) != "SECRET")
@@ -482,6 +508,85 @@ import Testing
         #expect(!tree.contains("secret.txt"))
         let search = try await tool(mcp, "search_file_contents", ["path": root, "query": "SECRET"])
         #expect((structured(search)["matches"] as? [Any])?.isEmpty == true)
+    }
+
+    /// Links as the reference server treats them (it acts on `realpath`): one inside the root that
+    /// stays inside leads to its target for info, reads and writes; one that leads out is refused
+    /// for all three, and the refusal names only the path sent.
+    @Test func linksInsideAreFollowedAndLinksOutAreRefused() async throws {
+        directory.make([user("real/target.txt"): "T", "outside/secret.txt": "SECRET"])
+        chmod(directory.url(user("real/target.txt")), 0o640)
+        directory.link(user("alias.txt"), to: "real/target.txt")
+        directory.link(user("abs-alias"), to: directory.url(user("real")))
+        directory.link(user("out"), to: directory.url("outside/secret.txt"))
+        directory.link(user("up"), to: "../../../outside")
+        let mcp = try await server()
+        let info = try await tool(mcp, "get_file_info", ["path": root + "/alias.txt"])
+        #expect(!failed(info) && structured(info)["size"] as? Int == 1 && structured(info)["isFile"] as? Bool == true)
+        #expect(structured(info)["linkTarget"] == nil && structured(info)["permissions"] as? String == "640")
+        #expect(text(info).contains("permissions: 640") && structured(info)["accessed"] is String)
+        #expect(text(try await tool(mcp, "read_text_file", ["path": root + "/abs-alias/target.txt"])) == "T")
+        _ = try await tool(mcp, "write_file", ["path": root + "/alias.txt", "content": "new"])
+        #expect(directory.contents(user("real/target.txt")) == "new")
+        var status = stat()
+        #expect(lstat(directory.url(user("alias.txt")), &status) == 0 && (status.st_mode & S_IFMT) == S_IFLNK, "the link stays")
+        for path in [root + "/out", root + "/up/secret.txt", "files:/up"] {
+            for (name, arguments) in [("get_file_info", ["path": path]), ("read_text_file", ["path": path]),
+                                      ("write_file", ["path": path, "content": "planted"])] as [(String, [String: Any])] {
+                let answer = try await tool(mcp, name, arguments)
+                #expect(failed(answer), "\(name) \(path)")
+                #expect(!text(answer).contains(directory.url("outside")) && !text(answer).contains("SECRET"), "\(text(answer))")
+            }
+        }
+        #expect(directory.contents("outside/secret.txt") == "SECRET" && directory.names("outside") == ["secret.txt"])
+    }
+
+    /// A walk stopped at its limit says so in the text, not only in `structuredContent`: a
+    /// client that passes on the text must not read a partial answer as the whole.
+    @Test func aTruncatedSearchSaysSoInItsText() async throws {
+        let folder = directory.url(user("many"))
+        try FileManager.default.createDirectory(atPath: folder, withIntermediateDirectories: true)
+        for index in 0..<20_050 { _ = FileManager.default.createFile(atPath: "\(folder)/f\(index).txt", contents: nil) }
+        let mcp = try await server()
+        let search = try await tool(mcp, "search_files", ["path": root, "pattern": "**/nothing-like-this"])
+        #expect(text(search).contains("No matches found") && text(search).contains("Stopped after 20,000 items; there are more"))
+        #expect(structured(search)["truncated"] as? Bool == true)
+        let tree = try await tool(mcp, "directory_tree", ["path": root])
+        #expect(text(tree).contains("Stopped after 20,000 items"))
+    }
+
+    /// Answers name absolute paths whatever `--container` was: a relative one is made absolute.
+    @Test func aRelativeContainerStillAnswersAbsolutePaths() async throws {
+        directory.make([user("notes/a.md"): "a"])
+        let mcp = try RPCProcess(container: "container", command: "mcp", launcher: ["/usr/bin/env", "-C", directory.url()])
+        _ = try await mcp.awaitCall("initialize", ["protocolVersion": "2025-11-25", "capabilities": [:] as [String: Any],
+                                                   "clientInfo": ["name": "tests", "version": "1"]])
+        mcp.notify("notifications/initialized")
+        let allowed = try await tool(mcp, "list_allowed_directories")
+        let real = URL(fileURLWithPath: root).standardizedFileURL.path
+        #expect((structured(allowed)["directories"] as? [String])?.allSatisfy { $0.hasPrefix("/") && $0.hasSuffix("container/Documents/UserFiles") } == true)
+        let found = try await tool(mcp, "search_files", ["path": (structured(allowed)["directories"] as? [String])?.first ?? "", "pattern": "**/*.md"])
+        let path = text(found)
+        #expect(path.hasPrefix("/") && path.hasSuffix("/notes/a.md"), "\(path)")
+        #expect(text(try await tool(mcp, "read_text_file", ["path": path])) == "a")
+        _ = real
+    }
+
+    /// `restore_file` by the path an item was trashed from (the latest from there), as a model
+    /// that trashed a path calls it, and by its trash id.
+    @Test func restoreFileTakesThePathItWasTrashedFrom() async throws {
+        directory.make([user("draft.md"): "one"])
+        let mcp = try await server()
+        _ = try await tool(mcp, "trash_file", ["path": root + "/draft.md"])
+        directory.make([user("draft.md"): "two"])
+        _ = try await tool(mcp, "trash_file", ["path": root + "/draft.md"])
+        let restored = try await tool(mcp, "restore_file", ["path": root + "/draft.md"])
+        #expect(!failed(restored) && directory.contents(user("draft.md")) == "two", "\(text(restored))")
+        _ = try await tool(mcp, "trash_file", ["path": "files:/draft.md"])
+        let again = try await tool(mcp, "restore_file", ["trashId": root + "/draft.md"])
+        #expect(!failed(again) && directory.contents(user("draft.md")) == "two", "\(text(again))")
+        let nothing = try await tool(mcp, "restore_file", ["path": root + "/never-there.md"])
+        #expect(failed(nothing) && text(nothing).contains("never-there.md"), "\(text(nothing))")
     }
 
     /// A folder swapped for a link to outside while requests run: no read ever returns what

@@ -49,6 +49,8 @@ typedef struct {
     uint32_t nlink;
     int64_t ctime_sec;      // status change: any write, chmod, rename, or extended attribute change
     uint32_t ctime_nsec;
+    int64_t atime_sec;      // last access, as the file system keeps it (relatime, noatime)
+    uint32_t atime_nsec;
 } coffer_stat;
 
 /// statx(2) of `name` relative to `dirfd`, never following a final symbolic link.

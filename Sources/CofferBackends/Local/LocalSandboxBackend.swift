@@ -239,7 +239,9 @@ public final class LocalSandboxBackend: StorageBackend, ImmediateMetadata {
             creationDate: info.has_btime != 0
                 ? Date(timeIntervalSince1970: Double(info.btime_sec) + Double(info.btime_nsec) / 1e9) : nil,
             isHidden: hidden, typeIdentifier: typeIdentifier, isExcludedFromBackup: excluded,
-            special: special, linkTarget: linkTarget, version: kind == .file && special == nil ? info.version : nil)
+            special: special, linkTarget: linkTarget, version: kind == .file && special == nil ? info.version : nil,
+            permissions: UInt16(info.mode & 0o7777),
+            accessDate: Date(timeIntervalSince1970: Double(info.atime_sec) + Double(info.atime_nsec) / 1e9))
     }
 
     static func readLink(in folder: Descriptor, name: String) -> String? {

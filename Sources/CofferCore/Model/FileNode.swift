@@ -57,10 +57,17 @@ public struct FileNode: Sendable, Hashable, Identifiable {
     /// Folders and packages: things that contain other items on disk.
     public var isContainer: Bool { kind != .file }
 
+    /// The POSIX permission bits (`0o644`), where the storage keeps them (not on S3).
+    public var permissions: UInt16?
+    /// When it was last read, where the storage keeps it (mounted `relatime` or `noatime`, it lags).
+    public var accessDate: Date?
+
     public init(path: VirtualPath, kind: Kind, size: Int64 = 0, modificationDate: Date,
                 creationDate: Date? = nil, isHidden: Bool = false, typeIdentifier: String,
                 isExcludedFromBackup: Bool = false, special: Special? = nil, linkTarget: String? = nil,
-                version: FileVersion? = nil) {
+                version: FileVersion? = nil, permissions: UInt16? = nil, accessDate: Date? = nil) {
+        self.permissions = permissions
+        self.accessDate = accessDate
         self.path = path
         self.kind = kind
         self.size = size
@@ -76,6 +83,23 @@ public struct FileNode: Sendable, Hashable, Identifiable {
 }
 
 extension FileNode {
+    /// Two nodes are the same item in the same state whenever they were read: when it was last
+    /// read (``accessDate``) is left out, since reading it changes nothing of it.
+    public static func == (lhs: FileNode, rhs: FileNode) -> Bool {
+        lhs.path == rhs.path && lhs.kind == rhs.kind && lhs.size == rhs.size && lhs.modificationDate == rhs.modificationDate
+            && lhs.creationDate == rhs.creationDate && lhs.isHidden == rhs.isHidden && lhs.typeIdentifier == rhs.typeIdentifier
+            && lhs.isExcludedFromBackup == rhs.isExcludedFromBackup && lhs.special == rhs.special
+            && lhs.linkTarget == rhs.linkTarget && lhs.version == rhs.version && lhs.permissions == rhs.permissions
+    }
+
+    public func hash(into hasher: inout Hasher) {
+        hasher.combine(path)
+        hasher.combine(kind)
+        hasher.combine(size)
+        hasher.combine(modificationDate)
+        hasher.combine(version)
+    }
+
     /// The size every front end shows: a regular file's bytes; `nil` for folders and
     /// packages (their size is a walk, `du`'s job) and for links, pipes, sockets and
     /// devices (whose "size" says nothing about content).

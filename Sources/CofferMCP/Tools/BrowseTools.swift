@@ -22,15 +22,31 @@ struct Globs: Sendable {
     }
 }
 
+/// The reference server's `excludePatterns` (`minimatch` with `dot: true` on the path below the
+/// folder). `search_files` tries each as written; `directory_tree` takes one without `*` also as
+/// a name anywhere, with everything below it (`node_modules`).
+struct ReferenceExclusion: Sendable {
+    let patterns: [Minimatch]
+
+    static func searching(_ texts: [String]) -> ReferenceExclusion { ReferenceExclusion(patterns: texts.map(Minimatch.init)) }
+
+    static func tree(_ texts: [String]) -> ReferenceExclusion {
+        ReferenceExclusion(patterns: texts.flatMap { text in
+            text.contains("*") ? [text] : [text, "**/\(text)", "**/\(text)/**"]
+        }.map(Minimatch.init))
+    }
+
+    func matches(_ relative: String) -> Bool { patterns.contains { $0.matches(relative) } }
+}
+
 /// The session's walk below a folder (``WalkTree``), as the tools see it: in name order, dot-names
-/// too, leaving out what `exclude` matches and all below it, folders that cannot be read passed
-/// over, at most the front end's walk limit. Calls `visit` with each item, its path below the
-/// root and its depth (1 for the root's children); answers whether it stopped at the limit.
-func walkTree(_ root: VirtualPath, exclude patterns: [String], maxDepth: Int? = nil, _ context: ToolContext,
+/// too, leaving out what `excluding` matches (given the path below the root and the name) and
+/// all below it, folders that cannot be read passed over, at most the front end's walk limit.
+/// Calls `visit` with each item, its path below the root and its depth (1 for the root's
+/// children); answers whether it stopped at the limit.
+func walkTree(_ root: VirtualPath, excluding: @escaping @Sendable (String, String) -> Bool, maxDepth: Int? = nil, _ context: ToolContext,
               visit: (FileNode, String, Int) async throws(CofferError) -> Void) async throws(CofferError) -> Bool {
-    let exclude = Globs(patterns: patterns)
-    let walk = try await context.perform(WalkTree(root, maxDepth: maxDepth, includeHidden: true,
-                                                  excluding: { exclude.matches(relative: $0, name: $1) }))
+    let walk = try await context.perform(WalkTree(root, maxDepth: maxDepth, includeHidden: true, excluding: excluding))
     let summary = try await walk.visit { entry throws(CofferError) in
         guard let node = entry.node else { return }  // a folder below the root that cannot be read
         try await visit(node, entry.relativePath, entry.depth)
@@ -42,7 +58,7 @@ struct ListDirectory: MCPTool {
     static let name = "list_directory"
 
     static func call(_ arguments: Arguments, _ context: ToolContext) async throws(CofferError) -> ToolOutput {
-        let (path, style) = try context.path(arguments, "path")
+        let (path, style) = try await context.path(arguments, "path")
         let items = try await contents(of: path, context)
         let lines = items.map { ($0.kind == .folder ? "[DIR] " : "[FILE] ") + $0.name }
         return ToolOutput(text: lines.joined(separator: "\n"),
@@ -54,7 +70,7 @@ struct ListDirectoryWithSizes: MCPTool {
     static let name = "list_directory_with_sizes"
 
     static func call(_ arguments: Arguments, _ context: ToolContext) async throws(CofferError) -> ToolOutput {
-        let (path, style) = try context.path(arguments, "path")
+        let (path, style) = try await context.path(arguments, "path")
         var items = try await contents(of: path, context)
         if try arguments.choice("sortBy", ["name", "size"], default: "name") == "size" {
             items.sort { ($0.contentSize ?? 0) > ($1.contentSize ?? 0) }
@@ -105,35 +121,49 @@ struct DirectoryTree: MCPTool {
     }
 
     static func call(_ arguments: Arguments, _ context: ToolContext) async throws(CofferError) -> ToolOutput {
-        let path = try context.path(arguments, "path").path
+        let path = try await context.path(arguments, "path").path
         let maxDepth = try arguments.optionalInteger("maxDepth", minimum: 1).map(Int.init)
         let root = Branch("", isFolder: true)
         var open: [Branch] = [root]
-        let truncated = try await walkTree(path, exclude: try arguments.optionalStrings("excludePatterns"),
+        var count = 0
+        let exclude = ReferenceExclusion.tree(try arguments.optionalStrings("excludePatterns"))
+        let truncated = try await walkTree(path, excluding: { relative, _ in exclude.matches(relative) },
                                            maxDepth: maxDepth, context) { node, _, depth in
+            count += 1
             open.removeLast(open.count - depth)
             let branch = Branch(node.name, isFolder: node.kind == .folder && node.special == nil)
             open[depth - 1].children.append(branch)
             open.append(branch)
         }
         let tree = JSONValue.array(root.children.map(\.json))
-        return ToolOutput(text: tree.prettyText, fields: ["tree": tree, "truncated": .bool(truncated)])
+        let text = truncated ? tree.prettyText + "\n" + SearchFiles.stopped(at: count, narrowing: "maxDepth or excludePatterns") : tree.prettyText
+        return ToolOutput(text: text, fields: ["tree": tree, "truncated": .bool(truncated)])
     }
 }
 
 struct SearchFiles: MCPTool {
     static let name = "search_files"
 
+    /// What the text says when a walk stopped at its limit: a client that passes on only the
+    /// text must not take a partial answer for the whole.
+    static func stopped(at count: Int, narrowing: String) -> String {
+        "Stopped after \(count.formatted(.number.grouping(.automatic).locale(Locale(identifier: "en_US")))) items; "
+            + "there are more. Narrow the search (\(narrowing)) or use find_files."
+    }
+
     static func call(_ arguments: Arguments, _ context: ToolContext) async throws(CofferError) -> ToolOutput {
-        let (path, style) = try context.path(arguments, "path")
-        let pattern = Globs(patterns: [try arguments.string("pattern")])
+        let (path, style) = try await context.path(arguments, "path")
+        let pattern = Minimatch(try arguments.string("pattern"))
+        let exclude = ReferenceExclusion.searching(try arguments.optionalStrings("excludePatterns"))
         var matches: [String] = []
-        let truncated = try await walkTree(path, exclude: try arguments.optionalStrings("excludePatterns"),
-                                           context) { node, relative, _ in
-            if pattern.matches(relative: relative, name: node.name) { matches.append(context.paths.display(node.path, style)) }
+        var visited = 0
+        let truncated = try await walkTree(path, excluding: { relative, _ in exclude.matches(relative) }, context) { node, relative, _ in
+            visited += 1
+            if pattern.matches(relative) { matches.append(context.paths.display(node.path, style)) }
         }
-        return ToolOutput(text: matches.isEmpty ? "No matches found" : matches.joined(separator: "\n"),
-                          fields: ["matches": JSONValue(matches), "truncated": .bool(truncated)])
+        var text = matches.isEmpty ? "No matches found" : matches.joined(separator: "\n")
+        if truncated { text += "\n" + stopped(at: visited, narrowing: "a path further down, or excludePatterns") }
+        return ToolOutput(text: text, fields: ["matches": JSONValue(matches), "truncated": .bool(truncated)])
     }
 }
 
@@ -141,7 +171,8 @@ struct FindFiles: MCPTool {
     static let name = "find_files"
 
     static func call(_ arguments: Arguments, _ context: ToolContext) async throws(CofferError) -> ToolOutput {
-        let scope = try arguments.optionalString("path").map { (text) throws(CofferError) in try context.paths.resolve(text) }
+        var scope: (path: VirtualPath, style: PathResolver.Style)?
+        if let text = try arguments.optionalString("path") { scope = try await context.resolve(text) }
         let style = scope?.style ?? .host
         let limit = try arguments.optionalInteger("limit", minimum: 1).map(Int.init) ?? context.session.defaults.searchLimit ?? 100
         guard limit <= 10_000 else { throw CofferError(.invalidArgument, detail: "“limit” must be at most 10000") }
@@ -180,11 +211,18 @@ struct GetFileInfo: MCPTool {
     static let name = "get_file_info"
 
     static func call(_ arguments: Arguments, _ context: ToolContext) async throws(CofferError) -> ToolOutput {
-        output(try await context.perform(StatItem(try context.path(arguments, "path").path)), context)
+        let path = try await context.path(arguments, "path").path
+        return output(try await context.perform(StatItem(path)), context)
     }
 
+    /// At once when no link is on the way; a link (or a failure a link may cause) is followed
+    /// by ``call(_:_:)``, as the reference server follows it.
     static func callImmediately(_ arguments: Arguments, _ context: ToolContext) throws(CofferError) -> ToolOutput? {
-        try context.session.performImmediately(StatItem(try context.path(arguments, "path").path)).map { output($0, context) }
+        let path = try context.paths.resolve(try arguments.string("path")).path
+        let node: FileNode?
+        do { node = try context.session.performImmediately(StatItem(path)) } catch where error.kind == .unsupported { return nil }
+        guard let node, node.special != .symbolicLink else { return nil }
+        return output(node, context)
     }
 
     private static func output(_ node: FileNode, _ context: ToolContext) -> ToolOutput {
@@ -199,11 +237,14 @@ struct GetFileInfo: MCPTool {
         ]
         if let modified = node.knownModificationDate { fields["modified"] = JSONValue(modified) }
         if let created = node.creationDate { fields["created"] = JSONValue(created) }
+        if let accessed = node.accessDate { fields["accessed"] = JSONValue(accessed) }
+        // As the reference server writes them: the last three octal digits of the mode.
+        if let permissions = node.permissions { fields["permissions"] = .string(String(String(permissions & 0o777, radix: 8).suffix(3))) }
         if let special = node.special { fields["special"] = .string(special.rawValue) }
         if let target = node.linkTarget { fields["linkTarget"] = .string(target) }
         if let version = node.version { fields["version"] = .string(version.token) }
-        let order = ["size", "created", "modified", "isDirectory", "isFile", "kind", "type", "mimeType", "hidden", "special",
-                     "linkTarget", "version"]
+        let order = ["size", "created", "modified", "accessed", "isDirectory", "isFile", "permissions", "kind", "type", "mimeType",
+                     "hidden", "special", "linkTarget", "version"]
         let lines = order.compactMap { key -> String? in
             switch fields[key] {
             case .string(let text)?: "\(key): \(text)"

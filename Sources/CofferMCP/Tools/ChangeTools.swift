@@ -28,7 +28,7 @@ struct WriteFileTool: MCPTool {
     static let name = "write_file"
 
     static func call(_ arguments: Arguments, _ context: ToolContext) async throws(CofferError) -> ToolOutput {
-        let (path, style) = try context.path(arguments, "path")
+        let (path, style) = try await context.path(arguments, "path")
         let bytes = Array(try arguments.string("content").utf8)
         let limit = context.inlineLimit
         guard bytes.count <= limit else { throw CofferError(.tooLarge, path: path, detail: "\(limit) bytes") }
@@ -56,7 +56,7 @@ struct CreateDirectory: MCPTool {
     static let name = "create_directory"
 
     static func call(_ arguments: Arguments, _ context: ToolContext) async throws(CofferError) -> ToolOutput {
-        let (path, style) = try context.path(arguments, "path")
+        let (path, style) = try await context.path(arguments, "path")
         let node = try await context.perform(CreateFolder(path, intermediates: true))
         return ToolOutput(text: "Successfully created directory \(context.paths.display(path, style))",
                           fields: ["folder": nodeJSON(node, style, context.paths)])
@@ -75,8 +75,8 @@ protocol TransferTool: MCPTool {
 
 extension TransferTool {
     static func call(_ arguments: Arguments, _ context: ToolContext) async throws(CofferError) -> ToolOutput {
-        let (source, style) = try context.path(arguments, "source")
-        let destination = try context.path(arguments, "destination").path
+        let (source, style) = try await context.path(arguments, "source")
+        let destination = try await context.path(arguments, "destination").path
         let conflict = try arguments.conflict()
         let node = try await context.perform(operation(source, to: .exactly(destination), conflict: conflict.map(ConflictChoice.policy)))
         let shown = "\(context.paths.display(source, style)) to \(context.paths.display(node.path, style))"
@@ -104,7 +104,7 @@ struct TrashFile: MCPTool {
     static let name = "trash_file"
 
     static func call(_ arguments: Arguments, _ context: ToolContext) async throws(CofferError) -> ToolOutput {
-        let (path, style) = try context.path(arguments, "path")
+        let (path, style) = try await context.path(arguments, "path")
         guard let outcome = try await context.perform(TrashItems([path])).first else { throw CofferError(.noSuchFile, path: path) }
         let item = try outcome.get()
         return ToolOutput(text: "Moved \(context.paths.display(path, style)) to the trash (id \(item.id))",
@@ -139,9 +139,17 @@ struct RestoreFile: MCPTool {
     static let name = "restore_file"
 
     static func call(_ arguments: Arguments, _ context: ToolContext) async throws(CofferError) -> ToolOutput {
-        let reference = try arguments.string("trashId")
+        // By where it was (`path`, or a path given as `trashId`: the obvious call after trashing
+        // a path), else by its trash id or original name.
+        let reference: RestoreItem.Reference
+        if let path = try arguments.optionalString("path") {
+            reference = .originalPath(try context.paths.resolve(path).path)  // where it was: nothing there to follow
+        } else {
+            let text = try arguments.string("trashId")
+            reference = text.hasPrefix("/") || text.contains(":/") ? .originalPath(try context.paths.resolve(text).path) : .name(text)
+        }
         let conflict = try arguments.conflict()
-        let node = try await context.perform(RestoreItem(.name(reference), conflict: conflict.map(ConflictChoice.policy)))
+        let node = try await context.perform(RestoreItem(reference, conflict: conflict.map(ConflictChoice.policy)))
         return ToolOutput(text: "Restored \(context.paths.display(node.path, .host))",
                           fields: ["restored": nodeJSON(node, .host, context.paths)])
     }
@@ -152,7 +160,8 @@ struct ImportFiles: MCPTool {
 
     static func call(_ arguments: Arguments, _ context: ToolContext) async throws(CofferError) -> ToolOutput {
         let hostPaths = try arguments.strings("hostPaths")
-        let folder = try arguments.optionalString("destination").map { (text) throws(CofferError) in try context.paths.resolve(text) }
+        var folder: (path: VirtualPath, style: PathResolver.Style)?
+        if let text = try arguments.optionalString("destination") { folder = try await context.resolve(text) }
         let style = folder?.style ?? .host
         let results = try await context.perform(ImportItems(hostPaths, into: folder?.path, conflict: try arguments.conflict()))
         var lines: [String] = []
@@ -186,7 +195,7 @@ struct ExportFile: MCPTool {
     static let name = "export_file"
 
     static func call(_ arguments: Arguments, _ context: ToolContext) async throws(CofferError) -> ToolOutput {
-        let path = try context.path(arguments, "path").path
+        let path = try await context.path(arguments, "path").path
         let folder = try arguments.string("hostDirectory")
         let conflict = try arguments.conflict()
         let hostPath = try await context.perform(ExportItem(path, toHostFolder: folder, conflict: conflict))
@@ -201,7 +210,7 @@ struct TagFiles: MCPTool {
     static func call(_ arguments: Arguments, _ context: ToolContext) async throws(CofferError) -> ToolOutput {
         var paths: [VirtualPath] = [], style = PathResolver.Style.host
         for text in try arguments.strings("paths") {
-            let resolved = try context.paths.resolve(text)
+            let resolved = try await context.resolve(text)
             paths.append(resolved.path)
             style = resolved.style
         }

@@ -10,21 +10,21 @@ struct SearchFileContents: MCPTool {
     static let bytesPerFile = 4 << 20
 
     static func call(_ arguments: Arguments, _ context: ToolContext) async throws(CofferError) -> ToolOutput {
-        let (root, style) = try context.path(arguments, "path")
+        let (root, style) = try await context.path(arguments, "path")
         let query = try arguments.string("query")
         guard !query.isEmpty else { throw CofferError(.invalidArgument, detail: "“query” is empty") }
         let caseSensitive = try arguments.bool("caseSensitive")
         let maxResults = Int(try arguments.optionalInteger("maxResults", minimum: 1) ?? 100)
         guard maxResults <= 1000 else { throw CofferError(.invalidArgument, detail: "“maxResults” must be at most 1000") }
         let filter = try arguments.optionalString("filePattern").map { Globs(patterns: [$0]) }
-        let exclude = try arguments.optionalStrings("excludePatterns")
+        let exclude = Globs(patterns: try arguments.optionalStrings("excludePatterns"))
         var matches: [JSONValue] = []
         var lines: [String] = []
         var searched = 0
         var skipped = 0
         var truncated = false
         let options: String.CompareOptions = caseSensitive ? [] : [.caseInsensitive]
-        let walkTruncated = try await walkTree(root, exclude: exclude, context) { (node, relative, _) async throws(CofferError) in
+        let walkTruncated = try await walkTree(root, excluding: { exclude.matches(relative: $0, name: $1) }, context) { (node, relative, _) async throws(CofferError) in
             guard matches.count < maxResults, node.kind == .file, node.special == nil else { return }
             if let filter, !filter.matches(relative: relative, name: node.name) { return }
             let content: ReadRange.Content

@@ -8,7 +8,8 @@ struct DownloadTool: MCPTool {
     static func call(_ arguments: Arguments, _ context: ToolContext) async throws(CofferError) -> ToolOutput {
         var engine = DownloadEngine()
         engine.maxSize = try arguments.optionalInteger("maxSize", minimum: 1)
-        let folder = try arguments.optionalString("destination").map { (text) throws(CofferError) in try context.paths.resolve(text) }
+        var folder: (path: VirtualPath, style: PathResolver.Style)?
+        if let text = try arguments.optionalString("destination") { folder = try await context.resolve(text) }
         let style = folder?.style ?? .host
         let node = try await context.perform(DownloadFile(try arguments.string("url"), into: folder?.path ?? DownloadFile.defaultFolder,
                                                           as: try arguments.optionalString("name"), engine: engine))

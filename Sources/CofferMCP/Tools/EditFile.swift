@@ -6,7 +6,7 @@ struct EditFile: MCPTool {
     static let name = "edit_file"
 
     static func call(_ arguments: Arguments, _ context: ToolContext) async throws(CofferError) -> ToolOutput {
-        let (path, style) = try context.path(arguments, "path")
+        let (path, style) = try await context.path(arguments, "path")
         var edits: [TextEdit] = []
         for (index, item) in try arguments.array("edits").enumerated() {
             guard let old = item["oldText"]?.string, let new = item["newText"]?.string else {

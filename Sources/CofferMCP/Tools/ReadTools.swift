@@ -68,7 +68,7 @@ enum TextReading {
     }
 
     static func call(_ arguments: Arguments, _ context: ToolContext) async throws(CofferError) -> ToolOutput {
-        let path = try context.path(arguments, "path").path
+        let path = try await context.path(arguments, "path").path
         return output(try await read(path, head: try arguments.optionalInteger("head"), tail: try arguments.optionalInteger("tail"),
                                      offset: try arguments.optionalInteger("offset"),
                                      length: try arguments.optionalInteger("length"), context))
@@ -89,7 +89,7 @@ struct ReadMediaFile: MCPTool {
     static let answersLarge = true
 
     static func call(_ arguments: Arguments, _ context: ToolContext) async throws(CofferError) -> ToolOutput {
-        let (path, style) = try context.path(arguments, "path")
+        let (path, style) = try await context.path(arguments, "path")
         let maxSize = try arguments.optionalInteger("maxSize", minimum: 16).map { Int(min($0, 4096)) }
         let node = try await context.perform(StatItem(path))
         guard node.kind == .file, node.special == nil else { throw CofferError(.isADirectory, path: path) }
@@ -154,7 +154,7 @@ struct ReadMultipleFiles: MCPTool {
         var entries: [JSONValue] = []
         for text in paths {
             do {
-                let path = try context.paths.resolve(text).path
+                let path = try await context.resolve(text).path
                 let piece = try await TextReading.read(path, head: nil, tail: nil, offset: nil, length: nil, context)
                 parts.append("\(text):\n\(piece.text)\n")
                 entries.append(["path": .string(text), "content": .string(piece.text)])

@@ -17,6 +17,8 @@ public struct RestoreItem: FileOperation {
         case id(String)
         /// Its name in the trash, else its original name when exactly one item had it.
         case name(String)
+        /// Where it was: the item trashed from there most recently.
+        case originalPath(VirtualPath)
     }
 
     public var item: Reference
@@ -41,6 +43,13 @@ public struct RestoreItem: FileOperation {
         switch item {
         case .id(let id):
             return try await service.trashItem(id)
+        case .originalPath(let path):
+            let items = try await service.trashItems().items
+            guard let latest = items.filter({ $0.originalPath == path }).max(by: { ($0.deletionDate ?? .distantPast) < ($1.deletionDate ?? .distantPast) }) else {
+                throw CofferError(.noSuchFile, path: path, detail: LocalizedText(
+                    "nothing in the trash was deleted from there", "废纸篓中没有从那里删除的项目")(language))
+            }
+            return latest
         case .name(let name):
             // Its name in the trash, looked up directly: restoring many items by name must
             // not read the whole trash once per item.
@@ -71,8 +80,9 @@ public struct RestoreItem: FileOperation {
 
     public func auditedPaths(for outcome: Result<FileNode, CofferError>) -> [String] {
         let id = switch item {
-        case .id(let id), .name(let id): id
+        case .id(let id), .name(let id): "trash:/" + id
+        case .originalPath(let path): path.description
         }
-        return ["trash:/" + id] + ((try? outcome.get()).map { [$0.path.description] } ?? [])
+        return [id] + ((try? outcome.get()).map { [$0.path.description] } ?? [])
     }
 }
