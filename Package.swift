@@ -84,7 +84,8 @@ let package = Package(
         // The JSON-RPC front end (`coffer rpc`): on standard I/O, or a Unix socket for many clients.
         .target(name: "CofferRPC", dependencies: ["CofferCore", "CofferJSONRPC", "FileService", "CofferTransfers"]),
         // The Model Context Protocol front end (`coffer mcp`): a dialect and methods over CofferJSONRPC's connection.
-        .target(name: "CofferMCP", dependencies: ["CofferCore", "CofferJSONRPC", "FileService", "CofferTransfers", "CofferPreview"],
+        .target(name: "CofferMCP", dependencies: ["CofferCore", "CofferJSONRPC", "FileService", "CofferTransfers", "CofferPreview",
+                                                "CofferRuntime", "CCivetWeb"],
                 resources: [.embedInCode("tools.json")]),
         // The web front end (`coffer serve`, issue 22): the page, files over HTTP, JSON-RPC over a WebSocket.
         .target(name: "CofferWeb",

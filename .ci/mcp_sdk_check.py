@@ -8,19 +8,31 @@ tool of the reference filesystem server and checks its effect on disk; with `--s
 that every structuredContent validates against its tool's outputSchema, and without it, that
 the lean list has none. Needs Pillow for the thumbnail check.
 
+Then the same over Streamable HTTP (`coffer mcp --listen`) with the SDK's `streamable_http_client`,
+in both eras, and the transport's rules by raw requests: no token or a wrong one 401, a foreign
+Origin 403, sessions opened by initialize, refused when unknown (404) or missing (400), ended by
+DELETE; the token file is mode 600.
+
 Usage: mcp_sdk_check.py PATH-TO-COFFER
 """
 
 import asyncio
 import base64
+import http.client
 import io
+import json
 import os
+import re
+import signal
+import socket
+import subprocess
 import sys
 import tempfile
 
 import jsonschema
 from mcp import Client
 from mcp.client.stdio import StdioServerParameters
+from mcp.client.streamable_http import create_mcp_http_client, streamable_http_client
 
 REFERENCE_TOOLS = {
     "read_text_file", "read_file", "read_media_file", "read_multiple_files", "write_file", "edit_file",
@@ -40,11 +52,51 @@ def check(condition, what):
         raise SystemExit(f"mcp_sdk_check: FAILED: {what}")
 
 
-async def run_era(coffer, mode, structured):
+def free_port():
+    with socket.socket() as probe:
+        probe.bind(("127.0.0.1", 0))
+        return probe.getsockname()[1]
+
+
+class HTTPServer:
+    """`coffer mcp --listen` on a free port: its address and the token it printed."""
+
+    def __init__(self, coffer, container, *options):
+        self.process = subprocess.Popen([coffer, "--container", container, "mcp", "--listen",
+                                         f"http://127.0.0.1:{free_port()}/mcp", *options],
+                                        stdout=subprocess.PIPE, stderr=subprocess.PIPE, text=True,
+                                        env={"LANG": "C.UTF-8", "HOME": container, "PATH": os.environ["PATH"]})
+        self.url = re.search(r"http://\S+", self.process.stdout.readline()).group(0)
+        self.token = self.process.stdout.readline().strip().rsplit(" ", 1)[-1]
+
+    def client(self, **headers):
+        return create_mcp_http_client(headers={"Authorization": f"Bearer {self.token}", **headers})
+
+    def stop(self):
+        self.process.send_signal(signal.SIGTERM)
+        status = self.process.wait(timeout=30)
+        check(status == 0, f"coffer mcp --listen stops at SIGTERM with status 0 ({status}): {self.process.stderr.read()}")
+
+
+async def run_era(coffer, mode, structured, transport="stdio"):
     container = tempfile.mkdtemp(prefix=f"coffer-mcp-{mode}-")
     root = os.path.join(container, "Documents", "UserFiles")
-    server = StdioServerParameters(command=coffer, args=["--container", container, "mcp"] + (["--structured"] if structured else []),
-                                   env={"LANG": "C.UTF-8", "HOME": container})
+    options = ["--structured"] if structured else []
+    http = None
+    if transport == "http":
+        http = HTTPServer(coffer, container, *options)
+        server = streamable_http_client(http.url, http_client=http.client())
+    else:
+        server = StdioServerParameters(command=coffer, args=["--container", container, "mcp"] + options,
+                                       env={"LANG": "C.UTF-8", "HOME": container})
+    try:
+        await exercise(server, mode, structured, transport, root)
+    finally:
+        if http:
+            http.stop()
+
+
+async def exercise(server, mode, structured, transport, root):
     async with Client(server, mode=mode, raise_exceptions=True) as client:
         version = client.protocol_version
         check(version == ("2025-11-25" if mode == "legacy" else "2026-07-28"), f"{mode}: negotiated {version}")
@@ -148,8 +200,75 @@ async def run_era(coffer, mode, structured):
         check(templates.resource_templates[0].uri_template.startswith("file://"), "resource template")
         contents = await client.read_resource(f"file://{root}/moved.txt")
         check(contents.contents[0].text.startswith("line 1"), "resources/read")
-    print(f"mcp_sdk_check: {mode} ({version}){' --structured' if structured else ''}: {len(tools)} tools, all schemas valid, "
-          "every reference tool checked")
+        # Progress on the way, in both transports (over HTTP as server-sent events on the request's POST).
+        with open(f"{root}/big.bin", "wb") as big:
+            big.write(os.urandom(24 << 20))
+        reports = []
+
+        async def progressed(progress, total, message):
+            reports.append(progress)
+        copied = await client.call_tool("copy_file", {"source": f"{root}/big.bin", "destination": f"{root}/big copy.bin"},
+                                        progress_callback=progressed)
+        check(not copied.is_error and os.path.getsize(f"{root}/big copy.bin") == 24 << 20, "copy_file copied")
+        check(len(reports) >= 1 and reports == sorted(reports), f"{mode}/{transport}: progress came, never decreasing: {reports}")
+    print(f"mcp_sdk_check: {transport} {mode} ({version}){' --structured' if structured else ''}: {len(tools)} tools, "
+          "all schemas valid, every reference tool checked")
+
+
+def http_rules(coffer):
+    """What Streamable HTTP asks of a server: the token, the Origin, sessions, and their end."""
+    container = tempfile.mkdtemp(prefix="coffer-mcp-http-")
+    server = HTTPServer(coffer, container)
+    host = server.url.split("/")[2]
+
+    def post(body, **headers):
+        connection = http.client.HTTPConnection(host, timeout=30)
+        connection.request("POST", "/mcp", body=json.dumps(body), headers={"Content-Type": "application/json",
+                                                                         "Accept": "application/json, text/event-stream", **headers})
+        answer = connection.getresponse()
+        data = answer.read()
+        connection.close()
+        return answer.status, dict(answer.getheaders()), data
+
+    initialize = {"jsonrpc": "2.0", "id": 1, "method": "initialize",
+                  "params": {"protocolVersion": "2025-11-25", "capabilities": {}, "clientInfo": {"name": "check", "version": "1"}}}
+    auth = {"Authorization": f"Bearer {server.token}"}
+    try:
+        check(post(initialize)[0] == 401, "no token: 401")
+        check(post(initialize, Authorization="Bearer " + "0" * 48)[0] == 401, "a wrong token: 401")
+        check(post(initialize, Origin="http://evil.example", **auth)[0] == 403, "a foreign Origin: 403")
+        status, headers, data = post(initialize, Origin=server.url.rsplit("/", 1)[0], **auth)
+        session = headers.get("Mcp-Session-Id")
+        check(status == 200 and session and json.loads(data)["result"]["protocolVersion"] == "2025-11-25",
+              f"initialize opens a session ({status}, {session})")
+        listing = {"jsonrpc": "2.0", "id": 2, "method": "tools/list"}
+        check(post(listing, **auth)[0] == 400, "a 2025-11-25 request without its session: 400")
+        check(post(listing, **auth, **{"Mcp-Session-Id": "nope"})[0] == 404, "an unknown session: 404")
+        status, _, data = post(listing, **auth, **{"Mcp-Session-Id": session})
+        check(status == 200 and len(json.loads(data)["result"]["tools"]) == 24, "the session lists its tools")
+        status, _, _ = post({"jsonrpc": "2.0", "method": "notifications/initialized"}, **auth, **{"Mcp-Session-Id": session})
+        check(status == 202, f"a notification: 202 ({status})")
+        stateless = {"jsonrpc": "2.0", "id": 3, "method": "tools/list",
+                     "params": {"_meta": {"io.modelcontextprotocol/protocolVersion": "2026-07-28"}}}
+        status, _, data = post(stateless, **auth)
+        check(status == 200 and json.loads(data)["result"].get("resultType") == "complete", "a stateless 2026-07-28 request")
+        connection = http.client.HTTPConnection(host, timeout=30)
+        connection.request("DELETE", "/mcp", headers={**auth, "Mcp-Session-Id": session})
+        check(connection.getresponse().status == 204, "DELETE ends the session")
+        connection.close()
+        check(post(listing, **auth, **{"Mcp-Session-Id": session})[0] == 404, "an ended session: 404")
+        connection = http.client.HTTPConnection(host, timeout=30)
+        connection.request("GET", "/mcp", headers=auth)
+        check(connection.getresponse().status == 405, "GET: 405 (no stream of the server's own)")
+        connection.close()
+        check(post({"jsonrpc": "1.0"}, **auth)[0] == 400, "not JSON-RPC 2.0: 400")
+        status, _, data = post([initialize], **auth)
+        check(status == 400 and json.loads(data)["error"]["code"] == -32600, "a batch: 400, -32600")
+    finally:
+        server.stop()
+    mode = os.stat(os.path.join(container, "Library", "Application Support", "AppData", "mcp-token")).st_mode & 0o777
+    check(mode == 0o600, f"the token is kept with mode 600 ({oct(mode)})")
+    print("mcp_sdk_check: http: 401 without the right token, 403 for a foreign Origin, sessions opened and ended")
 
 
 async def main():
@@ -159,6 +278,9 @@ async def main():
     for mode in ("legacy", "auto"):
         for structured in (False, True):
             await run_era(coffer, mode, structured)
+        # Streamable HTTP (`coffer mcp --listen`), through the SDK's own HTTP client.
+        await run_era(coffer, mode, True, transport="http")
+    http_rules(coffer)
 
 
 if __name__ == "__main__":

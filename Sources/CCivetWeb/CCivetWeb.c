@@ -171,13 +171,13 @@ void coffer_web_stop(coffer_web_server *server) {
 }
 
 int coffer_web_respond(void *connection, int status, const char *lines, int64_t length) {
-    const char *reason = status == 200 ? "OK" : status == 201 ? "Created" : status == 204 ? "No Content"
+    const char *reason = status == 200 ? "OK" : status == 201 ? "Created" : status == 202 ? "Accepted" : status == 204 ? "No Content"
         : status == 206 ? "Partial Content" : status == 303 ? "See Other" : status == 304 ? "Not Modified"
-        : status == 400 ? "Bad Request" : status == 403 ? "Forbidden" : status == 404 ? "Not Found"
+        : status == 400 ? "Bad Request" : status == 401 ? "Unauthorized" : status == 403 ? "Forbidden" : status == 404 ? "Not Found"
         : status == 405 ? "Method Not Allowed" : status == 409 ? "Conflict" : status == 410 ? "Gone"
         : status == 412 ? "Precondition Failed" : status == 413 ? "Content Too Large" : status == 415 ? "Unsupported Media Type"
         : status == 416 ? "Range Not Satisfiable" : status == 421 ? "Misdirected Request" : status == 429 ? "Too Many Requests"
-        : status == 500 ? "Internal Server Error" : "Error";
+        : status == 500 ? "Internal Server Error" : status == 503 ? "Service Unavailable" : "Error";
     char length_line[48] = "";
     if (length >= 0) snprintf(length_line, sizeof length_line, "Content-Length: %lld\r\n", (long long)length);
     return mg.printf(connection, "HTTP/1.1 %d %s\r\n%s%s\r\n", status, reason, lines, length_line);

@@ -29,6 +29,10 @@ struct LaunchOptions {
     /// whether their listings carry output schemas.
     var mcpTools = "all"
     var mcpStructured = false
+    /// `coffer mcp --listen http://HOST:PORT/PATH`: Streamable HTTP instead of standard I/O
+    /// (with `--address A` beyond loopback, `--new-token` to replace the token).
+    var mcpListen: String?
+    var mcpAddress: String?
     /// `coffer rpc --listen unix:PATH`: the socket to serve clients on, instead of stdio.
     var socketPath: String?
     /// `coffer rpc --connect unix:PATH`: relay standard I/O to a server listening there.
@@ -149,6 +153,12 @@ struct LaunchOptions {
                 mcpTools = value
             } else if action == .mcp, reader.current == "--structured" {
                 mcpStructured = true
+            } else if action == .mcp, let value = try reader.value(of: "--listen") {
+                mcpListen = value
+            } else if action == .mcp, let value = try reader.value(of: "--address") {
+                mcpAddress = value
+            } else if action == .mcp, reader.current == "--new-token" {
+                newToken = true
             } else if action == .rpc, let value = try reader.value(of: "--framing") {
                 guard value == "lsp" || value == "ndjson" else {
                     throw CofferError(.invalidArgument, detail: "--framing \(value): use lsp or ndjson")
@@ -183,6 +193,7 @@ struct LaunchOptions {
                        \(program) [--container DIR] rpc [--framing lsp|ndjson] [--allow-host DIR]… [--listen unix:PATH]
                        \(program) rpc --connect unix:PATH
                        \(program) [--container DIR] mcp [--allow-host DIR]… [--tools all|official|NAME,…] [--structured]
+                           [--listen http://127.0.0.1:PORT/mcp [--address A] [--new-token]]
                        \(program) [--container DIR] serve [--port N] [--address A] [--open] [--new-token] [--share-only] [--trust-forwarded]
                        \(program) [--container DIR] open-files PATH…
                        \(program) install-desktop [--user] | uninstall-desktop
@@ -210,6 +221,7 @@ struct LaunchOptions {
                       \(program) [--container 目录] rpc [--framing lsp|ndjson] [--allow-host 目录]… [--listen unix:路径]
                       \(program) rpc --connect unix:路径
                       \(program) [--container 目录] mcp [--allow-host 目录]… [--tools all|official|名称,…] [--structured]
+                           [--listen http://127.0.0.1:端口/mcp [--address 地址] [--new-token]]
                       \(program) [--container 目录] serve [--port 端口] [--address 地址] [--open] [--new-token] [--share-only] [--trust-forwarded]
                       \(program) [--container 目录] open-files 路径…
                       \(program) install-desktop [--user] | uninstall-desktop

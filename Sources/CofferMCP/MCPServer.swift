@@ -41,8 +41,8 @@ public enum MCPServer {
         }
     }()
 
-    /// Serves one client on standard input and output until its input ends; the exit status.
-    public static func serveStandardIO(_ service: FileService, configuration: Configuration) async -> Int32 {
+    /// How every MCP conversation is served, over standard I/O or HTTP alike.
+    static func rpcConfiguration(_ configuration: Configuration) -> RPCServer.Configuration {
         var rpc = RPCServer.Configuration(framing: .ndjson, language: configuration.language, version: configuration.version)
         rpc.serverName = configuration.serverName
         rpc.frontEnd = "mcp"
@@ -52,6 +52,11 @@ public enum MCPServer {
         rpc.limits = configuration.limits
         rpc.methods = methods
         rpc.dialect = MCPDialect(paths: PathResolver(filesRoot: configuration.filesRoot), tools: configuration.tools)
-        return await RPCServer.serveStandardIO(service, configuration: rpc)
+        return rpc
+    }
+
+    /// Serves one client on standard input and output until its input ends; the exit status.
+    public static func serveStandardIO(_ service: FileService, configuration: Configuration) async -> Int32 {
+        await RPCServer.serveStandardIO(service, configuration: rpcConfiguration(configuration))
     }
 }

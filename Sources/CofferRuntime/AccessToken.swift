@@ -4,14 +4,16 @@ import Foundation
 import Glibc
 #endif
 
-/// The secret a browser must show on every request, as Jupyter's token: kept in the
-/// container (`AppData/web-token`, readable by its owner only) so the same URL works again,
-/// replaced with `--new-token`, which ends every session opened with the old one.
-struct AccessToken {
-    let path: String
+/// The secret a client must show on every request, as Jupyter's token: kept in the container
+/// (`AppData/web-token` for the web page, `AppData/mcp-token` for MCP over HTTP; readable by its
+/// owner only) so the same address works again, replaced on request (`--new-token`).
+public struct AccessToken: Sendable {
+    public let path: String
+
+    public init(path: String) { self.path = path }
 
     /// The token in the file, or a new one when there is none (or `renew`).
-    func current(renew: Bool) throws(CofferError) -> String {
+    public func current(renew: Bool) throws(CofferError) -> String {
         if !renew, let token = read() { return token }
         // The system's generator reads getrandom(2): unpredictable, as a secret must be.
         var generator = SystemRandomNumberGenerator()
@@ -29,15 +31,15 @@ struct AccessToken {
         return token
     }
 
-    /// What the file holds now (another `coffer serve --new-token` may have replaced it).
-    func read() -> String? {
+    /// What the file holds now (another server started with `--new-token` may have replaced it).
+    public func read() -> String? {
         guard let data = FileManager.default.contents(atPath: path) else { return nil }
         let token = String(decoding: data, as: UTF8.self).trimmingCharacters(in: .whitespacesAndNewlines)
         return token.count >= 32 && token.allSatisfy(\.isHexDigit) ? token : nil
     }
 
     /// Compares in time that does not depend on where they differ.
-    static func same(_ given: String, _ token: String) -> Bool {
+    public static func same(_ given: String, _ token: String) -> Bool {
         let a = Array(given.utf8), b = Array(token.utf8)
         guard a.count == b.count else { return false }
         var difference: UInt8 = 0
