@@ -169,7 +169,7 @@ let package = Package(
         .testTarget(name: "CofferPreviewTests",
                     dependencies: ["CofferPreview", "CofferCore", "CofferInMemory", "CofferBackends", "FileService",
                                    "CofferTestSupport"]),
-        .testTarget(name: "CofferWebTests", dependencies: ["CofferWeb", "CofferCore", "FileService", "CofferTestSupport"]),
+        .testTarget(name: "CofferWebTests", dependencies: ["CofferWeb", "CofferCore", "CofferRuntime", "FileService", "CofferTestSupport"]),
         .testTarget(name: "CofferREPLTests", dependencies: ["CofferREPL", "CofferCore", "CofferRuntime", "CofferTestSupport"]),
         .testTarget(
             name: "EndToEndTests",

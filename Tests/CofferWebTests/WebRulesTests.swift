@@ -1,5 +1,6 @@
 @testable import CofferWeb
 import CofferCore
+import CofferRuntime
 import CofferTestSupport
 import FileService
 import Foundation

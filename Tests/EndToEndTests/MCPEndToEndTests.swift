@@ -541,16 +541,20 @@ import Testing
         #expect(directory.contents("outside/secret.txt") == "SECRET" && directory.names("outside") == ["secret.txt"])
     }
 
-    /// A walk stopped at its limit says so in the text, not only in `structuredContent`: a
-    /// client that passes on the text must not read a partial answer as the whole.
+    /// A partial answer says so in the text, not only in `structuredContent`: a client that
+    /// passes on the text must not read it as the whole.
     @Test func aTruncatedSearchSaysSoInItsText() async throws {
         let folder = directory.url(user("many"))
         try FileManager.default.createDirectory(atPath: folder, withIntermediateDirectories: true)
         for index in 0..<20_050 { _ = FileManager.default.createFile(atPath: "\(folder)/f\(index).txt", contents: nil) }
         let mcp = try await server()
-        let search = try await tool(mcp, "search_files", ["path": root, "pattern": "**/nothing-like-this"])
-        #expect(text(search).contains("No matches found") && text(search).contains("Stopped after 20,000 items; there are more"))
-        #expect(structured(search)["truncated"] as? Bool == true)
+        // search_files goes through the whole tree (no match in the first 20,000 is no false
+        // "No matches found"), and reports at most 20,000 matches, saying how many there were.
+        let last = try await tool(mcp, "search_files", ["path": root, "pattern": "**/f20049.txt"])
+        #expect(text(last) == folder + "/f20049.txt" && structured(last)["truncated"] as? Bool == false, "\(text(last))")
+        let search = try await tool(mcp, "search_files", ["path": root, "pattern": "**/*.txt"])
+        #expect(text(search).hasSuffix("Showing 20,000 of 20,050 matches. Narrow the pattern or use find_files."))
+        #expect(structured(search)["truncated"] as? Bool == true && (structured(search)["matches"] as? [Any])?.count == 20_000)
         let tree = try await tool(mcp, "directory_tree", ["path": root])
         #expect(text(tree).contains("Stopped after 20,000 items"))
     }

@@ -44,9 +44,10 @@ struct ReferenceExclusion: Sendable {
 /// all below it, folders that cannot be read passed over, at most the front end's walk limit.
 /// Calls `visit` with each item, its path below the root and its depth (1 for the root's
 /// children); answers whether it stopped at the limit.
-func walkTree(_ root: VirtualPath, excluding: @escaping @Sendable (String, String) -> Bool, maxDepth: Int? = nil, _ context: ToolContext,
+func walkTree(_ root: VirtualPath, excluding: @escaping @Sendable (String, String) -> Bool, maxDepth: Int? = nil,
+              limit: Int? = nil, _ context: ToolContext,
               visit: (FileNode, String, Int) async throws(CofferError) -> Void) async throws(CofferError) -> Bool {
-    let walk = try await context.perform(WalkTree(root, maxDepth: maxDepth, includeHidden: true, excluding: excluding))
+    let walk = try await context.perform(WalkTree(root, maxDepth: maxDepth, includeHidden: true, limit: limit, excluding: excluding))
     let summary = try await walk.visit { entry throws(CofferError) in
         guard let node = entry.node else { return }  // a folder below the root that cannot be read
         try await visit(node, entry.relativePath, entry.depth)
@@ -147,24 +148,40 @@ struct SearchFiles: MCPTool {
     /// What the text says when a walk stopped at its limit: a client that passes on only the
     /// text must not take a partial answer for the whole.
     static func stopped(at count: Int, narrowing: String) -> String {
-        "Stopped after \(count.formatted(.number.grouping(.automatic).locale(Locale(identifier: "en_US")))) items; "
+        "Stopped after \(grouped(count)) items; "
             + "there are more. Narrow the search (\(narrowing)) or use find_files."
     }
 
+    /// A search goes through this many items: a tree of 100,000 files is searched whole (the
+    /// reference server has no limit; this one keeps a runaway tree from running for ever).
+    static let itemLimit = 1_000_000
+
+    /// The matches reported at most: the front end's walk limit (20,000 for MCP).
     static func call(_ arguments: Arguments, _ context: ToolContext) async throws(CofferError) -> ToolOutput {
         let (path, style) = try await context.path(arguments, "path")
         let pattern = Minimatch(try arguments.string("pattern"))
         let exclude = ReferenceExclusion.searching(try arguments.optionalStrings("excludePatterns"))
+        let reported = context.session.defaults.walkLimit ?? 20_000
         var matches: [String] = []
+        var found = 0
         var visited = 0
-        let truncated = try await walkTree(path, excluding: { relative, _ in exclude.matches(relative) }, context) { node, relative, _ in
+        let walkStopped = try await walkTree(path, excluding: { relative, _ in exclude.matches(relative) }, limit: itemLimit,
+                                             context) { node, relative, _ in
             visited += 1
-            if pattern.matches(relative) { matches.append(context.paths.display(node.path, style)) }
+            guard pattern.matches(relative) else { return }
+            found += 1
+            if matches.count < reported { matches.append(context.paths.display(node.path, style)) }
         }
         var text = matches.isEmpty ? "No matches found" : matches.joined(separator: "\n")
-        if truncated { text += "\n" + stopped(at: visited, narrowing: "a path further down, or excludePatterns") }
-        return ToolOutput(text: text, fields: ["matches": JSONValue(matches), "truncated": .bool(truncated)])
+        if found > matches.count {
+            text += "\n" + "Showing \(grouped(matches.count)) of \(grouped(found)) matches\(walkStopped ? " (at least)" : ""). Narrow the pattern or use find_files."
+        } else if walkStopped {
+            text += "\n" + stopped(at: visited, narrowing: "a path further down, or excludePatterns")
+        }
+        return ToolOutput(text: text, fields: ["matches": JSONValue(matches), "truncated": .bool(walkStopped || found > matches.count)])
     }
+
+    static func grouped(_ count: Int) -> String { count.formatted(.number.grouping(.automatic).locale(Locale(identifier: "en_US"))) }
 }
 
 struct FindFiles: MCPTool {
