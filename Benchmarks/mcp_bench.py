@@ -5,7 +5,7 @@ SDK that answers without touching the disk (Benchmarks/mcp_ceiling_server.py, it
 the same shape as Coffer's), and beside the bare ceiling, a server without the SDK that only
 writes a constant line (what is left is the client's own cost).
 
-Usage: mcp_bench.py COFFER_BINARY WORK_DIR [--quick] [--calls N] [--rounds N]
+Usage: mcp_bench.py COFFER_BINARY WORK_DIR [--quick] [--calls N] [--rounds N] [--schemas]
 
 Run with a Python that has the SDK (`pip install mcp==2.3.0`). Both servers are driven by the
 same client code, in turn within each round, in both eras the SDK speaks (mode="legacy": the
@@ -45,10 +45,16 @@ async def main():
         file.write("hello")
     environment = {"LANG": "C.UTF-8", "HOME": work}
     ceiling = os.path.join(os.path.dirname(os.path.abspath(__file__)), "mcp_ceiling_server.py")
+    # `coffer mcp` as clients get it by default (structured content, no output schema to check),
+    # beside a ceiling of the same shape; `--schemas` compares `coffer mcp --structured` with a
+    # ceiling whose tool lists an output schema too (the client then validates every answer).
+    schemas = "--schemas" in sys.argv
     servers = {
-        "coffer": (StdioServerParameters(command=coffer, args=["--container", container, "mcp"], env=environment),
+        "coffer": (StdioServerParameters(command=coffer, args=["--container", container, "mcp"] + (["--structured"] if schemas else []),
+                                         env=environment),
                    os.path.join(root, "notes.txt")),
-        "ceiling": (StdioServerParameters(command=sys.executable, args=[ceiling, "--structured"], env=environment),
+        "ceiling": (StdioServerParameters(command=sys.executable, args=[ceiling, "--structured"] + (["--schema"] if schemas else []),
+                                          env=environment),
                     "/notes.txt"),
         "bare": (StdioServerParameters(command=sys.executable, args=[ceiling, "--bare", "--structured"], env=environment),
                  "/notes.txt"),

@@ -3,9 +3,10 @@
 SDK's low-level `Server` whose `get_file_info` answers at once with a constant, touching no
 disk: what the SDK's client and transport cost, with the least a server can add.
 
-With `--structured`, the answer has the shape of Coffer's (text, and structured content under
-an output schema, which the client then checks on every call). With `--bare`, no SDK at all: a
-loop that reads a line and writes a constant answer, so that what is left is the client's cost.
+With `--structured`, the answer has the shape of Coffer's (text, and structured content); with
+`--schema` too, the tool lists an output schema, which the client then checks on every call (as
+`coffer mcp --structured`). With `--bare`, no SDK at all: a loop that reads a line and writes a
+constant answer, so that what is left is the client's cost.
 """
 import json
 import sys
@@ -26,7 +27,7 @@ OUTPUT_SCHEMA = {
 }
 TOOL = types.Tool(name="get_file_info", description="What an item is (a constant: no disk is touched).",
                   input_schema={"type": "object", "properties": {"path": {"type": "string"}}, "required": ["path"]},
-                  output_schema=OUTPUT_SCHEMA if STRUCTURED else None)
+                  output_schema=OUTPUT_SCHEMA if STRUCTURED and "--schema" in sys.argv else None)
 ANSWER = types.CallToolResult(content=[types.TextContent(type="text", text=TEXT)],
                               structured_content=FIELDS if STRUCTURED else None)
 
