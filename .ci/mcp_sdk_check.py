@@ -4,7 +4,7 @@
 Connects in both eras the SDK speaks (mode="legacy": the 2025-11-25 initialize handshake;
 mode="auto": server/discover and the stateless 2026-07-28 revision), lists the tools and
 validates every input and output schema with `jsonschema` (Draft 2020-12), then calls each
-tool of the reference filesystem server and checks its effect on disk; with `--structured`,
+tool of the reference filesystem server, then each of Coffer's own, and checks its effect on disk; with `--structured`,
 that every structuredContent validates against its tool's outputSchema, and without it, that
 the lean list has none. Needs Pillow for the thumbnail check.
 
@@ -18,7 +18,10 @@ Usage: mcp_sdk_check.py PATH-TO-COFFER
 
 import asyncio
 import base64
+import functools
 import http.client
+import http.server
+import threading
 import io
 import json
 import os
@@ -52,6 +55,11 @@ def check(condition, what):
         raise SystemExit(f"mcp_sdk_check: FAILED: {what}")
 
 
+class QuietHandler(http.server.SimpleHTTPRequestHandler):
+    def log_message(self, *args):
+        pass
+
+
 def free_port():
     with socket.socket() as probe:
         probe.bind(("127.0.0.1", 0))
@@ -81,7 +89,8 @@ class HTTPServer:
 async def run_era(coffer, mode, structured, transport="stdio"):
     container = tempfile.mkdtemp(prefix=f"coffer-mcp-{mode}-")
     root = os.path.join(container, "Documents", "UserFiles")
-    options = ["--structured"] if structured else []
+    host = tempfile.mkdtemp(prefix="coffer-mcp-host-")
+    options = (["--structured"] if structured else []) + ["--allow-host", host]
     http = None
     if transport == "http":
         http = HTTPServer(coffer, container, *options)
@@ -90,13 +99,13 @@ async def run_era(coffer, mode, structured, transport="stdio"):
         server = StdioServerParameters(command=coffer, args=["--container", container, "mcp"] + options,
                                        env={"LANG": "C.UTF-8", "HOME": container})
     try:
-        await exercise(server, mode, structured, transport, root)
+        await exercise(server, mode, structured, transport, root, host)
     finally:
         if http:
             http.stop()
 
 
-async def exercise(server, mode, structured, transport, root):
+async def exercise(server, mode, structured, transport, root, host):
     async with Client(server, mode=mode, raise_exceptions=True) as client:
         version = client.protocol_version
         check(version == ("2025-11-25" if mode == "legacy" else "2026-07-28"), f"{mode}: negotiated {version}")
@@ -200,6 +209,29 @@ async def exercise(server, mode, structured, transport, root):
         check(templates.resource_templates[0].uri_template.startswith("file://"), "resource template")
         contents = await client.read_resource(f"file://{root}/moved.txt")
         check(contents.contents[0].text.startswith("line 1"), "resources/read")
+        # Coffer's own tools, each once.
+        check("b.txt" not in text(await call("list_trash", {})), "list_trash")
+        check(f"{root}/moved.txt" in text(await call("find_files", {"query": "moved"})), "find_files")
+        tagged = await call("tag_files", {"paths": [f"{root}/b.txt"], "add": ["work"]})
+        check("work" in text(tagged), f"tag_files: {text(tagged)}")
+        hits = await call("search_file_contents", {"path": root, "query": "line two"})
+        check("moved.txt" in text(hits), f"search_file_contents: {text(hits)}")
+        await call("export_file", {"path": f"{root}/b.txt", "hostDirectory": host})
+        check(open(f"{host}/b.txt").read() == "b", "export_file")
+        await call("create_directory", {"path": f"{root}/imported"})
+        await call("import_files", {"hostPaths": [f"{host}/b.txt"], "destination": f"{root}/imported"})
+        check(open(f"{root}/imported/b.txt").read() == "b", "import_files")
+        served = tempfile.mkdtemp()
+        with open(os.path.join(served, "web.txt"), "w") as page:
+            page.write("from the web")
+        web = http.server.ThreadingHTTPServer(("127.0.0.1", 0), functools.partial(QuietHandler, directory=served))
+        threading.Thread(target=web.serve_forever, daemon=True).start()
+        try:
+            await call("download_file", {"url": f"http://127.0.0.1:{web.server_address[1]}/web.txt", "destination": f"{root}/imported"})
+        finally:
+            web.shutdown()
+        check(open(f"{root}/imported/web.txt").read() == "from the web", "download_file")
+
         # Progress on the way, in both transports (over HTTP as server-sent events on the request's POST).
         with open(f"{root}/big.bin", "wb") as big:
             big.write(os.urandom(24 << 20))
@@ -212,7 +244,7 @@ async def exercise(server, mode, structured, transport, root):
         check(not copied.is_error and os.path.getsize(f"{root}/big copy.bin") == 24 << 20, "copy_file copied")
         check(len(reports) >= 1 and reports == sorted(reports), f"{mode}/{transport}: progress came, never decreasing: {reports}")
     print(f"mcp_sdk_check: {transport} {mode} ({version}){' --structured' if structured else ''}: {len(tools)} tools, "
-          "all schemas valid, every reference tool checked")
+          "all schemas valid, every tool checked")
 
 
 def http_rules(coffer):
