@@ -61,15 +61,24 @@ public final class CommandInterpreter {
     /// Runs every command of a line (`;` separates commands). Stops at `quit`.
     /// - Returns: `.failure` if any command failed, `.quit` if one asked to leave.
     public func run(line: String) async -> Outcome {
-        let commands: [[String]]
+        let commands: [[CommandLineSplitter.Word]]
         do {
-            commands = try CommandLineSplitter.commands(line)
+            commands = try CommandLineSplitter.scannedCommands(line)
         } catch {
             report(CofferError(.invalidArgument, detail: Self.describe(error, language)))
             return .failure
         }
         var outcome = Outcome.success
-        for words in commands {
+        for scanned in commands {
+            // Wildcards are expanded when their command comes (an earlier one may have made the names).
+            let words: [String]
+            do {
+                words = try await expandingWildcards(scanned)
+            } catch {
+                report(error)
+                outcome = .failure
+                continue
+            }
             switch await run(words: words) {
             case .quit: return outcome == .failure ? .failure : .quit
             case .failure: outcome = .failure
@@ -104,6 +113,7 @@ public final class CommandInterpreter {
             case "rename": try await rename(arguments)
             case "cp": try await copy(arguments)
             case "rm": try await remove(arguments)
+            case "touch": try await touch(arguments)
             case "trash": try await listTrash(arguments)
             case "restore": try await restore(arguments)
             case "empty-trash": try await emptyTrash(arguments)

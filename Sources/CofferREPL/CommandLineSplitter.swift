@@ -17,10 +17,15 @@ public enum CommandLineSplitter {
         public var text: String
         /// Offset in UTF-8 bytes of the word's first character (a quote, if it starts with one).
         public var start: Int
+        /// When the word has a wildcard (`*`, `?`, `[`) outside quotes: the word as a glob
+        /// pattern, the characters that were quoted or escaped escaped with `\` (so `'*'.txt`
+        /// is `\*.txt`, matching a name that starts with a star). `nil` otherwise.
+        public var pattern: String?
 
-        public init(text: String, start: Int) {
+        public init(text: String, start: Int, pattern: String? = nil) {
             self.text = text
             self.start = start
+            self.pattern = pattern
         }
     }
 
@@ -44,6 +49,9 @@ public enum CommandLineSplitter {
     public static func scan(_ line: String, separateOnSemicolon: Bool = true) -> Scan {
         var scan = Scan()
         var word = String.UnicodeScalarView()
+        // The word as a glob pattern, and whether a wildcard came outside quotes.
+        var pattern = String.UnicodeScalarView()
+        var globbed = false
         var wordStart: Int?
         var offset = 0
         var scalars = line.unicodeScalars.makeIterator()
@@ -57,9 +65,20 @@ public enum CommandLineSplitter {
             if wordStart == nil { wordStart = position }
         }
         func endWord() {
-            if let start = wordStart { scan.commands[scan.commands.count - 1].append(Word(text: String(word), start: start)) }
+            if let start = wordStart {
+                scan.commands[scan.commands.count - 1].append(Word(text: String(word), start: start,
+                                                                   pattern: globbed ? String(pattern) : nil))
+            }
             word = String.UnicodeScalarView()
+            pattern = String.UnicodeScalarView()
+            globbed = false
             wordStart = nil
+        }
+        /// A character taken literally (quoted or escaped): escaped in the pattern when it is special there.
+        func literal(_ scalar: Unicode.Scalar) {
+            word.append(scalar)
+            if "*?[]\\".unicodeScalars.contains(scalar) { pattern.append("\\") }
+            pattern.append(scalar)
         }
 
         while true {
@@ -71,7 +90,7 @@ public enum CommandLineSplitter {
                 scan.openQuote = "'"
                 while let inner = next() {
                     if inner == "'" { scan.openQuote = nil; break }
-                    word.append(inner)
+                    literal(inner)
                 }
             case "\"":
                 beginWord(at: position)
@@ -80,16 +99,16 @@ public enum CommandLineSplitter {
                     if inner == "\"" { scan.openQuote = nil; break }
                     if inner == "\\" {
                         guard let escaped = next() else { break }
-                        if !["\"", "\\", "$", "`"].contains(escaped) { word.append("\\") }
-                        word.append(escaped)
+                        if !["\"", "\\", "$", "`"].contains(escaped) { literal("\\") }
+                        literal(escaped)
                     } else {
-                        word.append(inner)
+                        literal(inner)
                     }
                 }
             case "\\":
                 beginWord(at: position)
                 guard let escaped = next() else { scan.danglingBackslash = true; break }
-                if escaped != "\n" { word.append(escaped) }
+                if escaped != "\n" { literal(escaped) }
             case ";" where separateOnSemicolon:
                 endWord()
                 scan.commands.append([])
@@ -104,6 +123,8 @@ public enum CommandLineSplitter {
             default:
                 beginWord(at: position)
                 word.append(scalar)
+                pattern.append(scalar)
+                if scalar == "*" || scalar == "?" || scalar == "[" { globbed = true }
             }
         }
         scan.endsInWord = wordStart != nil
@@ -118,10 +139,15 @@ public enum CommandLineSplitter {
 
     /// The commands of a line, each as its words; empty commands are dropped.
     public static func commands(_ line: String, separateOnSemicolon: Bool = true) throws(Failure) -> [[String]] {
+        try scannedCommands(line, separateOnSemicolon: separateOnSemicolon).map { $0.map(\.text) }
+    }
+
+    /// The same, each word with its glob pattern when it has one (``Word/pattern``).
+    public static func scannedCommands(_ line: String, separateOnSemicolon: Bool = true) throws(Failure) -> [[Word]] {
         let scan = scan(line, separateOnSemicolon: separateOnSemicolon)
         if let quote = scan.openQuote { throw .unterminatedQuote(quote) }
         if scan.danglingBackslash { throw .danglingBackslash }
-        return scan.commands.filter { !$0.isEmpty }.map { $0.map(\.text) }
+        return scan.commands.filter { !$0.isEmpty }
     }
 
     /// Whether `word` reads back unchanged without quotes.

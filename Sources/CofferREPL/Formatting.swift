@@ -90,8 +90,9 @@ enum Formatting {
         return missing > 0 ? String(repeating: " ", count: missing) + text : text
     }
 
-    /// A short kind column: `folder`, `package`, `link`, or the type identifier.
-    static func kind(_ node: FileNode) -> String {
+    /// A short kind column: `folder`, `package`, `link`, or the type's name (`typeName`
+    /// gives it: “Gzip archive”, not `org.gnu.gnu-zip-archive`).
+    static func kind(_ node: FileNode, typeName: (String) -> String = { $0 }) -> String {
         if let special = node.special {
             switch special {
             case .symbolicLink: return "link -> \(node.linkTarget ?? "?")"
@@ -101,9 +102,9 @@ enum Formatting {
             }
         }
         switch node.kind {
-        case .folder: return "folder"
-        case .package: return "package (\(node.typeIdentifier))"
-        case .file: return node.typeIdentifier
+        case .folder: return typeName(FileType.Identifier.folder)
+        case .package: return typeName(node.typeIdentifier)
+        case .file: return typeName(node.typeIdentifier)
         }
     }
 }

@@ -15,8 +15,12 @@ public struct DownloadRecord: Codable, Sendable, Hashable {
     public var id: String
     public var url: String
     public var state: State
-    /// Bytes of the partial file known to be on disk (synced): a resume starts here.
+    /// Bytes of the partial file known to be on disk (synced): a resume starts here, or from
+    /// the file's length when the machine has not restarted since (``boot``).
     public var received: Int64 = 0
+    /// The boot of the machine (``BootIdentity``) the partial file was last written in: bytes
+    /// written but not yet synced survive a killed process in the page cache, not a restart.
+    public var boot: String?
     /// The whole size, once the server has said it.
     public var total: Int64?
     /// What identifies the version being downloaded, for `If-Range`.
@@ -95,11 +99,15 @@ public struct DownloadEngine: Sendable {
         }
         var record = record
         record.state = .running
-        // What is on disk beyond the last checkpoint may not have been synced: start there.
+        // What is on disk beyond the last checkpoint was written, but maybe not synced: it
+        // counts when the machine has not restarted since (the page cache still holds it, as
+        // after a killed process), else the resume starts at the last synced byte.
         var info = stat()
         fstat(fd, &info)
         let canResume = record.etag.map { !$0.hasPrefix("W/") } ?? false || record.lastModified != nil
-        let start = canResume ? min(Int64(info.st_size), record.received) : 0
+        let sameBoot = record.boot != nil && record.boot == BootIdentity.current
+        let start = canResume ? (sameBoot ? Int64(info.st_size) : min(Int64(info.st_size), record.received)) : 0
+        record.boot = BootIdentity.current
         guard ftruncate(fd, off_t(start)) == 0 else { throw CofferError.lastSystemError("ftruncate", path: nil) }
         record.received = start
         progress.expect(bytes: record.total ?? 0, items: 1)
@@ -210,6 +218,9 @@ public struct DownloadEngine: Sendable {
                 record.total = response.status == 206 ? nil : length
             }
             if let total = record.total { progress.expect(bytes: total, items: 1) }
+            // Saved now, with what identifies the version: a process killed before the first
+            // sync can still be resumed from what it wrote.
+            checkpoint(record)
             if let maxSize, let total = record.total, total > maxSize {
                 limitError = CofferError(.tooLarge, detail: "download-too-large")
                 return false

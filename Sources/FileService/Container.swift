@@ -93,7 +93,15 @@ public struct Container: Sendable {
             }
         }
         var container = Container(hostPath: root)
+        // The trash's own folders first, while the journals of dead processes are still there
+        // to tell them: no partial there may outlast its process (issue 39).
+        var orphans = 0
+        for part in ["info", "files"] {
+            orphans += OperationJournal.removeOrphanPartials(inFolderAt: container.trashPath + "/" + part,
+                                                             journalFolder: container.journalPath, now: now)
+        }
         container.recovery = OperationJournal.recover(folderPath: container.journalPath)
+        container.recovery.partials += orphans
         try await container.removeExpiredEntries(inFolderAt: container.temporaryPath, now: now,
                                            keeping: [CacheDirectoryTag.fileName])
         try await container.removeExpiredEntries(inFolderAt: container.exportStagingPath, now: now, keeping: [])

@@ -94,8 +94,17 @@ extension FileService {
     /// This is the only operation in Coffer that deletes a user's file.
     /// - Returns: how many items were deleted.
     @discardableResult
-    package func emptyTrash(olderThan cutoff: Date? = nil) async throws(CofferError) -> Int {
-        var emptied = keepingMounts.isEmpty || trashBackend != nil ? try await requireTrash(nil).empty(olderThan: cutoff) : 0
+    /// Deletes one item of the container's trash for good, by its name there.
+    package func deleteFromTrash(_ id: String) async throws(CofferError) {
+        if try keepingMount(of: id) != nil {
+            throw CofferError(.unsupported, path: VirtualPath.root(of: "trash").appending(trustedName: id.replacingOccurrences(of: "/", with: "∕")),
+                              detail: "deleting one item of a mount's own trash")
+        }
+        try await requireTrash(nil).delete(id)
+    }
+
+    package func emptyTrash(olderThan cutoff: Date? = nil, progress: ProgressReporter = .none) async throws(CofferError) -> Int {
+        var emptied = keepingMounts.isEmpty || trashBackend != nil ? try await requireTrash(nil).empty(olderThan: cutoff, progress: progress) : 0
         for (name, keeping) in keepingMounts {
             emptied += try await call(VirtualPath.root(of: name)) { try await keeping.emptyTrash(mount: name, olderThan: cutoff) }
         }

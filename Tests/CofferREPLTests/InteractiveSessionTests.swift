@@ -184,7 +184,7 @@ struct TrashCommandTests {
         var questions: [String] = []
         interpreter.confirm = { question in questions.append(question); return false }
         #expect(await interpreter.run(line: "empty-trash") == .failure)
-        #expect(questions == ["Delete 2 items in the trash for good? This cannot be undone. [y/N] "])
+        #expect(questions == ["Delete 2 items (2 B) in the trash for good? This cannot be undone. [y/N] "])
         #expect(directory.names("Library/Trash/files").count == 2)
         #expect(await interpreter.run(line: "empty-trash --older-than 1") == .success)
         #expect(output.text == "Nothing to delete.\n")

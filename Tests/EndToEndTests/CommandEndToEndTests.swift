@@ -155,8 +155,8 @@ struct CommandEndToEndTests {
         let result = try coffer("ls -l")
         let lines = result.output.split(separator: "\n").map(String.init)
         #expect(lines.count == 3)
-        #expect(lines[0].hasPrefix("Download ") && lines[0].hasSuffix("folder"))
-        #expect(lines[2].hasPrefix("报告.pdf") && lines[2].contains("5 B") && lines[2].hasSuffix("com.adobe.pdf"))
+        #expect(lines[0].hasPrefix("Download ") && lines[0].hasSuffix("Folder"))
+        #expect(lines[2].hasPrefix("报告.pdf") && lines[2].contains("5 B") && lines[2].hasSuffix("PDF document"))
         #expect(try coffer("ls -a").output.contains(".hidden-file"))
     }
 

@@ -191,7 +191,7 @@ struct InteractiveEndToEndTests {
         try session.press("Enter")
         try session.type("empty-trash")
         try session.press("Enter")
-        try session.waitForLastLine("Delete 1 item in the trash for good? This cannot be undone. [y/N]")
+        try session.waitForLastLine("Delete 1 item (1 B) in the trash for good? This cannot be undone. [y/N]")
         try session.press("Enter")
         try session.waitForLastLine("files:/>")
         #expect(directory.names("container/Library/Trash/files") == ["a.txt"])

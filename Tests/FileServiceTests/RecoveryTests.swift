@@ -71,6 +71,32 @@ struct RecoveryTests {
         #expect(directory.exists(journal("0feedbac.journal")))
     }
 
+    /// Partials in the trash's own folders never outlast their process, whatever its journal
+    /// said (issue 39: a kill -9 during `rm` of 500 files left some in `info/`): a dead
+    /// process's go at once, one without any journal once a minute old; a live one's stay.
+    @Test func theTrashKeepsNoPartialOfAProcessThatIsGone() async throws {
+        let first = try await Container.open(at: directory.url("c"))
+        directory.make([
+            trash("info/.coffer-partial-deadbeef-7"): "[Trash Info]\nPath=/x\n",
+            trash("files/.coffer-partial-deadbeef-8"): "half moved",
+            trash("info/.coffer-partial-0ddba11f-1"): "no journal, old",
+            trash("info/.coffer-partial-0ddba11e-1"): "no journal, just made",
+            trash("info/.coffer-partial-0feedbac-2"): "a live process's",
+        ])
+        let old = Date().addingTimeInterval(-600)
+        try FileManager.default.setAttributes([.modificationDate: old], ofItemAtPath: directory.url(trash("info/.coffer-partial-0ddba11f-1")))
+        // The dead process's journal says nothing of the trash; the live one's is held.
+        try leaveJournal(owner: "deadbeef", folders: [["Docs"]], trashEntries: [], below: first)
+        try leaveJournal(owner: "0feedbac", folders: [], trashEntries: [], below: first)
+        let fd = open(directory.url(journal("0feedbac.journal")), O_RDONLY)
+        defer { close(fd) }
+        #expect(flock(fd, LOCK_EX | LOCK_NB) == 0)
+        let reopened = try await Container.open(at: directory.url("c"))
+        #expect(directory.names(trash("info")) == [".coffer-partial-0ddba11e-1", ".coffer-partial-0feedbac-2"])
+        #expect(directory.names(trash("files")).isEmpty)
+        #expect(reopened.recovery.partials == 3)
+    }
+
     @Test func thisProcessNotesEachFolderOnceAndKeepsItsJournalLocked() async throws {
         let container = try await Container.open(at: directory.url("c"))
         let service = try FileService.standard(container: container)

@@ -81,8 +81,15 @@ public struct HostImporter: Sendable {
             do {
                 var skipped: [ImportSkip] = []
                 let filtering = !allowedTypes.isEmpty && !registry.isPackage(folderNamed: item.name)
-                try await copyContents(of: item, to: backend, at: temporary, filtering: filtering, skipped: &skipped)
+                // Nothing below the partial folder is visible: its files are made durable
+                // together, once, just before it is placed (``BatchedDurability``).
+                // A folder inside one being built is made durable with the outer one.
+                let batched = BatchedDurability.deferred ? nil : backend as? any DurableFolderBackend
+                try await BatchedDurability.$deferred.withValue(BatchedDurability.deferred || batched != nil) { () async throws in
+                    try await copyContents(of: item, to: backend, at: temporary, filtering: filtering, skipped: &skipped)
+                }
                 try Task.checkCancellation()
+                try await batched?.makeDurable(temporary)
                 try await backend.moveItem(at: temporary, to: destination, conflict: conflict)
                 progress.advance(items: 1)
                 return skipped

@@ -157,6 +157,40 @@ extension OperationJournal {
         return recovery
     }
 
+    /// Removes the partials directly in the folder at `path` whose process is gone, whatever
+    /// its journal said: one whose journal is there and no longer locked, or, with no journal
+    /// at all, one older than `minimumAge` (a process that could not keep a journal is the
+    /// only maker of those, and a live one finishes a trash entry's partial within moments).
+    /// For the folders where partials must never outlast their process — the trash's
+    /// `info/` and `files/` — as a second net under ``recover(folderPath:)``.
+    @discardableResult
+    public static func removeOrphanPartials(inFolderAt path: String, journalFolder: String,
+                                            minimumAge: TimeInterval = 60, now: Date = Date()) -> Int {
+        guard let names = try? FileManager.default.contentsOfDirectory(atPath: path) else { return 0 }
+        var removed = 0
+        var living: [Substring: Bool] = [:]
+        for name in names {
+            guard let owner = PartialName.ownerOf(name) else { continue }
+            let alive = living[owner] ?? {
+                let fd = open(journalFolder + "/" + owner + suffix, O_RDONLY | O_NOFOLLOW | O_CLOEXEC)
+                guard fd >= 0 else { return nil }
+                defer { close(fd) }
+                return flock(fd, LOCK_EX | LOCK_NB) != 0
+            }()
+            living[owner] = alive
+            if alive == true { continue }
+            if alive == nil {
+                var info = stat()
+                guard lstat(path + "/" + name, &info) == 0,
+                      now.timeIntervalSince1970 - Double(info.st_mtim.tv_sec) >= minimumAge else { continue }
+            }
+            guard let folder = openFolder([], below: path), (try? RemoveTree.remove(name, in: folder, path: .root())) != nil
+            else { continue }
+            removed += 1
+        }
+        return removed
+    }
+
     private static func readLines(_ fd: Int32) -> [Substring] {
         var bytes: [UInt8] = []
         var buffer = [UInt8](repeating: 0, count: 65536)

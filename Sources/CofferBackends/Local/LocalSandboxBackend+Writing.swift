@@ -22,9 +22,11 @@ extension LocalSandboxBackend {
     public func makeWrite(at path: VirtualPath) async throws -> any PendingWrite {
         try requireWritable(path)
         notePartial(beside: path)
+        // Inside a folder not yet placed, the folder's one flush makes this file durable too.
+        let sync = syncBeforeCommit && !BatchedDurability.deferred
         return try await BlockingIO.run { _ throws(CofferError) in
             let parent = try self.openParent(of: path)
-            return try LocalPendingWrite(folder: parent, finalName: path.name, path: path, sync: self.syncBeforeCommit)
+            return try LocalPendingWrite(folder: parent, finalName: path.name, path: path, sync: sync)
         }
     }
 
@@ -207,6 +209,17 @@ extension LocalSandboxBackend: AttributeKeepingBackend {
         return try await BlockingIO.run { _ throws(CofferError) in
             let item = try self.openForAttributes(path)
             return withExtendedLifetime(item) { ExtendedAttributes.setUserAttributes(attributes, on: item.raw) }
+        }
+    }
+}
+
+extension LocalSandboxBackend: DurableFolderBackend {
+    /// One `syncfs` of the file system the folder is on: every file written below it, at once.
+    public func makeDurable(_ path: VirtualPath) async throws {
+        guard syncBeforeCommit else { return }
+        try await BlockingIO.run { _ throws(CofferError) in
+            let folder = try self.openFolder(at: path)
+            guard coffer_syncfs(folder.raw) == 0 else { throw CofferError.lastSystemError("syncfs", path: path) }
         }
     }
 }

@@ -347,13 +347,16 @@ extension TrashBackend {
     /// also information files without an item and items without information).
     /// - Returns: how many items were deleted.
     @discardableResult
-    public func empty(olderThan cutoff: Date? = nil) async throws(CofferError) -> Int {
+    public func empty(olderThan cutoff: Date? = nil, progress: ProgressReporter = .none) async throws(CofferError) -> Int {
         try await BlockingIO.run { cancellation throws(CofferError) -> Int in
             let (items, problems) = try self.scan()
+            let emptied = items.filter { $0.isEmptied(olderThan: cutoff) }
+            progress.expect(bytes: emptied.reduce(0) { $0 + ($1.size ?? 0) }, items: emptied.count)
             var removed = 0
-            for item in items where item.isEmptied(olderThan: cutoff) {
+            for item in emptied {
                 try cancellation.check(nil)
                 try self.discard(item.id)
+                progress.advance(bytes: item.size ?? 0, items: 1)
                 removed += 1
             }
             if cutoff == nil {
@@ -363,6 +366,19 @@ extension TrashBackend {
             }
             _ = try? self.scan()  // prunes directorysizes
             return removed
+        }
+    }
+
+    /// Deletes one item for good, by its name in the trash (`empty-trash NAME`).
+    /// - Throws: `noSuchFile` when the trash has no such item.
+    public func delete(_ id: String) async throws(CofferError) {
+        try Self.checkID(id)
+        try await BlockingIO.run { _ throws(CofferError) in
+            var info = stat()
+            let hasInfo = fstatat(self.infoFolder.raw, id + TrashInfo.suffix, &info, AT_SYMLINK_NOFOLLOW) == 0
+            guard try self.exists(id) || hasInfo else { throw CofferError(.noSuchFile, path: self.trashPath(id)) }
+            try self.discard(id)
+            _ = try? self.scan()  // prunes directorysizes
         }
     }
 

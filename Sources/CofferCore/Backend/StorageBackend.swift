@@ -339,3 +339,10 @@ extension PendingWrite {
         LostAttribute.all(attributes, .unsupported)
     }
 }
+
+/// A backend whose items' modification time can be set to now without rewriting them
+/// (`touch` of an existing item). S3 objects cannot be: their time is their last upload.
+public protocol TouchingBackend: StorageBackend {
+    /// Sets the item's modification (and access) time to now; links are not followed.
+    func touch(_ path: VirtualPath) async throws
+}

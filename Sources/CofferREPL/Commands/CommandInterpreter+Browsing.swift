@@ -12,16 +12,19 @@ extension CommandInterpreter {
         // `ls` shows no backup exclusion (`info` does): it is not read.
         let options = ListOptions(includeHidden: arguments.flags.contains("a"), order: order, readsBackupExclusion: false)
         let targets = arguments.operands.isEmpty ? ["."] : arguments.operands
-        for (index, target) in targets.enumerated() {
+        // As `ls` does: the files named come first, together; then each folder, under its name
+        // when there are several (`ls *.txt Photos`).
+        var files: [FileNode] = [], folders: [(VirtualPath, FileNode)] = []
+        for target in targets {
             let path = try resolve(target)
             let node = try await perform(StatItem(path))
+            if node.kind == .file { files.append(node) } else { folders.append((path, node)) }
+        }
+        if !files.isEmpty { long ? printLong(files) : files.forEach { output.line(styled($0)) } }
+        for (index, (path, _)) in folders.enumerated() {
             if targets.count > 1 {
-                if index > 0 { output.line() }
+                if index > 0 || !files.isEmpty { output.line() }
                 output.line("\(shown(path.description)):")
-            }
-            if node.kind == .file {
-                long ? printLong([node]) : output.line(styled(node))
-                continue
             }
             let page = try await perform(ListFolder(path, options: options))
             if arguments.flags.contains("thumbnails") { prefetchThumbnails(of: page.items) }
@@ -50,7 +53,9 @@ extension CommandInterpreter {
             // Where the storage keeps no date (an S3 folder): a dash as wide as a date.
             output.write(node.knownModificationDate.map { dates.date($0) } ?? "-" + String(repeating: " ", count: 15))
             output.write("  ")
-            output.line(Formatting.kind(node))
+            output.line(Formatting.kind(node) { [registry = service.registry, language] identifier in
+                registry.type(withIdentifier: identifier)?.name(in: language) ?? identifier
+            })
         }
     }
 

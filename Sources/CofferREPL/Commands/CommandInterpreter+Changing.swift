@@ -75,3 +75,22 @@ extension CommandInterpreter {
 
 /// A failure already printed; it only marks the command as failed.
 struct Reported: Error {}
+
+extension CommandInterpreter {
+    /// `touch path…`: an empty file where nothing is, else the item's time set to now.
+    func touch(_ words: ArraySlice<String>) async throws {
+        let arguments = try parse(words, as: "touch")
+        guard !arguments.operands.isEmpty else { throw usage("touch") }
+        var failed = false
+        for text in arguments.operands {
+            do {
+                _ = try await perform(TouchItem(try resolve(text)))
+            } catch {
+                if arguments.operands.count == 1 { throw error }
+                report(error)
+                failed = true
+            }
+        }
+        if failed { throw Reported() }
+    }
+}

@@ -7,6 +7,15 @@ extension CommandInterpreter {
     func remove(_ words: ArraySlice<String>) async throws {
         let arguments = try parse(words, as: "rm")
         guard !arguments.operands.isEmpty else { throw usage("rm") }
+        // Items of the trash go for good, asked first: only the trash's own can be deleted.
+        let trashed = arguments.operands.filter { (try? resolve($0))?.mount == "trash" }
+        if !trashed.isEmpty {
+            guard trashed.count == arguments.operands.count else {
+                throw CofferError(.invalidArgument, detail: LocalizedText(
+                    "rm deletes items of the trash for good: give them alone", "rm 会永久删除废纸篓中的项目：请单独指定它们")(language))
+            }
+            return try await deleteFromTrash(try trashed.map { (text) throws(CofferError) in try resolve(text).components.joined(separator: "/") })
+        }
         let results = try await perform(TrashItems(try arguments.operands.map { (text) throws(CofferError) in try resolve(text) }))
         let failures = results.compactMap { result -> CofferError? in
             if case .failure(let error) = result { return error }
@@ -57,7 +66,10 @@ extension CommandInterpreter {
     /// `empty-trash [--older-than DAYS]`: asks first when someone is there to answer.
     func emptyTrash(_ words: ArraySlice<String>) async throws(CofferError) {
         let arguments = try parse(words, as: "empty-trash")
-        guard arguments.operands.isEmpty else { throw usage("empty-trash") }
+        if !arguments.operands.isEmpty {
+            guard arguments.options["older-than"] == nil else { throw usage("empty-trash") }
+            return try await deleteFromTrash(arguments.operands)
+        }
         var days: Double?
         if let text = arguments.options["older-than"] {
             guard let number = Double(text) else { throw usage("empty-trash") }
@@ -70,18 +82,44 @@ extension CommandInterpreter {
             throw usage("empty-trash")
         }
         let cutoff = emptying.cutoff
-        let count = try await perform(ListTrash()).items.filter { $0.isEmptied(olderThan: cutoff) }.count
-        guard count > 0 else {
+        let going = try await perform(ListTrash()).items.filter { $0.isEmptied(olderThan: cutoff) }
+        guard !going.isEmpty else {
             output.line(LocalizedText("Nothing to delete.", "没有需要删除的项目。")(language))
             return
         }
         if let confirm {
+            // Told how much goes: items and bytes.
+            let count = going.count, bytes = Formatting.size(going.reduce(0) { $0 + ($1.size ?? 0) })
             let question = LocalizedText(
-                "Delete \(count) \(count == 1 ? "item" : "items") in the trash for good? This cannot be undone. [y/N] ",
-                "永久删除废纸篓中的 \(count) 个项目？此操作无法撤销。[y/N] ")(language)
+                "Delete \(count) \(count == 1 ? "item" : "items") (\(bytes)) in the trash for good? This cannot be undone. [y/N] ",
+                "永久删除废纸篓中的 \(count) 个项目（\(bytes)）？此操作无法撤销。[y/N] ")(language)
             guard await confirm(question) else { throw CofferError(.cancelled, path: .root(of: "trash")) }
         }
-        let removed = try await perform(emptying)
+        let removed = try await perform(emptying, progress: LocalizedText("Emptying the trash", "正在清空废纸篓"))
+        output.line(LocalizedText("Deleted \(removed) \(removed == 1 ? "item" : "items").", "已删除 \(removed) 个项目。")(language))
+    }
+
+    /// `empty-trash NAME…` and `rm trash:/NAME`: these items, for good, asked first on a terminal.
+    func deleteFromTrash(_ names: [String]) async throws(CofferError) {
+        let items = try await perform(ListTrash()).items
+        var chosen: [TrashItem] = []
+        for name in names {
+            let id = name.hasPrefix("trash:/") ? String(name.dropFirst("trash:/".count)) : name
+            guard let item = items.first(where: { $0.id == id }) else {
+                throw CofferError(.noSuchFile, path: FileName.problem(with: id) == nil ? VirtualPath.root(of: "trash").appending(trustedName: id) : nil)
+            }
+            chosen.append(item)
+        }
+        if let confirm {
+            let what = chosen.count == 1
+                ? "“\(chosen[0].id)” (\(chosen[0].size.map(Formatting.size) ?? "?"))"
+                : LocalizedText("\(chosen.count) items (\(Formatting.size(chosen.reduce(0) { $0 + ($1.size ?? 0) })))",
+                                "\(chosen.count) 个项目（\(Formatting.size(chosen.reduce(0) { $0 + ($1.size ?? 0) }))）")(language)
+            let question = LocalizedText("Delete \(what) from the trash for good? This cannot be undone. [y/N] ",
+                                         "从废纸篓中永久删除 \(what)？此操作无法撤销。[y/N] ")(language)
+            guard await confirm(question) else { throw CofferError(.cancelled, path: .root(of: "trash")) }
+        }
+        let removed = try await perform(EmptyTrash(items: chosen.map(\.id)))
         output.line(LocalizedText("Deleted \(removed) \(removed == 1 ? "item" : "items").", "已删除 \(removed) 个项目。")(language))
     }
 }

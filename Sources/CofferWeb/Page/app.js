@@ -4,7 +4,7 @@
 import { bridge } from "./bridge.js";
 import {
   $, failed, failedUnlessCancelled, formatDate, formatSize, hasThumbnail, iconKind, join, keyOf, kindText,
-  nameOf, parentOf, samePath, selectedItems, show, state, thumbnailURL,
+  nameOf, parentOf, samePath, selectedItems, show, state, thumbnailURL, typeNames,
 } from "./common.js";
 import { confirmed, conflictAsked, openShare, openWith } from "./dialogs.js";
 import { closePreview, preview } from "./preview.js";
@@ -135,8 +135,27 @@ async function asked(method, params) {
 
 // MARK: Drawing
 
+/// Asks the server for the names of the types shown that have none yet, then writes them in.
+async function nameTypes() {
+  const missing = [...new Set(state.items.map((node) => node.type).filter((type) => type && !typeNames.has(type)))];
+  if (!missing.length) return;
+  for (const type of missing) typeNames.set(type, type);  // asked once
+  await Promise.all(missing.map(async (type) => {
+    const described = await bridge.call("types/describe", { identifier: type }).catch(() => null);
+    if (described?.description) typeNames.set(type, described.description);
+  }));
+  if (state.view !== "trash") {
+    $("items").querySelectorAll("li[data-index]").forEach((item) => {
+      const node = state.items[Number(item.dataset.index)];
+      const cell = item.querySelector(".kind");
+      if (node && cell) cell.textContent = kindText(node);
+    });
+  }
+}
+
 function render() {
   renderBreadcrumbs();
+  nameTypes().catch(() => {});
   const items = $("items");
   items.classList.toggle("grid", state.layout === "grid");
   items.setAttribute("aria-label", state.view === "trash" ? say("trash") : state.view === "search" ? say("searching", state.query) : state.folder);

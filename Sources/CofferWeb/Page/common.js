@@ -83,5 +83,8 @@ export function contentURL(path, download) {
 
 export function thumbnailURL(path, size) { return `/thumbnail?path=${encodeURIComponent(path)}&size=${size}`; }
 
-/// What a kind is called: the folder's word, else the type the server named.
-export function kindText(node) { return node.kind === "folder" ? say("folder") : (node.typeName || node.type || ""); }
+/// Types' names in the page's language, as the server gives them (`types/describe`).
+export const typeNames = new Map();
+
+/// What a kind is called: the folder's word, else the type's name (“Gzip archive”), else its identifier.
+export function kindText(node) { return node.kind === "folder" ? say("folder") : (typeNames.get(node.type) || node.type || ""); }

@@ -8,8 +8,16 @@ public struct EmptyTrash: FileOperation {
     public static let changesFiles = true
 
     public var cutoff: Date?
+    /// Only these items, by their names in the trash (`empty-trash NAME…`, `rm trash:/NAME`);
+    /// `nil`: everything trashed before `cutoff`.
+    public var items: [String]?
 
     public init(olderThan cutoff: Date? = nil) { self.cutoff = cutoff }
+
+    public init(items: [String]) {
+        self.cutoff = nil
+        self.items = items
+    }
 
     /// Keeping what was trashed within the last `days` days (`--older-than`, `olderThanDays`),
     /// or everything when `nil`: one rule for every front end.
@@ -27,8 +35,15 @@ public struct EmptyTrash: FileOperation {
 
     /// - Returns: how many items were deleted.
     public func run(in context: OperationContext) async throws(CofferError) -> Int {
-        try await context.service.emptyTrash(olderThan: cutoff)
+        let service = context.service
+        guard let items else {
+            return try await context.withProgress { progress throws(CofferError) in try await service.emptyTrash(olderThan: cutoff, progress: progress) }
+        }
+        for id in items { try await service.deleteFromTrash(id) }
+        return items.count
     }
 
-    public func auditedPaths(for outcome: Result<Int, CofferError>) -> [String] { ["trash:/"] }
+    public func auditedPaths(for outcome: Result<Int, CofferError>) -> [String] {
+        items.map { $0.map { "trash:/" + $0 } } ?? ["trash:/"]
+    }
 }

@@ -1,0 +1,28 @@
+import CofferCore
+
+/// `touch`: makes an empty file where nothing is, or sets an existing item's modification
+/// time to now (where its storage can: not an S3 object's, whose time is its upload's).
+public struct TouchItem: FileOperation {
+    public static let name = "touch"
+    public static let changesFiles = true
+
+    public var path: VirtualPath
+
+    public init(_ path: VirtualPath) { self.path = path }
+
+    public func run(in context: OperationContext) async throws(CofferError) -> FileNode {
+        let service = context.service
+        let backend = try service.writableMount(for: path).backend
+        guard try await service.exists(path) else {
+            // Nothing there: an empty file, which appears whole; a name taken meanwhile is not overwritten.
+            return try await service.writeFile(path, bytes: [], conflict: .fail)
+        }
+        guard let touching = backend as? any TouchingBackend else {
+            throw CofferError(.unsupported, path: path, detail: "touch")
+        }
+        do { try await touching.touch(path) } catch { throw CofferError.wrapping(error, path: path) }
+        return try await service.stat(path)
+    }
+
+    public func auditedPaths(for outcome: Result<FileNode, CofferError>) -> [String] { [path.description] }
+}
