@@ -22,6 +22,15 @@ struct ProgressBarTests {
         #expect(bar.filter { $0 == "=" }.count == 10)
     }
 
+    /// Many small files are counted by files: their bytes alone would say little (issue 39).
+    @Test func manyItemsAreCountedByItemsAndBytes() {
+        let text = ProgressBar.render(label: "Importing", progress: OperationProgress(completedBytes: 3_000, totalBytes: 20_000,
+                                                                                    completedItems: 12_000, totalItems: 20_000),
+                                      columns: 100)
+        #expect(text.hasPrefix("Importing  60% ["), "\(text)")
+        #expect(text.hasSuffix("]  12000 of 20000 items, 3.0 kB / 20 kB") || text.hasSuffix("]  12000 of 20000 items, 3.0 KB / 20 KB"), "\(text)")
+    }
+
     @Test func fitsNarrowTerminalsAndUnknownTotals() {
         let narrow = ProgressBar.render(label: "Copying", progress: OperationProgress(completedBytes: 1, totalBytes: 2),
                                         columns: 30)

@@ -54,14 +54,18 @@ final class LocalPendingWrite: PendingWrite {
     /// `user.` attributes (an import keeps a file's tags), reporting those not kept as
     /// attributes of `item`.
     func fill(from source: Descriptor, reportingAs item: String, progress: ProgressReporter) async throws {
-        let file = try openFile()
-        let path = self.path
-        let flush = self.sync
         try await BlockingIO.run { cancellation throws(CofferError) in
-            try KernelCopy.copy(from: source.raw, to: file.raw, cancellation: cancellation, progress: progress,
-                                flush: flush, path: path)
-            ExtendedAttributes.copyUserAttributes(from: source.raw, to: file.raw, reportingAs: item)
+            try self.fillNow(from: source, reportingAs: item, progress: progress, cancellation: cancellation)
         }
+    }
+
+    /// ``fill(from:reportingAs:progress:)`` on the calling thread (a blocking one).
+    func fillNow(from source: Descriptor, reportingAs item: String, progress: ProgressReporter,
+                 cancellation: CancellationFlag) throws(CofferError) {
+        let file = try openFile()
+        try KernelCopy.copy(from: source.raw, to: file.raw, cancellation: cancellation, progress: progress,
+                            flush: sync, path: path)
+        ExtendedAttributes.copyUserAttributes(from: source.raw, to: file.raw, reportingAs: item)
     }
 
     func setUserAttributes(_ attributes: UserAttributes) async -> [LostAttribute] {
@@ -84,6 +88,10 @@ final class LocalPendingWrite: PendingWrite {
     }
 
     func setAttributes(permissions: UInt16?, modificationDate: Date?) async throws {
+        try setAttributesNow(permissions: permissions, modificationDate: modificationDate)
+    }
+
+    func setAttributesNow(permissions: UInt16?, modificationDate: Date?) throws(CofferError) {
         let file = try openFile()
         if let permissions { _ = fchmod(file.raw, mode_t(permissions & 0o7777)) }
         if let modificationDate {
@@ -94,24 +102,27 @@ final class LocalPendingWrite: PendingWrite {
     }
 
     func commit(conflict: ConflictPolicy) async throws {
+        try await BlockingIO.run { _ throws(CofferError) in try self.commitNow(conflict: conflict) }
+    }
+
+    /// ``commit(conflict:)`` on the calling thread (a blocking one).
+    func commitNow(conflict: ConflictPolicy) throws(CofferError) {
         let file = try openFile()
-        try await BlockingIO.run { _ throws(CofferError) in
-            if self.sync && fdatasync(file.raw) != 0 {
-                throw CofferError.lastSystemError("fdatasync", path: self.path)
-            }
-            do throws(CofferError) {
-                try Placement.place(self.temporaryName, as: self.finalName, in: self.folder, conflict: conflict, path: self.path)
-            } catch {
-                self.discard()
-                throw error
-            }
-            self.state.withLock { $0 = State(file: nil, finished: true) }
+        if sync && fdatasync(file.raw) != 0 {
+            throw CofferError.lastSystemError("fdatasync", path: path)
         }
+        do throws(CofferError) {
+            try Placement.place(temporaryName, as: finalName, in: folder, conflict: conflict, path: path)
+        } catch {
+            discard()
+            throw error
+        }
+        state.withLock { $0 = State(file: nil, finished: true) }
     }
 
     func abort() async { discard() }
 
-    private func discard() {
+    func discard() {
         let wasOpen = state.withLock { state -> Bool in
             defer { state = State(file: nil, finished: true) }
             return !state.finished

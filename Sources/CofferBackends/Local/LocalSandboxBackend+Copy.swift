@@ -168,7 +168,9 @@ enum KernelCopy {
             if kernelCopy {
                 let copied = coffer_copy_file_range(source, target, chunk)
                 if copied > 0 {
-                    if flush { _ = coffer_start_writeback(target, offset, Int64(copied)) }
+                    // Writeback is started for a big file's chunks; a small file's (its whole
+                    // content in one short chunk) is left to the flush at the end, one for all.
+                    if flush && copied == chunk { _ = coffer_start_writeback(target, offset, Int64(copied)) }
                     offset += Int64(copied)
                     progress.advance(bytes: Int64(copied))
                     continue

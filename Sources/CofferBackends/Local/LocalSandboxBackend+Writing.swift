@@ -30,6 +30,27 @@ extension LocalSandboxBackend {
         }
     }
 
+    /// A host file written at `path` whole, in one hand-over to a blocking thread (a folder
+    /// import's files, thousands of them small): made, filled in the kernel with its `user.`
+    /// attributes, given its permissions and time, and placed.
+    func receive(_ source: Descriptor, reportingAs item: String, at path: VirtualPath, permissions: UInt16,
+                 modificationDate: Date, conflict: ConflictPolicy, progress: ProgressReporter) async throws(CofferError) {
+        try requireWritable(path)
+        notePartial(beside: path)
+        let sync = syncBeforeCommit && !BatchedDurability.deferred
+        try await BlockingIO.run { cancellation throws(CofferError) in
+            let write = try LocalPendingWrite(folder: try self.openParent(of: path), finalName: path.name, path: path, sync: sync)
+            do throws(CofferError) {
+                try write.fillNow(from: source, reportingAs: item, progress: progress, cancellation: cancellation)
+                try write.setAttributesNow(permissions: permissions, modificationDate: modificationDate)
+                try write.commitNow(conflict: conflict)
+            } catch {
+                write.discard()
+                throw error
+            }
+        }
+    }
+
     public func moveItem(at source: VirtualPath, to destination: VirtualPath, conflict: ConflictPolicy) async throws {
         try requireWritable(destination)
         let needsCopy = try await BlockingIO.run { _ throws(CofferError) -> Bool in

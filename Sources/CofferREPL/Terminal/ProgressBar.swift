@@ -34,16 +34,20 @@ public final class ProgressBar: Sendable {
 
     /// The text of the bar for `progress`, fitted to `columns`.
     ///
-    /// `Copying  42% [=========>            ]  420 MB of 1 GB`, or `Copying  12 items` while
-    /// the total size is unknown.
+    /// `Copying  42% [=========>            ]  420 MB of 1 GB`; for many items, by items:
+    /// `Importing  60% [====>   ]  12000 of 20000 items, 12 kB / 20 kB`; `Copying  12 items`
+    /// while the total size is unknown.
     public static func render(label: String, progress: OperationProgress, columns: Int) -> String {
-        guard let fraction = progress.fraction else {
+        // Many items (a folder of small files): counted by items, whose bytes say little.
+        let byItems = progress.totalItems > 1
+        guard let fraction = byItems ? min(1, Double(progress.completedItems) / Double(progress.totalItems)) : progress.fraction else {
             let items = progress.completedItems
             return "\(label)  \(items) \(items == 1 ? "item" : "items")"
         }
         let percent = Int((fraction * 100).rounded(.down))
         let head = "\(label) \(String(repeating: " ", count: max(0, 3 - String(percent).count)))\(percent)% "
-        let tail = "  \(Formatting.size(progress.completedBytes)) / \(Formatting.size(progress.totalBytes))"
+        let bytes = "\(Formatting.size(progress.completedBytes)) / \(Formatting.size(progress.totalBytes))"
+        let tail = byItems ? "  \(progress.completedItems) of \(progress.totalItems) items, \(bytes)" : "  " + bytes
         let room = columns - 1 - Formatting.width(head) - Formatting.width(tail) - 2
         guard room >= 10 else { return head + tail }
         let width = min(room, 40)
