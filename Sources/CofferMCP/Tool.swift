@@ -127,6 +127,14 @@ struct ToolContext: Sendable {
         return (try await request.perform(FollowLinks(path)), style)
     }
 
+    /// The same, but for the last component, which is taken as it is: a link named by the
+    /// path is the item meant (`trash_file` of a link trashes the link, not what it points to).
+    func resolveParent(_ text: String) async throws(CofferError) -> (path: VirtualPath, style: PathResolver.Style) {
+        let (path, style) = try paths.resolve(text)
+        guard let parent = path.parent else { return (path, style) }
+        return (try await request.perform(FollowLinks(parent)).appending(trustedName: path.name), style)
+    }
+
     func perform<Operation: FileOperation>(
         _ operation: @autoclosure () throws(CofferError) -> Operation
     ) async throws(CofferError) -> Operation.Output {

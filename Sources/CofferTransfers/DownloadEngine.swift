@@ -112,21 +112,18 @@ public struct DownloadEngine: Sendable {
         record.received = start
         progress.expect(bytes: record.total ?? 0, items: 1)
         progress.advance(bytes: start)
+        // All of it was written before the process was killed: nothing is left to ask for
+        // (a range from the end would be answered 416).
+        if let total = record.total, total > 0, start == total {
+            return try finish(&record, fd: fd, progress: progress, checkpoint: checkpoint)
+        }
         var tries = 0
         while true {
             tries += 1
             let outcome = try attempt(&record, fd: fd, progress: progress, cancellation: cancellation, checkpoint: checkpoint)
             switch outcome {
             case .complete:
-                guard fsync(fd) == 0 else { throw CofferError.lastSystemError("fsync", path: nil) }
-                record.state = .done
-                record.failure = nil
-                record.total = record.received
-                let origin = Array(Self.originWithoutCredentials(record.url).utf8)
-                _ = coffer_fsetxattr(fd, "user.xdg.origin.url", origin, origin.count, 0)
-                progress.advance(items: 1)
-                checkpoint(record)
-                return record
+                return try finish(&record, fd: fd, progress: progress, checkpoint: checkpoint)
             case .interrupted where tries < attempts:
                 sync(fd, &record, checkpoint)
                 continue
@@ -136,6 +133,20 @@ public struct DownloadEngine: Sendable {
                 throw error
             }
         }
+    }
+
+    /// All of it is on disk: made durable, its origin noted (`user.xdg.origin.url`), and done.
+    private func finish(_ record: inout DownloadRecord, fd: Int32, progress: ProgressReporter,
+                        checkpoint: (DownloadRecord) -> Void) throws(CofferError) -> DownloadRecord {
+        guard fsync(fd) == 0 else { throw CofferError.lastSystemError("fsync", path: nil) }
+        record.state = .done
+        record.failure = nil
+        record.total = record.received
+        let origin = Array(Self.originWithoutCredentials(record.url).utf8)
+        _ = coffer_fsetxattr(fd, "user.xdg.origin.url", origin, origin.count, 0)
+        progress.advance(items: 1)
+        checkpoint(record)
+        return record
     }
 
     private enum Outcome {

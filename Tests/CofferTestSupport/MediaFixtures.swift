@@ -41,7 +41,7 @@ public enum MediaFixtures {
         try process.run()
         let data = output.fileHandleForReading.readDataToEndOfFile()
         process.waitForExit()
-        guard process.terminationStatus == 0 else { throw FixtureError("Pillow could not read \(pngs)") }
+        guard process.exitStatus == 0 else { throw FixtureError("Pillow could not read \(pngs)") }
         return try String(decoding: data, as: UTF8.self).split(separator: "\n").map {
             try JSONDecoder().decode(PNGInfo.self, from: Data($0.utf8))
         }
@@ -73,7 +73,7 @@ public enum MediaFixtures {
         process.standardError = FileHandle.nullDevice
         guard (try? process.run()) != nil else { return false }
         process.waitForExit()
-        return process.terminationStatus == 0
+        return process.exitStatus == 0
     }
 
     private static func tool(_ name: String) -> Bool {

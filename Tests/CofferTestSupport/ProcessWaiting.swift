@@ -1,6 +1,16 @@
 import Foundation
+import Synchronization
+
+/// The statuses of children reaped here rather than by Foundation, by process id.
+private let reapedStatuses = Mutex<[Int32: Int32]>([:])
 
 extension Process {
+    /// The exit status, also of a child ``waitForExit()`` had to reap itself (Foundation's
+    /// `terminationStatus` would stop the tests there: it never saw that child end).
+    public var exitStatus: Int32 {
+        reapedStatuses.withLock { $0[processIdentifier] } ?? terminationStatus
+    }
+
     /// Waits until the process ended and returns its exit status (128 + the signal when one
     /// ended it).
     ///
@@ -20,7 +30,9 @@ extension Process {
                     var status: Int32 = 0
                     if waitpid(pid, &status, WNOHANG) == pid {
                         // WIFEXITED and WEXITSTATUS, else the signal as a shell reports it.
-                        return status & 0x7F == 0 ? (status >> 8) & 0xFF : 128 + (status & 0x7F)
+                        let code = status & 0x7F == 0 ? (status >> 8) & 0xFF : 128 + (status & 0x7F)
+                        reapedStatuses.withLock { $0[pid] = code }
+                        return code
                     }
                 }
             }

@@ -61,7 +61,7 @@ public final class RPCProcess: RPCClient, @unchecked Sendable {
             process.terminate()
             throw RPCTimeout(description: "coffer rpc did not exit")
         }
-        return process.terminationStatus
+        return process.exitStatus
     }
 
     public var isRunning: Bool { process.isRunning }

@@ -21,7 +21,7 @@ public final class TransferServer: @unchecked Sendable {
         check.standardError = FileHandle.nullDevice
         guard (try? check.run()) != nil else { return false }
         check.waitForExit()
-        return check.terminationStatus == 0
+        return check.exitStatus == 0
     }
 
     /// Whether it speaks HTTPS.
@@ -66,7 +66,7 @@ public final class TransferServer: @unchecked Sendable {
         process.arguments = ["-c", script]
         try process.run()
         process.waitForExit()
-        guard process.terminationStatus == 0 else { throw CofferError(.ioError, detail: "openssl could not make certificates") }
+        guard process.exitStatus == 0 else { throw CofferError(.ioError, detail: "openssl could not make certificates") }
         return (folder + "/ca.pem", folder + "/server.pem", folder + "/server.key")
     }
 

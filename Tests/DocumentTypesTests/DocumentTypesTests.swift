@@ -197,7 +197,7 @@ struct GeneratorToolTests {
         try process.run()
         let data = errors.fileHandleForReading.readDataToEndOfFile()
         process.waitForExit()
-        return (process.terminationStatus, String(decoding: data, as: UTF8.self))
+        return (process.exitStatus, String(decoding: data, as: UTF8.self))
     }
 
     @Test func writesChecksAndRefusesWithoutTouchingTheFile() throws {

@@ -89,7 +89,7 @@ struct CommandEndToEndTests {
         #expect(copying, "the copy never opened big.bin")
         kill(process.processIdentifier, SIGINT)
         process.waitForExit()
-        #expect(process.terminationStatus == 130)
+        #expect(process.exitStatus == 130)
         let names = try FileManager.default.contentsOfDirectory(atPath: files).sorted()
         #expect(names == ["Download", "Import", "big.bin"])
     }

@@ -52,7 +52,7 @@ struct DesktopIntegrationEndToEndTests {
         try process.run()
         let text = output.fileHandleForReading.readDataToEndOfFile()
         process.waitForExit()
-        return (process.terminationStatus, String(decoding: text, as: UTF8.self).trimmingCharacters(in: .whitespacesAndNewlines))
+        return (process.exitStatus, String(decoding: text, as: UTF8.self).trimmingCharacters(in: .whitespacesAndNewlines))
     }
 
     @Test func theInstalledFilesAreWhatTheDesktopToolsAccept() throws {

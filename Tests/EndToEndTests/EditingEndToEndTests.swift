@@ -266,7 +266,7 @@ struct EditingEndToEndTests {
         try process.run()
         let data = output.fileHandleForReading.readDataToEndOfFile()
         process.waitForExit()
-        guard process.terminationStatus == 0 else { throw CocoaError(.fileReadUnknown) }
+        guard process.exitStatus == 0 else { throw CocoaError(.fileReadUnknown) }
         return String(decoding: data, as: UTF8.self)
     }
 

@@ -539,6 +539,10 @@ import Testing
             }
         }
         #expect(directory.contents("outside/secret.txt") == "SECRET" && directory.names("outside") == ["secret.txt"])
+        // trash_file of a link trashes the link itself, not what it points to.
+        let trashed = try await tool(mcp, "trash_file", ["path": root + "/alias.txt"])
+        #expect(!failed(trashed) && !directory.exists(user("alias.txt")), "\(text(trashed))")
+        #expect(directory.contents(user("real/target.txt")) == "new")
     }
 
     /// A partial answer says so in the text, not only in `structuredContent`: a client that

@@ -54,7 +54,7 @@ struct RecentFilesEndToEndTests {
         try process.run()
         let data = output.fileHandleForReading.readDataToEndOfFile()
         process.waitForExit()
-        #expect(process.terminationStatus == 0, "GLib could not load \(xbel)")
+        #expect(process.exitStatus == 0, "GLib could not load \(xbel)")
         return String(decoding: data, as: UTF8.self).split(separator: "\n").map(String.init)
     }
 

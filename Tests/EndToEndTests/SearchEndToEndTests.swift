@@ -181,6 +181,6 @@ struct SearchEndToEndTests {
         shell.arguments = ["-c", script]
         try shell.run()
         shell.waitForExit()
-        #expect(shell.terminationStatus == 0)
+        #expect(shell.exitStatus == 0)
     }
 }

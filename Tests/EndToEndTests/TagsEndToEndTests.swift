@@ -33,7 +33,7 @@ struct TagsEndToEndTests {
         try process.run()
         let data = output.fileHandleForReading.readDataToEndOfFile()
         process.waitForExit()
-        return process.terminationStatus == 0 ? String(decoding: data, as: UTF8.self) : nil
+        return process.exitStatus == 0 ? String(decoding: data, as: UTF8.self) : nil
     }
 
     @Test func theREPLTagsAndEveryCopyKeepsTheTags() throws {
@@ -135,7 +135,7 @@ struct TagsEndToEndTests {
         try process.run()
         process.waitForExit()
         func read(_ name: String) -> String { (try? String(contentsOfFile: out + "/" + name, encoding: .utf8)) ?? "" }
-        #expect(process.terminationStatus == 0, "\(read("repl.err"))")
+        #expect(process.exitStatus == 0, "\(read("repl.err"))")
         #expect(read("ls.out").components(separatedBy: "report.txt").count == 4, "every front end exported the file: \(read("ls.out"))")
         #expect(read("repl.err").contains("warning: “files:/Docs/report.txt”: the copy did not keep user.xdg.tags: the destination keeps no extended attributes"),
                 "\(read("repl.err"))")
@@ -158,6 +158,6 @@ extension Process {
         process.arguments = arguments
         guard (try? process.run()) != nil else { return -1 }
         process.waitForExit()
-        return process.terminationStatus
+        return process.exitStatus
     }
 }

@@ -48,7 +48,7 @@ struct TrashCLIInteropTests {
         try stdin.fileHandleForWriting.close()
         let data = stdout.fileHandleForReading.readDataToEndOfFile()
         process.waitForExit()
-        return (process.terminationStatus, String(decoding: data, as: UTF8.self))
+        return (process.exitStatus, String(decoding: data, as: UTF8.self))
     }
 
     struct Missing: Error, CustomStringConvertible {

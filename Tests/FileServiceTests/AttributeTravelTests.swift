@@ -46,7 +46,7 @@ struct AttributeTravelTests {
         guard (try? process.run()) != nil else { return nil }
         let data = output.fileHandleForReading.readDataToEndOfFile()
         process.waitForExit()
-        return process.terminationStatus == 0 ? String(decoding: data, as: UTF8.self) : nil
+        return process.exitStatus == 0 ? String(decoding: data, as: UTF8.self) : nil
     }
 
     @Test func aCopyBetweenLocalMountsKeepsEveryAttributeAndWarnsOfNothing() async throws {

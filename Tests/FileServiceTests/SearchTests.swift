@@ -373,7 +373,7 @@ struct SearchTests {
         process.arguments = ["setfattr", "-n", "user.xdg.tags", "-v", value, path]
         guard (try? process.run()) != nil else { return false }
         process.waitForExit()
-        return process.terminationStatus == 0
+        return process.exitStatus == 0
     }
 
     @Test func aDeletedIndexIsRebuiltByTheNextSearch() async throws {

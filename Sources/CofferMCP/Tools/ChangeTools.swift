@@ -104,7 +104,7 @@ struct TrashFile: MCPTool {
     static let name = "trash_file"
 
     static func call(_ arguments: Arguments, _ context: ToolContext) async throws(CofferError) -> ToolOutput {
-        let (path, style) = try await context.path(arguments, "path")
+        let (path, style) = try await context.resolveParent(try arguments.string("path"))
         guard let outcome = try await context.perform(TrashItems([path])).first else { throw CofferError(.noSuchFile, path: path) }
         let item = try outcome.get()
         return ToolOutput(text: "Moved \(context.paths.display(path, style)) to the trash (id \(item.id))",
