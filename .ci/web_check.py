@@ -415,7 +415,9 @@ def browser(server, root, screenshots):
         # A preview: the image, its facts.
         click_row("photo.png")
         wait.until(lambda d: "640 × 480" in d.find_element(By.ID, "preview-facts").text)
-        check(driver.find_element(By.CSS_SELECTOR, "#preview-body img").get_attribute("naturalWidth") == "640", "image preview")
+        # The image loads after the facts are shown: waited for, not read at once (a loaded CI is slower).
+        wait.until(lambda d: d.find_element(By.CSS_SELECTOR, "#preview-body img").get_attribute("naturalWidth") == "640")
+        check(True, "image preview")
         shot("web-preview.png")
 
         # New folder.

@@ -86,7 +86,10 @@ struct Minimatch: Sendable {
             case .pattern(let tokens):
                 // With `dot`, still never `.` or `..`, and never an empty segment.
                 guard !name.isEmpty, name != ".", name != ".." else { return false }
-                return Token.match(tokens[...], Array(name.unicodeScalars)[...])
+                // A bound on the work one name may cost: a pathological pattern (`+(a|aa)b`)
+                // against a long name fails instead of running for minutes.
+                var budget = Token.stepLimit
+                return Token.match(tokens[...], Array(name.unicodeScalars)[...], &budget)
             }
         }
     }
@@ -161,32 +164,37 @@ struct Minimatch: Sendable {
         }
 
         /// Whether `tokens` match all of `name`.
-        static func match(_ tokens: ArraySlice<Token>, _ name: ArraySlice<Unicode.Scalar>) -> Bool {
+        /// The most matching steps one name may take.
+        static let stepLimit = 200_000
+
+        static func match(_ tokens: ArraySlice<Token>, _ name: ArraySlice<Unicode.Scalar>, _ budget: inout Int) -> Bool {
+            budget -= 1
+            guard budget >= 0 else { return false }
             guard let first = tokens.first else { return name.isEmpty }
             let rest = tokens.dropFirst()
             switch first {
             case .scalar(let scalar):
                 guard name.first == scalar else { return false }
-                return match(rest, name.dropFirst())
+                return match(rest, name.dropFirst(), &budget)
             case .any:
                 guard !name.isEmpty else { return false }
-                return match(rest, name.dropFirst())
+                return match(rest, name.dropFirst(), &budget)
             case .set(let set):
                 guard let scalar = name.first, set.contains(scalar) else { return false }
-                return match(rest, name.dropFirst())
+                return match(rest, name.dropFirst(), &budget)
             case .star:
                 if rest.isEmpty { return true }
-                for start in name.startIndex...name.endIndex where match(rest, name[start...]) { return true }
+                for start in name.startIndex...name.endIndex where match(rest, name[start...], &budget) { return true }
                 return false
             case .extended(let kind, let alternatives):
-                return matchExtended(kind, alternatives, rest, name)
+                return matchExtended(kind, alternatives, rest, name, &budget)
             }
         }
 
         private static func matchExtended(_ kind: Character, _ alternatives: [[Token]], _ rest: ArraySlice<Token>,
-                                          _ name: ArraySlice<Unicode.Scalar>) -> Bool {
+                                          _ name: ArraySlice<Unicode.Scalar>, _ budget: inout Int) -> Bool {
             /// Whether one alternative matches exactly `piece`.
-            func one(_ piece: ArraySlice<Unicode.Scalar>) -> Bool { alternatives.contains { match($0[...], piece) } }
+            func one(_ piece: ArraySlice<Unicode.Scalar>) -> Bool { alternatives.contains { match($0[...], piece, &budget) } }
             /// Whether `piece` is one or more alternatives in a row.
             func many(_ piece: ArraySlice<Unicode.Scalar>) -> Bool {
                 if one(piece) { return true }
@@ -196,15 +204,16 @@ struct Minimatch: Sendable {
             }
             let ends = Array(name.startIndex...name.endIndex)
             switch kind {
-            case "@": return ends.contains { one(name[..<$0]) && match(rest, name[$0...]) }
-            case "?": return match(rest, name) || ends.contains { one(name[..<$0]) && match(rest, name[$0...]) }
-            case "*": return match(rest, name) || ends.contains { $0 > name.startIndex && many(name[..<$0]) && match(rest, name[$0...]) }
-            case "+": return ends.contains { $0 > name.startIndex && many(name[..<$0]) && match(rest, name[$0...]) }
+            case "@": return ends.contains { one(name[..<$0]) && match(rest, name[$0...], &budget) }
+            case "?": return match(rest, name, &budget) || ends.contains { one(name[..<$0]) && match(rest, name[$0...], &budget) }
+            case "*": return match(rest, name, &budget)
+                || ends.contains { $0 > name.startIndex && many(name[..<$0]) && match(rest, name[$0...], &budget) }
+            case "+": return ends.contains { $0 > name.startIndex && many(name[..<$0]) && match(rest, name[$0...], &budget) }
             default:
                 // `!(a|b)REST`: the name does not begin with an alternative followed by REST, and
                 // some part of it (any) is followed by REST.
-                let excluded = ends.contains { one(name[..<$0]) && match(rest, name[$0...]) }
-                return !excluded && ends.contains { match(rest, name[$0...]) }
+                let excluded = ends.contains { one(name[..<$0]) && match(rest, name[$0...], &budget) }
+                return !excluded && ends.contains { match(rest, name[$0...], &budget) }
             }
         }
     }

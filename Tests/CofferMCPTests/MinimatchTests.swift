@@ -62,6 +62,15 @@ import Testing
         for path in row.no { #expect(!glob.matches(path), "\(row.pattern) should not match \(path)") }
     }
 
+    /// A pattern that would backtrack for minutes on a long name costs a bounded amount of
+    /// work (without the bound, this test does not end).
+    @Test func aPathologicalPatternEnds() {
+        let name = String(repeating: "a", count: 200)
+        #expect(!Minimatch("+(a|aa|aaa)b").matches(name))
+        #expect(!Minimatch("*a*a*a*a*a*a*a*b").matches(name))
+        #expect(Minimatch("+(a|aa|aaa)").matches("aaaa"))
+    }
+
     @Test func bracesExpandAsBashDoes() {
         #expect(Minimatch.expandBraces("a{b,c}d{1..2}") == ["abd1", "abd2", "acd1", "acd2"])
         #expect(Minimatch.expandBraces("{5..1..2}") == ["5", "3", "1"])
