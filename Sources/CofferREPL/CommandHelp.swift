@@ -297,12 +297,12 @@ public struct CommandHelp: Sendable {
             examples: ["upload report.pdf https://example.com/upload", "upload --form album=2026 --ascii-name name 照片.jpg https://example.com/u",
                        "upload --put backup.tar https://example.com/store/backup.tar"]),
         CommandHelp(
-            name: "downloads", usage: "downloads",
-            syntax: CommandSyntax(),
+            name: "downloads", usage: "downloads [--clear]",
+            syntax: CommandSyntax(longFlags: ["clear"]),
             summary: LocalizedText("List downloads: done, paused, failed.", "列出下载：已完成、已暂停、失败。"),
-            details: LocalizedText("One line each, oldest first: its id, its state, how much came, and where it went or why it stopped.",
-                                   "每个下载一行，最早的在前：编号、状态、已下载的大小，以及保存位置或停止的原因。"),
-            examples: ["downloads"]),
+            details: LocalizedText("One line each, oldest first: its id, its state, how much came, and where it went or why it stopped. --clear forgets the done and failed ones, with any data they kept; unfinished ones untouched for 30 days are forgotten anyway.",
+                                   "每个下载一行，最早的在前：编号、状态、已下载的大小，以及保存位置或停止的原因。--clear 清除已完成和失败的下载及其保留的数据；30 天未动的未完成下载也会被清除。"),
+            examples: ["downloads", "downloads --clear"]),
         CommandHelp(
             name: "preview", usage: "preview [--size 128|256|512|1024] path…",
             syntax: CommandSyntax(longOptions: ["size": .text], operands: [.sandboxPath]),

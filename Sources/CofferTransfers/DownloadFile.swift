@@ -44,6 +44,30 @@ public struct TransferStore: Sendable {
     /// Those that did not finish, oldest first.
     public func unfinished() -> [DownloadRecord] { records(in: folder).sorted { $0.id < $1.id } }
 
+    /// How long a download that did not finish is kept without being touched.
+    public static let keepUnfinished: TimeInterval = 30 * 86_400
+
+    /// Forgets `record`, and removes its partial data from the downloads cache `cache`.
+    public func forget(_ record: DownloadRecord, cache: String?) {
+        guard FileName.problem(with: record.id) == nil else { return }
+        for done in [false, true] { try? FileManager.default.removeItem(atPath: path(record.id, done: done)) }
+        if let cache { try? FileManager.default.removeItem(atPath: cache + "/" + record.id + ".download") }
+    }
+
+    /// Forgets the downloads that did not finish and were not touched for ``keepUnfinished``
+    /// (one interrupted by a process still running is touched as it goes); returns how many.
+    @discardableResult
+    public func dropStale(cache: String?, now: Date = Date()) -> Int {
+        var dropped = 0
+        for record in unfinished() where record.state != .queued {
+            let saved = (try? FileManager.default.attributesOfItem(atPath: path(record.id, done: false))[.modificationDate]) as? Date
+            guard let saved, now.timeIntervalSince(saved) > Self.keepUnfinished else { continue }
+            forget(record, cache: cache)
+            dropped += 1
+        }
+        return dropped
+    }
+
     private func records(in folder: String) -> [DownloadRecord] {
         let names = (try? FileManager.default.contentsOfDirectory(atPath: folder)) ?? []
         return names.filter { $0.hasSuffix(".json") }.compactMap { name in

@@ -75,4 +75,28 @@ struct ShellHabitsEndToEndTests {
         let chinese = try CofferBinary.run(["--container", container, "--lang", "zh-Hans", "-c", "ls -l"])
         #expect(chinese.output.contains("PDF 文稿"), "\(chinese.output)")
     }
+
+    /// Downloads do not pile up (issue 39): `downloads --clear` forgets the done and failed ones
+    /// with their data, and one left unfinished for 30 days is let go at the next `downloads`.
+    @Test func downloadsAreClearedAndStaleOnesLetGo() async throws {
+        let web = try TransferServer()
+        _ = try coffer("download \(web.url("/data/kept?size=1000"))")
+        _ = try coffer("download \(web.url("/missing"))")
+        let records = container + "/Library/Application Support/AppData/Transfers"
+        let cache = container + "/Library/Caches/Downloading"
+        // A paused one left for 31 days, with its partial data.
+        let stale = #"{"id":"zzstale-1","url":"http://127.0.0.1:1/x","state":"paused","received":3}"#
+        try stale.write(toFile: records + "/zzstale-1.json", atomically: true, encoding: .utf8)
+        try "abc".write(toFile: cache + "/zzstale-1.download", atomically: true, encoding: .utf8)
+        try FileManager.default.setAttributes([.modificationDate: Date().addingTimeInterval(-31 * 86_400)],
+                                              ofItemAtPath: records + "/zzstale-1.json")
+        let listed = try coffer("downloads")
+        #expect(listed.output.contains("done") && listed.output.contains("failed") && !listed.output.contains("zzstale"),
+                "\(listed.output)")
+        #expect(!FileManager.default.fileExists(atPath: cache + "/zzstale-1.download"))
+        let cleared = try coffer("downloads --clear")
+        #expect(cleared.output.contains("Forgot 2 downloads."), "\(cleared.output) \(cleared.errors)")
+        #expect(try coffer("downloads").output.contains("No downloads."))
+        #expect(directory.contents(user("Download/kept")) != nil, "what was downloaded stays")
+    }
 }

@@ -36,3 +36,14 @@ struct TransfersList: RPCMethod {
         Result(downloads: (try? TransferStore(of: context.service).all()) ?? [])
     }
 }
+
+/// `transfers/clear`: forgets the downloads done or failed (and unfinished ones left 30 days),
+/// with their data, as `downloads --clear` does.
+struct TransfersClear: RPCMethod {
+    static let name = "transfers/clear"
+    struct Result: Encodable, Sendable { var removed: Int }
+
+    static func run(_ params: NoParams, _ context: RequestContext) async throws -> Result {
+        Result(removed: try await context.perform(ClearDownloads()))
+    }
+}

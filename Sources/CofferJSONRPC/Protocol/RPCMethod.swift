@@ -90,7 +90,7 @@ public struct RPCMethodRegistry: Sendable {
         UploadBegin.self, UploadAppend.self, UploadCommit.self, UploadAbort.self,
         TrashList.self, TrashRestore.self, TrashEmpty.self,
         HostImport.self, HostExport.self, HostOpen.self, BookmarksList.self,
-        TypesDescribe.self, TransfersDownload.self, TransfersList.self, TransfersUpload.self,
+        TypesDescribe.self, TransfersDownload.self, TransfersList.self, TransfersClear.self, TransfersUpload.self,
         FilesPreview.self, FilesThumbnail.self, FilesTagsSet.self, FilesTagsGet.self, FilesTagsList.self,
         FavouritesList.self, FavouritesAdd.self, FavouritesRemove.self, FilesRecent.self,
         SharesCreate.self, SharesList.self, SharesRevoke.self, FilesApplications.self, FilesOpenWith.self,

@@ -113,8 +113,17 @@ extension CommandInterpreter {
     /// `downloads`: every download remembered, oldest first: its id, state, how much came,
     /// and where it went or why it stopped.
     func listDownloads(_ words: ArraySlice<String>) async throws {
-        _ = try parse(words, as: "downloads")
-        let records = try TransferStore(of: service).all()
+        let arguments = try parse(words, as: "downloads")
+        if arguments.flags.contains("clear") {
+            let cleared = try await perform(ClearDownloads())
+            output.line(LocalizedText("Forgot \(cleared) \(cleared == 1 ? "download" : "downloads").",
+                                      "已清除 \(cleared) 个下载记录。")(language))
+            return
+        }
+        let store = try TransferStore(of: service)
+        // Unfinished ones left alone for 30 days are let go, with what they kept.
+        store.dropStale(cache: service.downloadsCachePath)
+        let records = store.all()
         guard !records.isEmpty else {
             output.line(LocalizedText("No downloads.", "没有下载记录。")(language))
             return
