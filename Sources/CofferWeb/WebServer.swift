@@ -167,11 +167,11 @@ final class WebHandler: @unchecked Sendable {
         browserKey.withLock { $0 = key }
     }
 
+    /// The address served, and the names a request may give it.
+    var served: ServedHost { ServedHost(address: configuration.address, port: port.load(ordering: .relaxed)) }
+
     /// The address as a browser writes it in `Host`.
-    var authority: String {
-        let host = configuration.address.contains(":") ? "[\(configuration.address)]" : configuration.address
-        return "\(host):\(port.load(ordering: .relaxed))"
-    }
+    var authority: String { served.authority }
 
     /// The address to open, with its token.
     var address: String { "http://\(authority)/?token=\(token.withLock { $0 })" }
@@ -183,13 +183,7 @@ final class WebHandler: @unchecked Sendable {
 
     /// The `Host` must be the address served (or `localhost` for 127.0.0.1): a page of another
     /// site that got its name pointed here (DNS rebinding) is refused.
-    func hostIsServed(_ host: String?) -> Bool {
-        guard let host else { return false }
-        let port = self.port.load(ordering: .relaxed)
-        var served: Set<String> = [authority]
-        if configuration.address == "127.0.0.1" { served.insert("localhost:\(port)") }
-        return served.contains(host.lowercased())
-    }
+    func hostIsServed(_ host: String?) -> Bool { served.isNamed(by: host) }
 
     /// The secret the request shows: the cookie (the browser key), or `Authorization: Bearer`
     /// (clients that are not browsers), or, for the page itself, `?token=`.

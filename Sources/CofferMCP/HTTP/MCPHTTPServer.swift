@@ -110,29 +110,19 @@ final class MCPHTTPHandler: @unchecked Sendable {
         Unmanaged<MCPHTTPHandler>.fromOpaque(context!).takeUnretainedValue()
     }
 
-    var authority: String {
-        let host = http.address.contains(":") ? "[\(http.address)]" : http.address
-        return "\(host):\(port.load(ordering: .relaxed))"
-    }
+    /// The address served, and the names a request may give it (the web page's rule).
+    var served: ServedHost { ServedHost(address: http.address, port: port.load(ordering: .relaxed)) }
+
+    var authority: String { served.authority }
 
     // MARK: Who may ask
 
     /// The origins a browser page may call from: the endpoint's own. A page of another site
     /// that got its name pointed here (DNS rebinding) is refused, as the specification requires.
+    /// No `Origin` (a client that is not a browser) is fine; `null` is not.
     private func originAllowed(_ origin: String?) -> Bool {
-        guard let origin = origin?.lowercased(), origin != "null" else { return origin == nil }
-        let port = self.port.load(ordering: .relaxed)
-        var allowed: Set<String> = ["http://\(authority.lowercased())"]
-        if http.isLoopback { allowed.formUnion(["http://localhost:\(port)", "http://127.0.0.1:\(port)"]) }
-        return allowed.contains(origin)
-    }
-
-    private func hostServed(_ host: String?) -> Bool {
-        guard let host = host?.lowercased() else { return false }
-        let port = self.port.load(ordering: .relaxed)
-        var served: Set<String> = [authority.lowercased()]
-        if http.isLoopback { served.formUnion(["localhost:\(port)", "127.0.0.1:\(port)"]) }
-        return served.contains(host)
+        guard let origin else { return true }
+        return served.isOrigin(origin)
     }
 
     // MARK: Requests
@@ -143,7 +133,7 @@ final class MCPHTTPHandler: @unchecked Sendable {
         guard originAllowed(request.origin.map { String(cString: $0) }) else {
             return plain(connection, 403, "This Origin may not call this server.")
         }
-        guard hostServed(request.host.map { String(cString: $0) }) else {
+        guard served.isNamed(by: request.host.map { String(cString: $0) }) else {
             return plain(connection, 421, "This server answers only to \(authority).")
         }
         let authorization = request.authorization.map { String(cString: $0) } ?? ""

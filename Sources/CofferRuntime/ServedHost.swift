@@ -1,0 +1,36 @@
+/// The names a request may give a local server in `Host` (and a page of it in `Origin`): the
+/// address it listens on with its port, and `localhost` when that address is 127.0.0.1. Any
+/// other name — one a page of another site got pointed here (DNS rebinding) — is not this
+/// server. One rule for every server Coffer runs (the web page's, MCP over HTTP).
+public struct ServedHost: Sendable {
+    public let address: String
+    public let port: Int
+
+    public init(address: String, port: Int) {
+        self.address = address
+        self.port = port
+    }
+
+    /// The address as a client writes it in `Host` (`127.0.0.1:8790`, `[::1]:8790`).
+    public var authority: String {
+        "\(address.contains(":") ? "[\(address)]" : address):\(port)"
+    }
+
+    private var names: Set<String> {
+        var names: Set<String> = [authority.lowercased()]
+        if address == "127.0.0.1" { names.insert("localhost:\(port)") }
+        return names
+    }
+
+    /// Whether `host` (a `Host` header) names this server.
+    public func isNamed(by host: String?) -> Bool {
+        guard let host else { return false }
+        return names.contains(host.lowercased())
+    }
+
+    /// Whether `origin` (an `Origin` header) is a page of this server.
+    public func isOrigin(_ origin: String) -> Bool {
+        let origin = origin.lowercased()
+        return names.contains { "http://" + $0 == origin }
+    }
+}
