@@ -8,7 +8,8 @@ ratio boto3 time / Coffer time (above 1: Coffer is faster):
 - upload: `coffer -c 'cp big.bin b:/'` against boto3's transfer manager (`upload_file`);
 - download: `coffer -c 'cp b:/big.bin back.bin'` against `download_file`;
 - listing: `coffer -c 'ls b:/Many'` (10,000 objects) against a paginated
-  `list_objects_v2` with the `/` delimiter.
+  `list_objects_v2` with the `/` delimiter;
+and the peak resident memory of Coffer's upload and download (the download's goal: < 60 MiB).
 Keys come from AWS_ACCESS_KEY_ID / AWS_SECRET_ACCESS_KEY (default: the test server's).
 """
 import argparse, os, shutil, statistics, subprocess, sys, time, uuid
@@ -41,10 +42,17 @@ binary = os.path.abspath(args.binary)
 env = dict(os.environ, LC_ALL="C.UTF-8")
 
 
+peaks = {}  # command → the peak resident memory of each run, in MiB
+
+
 def coffer(command):
     started = time.perf_counter()
-    subprocess.run([binary, "--container", container, "--mount", f"b=s3://{bucket}", "--s3-endpoint", args.endpoint,
-                    "-c", command], check=True, env=env, stdout=subprocess.DEVNULL)
+    process = subprocess.Popen([binary, "--container", container, "--mount", f"b=s3://{bucket}",
+                                "--s3-endpoint", args.endpoint, "-c", command], env=env, stdout=subprocess.DEVNULL)
+    _, status, usage = os.wait4(process.pid, 0)
+    process.returncode = os.waitstatus_to_exitcode(status)
+    assert process.returncode == 0, f"coffer -c {command!r} exited with {process.returncode}"
+    peaks.setdefault(command, []).append(usage.ru_maxrss / 1024)
     return time.perf_counter() - started
 
 
@@ -136,3 +144,5 @@ for name, (mine, theirs) in results.items():
     if name == "download":
         c = statistics.median(synced)
         print(f"{'  +fsync':10} {'':11} {c * 1000:8.0f} ms {c / a:12.2f}×   boto3 with an fsync of the file, as Coffer does")
+for command in ("cp big.bin b:/coffer.bin", "cp b:/coffer.bin back.bin"):
+    print(f"peak RSS of coffer -c '{command}': {statistics.median(peaks[command]):.0f} MiB (median; goal < 60 MiB for the download)")

@@ -39,6 +39,8 @@ struct LaunchOptions {
     var connectPath: String?
     /// `--no-recents`: record nothing in the desktop's recent-files list.
     var recordsRecents = true
+    /// `--thumbnail-max-age DAYS`, `--thumbnail-max-size MB` (-1: no limit), as GNOME's settings.
+    var cacheLimits = CacheLimits.standard
     /// `--mount NAME=s3://BUCKET[/PREFIX]`, repeatable: buckets mounted beside `files:`.
     var s3Mounts: [(name: String, location: String)] = []
     /// `--s3-endpoint URL`: the S3 server, over `AWS_ENDPOINT_URL` and the profile's.
@@ -79,6 +81,14 @@ struct LaunchOptions {
 
     /// An option every front end takes, or the word that chooses the front end; `false` when
     /// the argument is neither.
+    /// A whole number of `unit`, or -1 for no limit.
+    private static func limit(_ text: String, of option: String, unit: String) throws(CofferError) -> Int {
+        guard let number = Int(text), number >= -1 else {
+            throw CofferError(.invalidArgument, detail: "\(option) \(text): use a number of \(unit), or -1 for no limit")
+        }
+        return number
+    }
+
     private mutating func readCommon(_ reader: inout ArgumentReader) throws(CofferError) -> Bool {
         let argument = reader.current
         if argument == "-c" {
@@ -93,6 +103,11 @@ struct LaunchOptions {
             s3Mounts.append((String(value[..<equals]), String(value[value.index(after: equals)...])))
         } else if argument == "--no-recents" {
             recordsRecents = false
+        } else if let value = try reader.value(of: "--thumbnail-max-age") {
+            cacheLimits.thumbnailMaxAge = CacheLimits.age(days: try Self.limit(value, of: "--thumbnail-max-age", unit: "days"))
+        } else if let value = try reader.value(of: "--thumbnail-max-size") {
+            cacheLimits.thumbnailMaxBytes = CacheLimits.bytes(
+                megabytes: try Self.limit(value, of: "--thumbnail-max-size", unit: "megabytes"))
         } else if let value = try reader.value(of: "--s3-endpoint") {
             s3Endpoint = value
         } else if let value = try reader.value(of: "--document-types") {
@@ -189,7 +204,8 @@ struct LaunchOptions {
         case .english:
             return """
                 Usage: \(program) [--container DIR] [--lang en|zh-Hans] [--document-types JSON] [--mount NAME=s3://BUCKET[/PREFIX]]…
-                           [--s3-endpoint URL] [--no-recents] [-c 'COMMAND; COMMAND']
+                           [--s3-endpoint URL] [--no-recents] [--thumbnail-max-age DAYS] [--thumbnail-max-size MB]
+                           [-c 'COMMAND; COMMAND']
                        \(program) [--container DIR] rpc [--framing lsp|ndjson] [--allow-host DIR]… [--listen unix:PATH]
                        \(program) rpc --connect unix:PATH
                        \(program) [--container DIR] mcp [--allow-host DIR]… [--tools all|official|NAME,…] [--structured]
@@ -204,8 +220,8 @@ struct LaunchOptions {
                 one per line when piped. The default container is $XDG_DATA_HOME/\(program)
                 (~/.local/share/\(program)). --document-types names the application's manifest of
                 document types (default: the one built in). Files opened, edited, imported, exported and
-                downloaded are recorded in the desktop's recent files unless --no-recents. Run “\(program) help”
-                for the list of commands.
+                downloaded are recorded in the desktop's recent files unless --no-recents. Thumbnails are
+                kept 180 days and 512 MB at most (-1: no limit). Run “\(program) help” for the list of commands.
                 “\(program) rpc” serves JSON-RPC 2.0 on standard input and output instead, or with
                 --listen on a Unix-domain socket to many clients at once; programs may use only the
                 host folders named with --allow-host; --connect joins standard I/O to such a server. “\(program) mcp” serves the Model Context Protocol
@@ -217,7 +233,8 @@ struct LaunchOptions {
         case .simplifiedChinese:
             return """
                 用法：\(program) [--container 目录] [--lang en|zh-Hans] [--document-types JSON] [--mount 名称=s3://存储桶[/前缀]]…
-                          [--s3-endpoint 网址] [--no-recents] [-c '命令; 命令']
+                          [--s3-endpoint 网址] [--no-recents] [--thumbnail-max-age 天数] [--thumbnail-max-size MB]
+                          [-c '命令; 命令']
                       \(program) [--container 目录] rpc [--framing lsp|ndjson] [--allow-host 目录]… [--listen unix:路径]
                       \(program) rpc --connect unix:路径
                       \(program) [--container 目录] mcp [--allow-host 目录]… [--tools all|official|名称,…] [--structured]
@@ -231,7 +248,7 @@ struct LaunchOptions {
                 不带 -c 时从标准输入读取命令：在终端中交互运行，通过管道输入时每行一条命令。
                 默认容器为 $XDG_DATA_HOME/\(program)（~/.local/share/\(program)）。--document-types 指定应用的
                 文稿类型清单（默认使用内置清单）。打开、编辑、导入、导出和下载的文件会记入桌面的最近文件，
-                除非使用 --no-recents。运行“\(program) help”查看命令列表。
+                除非使用 --no-recents。缩略图最多保留 180 天、512 MB（-1：不限）。运行“\(program) help”查看命令列表。
                 “\(program) rpc”改为在标准输入输出上提供 JSON-RPC 2.0 服务，或用 --listen 在 Unix
                 域套接字上同时为多个客户端服务；程序只能使用 --allow-host 指定的本机文件夹；--connect 把
                 标准输入输出接到这样的服务上。

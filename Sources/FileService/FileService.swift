@@ -48,6 +48,8 @@ public actor FileService {
     /// Where thumbnails are cached (`Library/Caches/Thumbnails` in a standard container), or
     /// `nil` for a service that keeps none.
     public nonisolated let thumbnailsPath: String?
+    /// How much the caches may keep (the thumbnails', trimmed by the housekeeping).
+    public nonisolated let cacheLimits: CacheLimits
     /// Where an export's replace moves the host item it replaces: the user's desktop trash.
     nonisolated let hostTrash: HostTrash
     /// Where edits keep their private copies (`tmp` in a standard container), or `nil` for a
@@ -71,7 +73,8 @@ public actor FileService {
                 registry: TypeRegistry = .standard, excludedHostFolders: [String] = [],
                 bookmarksPath: String? = nil, uploadsPath: String? = nil, transfersPath: String? = nil,
                 thumbnailsPath: String? = nil, audit: AuditLog? = nil, searchIndex: SearchIndex? = nil, journal: OperationJournal? = nil,
-                hostTrash: HostTrash = HostTrash(), draftsPath: String? = nil, recents: RecentFiles? = nil) {
+                hostTrash: HostTrash = HostTrash(), draftsPath: String? = nil, recents: RecentFiles? = nil,
+                cacheLimits: CacheLimits = .standard) {
         self.mounts = mounts
         self.mountsByName = Dictionary(mounts.map { ($0.name, $0) }, uniquingKeysWith: { first, _ in first })
         self.immediateBackends = mountsByName.compactMapValues { $0.backend as? any ImmediateMetadata }
@@ -89,6 +92,7 @@ public actor FileService {
         self.uploadRegistry = uploadsPath.flatMap { try? UploadRegistry(path: $0, journal: journal) }
         self.transfersPath = transfersPath
         self.thumbnailsPath = thumbnailsPath
+        self.cacheLimits = cacheLimits
         self.audit = audit
         self.searchIndex = searchIndex
         self.hostTrash = hostTrash
@@ -103,9 +107,11 @@ public actor FileService {
     /// search index of `files:` in `Library/Caches/SearchIndex`; the host bridge never
     /// reaches into the container itself, whatever a session's host access allows. With
     /// `recordsRecents`, the files a user uses are added to the desktop's recent files.
+    /// Thumbnails in `Library/Caches/Thumbnails` are kept within `cacheLimits`.
     public static func standard(container: Container, registry: TypeRegistry = .standard,
                                 extraMounts: [Mount] = [], hostTrash: HostTrash = HostTrash(),
-                                recordsRecents: Bool = false) throws(CofferError) -> FileService {
+                                recordsRecents: Bool = false,
+                                cacheLimits: CacheLimits = .standard) throws(CofferError) -> FileService {
         let journal = container.journal
         // A root that cannot be opened (a folder at mode 000) is named by its mount.
         func opening<Backend>(_ mount: String, _ open: () throws(CofferError) -> Backend) throws(CofferError) -> Backend {
@@ -135,7 +141,7 @@ public actor FileService {
            searchIndex: SearchIndex(databasePath: container.searchIndexPath + "/index.sqlite",
                                     mount: VirtualPath.defaultMount, backend: files, registry: registry),
            journal: journal, hostTrash: hostTrash, draftsPath: container.temporaryPath,
-           recents: recordsRecents ? RecentFiles() : nil)
+           recents: recordsRecents ? RecentFiles() : nil, cacheLimits: cacheLimits)
     }
 
     /// The mount named in `path`.

@@ -193,6 +193,21 @@ struct ThumbnailTests {
         #expect(try await fixture.session.perform(PrefetchThumbnails(changed)).current == 10)
     }
 
+    @Test func thumbnailsPastTheCacheLimitsAreTrimmedThenMadeAgain() async throws {
+        let fixture = try await PreviewFixture()
+        let nodes = try await fixture.service.list(fixture.path(""), options: ListOptions()).items
+        _ = try await fixture.session.perform(PrefetchThumbnails(nodes))
+        #expect(fixture.cached("normal").count == 10 && fixture.cached("fail/coffer-1.0").count == 3)
+        #expect(try await fixture.service.trimThumbnails()?.removedFiles == 0)
+        // Half a year and a day later, every one has expired (the standard limits: 180 days).
+        let report = try #require(await fixture.service.trimThumbnails(now: Date().addingTimeInterval(181 * 86_400)))
+        #expect(report.removedFiles == 13 && report.keptFiles == 0)
+        #expect(fixture.cached("normal").isEmpty && fixture.cached("fail/coffer-1.0").isEmpty)
+        // The folder's manifest went with them: the next run makes them again, none trusted.
+        let again = try await fixture.session.perform(PrefetchThumbnails(nodes))
+        #expect(again.made == 10 && again.failed == 3 && again.current == 0)
+    }
+
     @Test func manifestNamesSurviveTabsAndNewlines() {
         for name in ["plain.jpg", "tab\there.jpg", "new\nline\r\n.jpg", "back\\slash.jpg", "照片.jpg"] {
             #expect(FolderManifest.unescaped(FolderManifest.escaped(name)) == name)

@@ -2,7 +2,8 @@ import Foundation
 import Synchronization
 
 /// The background work a service keeps going while someone stays: the search index kept
-/// live by a watch of its mount, and a sweep that discards uploads abandoned for an hour.
+/// live by a watch of its mount, a sweep that discards uploads abandoned for an hour, and
+/// the thumbnail cache trimmed to its limits at the start and every hour.
 ///
 /// Long-lived sessions retain it while they are open (and a server that takes connections
 /// for its whole life, so the index is not dropped between clients); the last release
@@ -16,6 +17,8 @@ final class Housekeeping: Sendable {
     private let state = Mutex(State())
     /// How often abandoned uploads are looked for.
     static let sweepInterval: Duration = .seconds(60)
+    /// How often the thumbnail cache is trimmed (GNOME's housekeeping: hourly).
+    static let trimInterval: Duration = .seconds(3600)
 
     func retain(_ service: FileService) {
         state.withLock { state in
@@ -27,6 +30,12 @@ final class Housekeeping: Sendable {
                     while !Task.isCancelled {
                         try? await Task.sleep(for: Self.sweepInterval)
                         await service.abortUploads(idleFor: FileService.uploadIdleLimit)
+                    }
+                },
+                Task {
+                    while !Task.isCancelled {
+                        await service.trimThumbnails()
+                        try? await Task.sleep(for: Self.trimInterval)
                     }
                 },
             ]
