@@ -24,6 +24,7 @@ Usage: page_check.py PATH-TO-COFFER [SCREENSHOTS]   (needs selenium)
 import hashlib
 import json
 import os
+import shutil
 import socket
 import subprocess
 import sys
@@ -325,7 +326,7 @@ png(sys.argv[1], (200, 60, 40)); png(sys.argv[2], (40, 120, 200))
             "userAgent": driver.execute_script("return navigator.userAgent"), "acceptLanguage": "en-US,en"})
 
         # Uploads: a folder with its tree.
-        tree = os.path.join(tempfile.mkdtemp(), "Trip")
+        tree = os.path.join(tempfile.mkdtemp(dir=WORK), "Trip")
         os.makedirs(os.path.join(tree, "day 1"))
         os.makedirs(os.path.join(tree, "empty"))
         for relative, text in [("readme.txt", "trip"), ("day 1/日记.txt", "第一天")]:
@@ -341,7 +342,7 @@ png(sys.argv[1], (200, 60, 40)); png(sys.argv[2], (40, 120, 200))
         wait.until(lambda d: "Trip" in names())
 
         # A download the page starts: from a link into the folder shown, with its progress.
-        served = tempfile.mkdtemp()
+        served = tempfile.mkdtemp(dir=WORK)
         payload = os.urandom(3 << 20)
         with open(os.path.join(served, "from the web.bin"), "wb") as out:
             out.write(payload)
@@ -364,7 +365,7 @@ png(sys.argv[1], (200, 60, 40)); png(sys.argv[2], (40, 120, 200))
         web.shutdown()
 
         # 200 MiB cut by a server killed mid-way: it resumes from the server's offset.
-        big = os.path.join(tempfile.mkdtemp(), "big upload.bin")
+        big = os.path.join(tempfile.mkdtemp(dir=WORK), "big upload.bin")
         with open(big, "wb") as out:
             for _ in range(200):
                 out.write(os.urandom(1 << 20))
@@ -397,7 +398,7 @@ png(sys.argv[1], (200, 60, 40)); png(sys.argv[2], (40, 120, 200))
         # A page reloaded mid-upload, given the same file again, goes on from where it was.
         driver.execute_cdp_cmd("Network.emulateNetworkConditions", {
             "offline": False, "latency": 0, "downloadThroughput": -1, "uploadThroughput": 20_000_000})
-        medium = os.path.join(tempfile.mkdtemp(), "medium.bin")
+        medium = os.path.join(tempfile.mkdtemp(dir=WORK), "medium.bin")
         with open(medium, "wb") as out:
             out.write(os.urandom(60 << 20))
         before = len(patches())
@@ -441,6 +442,7 @@ png(sys.argv[1], (200, 60, 40)); png(sys.argv[2], (40, 120, 200))
     finally:
         driver.quit()
         server.stop()
+        shutil.rmtree(WORK, ignore_errors=True)
     print("page_check: every check held")
 
 

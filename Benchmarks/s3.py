@@ -43,16 +43,19 @@ env = dict(os.environ, LC_ALL="C.UTF-8")
 
 
 peaks = {}  # command → the peak resident memory of each run, in MiB
+# The peak is read by a small Python of its own that runs coffer: a child forked from this
+# process (boto3 loaded) would inherit this one's high-water mark.
+PEAK = ("import resource, subprocess, sys; code = subprocess.run(sys.argv[1:], stdout=subprocess.DEVNULL).returncode; "
+        "print(code, resource.getrusage(resource.RUSAGE_CHILDREN).ru_maxrss)")
 
 
 def coffer(command):
     started = time.perf_counter()
-    process = subprocess.Popen([binary, "--container", container, "--mount", f"b=s3://{bucket}",
-                                "--s3-endpoint", args.endpoint, "-c", command], env=env, stdout=subprocess.DEVNULL)
-    _, status, usage = os.wait4(process.pid, 0)
-    process.returncode = os.waitstatus_to_exitcode(status)
-    assert process.returncode == 0, f"coffer -c {command!r} exited with {process.returncode}"
-    peaks.setdefault(command, []).append(usage.ru_maxrss / 1024)
+    answer = subprocess.run(["python3", "-c", PEAK, binary, "--container", container, "--mount", f"b=s3://{bucket}",
+                             "--s3-endpoint", args.endpoint, "-c", command], env=env, capture_output=True, text=True)
+    code, peak = answer.stdout.split()
+    assert code == "0", f"coffer -c {command!r} exited with {code}: {answer.stderr}"
+    peaks.setdefault(command, []).append(int(peak) / 1024)
     return time.perf_counter() - started
 
 
@@ -64,6 +67,16 @@ def timed(body):
 
 def delete(key):
     s3.delete_object(Bucket=bucket, Key=key)
+
+
+def cold(body):
+    """Runs `body` with Coffer's content cache emptied: the upload before kept the file there,
+    and a download from the disk would measure neither the network nor the read-ahead."""
+    cache = os.path.join(container, "Library", "Caches", "Remote")
+    for name in os.listdir(cache) if os.path.isdir(cache) else []:
+        if name != "CACHEDIR.TAG":
+            os.remove(os.path.join(cache, name))
+    return body()
 
 
 def collect():
@@ -104,7 +117,7 @@ for round in range(args.rounds):
     # first: on this machine the second of two back-to-back gigabytes is often the slower.
     downloads = [lambda: results["download"][1].append(timed(lambda: s3.download_file(bucket, "coffer.bin", back + ".boto3",
                                                                                       Config=config))),
-                 lambda: results["download"][0].append(coffer("cp b:/coffer.bin back.bin"))]
+                 lambda: results["download"][0].append(cold(lambda: coffer("cp b:/coffer.bin back.bin")))]
     for download in (downloads if round % 2 == 0 else reversed(downloads)):
         download()
     synced.append(timed(lambda: download_synced(back + ".synced")))

@@ -176,6 +176,58 @@ class RPC:
         self.process.wait()
 
 
+class RangeServer:
+    """An HTTP server on 127.0.0.1 serving `data` at any path ending in `data.bin`, with
+    `Range: bytes=N-`, at about `rate` bytes a second; every other path is a 404. It notes each
+    request's path and the start of its range (`None` without one)."""
+
+    def __init__(self, data, rate):
+        import http.server
+        import socketserver
+        suite = self
+        self.ranges = []
+        self.requests = []
+
+        class Handler(http.server.BaseHTTPRequestHandler):
+            def log_message(self, *arguments):
+                pass
+
+            def do_GET(self):
+                suite.requests.append(self.path)
+                if not self.path.endswith("data.bin"):
+                    self.send_error(404)
+                    return
+                asked = self.headers.get("Range")
+                start = int(asked.split("=")[1].split("-")[0]) if asked else None
+                suite.ranges.append(start)
+                self.send_response(206 if asked else 200)
+                self.send_header("Content-Length", str(len(data) - (start or 0)))
+                self.send_header("ETag", '"fixed"')
+                self.send_header("Last-Modified", "Wed, 02 Dec 2026 10:00:00 GMT")
+                self.send_header("Accept-Ranges", "bytes")
+                if asked:
+                    self.send_header("Content-Range", f"bytes {start}-{len(data) - 1}/{len(data)}")
+                self.end_headers()
+                piece = 64 << 10
+                try:
+                    for offset in range(start or 0, len(data), piece):
+                        self.wfile.write(data[offset:offset + piece])
+                        time.sleep(piece / rate)
+                except (BrokenPipeError, ConnectionResetError):
+                    pass
+
+        class Server(socketserver.ThreadingMixIn, http.server.HTTPServer):
+            daemon_threads = True
+
+        self.server = Server(("127.0.0.1", 0), Handler)
+        self.url = f"http://127.0.0.1:{self.server.server_address[1]}"
+        threading.Thread(target=self.server.serve_forever, daemon=True).start()
+
+    def stop(self):
+        self.server.shutdown()
+        self.server.server_close()
+
+
 class Suite:
     def __init__(self, arguments):
         self.binary = os.path.abspath(arguments.coffer)
@@ -425,6 +477,131 @@ class Suite:
 
         self.kill_rounds("restore", coffer, lambda: coffer.spawn("restore " + names),
                          lambda context: self.check_exactly_once(coffer, expected, context), reset)
+
+    def scenario_trash_info(self):
+        """`rm` of 500 files into a trash that already holds some, killed at random: the trash's
+        `info/` must hold only whole information files after the reopen (an independent tester
+        once found partials there that recovery never removed)."""
+        coffer = self.container("trash-info")
+        expected = self.many_files(coffer, count=500)
+        kept = coffer.run("touch old-a.txt old-b.txt; rm old-a.txt old-b.txt")
+        expect(kept.returncode == 0, f"trashing the earlier items failed: {kept.stderr[-300:]}")
+        before = set(os.listdir(coffer.trash("info")))
+        script = "rm Many/*"
+
+        def check(context):
+            infos = set(os.listdir(coffer.trash("info")))
+            strays = sorted(name for name in infos if not name.endswith(".trashinfo"))
+            expect(not strays, f"{context}: stray files in the trash's info/: {strays[:5]}")
+            expect(before <= infos, f"{context}: earlier trash items lost their information: {sorted(before - infos)}")
+            self.check_exactly_once(coffer, expected, context)
+
+        def reset():
+            names = [name[: -len(".trashinfo")] for name in os.listdir(coffer.trash("info"))
+                     if name.endswith(".trashinfo") and name[: -len(".trashinfo")].startswith("f")]
+            if names:
+                restored = coffer.run("restore " + " ".join(names))
+                expect(restored.returncode == 0, f"restoring after a round failed: {restored.stderr[-300:]}")
+
+        self.kill_rounds("trash info", coffer, lambda: coffer.spawn(script), check, reset)
+
+    def scenario_download_resume(self):
+        """`download URL` from a slow server, killed at random once bytes have arrived; then
+        `download --resume` must ask for the rest (a `Range` from where the killed process got
+        to, never from zero when it had written something) and the file come out whole."""
+        coffer = self.container("download-resume")
+        data = self.bytes(24 << 20)
+        server = RangeServer(data, rate=12 << 20)
+        partials = os.path.join(coffer.container, "Library/Caches/Downloading")
+        target = coffer.files("Download/data.bin")
+        resumed_midway = 0
+        try:
+            for round_number in range(max(3, self.rounds // 3)):
+                context = f"download, round {round_number + 1}"
+                server.ranges.clear()
+                process = coffer.spawn(f"download {server.url}/data.bin")
+                threshold = self.random.randrange(1 << 20, 20 << 20)
+                deadline = time.monotonic() + 60
+                written = 0
+                while process.poll() is None and time.monotonic() < deadline:
+                    sizes = [os.path.getsize(os.path.join(partials, name)) for name in os.listdir(partials)
+                             if name.endswith(".download")] if os.path.isdir(partials) else []
+                    written = max(sizes, default=0)
+                    if written >= threshold:
+                        break
+                    time.sleep(0.01)
+                killed = process.poll() is None
+                process.send_signal(signal.SIGKILL) if killed else None
+                process.wait()
+                if killed:
+                    resumed = coffer.run("download --resume")
+                    expect(resumed.returncode == 0, f"{context}: the resume failed: {resumed.stderr[-300:]}")
+                    starts = [start for start in server.ranges if start is not None]
+                    expect(starts and starts[-1] > 0,
+                           f"{context}: killed with {written} bytes written, the resume asked {server.ranges}")
+                    resumed_midway += 1
+                self.check_container(coffer, context)
+                expect(os.path.exists(target), f"{context}: the download did not appear")
+                with open(target, "rb") as handle:
+                    expect(handle.read() == data, f"{context}: the downloaded file differs from the server's")
+                os.remove(target)
+                cleared = coffer.run("downloads --clear")
+                expect(cleared.returncode == 0, f"{context}: downloads --clear failed: {cleared.stderr[-300:]}")
+        finally:
+            server.stop()
+        print(f"  download resume: {resumed_midway} downloads killed mid-way resumed with a Range")
+
+    def scenario_cache_bounds(self):
+        """The caches stay bounded: thumbnails past their age or the size limit go when a
+        long-lived front end starts; a download that failed for good is not retried and
+        `downloads --clear` removes what it kept."""
+        coffer = self.container("cache-bounds")
+        thumbnails = os.path.join(coffer.container, "Library/Caches/Thumbnails")
+        now = time.time()
+        made = {}
+        for index in range(40):
+            folder = ["normal", "large", "fail/coffer-1.0"][index % 3]
+            path = os.path.join(thumbnails, folder, f"{index:032x}.png")
+            os.makedirs(os.path.dirname(path), exist_ok=True)
+            with open(path, "wb") as handle:
+                handle.write(b"\0" * 100_000)
+            age = self.random.uniform(0, 400) * 86_400
+            os.utime(path, (now - age, now - age))
+            made[path] = age
+        rpc = RPC(self.binary, coffer.container, extra=("--thumbnail-max-size", "1"))
+        try:
+            rpc.initialize()
+            deadline = time.monotonic() + 30
+            while time.monotonic() < deadline and sum(os.path.exists(path) for path in made) > 10:
+                time.sleep(0.05)
+        finally:
+            rpc.close()
+        kept = [path for path in made if os.path.exists(path)]
+        expect(all(made[path] < 180 * 86_400 for path in kept), "a thumbnail older than 180 days was kept")
+        expect(len(kept) <= 10, f"{len(kept)} thumbnails of 100 kB kept under a 1 MB limit")
+        young = sorted((age, path) for path, age in made.items() if age < 180 * 86_400)[:len(kept)]
+        expect(sorted(kept) == sorted(path for _, path in young), "the trim did not keep the newest thumbnails")
+
+        server = RangeServer(b"", rate=1 << 20)
+        try:
+            failed = coffer.run(f"download {server.url}/missing.bin")
+            expect(failed.returncode != 0, "a download of a missing file succeeded")
+            asked = len(server.requests)
+            again = coffer.run("download --resume")
+            expect(len(server.requests) == asked, f"a download that failed for good was retried ({again.stdout!r})")
+            listed = coffer.run("downloads")
+            expect("\tfailed\t" in listed.stdout and "404" in listed.stdout,
+                   f"the failed download is not listed: {listed.stdout!r}")
+            cleared = coffer.run("downloads --clear")
+            expect(cleared.returncode == 0, f"downloads --clear failed: {cleared.stderr[-300:]}")
+            listed = coffer.run("downloads")
+            expect("failed" not in listed.stdout, f"downloads --clear kept the failed one: {listed.stdout!r}")
+            downloading = os.path.join(coffer.container, "Library/Caches/Downloading")
+            left = [name for name in os.listdir(downloading) if name != "CACHEDIR.TAG"]
+            expect(not left, f"downloads --clear left data behind: {left}")
+        finally:
+            server.stop()
+        print(f"  cache bounds: {len(kept)} of 40 thumbnails kept; a failed download not retried, then cleared")
 
     def rpc_rounds(self, name, send):
         """`coffer rpc` killed at a random moment while `send` feeds it."""
@@ -910,8 +1087,9 @@ def unquote(text):
     return percent_decoded(text)
 
 
-SCENARIOS = ["copy", "folder_copy", "replace", "folder_replace", "import", "trash", "restore", "write", "upload", "disk_full",
-             "concurrent", "frames", "slow_reader", "upload_flood", "slow_requests"]
+SCENARIOS = ["copy", "folder_copy", "replace", "folder_replace", "import", "trash", "trash_info", "restore", "write", "upload",
+             "download_resume", "cache_bounds", "disk_full", "concurrent", "frames", "slow_reader", "upload_flood",
+             "slow_requests"]
 
 
 def main():

@@ -162,8 +162,10 @@ public struct S3Transfers: Sendable {
     /// Objects up to this size are copied in one request (S3's limit is 5 GiB).
     public var copyPartLimit: Int64 = 5 << 30
     /// Reading a file through, the size of each block fetched ahead, and how many blocks
-    /// are fetched at once.
-    public var readAheadBlock: Int64 = 8 << 20
+    /// are fetched at once: 8 MiB in flight, so a download of any size stays under 60 MB of
+    /// resident memory (the fdatasync before a download appears, not the window, bounds its
+    /// speed).
+    public var readAheadBlock: Int64 = 2 << 20
     public var readAheadDepth = 4
     /// The most the local cache of file contents may take; files over half of it are not kept.
     public var cacheLimit: Int64 = 2 << 30

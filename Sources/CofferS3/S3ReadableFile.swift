@@ -32,18 +32,18 @@ final class S3ReadableFile: ReadableFile {
         let offset: Int64
         let end: Int64
         private let done = DispatchSemaphore(value: 0)
-        private let outcome = Mutex<Result<[UInt8], CofferError>?>(nil)
+        private let outcome = Mutex<Result<MappedBuffer, CofferError>?>(nil)
         let stop = Atomic<Bool>(false)
 
         init(offset: Int64, end: Int64) { (self.offset, self.end) = (offset, end) }
 
-        func finish(_ result: Result<[UInt8], CofferError>) {
+        func finish(_ result: Result<MappedBuffer, CofferError>) {
             outcome.withLock { $0 = result }
             done.signal()
         }
 
         /// Waits until it is fetched (then stays fetched for later callers).
-        func bytes() -> Result<[UInt8], CofferError> {
+        func bytes() -> Result<MappedBuffer, CofferError> {
             if let known = outcome.withLock({ $0 }) { return known }
             done.wait()
             done.signal()
@@ -92,11 +92,12 @@ final class S3ReadableFile: ReadableFile {
         let fill = fill
         let pieces = try await BlockingIO.run { _ throws(CofferError) -> [UInt8] in
             var bytes: [UInt8] = []
+            bytes.reserveCapacity(Int(end - offset))
             for block in wanted {
                 let held = try block.bytes().get()
                 let from = Int(max(offset, block.offset) - block.offset)
-                let to = Int(min(end, block.end) - block.offset)
-                if from < to { bytes += held[from..<to] }
+                let to = min(Int(min(end, block.end) - block.offset), held.count)
+                if from < to { held.copy(from..<to, appendingTo: &bytes) }
             }
             if let fill {
                 // The cache entry grows only by the next bytes in order; a read past them drops it.
@@ -165,12 +166,18 @@ final class S3ReadableFile: ReadableFile {
         let (client, key, etag, path) = (client, key, etag, path)
         // On a thread of its own, as parts are: a block blocks for its whole transfer.
         Thread.detachNewThread {
-            var bytes: [UInt8] = []
-            bytes.reserveCapacity(Int(block.end - block.offset))
+            let bytes = MappedBuffer(capacity: Int(block.end - block.offset))
+            guard bytes.isMapped else {
+                block.finish(.failure(CofferError(.ioError, path: path, errno: ENOMEM)))
+                return
+            }
             do throws(CofferError) {
                 try client.get(key, range: block.offset..<block.end, ifMatch: etag) { piece in
-                    bytes += piece
+                    bytes.append(piece)
                     return !block.stop.load(ordering: .relaxed)
+                }
+                guard bytes.count == bytes.capacity else {
+                    throw CofferError(.ioError, path: path, detail: "s3-broken")
                 }
                 block.finish(.success(bytes))
             } catch where error.kind == .fileExists {

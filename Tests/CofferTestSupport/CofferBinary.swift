@@ -113,3 +113,32 @@ public func offPool<T: Sendable>(_ body: @escaping @Sendable () throws -> T) asy
         Thread.detachNewThread { continuation.resume(with: Result { try body() }) }
     }
 }
+
+extension CofferBinary {
+    /// The exit status and peak resident memory (KiB) of `coffer ARGUMENTS`, from its own
+    /// rusage: a small Python waits for it, since a child forked from the test process would
+    /// count the test's memory as its own.
+    public static func peakMemory(_ arguments: [String], environment extra: [String: String] = [:])
+        async throws -> (status: Int32, kibibytes: Int) {
+        let wrapper = "import resource,subprocess,sys; r=subprocess.run(sys.argv[1:]); " +
+            "print(r.returncode, resource.getrusage(resource.RUSAGE_CHILDREN).ru_maxrss)"
+        let process = Process()
+        process.executableURL = URL(fileURLWithPath: "/usr/bin/env")
+        process.arguments = ["python3", "-c", wrapper, url.path] + arguments
+        process.environment = environment(extra)
+        let output = Pipe.closedOnExec()
+        process.standardOutput = output
+        process.standardError = FileHandle.nullDevice
+        try process.run()
+        let text = try await offPool { () throws -> String in
+            let data = output.fileHandleForReading.readDataToEndOfFile()
+            process.waitForExit()
+            return String(decoding: data, as: UTF8.self)
+        }
+        let fields = text.split(whereSeparator: \.isWhitespace)
+        guard fields.count >= 2, let peak = Int(fields[fields.count - 1]), let status = Int32(fields[fields.count - 2]) else {
+            return (-1, Int.max)
+        }
+        return (status, peak)
+    }
+}

@@ -241,6 +241,46 @@ struct S3EndToEndTests {
     /// `fetch` reads a remote file into the container's cache with progress (the REPL's
     /// command, `files/fetch` with `$/progress`); later reads need no download; a fetch can
     /// be cancelled and keeps nothing; `files/read` of a remote file reports progress too.
+    @Test func aDownloadFromTheBucketStaysInLittleMemory() async throws {
+        guard !Self.endpoint.isEmpty else { return }
+        let bucket = try makeBucket()
+        _ = try await CofferBinary.running(["--container", container, "-c", "ls"])
+        let big = container + "/Documents/UserFiles/big.bin"
+        #expect(FileManager.default.createFile(atPath: big, contents: nil))
+        let handle = try FileHandle(forWritingTo: URL(fileURLWithPath: big))
+        for index in 0..<192 { try handle.write(contentsOf: Data(repeating: UInt8(index), count: 1 << 20)) }
+        try handle.close()
+        let sent = try await coffer(bucket, "cp big.bin b:/")
+        #expect(sent.status == 0, "\(sent.errors)")
+        // From the server, not from the content cache the upload filled.
+        let cache = container + "/Library/Caches/Remote"
+        for name in try FileManager.default.contentsOfDirectory(atPath: cache) where name != "CACHEDIR.TAG" {
+            try FileManager.default.removeItem(atPath: cache + "/" + name)
+        }
+        func peak(_ command: String) async throws -> Int {
+            let (status, peak) = try await CofferBinary.peakMemory(
+                ["--container", container, "--mount", "b=s3://\(bucket)/Work", "--s3-endpoint", Self.endpoint, "-c", command],
+                environment: Self.keys)
+            #expect(status == 0, "coffer -c '\(command)' failed")
+            return peak
+        }
+        // The same binary listing the bucket: its code and libraries, resident without a transfer.
+        let idle = try await peak("ls b:/")
+        let download = try await peak("cp b:/big.bin back.bin")
+        // Blocks read ahead are unmapped once read: 8 MiB in flight, not heaps that grow with
+        // the file (8 MiB blocks kept in arrays took a 1 GiB download to 155 MB).
+        #expect(download - idle < 24 << 10, "download peak \(download) KiB, listing \(idle) KiB")
+        // The installed (release) build, whose code takes less memory than a debug build's.
+        if CofferBinary.url.path.contains("/release/") {
+            #expect(download < 60 << 10, "download peak \(download) KiB")
+        }
+        let back = container + "/Documents/UserFiles/back.bin"
+        #expect(FileManager.default.contentsEqual(atPath: back, andPath: big))
+        let configuration = try S3Configuration.resolve(try S3Location(parsing: "s3://\(bucket)"), endpoint: Self.endpoint,
+                                                        environment: Self.keys, home: "/nonexistent")
+        try S3Client(configuration).delete("Work/big.bin")
+    }
+
     @Test func fetchingBringsAFileIntoTheCacheWithProgress() async throws {
         guard !Self.endpoint.isEmpty else { return }
         let bucket = try makeBucket()

@@ -100,27 +100,11 @@ import Testing
         let web = try TransferServer()
         let container = directory.url("memory")
         let size = 2 << 30
-        /// Peak RSS in KiB of `coffer ARGUMENTS`, from its own rusage (a Python wrapper waits for it).
+        /// Peak RSS in KiB of `coffer ARGUMENTS`, which must succeed.
         func peak(_ arguments: [String]) async throws -> Int {
-            let wrapper = "import resource,subprocess,sys; r=subprocess.run(sys.argv[1:]); " +
-                "print(r.returncode, resource.getrusage(resource.RUSAGE_CHILDREN).ru_maxrss)"
-            let process = Process()
-            process.executableURL = URL(fileURLWithPath: "/usr/bin/env")
-            process.arguments = ["python3", "-c", wrapper, CofferBinary.url.path] + arguments
-            process.environment = CofferBinary.environment([:])
-            let output = Pipe.closedOnExec()
-            process.standardOutput = output
-            process.standardError = FileHandle.nullDevice
-            try process.run()
-            let text = try await offPool { () throws -> String in
-                let data = output.fileHandleForReading.readDataToEndOfFile()
-                process.waitForExit()
-                return String(decoding: data, as: UTF8.self)
-            }
-            let fields = text.split(whereSeparator: \.isWhitespace)
-            #expect(fields.last.flatMap { Int($0) } != nil && fields.count >= 2, "\(text)")
-            #expect(fields.dropLast().last == "0", "coffer failed: \(text)")
-            return Int(fields.last ?? "") ?? Int.max
+            let (status, peak) = try await CofferBinary.peakMemory(arguments)
+            #expect(status == 0, "coffer \(arguments) failed")
+            return peak
         }
         let down = try await peak(["--container", container, "-c", "download \(web.url("/big/huge?size=\(size)"))"])
         #expect(down < 60 * 1024, "download peak \(down) KiB")
