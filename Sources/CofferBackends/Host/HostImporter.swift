@@ -114,6 +114,7 @@ public struct HostImporter: Sendable {
                 return (name, self.openEntry(name, in: folder))
             }
         }
+        var batch: [LocalSandboxBackend.ReceivedFile] = []
         for (name, opened) in entries {
             try Task.checkCancellation()
             let hostPath = folder.path + "/" + name
@@ -145,6 +146,11 @@ public struct HostImporter: Sendable {
                 let keepFiltering = filtering && !registry.isPackage(folderNamed: name)
                 try await copyContents(of: child, to: backend, at: target, filtering: keepFiltering, skipped: &skipped)
                 progress.advance(items: 1)
+            } else if let local = backend as? LocalSandboxBackend, BatchedDurability.deferred {
+                batch.append(LocalSandboxBackend.ReceivedFile(
+                    source: child.descriptor, item: hostPath, name: name,
+                    permissions: Self.permissions(of: child), modificationDate: child.modificationDate))
+                if batch.count == Self.batchSize { try await receive(&batch, into: local, at: destination, skipped: &skipped) }
             } else {
                 do {
                     try await copyFile(child, to: backend, at: target, conflict: .fail)
@@ -153,7 +159,31 @@ public struct HostImporter: Sendable {
                 }
             }
         }
+        if let local = backend as? LocalSandboxBackend, !batch.isEmpty {
+            try await receive(&batch, into: local, at: destination, skipped: &skipped)
+        }
     }
+
+    /// Files of one folder handed over together (what thousands of small files cost is mostly
+    /// the hand-overs), up to this many at a time.
+    static let batchSize = 256
+
+    /// Writes `batch` into `destination`, a folder being built, and empties it.
+    private func receive(_ batch: inout [LocalSandboxBackend.ReceivedFile], into local: LocalSandboxBackend,
+                         at destination: VirtualPath, skipped: inout [ImportSkip]) async throws {
+        let files = batch
+        batch.removeAll(keepingCapacity: true)
+        do {
+            for (index, error) in try await local.receive(files, into: destination, skipping: Self.skippable, progress: progress) {
+                skipped.append(ImportSkip(hostPath: files[index].item, error: error))
+            }
+        } catch {
+            throw CofferError.wrapping(error, path: destination)
+        }
+    }
+
+    /// The permissions an imported file gets: its own, always readable and writable by its owner.
+    private static func permissions(of item: HostItem) -> UInt16 { UInt16(item.info.mode & 0o777) | 0o600 }
 
     /// Failures that leave one file out of a folder rather than ending the import.
     private static let skippable: Set<CofferError.Kind> = [.noPermission, .noSuchFile, .unsupported, .ioError]
@@ -199,7 +229,7 @@ public struct HostImporter: Sendable {
 
     private func copyFile(_ item: HostItem, to backend: any StorageBackend, at destination: VirtualPath,
                           conflict: ConflictPolicy) async throws {
-        let permissions = UInt16(item.info.mode & 0o777) | 0o600
+        let permissions = Self.permissions(of: item)
         if let local = backend as? LocalSandboxBackend {
             // One hand-over a file: what thousands of small files cost is mostly the hand-overs.
             do {

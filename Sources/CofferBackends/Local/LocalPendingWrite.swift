@@ -11,6 +11,10 @@ import Glibc
 ///
 /// The destination folder is held open from the start, so the file lands in the folder
 /// that was asked for even if that folder is renamed or swapped for a link meanwhile.
+///
+/// Made `inPlace`, it is written at its own name instead, created exclusively: only for a
+/// folder nobody sees yet (one being built under a partial name, placed once it is whole),
+/// where a hidden name per file would cost a rename each and hide nothing more.
 final class LocalPendingWrite: PendingWrite {
     private struct State {
         var file: Descriptor?
@@ -22,14 +26,18 @@ final class LocalPendingWrite: PendingWrite {
     private let finalName: String
     private let path: VirtualPath
     private let sync: Bool
+    /// Written at its own name, with no rename at the end.
+    private let inPlace: Bool
     private let state: Mutex<State>
 
-    init(folder: Descriptor, finalName: String, path: VirtualPath, sync: Bool, mode: mode_t = 0o666) throws(CofferError) {
+    init(folder: Descriptor, finalName: String, path: VirtualPath, sync: Bool, mode: mode_t = 0o666,
+         inPlace: Bool = false) throws(CofferError) {
         self.folder = folder
         self.finalName = finalName
         self.path = path
         self.sync = sync
-        self.temporaryName = PartialName.make()
+        self.inPlace = inPlace
+        self.temporaryName = inPlace ? finalName : PartialName.make()
         let fd = openat(folder.raw, temporaryName, O_WRONLY | O_CREAT | O_EXCL | O_NOFOLLOW | O_CLOEXEC, mode)
         guard fd >= 0 else { throw CofferError.lastSystemError("openat", path: path) }
         self.state = Mutex(State(file: Descriptor(fd)))
@@ -111,11 +119,13 @@ final class LocalPendingWrite: PendingWrite {
         if sync && fdatasync(file.raw) != 0 {
             throw CofferError.lastSystemError("fdatasync", path: path)
         }
-        do throws(CofferError) {
-            try Placement.place(temporaryName, as: finalName, in: folder, conflict: conflict, path: path)
-        } catch {
-            discard()
-            throw error
+        if !inPlace {
+            do throws(CofferError) {
+                try Placement.place(temporaryName, as: finalName, in: folder, conflict: conflict, path: path)
+            } catch {
+                discard()
+                throw error
+            }
         }
         state.withLock { $0 = State(file: nil, finished: true) }
     }

@@ -51,6 +51,49 @@ extension LocalSandboxBackend {
         }
     }
 
+    /// A host file to be written by ``receive(_:into:skipping:progress:)``.
+    struct ReceivedFile {
+        var source: Descriptor
+        /// The host path errors and lost attributes are reported with.
+        var item: String
+        var name: String
+        var permissions: UInt16
+        var modificationDate: Date
+    }
+
+    /// Host files written into `folder`, a folder being built under a partial name and made
+    /// durable as one (``BatchedDurability``), in one hand-over for them all: each made at its
+    /// own name (nobody sees the folder yet), filled in the kernel with its `user.` attributes,
+    /// given its permissions and time. A file failing with an error of a kind in `skipping`
+    /// is left out and returned, by its index; another error ends the batch.
+    func receive(_ files: [ReceivedFile], into folder: VirtualPath, skipping: Set<CofferError.Kind>,
+                 progress: ProgressReporter) async throws(CofferError) -> [(index: Int, error: CofferError)] {
+        try requireWritable(folder)
+        return try await BlockingIO.run { cancellation throws(CofferError) in
+            let parent = try self.openFolder(at: folder)
+            var skipped: [(index: Int, error: CofferError)] = []
+            for (index, file) in files.enumerated() {
+                if cancellation.isCancelled { throw CofferError(.cancelled, path: folder) }
+                let path = try folder.appending(file.name)
+                do throws(CofferError) {
+                    let write = try LocalPendingWrite(folder: parent, finalName: file.name, path: path, sync: false, inPlace: true)
+                    do throws(CofferError) {
+                        try write.fillNow(from: file.source, reportingAs: file.item, progress: progress, cancellation: cancellation)
+                        try write.setAttributesNow(permissions: file.permissions, modificationDate: file.modificationDate)
+                        try write.commitNow(conflict: .fail)
+                    } catch {
+                        write.discard()
+                        throw error
+                    }
+                } catch where skipping.contains(error.kind) {
+                    skipped.append((index, error))
+                }
+                progress.advance(items: 1)
+            }
+            return skipped
+        }
+    }
+
     public func moveItem(at source: VirtualPath, to destination: VirtualPath, conflict: ConflictPolicy) async throws {
         try requireWritable(destination)
         let needsCopy = try await BlockingIO.run { _ throws(CofferError) -> Bool in
