@@ -156,17 +156,35 @@ extension S3Backend: TrashCopyingBackend {
         try await BlockingIO.run { _ throws(CofferError) in
             var emptied = 0
             for item in try self.trashListingSync(mount: mount).items where item.isEmptied(olderThan: cutoff) {
-                let source = self.trashPrefix + "files/" + item.id
-                if item.node.kind == .file {
-                    try self.client.delete(source)
-                } else {
-                    for object in try self.allObjects(under: source + "/") { try self.client.delete(object.key) }
-                }
-                try self.client.delete(self.trashPrefix + "info/" + item.id + TrashInfo.suffix)
+                try self.discardTrashed(item.id, isFile: item.node.kind == .file)
                 emptied += 1
             }
             return emptied
         }
+    }
+
+    public func deleteTrashed(_ id: String) async throws(CofferError) {
+        try await BlockingIO.run { _ throws(CofferError) in
+            let source = self.trashPrefix + "files/" + id
+            let isFile = try self.client.head(source) != nil
+            var exists = isFile
+            if !exists { exists = try !self.allObjects(under: source + "/").isEmpty }
+            if !exists { exists = try self.readInfo(id) != nil }
+            guard exists else { throw CofferError(.noSuchFile) }
+            try self.discardTrashed(id, isFile: isFile)
+        }
+    }
+
+    /// Deletes the content of the trashed item `id` (a file's object, or every object of a
+    /// folder's), then its information: the order the trash specification asks for.
+    private func discardTrashed(_ id: String, isFile: Bool) throws(CofferError) {
+        let source = trashPrefix + "files/" + id
+        if isFile {
+            try client.delete(source)
+        } else {
+            for object in try allObjects(under: source + "/") { try client.delete(object.key) }
+        }
+        try client.delete(trashPrefix + "info/" + id + TrashInfo.suffix)
     }
 
     /// The information file of `id`; `nil` when there is none or it cannot be read as one.

@@ -90,19 +90,27 @@ extension FileService {
         }
     }
 
-    /// Deletes for good what was trashed before `cutoff` (everything when `nil`).
-    /// This is the only operation in Coffer that deletes a user's file.
-    /// - Returns: how many items were deleted.
-    @discardableResult
-    /// Deletes one item of the container's trash for good, by its name there.
+    /// Deletes one trashed item for good, by its name in the container's trash, or `MOUNT/ID`
+    /// in a mount's own.
     package func deleteFromTrash(_ id: String) async throws(CofferError) {
-        if try keepingMount(of: id) != nil {
-            throw CofferError(.unsupported, path: VirtualPath.root(of: "trash").appending(trustedName: id.replacingOccurrences(of: "/", with: "∕")),
-                              detail: "deleting one item of a mount's own trash")
+        if let (name, keeping, own) = try keepingMount(of: id) {
+            // Named as the trash lists it: `trash:/MOUNT∕ID`.
+            let shown = VirtualPath.root(of: trashBackend?.mountName ?? "trash").appending(trustedName: "\(name)∕\(own)")
+            do {
+                return try await keeping.deleteTrashed(own)
+            } catch where error.kind == .noSuchFile {
+                throw CofferError(.noSuchFile, path: shown)
+            } catch {
+                throw CofferError.wrapping(error, path: VirtualPath.root(of: name))
+            }
         }
         try await requireTrash(nil).delete(id)
     }
 
+    /// Deletes for good what was trashed before `cutoff` (everything when `nil`).
+    /// This is the only operation in Coffer that deletes a user's file.
+    /// - Returns: how many items were deleted.
+    @discardableResult
     package func emptyTrash(olderThan cutoff: Date? = nil, progress: ProgressReporter = .none) async throws(CofferError) -> Int {
         var emptied = keepingMounts.isEmpty || trashBackend != nil ? try await requireTrash(nil).empty(olderThan: cutoff, progress: progress) : 0
         for (name, keeping) in keepingMounts {

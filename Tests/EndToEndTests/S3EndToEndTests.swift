@@ -131,6 +131,17 @@ struct S3EndToEndTests {
         // Nothing came through the container: its trash holds only the local file.
         let localTrash = try FileManager.default.contentsOfDirectory(atPath: container + "/Library/Trash/files")
         #expect(localTrash == ["local.txt"])
+        // One item of the bucket's own trash deleted for good, the others kept.
+        let deleted = try await coffer(bucket, "empty-trash b/Folder; trash")
+        #expect(deleted.status == 0, "\(deleted.errors)")
+        #expect(deleted.output.contains("Deleted 1 item") && deleted.output.contains("b/gone.txt"), "\(deleted.output)")
+        #expect(!deleted.output.contains("b/Folder"), "\(deleted.output)")
+        let configuration = try S3Configuration.resolve(try S3Location(parsing: "s3://\(bucket)"), endpoint: Self.endpoint,
+                                                        environment: Self.keys, home: "/nonexistent")
+        let left = try S3Client(configuration).list(prefix: "", delimiter: nil).objects.map(\.key)
+        #expect(!left.contains { $0.contains("Folder") }, "\(left)")
+        let again = try await coffer(bucket, "empty-trash b/Folder")
+        #expect(again.status != 0 && again.errors.contains("Folder"), "\(again.errors)")
         let restored = try await coffer(bucket, "restore b/gone.txt; cat b:/gone.txt; empty-trash; trash; ls b:/")
         #expect(restored.status == 0, "\(restored.errors)")
         #expect(restored.output.contains("remote"))

@@ -26,6 +26,10 @@ public protocol TrashKeepingBackend: StorageBackend {
     /// Deletes for good what was trashed before `cutoff` (everything when `nil`).
     /// - Returns: how many items were deleted.
     func emptyTrash(mount: String, olderThan cutoff: Date?) async throws(CofferError) -> Int
+
+    /// Deletes the trashed item `id` for good: its content, then its information.
+    /// - Throws: `noSuchFile` when this trash has no such item.
+    func deleteTrashed(_ id: String) async throws(CofferError)
 }
 
 /// A backend whose own trash can take a copy of a file while the file stays — for storage
