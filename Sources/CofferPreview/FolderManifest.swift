@@ -1,4 +1,5 @@
 import CofferCore
+import FileService
 #if canImport(Glibc)
 import Glibc
 #endif
@@ -47,7 +48,8 @@ struct FolderManifest {
             hash = (hash ^ UInt64(byte)) &* 0x100_0000_01B3
         }
         let name = String(hash, radix: 16)
-        return "\(store.root)/\(size.folderName)/.coffer-folders/\(String(repeating: "0", count: 16 - name.count))\(name)"
+        let folder = "\(store.root)/\(size.folderName)/\(ThumbnailCacheLayout.manifestFolder)"
+        return "\(folder)/\(String(repeating: "0", count: 16 - name.count))\(name)"
     }
 
     /// The manifest of `folder`, or an empty one when there is none or it is not `folder`'s.

@@ -1,3 +1,5 @@
+import FileService
+
 /// The sizes of the freedesktop.org Thumbnail Managing Standard: a thumbnail fits in a
 /// square of this many pixels, and each size has its folder.
 public enum ThumbnailSize: Int, CaseIterable, Sendable, Comparable {
@@ -10,14 +12,7 @@ public enum ThumbnailSize: Int, CaseIterable, Sendable, Comparable {
     public var pixels: Int { rawValue }
 
     /// The folder the standard names for it.
-    public var folderName: String {
-        switch self {
-        case .normal: "normal"
-        case .large: "large"
-        case .xLarge: "x-large"
-        case .xxLarge: "xx-large"
-        }
-    }
+    public var folderName: String { ThumbnailCacheLayout.sizeFolders[Self.allCases.firstIndex(of: self)!] }
 
     /// A size by its folder name (`large`) or its pixels (`256`).
     public init?(name: String) {

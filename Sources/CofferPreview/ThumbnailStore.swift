@@ -1,6 +1,7 @@
 import CCofferVips
 import CofferCore
 import CofferRuntime
+import FileService
 #if canImport(Glibc)
 import Glibc
 #endif
@@ -34,7 +35,7 @@ public struct ThumbnailStore: Sendable {
     /// The cache's folder.
     public let root: String
 
-    static let failFolder = "fail/coffer-1.0"
+    static let failFolder = ThumbnailCacheLayout.failFolder
 
     public init(root: String) { self.root = root }
 

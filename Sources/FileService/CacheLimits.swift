@@ -36,6 +36,17 @@ public struct CacheLimits: Sendable, Equatable {
     public static func bytes(megabytes: Int) -> Int64? { megabytes < 0 ? nil : Int64(megabytes) * 1_000_000 }
 }
 
+/// The folders of the thumbnail cache (`Library/Caches/Thumbnails`), in one place for the
+/// previewer that fills it and the housekeeping that trims it.
+public enum ThumbnailCacheLayout {
+    /// One per size of the freedesktop.org standard, smallest first.
+    public static let sizeFolders = ["normal", "large", "x-large", "xx-large"]
+    /// The files no thumbnail could be made of, in the application's own subfolder.
+    public static let failFolder = "fail/coffer-1.0"
+    /// Coffer's folder manifests, inside each size's folder.
+    public static let manifestFolder = ".coffer-folders"
+}
+
 /// What trimming a cache removed.
 public struct CacheTrimReport: Sendable, Equatable {
     public var removedFiles = 0
@@ -52,8 +63,8 @@ public struct CacheTrimReport: Sendable, Equatable {
 /// thumbnail is gone.
 enum ThumbnailCacheTrimmer {
     /// The folders below the cache's root that hold thumbnails.
-    static let folders = ["normal", "large", "x-large", "xx-large", "fail/coffer-1.0"]
-    static let manifestFolder = ".coffer-folders"
+    static let folders = ThumbnailCacheLayout.sizeFolders + [ThumbnailCacheLayout.failFolder]
+    static let manifestFolder = ThumbnailCacheLayout.manifestFolder
 
     private struct Entry {
         var folder: String
