@@ -214,5 +214,17 @@ struct CommandEndToEndTests {
         #expect(usage.output.contains("--container DIR"))
         let bad = try CofferBinary.run(["--bogus"])
         #expect(bad.status == 2 && bad.errors.contains("unexpected argument"))
+        #expect(usage.output.contains("--thumbnail-max-age DAYS") && usage.output.contains("--thumbnail-max-size MB"))
+    }
+
+    @Test func thumbnailLimitsAreNumbersOrMinusOne() throws {
+        let container = directory.url("limits")
+        let none = try CofferBinary.run(["--container", container, "--thumbnail-max-age", "-1", "--thumbnail-max-size", "-1",
+                                         "-c", "pwd"])
+        #expect(none.status == 0, "\(none.errors)")
+        for (option, value) in [("--thumbnail-max-age", "soon"), ("--thumbnail-max-size", "-2"), ("--thumbnail-max-size", "1.5")] {
+            let wrong = try CofferBinary.run(["--container", container, option, value, "-c", "pwd"])
+            #expect(wrong.status == 2 && wrong.errors.contains("\(option) \(value): use a number"), "\(wrong.errors)")
+        }
     }
 }
