@@ -163,8 +163,8 @@ public struct S3Transfers: Sendable {
     public var copyPartLimit: Int64 = 5 << 30
     /// Reading a file through, the size of each block fetched ahead, and how many blocks
     /// are fetched at once: 8 MiB in flight, so a download of any size stays under 60 MB of
-    /// resident memory (the fdatasync before a download appears, not the window, bounds its
-    /// speed).
+    /// resident memory. Larger blocks are faster (four of 8 MiB took 1 GiB a third less time)
+    /// but pass that bound.
     public var readAheadBlock: Int64 = 2 << 20
     public var readAheadDepth = 4
     /// The most the local cache of file contents may take; files over half of it are not kept.

@@ -73,7 +73,7 @@ extension LocalSandboxBackend {
             let parent = try self.openFolder(at: folder)
             var skipped: [(index: Int, error: CofferError)] = []
             for (index, file) in files.enumerated() {
-                if cancellation.isCancelled { throw CofferError(.cancelled, path: folder) }
+                try cancellation.check(folder)
                 let path = try folder.appending(file.name)
                 do throws(CofferError) {
                     let write = try LocalPendingWrite(folder: parent, finalName: file.name, path: path, sync: false, inPlace: true)
