@@ -3,8 +3,8 @@
 // Every name is set as text, never as markup; files are shown through /content, sandboxed.
 import { bridge } from "./bridge.js";
 import {
-  $, failed, failedUnlessCancelled, formatDate, formatSize, hasThumbnail, iconKind, join, keyOf, kindText,
-  nameOf, parentOf, samePath, selectedItems, show, state, thumbnailURL, typeNames,
+  $, currentView, failed, failedUnlessCancelled, formatDate, formatSize, hasThumbnail, iconKind, join, keyOf, kindText,
+  nameOf, navigation, parentOf, samePath, selectedItems, show, state, thumbnailURL, typeNames,
 } from "./common.js";
 import { confirmed, conflictAsked, openShare, openWith } from "./dialogs.js";
 import { closePreview, preview } from "./preview.js";
@@ -17,6 +17,8 @@ import { chooseLanguage, label, language, say } from "./words.js";
 /// changes. `remember` puts it in the history; `focus` names the item to focus.
 async function list(folder, { append = false, remember = true, focus = null } = {}) {
   const changed = !append && !samePath(folder, state.folder);
+  // A further page belongs to the view that asked for it; anything else is a new view.
+  const current = append ? currentView() : navigation();
   if (!append) {
     if (changed || state.view !== "files") { state.selection.clear(); state.focus = -1; }
     state.view = "files";
@@ -26,6 +28,7 @@ async function list(folder, { append = false, remember = true, focus = null } = 
     path: folder, hidden: state.hidden, sort: state.sort, offset: append ? state.items.length : 0,
     ...(state.descending === null ? {} : { descending: state.descending }),
   });
+  if (!current()) return;
   const kept = append ? state.items : [];
   const focusedKey = state.items[state.focus] ? keyOf(state.items[state.focus]) : null;
   state.items = kept.concat(page.entries);
@@ -553,9 +556,11 @@ async function trashSelected() {
 // MARK: The trash
 
 async function showTrash({ remember = true } = {}) {
+  const current = navigation();
   if (state.view !== "trash") { state.selection.clear(); state.focus = -1; }
   state.view = "trash";
   const trash = await bridge.call("trash/list");
+  if (!current()) return;
   state.items = trash.items.slice().reverse();
   state.total = state.items.length;
   const present = new Set(state.items.map(keyOf));
@@ -621,7 +626,9 @@ async function runSearch({ remember = true, push = false, focus = null } = {}) {
   if (larger) params.larger = larger;
   if (smaller) params.smaller = smaller;
   if (tag) params.tags = [tag];
+  const current = navigation();
   const found = await bridge.call("files/search", params);
+  if (!current()) return;
   if (state.view !== "search") { state.selection.clear(); state.focus = -1; }
   state.view = "search";
   state.items = found.matches;

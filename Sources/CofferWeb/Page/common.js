@@ -10,8 +10,22 @@ export const state = {
   folder: "files:/", items: [], total: 0, sort: "name", descending: null, hidden: false,
   view: "files", query: "", filters: {}, selection: new Set(), focus: -1, anchor: -1,
   layout: localStorage.getItem("coffer-layout") === "grid" ? "grid" : "list",
-  watchId: null, mounts: [], previewed: null,
+  watchId: null, mounts: [], previewed: null, turn: 0,
 };
+
+/// A check that stays true while the page shows what it shows now.
+export function currentView() {
+  const turn = state.turn;
+  return () => turn === state.turn;
+}
+
+/// Starts showing something else (a folder, the trash, a search) and returns its check: an
+/// answer that comes after a later view's is dropped, so a slow listing never paints over the
+/// view the person went to since.
+export function navigation() {
+  state.turn += 1;
+  return currentView();
+}
 
 /// An item's key in the selection.
 export function keyOf(node) { return node.trashId ?? node.path; }
