@@ -111,7 +111,7 @@ struct Minimatch: Sendable {
                 let scalar = text[index]
                 let next = text.index(after: index)
                 if "@?*+!".unicodeScalars.contains(scalar), next < text.endIndex, text[next] == "(",
-                   let (alternatives, end) = extended(text, from: next) {
+                   let (alternatives, end) = Minimatch.group(text, from: next, closing: ")", separator: "|") {
                     tokens.append(.extended(Character(scalar), alternatives.map { parse($0) }))
                     index = end
                     continue
@@ -136,31 +136,6 @@ struct Minimatch: Sendable {
                 index = next
             }
             return tokens
-        }
-
-        /// The alternatives of `(a|b)` opening at `open`, and the index after its `)`; `nil`
-        /// when it does not close (then the characters are taken as they are).
-        private static func extended(_ text: ArraySlice<Unicode.Scalar>, from open: Int) -> ([ArraySlice<Unicode.Scalar>], Int)? {
-            var depth = 0, index = open, start = open + 1
-            var parts: [ArraySlice<Unicode.Scalar>] = []
-            while index < text.endIndex {
-                switch text[index] {
-                case "\\": index += 1
-                case "(": depth += 1
-                case ")":
-                    depth -= 1
-                    if depth == 0 {
-                        parts.append(text[start..<index])
-                        return (parts, index + 1)
-                    }
-                case "|" where depth == 1:
-                    parts.append(text[start..<index])
-                    start = index + 1
-                default: break
-                }
-                index += 1
-            }
-            return nil
         }
 
         /// Whether `tokens` match all of `name`.
@@ -298,14 +273,15 @@ struct Minimatch: Sendable {
         var index = 0
         while index < scalars.count {
             if scalars[index] == "\\" { index += 2; continue }
-            if scalars[index] == "{", let close = matchingBrace(scalars, from: index) {
+            if scalars[index] == "{", let (parts, end) = group(scalars[...], from: index, closing: "}", separator: ",") {
                 let prefix = String(String.UnicodeScalarView(scalars[..<index]))
-                let inside = Array(scalars[(index + 1)..<close])
-                let suffixes = expandBraces(String(String.UnicodeScalarView(scalars[(close + 1)...])))
-                if let parts = commaParts(inside) {
-                    return parts.flatMap { part in expandBraces(part).flatMap { middle in suffixes.map { prefix + middle + $0 } } }
+                let suffixes = expandBraces(String(String.UnicodeScalarView(scalars[end...])))
+                if parts.count > 1 {
+                    return parts.flatMap { part in
+                        expandBraces(String(String.UnicodeScalarView(part))).flatMap { middle in suffixes.map { prefix + middle + $0 } }
+                    }
                 }
-                if let sequence = sequence(String(String.UnicodeScalarView(inside))) {
+                if let sequence = sequence(String(String.UnicodeScalarView(parts[0]))) {
                     return sequence.flatMap { middle in suffixes.map { prefix + middle + $0 } }
                 }
                 // Not a brace set: the `{` stands as written; braces after it may still expand.
@@ -316,40 +292,32 @@ struct Minimatch: Sendable {
         return [text]
     }
 
-    private static func matchingBrace(_ scalars: [Unicode.Scalar], from open: Int) -> Int? {
-        var depth = 0, index = open
-        while index < scalars.count {
-            switch scalars[index] {
+    /// The group opening at `open` (`(a|b)`, `{a,b}`) cut at its top-level `separator`s, and
+    /// the index after its `closing`; `nil` when it does not close. A backslash escapes the
+    /// character after it; groups of the same kind nest.
+    static func group(_ text: ArraySlice<Unicode.Scalar>, from open: Int, closing: Unicode.Scalar,
+                      separator: Unicode.Scalar) -> (parts: [ArraySlice<Unicode.Scalar>], end: Int)? {
+        let opening = text[open]
+        var depth = 0, index = open, start = open + 1
+        var parts: [ArraySlice<Unicode.Scalar>] = []
+        while index < text.endIndex {
+            switch text[index] {
             case "\\": index += 1
-            case "{": depth += 1
-            case "}":
+            case opening: depth += 1
+            case closing:
                 depth -= 1
-                if depth == 0 { return index }
-            default: break
-            }
-            index += 1
-        }
-        return nil
-    }
-
-    /// The top-level parts of `a,b,{c,d}`; `nil` without a top-level comma.
-    private static func commaParts(_ inside: [Unicode.Scalar]) -> [String]? {
-        var parts: [String] = [], depth = 0, start = 0, index = 0
-        while index < inside.count {
-            switch inside[index] {
-            case "\\": index += 1
-            case "{": depth += 1
-            case "}": depth -= 1
-            case "," where depth == 0:
-                parts.append(String(String.UnicodeScalarView(inside[start..<index])))
+                if depth == 0 {
+                    parts.append(text[start..<index])
+                    return (parts, index + 1)
+                }
+            case separator where depth == 1:
+                parts.append(text[start..<index])
                 start = index + 1
             default: break
             }
             index += 1
         }
-        guard !parts.isEmpty else { return nil }
-        parts.append(String(String.UnicodeScalarView(inside[start...])))
-        return parts
+        return nil
     }
 
     private static func sequence(_ text: String) -> [String]? {
