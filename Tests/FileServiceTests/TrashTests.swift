@@ -63,6 +63,19 @@ struct TrashTests {
         #expect(directory.names(trash("files")).isEmpty && directory.names(trash("info")).isEmpty)
     }
 
+    @Test func oneFolderDeletedForGoodLeavesTheOthersSizes() async throws {
+        directory.make([user("Photos/a.jpg"): "1", user("Music/b.mp3"): "2"])
+        try await service.trash(try path("/Photos"))
+        try await service.trash(try path("/Music"))
+        _ = try await service.trashItems()
+        #expect(directory.contents(trash("directorysizes"))?.contains(" Photos\n") == true)
+        try await service.deleteFromTrash("Photos")
+        #expect(directory.names(trash("files")) == ["Music"] && directory.names(trash("info")) == ["Music.trashinfo"])
+        let sizes = try #require(directory.contents(trash("directorysizes")))
+        #expect(!sizes.contains(" Photos\n") && sizes.hasSuffix(" Music\n"))
+        await #expect(throws: CofferError.self) { try await service.deleteFromTrash("Photos") }
+    }
+
     @Test func sameNamesGetDistinctIdsAndEachGoesBack() async throws {
         directory.make([user("a/x.txt"): "from a", user("b/x.txt"): "from b"])
         let first = try await service.trash(try path("/a/x.txt"))

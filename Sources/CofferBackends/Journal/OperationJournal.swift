@@ -166,7 +166,8 @@ extension OperationJournal {
     @discardableResult
     public static func removeOrphanPartials(inFolderAt path: String, journalFolder: String,
                                             minimumAge: TimeInterval = 60, now: Date = Date()) -> Int {
-        guard let names = try? FileManager.default.contentsOfDirectory(atPath: path) else { return 0 }
+        guard let names = try? FileManager.default.contentsOfDirectory(atPath: path),
+              names.contains(where: { PartialName.ownerOf($0) != nil }), let folder = openFolder([], below: path) else { return 0 }
         var removed = 0
         var living: [Substring: Bool] = [:]
         for name in names {
@@ -184,8 +185,7 @@ extension OperationJournal {
                 guard lstat(path + "/" + name, &info) == 0,
                       now.timeIntervalSince1970 - Double(info.st_mtim.tv_sec) >= minimumAge else { continue }
             }
-            guard let folder = openFolder([], below: path), (try? RemoveTree.remove(name, in: folder, path: .root())) != nil
-            else { continue }
+            guard (try? RemoveTree.remove(name, in: folder, path: .root())) != nil else { continue }
             removed += 1
         }
         return removed

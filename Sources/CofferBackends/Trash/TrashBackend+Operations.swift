@@ -378,7 +378,10 @@ extension TrashBackend {
             let hasInfo = fstatat(self.infoFolder.raw, id + TrashInfo.suffix, &info, AT_SYMLINK_NOFOLLOW) == 0
             guard try self.exists(id) || hasInfo else { throw CofferError(.noSuchFile, path: self.trashPath(id)) }
             try self.discard(id)
-            _ = try? self.scan()  // prunes directorysizes
+            // Its line in `directorysizes` goes too: the one line, not a scan of the whole trash
+            // (`empty-trash A B C` deletes item by item).
+            var sizes = DirectorySizes.load(from: self.trashFolder)
+            if sizes.entries.removeValue(forKey: id) != nil { sizes.write(to: self.trashFolder) }
         }
     }
 
