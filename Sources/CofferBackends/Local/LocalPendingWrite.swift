@@ -76,6 +76,21 @@ final class LocalPendingWrite: PendingWrite {
         ExtendedAttributes.copyUserAttributes(from: source.raw, to: file.raw, reportingAs: item)
     }
 
+    /// The whole of a host file written and placed on the calling thread (a blocking one):
+    /// filled from `source`, given `permissions` and `modificationDate`, committed with
+    /// `conflict`; discarded if any step fails.
+    func completeNow(from source: Descriptor, reportingAs item: String, permissions: UInt16, modificationDate: Date,
+                     conflict: ConflictPolicy, progress: ProgressReporter, cancellation: CancellationFlag) throws(CofferError) {
+        do throws(CofferError) {
+            try fillNow(from: source, reportingAs: item, progress: progress, cancellation: cancellation)
+            try setAttributesNow(permissions: permissions, modificationDate: modificationDate)
+            try commitNow(conflict: conflict)
+        } catch {
+            discard()
+            throw error
+        }
+    }
+
     func setUserAttributes(_ attributes: UserAttributes) async -> [LostAttribute] {
         guard let file = try? openFile() else { return [] }
         return (try? await BlockingIO.run { _ throws(CofferError) in

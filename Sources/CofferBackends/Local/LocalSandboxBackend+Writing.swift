@@ -40,14 +40,8 @@ extension LocalSandboxBackend {
         let sync = syncBeforeCommit && !BatchedDurability.deferred
         try await BlockingIO.run { cancellation throws(CofferError) in
             let write = try LocalPendingWrite(folder: try self.openParent(of: path), finalName: path.name, path: path, sync: sync)
-            do throws(CofferError) {
-                try write.fillNow(from: source, reportingAs: item, progress: progress, cancellation: cancellation)
-                try write.setAttributesNow(permissions: permissions, modificationDate: modificationDate)
-                try write.commitNow(conflict: conflict)
-            } catch {
-                write.discard()
-                throw error
-            }
+            try write.completeNow(from: source, reportingAs: item, permissions: permissions, modificationDate: modificationDate,
+                                  conflict: conflict, progress: progress, cancellation: cancellation)
         }
     }
 
@@ -77,14 +71,9 @@ extension LocalSandboxBackend {
                 let path = try folder.appending(file.name)
                 do throws(CofferError) {
                     let write = try LocalPendingWrite(folder: parent, finalName: file.name, path: path, sync: false, inPlace: true)
-                    do throws(CofferError) {
-                        try write.fillNow(from: file.source, reportingAs: file.item, progress: progress, cancellation: cancellation)
-                        try write.setAttributesNow(permissions: file.permissions, modificationDate: file.modificationDate)
-                        try write.commitNow(conflict: .fail)
-                    } catch {
-                        write.discard()
-                        throw error
-                    }
+                    try write.completeNow(from: file.source, reportingAs: file.item, permissions: file.permissions,
+                                          modificationDate: file.modificationDate, conflict: .fail, progress: progress,
+                                          cancellation: cancellation)
                 } catch where skipping.contains(error.kind) {
                     skipped.append((index, error))
                 }
