@@ -94,12 +94,10 @@ extension FileService {
     /// in a mount's own.
     package func deleteFromTrash(_ id: String) async throws(CofferError) {
         if let (name, keeping, own) = try keepingMount(of: id) {
-            // Named as the trash lists it: `trash:/MOUNT∕ID`.
-            let shown = VirtualPath.root(of: trashBackend?.mountName ?? "trash").appending(trustedName: "\(name)∕\(own)")
             do {
                 return try await keeping.deleteTrashed(own)
             } catch where error.kind == .noSuchFile {
-                throw CofferError(.noSuchFile, path: shown)
+                throw CofferError(.noSuchFile, path: Self.shownTrashPath(of: id, in: trashBackend?.mountName ?? "trash"))
             } catch {
                 throw CofferError.wrapping(error, path: VirtualPath.root(of: name))
             }
@@ -138,6 +136,14 @@ extension FileService {
                 ? VirtualPath.root(of: trashBackend?.mountName ?? "trash").appending(trustedName: name) : nil)
         }
         return (name, keeping.backend, String(id[id.index(after: slash)...]))
+    }
+
+    /// The path an error names for the trash item `id` of the trash mounted as `trash`:
+    /// `trash:/ID`, or `trash:/MOUNT∕ID` (a slash that looks like one but is no separator) for
+    /// an item of a mount's own trash; `nil` when `id` can name no trash item.
+    public nonisolated static func shownTrashPath(of id: String, in trash: String = "trash") -> VirtualPath? {
+        guard isTrashID(id) else { return nil }
+        return VirtualPath.root(of: trash).appending(trustedName: id.replacingOccurrences(of: "/", with: "∕"))
     }
 
     /// Whether `text` can name an item of a trash: an ID of the container's trash (a file

@@ -106,9 +106,7 @@ extension CommandInterpreter {
         for name in names {
             let id = name.hasPrefix("trash:/") ? String(name.dropFirst("trash:/".count)) : name
             guard let item = items.first(where: { $0.id == id }) else {
-                // A mount's own item (`MOUNT/ID`) is shown as the trash lists it: `MOUNT∕ID`.
-                throw CofferError(.noSuchFile, path: FileService.isTrashID(id)
-                    ? VirtualPath.root(of: "trash").appending(trustedName: id.replacingOccurrences(of: "/", with: "∕")) : nil)
+                throw CofferError(.noSuchFile, path: FileService.shownTrashPath(of: id))
             }
             chosen.append(item)
         }
