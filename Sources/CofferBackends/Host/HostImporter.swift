@@ -114,6 +114,8 @@ public struct HostImporter: Sendable {
                 return (name, self.openEntry(name, in: folder))
             }
         }
+        // Into a local folder being built, files go over in batches (``receive(_:into:at:skipped:)``).
+        let batching = BatchedDurability.deferred ? backend as? LocalSandboxBackend : nil
         var batch: [LocalSandboxBackend.ReceivedFile] = []
         for (name, opened) in entries {
             try Task.checkCancellation()
@@ -146,7 +148,7 @@ public struct HostImporter: Sendable {
                 let keepFiltering = filtering && !registry.isPackage(folderNamed: name)
                 try await copyContents(of: child, to: backend, at: target, filtering: keepFiltering, skipped: &skipped)
                 progress.advance(items: 1)
-            } else if let local = backend as? LocalSandboxBackend, BatchedDurability.deferred {
+            } else if let local = batching {
                 batch.append(LocalSandboxBackend.ReceivedFile(
                     source: child.descriptor, item: hostPath, name: name,
                     permissions: Self.permissions(of: child), modificationDate: child.modificationDate))
@@ -159,7 +161,7 @@ public struct HostImporter: Sendable {
                 }
             }
         }
-        if let local = backend as? LocalSandboxBackend, !batch.isEmpty {
+        if let local = batching, !batch.isEmpty {
             try await receive(&batch, into: local, at: destination, skipped: &skipped)
         }
     }
