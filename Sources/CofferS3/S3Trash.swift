@@ -156,7 +156,7 @@ extension S3Backend: TrashCopyingBackend {
         try await BlockingIO.run { _ throws(CofferError) in
             var emptied = 0
             for item in try self.trashListingSync(mount: mount).items where item.isEmptied(olderThan: cutoff) {
-                try self.discardTrashed(item.id, isFile: item.node.kind == .file)
+                try self.discardTrashed(item.id, contents: try self.contentKeys(of: item.id, isFile: item.node.kind == .file))
                 emptied += 1
             }
             return emptied
@@ -165,25 +165,25 @@ extension S3Backend: TrashCopyingBackend {
 
     public func deleteTrashed(_ id: String) async throws(CofferError) {
         try await BlockingIO.run { _ throws(CofferError) in
-            let source = self.trashPrefix + "files/" + id
-            let isFile = try self.client.head(source) != nil
-            var exists = isFile
-            if !exists { exists = try !self.allObjects(under: source + "/").isEmpty }
-            if !exists { exists = try self.readInfo(id) != nil }
-            guard exists else { throw CofferError(.noSuchFile) }
-            try self.discardTrashed(id, isFile: isFile)
+            let isFile = try self.client.head(self.trashPrefix + "files/" + id) != nil
+            let contents = try self.contentKeys(of: id, isFile: isFile)
+            // Information without its content still goes: it names an item of this trash.
+            if contents.isEmpty, try self.readInfo(id) == nil { throw CofferError(.noSuchFile) }
+            try self.discardTrashed(id, contents: contents)
         }
     }
 
-    /// Deletes the content of the trashed item `id` (a file's object, or every object of a
-    /// folder's), then its information: the order the trash specification asks for.
-    private func discardTrashed(_ id: String, isFile: Bool) throws(CofferError) {
+    /// The keys holding the content of the trashed item `id`: a file's one object, or every
+    /// object of a folder's.
+    private func contentKeys(of id: String, isFile: Bool) throws(CofferError) -> [String] {
         let source = trashPrefix + "files/" + id
-        if isFile {
-            try client.delete(source)
-        } else {
-            for object in try allObjects(under: source + "/") { try client.delete(object.key) }
-        }
+        return isFile ? [source] : try allObjects(under: source + "/").map(\.key)
+    }
+
+    /// Deletes `contents`, the objects of the trashed item `id`, then its information: the
+    /// order the trash specification asks for.
+    private func discardTrashed(_ id: String, contents: [String]) throws(CofferError) {
+        for key in contents { try client.delete(key) }
         try client.delete(trashPrefix + "info/" + id + TrashInfo.suffix)
     }
 
