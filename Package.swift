@@ -55,7 +55,7 @@ let package = Package(
         ),
         // Running blocking calls off Swift's cooperative pool, and signals as Dispatch events:
         // shared by the backends, the search index and the front ends.
-        .target(name: "CofferRuntime", dependencies: ["CofferCore", "CCofferCrypto"]),
+        .target(name: "CofferRuntime", dependencies: ["CofferCore", "CCofferCrypto", "CCofferSystem"]),
         .target(name: "CofferBackends", dependencies: ["CofferCore", "CofferRuntime", "CCofferSystem", "CMagic"]),
         // A backend in memory: for tests, scratch space, and as a model of the contract.
         .target(name: "CofferInMemory", dependencies: ["CofferCore"]),
@@ -135,8 +135,10 @@ let package = Package(
             path: "Examples/ComposeService"
         ),
 
-        .target(name: "CofferTestSupport", dependencies: ["CofferCore"], path: "Tests/CofferTestSupport", exclude: ["Servers", "Media"]),
+        .target(name: "CofferTestSupport", dependencies: ["CofferCore", "CofferRuntime", "CCofferSystem"], path: "Tests/CofferTestSupport", exclude: ["Servers", "Media"]),
         .testTarget(name: "CofferCoreTests", dependencies: ["CofferCore", "CofferTestSupport"]),
+        // The test harness itself: processes it starts are owned, ended and reaped; every wait ends.
+        .testTarget(name: "HarnessTests", dependencies: ["CofferTestSupport", "CofferRuntime", "CofferCore"]),
         .testTarget(
             name: "DocumentTypesTests",
             dependencies: ["DocumentTypesGenerator", "CofferCore", "CofferTestSupport", "coffer-document-types"]

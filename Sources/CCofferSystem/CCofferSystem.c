@@ -8,6 +8,7 @@
 #include <stdlib.h>
 #include <string.h>
 #include <signal.h>
+#include <spawn.h>
 #include <sys/prctl.h>
 #include <sys/socket.h>
 #include <sys/stat.h>
@@ -297,4 +298,40 @@ ssize_t coffer_receive_with_fd(int socket, void *data, size_t capacity, int *fd)
         if (header->cmsg_level == SOL_SOCKET && header->cmsg_type == SCM_RIGHTS) memcpy(fd, CMSG_DATA(header), sizeof(int));
     }
     return received;
+}
+
+int coffer_spawn_close_from(posix_spawn_file_actions_t *actions, int from) {
+#if defined(__GLIBC__) && (__GLIBC__ > 2 || (__GLIBC__ == 2 && __GLIBC_MINOR__ >= 34))
+    return posix_spawn_file_actions_addclosefrom_np(actions, from);
+#else
+    (void)actions; (void)from;
+    return ENOSYS;
+#endif
+}
+
+int coffer_spawn_change_directory(posix_spawn_file_actions_t *actions, const char *path) {
+#if defined(__GLIBC__)
+    return posix_spawn_file_actions_addchdir_np(actions, path);
+#else
+    (void)actions; (void)path;
+    return ENOSYS;
+#endif
+}
+
+int coffer_spawn_new_session_flag(void) {
+#if defined(POSIX_SPAWN_SETSID)
+    return POSIX_SPAWN_SETSID;
+#else
+    return 0;
+#endif
+}
+
+int coffer_pidfd_open(pid_t pid) {
+#if defined(SYS_pidfd_open)
+    return (int)syscall(SYS_pidfd_open, pid, 0);
+#else
+    (void)pid;
+    errno = ENOSYS;
+    return -1;
+#endif
 }

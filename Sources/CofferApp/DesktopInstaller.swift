@@ -159,18 +159,12 @@ struct DesktopInstaller {
     /// none does or `xdg-mime` is not installed.
     private func currentDefault(for type: String) -> String? {
         guard let executable = Self.find("xdg-mime", in: environment["PATH"] ?? "/usr/bin:/bin") else { return nil }
-        let process = Process()
-        process.executableURL = URL(fileURLWithPath: executable)
-        process.arguments = ["query", "default", type]
-        process.environment = environment
-        let answer = Pipe()
-        process.standardOutput = answer
-        process.standardError = FileHandle.nullDevice
-        guard (try? process.run()) != nil else { return nil }
-        let data = answer.fileHandleForReading.readDataToEndOfFile()
-        process.waitUntilExit()
-        let name = String(decoding: data, as: UTF8.self).trimmingCharacters(in: .whitespacesAndNewlines)
-        return process.terminationStatus == 0 && name.hasSuffix(".desktop") ? name : nil
+        let variables = environment.map { "\($0.key)=\($0.value)" }
+        guard let answer = ChildProcess.output(of: [executable, "query", "default", type], environment: variables) else {
+            return nil
+        }
+        let name = String(decoding: answer.output, as: UTF8.self).trimmingCharacters(in: .whitespacesAndNewlines)
+        return answer.status == 0 && name.hasSuffix(".desktop") ? name : nil
     }
 
     private func record(_ files: [InstalledFile], placedFirst: [String: String]? = nil) throws {
@@ -247,22 +241,19 @@ struct DesktopInstaller {
                                           "（未安装 \(tool)；桌面会自行发现变化）")(language))
                 continue
             }
-            let process = Process()
-            process.executableURL = URL(fileURLWithPath: executable)
-            process.arguments = [folder]
-            process.standardOutput = FileHandle.nullDevice
+            let ended: Int32
             do {
-                try process.run()
-                process.waitUntilExit()
+                // Its errors go where Coffer's own do.
+                ended = try ChildProcess.start([executable, folder], standardError: .inherited).wait()
             } catch {
                 errors.line("\(program): \(tool): \(error.localizedDescription)")
                 status = 1
                 continue
             }
-            if process.terminationStatus == 0 {
+            if ended == 0 {
                 output.line(LocalizedText("Ran \(tool) \(folder)", "已运行 \(tool) \(folder)")(language))
             } else {
-                errors.line("\(program): \(tool) \(folder) failed with status \(process.terminationStatus)")
+                errors.line("\(program): \(tool) \(folder) failed with status \(ended)")
                 status = 1
             }
         }

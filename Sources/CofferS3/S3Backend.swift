@@ -171,10 +171,15 @@ final class S3PendingWrite: PendingWrite {
         self.backend = backend
         self.observed = observed
         self.path = path
-        var template = Array((spoolFolder + "/.coffer-s3-XXXXXX").utf8CString)
-        let fd = mkstemp(&template)
+        // A fresh name, made and opened close-on-exec in one step (mkstemp's descriptor is not).
+        var fd: Int32 = -1
+        var name = ""
+        repeat {
+            name = spoolFolder + "/.coffer-s3-" + String(UInt64.random(in: 0...UInt64.max), radix: 36)
+            fd = open(name, O_RDWR | O_CREAT | O_EXCL | O_NOFOLLOW | O_CLOEXEC, 0o600)
+        } while fd < 0 && errno == EEXIST
         guard fd >= 0 else { throw CofferError(.ioError, path: path, detail: "no room to spool the write", errno: errno) }
-        spool = String(cBuffer: template)
+        spool = name
         self.expected = expected
         state.withLock { $0.fd = fd }
     }

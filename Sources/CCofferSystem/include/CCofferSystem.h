@@ -6,6 +6,7 @@
 
 #include <stdint.h>
 #include <sys/types.h>
+#include <spawn.h>
 
 /// Flags of `coffer_openat2`'s `resolve` argument (linux/openat2.h).
 enum {
@@ -109,5 +110,21 @@ ssize_t coffer_receive_with_fd(int socket, void *data, size_t capacity, int *fd)
 /// For a child that decodes untrusted files: it is killed when its parent dies
 /// (PR_SET_PDEATHSIG) and can gain no privileges (PR_SET_NO_NEW_PRIVS). 0, or -1 with errno.
 int coffer_confine_child(void);
+
+/// posix_spawn_file_actions_addclosefrom_np: the child closes every descriptor from `from` up,
+/// whatever the parent had open (glibc 2.34). 0, or an errno value.
+int coffer_spawn_close_from(posix_spawn_file_actions_t *actions, int from);
+
+/// posix_spawn_file_actions_addchdir_np: the child starts in `path` (glibc 2.29). 0, or an
+/// errno value.
+int coffer_spawn_change_directory(posix_spawn_file_actions_t *actions, const char *path);
+
+/// POSIX_SPAWN_SETSID (glibc 2.26), which the Glibc module does not export: the child starts
+/// a session of its own, away from this process's terminal and its signals.
+int coffer_spawn_new_session_flag(void);
+
+/// pidfd_open(2): a descriptor (closed on exec) that becomes readable when process `pid` ends,
+/// or -1 with errno (ENOSYS before Linux 5.3).
+int coffer_pidfd_open(pid_t pid);
 
 #endif

@@ -1,5 +1,6 @@
 import CofferCore
 import CofferJSONRPC
+import CofferRuntime
 import CofferWeb
 import FileService
 import Foundation
@@ -65,8 +66,9 @@ struct WebLaunch: FrontEndLaunch {
                 : LocalizedText("Coffer is serving your files at \(url)", "Coffer 正在以下地址提供你的文件：\(url)")(language)
             FileHandle.standardOutput.write(Data((line + "\n").utf8))
         }, open: { page in
-            // The browser gets a file only the user can read, never the token (Security.md).
-            _ = try? Process.run(URL(fileURLWithPath: "/usr/bin/env"), arguments: ["xdg-open", page])
+            // The browser gets a file only the user can read, never the token (Security.md). It
+            // lives on its own, and is reaped when it ends.
+            try? ChildProcess.start(["xdg-open", page], grouping: .ownSession, searchingPath: true).reapWhenEnded()
         }, fail: { message in
             FileHandle.standardError.write(Data("\(program) serve: \(message)\n".utf8))
         })

@@ -154,45 +154,23 @@ private final class DecoderChild: @unchecked Sendable {
         let childEnd = ends[1]
         // Started from a thread that lives as long as the process: a child's PR_SET_PDEATHSIG
         // fires when the *thread* that started it ends, and Dispatch lets its idle threads go.
-        let (status, pid) = Self.spawner.run { Self.start(arguments, variables, socket: childEnd) }
-        guard status == 0 else {
+        let started = Self.spawner.run {
+            Result { () throws(CofferError) in
+                try ChildProcess.start(arguments, environment: variables, standardInput: .descriptor(childEnd))
+            }
+        }
+        switch started {
+        case .success(let child):
+            self.pid = child.pid
+        case .failure(let error):
             close(ends[0])
             throw CofferError(.unsupported, path: path,
-                              detail: "the decoder (\(executable)) cannot be started: \(String(cString: strerror(status)))")
+                              detail: "the decoder (\(executable)) cannot be started: \(String(cString: strerror(error.errno ?? EIO)))")
         }
-        self.pid = pid
         self.socket = ends[0]
     }
 
     deinit { kill() }
-
-    /// posix_spawn of `arguments` with `variables` as its environment, `socket` as its
-    /// standard input and nothing else open: the status and the child's id.
-    private static func start(_ arguments: [String], _ variables: [String], socket: Int32) -> (Int32, pid_t) {
-        var actions = posix_spawn_file_actions_t()
-        posix_spawn_file_actions_init(&actions)
-        defer { posix_spawn_file_actions_destroy(&actions) }
-        posix_spawn_file_actions_adddup2(&actions, socket, 0)
-        posix_spawn_file_actions_addopen(&actions, 1, "/dev/null", O_WRONLY, 0)
-        posix_spawn_file_actions_addopen(&actions, 2, "/dev/null", O_WRONLY, 0)
-        var attributes = posix_spawnattr_t()
-        posix_spawnattr_init(&attributes)
-        defer { posix_spawnattr_destroy(&attributes) }
-        // Signals as a new program has them: none blocked, the usual actions.
-        var none = sigset_t(), defaults = sigset_t()
-        sigemptyset(&none)
-        sigemptyset(&defaults)
-        for signal in [SIGPIPE, SIGTERM, SIGINT, SIGHUP, SIGXCPU] { sigaddset(&defaults, signal) }
-        posix_spawnattr_setsigmask(&attributes, &none)
-        posix_spawnattr_setsigdefault(&attributes, &defaults)
-        posix_spawnattr_setflags(&attributes, Int16(POSIX_SPAWN_SETSIGMASK | POSIX_SPAWN_SETSIGDEF))
-        let argv = arguments.map { strdup($0) } + [nil]
-        let envp = variables.map { strdup($0) } + [nil]
-        defer { (argv + envp).forEach { free($0) } }
-        var pid = pid_t()
-        let status = posix_spawn(&pid, arguments[0], &actions, &attributes, argv, envp)
-        return (status, pid)
-    }
 
     /// Ends the child (if it still runs) and waits for it.
     func kill() {

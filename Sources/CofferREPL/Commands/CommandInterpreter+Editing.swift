@@ -217,33 +217,11 @@ extension CommandInterpreter {
 /// An editor program run in the foreground with this process's terminal.
 enum EditorProcess {
     /// Runs `arguments` (the first is the program's path) with the standard descriptors and
-    /// environment of this process, signals at their defaults and none blocked, and waits.
+    /// environment of this process, in its process group (the terminal's Ctrl-C reaches it),
+    /// signals at their defaults and none blocked, and waits.
     /// - Returns: the exit status, or 128 + the signal that ended it.
     static func run(_ arguments: [String]) throws(CofferError) -> Int32 {
-        var attributes = posix_spawnattr_t()
-        posix_spawnattr_init(&attributes)
-        defer { posix_spawnattr_destroy(&attributes) }
-        var none = sigset_t()
-        sigemptyset(&none)
-        posix_spawnattr_setsigmask(&attributes, &none)
-        var defaults = sigset_t()
-        sigemptyset(&defaults)
-        for signal in [SIGINT, SIGQUIT, SIGTERM, SIGHUP, SIGPIPE, SIGTSTP, SIGTTIN, SIGTTOU, SIGWINCH] {
-            sigaddset(&defaults, signal)
-        }
-        posix_spawnattr_setsigdefault(&attributes, &defaults)
-        posix_spawnattr_setflags(&attributes, Int16(POSIX_SPAWN_SETSIGMASK | POSIX_SPAWN_SETSIGDEF))
-        let argv: [UnsafeMutablePointer<CChar>?] = arguments.map { strdup($0) } + [nil]
-        defer { argv.forEach { free($0) } }
-        var child: pid_t = 0
-        let spawned = posix_spawn(&child, arguments[0], nil, &attributes, argv, environ)
-        guard spawned == 0 else { throw CofferError.system(spawned, "posix_spawn", path: nil) }
-        var status: Int32 = 0
-        while waitpid(child, &status, 0) < 0 {
-            guard errno == EINTR else { throw CofferError.lastSystemError("waitpid", path: nil) }
-        }
-        // WIFEXITED / WEXITSTATUS / WTERMSIG, which Swift does not import as functions.
-        let signal = status & 0x7f
-        return signal == 0 ? (status >> 8) & 0xff : 128 + signal
+        try ChildProcess.start(arguments, standardInput: .inherited, standardOutput: .inherited,
+                               standardError: .inherited).wait()
     }
 }

@@ -1,4 +1,5 @@
 import CReadline
+import CofferRuntime
 import Dispatch
 import Synchronization
 #if canImport(Glibc)
@@ -25,15 +26,10 @@ public final class ReadlineEditor: LineEditor, @unchecked Sendable {
     /// Sets readline up for Coffer. History is bounded to `historyLimit` entries.
     public init(historyLimit: Int = 1000) {
         Self.useUTF8()
-        var fds: [Int32] = [-1, -1]
-        if pipe(&fds) == 0 {
-            for fd in fds {
-                _ = fcntl(fd, F_SETFD, FD_CLOEXEC)
-                _ = fcntl(fd, F_SETFL, O_NONBLOCK)
-            }
-        }
-        wakeRead = fds[0]
-        wakeWrite = fds[1]
+        let fds = (try? ChildProcess.pipe()) ?? (read: -1, write: -1)
+        for fd in [fds.read, fds.write] where fd >= 0 { _ = fcntl(fd, F_SETFL, O_NONBLOCK) }
+        wakeRead = fds.read
+        wakeWrite = fds.write
         queue.sync {
             rl_initialize()
             coffer_rl_configure(tabCommand)

@@ -99,14 +99,10 @@ extension FileService {
             }
             command = ["x-terminal-emulator", "-e"] + command
         }
-        let process = Process()
-        process.executableURL = URL(fileURLWithPath: "/usr/bin/env")
-        process.arguments = ["--"] + command
-        process.standardInput = FileHandle.nullDevice
-        process.standardOutput = FileHandle.nullDevice
-        process.standardError = FileHandle.nullDevice
+        // A session of its own: the application outlives the command and its terminal. It is
+        // reaped when it ends, with no thread waiting for it.
         do {
-            try process.run()
+            try ChildProcess.start(["/usr/bin/env", "--"] + command, grouping: .ownSession).reapWhenEnded()
         } catch {
             throw CofferError(.ioError, detail: "\(application.id) could not be started", underlying: error)
         }
