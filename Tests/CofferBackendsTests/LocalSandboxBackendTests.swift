@@ -168,13 +168,6 @@ struct LocalSandboxBackendTests {
 
 /// Runs a Python snippet with arguments and returns its trimmed standard output.
 func runPython(_ code: String, _ arguments: String...) throws -> String {
-    let process = Process()
-    process.executableURL = URL(fileURLWithPath: "/usr/bin/env")
-    process.arguments = ["python3", "-c", code] + arguments
-    let pipe = Pipe.closedOnExec()
-    process.standardOutput = pipe
-    try process.run()
-    let data = pipe.fileHandleForReading.readDataToEndOfFile()
-    process.waitForExit()
-    return String(decoding: data, as: UTF8.self).trimmingCharacters(in: .whitespacesAndNewlines)
+    try TestProcess.run(["python3", "-c", code] + arguments, timeout: 60).outputText
+        .trimmingCharacters(in: .whitespacesAndNewlines)
 }

@@ -30,7 +30,7 @@ struct MetadataCacheTests {
             try await backend.setExcludedFromBackup(true, at: try path(item))
             #expect(try await backend.node(at: try path(item)).isExcludedFromBackup == true)
             // Straight on the file, as another program would.
-            let fd = open(directory.url(String(item.dropFirst())), O_RDONLY)
+            let fd = open(directory.url(String(item.dropFirst())), O_RDONLY | O_CLOEXEC)
             #expect(BackupExclusion.set(false, fd: fd) == 0)
             close(fd)
             #expect(try await backend.node(at: try path(item)).isExcludedFromBackup == false)

@@ -12,7 +12,7 @@ import Glibc
 struct UnixSocketListenerTests {
     /// A socket file nobody listens on, as a killed server leaves it.
     func staleSocket(at path: String) {
-        let fd = socket(AF_UNIX, Int32(SOCK_STREAM.rawValue), 0)
+        let fd = socket(AF_UNIX, Int32(SOCK_STREAM.rawValue) | Int32(SOCK_CLOEXEC.rawValue), 0)
         var address = UnixSocketListener.address(path)
         _ = withUnsafePointer(to: &address) {
             $0.withMemoryRebound(to: sockaddr.self, capacity: 1) { bind(fd, $0, socklen_t(MemoryLayout<sockaddr_un>.size)) }
@@ -42,7 +42,7 @@ struct UnixSocketListenerTests {
             #expect(listening.count == 1, "round \(round): \(outcomes.withLock { $0 })")
             #expect(outcomes.withLock { $0.contains { if case .failure(.inUse) = $0 { true } else { false } } })
             // The path is the winner's: a client reaches it.
-            let client = socket(AF_UNIX, Int32(SOCK_STREAM.rawValue), 0)
+            let client = socket(AF_UNIX, Int32(SOCK_STREAM.rawValue) | Int32(SOCK_CLOEXEC.rawValue), 0)
             var address = UnixSocketListener.address(path)
             let connected = withUnsafePointer(to: &address) {
                 $0.withMemoryRebound(to: sockaddr.self, capacity: 1) { connect(client, $0, socklen_t(MemoryLayout<sockaddr_un>.size)) }

@@ -42,59 +42,23 @@ public enum CofferBinary {
     }
 
     /// Starts `coffer` with `arguments` and returns at once, its output discarded: for a test
-    /// that kills it in the middle of something.
-    public static func start(_ arguments: [String]) throws -> Process {
-        let process = Process()
-        process.executableURL = url
-        process.arguments = arguments
-        process.environment = environment([:])
-        process.standardOutput = FileHandle.nullDevice
-        process.standardError = FileHandle.nullDevice
-        try process.run()
-        return process
+    /// that kills it in the middle of something. The test owns it (``OwnsProcesses``).
+    public static func start(_ arguments: [String]) throws -> TestProcess {
+        try TestProcess([url.path] + arguments, environment: environment([:]), input: false, output: .discarded,
+                        errors: .collected)
     }
 
-    /// Runs `coffer` with `arguments`, feeding `input` on standard input (closed when empty).
+    /// Runs `coffer` with `arguments`, feeding `input` on standard input (closed when empty),
+    /// for at most `timeout` seconds (``ProcessTimeout`` past it, the process ended).
     /// A `launcher` runs first with the binary's path and the arguments after its own words
     /// (`["/bin/sh", "-c", "ulimit -f 64; exec \"$0\" \"$@\""]`).
     public static func run(_ arguments: [String], input: String = "", environment: [String: String] = [:],
-                           launcher: [String] = [], program: URL = url) throws -> Result {
-        let url = program
-        let process = Process()
-        if let program = launcher.first {
-            process.executableURL = URL(fileURLWithPath: program)
-            process.arguments = Array(launcher.dropFirst()) + [url.path] + arguments
-        } else {
-            process.executableURL = url
-            process.arguments = arguments
-        }
-        process.environment = Self.environment(environment)
-        let stdin = Pipe.closedOnExec(), stdout = Pipe.closedOnExec(), stderr = Pipe.closedOnExec()
-        process.standardInput = stdin
-        process.standardOutput = stdout
-        process.standardError = stderr
-        try process.run()
-        stdin.fileHandleForWriting.write(Data(input.utf8))
-        try stdin.fileHandleForWriting.close()
-        // Read both pipes concurrently so a large output cannot block the child.
-        let errorData = LockedData()
-        let reader = Thread { errorData.set(stderr.fileHandleForReading.readDataToEndOfFile()) }
-        reader.start()
-        let outputData = stdout.fileHandleForReading.readDataToEndOfFile()
-        let status = process.waitForExit()
-        while !errorData.isSet { usleep(1000) }
-        return Result(status: status, output: String(decoding: outputData, as: UTF8.self),
-                      errors: String(decoding: errorData.value, as: UTF8.self))
+                           launcher: [String] = [], program: URL = url, timeout: Double = 180) throws -> Result {
+        let result = try TestProcess.run(launcher + [program.path] + arguments, input: Data(input.utf8),
+                                         environment: Self.environment(environment), timeout: timeout)
+        return Result(status: result.status, output: result.outputText, errors: result.errorText)
     }
 
-}
-
-private final class LockedData: @unchecked Sendable {
-    private let lock = NSLock()
-    private var data: Data?
-    func set(_ value: Data) { lock.withLock { data = value } }
-    var isSet: Bool { lock.withLock { data != nil } }
-    var value: Data { lock.withLock { data ?? Data() } }
 }
 
 extension CofferBinary {
@@ -107,10 +71,14 @@ extension CofferBinary {
     }
 }
 
-/// Runs blocking work on a thread of its own and awaits it.
+/// Runs blocking work on a thread of its own and awaits it. What it starts belongs to the
+/// calling test (``ProcessOwner/current`` is carried over).
 public func offPool<T: Sendable>(_ body: @escaping @Sendable () throws -> T) async throws -> T {
-    try await withCheckedThrowingContinuation { continuation in
-        Thread.detachNewThread { continuation.resume(with: Result { try body() }) }
+    let owner = ProcessOwner.current
+    return try await withCheckedThrowingContinuation { continuation in
+        Thread.detachNewThread {
+            continuation.resume(with: Result { try ProcessOwner.$current.withValue(owner) { try body() } })
+        }
     }
 }
 
@@ -122,18 +90,8 @@ extension CofferBinary {
         async throws -> (status: Int32, kibibytes: Int) {
         let wrapper = "import resource,subprocess,sys; r=subprocess.run(sys.argv[1:]); " +
             "print(r.returncode, resource.getrusage(resource.RUSAGE_CHILDREN).ru_maxrss)"
-        let process = Process()
-        process.executableURL = URL(fileURLWithPath: "/usr/bin/env")
-        process.arguments = ["python3", "-c", wrapper, url.path] + arguments
-        process.environment = environment(extra)
-        let output = Pipe.closedOnExec()
-        process.standardOutput = output
-        process.standardError = FileHandle.nullDevice
-        try process.run()
-        let text = try await offPool { () throws -> String in
-            let data = output.fileHandleForReading.readDataToEndOfFile()
-            process.waitForExit()
-            return String(decoding: data, as: UTF8.self)
+        let text = try await offPool {
+            try TestProcess.run(["python3", "-c", wrapper, url.path] + arguments, environment: environment(extra)).outputText
         }
         let fields = text.split(whereSeparator: \.isWhitespace)
         guard fields.count >= 2, let peak = Int(fields[fields.count - 1]), let status = Int32(fields[fields.count - 2]) else {

@@ -1,3 +1,4 @@
+import CCofferSystem
 import Foundation
 #if canImport(Glibc)
 import Glibc
@@ -7,7 +8,7 @@ import Glibc
 public enum Loopback {
     /// A listening socket on a free port: the descriptor and the port.
     public static func listen() throws -> (descriptor: Int32, port: Int) {
-        let listener = socket(AF_INET, Int32(SOCK_STREAM.rawValue), 0)
+        let listener = socket(AF_INET, Int32(SOCK_STREAM.rawValue) | Int32(SOCK_CLOEXEC.rawValue), 0)
         guard listener >= 0 else { throw POSIXError(POSIXErrorCode(rawValue: errno) ?? .EIO) }
         var address = self.address(port: 0)
         var length = socklen_t(MemoryLayout<sockaddr_in>.size)
@@ -23,9 +24,15 @@ public enum Loopback {
         return (listener, Int(UInt16(bigEndian: address.sin_port)))
     }
 
+    /// The next connection on `listener`, its descriptor closed on exec; -1 once the listener
+    /// is shut down.
+    public static func accept(_ listener: Int32) -> Int32 {
+        coffer_accept_cloexec(listener)
+    }
+
     /// A socket connected to `port`, or `nil` when nothing listens there.
     public static func connect(to port: Int) -> Int32? {
-        let descriptor = socket(AF_INET, Int32(SOCK_STREAM.rawValue), 0)
+        let descriptor = socket(AF_INET, Int32(SOCK_STREAM.rawValue) | Int32(SOCK_CLOEXEC.rawValue), 0)
         guard descriptor >= 0 else { return nil }
         var destination = address(port: port)
         let connected = withUnsafePointer(to: &destination) { pointer in

@@ -31,17 +31,9 @@ public enum MediaFixtures {
 
     /// Each PNG as Pillow reads it.
     public static func read(_ pngs: [String]) throws -> [PNGInfo] {
-        let process = Process()
-        process.executableURL = URL(fileURLWithPath: "/usr/bin/env")
-        process.arguments = [TransferServer.python, script("read_thumbnail.py")] + pngs
-        let output = Pipe.closedOnExec()
-        process.standardOutput = output
-        process.standardInput = FileHandle.nullDevice
-        process.standardError = FileHandle.nullDevice
-        try process.run()
-        let data = output.fileHandleForReading.readDataToEndOfFile()
-        process.waitForExit()
-        guard process.exitStatus == 0 else { throw FixtureError("Pillow could not read \(pngs)") }
+        let result = try TestProcess.run([TransferServer.python, script("read_thumbnail.py")] + pngs, timeout: 120)
+        guard result.status == 0 else { throw FixtureError("Pillow could not read \(pngs): \(result.errorText)") }
+        let data = result.output
         return try String(decoding: data, as: UTF8.self).split(separator: "\n").map {
             try JSONDecoder().decode(PNGInfo.self, from: Data($0.utf8))
         }
@@ -65,15 +57,7 @@ public enum MediaFixtures {
     }
 
     private static func run(_ arguments: [String]) -> Bool {
-        let process = Process()
-        process.executableURL = URL(fileURLWithPath: "/usr/bin/env")
-        process.arguments = [TransferServer.python] + arguments
-        process.standardInput = FileHandle.nullDevice
-        process.standardOutput = FileHandle.nullDevice
-        process.standardError = FileHandle.nullDevice
-        guard (try? process.run()) != nil else { return false }
-        process.waitForExit()
-        return process.exitStatus == 0
+        (try? TestProcess.run([TransferServer.python] + arguments, timeout: 300))?.status == 0
     }
 
     private static func tool(_ name: String) -> Bool {

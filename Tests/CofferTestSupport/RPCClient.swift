@@ -142,22 +142,23 @@ public class RPCClient: @unchecked Sendable {
 
     // MARK: Frames
 
-    /// Reads frames from `fd` until it ends; a transport starts this on a thread of its own.
-    func readFrames(from fd: Int32) {
-        var buffer = Data()
-        var chunk = [UInt8](repeating: 0, count: 64 << 10)
-        while true {
-            let count = chunk.withUnsafeMutableBytes { read(fd, $0.baseAddress, $0.count) }
-            if count < 0 && errno == EINTR { continue }
-            if count <= 0 { return }
-            buffer.append(contentsOf: chunk[..<count])
-            while let body = nextBody(&buffer) {
-                let parsed = try? JSONSerialization.jsonObject(with: body, options: [.fragmentsAllowed])
-                lock.withLock {
-                    rawFrames.append(body)
-                    if let parsed { messages.append(parsed) }
-                }
-            }
+    /// Bytes the server wrote and no frame has taken yet.
+    private var pending = Data()
+
+    /// Takes bytes the server wrote, in order, and keeps every complete frame among them;
+    /// a transport calls this from the one thread that reads.
+    func receive(_ bytes: Data) {
+        lock.lock()
+        pending.append(bytes)
+        var buffer = pending
+        lock.unlock()
+        var bodies: [Data] = []
+        while let body = nextBody(&buffer) { bodies.append(body) }
+        let parsed = bodies.map { try? JSONSerialization.jsonObject(with: $0, options: [.fragmentsAllowed]) }
+        lock.withLock {
+            pending = buffer
+            rawFrames += bodies
+            messages += parsed.compactMap { $0 }
         }
     }
 

@@ -1,45 +1,29 @@
 import Foundation
 
-/// `coffer rpc` (or `coffer mcp`) running with pipes, for end-to-end tests.
+/// `coffer rpc` (or `coffer mcp`) running with pipes, for end-to-end tests. It belongs to the
+/// test that started it (``OwnsProcesses``), which ends it if the test does not.
 public final class RPCProcess: RPCClient, @unchecked Sendable {
-    private let process = Process()
-    private let stdin = Pipe.closedOnExec()
-    private let stdout = Pipe.closedOnExec()
-    private let stderr = Pipe.closedOnExec()
-    private var errorText = Data()
+    private var process: TestProcess!
 
     /// Starts `coffer --container C COMMAND ARGUMENTS`; a `launcher` runs first, as for `CofferBinary.run`.
     public init(container: String, framing: Framing = .ndjson, command subcommand: String = "rpc", arguments: [String] = [],
                 environment: [String: String] = [:], launcher: [String] = [], program: URL = CofferBinary.url) throws {
         super.init(framing: framing)
         let command = [program.path, "--container", container, subcommand] + arguments
-        let argv = launcher + command
-        process.executableURL = URL(fileURLWithPath: argv[0])
-        process.arguments = Array(argv.dropFirst())
-        process.environment = CofferBinary.environment(environment)
-        process.standardInput = stdin
-        process.standardOutput = stdout
-        process.standardError = stderr
-        try process.run()
-        let output = stdout.fileHandleForReading.fileDescriptor
-        Thread { [self] in readFrames(from: output) }.start()
-        Thread { [self] in
-            let data = stderr.fileHandleForReading.readDataToEndOfFile()
-            lock.withLock { errorText = data }
-        }.start()
+        // The reading thread holds the client only weakly: a test that lets go of it lets go of both.
+        process = try TestProcess(launcher + command, environment: CofferBinary.environment(environment),
+                                  output: .streamed { [weak self] bytes in self?.receive(bytes) })
     }
 
     /// What the server wrote on standard error so far (complete once it has exited).
-    public var errors: String { lock.withLock { String(decoding: errorText, as: UTF8.self) } }
+    public var errors: String { process.errors }
 
     override var diagnostics: String { errors }
 
-    public override func sendRaw(_ data: Data) {
-        try? stdin.fileHandleForWriting.write(contentsOf: data)
-    }
+    public override func sendRaw(_ data: Data) { process.write(data) }
 
     /// Closes standard input: the end of input for the server.
-    public func closeInput() { try? stdin.fileHandleForWriting.close() }
+    public func closeInput() { process.closeInput() }
 
     /// `coffer mcp` on `container`, through the handshake of a 2025-11-25 client.
     public static func mcp(container: String, arguments: [String] = []) async throws -> RPCProcess {
@@ -51,25 +35,16 @@ public final class RPCProcess: RPCClient, @unchecked Sendable {
     }
 
     /// Sends a signal to the server.
-    public func signal(_ number: Int32) { kill(process.processIdentifier, number) }
+    public func signal(_ number: Int32) { process.signal(number) }
 
-    /// Waits for the process to end and returns its exit status.
+    /// Waits up to `timeout` seconds for the process to end and returns its exit status.
+    /// - Throws: ``ProcessTimeout`` (naming the command and its last errors), after ending it.
     public func waitForExit(timeout: Double = 30) throws -> Int32 {
-        let deadline = Date().addingTimeInterval(timeout)
-        while process.isRunning && Date() < deadline { usleep(5_000) }
-        guard !process.isRunning else {
-            process.terminate()
-            throw RPCTimeout(description: "coffer rpc did not exit")
-        }
-        return process.exitStatus
+        try process.waitForExit(timeout: timeout)
     }
 
     public var isRunning: Bool { process.isRunning }
 
     /// The server's process id.
-    public var pid: Int32 { process.processIdentifier }
-
-    deinit {
-        if process.isRunning { process.terminate() }
-    }
+    public var pid: Int32 { process.pid }
 }

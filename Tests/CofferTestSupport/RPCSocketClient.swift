@@ -1,8 +1,18 @@
 import Foundation
+import Synchronization
 
-/// A client of `coffer rpc --listen unix:PATH`, for end-to-end tests.
-public final class RPCSocketClient: RPCClient, @unchecked Sendable {
+/// A client of `coffer rpc --listen unix:PATH`, for end-to-end tests. It belongs to the test
+/// that made it (``ProcessOwner``): its reading thread stops and its socket closes when the
+/// test ends, if not before.
+public final class RPCSocketClient: RPCClient, OwnedResource, @unchecked Sendable {
     private let fd: Int32
+    /// Shared with the reading thread: `stopping` asks it to stop, `stopped` says it has.
+    private final class Flags: Sendable {
+        let stopping = Atomic<Bool>(false)
+        let stopped = Atomic<Bool>(false)
+    }
+    private let flags = Flags()
+    private let closed = Atomic<Bool>(false)
 
     /// Connects to the socket at `path`, trying for up to `timeout` seconds while the server
     /// starts.
@@ -18,13 +28,24 @@ public final class RPCSocketClient: RPCClient, @unchecked Sendable {
         }
         fd = connected
         super.init(framing: framing)
-        let socket = connected
-        Thread { [self] in readFrames(from: socket) }.start()
+        ProcessOwner.current?.adopt(self)
+        Thread { [weak self, fd, flags] in
+            var buffer = [UInt8](repeating: 0, count: 64 << 10)
+            while !flags.stopping.load(ordering: .acquiring) {
+                var ready = pollfd(fd: fd, events: Int16(POLLIN), revents: 0)
+                guard poll(&ready, 1, 100) > 0 else { continue }
+                let count = buffer.withUnsafeMutableBytes { read(fd, $0.baseAddress, $0.count) }
+                if count < 0 && (errno == EINTR || errno == EAGAIN) { continue }
+                guard count > 0, let client = self else { break }
+                client.receive(Data(buffer[..<count]))
+            }
+            flags.stopped.store(true, ordering: .releasing)
+        }.start()
     }
 
     /// A connected socket to `path`, or -1.
     public static func connect(_ path: String) -> Int32 {
-        let fd = socket(AF_UNIX, Int32(SOCK_STREAM.rawValue), 0)
+        let fd = socket(AF_UNIX, Int32(SOCK_STREAM.rawValue) | Int32(SOCK_CLOEXEC.rawValue), 0)
         guard fd >= 0 else { return -1 }
         var address = sockaddr_un()
         address.sun_family = sa_family_t(AF_UNIX)
@@ -44,6 +65,7 @@ public final class RPCSocketClient: RPCClient, @unchecked Sendable {
     }
 
     public override func sendRaw(_ data: Data) {
+        guard !closed.load(ordering: .acquiring) else { return }
         data.withUnsafeBytes { raw in
             var offset = 0
             while offset < raw.count {
@@ -61,5 +83,15 @@ public final class RPCSocketClient: RPCClient, @unchecked Sendable {
     /// Goes away at once, as a client that crashes does.
     public func disconnect() { shutdown(fd, Int32(SHUT_RDWR)) }
 
-    deinit { close(fd) }
+    /// Stops reading and closes the socket, waiting (up to two seconds) for the reading thread.
+    public func end() {
+        guard !closed.exchange(true, ordering: .acquiringAndReleasing) else { return }
+        flags.stopping.store(true, ordering: .releasing)
+        shutdown(fd, Int32(SHUT_RDWR))
+        let deadline = ContinuousClock.now + .seconds(2)
+        while !flags.stopped.load(ordering: .acquiring) && ContinuousClock.now < deadline { usleep(1000) }
+        close(fd)
+    }
+
+    deinit { end() }
 }

@@ -21,7 +21,7 @@ public final class SlowRelay: @unchecked Sendable {
         let pause = useconds_t(tick.components.seconds * 1_000_000 + tick.components.attoseconds / 1_000_000_000_000)
         Thread.detachNewThread {
             while true {
-                let client = accept(listener, nil, nil)
+                let client = Loopback.accept(listener)
                 guard client >= 0 else { return }
                 guard let server = Loopback.connect(to: target) else {
                     close(client)

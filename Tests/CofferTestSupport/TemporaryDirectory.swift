@@ -13,7 +13,7 @@ public final class TemporaryDirectory: @unchecked Sendable {
 
     deinit {
         // Restore write permission first so read-only fixtures can be removed.
-        _ = try? Process.run(URL(fileURLWithPath: "/bin/chmod"), arguments: ["-R", "u+rwx", path]).waitForExit()
+        _ = try? TestProcess.run(["/bin/chmod", "-R", "u+rwx", path], timeout: 60)
         try? FileManager.default.removeItem(atPath: path)
     }
 

@@ -6,8 +6,10 @@ import Glibc
 /// A program running in a real pseudo-terminal, driven through tmux: keys go in with
 /// `send-keys`, the screen comes out with `capture-pane`.
 ///
-/// Each session has a tmux server of its own (`-L`), so tests never touch a user's tmux.
-public final class TerminalSession {
+/// Each session has a tmux server of its own (`-L`), so tests never touch a user's tmux. It
+/// belongs to the test that started it (``ProcessOwner``): the server and the program in its
+/// pane are ended when the test ends, if not before.
+public final class TerminalSession: OwnedResource, @unchecked Sendable {
     public static let tmux = ["/usr/bin/tmux", "/usr/local/bin/tmux"].first {
         FileManager.default.isExecutableFile(atPath: $0)
     }
@@ -25,6 +27,8 @@ public final class TerminalSession {
     /// status of a pane whose program ends just as its terminal closes.
     public init(_ command: [String], environment: [String: String], columns: Int = 120, rows: Int = 40) throws {
         guard Self.tmux != nil else { throw Failure("tmux is not installed (.ci/run installs it)") }
+        // The program carries the harness's marks too, for CI's check for leftover processes.
+        let environment = environment.merging(TestProcess.marks) { $1 }
         let assignments = environment.sorted { $0.key < $1.key }.map { "\($0.key)=\($0.value)" }
         // Ctrl-C goes to the whole foreground group: the shell must survive it (a handler,
         // unlike an ignored signal, is not inherited by the program).
@@ -33,7 +37,15 @@ public final class TerminalSession {
         // not get a pipe this process waits to see closed.
         try run(["-f", "/dev/null", "new-session", "-d", "-s", target, "-x", "\(columns)", "-y", "\(rows)", "--"]
                 + wrapper + ["/usr/bin/env", "-i"] + assignments + command, readOutput: false)
+        let ids = (try? run(["display-message", "-p", "-t", target, "#{pid} #{pane_pid}"])) ?? ""
+        let numbers = ids.split(whereSeparator: \.isWhitespace).compactMap { Int32($0) }
+        if numbers.count == 2 { (serverPID, panePID) = (numbers[0], numbers[1]) }
+        ProcessOwner.current?.adopt(self)
     }
+
+    /// The tmux server's process id, and the pane's (the wrapper shell, leading the pane's group).
+    private var serverPID: Int32?
+    private var panePID: Int32?
 
     deinit {
         close()
@@ -43,6 +55,22 @@ public final class TerminalSession {
     /// Ends the session and its tmux server.
     public func close() {
         _ = try? run(["kill-server"], check: false)
+        // The server sends the pane's group SIGHUP as it goes; whatever is left is killed.
+        let deadline = ContinuousClock.now + .seconds(3)
+        let ids = [serverPID, panePID].compactMap { $0 }
+        while ids.contains(where: { kill($0, 0) == 0 && !Self.isZombie($0) }) && ContinuousClock.now < deadline {
+            usleep(10_000)
+        }
+        if let panePID { _ = kill(-panePID, SIGKILL) }
+        if let serverPID { _ = kill(serverPID, SIGKILL) }
+    }
+
+    public func end() { close() }
+
+    private static func isZombie(_ pid: Int32) -> Bool {
+        guard let text = try? String(contentsOfFile: "/proc/\(pid)/stat", encoding: .utf8),
+              let close = text.lastIndex(of: ")") else { return false }
+        return text[text.index(after: close)...].trimmingCharacters(in: .whitespaces).hasPrefix("Z")
     }
 
     /// Types `text` literally.
@@ -118,59 +146,17 @@ public final class TerminalSession {
         throw Failure("still running; the screen was:\n\(screen())")
     }
 
-    /// Runs tmux and waits for it, spawning and reaping it directly.
+    /// Runs tmux and waits for it (up to a minute).
     @discardableResult
     private func run(_ arguments: [String], check: Bool = true, readOutput: Bool = true) throws -> String {
-        let argv = [Self.tmux ?? "/usr/bin/tmux", "-L", socket] + arguments
-        var fds: [Int32] = [-1, -1]
-        guard pipe(&fds) == 0 else { throw Failure("pipe failed") }
-        var actions = posix_spawn_file_actions_t()
-        posix_spawn_file_actions_init(&actions)
-        defer { posix_spawn_file_actions_destroy(&actions) }
-        posix_spawn_file_actions_addopen(&actions, 0, "/dev/null", O_RDONLY, 0)
-        if readOutput {
-            posix_spawn_file_actions_adddup2(&actions, fds[1], 1)
-        } else {
-            posix_spawn_file_actions_addopen(&actions, 1, "/dev/null", O_WRONLY, 0)
+        // The tmux server is forked from the first client and keeps whatever descriptors that
+        // client had: the one that starts it gets no pipe this process waits to see closed.
+        let result = try TestProcess.run([Self.tmux ?? "/usr/bin/tmux", "-L", socket] + arguments, timeout: 60,
+                                         output: readOutput ? .collected : .discarded, errors: .discarded)
+        if check && result.status != 0 {
+            throw Failure("tmux \(arguments.first ?? "") failed with status \(result.status)")
         }
-        posix_spawn_file_actions_addopen(&actions, 2, "/dev/null", O_WRONLY, 0)
-        posix_spawn_file_actions_addclose(&actions, fds[0])
-        posix_spawn_file_actions_addclose(&actions, fds[1])
-        // The tmux server is forked from this client and inherits its signal mask and
-        // dispositions; the test runner blocks SIGCHLD in its threads, and a server with
-        // SIGCHLD blocked never reaps the program. Start tmux with a clean slate.
-        var attributes = posix_spawnattr_t()
-        posix_spawnattr_init(&attributes)
-        defer { posix_spawnattr_destroy(&attributes) }
-        var noSignals = sigset_t()
-        sigemptyset(&noSignals)
-        var allSignals = sigset_t()
-        sigfillset(&allSignals)
-        posix_spawnattr_setsigmask(&attributes, &noSignals)
-        posix_spawnattr_setsigdefault(&attributes, &allSignals)
-        posix_spawnattr_setflags(&attributes, Int16(POSIX_SPAWN_SETSIGMASK | POSIX_SPAWN_SETSIGDEF))
-        var cArguments = argv.map { strdup($0) } + [nil]
-        defer { for argument in cArguments { free(argument) } }
-        var pid: pid_t = 0
-        let spawned = posix_spawn(&pid, argv[0], &actions, &attributes, &cArguments, environ)
-        Glibc.close(fds[1])
-        defer { Glibc.close(fds[0]) }
-        guard spawned == 0 else { throw Failure("could not start tmux: error \(spawned)") }
-        var data = [UInt8]()
-        var buffer = [UInt8](repeating: 0, count: 65536)
-        while true {
-            let count = read(fds[0], &buffer, buffer.count)
-            if count < 0 && errno == EINTR { continue }
-            guard count > 0 else { break }
-            data += buffer[..<count]
-        }
-        var status: Int32 = 0
-        while waitpid(pid, &status, 0) < 0 && errno == EINTR {}
-        let exitStatus = (status & 0x7f) == 0 ? (status >> 8) & 0xff : 128 + (status & 0x7f)
-        if check && exitStatus != 0 {
-            throw Failure("tmux \(arguments.first ?? "") failed with status \(exitStatus)")
-        }
-        return String(decoding: data, as: UTF8.self)
+        return result.outputText
     }
 
     public struct Failure: Error, CustomStringConvertible {

@@ -2,11 +2,10 @@ import CofferCore
 import Foundation
 
 /// `Servers/transfer_server.py` (Python's http.server) on a free port of 127.0.0.1, for the
-/// transfer tests; it ends with the test (its standard input closes).
+/// transfer tests; it belongs to the test that started it, and ends with it (its standard
+/// input closes) if not before.
 public final class TransferServer: @unchecked Sendable {
-    private let process = Process()
-    /// The server's standard input: it ends when this closes, with the test or its process.
-    private let input = Pipe.closedOnExec()
+    private let process: TestProcess
     public let port: Int
 
     /// The Python that runs it: `COFFER_TEST_PYTHON` (CI's `.ci/venv`, which has python-multipart
@@ -15,13 +14,7 @@ public final class TransferServer: @unchecked Sendable {
 
     /// Whether that Python can parse multipart bodies (python-multipart).
     public static var parsesForms: Bool {
-        let check = Process()
-        check.executableURL = URL(fileURLWithPath: "/usr/bin/env")
-        check.arguments = [python, "-c", "import python_multipart"]
-        check.standardError = FileHandle.nullDevice
-        guard (try? check.run()) != nil else { return false }
-        check.waitForExit()
-        return check.exitStatus == 0
+        (try? TestProcess.run([python, "-c", "import python_multipart"], timeout: 60))?.status == 0
     }
 
     /// Whether it speaks HTTPS.
@@ -31,19 +24,14 @@ public final class TransferServer: @unchecked Sendable {
     public init(certificate: String? = nil, key: String? = nil) throws {
         isTLS = certificate != nil
         let script = URL(fileURLWithPath: #filePath).deletingLastPathComponent().appendingPathComponent("Servers/transfer_server.py")
-        let output = Pipe.closedOnExec()
-        process.executableURL = URL(fileURLWithPath: "/usr/bin/env")
-        process.arguments = [Self.python, script.path] + (certificate.flatMap { cert in key.map { ["--tls", cert, $0] } } ?? [])
-        process.standardOutput = output
-        process.standardInput = input
-        // Not the test's own output: a server that outlived it would keep `swift test` waiting.
-        process.standardError = FileHandle.nullDevice
-        try process.run()
-        var line = Data()
-        while let byte = try output.fileHandleForReading.read(upToCount: 1), !byte.isEmpty, byte != Data("\n".utf8) {
-            line.append(byte)
+        // Its errors are kept for the message of a test that fails with it.
+        process = try TestProcess([Self.python, script.path] + (certificate.flatMap { cert in key.map { ["--tls", cert, $0] } } ?? []),
+                                  errors: .collected)
+        try process.waitForOutput(timeout: 30, "its port") { $0.contains(UInt8(ascii: "\n")) }
+        let line = process.output.prefix { $0 != UInt8(ascii: "\n") }
+        guard let port = Int(String(decoding: line, as: UTF8.self)) else {
+            throw CofferError(.ioError, detail: "no port: \(process.errors)")
         }
-        guard let port = Int(String(decoding: line, as: UTF8.self)) else { throw CofferError(.ioError, detail: "no port") }
         self.port = port
     }
 
@@ -61,26 +49,16 @@ public final class TransferServer: @unchecked Sendable {
             openssl x509 -req -in server.csr -CA ca.pem -CAkey ca.key -CAcreateserial -out server.pem -days 2 -extfile ext.cnf 2>/dev/null
             """
         try FileManager.default.createDirectory(atPath: folder, withIntermediateDirectories: true)
-        let process = Process()
-        process.executableURL = URL(fileURLWithPath: "/bin/sh")
-        process.arguments = ["-c", script]
-        try process.run()
-        process.waitForExit()
-        guard process.exitStatus == 0 else { throw CofferError(.ioError, detail: "openssl could not make certificates") }
+        guard try TestProcess.run(["/bin/sh", "-c", script], timeout: 120).status == 0 else {
+            throw CofferError(.ioError, detail: "openssl could not make certificates")
+        }
         return (folder + "/ca.pem", folder + "/server.pem", folder + "/server.key")
     }
 
     /// The `Range` header of every request so far (`nil` for none).
     public func rangesSeen() throws -> [String?] {
         // Asked with curl: the test's own HTTP is what is under test.
-        let curl = Process()
-        curl.executableURL = URL(fileURLWithPath: "/usr/bin/env")
-        curl.arguments = ["curl", "-sS", url("/stats")]
-        let output = Pipe.closedOnExec()
-        curl.standardOutput = output
-        try curl.run()
-        let data = output.fileHandleForReading.readDataToEndOfFile()
-        curl.waitForExit()
+        let data = try TestProcess.run(["curl", "-sS", url("/stats")], timeout: 60).output
         let ranges = try JSONSerialization.jsonObject(with: data) as? [Any] ?? []
         return ranges.dropLast().map { $0 as? String }  // the last is this request
     }
@@ -103,8 +81,6 @@ public final class TransferServer: @unchecked Sendable {
     }
 
     deinit {
-        try? input.fileHandleForWriting.close()
-        process.terminate()
+        process.closeInput()
     }
 }
-

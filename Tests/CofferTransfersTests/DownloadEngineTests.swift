@@ -6,7 +6,7 @@ import Foundation
 import Synchronization
 import Testing
 
-@Suite(.serialized) struct DownloadEngineTests {
+@Suite(.serialized, .ownsProcesses) struct DownloadEngineTests {
     let directory = TemporaryDirectory("downloads")
     let server: TransferServer
     let size = 3 << 20
@@ -29,7 +29,7 @@ import Testing
         #expect(bytes() == TransferServer.payload("whole", size: size))
         #expect(done.etag == "\"whole-v1\"")
         var origin = [UInt8](repeating: 0, count: 512)
-        let fd = open(partial, O_RDONLY)
+        let fd = open(partial, O_RDONLY | O_CLOEXEC)
         defer { close(fd) }
         let length = coffer_fgetxattr(fd, "user.xdg.origin.url", &origin, origin.count)
         #expect(length > 0 && String(decoding: origin.prefix(max(0, length)), as: UTF8.self) == url)

@@ -7,7 +7,7 @@ import Foundation
 import Testing
 
 /// Downloads as the service performs them: into the cache first, then into `files:`.
-@Suite(.serialized) struct DownloadFileTests {
+@Suite(.serialized, .ownsProcesses) struct DownloadFileTests {
     let directory = TemporaryDirectory("download-file")
     let server: TransferServer
     let service: FileService
@@ -26,7 +26,7 @@ import Testing
         #expect(node.path.description == "files:/Download/年度报告.txt")
         #expect(directory.contents("c/Documents/UserFiles/Download/年度报告.txt") == "named content")
         // Placed by a rename: the origin the browser convention asks for is on the file itself.
-        let fd = open(directory.url("c/Documents/UserFiles/Download/年度报告.txt"), O_RDONLY)
+        let fd = open(directory.url("c/Documents/UserFiles/Download/年度报告.txt"), O_RDONLY | O_CLOEXEC)
         defer { close(fd) }
         var origin = [UInt8](repeating: 0, count: 512)
         let length = coffer_fgetxattr(fd, "user.xdg.origin.url", &origin, origin.count)

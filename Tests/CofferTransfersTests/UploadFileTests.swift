@@ -15,7 +15,7 @@ let formsParsed: Bool = {
     return parses
 }()
 
-@Suite(.serialized, .enabled(if: formsParsed, "needs a Python with python-multipart (COFFER_TEST_PYTHON)"))
+@Suite(.serialized, .enabled(if: formsParsed, "needs a Python with python-multipart (COFFER_TEST_PYTHON)"), .ownsProcesses)
 struct UploadFileTests {
     let directory = TemporaryDirectory("upload-file")
     let server: TransferServer
@@ -39,16 +39,7 @@ struct UploadFileTests {
     }
 
     static func sha256(_ bytes: [UInt8]) -> String {
-        let process = Process()
-        process.executableURL = URL(fileURLWithPath: "/usr/bin/env")
-        process.arguments = ["sha256sum"]
-        let input = Pipe.closedOnExec(), output = Pipe.closedOnExec()
-        (process.standardInput, process.standardOutput) = (input, output)
-        try? process.run()
-        input.fileHandleForWriting.write(Data(bytes))
-        try? input.fileHandleForWriting.close()
-        let text = String(decoding: output.fileHandleForReading.readDataToEndOfFile(), as: UTF8.self)
-        process.waitForExit()
+        let text = (try? TestProcess.run(["sha256sum"], input: Data(bytes), timeout: 60))?.outputText ?? ""
         return String(text.prefix(64))
     }
 

@@ -188,16 +188,9 @@ struct GeneratorToolTests {
     let directory = TemporaryDirectory("doctypes")
 
     func tool(_ arguments: [String]) throws -> (status: Int32, errors: String) {
-        let process = Process()
-        process.executableURL = CofferBinary.url.deletingLastPathComponent().appendingPathComponent("coffer-document-types")
-        process.arguments = arguments
-        let errors = Pipe.closedOnExec()
-        process.standardOutput = FileHandle.nullDevice
-        process.standardError = errors
-        try process.run()
-        let data = errors.fileHandleForReading.readDataToEndOfFile()
-        process.waitForExit()
-        return (process.exitStatus, String(decoding: data, as: UTF8.self))
+        let tool = CofferBinary.url.deletingLastPathComponent().appendingPathComponent("coffer-document-types")
+        let result = try TestProcess.run([tool.path] + arguments, timeout: 60, output: .discarded)
+        return (result.status, result.errorText)
     }
 
     @Test func writesChecksAndRefusesWithoutTouchingTheFile() throws {

@@ -4,7 +4,7 @@ import Testing
 
 /// `custom-backend-example`: the normal front ends over `files:` plus the example's `mem:`
 /// mount, copying both ways, with conflicts, and running out of its quota.
-@Suite(.serialized)
+@Suite(.serialized, .ownsProcesses)
 struct CustomBackendEndToEndTests {
     let directory = TemporaryDirectory("e2e-custom")
     var container: String { directory.url("container") }

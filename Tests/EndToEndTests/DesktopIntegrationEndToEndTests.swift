@@ -22,7 +22,7 @@ let exampleManifest = URL(fileURLWithPath: #filePath).deletingLastPathComponent(
 /// `install-desktop`, `uninstall-desktop` and `open-files`, checked with the real desktop tools
 /// in a private `XDG_DATA_HOME`.
 @Suite(.serialized, .enabled(if: DesktopTools.available || DesktopTools.required,
-                             "desktop-file-utils, shared-mime-info, xdg-utils or gio missing; .ci/run installs them"))
+                             "desktop-file-utils, shared-mime-info, xdg-utils or gio missing; .ci/run installs them"), .ownsProcesses)
 struct DesktopIntegrationEndToEndTests {
     let directory = TemporaryDirectory("e2e-desktop")
     /// A container whose path needs quoting in `Exec=`.
@@ -42,17 +42,9 @@ struct DesktopIntegrationEndToEndTests {
     }
 
     func tool(_ name: String, _ arguments: [String]) throws -> (status: Int32, output: String) {
-        let process = Process()
-        process.executableURL = URL(fileURLWithPath: try #require(DesktopTools.path(name), "\(name) is not installed"))
-        process.arguments = arguments
-        process.environment = environment
-        let output = Pipe.closedOnExec()
-        process.standardOutput = output
-        process.standardError = output
-        try process.run()
-        let text = output.fileHandleForReading.readDataToEndOfFile()
-        process.waitForExit()
-        return (process.exitStatus, String(decoding: text, as: UTF8.self).trimmingCharacters(in: .whitespacesAndNewlines))
+        let program = try #require(DesktopTools.path(name), "\(name) is not installed")
+        let result = try TestProcess.run([program] + arguments, environment: environment, timeout: 120)
+        return (result.status, (result.outputText + result.errorText).trimmingCharacters(in: .whitespacesAndNewlines))
     }
 
     @Test func theInstalledFilesAreWhatTheDesktopToolsAccept() throws {

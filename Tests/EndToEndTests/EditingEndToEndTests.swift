@@ -8,7 +8,7 @@ import Glibc
 /// Changing a file's content through the built binary (issue 33): saves over the version
 /// read, from two RPC clients and the REPL; `edit` in a real terminal; host files saved in
 /// place through their bookmarks.
-@Suite(.serialized)
+@Suite(.serialized, .ownsProcesses)
 struct EditingEndToEndTests {
     let directory = TemporaryDirectory("e2e-edit")
     var container: String { directory.url("container") }
@@ -258,16 +258,9 @@ struct EditingEndToEndTests {
 
     /// Runs `setfattr` or `getfattr` (Debian's `attr`, which `.ci/run` installs); returns what it printed.
     func attribute(_ arguments: [String]) throws -> String {
-        let process = Process()
-        process.executableURL = URL(fileURLWithPath: "/usr/bin/env")
-        process.arguments = arguments
-        let output = Pipe.closedOnExec()
-        process.standardOutput = output
-        try process.run()
-        let data = output.fileHandleForReading.readDataToEndOfFile()
-        process.waitForExit()
-        guard process.exitStatus == 0 else { throw CocoaError(.fileReadUnknown) }
-        return String(decoding: data, as: UTF8.self)
+        let result = try TestProcess.run(arguments, timeout: 60)
+        guard result.status == 0 else { throw CocoaError(.fileReadUnknown) }
+        return result.outputText
     }
 
     func inode(_ path: String) throws -> UInt64 {

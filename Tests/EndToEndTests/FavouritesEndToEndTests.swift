@@ -4,7 +4,7 @@ import Testing
 
 /// Favourites (issue 35): `fav` in the REPL, shown by `mounts` and offered first by `cd`'s
 /// completion, the same list over RPC; host folders in GTK's bookmarks only when asked.
-@Suite(.serialized)
+@Suite(.serialized, .ownsProcesses)
 struct FavouritesEndToEndTests {
     let directory = TemporaryDirectory("e2e-favourites")
     var container: String { directory.url("container") }

@@ -8,7 +8,7 @@ import Testing
 /// `FrontEndDefaults` says, and each writes the same audit entry but for `frontEnd` and what
 /// became of it. The web page's socket is checked the same way by `.ci/web_check.py` (a
 /// WebSocket client, asked and not asked), and in-process by `ClientQuestionsTests`.
-@Suite struct FrontEndDefaultsEndToEndTests {
+@Suite(.ownsProcesses) struct FrontEndDefaultsEndToEndTests {
     let directory = TemporaryDirectory("e2e-defaults")
     var container: String { directory.url("container") }
     func user(_ relative: String) -> String { "container/Documents/UserFiles/" + relative }

@@ -4,7 +4,7 @@ import Testing
 
 /// The host bridge through the built binary: real host folders, what is printed, and what
 /// ends up on disk on both sides.
-@Suite(.serialized)
+@Suite(.serialized, .ownsProcesses)
 struct HostBridgeEndToEndTests {
     let directory = TemporaryDirectory("e2e-host")
     var container: String { directory.url("container") }

@@ -8,7 +8,7 @@ import Glibc
 /// Untrusted files are decoded in a child process of `coffer`, bounded in processor time,
 /// memory and wall-clock time, and killed when the request is cancelled or the server
 /// stops (issue 32). A PDF that would keep poppler busy for hours is the test.
-@Suite struct HostileFilesEndToEndTests {
+@Suite(.ownsProcesses) struct HostileFilesEndToEndTests {
     let directory = TemporaryDirectory("e2e-hostile")
     var container: String { directory.url("container") }
 

@@ -4,7 +4,7 @@ import Testing
 
 /// The REPL in a real terminal (tmux): prompt, completion, history, Ctrl-C, quitting,
 /// colours, conflict questions and cancelling a long copy.
-@Suite(.serialized)
+@Suite(.serialized, .ownsProcesses)
 struct InteractiveEndToEndTests {
     let directory = TemporaryDirectory("tty")
     var container: String { directory.url("container") }

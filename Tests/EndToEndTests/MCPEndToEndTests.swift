@@ -6,7 +6,7 @@ import Testing
 /// `coffer mcp` over pipes, as an MCP client drives it: both protocol eras, every tool of
 /// the reference filesystem server and Coffer's own, errors, progress, cancellation,
 /// resources, roots, and the confinement attacks the reference server has had advisories for.
-@Suite struct MCPEndToEndTests {
+@Suite(.ownsProcesses) struct MCPEndToEndTests {
     let directory = TemporaryDirectory("e2e-mcp")
     var container: String { directory.url("container") }
     /// The allowed directory of MCP clients: the `files:` root's host path.

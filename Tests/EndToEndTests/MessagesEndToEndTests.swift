@@ -4,7 +4,7 @@ import Testing
 
 /// Messages a new user meets (issue 30): each says what happened, names what it is about,
 /// and suggests only a command that helps.
-@Suite struct MessagesEndToEndTests {
+@Suite(.ownsProcesses) struct MessagesEndToEndTests {
     let directory = TemporaryDirectory("e2e-messages")
     var container: String { directory.url("container") }
 

@@ -7,7 +7,7 @@ import Testing
 /// default, and nothing of the machine's own applications. The applications listed are those
 /// `gio mime` (GLib) lists; the one chosen receives a read-only copy, the file itself with
 /// `--in-place`, and a host file where it is (also by its bookmark, after it moved).
-@Suite(.serialized)
+@Suite(.serialized, .ownsProcesses)
 struct OpenWithEndToEndTests {
     let directory = TemporaryDirectory("e2e-open-with")
     var container: String { directory.url("container") }
@@ -32,7 +32,7 @@ struct OpenWithEndToEndTests {
         // shared-mime-info's database, for GLib (and Coffer) to know which types are kinds of which.
         try FileManager.default.createDirectory(atPath: directory.url("system"), withIntermediateDirectories: true)
         try FileManager.default.createSymbolicLink(atPath: directory.url("system/mime"), withDestinationPath: "/usr/share/mime")
-        #expect(Process.launchedAndWaited(["update-desktop-database", directory.url("data/applications")]) == 0)
+        #expect(TestProcess.launchedAndWaited(["update-desktop-database", directory.url("data/applications")]) == 0)
         #expect(try coffer("mkdir Docs").status == 0)
         directory.make(["container/Documents/UserFiles/Docs/todo.txt": "to do\n"])
     }
@@ -43,15 +43,9 @@ struct OpenWithEndToEndTests {
 
     /// The ids `gio mime TYPE` lists, default first.
     func gio(_ type: String) throws -> [String] {
-        let process = Process()
-        process.executableURL = URL(fileURLWithPath: "/usr/bin/env")
-        process.arguments = ["gio", "mime", type]
-        process.environment = ProcessInfo.processInfo.environment.merging(environment) { $1 }
-        let output = Pipe()
-        process.standardOutput = output
-        try process.run()
-        let text = String(decoding: output.fileHandleForReading.readDataToEndOfFile(), as: UTF8.self)
-        process.waitForExit()
+        let text = try TestProcess.run(["gio", "mime", type],
+                                       environment: ProcessInfo.processInfo.environment.merging(environment) { $1 },
+                                       timeout: 60).outputText
         var ids: [String] = []
         if let line = text.split(separator: "\n").first, let colon = line.lastIndex(of: ":") {
             ids.append(line[line.index(after: colon)...].trimmingCharacters(in: .whitespaces))

@@ -5,7 +5,7 @@ import Testing
 /// Permission faults as an unprivileged user meets them (the tests run `coffer` as `nobody`
 /// through `setpriv` when they run as root): every message names the item at fault, on the
 /// side it is at fault, and nothing is skipped in silence.
-@Suite(.serialized)
+@Suite(.serialized, .ownsProcesses)
 struct PermissionEndToEndTests {
     let directory = TemporaryDirectory("e2e-permissions")
     var container: String { directory.url("container") }

@@ -6,7 +6,8 @@ import Testing
 /// a terminal that shows them, never into a pipe) and `ls --thumbnails`, RPC's
 /// `files/preview` and `files/thumbnail`, MCP's `read_media_file` with a thumbnail.
 @Suite(.enabled(if: MediaFixtures.available,
-                "needs a Python with Pillow (COFFER_TEST_PYTHON), vips (libvips-tools) and bsdtar (libarchive-tools)"))
+                "needs a Python with Pillow (COFFER_TEST_PYTHON), vips (libvips-tools) and bsdtar (libarchive-tools)"),
+       .ownsProcesses)
 struct PreviewEndToEndTests {
     let directory = TemporaryDirectory("e2e-preview")
     var container: String { directory.url("container") }

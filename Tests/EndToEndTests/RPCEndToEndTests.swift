@@ -10,7 +10,7 @@ func errorKind(_ response: [String: Any]) -> String? {
 }
 
 /// `coffer rpc` over pipes: the lifecycle, every method, errors, batches, framing, limits.
-@Suite(.serialized)
+@Suite(.serialized, .ownsProcesses)
 struct RPCEndToEndTests {
     let directory = TemporaryDirectory("e2e-rpc")
     var container: String { directory.url("container") }
@@ -526,7 +526,7 @@ struct RPCEndToEndTests {
 }
 
 /// Downloads from `coffer -c` and `coffer rpc`, from a local server.
-@Suite struct TransferEndToEndTests {
+@Suite(.ownsProcesses) struct TransferEndToEndTests {
     let directory = TemporaryDirectory("e2e-transfers")
     var container: String { directory.url("container") }
 

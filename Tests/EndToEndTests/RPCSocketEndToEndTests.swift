@@ -4,7 +4,7 @@ import Testing
 
 /// `coffer rpc --listen unix:PATH`: one server, many clients at once, each in a session of
 /// its own; the socket's life from creation to removal.
-@Suite(.serialized)
+@Suite(.serialized, .ownsProcesses)
 struct RPCSocketEndToEndTests {
     let directory = TemporaryDirectory("e2e-socket")
     var container: String { directory.url("container") }

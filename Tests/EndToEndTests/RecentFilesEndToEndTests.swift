@@ -5,7 +5,7 @@ import Testing
 /// The desktop's recent files (issue 35): what Coffer records in `recently-used.xbel` is read
 /// back by GLib's own `GBookmarkFile`, other programs' entries are kept, two processes adding
 /// at once lose nothing, and `--no-recents` records nothing.
-@Suite(.serialized)
+@Suite(.serialized, .ownsProcesses)
 struct RecentFilesEndToEndTests {
     let directory = TemporaryDirectory("e2e-recents")
     var container: String { directory.url("container") }
@@ -46,16 +46,9 @@ struct RecentFilesEndToEndTests {
     /// Each URI GLib reads, with its MIME type and applications (Scripts/glib_bookmarks.py).
     func readByGLib() throws -> [String] {
         let script = URL(fileURLWithPath: #filePath).deletingLastPathComponent().appendingPathComponent("Scripts/glib_bookmarks.py")
-        let process = Process()
-        process.executableURL = URL(fileURLWithPath: "/usr/bin/python3")
-        process.arguments = [script.path, xbel]
-        let output = Pipe.closedOnExec()
-        process.standardOutput = output
-        try process.run()
-        let data = output.fileHandleForReading.readDataToEndOfFile()
-        process.waitForExit()
-        #expect(process.exitStatus == 0, "GLib could not load \(xbel)")
-        return String(decoding: data, as: UTF8.self).split(separator: "\n").map(String.init)
+        let result = try TestProcess.run(["/usr/bin/python3", script.path, xbel], timeout: 60)
+        #expect(result.status == 0, "GLib could not load \(xbel): \(result.errorText)")
+        return result.outputText.split(separator: "\n").map(String.init)
     }
 
     @Test func glibReadsWhatCofferRecordsAndOthersEntriesStay() throws {

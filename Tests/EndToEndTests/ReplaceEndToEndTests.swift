@@ -6,7 +6,7 @@ import Testing
 /// replace never deletes from any front end, a folder is never replaced by a file unless
 /// asked, a kill in the middle leaves the old item or the new one, and reading a bookmark
 /// does not crash.
-@Suite struct ReplaceEndToEndTests {
+@Suite(.ownsProcesses) struct ReplaceEndToEndTests {
     let directory = TemporaryDirectory("e2e-replace")
     var container: String { directory.url("container") }
     func user(_ relative: String) -> String { "container/Documents/UserFiles/" + relative }
@@ -131,8 +131,8 @@ import Testing
             if names.contains(where: { $0.hasPrefix(".coffer-partial-") }) || !process.isRunning { break }
             usleep(1000)
         }
-        kill(process.processIdentifier, SIGKILL)
-        process.waitForExit()
+        process.signal(SIGKILL)
+        try process.waitForExit()
         let placed = directory.contents(user("X/big.bin"))
         if placed == "the old one" {
             #expect(directory.contents("container/Library/Trash/files/big.bin") == nil)

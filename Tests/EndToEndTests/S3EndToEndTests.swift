@@ -9,7 +9,7 @@ import Testing
 @Suite(.enabled(if: ProcessInfo.processInfo.environment["COFFER_TEST_S3_ENDPOINT"] != nil
                     || ProcessInfo.processInfo.environment["COFFER_REQUIRE_S3"] == "1",
                 "no S3 server: set COFFER_TEST_S3_ENDPOINT (.ci/run starts a Ceph RGW)"),
-       .serialized)
+       .serialized, .ownsProcesses)
 struct S3EndToEndTests {
     let directory = TemporaryDirectory("e2e-s3")
     var container: String { directory.url("container") }

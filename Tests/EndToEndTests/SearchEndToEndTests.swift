@@ -3,7 +3,7 @@ import Foundation
 import Testing
 
 /// `find`, `reindex`, `files/search` and `files/watch` through the built binary.
-@Suite(.serialized)
+@Suite(.serialized, .ownsProcesses)
 struct SearchEndToEndTests {
     let directory = TemporaryDirectory("e2e-search")
     var container: String { directory.url("container") }
@@ -81,8 +81,7 @@ struct SearchEndToEndTests {
             // The container belongs to the user who runs Coffer: give it to nobody.
             launcher = ["/usr/bin/setpriv", "--reuid=65534", "--regid=65534", "--clear-groups"]
             chmod(directory.path, 0o777)
-            let chown = try Process.run(URL(fileURLWithPath: "/bin/chown"), arguments: ["-R", "65534:65534", container])
-            chown.waitForExit()
+            _ = try TestProcess.run(["/bin/chown", "-R", "65534:65534", container], timeout: 60)
         }
         let result = try CofferBinary.run(["--container", container, "--lang", "en", "-c", "find --walk report"],
                                           launcher: launcher)
@@ -176,11 +175,7 @@ struct SearchEndToEndTests {
     }
 
     func runShell(_ script: String) throws {
-        let shell = Process()
-        shell.executableURL = URL(fileURLWithPath: "/bin/sh")
-        shell.arguments = ["-c", script]
-        try shell.run()
-        shell.waitForExit()
-        #expect(shell.exitStatus == 0)
+        let shell = try TestProcess.run(["/bin/sh", "-c", script], timeout: 60)
+        #expect(shell.status == 0, "\(shell.errorText)")
     }
 }

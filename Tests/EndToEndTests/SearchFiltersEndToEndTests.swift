@@ -5,7 +5,7 @@ import Testing
 /// `find` narrowed by type, tag, date and size (issue 35), on a tree with known dates, sizes
 /// and types: the index and the walk give the same answers, a live index hears of tags set by
 /// another program, and RPC and MCP take the same words.
-@Suite(.serialized)
+@Suite(.serialized, .ownsProcesses)
 struct SearchFiltersEndToEndTests {
     let directory = TemporaryDirectory("e2e-filters")
     var container: String { directory.url("container") }
@@ -19,7 +19,7 @@ struct SearchFiltersEndToEndTests {
         try Data("notes".utf8).write(to: URL(fileURLWithPath: user("Docs/notes.txt")))
         try Data("2019".utf8).write(to: URL(fileURLWithPath: user("Docs/old report.txt")))
         for (file, date) in [("Photos/old photo.jpg", "2019-06-01 12:00"), ("Docs/old report.txt", "2019-03-01 12:00")] {
-            #expect(Process.launchedAndWaited(["touch", "-d", date, user(file)]) == 0)
+            #expect(TestProcess.launchedAndWaited(["touch", "-d", date, user(file)]) == 0)
         }
         #expect(try coffer("tag Docs/notes.txt 'Docs/big report.pdf' +work; tag Photos/beach.png +holiday").status == 0)
     }
@@ -67,7 +67,7 @@ struct SearchFiltersEndToEndTests {
                                                                                  "sort": "modified", "descending": false])))
         #expect((older["matches"] as? [[String: Any]])?.compactMap { $0["name"] as? String } == ["old report.txt", "old photo.jpg"])
         // Another program tags a file while the server runs: its watch keeps the index's rows current.
-        #expect(Process.launchedAndWaited(["setfattr", "-n", "user.xdg.tags", "-v", "later", user("Photos/old photo.jpg")]) == 0)
+        #expect(TestProcess.launchedAndWaited(["setfattr", "-n", "user.xdg.tags", "-v", "later", user("Photos/old photo.jpg")]) == 0)
         var later: [String] = []
         for _ in 0..<50 where later.isEmpty {
             let found = try #require(result(try await rpc.awaitCall("files/search", ["query": "*", "tags": ["later"]])))

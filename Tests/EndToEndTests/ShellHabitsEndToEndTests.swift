@@ -4,7 +4,7 @@ import Testing
 
 /// The habits of sftp users (issue 39): wildcards in every command that takes Coffer paths,
 /// `touch`, deleting one trashed item for good, and types by name in `ls -l`.
-@Suite(.serialized)
+@Suite(.serialized, .ownsProcesses)
 struct ShellHabitsEndToEndTests {
     let directory = TemporaryDirectory("e2e-shell")
     var container: String { directory.url("container") }

@@ -8,7 +8,7 @@ import Glibc
 /// A FIFO and a device in `files:` get the same refusal from every front end — `unsupported`,
 /// said in the same sentence, at once — by the one readable-file rule (issue 31). The web's
 /// file route is checked by `.ci/web_check.py`.
-@Suite struct SpecialFilesEndToEndTests {
+@Suite(.ownsProcesses) struct SpecialFilesEndToEndTests {
     let directory = TemporaryDirectory("e2e-special")
     var container: String { directory.url("container") }
     func user(_ relative: String) -> String { directory.url("container/Documents/UserFiles/" + relative) }

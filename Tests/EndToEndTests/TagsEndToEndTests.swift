@@ -5,7 +5,7 @@ import Testing
 /// Tags (the `user.xdg.tags` attribute, issue 35): set from the REPL, RPC and MCP, shown by
 /// `info` and `tags`, and kept — with every other `user.` attribute — by copies, moves, the
 /// trash, exports and imports (checked with `getfattr`, another program's reading).
-@Suite(.serialized)
+@Suite(.serialized, .ownsProcesses)
 struct TagsEndToEndTests {
     let directory = TemporaryDirectory("e2e-tags")
     var container: String { directory.url("container") }
@@ -24,16 +24,8 @@ struct TagsEndToEndTests {
 
     /// `getfattr`'s value of `name` on `path`, `nil` when it has none.
     func attribute(_ name: String, of path: String) throws -> String? {
-        let process = Process()
-        process.executableURL = URL(fileURLWithPath: "/usr/bin/env")
-        process.arguments = ["getfattr", "--only-values", "-n", name, path]
-        let output = Pipe.closedOnExec()
-        process.standardOutput = output
-        process.standardError = FileHandle.nullDevice
-        try process.run()
-        let data = output.fileHandleForReading.readDataToEndOfFile()
-        process.waitForExit()
-        return process.exitStatus == 0 ? String(decoding: data, as: UTF8.self) : nil
+        let result = try TestProcess.run(["getfattr", "--only-values", "-n", name, path], timeout: 60)
+        return result.status == 0 ? result.outputText : nil
     }
 
     @Test func theREPLTagsAndEveryCopyKeepsTheTags() throws {
@@ -45,7 +37,7 @@ struct TagsEndToEndTests {
         #expect(try coffer("tags").output == "work    3\nurgent  1\n")
 
         // Another program's attributes travel too.
-        #expect(Process.launchedAndWaited(["setfattr", "-n", "user.xdg.comment", "-v", "keep me", user("Docs/report.txt")]) == 0)
+        #expect(TestProcess.launchedAndWaited(["setfattr", "-n", "user.xdg.comment", "-v", "keep me", user("Docs/report.txt")]) == 0)
         #expect(try coffer("cp -r Docs Copy; mv Copy/report.txt Out/moved.txt; rm Out/moved.txt; restore moved.txt").status == 0)
         for path in [user("Copy"), user("Copy/plan.md"), user("Out/moved.txt")] {
             #expect(try attribute("user.xdg.tags", of: path) != nil, "\(path) keeps its tags")
@@ -97,7 +89,7 @@ struct TagsEndToEndTests {
     /// not keep — in the REPL, in RPC's `warnings`, in MCP's text — and an import from there
     /// into a tagged tree does not pretend either.
     @Test func aFileSystemWithoutUserAttributesReportsTheLoss() throws {
-        guard Process.launchedAndWaited(["unshare", "-rm", "true"]) == 0 else {
+        guard TestProcess.launchedAndWaited(["unshare", "-rm", "true"]) == 0 else {
             Issue.record("unshare -rm is not available: the loss cannot be shown on a real file system here")
             return
         }
@@ -126,16 +118,12 @@ struct TagsEndToEndTests {
                 | "$COFFER" --container "$CONTAINER" mcp --allow-host "$RAMFS" >"$OUT/mcp.out"
             ls "$RAMFS/repl" "$RAMFS/rpc" "$RAMFS/mcp" >"$OUT/ls.out"
             """
-        let process = Process()
-        process.executableURL = URL(fileURLWithPath: "/usr/bin/env")
-        process.arguments = ["unshare", "-rm", "sh", "-c", script]
-        process.environment = ProcessInfo.processInfo.environment.merging([
-            "RAMFS": ramfs, "OUT": out, "CONTAINER": container, "COFFER": CofferBinary.url.path,
-        ]) { $1 }
-        try process.run()
-        process.waitForExit()
+        let process = try TestProcess.run(["unshare", "-rm", "sh", "-c", script],
+                                          environment: ProcessInfo.processInfo.environment.merging([
+                                              "RAMFS": ramfs, "OUT": out, "CONTAINER": container, "COFFER": CofferBinary.url.path,
+                                          ]) { $1 }, timeout: 180)
         func read(_ name: String) -> String { (try? String(contentsOfFile: out + "/" + name, encoding: .utf8)) ?? "" }
-        #expect(process.exitStatus == 0, "\(read("repl.err"))")
+        #expect(process.status == 0, "\(read("repl.err"))")
         #expect(read("ls.out").components(separatedBy: "report.txt").count == 4, "every front end exported the file: \(read("ls.out"))")
         #expect(read("repl.err").contains("warning: “files:/Docs/report.txt”: the copy did not keep user.xdg.tags: the destination keeps no extended attributes"),
                 "\(read("repl.err"))")
@@ -150,14 +138,9 @@ struct TagsEndToEndTests {
     }
 }
 
-extension Process {
-    /// Runs a program found on `PATH` and returns its exit status.
+extension TestProcess {
+    /// Runs a program found on `PATH` and returns its exit status (-1 when it cannot run).
     static func launchedAndWaited(_ arguments: [String]) -> Int32 {
-        let process = Process()
-        process.executableURL = URL(fileURLWithPath: "/usr/bin/env")
-        process.arguments = arguments
-        guard (try? process.run()) != nil else { return -1 }
-        process.waitForExit()
-        return process.exitStatus
+        (try? run(arguments, timeout: 120))?.status ?? -1
     }
 }

@@ -3,7 +3,7 @@ import Foundation
 import Testing
 
 /// Downloads killed with SIGKILL, and memory for gigabytes either way, through the built binary.
-@Suite(.serialized) struct TransferStressTests {
+@Suite(.serialized, .ownsProcesses) struct TransferStressTests {
     let directory = TemporaryDirectory("e2e-transfer-stress")
 
     /// Whether the file at `path` is the first `size` bytes of `/big/NAME`.
@@ -35,8 +35,8 @@ import Testing
             // Killed at a random point after its first checkpoint (32 MiB synced), or before it.
             if run % 4 != 0 { try await Self.waitForCheckpoint(directory.url("c\(run)"), while: process) }
             try await Task.sleep(for: .milliseconds(Int.random(in: 0...60, using: &generator)))
-            kill(process.processIdentifier, SIGKILL)
-            try await offPool { process.waitForExit() }
+            process.signal(SIGKILL)
+            _ = try await offPool { try process.waitForExit() }
             // Resumed (or begun again, when the kill came first): the file comes out whole.
             let resumed = try await CofferBinary.running(["--container", container, "-c", "download --resume; downloads"])
             let placed = directory.url("c\(run)/Documents/UserFiles/Download/killed\(run % 3)")
@@ -71,8 +71,8 @@ import Testing
             if written >= held { break }
             try await Task.sleep(for: .milliseconds(5))
         }
-        kill(process.processIdentifier, SIGKILL)
-        try await offPool { process.waitForExit() }
+        process.signal(SIGKILL)
+        _ = try await offPool { try process.waitForExit() }
         let resumed = try await CofferBinary.running(["--container", container, "-c", "download --resume"])
         let placed = container + "/Documents/UserFiles/Download/unsynced"
         #expect(try Self.matches(placed, "unsynced", size: size), "\(resumed.output) \(resumed.errors)")
@@ -82,7 +82,7 @@ import Testing
 
     /// Waits until the download's record in `container` says some of it is on disk, or the
     /// process has ended.
-    static func waitForCheckpoint(_ container: String, while process: Process) async throws {
+    static func waitForCheckpoint(_ container: String, while process: TestProcess) async throws {
         let records = container + "/Library/Application Support/AppData/Transfers"
         // Up to a minute: a loaded CI once took more than the five seconds this waited before,
         // and a kill before the first checkpoint made the resume start from zero into the
@@ -126,8 +126,8 @@ import Testing
         // and then holds the rest back, so the first process cannot finish before the kill however
         // late this test is scheduled (with a slow server instead, a busy CI once saw it finish).
         try await Self.waitForCheckpoint(container, while: process)
-        kill(process.processIdentifier, SIGKILL)
-        try await offPool { process.waitForExit() }
+        process.signal(SIGKILL)
+        _ = try await offPool { try process.waitForExit() }
         // A server that starts finds it running, and finishes it in the background.
         let rpc = try RPCProcess(container: container)
         _ = try await rpc.awaitCall("initialize", ["locale": "en"])

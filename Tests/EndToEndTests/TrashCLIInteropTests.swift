@@ -20,7 +20,7 @@ enum TrashCLI {
 }
 
 @Suite(.serialized, .enabled(if: TrashCLI.tools != nil || TrashCLI.required,
-                             "trash-cli not found; .ci/run installs it in .ci/venv"))
+                             "trash-cli not found; .ci/run installs it in .ci/venv"), .ownsProcesses)
 struct TrashCLIInteropTests {
 
     let directory = TemporaryDirectory("interop")
@@ -32,23 +32,12 @@ struct TrashCLIInteropTests {
 
     func tool(_ name: String, _ arguments: [String], input: String = "") throws -> (status: Int32, output: String) {
         guard let tools = TrashCLI.tools else { throw Missing() }
-        let process = Process()
-        process.executableURL = URL(fileURLWithPath: tools + "/" + name)
-        process.arguments = arguments
-        process.currentDirectoryURL = URL(fileURLWithPath: files)
         // trash-cli's home trash is $XDG_DATA_HOME/Trash: point it at the container's.
-        process.environment = ["XDG_DATA_HOME": container + "/Library", "HOME": directory.path,
-                               "LANG": "C.UTF-8", "PATH": "/usr/bin:/bin"]
-        let stdin = Pipe.closedOnExec(), stdout = Pipe.closedOnExec()
-        process.standardInput = stdin
-        process.standardOutput = stdout
-        process.standardError = stdout
-        try process.run()
-        stdin.fileHandleForWriting.write(Data(input.utf8))
-        try stdin.fileHandleForWriting.close()
-        let data = stdout.fileHandleForReading.readDataToEndOfFile()
-        process.waitForExit()
-        return (process.exitStatus, String(decoding: data, as: UTF8.self))
+        let environment = ["XDG_DATA_HOME": container + "/Library", "HOME": directory.path,
+                           "LANG": "C.UTF-8", "PATH": "/usr/bin:/bin"]
+        let result = try TestProcess.run([tools + "/" + name] + arguments, input: Data(input.utf8), environment: environment,
+                                         workingDirectory: files, timeout: 120)
+        return (result.status, result.outputText + result.errorText)
     }
 
     struct Missing: Error, CustomStringConvertible {

@@ -37,16 +37,8 @@ struct AttributeTravelTests {
 
     /// The output of a program on `PATH`, `nil` when it fails.
     static func run(_ arguments: [String]) -> String? {
-        let process = Process()
-        process.executableURL = URL(fileURLWithPath: "/usr/bin/env")
-        process.arguments = arguments
-        let output = Pipe()
-        process.standardOutput = output
-        process.standardError = FileHandle.nullDevice
-        guard (try? process.run()) != nil else { return nil }
-        let data = output.fileHandleForReading.readDataToEndOfFile()
-        process.waitForExit()
-        return process.exitStatus == 0 ? String(decoding: data, as: UTF8.self) : nil
+        guard let result = try? TestProcess.run(arguments, timeout: 60), result.status == 0 else { return nil }
+        return result.outputText
     }
 
     @Test func aCopyBetweenLocalMountsKeepsEveryAttributeAndWarnsOfNothing() async throws {

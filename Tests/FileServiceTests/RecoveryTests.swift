@@ -62,7 +62,7 @@ struct RecoveryTests {
         directory.make([user(".coffer-partial-0feedbac-1"): "being written"])
         try leaveJournal(owner: "0feedbac", folders: [[]], trashEntries: [], below: first)
         // Held as its owner holds it.
-        let fd = open(directory.url(journal("0feedbac.journal")), O_RDONLY)
+        let fd = open(directory.url(journal("0feedbac.journal")), O_RDONLY | O_CLOEXEC)
         defer { close(fd) }
         #expect(flock(fd, LOCK_EX | LOCK_NB) == 0)
         let reopened = try await Container.open(at: directory.url("c"))
@@ -88,7 +88,7 @@ struct RecoveryTests {
         // The dead process's journal says nothing of the trash; the live one's is held.
         try leaveJournal(owner: "deadbeef", folders: [["Docs"]], trashEntries: [], below: first)
         try leaveJournal(owner: "0feedbac", folders: [], trashEntries: [], below: first)
-        let fd = open(directory.url(journal("0feedbac.journal")), O_RDONLY)
+        let fd = open(directory.url(journal("0feedbac.journal")), O_RDONLY | O_CLOEXEC)
         defer { close(fd) }
         #expect(flock(fd, LOCK_EX | LOCK_NB) == 0)
         let reopened = try await Container.open(at: directory.url("c"))

@@ -368,12 +368,7 @@ struct SearchTests {
 
     /// `setfattr` (`attr`), as another program tags a file.
     static func setTags(_ value: String, on path: String) -> Bool {
-        let process = Process()
-        process.executableURL = URL(fileURLWithPath: "/usr/bin/env")
-        process.arguments = ["setfattr", "-n", "user.xdg.tags", "-v", value, path]
-        guard (try? process.run()) != nil else { return false }
-        process.waitForExit()
-        return process.exitStatus == 0
+        (try? TestProcess.run(["setfattr", "-n", "user.xdg.tags", "-v", value, path], timeout: 60))?.status == 0
     }
 
     @Test func aDeletedIndexIsRebuiltByTheNextSearch() async throws {
@@ -473,12 +468,8 @@ struct SearchTests {
             received.withLock { $0 += changes.map { "\($0.kind.rawValue) \($0.path)" } }
         }
         defer { watch.cancel() }
-        let shell = Process()
-        shell.executableURL = URL(fileURLWithPath: "/bin/sh")
-        shell.currentDirectoryURL = URL(fileURLWithPath: files + "/W")
-        shell.arguments = ["-c", "mkdir Sub && echo n > Sub/new.txt && echo more >> old.txt && rm gone.txt && mv old.txt renamed.txt"]
-        try shell.run()
-        shell.waitForExit()
+        _ = try TestProcess.run(["/bin/sh", "-c", "mkdir Sub && echo n > Sub/new.txt && echo more >> old.txt && rm gone.txt && mv old.txt renamed.txt"],
+                                workingDirectory: files + "/W", timeout: 60)
         let expected = ["created files:/W/Sub", "deleted files:/W/gone.txt", "deleted files:/W/old.txt",
                         "created files:/W/renamed.txt"]
         #expect(await eventually { Set(received.withLock { $0 }).isSuperset(of: expected) })
