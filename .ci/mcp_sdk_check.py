@@ -16,6 +16,7 @@ DELETE; the token file is mode 600.
 Usage: mcp_sdk_check.py PATH-TO-COFFER
 """
 
+import owned  # every process this check starts is ended with it (.ci/owned.py)
 import asyncio
 import base64
 import functools

@@ -8,6 +8,7 @@ Usage: nvim_check.py COFFER_BINARY
    that dies).
 2. Two Neovims on one `coffer rpc --listen unix:PATH`: a save in one reloads the other's buffer.
 """
+import owned  # every process this check starts is ended with it (.ci/owned.py)
 import os
 import subprocess
 import sys

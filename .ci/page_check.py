@@ -21,6 +21,7 @@
 Screenshots go to the folder given second (Documentation/Web when refreshed by hand).
 Usage: page_check.py PATH-TO-COFFER [SCREENSHOTS]   (needs selenium)
 """
+import owned  # every process this check starts is ended with it (.ci/owned.py)
 import hashlib
 import json
 import os

@@ -6,6 +6,7 @@ deviation from the LSP header format makes it miss the reply and this script tim
 
 Usage: rpc_pygls_check.py COFFER_BINARY
 """
+import owned  # every process this check starts is ended with it (.ci/owned.py)
 import asyncio
 import os
 import sys

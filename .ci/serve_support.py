@@ -1,6 +1,7 @@
 """What the checks of `coffer serve` share (share_check, page_check, tus_check): a server started
 as a user starts it, its address read from the line it prints, headless Chromium, and the
 check that prints each result."""
+import owned  # every process this check starts is ended with it (.ci/owned.py)
 import os
 import re
 import signal
@@ -52,6 +53,7 @@ def chromium(downloads=None):
         options.add_argument(argument)
     options.set_capability("goog:loggingPrefs", {"browser": "ALL"})
     driver = webdriver.Chrome(service=Service("/usr/bin/chromedriver"), options=options)
+    owned.adopt(driver.quit)
     if downloads:
         driver.execute_cdp_cmd("Page.setDownloadBehavior", {"behavior": "allow", "downloadPath": downloads})
     return driver

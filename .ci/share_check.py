@@ -16,6 +16,7 @@ headless Chromium, as a visitor without the access token meets them.
   browser    Chromium opens a file share and downloads it, and unlocks a password share
 Usage: share_check.py PATH-TO-COFFER   (needs selenium and python-multipart)
 """
+import owned  # every process this check starts is ended with it (.ci/owned.py)
 import io
 import json
 import os

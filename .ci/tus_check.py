@@ -15,6 +15,7 @@ third-party tus client, and against raw requests for what a client must meet:
              each PATCH began; the upload's data and record are gone once it is placed
 Usage: tus_check.py PATH-TO-COFFER   (needs tuspy)
 """
+import owned  # every process this check starts is ended with it (.ci/owned.py)
 import base64
 import http.client
 import io

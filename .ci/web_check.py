@@ -16,6 +16,7 @@ with browser-less clients for the security rules and the load.
 
 Usage: web_check.py PATH-TO-COFFER [SCREENSHOT-DIR]   (needs selenium, websockets, Pillow)
 """
+import owned  # every process this check starts is ended with it (.ci/owned.py)
 import asyncio
 import base64
 import json
@@ -347,6 +348,7 @@ def browser(server, root, screenshots):
         options.add_argument(argument)
     options.set_capability("goog:loggingPrefs", {"browser": "ALL"})
     driver = webdriver.Chrome(service=Service("/usr/bin/chromedriver"), options=options)
+    owned.adopt(driver.quit)
     downloads = tempfile.mkdtemp(prefix="coffer-web-downloads-")
     driver.execute_cdp_cmd("Page.setDownloadBehavior", {"behavior": "allow", "downloadPath": downloads})
     wait = WebDriverWait(driver, 15)

@@ -10,6 +10,10 @@ read-only scenarios need root (loop and bind mounts) and are skipped, saying so,
 Exit status 0 when every invariant held, 1 with the first broken one otherwise.
 """
 
+import os as _os
+import sys as _sys
+_sys.path.insert(0, _os.path.join(_os.path.dirname(_os.path.dirname(_os.path.abspath(__file__))), ".ci"))
+import owned  # every process the suite starts is ended with it, on failure too (.ci/owned.py)
 import argparse
 import base64
 import hashlib
