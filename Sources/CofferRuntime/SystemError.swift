@@ -28,12 +28,17 @@ extension CofferError {
         }
         let detail = switch code {
         case ENAMETOOLONG: FileName.Problem.tooLong.rawValue
+        // Descriptors ran out (this process's limit, or the system's): not the disk's fault.
+        case EMFILE, ENFILE: CofferError.tooManyOpenFiles
         // Not a read-only mount of Coffer's (trash:) but storage the system will not write.
         case EROFS: CofferError.readOnlyStorage
         default: "\(call)"
         }
         return CofferError(kind, path: path, detail: detail, errno: code)
     }
+
+    /// The detail of an ``CofferError/Kind/ioError`` for `EMFILE` and `ENFILE`.
+    public static let tooManyOpenFiles = "too-many-open-files"
 
     /// The error for the current `errno`.
     public static func lastSystemError(_ call: StaticString, path: VirtualPath?) -> CofferError {

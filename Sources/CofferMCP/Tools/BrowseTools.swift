@@ -13,12 +13,16 @@ func contents(of path: VirtualPath, _ context: ToolContext) async throws(CofferE
 
 /// Glob patterns as `fnmatch(3)` reads them, `*` matching `/` too: a pattern is tried on
 /// the path below the starting folder and on the name alone, so `*.md` finds Markdown files
-/// at any depth and `docs/*.md` those below `docs`.
+/// at any depth and `docs/*.md` those below `docs`. Matched at a bounded cost (``Glob``).
 struct Globs: Sendable {
-    let patterns: [String]
+    let patterns: [Glob]
+
+    init(patterns texts: [String]) throws(CofferError) {
+        patterns = try texts.map { text throws(CofferError) in try Glob(text, syntax: .fnmatch) }
+    }
 
     func matches(relative: String, name: String) -> Bool {
-        patterns.contains { pattern in fnmatch(pattern, relative, 0) == 0 || fnmatch(pattern, name, 0) == 0 }
+        patterns.contains { pattern in pattern.matches(relative) || pattern.matches(name) }
     }
 }
 
@@ -26,14 +30,15 @@ struct Globs: Sendable {
 /// folder). `search_files` tries each as written; `directory_tree` takes one without `*` also as
 /// a name anywhere, with everything below it (`node_modules`).
 struct ReferenceExclusion: Sendable {
-    let patterns: [Minimatch]
+    let patterns: [Glob]
 
-    static func searching(_ texts: [String]) -> ReferenceExclusion { ReferenceExclusion(patterns: texts.map(Minimatch.init)) }
+    static func searching(_ texts: [String]) throws(CofferError) -> ReferenceExclusion {
+        ReferenceExclusion(patterns: try texts.map { text throws(CofferError) in try Glob(text, syntax: .minimatch) })
+    }
 
-    static func tree(_ texts: [String]) -> ReferenceExclusion {
-        ReferenceExclusion(patterns: texts.flatMap { text in
-            text.contains("*") ? [text] : [text, "**/\(text)", "**/\(text)/**"]
-        }.map(Minimatch.init))
+    static func tree(_ texts: [String]) throws(CofferError) -> ReferenceExclusion {
+        let expanded = texts.flatMap { text in text.contains("*") ? [text] : [text, "**/\(text)", "**/\(text)/**"] }
+        return ReferenceExclusion(patterns: try expanded.map { text throws(CofferError) in try Glob(text, syntax: .minimatch) })
     }
 
     func matches(_ relative: String) -> Bool { patterns.contains { $0.matches(relative) } }
@@ -127,7 +132,7 @@ struct DirectoryTree: MCPTool {
         let root = Branch("", isFolder: true)
         var open: [Branch] = [root]
         var count = 0
-        let exclude = ReferenceExclusion.tree(try arguments.optionalStrings("excludePatterns"))
+        let exclude = try ReferenceExclusion.tree(try arguments.optionalStrings("excludePatterns"))
         let truncated = try await walkTree(path, excluding: { relative, _ in exclude.matches(relative) },
                                            maxDepth: maxDepth, context) { node, _, depth in
             count += 1
@@ -159,8 +164,8 @@ struct SearchFiles: MCPTool {
     /// The matches reported at most: the front end's walk limit (20,000 for MCP).
     static func call(_ arguments: Arguments, _ context: ToolContext) async throws(CofferError) -> ToolOutput {
         let (path, style) = try await context.path(arguments, "path")
-        let pattern = Minimatch(try arguments.string("pattern"))
-        let exclude = ReferenceExclusion.searching(try arguments.optionalStrings("excludePatterns"))
+        let pattern = try Glob(try arguments.string("pattern"), syntax: .minimatch)
+        let exclude = try ReferenceExclusion.searching(try arguments.optionalStrings("excludePatterns"))
         let reported = context.session.defaults.walkLimit ?? 20_000
         var matches: [String] = []
         var found = 0

@@ -16,8 +16,8 @@ struct SearchFileContents: MCPTool {
         let caseSensitive = try arguments.bool("caseSensitive")
         let maxResults = Int(try arguments.optionalInteger("maxResults", minimum: 1) ?? 100)
         guard maxResults <= 1000 else { throw CofferError(.invalidArgument, detail: "“maxResults” must be at most 1000") }
-        let filter = try arguments.optionalString("filePattern").map { Globs(patterns: [$0]) }
-        let exclude = Globs(patterns: try arguments.optionalStrings("excludePatterns"))
+        let filter = try arguments.optionalString("filePattern").map { text throws(CofferError) in try Globs(patterns: [text]) }
+        let exclude = try Globs(patterns: try arguments.optionalStrings("excludePatterns"))
         var matches: [JSONValue] = []
         var lines: [String] = []
         var searched = 0

@@ -72,7 +72,9 @@ extension CommandInterpreter {
                 // A folder that cannot be listed (or is no folder) matches nothing in it.
                 guard let items = try? await session.perform(ListFolder(folder, options: ListOptions(includeHidden: true, order: .byName)))
                 else { continue }
-                for item in items.items where fnmatch(part, item.name, FNM_PERIOD) == 0 && (last || item.kind != .file) {
+                let glob = try Glob(part, syntax: .shell)
+                for item in items.items where glob.matches(item.name) && (last || item.kind != .file) {
+                    if Task.isCancelled { throw CofferError(.cancelled) }
                     next.append((item.path, joined(item.name)))
                 }
             }
@@ -85,15 +87,7 @@ extension CommandInterpreter {
         return found.map { $0.typed.hasPrefix("-") ? "./" + $0.typed : $0.typed }
     }
 
-    static func hasWildcard(_ part: String) -> Bool {
-        var escaped = false
-        for character in part {
-            if escaped { escaped = false; continue }
-            if character == "\\" { escaped = true; continue }
-            if character == "*" || character == "?" || character == "[" { return true }
-        }
-        return false
-    }
+    static func hasWildcard(_ part: String) -> Bool { Glob.hasWildcard(part, syntax: .shell) }
 
     /// A pattern's literal part with its escapes removed (`\*` → `*`).
     static func unescaped(_ part: String) -> String {
