@@ -102,67 +102,93 @@ public struct HostImporter: Sendable {
         }
     }
 
+    /// Copies what `folder` holds into `destination`. Entries are opened a chunk at a time and
+    /// let go as soon as they are copied, and a folder is opened only when its turn comes: an
+    /// import holds at most ``batchSize`` descriptors (and one per level of folders), whatever
+    /// the size of the tree, so no folder is too big for the limit of open files.
     private func copyContents(of folder: HostItem, to backend: any StorageBackend, at destination: VirtualPath,
                               filtering: Bool, skipped: inout [ImportSkip]) async throws {
-        let entries = try await BlockingIO.run { _ throws(CofferError) in
-            try folder.descriptor.rawEntryNames(reporting: nil).map { raw -> (String, Result<HostItem, CofferError>) in
-                // A name that is not UTF-8 cannot become a sandbox name: reported, never guessed at.
-                guard let name = raw.withUnsafeBufferPointer({ String(validatingCString: $0.baseAddress!) }) else {
-                    let shown = String(decoding: raw.dropLast().map { UInt8(bitPattern: $0) }, as: UTF8.self)
-                    return (shown, .failure(CofferError(.invalidName, detail: "not-utf8")))
-                }
-                return (name, self.openEntry(name, in: folder))
-            }
-        }
+        let names = try await BlockingIO.run { _ throws(CofferError) in try folder.descriptor.rawEntryNames(reporting: nil) }
         // Into a local folder being built, files go over in batches (``receive(_:into:at:skipped:)``).
         let batching = BatchedDurability.deferred ? backend as? LocalSandboxBackend : nil
         var batch: [LocalSandboxBackend.ReceivedFile] = []
-        for (name, opened) in entries {
-            try Task.checkCancellation()
-            let hostPath = folder.path + "/" + name
-            let child: HostItem
-            switch opened {
-            case .success(let item): child = item
-            case .failure(let error): skipped.append(ImportSkip(hostPath: hostPath, error: error)); continue
-            }
-            let target: VirtualPath
-            do throws(CofferError) {
-                target = try destination.appending(name)
-            } catch {
-                // Reported with the name as it was (too long, or the form of Coffer's partials).
-                skipped.append(ImportSkip(hostPath: hostPath, error: CofferError(.invalidName, detail: error.detail)))
-                continue
-            }
-            if filtering {
-                do throws(CofferError) {
-                    try checkType(of: child)
-                } catch {
-                    progress.advance(bytes: child.size, items: 1)
-                    skipped.append(ImportSkip(hostPath: hostPath, error: error))
-                    continue
+        var start = 0
+        while start < names.count {
+            let chunk = names[start..<min(start + Self.batchSize, names.count)]
+            start = chunk.endIndex
+            let entries = try await BlockingIO.run { _ throws(CofferError) in
+                chunk.map { raw -> (String, Result<HostItem, CofferError>) in
+                    // A name that is not UTF-8 cannot become a sandbox name: reported, never guessed at.
+                    guard let name = raw.withUnsafeBufferPointer({ String(validatingCString: $0.baseAddress!) }) else {
+                        let shown = String(decoding: raw.dropLast().map { UInt8(bitPattern: $0) }, as: UTF8.self)
+                        return (shown, .failure(CofferError(.invalidName, detail: "not-utf8")))
+                    }
+                    return (name, self.openEntry(name, in: folder))
                 }
             }
-            if child.isFolder {
+            // Folders are gone into once this chunk's files are copied, each opened again then.
+            var folders: [(name: String, target: VirtualPath)] = []
+            for (name, opened) in entries {
+                try Task.checkCancellation()
+                let hostPath = folder.path + "/" + name
+                let child: HostItem
+                switch opened {
+                case .success(let item): child = item
+                case .failure(let error): skipped.append(ImportSkip(hostPath: hostPath, error: error)); continue
+                }
+                let target: VirtualPath
+                do throws(CofferError) {
+                    target = try destination.appending(name)
+                } catch {
+                    // Reported with the name as it was (too long, or the form of Coffer's partials).
+                    skipped.append(ImportSkip(hostPath: hostPath, error: CofferError(.invalidName, detail: error.detail)))
+                    continue
+                }
+                if filtering {
+                    do throws(CofferError) {
+                        try checkType(of: child)
+                    } catch {
+                        progress.advance(bytes: child.size, items: 1)
+                        skipped.append(ImportSkip(hostPath: hostPath, error: error))
+                        continue
+                    }
+                }
+                if child.isFolder {
+                    folders.append((name, target))
+                } else if let local = batching {
+                    batch.append(LocalSandboxBackend.ReceivedFile(
+                        source: child.descriptor, item: hostPath, name: name,
+                        permissions: Self.permissions(of: child), modificationDate: child.modificationDate))
+                    if batch.count == Self.batchSize { try await receive(&batch, into: local, at: destination, skipped: &skipped) }
+                } else {
+                    do {
+                        try await copyFile(child, to: backend, at: target, conflict: .fail)
+                    } catch let error as CofferError where Self.skippable.contains(error.kind) {
+                        skipped.append(ImportSkip(hostPath: hostPath, error: error))
+                    }
+                }
+            }
+            if let local = batching, !batch.isEmpty {
+                try await receive(&batch, into: local, at: destination, skipped: &skipped)
+            }
+            for (name, target) in folders {
+                try Task.checkCancellation()
+                let hostPath = folder.path + "/" + name
+                // Opened again: what is there now is what is copied (a folder swapped for
+                // something else meanwhile is reported, never followed).
+                let child: HostItem
+                switch try await BlockingIO.run({ _ throws(CofferError) in self.openEntry(name, in: folder) }) {
+                case .success(let item) where item.isFolder: child = item
+                case .success: skipped.append(ImportSkip(hostPath: hostPath, error: CofferError(.unsupported, detail: "changed")))
+                    continue
+                case .failure(let error): skipped.append(ImportSkip(hostPath: hostPath, error: error)); continue
+                }
                 try await backend.createFolder(at: target)
                 await carryAttributes(of: child, to: backend, at: target)
                 let keepFiltering = filtering && !registry.isPackage(folderNamed: name)
                 try await copyContents(of: child, to: backend, at: target, filtering: keepFiltering, skipped: &skipped)
                 progress.advance(items: 1)
-            } else if let local = batching {
-                batch.append(LocalSandboxBackend.ReceivedFile(
-                    source: child.descriptor, item: hostPath, name: name,
-                    permissions: Self.permissions(of: child), modificationDate: child.modificationDate))
-                if batch.count == Self.batchSize { try await receive(&batch, into: local, at: destination, skipped: &skipped) }
-            } else {
-                do {
-                    try await copyFile(child, to: backend, at: target, conflict: .fail)
-                } catch let error as CofferError where Self.skippable.contains(error.kind) {
-                    skipped.append(ImportSkip(hostPath: hostPath, error: error))
-                }
             }
-        }
-        if let local = batching, !batch.isEmpty {
-            try await receive(&batch, into: local, at: destination, skipped: &skipped)
         }
     }
 
