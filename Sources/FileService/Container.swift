@@ -65,6 +65,23 @@ public struct Container: Sendable {
         journal = OperationJournal(folderPath: hostPath + "/" + Self.journalFolder)
     }
 
+    /// The container holding the host path `path`, if it is inside one (`…/Documents/…` of a
+    /// folder laid out as a container): the desktop's recent files are shared by containers,
+    /// and one must not show another's.
+    public static func enclosing(_ path: String) -> String? {
+        var search = path.startIndex
+        while let found = path.range(of: "/Documents/", range: search..<path.endIndex) {
+            let root = String(path[..<found.lowerBound])
+            var isFolder: ObjCBool = false
+            if !root.isEmpty, FileManager.default.fileExists(atPath: root + "/Library/Application Support/AppData", isDirectory: &isFolder),
+               isFolder.boolValue, FileManager.default.fileExists(atPath: root + "/Documents/UserFiles") {
+                return root
+            }
+            search = found.upperBound
+        }
+        return nil
+    }
+
     /// `$XDG_DATA_HOME/<application>`, else `~/.local/share/<application>` (`coffer` by default).
     public static func defaultLocation(environment: [String: String] = ProcessInfo.processInfo.environment,
                                        application: String = "coffer") -> String {

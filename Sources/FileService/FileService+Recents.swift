@@ -3,12 +3,13 @@ import CofferCore
 import CofferRuntime
 import Foundation
 
-/// A file Coffer used, as `recent` lists it: in a mount (its virtual path) or on this computer.
+/// A file Coffer used, as `recent` lists it: in a mount (its virtual path) or on this computer
+/// (its host path); never both, so a container's location is never shown.
 public struct RecentFile: Sendable, Hashable {
     /// The item in a mount, when the file is one of a local mount's.
     public var path: VirtualPath?
-    /// The file on this computer.
-    public var hostPath: String
+    /// The file on this computer, when it is not one of a mount's.
+    public var hostPath: String?
     public var used: Date
     public var mimeType: String?
 }
@@ -37,19 +38,27 @@ extension FileService {
     /// A host path without `//` or `.`: the one a `file://` URI names.
     private static func standardized(_ path: String) -> String { URL(fileURLWithPath: path).standardizedFileURL.path }
 
-    /// The files Coffer used, newest first (files of a local mount named by their virtual path).
-    func recentFiles() async -> [RecentFile] {
+    /// The files Coffer used, newest first, as far as a session with host access `policy` may
+    /// see them: the files of this service's local mounts (by their virtual paths), and files of
+    /// this computer the policy reaches. The desktop's list is shared by every container, and
+    /// by every program: another container's files, and this one's own hidden parts, are never
+    /// shown.
+    func recentFiles(reachableBy policy: HostAccessPolicy) async -> [RecentFile] {
         guard let recents else { return [] }
-        let entries = (try? await BlockingIO.run { _ throws(CofferError) in recents.coffersEntries() }) ?? []
         let roots = hostPathNaming.map { (mount: $0.key, root: Self.standardized($0.value.hostPath(of: .root(of: $0.key)))) }
-        return entries.compactMap { entry in
-            guard let hostPath = RecentFiles.hostPath(ofURI: entry.uri) else { return nil }
-            var path: VirtualPath?
-            for (mount, root) in roots where hostPath.hasPrefix(root + "/") {
-                let inside = hostPath.dropFirst(root.count + 1).split(separator: "/").map(String.init)
-                path = inside.reduce(VirtualPath.root(of: mount)) { $0.appending(trustedName: $1) }
+        let containers = excludedHostFolders
+        return (try? await BlockingIO.run { _ throws(CofferError) in
+            recents.coffersEntries().compactMap { entry -> RecentFile? in
+                guard let hostPath = RecentFiles.hostPath(ofURI: entry.uri) else { return nil }
+                for (mount, root) in roots where hostPath.hasPrefix(root + "/") {
+                    let inside = hostPath.dropFirst(root.count + 1).split(separator: "/").map(String.init)
+                    let path = inside.reduce(VirtualPath.root(of: mount)) { $0.appending(trustedName: $1) }
+                    return RecentFile(path: path, hostPath: nil, used: entry.used, mimeType: entry.mimeType)
+                }
+                guard !containers.contains(where: { hostPath == $0 || hostPath.hasPrefix($0 + "/") }),
+                      Container.enclosing(hostPath) == nil, policy.permits(hostPath) else { return nil }
+                return RecentFile(path: nil, hostPath: hostPath, used: entry.used, mimeType: entry.mimeType)
             }
-            return RecentFile(path: path, hostPath: hostPath, used: entry.used, mimeType: entry.mimeType)
-        }
+        }) ?? []
     }
 }

@@ -70,16 +70,47 @@ struct RecentFilesEndToEndTests {
                 "\(recent.output)")
         #expect(places.first == "host:\(home)/Downloads/plan.txt", "newest first: \(places)")
 
-        let rpc = try RPCProcess(container: container, environment: ["HOME": home, "XDG_DATA_HOME": home + "/.local/share"])
+        // A program sees the host files its host access reaches, and the container's by path only.
+        let rpc = try RPCProcess(container: container, arguments: ["--allow-host", home + "/Downloads"],
+                                 environment: ["HOME": home, "XDG_DATA_HOME": home + "/.local/share"])
         defer { rpc.closeInput() }
         try rpc.initialize()
         let files = try #require(result(try rpc.call("files/recent"))?["files"] as? [[String: Any]])
         #expect(files.compactMap { $0["path"] as? String }.sorted() == ["files:/Import/notes 笔记.md", "files:/Import/plan.txt"])
         #expect(files.first?["hostPath"] as? String == "\(home)/Downloads/plan.txt" && files.first?["path"] == nil)
+        #expect(files.filter { $0["path"] != nil }.allSatisfy { $0["hostPath"] == nil }, "\(files)")
+        let closed = try RPCProcess(container: container, environment: ["HOME": home, "XDG_DATA_HOME": home + "/.local/share"])
+        defer { closed.closeInput() }
+        try closed.initialize()
+        let reachable = try #require(result(try closed.call("files/recent"))?["files"] as? [[String: Any]])
+        #expect(reachable.count == 2 && reachable.allSatisfy { $0["hostPath"] == nil }, "\(reachable)")
 
         let before = try String(contentsOfFile: xbel, encoding: .utf8)
         #expect(try coffer("import --keep-both '\(home)/Downloads/plan.txt'", ["--no-recents"]).status == 0)
         #expect(try String(contentsOfFile: xbel, encoding: .utf8) == before, "--no-recents records nothing")
+    }
+
+    /// The desktop's list is shared by every container: one never shows another's files, nor
+    /// where either is.
+    @Test func anotherContainersFilesAreNeverListed() throws {
+        let other = URL(fileURLWithPath: directory.url("other")).standardizedFileURL.path
+        let otherUsed = try CofferBinary.run(["--container", other, "--lang", "en", "-c", "import '\(home)/Downloads/plan.txt'"],
+                                             environment: ["HOME": home, "XDG_DATA_HOME": home + "/.local/share"])
+        #expect(otherUsed.status == 0, "\(otherUsed.errors)")
+        #expect(try coffer("import '\(home)/Downloads/notes 笔记.md'").status == 0)
+        let recent = try coffer("recent")
+        #expect(recent.status == 0)
+        #expect(!recent.output.contains(other) && !recent.output.contains("UserFiles"), "\(recent.output)")
+        #expect(recent.output.split(separator: "\n").count == 1 && recent.output.contains("files:/Import/notes 笔记.md"),
+                "\(recent.output)")
+        #expect(try String(contentsOfFile: xbel, encoding: .utf8).contains(other), "the other container's use is recorded")
+        let rpc = try RPCProcess(container: container, arguments: ["--allow-host", home],
+                                 environment: ["HOME": home, "XDG_DATA_HOME": home + "/.local/share"])
+        defer { rpc.closeInput() }
+        try rpc.initialize()
+        let listed = String(decoding: try JSONSerialization.data(withJSONObject: try #require(result(try rpc.call("files/recent")))),
+                            as: UTF8.self)
+        #expect(!listed.contains(other) && !listed.contains("UserFiles") && !listed.contains(container), "\(listed)")
     }
 
     @Test func twoProcessesRecordingAtOnceLoseNothing() async throws {

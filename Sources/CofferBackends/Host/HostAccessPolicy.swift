@@ -72,6 +72,12 @@ public struct HostAccessPolicy: Sendable {
                                 excludedIdentities: identities)
     }
 
+    /// Whether the host item at `path` may be used (read lexically, with links resolved where
+    /// they exist; a path that no longer exists is judged as written).
+    public func permits(_ path: String) -> Bool {
+        allowedRoot(for: (try? Self.canonicalPath(path)) ?? path) != nil
+    }
+
     /// Whether `item` is one of the excluded folders, however it was reached.
     func isExcluded(_ item: HostItem) -> Bool {
         excludedIdentities.contains(FileIdentity(device: item.device, inode: item.inode))

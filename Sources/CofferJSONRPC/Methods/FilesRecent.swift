@@ -9,7 +9,8 @@ struct FilesRecent: RPCMethod {
     struct Item: Encodable, Sendable {
         /// The item, for a file of a local mount.
         var path: String?
-        var hostPath: String
+        /// The file on this computer, for one outside the mounts (never the container's location).
+        var hostPath: String?
         var used: Date
         var mimeType: String?
     }

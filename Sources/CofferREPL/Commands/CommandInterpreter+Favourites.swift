@@ -72,7 +72,7 @@ extension CommandInterpreter {
             return
         }
         for file in files {
-            let place = file.path?.description ?? Self.hostPrefix + file.hostPath
+            let place = file.path?.description ?? Self.hostPrefix + (file.hostPath ?? "")
             output.line("\(Formatting.dateWithSeconds(file.used))  \(shown(place))")
         }
     }

@@ -1,11 +1,12 @@
 import CofferCore
 
 /// The files Coffer used (opened in place, edited, imported, exported, downloaded), newest
-/// first, from the desktop's recent-files list.
+/// first, from the desktop's recent-files list: this container's by their virtual paths, and
+/// files of this computer the session's host access reaches; never another container's.
 public struct ListRecentFiles: FileOperation {
     public static let name = "recent"
     public init() {}
     public func run(in context: OperationContext) async throws(CofferError) -> [RecentFile] {
-        await context.service.recentFiles()
+        await context.service.recentFiles(reachableBy: context.session.hostPolicy)
     }
 }
