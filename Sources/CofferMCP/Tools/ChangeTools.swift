@@ -63,8 +63,8 @@ struct CreateDirectory: MCPTool {
     }
 }
 
-/// `move_file` and `copy_file`: `destination` is the new path itself (never a folder to go
-/// into), and a taken one fails unless `conflict` says otherwise.
+/// `move_file` and `copy_file`: `destination` is the new path itself (a folder to go into only
+/// when it ends in `/`), and a taken one fails unless `conflict` says otherwise.
 protocol TransferTool: MCPTool {
     associatedtype Operation: FileOperation where Operation.Output == FileNode
     /// How the answer says what happened (`moved`), and the structured field naming the result.
@@ -77,8 +77,10 @@ extension TransferTool {
     static func call(_ arguments: Arguments, _ context: ToolContext) async throws(CofferError) -> ToolOutput {
         let (source, style) = try await context.path(arguments, "source")
         let destination = try await context.path(arguments, "destination").path
+        let typed = try arguments.string("destination")
         let conflict = try arguments.conflict()
-        let node = try await context.perform(operation(source, to: .exactly(destination), conflict: conflict.map(ConflictChoice.policy)))
+        let node = try await context.perform(operation(source, to: .exactly(destination, typed: typed),
+                                                       conflict: conflict.map(ConflictChoice.policy)))
         let shown = "\(context.paths.display(source, style)) to \(context.paths.display(node.path, style))"
         return ToolOutput(text: "Successfully \(done) \(shown)", fields: [field: nodeJSON(node, style, context.paths)])
     }

@@ -19,8 +19,8 @@ extension CommandInterpreter {
     }
 
     /// `mv`/`cp`: sources then a destination. With one source the destination is named as
-    /// a shell names it (into it when it is a folder, else that name); several sources go
-    /// into it, which must be a folder.
+    /// a shell names it (into it when it is a folder, else that name; into it, which must be
+    /// a folder, when it ends in `/`); several sources go into it, which must be a folder.
     private func transfer(_ words: ArraySlice<String>, command: String) async throws {
         let arguments = try parse(words, as: command)
         let conflict = try arguments.conflictChoice(language: language)
@@ -34,7 +34,7 @@ extension CommandInterpreter {
                             : session.recordUnmade(MoveItem.self, because: error)
             throw error
         }
-        let destination: Destination = sources.count > 1 ? .into(target) : .named(target)
+        let destination: Destination = sources.count > 1 ? .into(target) : .named(target, typed: arguments.operands.last!)
         try await destination.check(in: service)  // a folder that is not there fails the command once, not each source
         let recursive = arguments.flags.contains("r") || arguments.flags.contains("R")
         try await forEach(sources) { source throws(CofferError) in

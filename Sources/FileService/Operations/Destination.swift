@@ -13,6 +13,18 @@ public enum Destination: Sendable, Hashable {
     /// `destination` is the new path.)
     case exactly(VirtualPath)
 
+    /// The destination a person named `target` by typing `text`: a trailing `/` means "into
+    /// this folder", which must then exist (GNU `cp` and `mv`, and sftp, read it so), else as
+    /// the shell names it (``named(_:)``).
+    public static func named(_ target: VirtualPath, typed text: String) -> Destination {
+        text.hasSuffix("/") ? .into(target) : .named(target)
+    }
+
+    /// ``exactly(_:)``, but for a `text` ending in `/`, which means "into this folder" whoever reads it.
+    public static func exactly(_ target: VirtualPath, typed text: String) -> Destination {
+        text.hasSuffix("/") ? .into(target) : .exactly(target)
+    }
+
     /// The path the user named: the folder, or the target.
     public var requested: VirtualPath {
         switch self {
