@@ -63,9 +63,9 @@ def main():
         both(lambda: times["copy"].append(timed([coffer, "--container", container, "-c", "cp -r Small 'Small copy'"],
                                                 env=environment)),
              lambda: times["cp-sync-inside"].append(timed(["sh", "-c", f"cp -r '{inside}/Small' '{inside}/Small reference' && sync"])))
-        subprocess.run([coffer, "--container", container, "-c", "rm 'Small copy' 'Small reference'; empty-trash; rm Small"],
+        subprocess.run([coffer, "--container", container, "-c", "rm 'Small copy' 'Small reference'; empty-trash --yes; rm Small"],
                        check=True, stdout=subprocess.DEVNULL, env=environment)
-        times["empty-trash"].append(timed([coffer, "--container", container, "-c", "empty-trash"], env=environment))
+        times["empty-trash"].append(timed([coffer, "--container", container, "-c", "empty-trash --yes"], env=environment))
         shutil.rmtree(reference, ignore_errors=True)
         shutil.copytree(source, reference)
         times["rm-rf"].append(timed(["rm", "-rf", reference]))

@@ -416,7 +416,7 @@ class Suite:
             expect(digest(coffer.files(source)) == new, f"{context}: the source changed")
 
         def reset():
-            expect(coffer.run("empty-trash").returncode == 0, "emptying the trash between rounds failed")
+            expect(coffer.run("empty-trash --yes").returncode == 0, "emptying the trash between rounds failed")
             if os.path.isdir(place):
                 shutil.rmtree(place)
             elif os.path.exists(place):

@@ -97,8 +97,11 @@ struct CommandEndToEndTests {
         #expect(directory.names("container/Library/Trash/files").sorted() == ["a.txt", "b 报告.txt"])
         let restored = try coffer("restore 'b 报告.txt'; ls")
         #expect(restored.output == "files:/b 报告.txt\nDownload\nImport\nb 报告.txt\n")
-        // Not on a terminal, empty-trash does not ask: running it was the choice.
-        let emptied = try CofferBinary.run(["--container", container, "--lang", "en"], input: "empty-trash\ntrash\n")
+        // Not on a terminal, no one can be asked: empty-trash deletes only with --yes (issue 48).
+        let refused = try CofferBinary.run(["--container", container, "--lang", "en"], input: "empty-trash\n")
+        #expect(refused.status != 0 && refused.errors.contains("needs --yes"), "\(refused.errors)")
+        #expect(directory.names("container/Library/Trash/files") == ["a.txt"])
+        let emptied = try CofferBinary.run(["--container", container, "--lang", "en"], input: "empty-trash --yes\ntrash\n")
         #expect(emptied.status == 0)
         #expect(emptied.output == "Deleted 1 item.\nThe trash is empty.\n")
         #expect(directory.names("container/Library/Trash/files").isEmpty)

@@ -476,7 +476,7 @@ struct RPCEndToEndTests {
         directory.make(["host/in.txt": "in", "out/": ""])
         let script = [
             "mkdir Docs", "mkdir Docs", "cp a.txt Docs", "cp --keep-both a.txt Docs", "mv b.txt Docs",
-            "rename Docs/b.txt c.txt", "rm Docs/c.txt", "restore c.txt", "rm a.txt", "empty-trash",
+            "rename Docs/b.txt c.txt", "rm Docs/c.txt", "restore c.txt", "rm a.txt", "empty-trash --yes",
             "import --into Docs \(directory.url("host/in.txt"))", "export Docs/c.txt \(directory.url("out"))",
             "mkdir ../../escape", "cp Docs/c.txt ../../escape",
         ]

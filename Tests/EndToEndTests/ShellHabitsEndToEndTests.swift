@@ -56,13 +56,15 @@ struct ShellHabitsEndToEndTests {
     @Test func oneTrashedItemIsDeletedForGoodByNameOrByItsTrashPath() throws {
         directory.make([user("a.txt"): "a", user("b.txt"): "b", user("c.txt"): "c"])
         #expect(try coffer("rm a.txt b.txt c.txt").status == 0)
-        let byName = try coffer("empty-trash a.txt")
+        let byName = try coffer("empty-trash --yes a.txt")
         #expect(byName.status == 0 && byName.output.contains("Deleted 1 item."), "\(byName.output) \(byName.errors)")
-        let byPath = try coffer("rm trash:/b.txt")
+        let unasked = try coffer("rm trash:/b.txt")
+        #expect(unasked.status != 0 && unasked.errors.contains("needs --yes"), "\(unasked.errors)")
+        let byPath = try coffer("rm -f trash:/b.txt")
         #expect(byPath.status == 0, "\(byPath.errors)")
         #expect(directory.names("container/Library/Trash/files") == ["c.txt"])
         #expect(directory.names("container/Library/Trash/info") == ["c.txt.trashinfo"])
-        let missing = try coffer("empty-trash nothing.txt")
+        let missing = try coffer("empty-trash --yes nothing.txt")
         #expect(missing.status == 1 && directory.names("container/Library/Trash/files") == ["c.txt"])
     }
 

@@ -14,7 +14,8 @@ extension CommandInterpreter {
                 throw CofferError(.invalidArgument, detail: LocalizedText(
                     "rm deletes items of the trash for good: give them alone", "rm 会永久删除废纸篓中的项目：请单独指定它们")(language))
             }
-            return try await deleteFromTrash(try trashed.map { (text) throws(CofferError) in try resolve(text).components.joined(separator: "/") })
+            return try await deleteFromTrash(try trashed.map { (text) throws(CofferError) in try resolve(text).components.joined(separator: "/") },
+                                             answered: arguments.saysYes)
         }
         let results = try await perform(TrashItems(try arguments.operands.map { (text) throws(CofferError) in try resolve(text) }))
         let failures = results.compactMap { result -> CofferError? in
@@ -68,7 +69,7 @@ extension CommandInterpreter {
         let arguments = try parse(words, as: "empty-trash")
         if !arguments.operands.isEmpty {
             guard arguments.options["older-than"] == nil else { throw usage("empty-trash") }
-            return try await deleteFromTrash(arguments.operands)
+            return try await deleteFromTrash(arguments.operands, answered: arguments.saysYes)
         }
         var days: Double?
         if let text = arguments.options["older-than"] {
@@ -87,7 +88,8 @@ extension CommandInterpreter {
             output.line(LocalizedText("Nothing to delete.", "没有需要删除的项目。")(language))
             return
         }
-        if let confirm {
+        try checkAnswerable(answered: arguments.saysYes)
+        if let confirm, !arguments.saysYes {
             // Told how much goes: items and bytes.
             let count = going.count, bytes = Formatting.size(going.reduce(0) { $0 + ($1.size ?? 0) })
             let question = LocalizedText(
@@ -99,8 +101,9 @@ extension CommandInterpreter {
         output.line(LocalizedText("Deleted \(removed) \(removed == 1 ? "item" : "items").", "已删除 \(removed) 个项目。")(language))
     }
 
-    /// `empty-trash NAME…` and `rm trash:/NAME`: these items, for good, asked first on a terminal.
-    func deleteFromTrash(_ names: [String]) async throws(CofferError) {
+    /// `empty-trash NAME…` and `rm trash:/NAME`: these items, for good, asked first on a
+    /// terminal; without one, only when `answered` (`--yes`) says so.
+    func deleteFromTrash(_ names: [String], answered: Bool) async throws(CofferError) {
         let items = try await perform(ListTrash()).items
         var chosen: [TrashItem] = []
         for name in names {
@@ -110,7 +113,8 @@ extension CommandInterpreter {
             }
             chosen.append(item)
         }
-        if let confirm {
+        try checkAnswerable(answered: answered)
+        if let confirm, !answered {
             let what = chosen.count == 1
                 ? "“\(chosen[0].id)” (\(chosen[0].size.map(Formatting.size) ?? "?"))"
                 : LocalizedText("\(chosen.count) items (\(Formatting.size(chosen.reduce(0) { $0 + ($1.size ?? 0) })))",
@@ -122,4 +126,18 @@ extension CommandInterpreter {
         let removed = try await perform(EmptyTrash(items: chosen.map(\.id)))
         output.line(LocalizedText("Deleted \(removed) \(removed == 1 ? "item" : "items").", "已删除 \(removed) 个项目。")(language))
     }
+
+    /// Deleting for good is asked first; where no one can be asked (`-c`, a pipe), only
+    /// `--yes` (or `-f`) says it: a script must not delete for good by accident (`rm trash:/*`).
+    private func checkAnswerable(answered: Bool) throws(CofferError) {
+        guard confirm == nil, !answered else { return }
+        throw CofferError(.invalidArgument, detail: LocalizedText(
+            "nothing was deleted: deleting for good without a terminal to ask needs --yes (or -f)",
+            "未删除任何内容：没有终端可以询问时，永久删除需要 --yes（或 -f）")(language))
+    }
+}
+
+extension ParsedArguments {
+    /// `--yes` or `-f`: the question before deleting for good answered in advance.
+    var saysYes: Bool { flags.contains("yes") || flags.contains("f") }
 }
