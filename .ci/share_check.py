@@ -207,6 +207,13 @@ def main():
         check(status == 206 and body == big[100:], f"second download, resumed to the end ({status}, {len(body)} bytes)")
         check(http(base + limited + "/raw")[0] == 410, "the third download finds the link ended (410)")
         check("1 of" not in coffer("shares") and "(no downloads left)" in coffer("shares"), "shares says no downloads are left")
+        # "Download all as .zip" counts too (issue 48: five zips of a one-download folder share were sent).
+        zipped = share("Docs/Sub --downloads 1")
+        zipped_id = zipped.rsplit("/", 1)[-1]
+        check(http(base + zipped + "/zip")[0] == 200, "a folder share's one download, as a zip")
+        check(http(base + zipped + "/zip")[0] == 410 and http(base + zipped)[0] == 410, "a second zip finds the link ended (410)")
+        line = next(entry for entry in coffer("shares").splitlines() if zipped_id in entry)
+        check("(no downloads left)" in line, f"shares counts the zip: {line!r}")
 
         # Password.
         locked = share("Docs --password", stdin="open sesame\n")

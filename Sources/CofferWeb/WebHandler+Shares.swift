@@ -76,7 +76,10 @@ extension WebHandler {
             return sendShared(connection, request, share, node, client: client)
         case "zip":
             guard node.kind != .file else { return sharePage(connection, 404, gone(language)) }
-            let (status, sent) = sendZip(connection, of: node, named: names.last ?? node.name)
+            // A whole zip counts as a download of the share, as a whole file does.
+            let (status, sent) = sendZip(connection, of: node, named: names.last ?? node.name) {
+                _ = self.blocking { () async throws(CofferError) in await service.countDownload(of: share.id) }
+            }
             audit(share, client: client, item: node.path.description, method: "share-zip", outcome: status < 400 ? "ok" : "\(status)",
                   bytes: sent)
             return status

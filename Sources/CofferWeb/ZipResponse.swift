@@ -8,7 +8,10 @@ import Foundation
 /// memory stays at one read's worth whatever the folder holds. Hidden items, links and
 /// special files are left out, as every listing leaves them out.
 extension WebHandler {
-    func sendZip(_ connection: UnsafeMutableRawPointer, of folder: FileNode, named name: String) -> (status: Int32, sent: Int64) {
+    /// `beforeLastBytes` runs once the whole zip is made, just before its last bytes go (a
+    /// share counts the download there, as it does a file's).
+    func sendZip(_ connection: UnsafeMutableRawPointer, of folder: FileNode, named name: String,
+                 beforeLastBytes: () -> Void = {}) -> (status: Int32, sent: Int64) {
         let out = ChunkedWriter(connection)
         guard let zip = coffer_zip_open({ context, bytes, length in
             Unmanaged<ChunkedWriter>.fromOpaque(context!).takeUnretainedValue().write(bytes!, length) ? 1 : 0
@@ -24,7 +27,10 @@ extension WebHandler {
         }
         // A zip cut short is not finished: the visitor's unzip says it is damaged.
         _ = coffer_zip_close(zip, complete ? 1 : 0)
-        if complete { out.end() }
+        if complete {
+            beforeLastBytes()
+            out.end()
+        }
         return (200, out.sent)
     }
 
