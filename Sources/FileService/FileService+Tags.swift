@@ -17,11 +17,14 @@ extension FileService {
             throw CofferError(.unsupported, path: path, detail: "no-tags")
         }
         _ = try await stat(path)
-        return try await self.call(path) {
+        let tags = try await self.call(path) {
             let tags = FileTags.changing(try await backend.tags(at: path), adding: added, removing: removed)
             try await backend.setTags(tags, at: path)
             return tags
         }
+        // A search by tag right after sees it, as it sees every change of Coffer's own.
+        await indexChanged([path])
+        return tags
     }
 
     /// Every tag in use below `folder`, with how many items carry it (hidden items and the
