@@ -109,4 +109,79 @@ import Glibc
         let below = try FileManager.default.contentsOfDirectory(atPath: user("Import/big70k/sub"))
         #expect(top.count == 63_001 && below.count == 7_000)
     }
+
+    // MARK: 4. A trailing slash means "into this folder"
+
+    @Test func aDestinationEndingInASlashIsAFolderToGoInto() async throws {
+        directory.make(["container/Documents/UserFiles/report.pdf": "%PDF", "container/Documents/UserFiles/plan.txt": "plan",
+                        "container/Documents/UserFiles/Archive": "a file, not a folder"])
+        let copied = try coffer("cp report.pdf nope/")
+        #expect(copied.status == 1 && copied.errors.contains("“files:/nope”"), "\(copied.errors)")
+        let moved = try coffer("mv plan.txt Archive/")
+        #expect(moved.status == 1 && moved.errors.contains("“files:/Archive”"), "\(moved.errors)")
+        #expect(!FileManager.default.fileExists(atPath: user("nope")))
+        #expect(try String(contentsOfFile: user("Archive"), encoding: .utf8) == "a file, not a folder")
+        #expect(try String(contentsOfFile: user("plan.txt"), encoding: .utf8) == "plan")
+        // Into a folder that is there, it works as without the slash.
+        #expect(try coffer("mkdir Box; cp report.pdf Box/; mv plan.txt Box/").status == 0)
+        #expect(FileManager.default.fileExists(atPath: user("Box/report.pdf")) && FileManager.default.fileExists(atPath: user("Box/plan.txt")))
+        // MCP's move_file reads it the same way.
+        let mcp = try await mcp()
+        let refused = try await mcp.awaitCall("tools/call", ["name": "move_file",
+                                                             "arguments": ["source": "report.pdf", "destination": "nope/"]])
+        #expect(toolFailed(refused) && !FileManager.default.fileExists(atPath: user("nope")), "\(refused)")
+        let into = try await mcp.awaitCall("tools/call", ["name": "move_file",
+                                                          "arguments": ["source": "report.pdf", "destination": "Box/Sub/"]])
+        #expect(toolFailed(into), "\(into)")
+        _ = try await mcp.awaitCall("tools/call", ["name": "create_directory", "arguments": ["path": "Box/Sub"]])
+        let done = try await mcp.awaitCall("tools/call", ["name": "move_file",
+                                                          "arguments": ["source": "report.pdf", "destination": "Box/Sub/"]])
+        #expect(!toolFailed(done) && FileManager.default.fileExists(atPath: user("Box/Sub/report.pdf")), "\(done)")
+        mcp.closeInput()
+        _ = try await offPool { try mcp.waitForExit() }
+    }
+
+    // MARK: 5. Deleting for good without a terminal needs --yes
+
+    @Test func aPipedWildcardRemovalOfTheTrashDeletesNothingWithoutYes() throws {
+        directory.make(["container/Documents/UserFiles/a.txt": "a", "container/Documents/UserFiles/b.txt": "b"])
+        #expect(try coffer("rm a.txt b.txt").status == 0)
+        let piped = try CofferBinary.run(["--container", container, "--lang", "en"], input: "rm trash:/*\n")
+        #expect(piped.status != 0 && piped.errors.contains("needs --yes"), "\(piped.errors)")
+        let fromC = try coffer("empty-trash")
+        #expect(fromC.status != 0 && fromC.errors.contains("nothing was deleted"), "\(fromC.errors)")
+        #expect(directory.names("container/Library/Trash/files").sorted() == ["a.txt", "b.txt"])
+        let yes = try CofferBinary.run(["--container", container, "--lang", "en"], input: "rm --yes trash:/*\n")
+        #expect(yes.status == 0, "\(yes.errors)")
+        #expect(directory.names("container/Library/Trash/files").isEmpty)
+    }
+
+    // MARK: 7. A tag search right after tagging finds the file
+
+    @Test func aTagSearchRightAfterTaggingFindsTheFile() async throws {
+        directory.make(["container/Documents/UserFiles/Docs/plan.txt": "p", "container/Documents/UserFiles/Docs/note.txt": "n"])
+        #expect(try coffer("reindex").status == 0)
+        for frontEnd in ["mcp", "rpc"] {
+            let tag = "work\(frontEnd)"
+            if frontEnd == "mcp" {
+                let mcp = try await mcp()
+                let tagged = try await mcp.awaitCall("tools/call", ["name": "tag_files", "arguments": ["paths": ["Docs/plan.txt"], "add": [tag]]])
+                #expect(!toolFailed(tagged), "\(tagged)")
+                let found = try await mcp.awaitCall("tools/call", ["name": "find_files", "arguments": ["query": "*", "tags": [tag]]])
+                #expect(toolText(found).hasSuffix("/Docs/plan.txt"), "\(found)")
+                mcp.closeInput()
+                _ = try await offPool { try mcp.waitForExit() }
+            } else {
+                let rpc = try RPCProcess(container: container)
+                _ = try await rpc.awaitCall("initialize", ["clientInfo": ["name": "tests"]])
+                _ = try await rpc.awaitCall("files/tags/set", ["paths": ["/Docs/plan.txt"], "add": [tag]])
+                let found = try await rpc.awaitCall("files/search", ["query": "*", "tags": [tag]])
+                let answer = found["result"] as? [String: Any]
+                let paths = (answer?["matches"] as? [[String: Any]])?.compactMap { $0["path"] as? String }
+                #expect(paths == ["files:/Docs/plan.txt"] && answer?["engine"] as? String == "index", "\(found)")
+                rpc.closeInput()
+                _ = try await offPool { try rpc.waitForExit() }
+            }
+        }
+    }
 }
