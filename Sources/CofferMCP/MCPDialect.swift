@@ -132,9 +132,9 @@ final class MCPProgress: ProgressDisplay {
     func end() {}
 
     private func report(_ progress: OperationProgress) {
+        // Counted as every front end counts (``OperationProgress/measure``).
+        let (done, total) = progress.measured
         let byBytes = progress.totalBytes > 0
-        let done = byBytes ? progress.completedBytes : Int64(progress.completedItems)
-        let total = byBytes ? progress.totalBytes : Int64(progress.totalItems)
         let due = last.withLock { last -> Bool in
             guard done > last.progress, last.pace.admits(complete: done >= total) else { return false }
             last.progress = done

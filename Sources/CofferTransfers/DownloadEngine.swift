@@ -207,6 +207,9 @@ public struct DownloadEngine: Sendable {
         var writeError: CofferError?
         var limitError: CofferError?
         let onHead: (HTTPResponse) -> Bool = { response in
+            // What the progress expects so far: the size known before this answer (one item,
+            // counted once when the download began).
+            let expected = record.total ?? 0
             // A range of another version (a server that ignored If-Range) is never spliced on.
             if response.status == 206, asked > 0, !Self.sameVersion(recorded, response) {
                 otherVersion = true
@@ -228,7 +231,8 @@ public struct DownloadEngine: Sendable {
                 }
                 record.total = response.status == 206 ? nil : length
             }
-            if let total = record.total { progress.expect(bytes: total, items: 1) }
+            // The size as this answer tells it replaces what was expected, never adds to it.
+            progress.expect(bytes: (record.total ?? 0) - expected, items: 0)
             // Saved now, with what identifies the version: a process killed before the first
             // sync can still be resumed from what it wrote.
             checkpoint(record)

@@ -184,4 +184,66 @@ import Glibc
             }
         }
     }
+
+    // MARK: 8. Progress as bytes say
+
+    /// Each `$/progress` report of a download: its percentage, and the items and bytes its message gives.
+    static func reports(_ rpc: RPCClient) -> [(percentage: Int, items: String, done: Int64, total: Int64)] {
+        rpc.notifications("$/progress").compactMap { params in
+            guard let value = params["value"] as? [String: Any], value["kind"] as? String == "report",
+                  let percentage = value["percentage"] as? Int, let message = value["message"] as? String else { return nil }
+            // "0 of 1 items, 123 of 456 bytes"
+            let parts = message.components(separatedBy: ", ")
+            let bytes = parts.last?.split(separator: " ").compactMap { Int64($0) } ?? []
+            guard parts.count == 2, bytes.count == 2 else { return nil }
+            return (percentage, parts[0], bytes[0], bytes[1])
+        }
+    }
+
+    @Test func aDownloadsProgressIsOneItemCountedInBytesResumedOrNot() async throws {
+        let web = try TransferServer()
+        let rpc = try RPCProcess(container: container)
+        _ = try await rpc.awaitCall("initialize", ["locale": "en"])
+        let size = 24 << 20
+        // Whole, from a slow server; then one the server cuts halfway, resumed by the engine.
+        for (token, url) in [("whole", web.url("/slow/whole?size=\(size)")), ("resumed", web.url("/drop/resumed?size=\(size)"))] {
+            let answer = try await rpc.awaitCall("transfers/download", ["url": url, "workDoneToken": token], timeout: 120)
+            #expect((answer["result"] as? [String: Any])?["path"] != nil, "\(answer)")
+        }
+        let reports = Self.reports(rpc)
+        #expect(reports.count >= 4, "\(rpc.notifications("$/progress"))")
+        for report in reports {
+            #expect(report.items.hasSuffix(" of 1 items"), "\(report)")
+            #expect(report.total == Int64(size), "the total is the file's size, counted once: \(report)")
+            #expect(report.percentage == Int(report.done * 100 / report.total), "\(report)")
+        }
+        #expect(reports.last?.percentage == 100)
+        rpc.closeInput()
+        _ = try await offPool { try rpc.waitForExit() }
+    }
+
+    @Test func theREPLsDownloadBarFollowsTheBytes() async throws {
+        let web = try TransferServer()
+        _ = try coffer("pwd")
+        let session = try TerminalSession([CofferBinary.url.path, "--container", container, "--lang", "en"],
+                                          environment: ["TERM": "screen", "LANG": "C.UTF-8", "HOME": directory.path, "NO_COLOR": "1"])
+        try session.waitForLastLine("files:/>")
+        try session.type("download \(web.url("/slow/bar?size=\(96 << 20)"))")
+        try session.press("Enter")
+        // A bar with bytes under way: "Downloading  37% [====>   ]  35.5 MB / 100.7 MB".
+        let screen = try session.wait(timeout: 60) { screen in
+            screen.split(separator: "\n").contains { line in line.contains("% [") && !line.contains(" 0% [") && !line.contains("100% [") }
+        }
+        let line = try #require(screen.split(separator: "\n").last { $0.contains("% [") })
+        let percent = try #require(Int(line.split(separator: "%").first?.split(separator: " ").last ?? ""))
+        let sizes = line.split(separator: "]").last?.components(separatedBy: " / ").map {
+            Double($0.trimmingCharacters(in: .whitespaces).split(separator: " ").first ?? "") ?? -1
+        } ?? []
+        #expect(sizes.count == 2 && !line.contains("items"), "\(line)")
+        if sizes.count == 2, sizes[1] > 0 {
+            #expect(abs(Double(percent) - sizes[0] / sizes[1] * 100) <= 2, "\(line)")
+        }
+        try session.waitForLastLine("files:/>", timeout: 120)
+        session.close()
+    }
 }

@@ -14,9 +14,37 @@ public struct OperationProgress: Sendable, Hashable {
         self.totalItems = totalItems
     }
 
-    /// 0…1, or `nil` while the total is unknown.
+    /// What progress is counted in.
+    public enum Measure: Sendable, Hashable {
+        case bytes
+        case items
+    }
+
+    /// Items of fewer bytes than this, on average, are counted one by one: their time goes by
+    /// the item, not by the byte.
+    public static let smallItem: Int64 = 1 << 20
+
+    /// What this progress is counted in, decided here once for every front end (the REPL's
+    /// bar, `$/progress`, MCP's `notifications/progress`, the web page): bytes — a download, a
+    /// big file moved across mounts — unless there are many items of few bytes each (a folder
+    /// of small files), or the bytes are not known.
+    public var measure: Measure {
+        guard totalItems > 1 else { return .bytes }
+        return totalBytes == 0 || totalBytes / Int64(totalItems) < Self.smallItem ? .items : .bytes
+    }
+
+    /// The work done and to do, in ``measure``.
+    public var measured: (done: Int64, total: Int64) {
+        switch measure {
+        case .bytes: (completedBytes, totalBytes)
+        case .items: (Int64(completedItems), Int64(totalItems))
+        }
+    }
+
+    /// 0…1 in ``measure``, or `nil` while the total is unknown.
     public var fraction: Double? {
-        totalBytes > 0 ? min(1, Double(completedBytes) / Double(totalBytes)) : nil
+        let (done, total) = measured
+        return total > 0 ? min(1, Double(max(0, done)) / Double(total)) : nil
     }
 }
 

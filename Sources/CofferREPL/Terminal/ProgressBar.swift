@@ -38,9 +38,10 @@ public final class ProgressBar: Sendable {
     /// `Importing  60% [====>   ]  12000 of 20000 items, 12 kB / 20 kB`; `Copying  12 items`
     /// while the total size is unknown.
     public static func render(label: String, progress: OperationProgress, columns: Int) -> String {
-        // Many items (a folder of small files): counted by items, whose bytes say little.
-        let byItems = progress.totalItems > 1
-        guard let fraction = byItems ? min(1, Double(progress.completedItems) / Double(progress.totalItems)) : progress.fraction else {
+        // Many small items (a folder of small files): counted by items, whose bytes say little
+        // (``OperationProgress/measure``, as every front end counts).
+        let byItems = progress.measure == .items
+        guard let fraction = progress.fraction else {
             let items = progress.completedItems
             return "\(label)  \(items) \(items == 1 ? "item" : "items")"
         }
