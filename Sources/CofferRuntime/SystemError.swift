@@ -37,6 +37,10 @@ extension CofferError {
         return CofferError(kind, path: path, detail: detail, errno: code)
     }
 
+    /// The detail of a ``CofferError/Kind/readOnly`` host folder that takes no new files
+    /// (`/proc`, `/sys`).
+    public static let takesNoFiles = "takes-no-files"
+
     /// The detail of an ``CofferError/Kind/ioError`` for `EMFILE` and `ENFILE`.
     public static let tooManyOpenFiles = "too-many-open-files"
 

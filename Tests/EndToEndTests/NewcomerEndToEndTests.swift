@@ -246,4 +246,47 @@ import Glibc
         try session.waitForLastLine("files:/>", timeout: 120)
         session.close()
     }
+
+    // MARK: 9. Errors name the item at fault
+
+    @Test func errorsNameTheItemAtFault() async throws {
+        directory.make(["container/Documents/UserFiles/Docs/a.txt": "a", "host/taken/a.txt/inside": "a folder named a.txt"])
+        let host = directory.url("host")
+        // A host folder in a file's way is the host's, not the Coffer file.
+        let replaced = try coffer("export --replace Docs/a.txt '\(host)/taken'")
+        #expect(replaced.status == 1 && replaced.errors.contains("“host:/taken/a.txt” is a folder"), "\(replaced.errors)")
+        // A folder whose contents the system makes.
+        let proc = try coffer("export Docs/a.txt /proc")
+        #expect(proc.status == 1 && proc.errors.contains("“host:/proc” takes no new files") && !proc.errors.contains("“files:"),
+                "\(proc.errors)")
+        // A missing parent is named, not the child.
+        for command in ["mkdir nope/child", "touch nope/child", "write nope/child"] {
+            let made = try coffer(command, input: "text\n")
+            #expect(made.status == 1 && made.errors.contains("“files:/nope” doesn't exist"), "\(command): \(made.errors)")
+        }
+        let rpc = try RPCProcess(container: container)
+        _ = try await rpc.awaitCall("initialize", ["locale": "en"])
+        let created = try await rpc.awaitCall("files/createDirectory", ["path": "/nope/child"])
+        let error = created["error"] as? [String: Any]
+        #expect((error?["data"] as? [String: Any])?["path"] as? String == "files:/nope", "\(created)")
+        #expect((error?["message"] as? String)?.contains("doesn't exist") == true, "\(created)")
+        rpc.closeInput()
+        _ = try await offPool { try rpc.waitForExit() }
+    }
+
+    @Test func exportingIntoAFolderThatCannotBeWrittenNamesThatFolder() throws {
+        // As nobody, whom a folder of mode 0555 refuses (root would not be refused).
+        guard getuid() == 0 else { return }
+        directory.make(["container/Documents/UserFiles/Docs/a.txt": "a"])
+        _ = try coffer("pwd")
+        let locked = directory.url("locked")
+        try FileManager.default.createDirectory(atPath: locked, withIntermediateDirectories: true)
+        chmod(locked, 0o555)
+        chmod(directory.path, 0o777)
+        _ = try TestProcess.run(["/bin/chown", "-R", "65534:65534", container], timeout: 60)
+        let refused = try coffer("export Docs/a.txt '\(locked)'",
+                                 launcher: ["/usr/bin/setpriv", "--reuid=65534", "--regid=65534", "--clear-groups"])
+        #expect(refused.status == 1 && refused.errors.contains("permission to use “host:/locked”"), "\(refused.errors)")
+        #expect(!refused.errors.contains("files:/Docs/a.txt"), "\(refused.errors)")
+    }
 }

@@ -355,5 +355,14 @@ struct S3EndToEndTests {
         #expect((read["result"] as? [String: Any])?["bytes"] as? Int == 3_000_000)
         #expect(rpc.notifications("$/progress").contains { $0["token"] as? String == "r" })
     }
-}
 
+    /// An object's time is its upload's: touching one says so (issue 48: the message spoke of
+    /// links, pipes and devices).
+    @Test func touchingAnObjectSaysItsTimeIsItsUploads() async throws {
+        let bucket = try makeBucket()
+        let touched = try await coffer(bucket, "touch b:/x; touch b:/x")
+        #expect(touched.status == 1, "\(touched)")
+        #expect(touched.errors.contains("“b:/x” can't be touched: its time is when it was stored"), "\(touched.errors)")
+        #expect(!touched.errors.contains("pipes"), "\(touched.errors)")
+    }
+}

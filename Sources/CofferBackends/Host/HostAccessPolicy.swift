@@ -180,6 +180,11 @@ public final class HostItem: Sendable {
     public var isFolder: Bool { FileMode(info.mode) == .directory }
     public var size: Int64 { isFolder ? 0 : Int64(info.size) }
     public var modificationDate: Date { info.modificationDate }
+    /// Whether the item is still where it was opened (not removed since).
+    var stillThere: Bool {
+        var now = coffer_stat()
+        return coffer_fstat(descriptor.raw, &now) == 0 && now.nlink > 0
+    }
     /// The file system's identity of the item: device and inode.
     public var device: UInt64 { info.device }
     public var inode: UInt64 { info.inode }

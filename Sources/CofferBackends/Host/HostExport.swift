@@ -15,21 +15,35 @@ extension ExportStagingBackend {
     /// trash (``HostTrash``) once the copy is complete, and puts the copy in its place — a
     /// folder only in a folder's place, and a file in a file's, unless `.replaceFolder`. A
     /// failed or cancelled copy leaves nothing in the host folder.
-    /// Faults and attributes the host folder cannot keep name `original`, the item exported.
+    /// Faults reading the item name `original`, the item exported; faults writing into the
+    /// host folder, and attributes it cannot keep, name the host item (`host:/FOLDER/NAME`, or
+    /// `host:/FOLDER` when the folder itself refuses): the folder that cannot be written, the
+    /// folder in a file's way, are the user's, not Coffer's.
     /// - Returns: the host path written, and the ID in the desktop trash of what it replaced.
     public func deliver(_ item: VirtualPath, exporting original: VirtualPath, to folder: HostItem, conflict: ConflictPolicy,
                         trash: HostTrash, progress: ProgressReporter) async throws(CofferError) -> (path: String, trashed: String?) {
-        guard folder.isFolder else { throw CofferError(.notADirectory, detail: folder.name) }
+        let hostFolder = HostAccess.shownPath(folder.path)
+        guard folder.isFolder else { throw CofferError(.notADirectory, path: hostFolder) }
+        let target = hostFolder.flatMap { try? $0.appending(item.name) }
         local.journal?.notePartials(inFolder: [], below: folder.path)
         return try await BlockingIO.run { cancellation throws(CofferError) in
             let stage = try self.local.openParent(of: item)
-            let copier = TreeCopier(cancellation: cancellation, progress: progress, path: item, source: original, flush: false)
+            let copier = TreeCopier(cancellation: cancellation, progress: progress, path: target ?? item, source: original,
+                                    flush: false)
             let temporary = PartialName.make()
             do throws(CofferError) {
-                try copier.copyEntry(item.name, from: stage, to: temporary, in: folder.descriptor)
+                do throws(CofferError) {
+                    try copier.copyEntry(item.name, from: stage, to: temporary, in: folder.descriptor)
+                } catch where error.path == target && folder.stillThere && [.noSuchFile, .noPermission].contains(error.kind) {
+                    // What refuses a new name is the folder: one the user may not write in, or
+                    // one whose contents the system makes (`/proc`, `/sys`), where a new name
+                    // "does not exist".
+                    throw error.kind == .noPermission ? CofferError(.noPermission, path: hostFolder, errno: error.errno)
+                        : CofferError(.readOnly, path: hostFolder, detail: CofferError.takesNoFiles)
+                }
                 try cancellation.check(item)
                 let (name, trashed) = try Self.place(temporary, as: item.name, in: folder, conflict: conflict,
-                                                     trash: trash, path: item)
+                                                     trash: trash, path: target ?? item)
                 return (folder.path == "/" ? "/" + name : folder.path + "/" + name, trashed)
             } catch {
                 try? RemoveTree.remove(temporary, in: folder.descriptor, path: item)

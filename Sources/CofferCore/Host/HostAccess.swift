@@ -11,6 +11,12 @@ public enum HostAccess: Sendable, Hashable {
     /// Nothing.
     case nowhere
 
+    /// How an error names a host item: `host:/NAME`, by its last component, never by its
+    /// folders (`nil` for `/`).
+    public static func shownPath(_ hostPath: String) -> VirtualPath? {
+        try? VirtualPath.root(of: "host").appending(lastComponent(of: hostPath))
+    }
+
     /// The last component of a host path, ignoring one trailing `/`: what messages name
     /// instead of the whole path.
     public static func lastComponent(of path: String) -> String {
