@@ -110,6 +110,13 @@ public struct DownloadFile: FileOperation {
             record = saved
         } else {
             try TransferError.requireWeb(url)
+            // The folder is checked before a byte is fetched: a missing one fails at once, not
+            // after the whole download (`files:/Download`, the default, is made again).
+            do throws(CofferError) {
+                try await Destination.into(folder).check(in: context.service)
+            } catch where error.kind == .noSuchFile && folder == Self.defaultFolder {
+                _ = try await context.service.createFolder(at: folder, intermediates: true)
+            }
             record = DownloadRecord(id: Self.newID(), url: url)
             record.folder = folder.description
             record.fileName = fileName.map(DownloadName.sanitized)

@@ -51,13 +51,16 @@ import Testing
         #expect(!folder.errors.contains("cp -r"))
     }
 
-    @Test func serveRefusesEveryAddressAtOnceAndSaysWhatToName() async throws {
-        let refused = try await CofferBinary.running(["--container", container, "--lang", "en", "serve", "--address", "0.0.0.0"])
-        #expect(refused.status == 2)
-        #expect(refused.errors.contains("name this machine's address"), "\(refused.errors)")
-        // Another machine's address serves share links only: the browser stays on this machine.
-        let beyond = try await CofferBinary.running(["--container", container, "--lang", "en", "serve", "--address", "192.168.1.20"])
-        #expect(beyond.status == 2 && beyond.errors.contains("add --share-only"), "\(beyond.errors)")
+    /// The browser is served on loopback only: every other address is refused with one message,
+    /// which never advises an address that would be refused in turn (issue 48).
+    @Test func serveKeepsTheBrowserOnLoopbackAndSaysWhatToDoInstead() async throws {
+        for address in ["0.0.0.0", "::", "192.168.1.20"] {
+            let refused = try await CofferBinary.running(["--container", container, "--lang", "en", "serve", "--address", address])
+            #expect(refused.status == 2, "\(address)")
+            #expect(refused.errors.contains("served on 127.0.0.1 only") && refused.errors.contains("SSH tunnel")
+                    && refused.errors.contains("--share-only --address \(address)"), "\(refused.errors)")
+            #expect(!refused.errors.contains("192.168.1.20") || address == "192.168.1.20", "\(refused.errors)")
+        }
     }
 
     @Test func wrongParamsAndPathsGetPlainWords() async throws {

@@ -289,4 +289,42 @@ import Glibc
         #expect(refused.status == 1 && refused.errors.contains("permission to use “host:/locked”"), "\(refused.errors)")
         #expect(!refused.errors.contains("files:/Docs/a.txt"), "\(refused.errors)")
     }
+
+    // MARK: 10. Documented examples that misled
+
+    @Test func aDownloadIntoAMissingFolderFailsBeforeFetchingAByte() async throws {
+        let web = try TransferServer()
+        let missing = try await CofferBinary.running(["--container", container, "--lang", "en", "-c",
+                                                      "download --to Papers \(web.url("/data/paper.pdf?size=\(8 << 20)"))"])
+        #expect(missing.status == 1 && missing.errors.contains("“files:/Papers” doesn't exist"), "\(missing.errors)")
+        #expect(try web.rangesSeen().isEmpty, "nothing was fetched")
+        // The default folder, if it was removed, is made again.
+        #expect(try coffer("rm Download").status == 0)
+        let fetched = try await CofferBinary.running(["--container", container, "--lang", "en", "-c",
+                                                      "download \(web.url("/data/paper.pdf"))"])
+        #expect(fetched.status == 0 && FileManager.default.fileExists(atPath: user("Download/paper.pdf")), "\(fetched.errors)")
+    }
+
+    @Test func openFilesSaysAFolderIsNoDocument() throws {
+        let album = directory.url("host/Album")
+        try FileManager.default.createDirectory(atPath: album, withIntermediateDirectories: true)
+        let refused = try CofferBinary.run(["--container", container, "--lang", "en", "open-files", album])
+        #expect(refused.status == 1, "\(refused)")
+        #expect(refused.errors.contains("a folder can't be opened as a document") && !refused.errors.contains("This file"),
+                "\(refused.errors)")
+    }
+
+    @Test func aConflictsDetailIsSentAsRPCMdSays() async throws {
+        directory.make(["container/Documents/UserFiles/a.txt": "a", "container/Documents/UserFiles/Box/a.txt/inside": "x"])
+        let rpc = try RPCProcess(container: container)
+        _ = try await rpc.awaitCall("initialize", ["locale": "en"])
+        let refused = try await rpc.awaitCall("files/copy", ["path": "/a.txt", "toDirectory": "/Box", "conflict": "replace"])
+        let data = (refused["error"] as? [String: Any])?["data"] as? [String: Any]
+        #expect(data?["kind"] as? String == "fileExists" && data?["detail"] as? String == "folder-in-the-way", "\(refused)")
+        // A detail that is free text is not sent.
+        let missing = try await rpc.awaitCall("files/stat", ["path": "/nothing"])
+        #expect(((missing["error"] as? [String: Any])?["data"] as? [String: Any])?["detail"] == nil, "\(missing)")
+        rpc.closeInput()
+        _ = try await offPool { try rpc.waitForExit() }
+    }
 }

@@ -18,19 +18,12 @@ struct WebLaunch: FrontEndLaunch {
         // Share links are made for other machines; the browser, which can change everything, is
         // this machine's alone (Sharing.md).
         if context.options.shareOnly { return nil }
-        // Every address at once cannot work: the page answers only to the host it is addressed
-        // by (DNS rebinding), so one address must be named (Decisions.md).
-        guard !["0.0.0.0", "::", "[::]"].contains(address) else {
-            context.errors.line(LocalizedText(
-                "\(program) serve: --address \(address) means every address, but the page answers only to the one it is opened at; name this machine's address on the network you serve (for example --address 192.168.1.20), or leave --address out for 127.0.0.1.",
-                "\(program) serve：--address \(address) 表示所有地址，但页面只响应打开它时所用的那个地址；请指定本机在所服务网络上的地址（例如 --address 192.168.1.20），或省略 --address 以使用 127.0.0.1。")(context.language))
-            context.errors.flush()
-            return 2
-        }
+        // The browser is served on loopback only, whatever address is asked for (0.0.0.0 or a
+        // network's): one message says so and what to do instead (Decisions.md, issue 48).
         guard Self.loopback.contains(address) else {
             context.errors.line(LocalizedText(
-                "\(program) serve: --address \(address) would open the file browser, which can change every file, to other machines; only share links may be served there: add --share-only (the browser stays on 127.0.0.1 in another coffer serve).",
-                "\(program) serve：--address \(address) 会把可以修改所有文件的文件浏览器开放给其他机器；只有共享链接可以在那里提供：请加上 --share-only（文件浏览器可由另一个 coffer serve 在 127.0.0.1 上提供）。")(context.language))
+                "\(program) serve: the file browser, which can change every file, is served on 127.0.0.1 only, not on --address \(address). To use it from another machine, reach it through an SSH tunnel (ssh -L 8080:127.0.0.1:8080 this-machine, with --port 8080 here); to give files to others, serve share links with --share-only --address \(address).",
+                "\(program) serve：可以修改所有文件的文件浏览器只在 127.0.0.1 上提供，不能使用 --address \(address)。如需从其他机器使用，请通过 SSH 隧道访问（ssh -L 8080:127.0.0.1:8080 本机，并在此加上 --port 8080）；如需把文件交给他人，请用 --share-only --address \(address) 提供共享链接。")(context.language))
             context.errors.flush()
             return 2
         }

@@ -24,6 +24,14 @@ public struct MessageHints: Sendable {
 }
 
 extension CofferError {
+    /// The detail, when it is one of the identifiers the message catalog words for this kind
+    /// (`folder-in-the-way`, `pattern-too-large`): stable, for programs to switch on, as the
+    /// kind is. `nil` for a detail that is free text, or none.
+    public var detailIdentifier: String? {
+        guard let detail, MessageCatalog.shared.entry(for: kind).forDetail?[detail] != nil else { return nil }
+        return detail
+    }
+
     /// The message for this error in `language`, naming the virtual path (never a host
     /// path), with the hint for its detail, else the front end's hint for its kind where it
     /// gives one.

@@ -5,7 +5,7 @@ import Foundation
 public struct RPCError: Error, Sendable {
     public var code: Int
     public var message: String
-    /// `{kind, path?, suggestion?}` for `-32803`; any JSON object for another protocol's
+    /// `{kind, path?, detail?, suggestion?}` for `-32803`; any JSON object for another protocol's
     /// errors (strings, numbers, arrays and objects of them).
     public var data: [String: any Sendable]?
 
@@ -34,6 +34,7 @@ public struct RPCError: Error, Sendable {
         if error.kind == .cancelled { return RPCError(code: requestCancelled, message: message.text) }
         var data = ["kind": error.kind.identifier]
         if let path = error.path { data["path"] = path.description }
+        if let detail = error.detailIdentifier { data["detail"] = detail }
         if !message.hint.isEmpty { data["suggestion"] = message.hint }
         return RPCError(code: requestFailed, message: message.text, data: data)
     }

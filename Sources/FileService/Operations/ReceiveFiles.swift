@@ -6,7 +6,8 @@ import CofferCore
 /// in place only with `supportsOpeningDocumentsInPlace`, folders are always copied).
 ///
 /// A file whose type no document type claims, or claims with a role that opens nothing, is
-/// refused with `typeNotAllowed` naming its type; one that is gone fails with `noSuchFile`.
+/// refused with `typeNotAllowed` naming its type; a plain folder no type claims with
+/// `isADirectory` (`not-a-document`); one that is gone fails with `noSuchFile`.
 /// Imports go to `files:/Import`, keeping both names. Each import is audited as one entry.
 public struct ReceiveFiles: FileOperation {
     public static let name = "receive"
@@ -53,7 +54,13 @@ public struct ReceiveFiles: FileOperation {
         let (isFolder, assessment) = try await service.assessHostItem(hostPath, policy: policy)
         guard let document = manifest.documentType(for: assessment.effective, in: service.registry),
               let handling = manifest.handling(of: document, folder: isFolder)
-        else { throw CofferError(.typeNotAllowed, detail: assessment.effective) }
+        else {
+            // A plain folder is no document: said so, not called a file of a type not allowed.
+            if isFolder && !service.registry.isPackage(folderNamed: HostAccess.lastComponent(of: hostPath)) {
+                throw CofferError(.isADirectory, detail: "not-a-document")
+            }
+            throw CofferError(.typeNotAllowed, detail: assessment.effective)
+        }
         decision = handling
         switch handling {
         case .openInPlace:
