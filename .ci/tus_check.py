@@ -117,6 +117,16 @@ def main():
             check(arrived.read() == b"0123456789", "and it arrives whole")
         check(request("HEAD", location, base)[0] == 404, "a finished upload is gone from /tus/")
 
+        # A taken name is the client's to settle: 409, which tus clients do not try again (issue 48: 500).
+        status, headers, _ = request("POST", "/tus/", {**base, "Upload-Length": "3",
+                                                        "Upload-Metadata": metadata(destination="files:/Uploads", filename="ten.txt")})
+        if status == 201:
+            status, headers, _ = request("PATCH", headers["Location"], {**base, "Upload-Offset": "0",
+                                                                        "Content-Type": "application/offset+octet-stream"}, b"abc")
+        check(status == 409 and headers.get("X-Coffer-Error") == "fileExists", f"a taken name: 409 ({status})")
+        with open(os.path.join(FILES, "Uploads", "ten.txt"), "rb") as kept:
+            check(kept.read() == b"0123456789", "and the file there is kept")
+
         status, headers, _ = request("POST", "/tus/", {**base, "Upload-Length": "5",
                                                         "Upload-Metadata": metadata(destination="files:/Uploads", filename="dropped.txt")})
         check(request("DELETE", headers["Location"], base)[0] == 204 and request("HEAD", headers["Location"], base)[0] == 404,

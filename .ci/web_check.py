@@ -528,6 +528,16 @@ def browser(server, root, screenshots):
         row("笔记 2026.txt").find_element(By.TAG_NAME, "button").click()
         wait.until(lambda d: names().count("笔记 2026.txt") == trashed - 1)
         check(os.path.exists(f"{root}/Photos/笔记 2026.txt"), "restored to where it was")
+        # One item of the trash deleted for good, asked first (issue 48: only the REPL could).
+        check(trashed >= 2, "the version an overwrite replaced is in the trash too")
+        click_row("笔记 2026.txt")
+        driver.find_element(By.ID, "delete-forever").click()
+        question = wait.until(lambda d: d.find_element(By.ID, "confirm").is_displayed() and d.find_element(By.ID, "confirm"))
+        check("for good" in question.text, f"deleting for good asks first: {question.text!r}")
+        driver.find_element(By.ID, "confirm-yes").click()
+        wait.until(lambda d: names().count("笔记 2026.txt") == trashed - 2)
+        listed = subprocess.run([COFFER, "--container", server.container, "-c", "trash"], capture_output=True, text=True).stdout
+        check(listed.count("笔记 2026.txt") == trashed - 2, "Delete Permanently deletes that item of the trash alone")
         driver.find_element(By.ID, "leave-trash").click()
 
         # Search as you type.

@@ -338,8 +338,12 @@ final class WebHandler: @unchecked Sendable {
         let status: Int32 = switch error.kind {
         case .noSuchFile, .unknownMount: 404
         case .invalidArgument, .invalidName, .isADirectory, .unsupported, .outsideSandbox: 400
-        case .noPermission, .hostAccessDenied: 403
+        case .noPermission, .hostAccessDenied, .readOnly: 403
+        // A taken name or a changed file: the client's to settle, not a server fault (a tus
+        // client tries a 5xx again, for nothing).
+        case .fileExists, .changedSinceRead: 409
         case .tooLarge: 413
+        case .outOfSpace: 507
         default: 500
         }
         // The kind as every front end names it (RPC's `data.kind`), for programs and tests.

@@ -378,6 +378,10 @@ public actor FileService {
         if let version { return try await replacing(destination, with: arriving, policy: .replace, expecting: version, operation) }
         switch conflict {
         case .fail:
+            // A taken name is found before anything is sent (a conflict question on a bucket came
+            // after 97 % of an upload); the operation still refuses it at its commit, for a name
+            // taken meanwhile.
+            if try await exists(destination) { throw CofferError(.fileExists, path: destination) }
             try await self.call(destination) { try await operation(destination, .fail) }
             await indexChanged([destination])
             return destination

@@ -327,4 +327,23 @@ import Glibc
         rpc.closeInput()
         _ = try await offPool { try rpc.waitForExit() }
     }
+
+    // MARK: Should fix
+
+    @Test func rpcDeletesOneTrashedItemForGood() async throws {
+        directory.make(["container/Documents/UserFiles/a.txt": "a", "container/Documents/UserFiles/b.txt": "b"])
+        #expect(try coffer("rm a.txt b.txt").status == 0)
+        let rpc = try RPCProcess(container: container)
+        _ = try await rpc.awaitCall("initialize", ["locale": "en"])
+        let missing = try await rpc.awaitCall("trash/empty", ["trashIds": ["a.txt", "nothing.txt"]])
+        #expect(((missing["error"] as? [String: Any])?["data"] as? [String: Any])?["kind"] as? String == "noSuchFile", "\(missing)")
+        #expect(directory.names("container/Library/Trash/files").sorted() == ["a.txt", "b.txt"], "nothing was deleted")
+        let both = try await rpc.awaitCall("trash/empty", ["trashIds": ["a.txt"], "olderThanDays": 1])
+        #expect((both["error"] as? [String: Any])?["code"] as? Int == -32602, "\(both)")
+        let one = try await rpc.awaitCall("trash/empty", ["trashIds": ["a.txt"]])
+        #expect((one["result"] as? [String: Any])?["removed"] as? Int == 1, "\(one)")
+        #expect(directory.names("container/Library/Trash/files") == ["b.txt"])
+        rpc.closeInput()
+        _ = try await offPool { try rpc.waitForExit() }
+    }
 }

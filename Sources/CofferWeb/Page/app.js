@@ -330,6 +330,7 @@ function paintSelection() {
   $("share").disabled = !one || !inFiles;
   $("open-with").disabled = !one || one.kind !== "file" || !inFiles;
   $("restore-selected").disabled = !chosen.length;
+  $("delete-forever").disabled = !chosen.length || inFiles;
   $("status").textContent = chosen.length > 1 ? say("selected", chosen.length) : "";
 }
 
@@ -576,6 +577,16 @@ async function restoreItems(nodes) {
   await showTrash({ remember: false });
 }
 
+/// Deletes the chosen items of the trash for good when the person says so, told what goes.
+async function deleteForever(nodes) {
+  if (!nodes.length) return;
+  const bytes = nodes.reduce((sum, item) => sum + (item.size || 0), 0);
+  const what = nodes.length === 1 ? `“${nodes[0].name}”` : String(nodes.length);
+  if (!(await confirmed(say("deleteConfirm", what, nodes.length, formatSize(bytes)), say("deleteForever")))) return;
+  await bridge.call("trash/empty", { trashIds: nodes.map((node) => node.trashId) }).catch(failed);
+  await showTrash({ remember: false });
+}
+
 /// Empties the trash when the person says so, told how much it holds.
 async function emptyTrash() {
   const trash = await bridge.call("trash/list");
@@ -683,7 +694,9 @@ function keys(event) {
       else { event.preventDefault(); list(state.folder).catch(failed); }
       return;
     case "F2": event.preventDefault(); return renameSelected();
-    case "Delete": event.preventDefault(); return trashSelected().catch(failed);
+    case "Delete":
+      event.preventDefault();
+      return (state.view === "trash" ? deleteForever(selectedItems()) : trashSelected()).catch(failed);
     case "Escape":
       if (!$("preview").hidden) { closePreview(); address("replace"); } else { state.selection.clear(); paintSelection(); }
       return;
@@ -725,6 +738,7 @@ function wire() {
   $("leave-trash").onclick = () => list(state.folder).catch(failed);
   $("restore-selected").onclick = () => restoreItems(selectedItems()).catch(failed);
   $("empty-trash").onclick = () => emptyTrash().catch(failed);
+  $("delete-forever").onclick = () => deleteForever(selectedItems()).catch(failed);
   $("more").onclick = () => list(state.folder, { append: true }).catch(failed);
   $("close-preview").onclick = () => { closePreview(); address("replace"); };
   $("search").oninput = searchChanged;

@@ -9,6 +9,8 @@ const words = {
     download: "Download", keepBoth: "Keep both", replace: "Replace", cancel: "Cancel", restore: "Restore",
     folder: "Folder", folderName: "Name of the new folder", ok: "OK",
     emptyConfirm: (count, size) => `Delete the ${count} item${count === 1 ? "" : "s"} in the Trash (${size}) for good? This cannot be undone.`,
+    deleteForever: "Delete Permanently",
+    deleteConfirm: (what, count, size) => `Delete ${count === 1 ? what : `these ${what} items`} (${size}) for good? This cannot be undone.`,
     lost: "The connection to Coffer was lost.",
     items: (shown, total) => `${shown} of ${total} items`, nothing: "Nothing here.", pages: "pages",
     lines: "lines", entries: "entries", searching: (query) => `Results for “${query}”`, deleted: "Deleted", wasAt: "Where it was",
@@ -33,7 +35,7 @@ const words = {
     moving: "Moving", copying: "Copying", downloading: "Downloading", downloadLink: "Download a link…",
     linkAddress: "The address (http or https) to download into this folder", pasteHere: "Paste", opening: "Open the whole document",
     restoreSelected: "Restore", trashEmpty: "The Trash is empty.", lostUpload: "The server no longer has this upload; it starts again.",
-    itemsInFolder: "items", shortcuts: "Shortcuts: ↑↓←→ move, Shift/Ctrl select, Enter opens (restores in the Trash), Backspace goes up, Delete moves to the Trash, F2 renames, Ctrl-A selects all, Ctrl-C/Ctrl-X then Ctrl-V copy or move",
+    itemsInFolder: "items", shortcuts: "Shortcuts: ↑↓←→ move, Shift/Ctrl select, Enter opens (restores in the Trash), Backspace goes up, Delete moves to the Trash (in the Trash, deletes for good, asked first), F2 renames, Ctrl-A selects all, Ctrl-C/Ctrl-X then Ctrl-V copy or move",
   },
   "zh-Hans": {
     search: "搜索", newFolder: "新建文件夹", rename: "重命名", delete: "移到废纸篓", upload: "上传文件",
@@ -42,6 +44,8 @@ const words = {
     download: "下载", keepBoth: "保留两者", replace: "替换", cancel: "取消", restore: "恢复",
     folder: "文件夹", folderName: "新文件夹的名称", ok: "确定",
     emptyConfirm: (count, size) => `要永久删除废纸篓中的 ${count} 个项目（${size}）吗？此操作无法撤销。`,
+    deleteForever: "永久删除",
+    deleteConfirm: (what, count, size) => `要永久删除${count === 1 ? what : `这 ${what} 个项目`}（${size}）吗？此操作无法撤销。`,
     lost: "与 Coffer 的连接已断开。",
     items: (shown, total) => `显示 ${shown} 项，共 ${total} 项`, nothing: "这里什么也没有。", pages: "页",
     lines: "行", entries: "个条目", searching: (query) => `“${query}”的搜索结果`, deleted: "删除时间", wasAt: "原位置",
@@ -66,7 +70,7 @@ const words = {
     moving: "正在移动", copying: "正在拷贝", downloading: "正在下载", downloadLink: "下载链接…",
     linkAddress: "要下载到此文件夹的地址（http 或 https）", pasteHere: "粘贴", opening: "打开整个文稿",
     restoreSelected: "恢复", trashEmpty: "废纸篓是空的。", lostUpload: "服务器已没有这次上传的记录，将从头开始。",
-    itemsInFolder: "个项目", shortcuts: "快捷键：↑↓←→ 移动，Shift/Ctrl 选择，Enter 打开（在废纸篓中为恢复），Backspace 上一级，Delete 移到废纸篓，F2 重命名，Ctrl-A 全选，Ctrl-C/Ctrl-X 后 Ctrl-V 拷贝或移动",
+    itemsInFolder: "个项目", shortcuts: "快捷键：↑↓←→ 移动，Shift/Ctrl 选择，Enter 打开（在废纸篓中为恢复），Backspace 上一级，Delete 移到废纸篓（在废纸篓中为永久删除，会先询问），F2 重命名，Ctrl-A 全选，Ctrl-C/Ctrl-X 后 Ctrl-V 拷贝或移动",
   },
 };
 

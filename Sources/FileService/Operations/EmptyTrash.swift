@@ -39,6 +39,11 @@ public struct EmptyTrash: FileOperation {
         guard let items else {
             return try await context.withProgress { progress throws(CofferError) in try await service.emptyTrash(olderThan: cutoff, progress: progress) }
         }
+        // Every item named is there, or nothing is deleted: a wrong name never leaves half done.
+        let present = Set(try await service.trashItems().items.map(\.id))
+        if let missing = items.first(where: { !present.contains($0) }) {
+            throw CofferError(.noSuchFile, path: FileService.shownTrashPath(of: missing))
+        }
         for id in items { try await service.deleteFromTrash(id) }
         return items.count
     }
