@@ -36,6 +36,9 @@ struct DesktopInstaller {
         /// Per MIME type, the application `install-desktop` wrote ahead of this one in
         /// `mimeapps.list` (the type had no added association before), to take out with it.
         var placedFirst: [String: String]? = nil
+        /// Whether `install-desktop` made the user's `mimeapps.list` (there was none): then
+        /// `uninstall-desktop` removes it when nothing else is left in it.
+        var madeMimeAppsList: Bool? = nil
     }
 
     /// A file as installed: where, and what identifies that very file.
@@ -116,9 +119,12 @@ struct DesktopInstaller {
             installed.removeAll { $0.path == old.path }
         }
         var placedFirst = loadReceipt()?.placedFirst ?? [:]
+        let listExisted = FileManager.default.fileExists(atPath: MimeAppsList(environment: environment).path)
         let offered = offerAsAlternative(files.entryName, placedFirst: &placedFirst, output: output, errors: errors)
+        let madeList = loadReceipt()?.madeMimeAppsList == true
+            || (!listExisted && FileManager.default.fileExists(atPath: MimeAppsList(environment: environment).path))
         do {
-            try record(installed, placedFirst: placedFirst)
+            try record(installed, placedFirst: placedFirst, madeMimeAppsList: madeList)
         } catch {
             return fail(LocalizedText("cannot record the installation in “\(receiptPath)”: \(error.localizedDescription)",
                                       "无法在“\(receiptPath)”中记录安装：\(error.localizedDescription)"), errors)
@@ -167,11 +173,12 @@ struct DesktopInstaller {
         return answer.status == 0 && name.hasSuffix(".desktop") ? name : nil
     }
 
-    private func record(_ files: [InstalledFile], placedFirst: [String: String]? = nil) throws {
+    private func record(_ files: [InstalledFile], placedFirst: [String: String]? = nil, madeMimeAppsList: Bool? = nil) throws {
         try FileManager.default.createDirectory(atPath: (receiptPath as NSString).deletingLastPathComponent,
                                                 withIntermediateDirectories: true)
         let kept = placedFirst ?? loadReceipt()?.placedFirst
-        try JSONEncoder().encode(Receipt(files: files, placedFirst: kept)).write(to: URL(fileURLWithPath: receiptPath),
+        let made = madeMimeAppsList ?? loadReceipt()?.madeMimeAppsList
+        try JSONEncoder().encode(Receipt(files: files, placedFirst: kept, madeMimeAppsList: made)).write(to: URL(fileURLWithPath: receiptPath),
                                                                                    options: .atomic)
     }
 
@@ -211,7 +218,12 @@ struct DesktopInstaller {
         if let entry = paths.first(where: { $0.hasSuffix(".desktop") }),
            list.remove((entry as NSString).lastPathComponent, withWrittenFirst: receipt.placedFirst ?? [:]) {
             do {
-                try list.write()
+                if receipt.madeMimeAppsList == true && list.isEmpty {
+                    // Made by install-desktop and holding nothing now: it goes as it came.
+                    guard unlink(list.path) == 0 || errno == ENOENT else { throw CofferError.lastSystemError("unlink", path: nil) }
+                } else {
+                    try list.write()
+                }
                 output.line(LocalizedText("Removed from \(list.path)", "已从 \(list.path) 中移除")(language))
             } catch {
                 errors.line("\(program): \(list.path): \(error.localizedDescription)")

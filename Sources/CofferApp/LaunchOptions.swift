@@ -5,7 +5,7 @@ import FileService
 struct LaunchOptions {
     enum Action: Equatable {
         case interactive
-        case commands(String)
+        case commands([String])
         case help([String])
         case showHelp
         case showVersion
@@ -92,7 +92,10 @@ struct LaunchOptions {
     private mutating func readCommon(_ reader: inout ArgumentReader) throws(CofferError) -> Bool {
         let argument = reader.current
         if argument == "-c" {
-            action = .commands(try reader.separateValue(of: "-c"))
+            // Each -c runs after the one before it, as if on lines of their own (a second -c
+            // used to replace the first without a word).
+            let script = try reader.separateValue(of: "-c")
+            if case .commands(let earlier) = action { action = .commands(earlier + [script]) } else { action = .commands([script]) }
         } else if let path = try reader.value(of: "--container") {
             containerPath = path
             containerGiven = true
@@ -205,7 +208,7 @@ struct LaunchOptions {
             return """
                 Usage: \(program) [--container DIR] [--lang en|zh-Hans] [--document-types JSON] [--mount NAME=s3://BUCKET[/PREFIX]]…
                            [--s3-endpoint URL] [--no-recents] [--thumbnail-max-age DAYS] [--thumbnail-max-size MB]
-                           [-c 'COMMAND; COMMAND']
+                           [-c 'COMMAND; COMMAND']…
                        \(program) [--container DIR] rpc [--framing lsp|ndjson] [--allow-host DIR]… [--listen unix:PATH]
                        \(program) rpc --connect unix:PATH
                        \(program) [--container DIR] mcp [--allow-host DIR]… [--tools all|official|NAME,…] [--structured]
@@ -217,7 +220,7 @@ struct LaunchOptions {
                        \(program) --version
 
                 Without -c, commands are read from standard input: interactively on a terminal,
-                one per line when piped. The default container is $XDG_DATA_HOME/\(program)
+                one per line when piped. Several -c run one after the other. The default container is $XDG_DATA_HOME/\(program)
                 (~/.local/share/\(program)). --document-types names the application's manifest of
                 document types (default: the one built in). Files opened, edited, imported, exported and
                 downloaded are recorded in the desktop's recent files unless --no-recents. Thumbnails are
@@ -234,7 +237,7 @@ struct LaunchOptions {
             return """
                 用法：\(program) [--container 目录] [--lang en|zh-Hans] [--document-types JSON] [--mount 名称=s3://存储桶[/前缀]]…
                           [--s3-endpoint 网址] [--no-recents] [--thumbnail-max-age 天数] [--thumbnail-max-size MB]
-                          [-c '命令; 命令']
+                          [-c '命令; 命令']…
                       \(program) [--container 目录] rpc [--framing lsp|ndjson] [--allow-host 目录]… [--listen unix:路径]
                       \(program) rpc --connect unix:路径
                       \(program) [--container 目录] mcp [--allow-host 目录]… [--tools all|official|名称,…] [--structured]
@@ -245,7 +248,7 @@ struct LaunchOptions {
                       \(program) help [命令]
                       \(program) --version
 
-                不带 -c 时从标准输入读取命令：在终端中交互运行，通过管道输入时每行一条命令。
+                不带 -c 时从标准输入读取命令：在终端中交互运行，通过管道输入时每行一条命令。多个 -c 依次运行。
                 默认容器为 $XDG_DATA_HOME/\(program)（~/.local/share/\(program)）。--document-types 指定应用的
                 文稿类型清单（默认使用内置清单）。打开、编辑、导入、导出和下载的文件会记入桌面的最近文件，
                 除非使用 --no-recents。缩略图最多保留 180 天、512 MB（-1：不限）。运行“\(program) help”查看命令列表。

@@ -82,6 +82,9 @@ struct MimeAppsList {
     }
 
     /// Writes the file: whole, under a temporary name beside it, then renamed into place.
+    /// Whether nothing but blank lines is left.
+    var isEmpty: Bool { lines.allSatisfy { $0.trimmingCharacters(in: .whitespaces).isEmpty } }
+
     func write() throws {
         let folder = (path as NSString).deletingLastPathComponent
         try FileManager.default.createDirectory(atPath: folder, withIntermediateDirectories: true)

@@ -249,7 +249,7 @@ public struct CommandHelp: Sendable {
                                    "统计文件夹（默认 files:/）下带有每个标签的项目数。"),
             examples: ["tags", "tags Projects"]),
         CommandHelp(
-            name: "find", usage: "find pattern [path] [--type uti,…] [--tag t,…] [--newer T] [--older T] [--larger S] [--smaller S] [--sort name|date|size] [--limit N] [--walk]",
+            name: "find", usage: "find [pattern [path]] [--type uti,…] [--tag t,…] [--newer T] [--older T] [--larger S] [--smaller S] [--sort name|date|size] [--limit N] [--walk]",
             syntax: CommandSyntax(longFlags: ["walk"], longOptions: ["type": .text, "limit": .text, "tag": .text, "newer": .text,
                                                                      "older": .text, "larger": .text, "smaller": .text, "sort": .text],
                                   operands: [.text, .sandboxFolder]),
@@ -259,7 +259,8 @@ public struct CommandHelp: Sendable {
                     + "The search index answers when it is ready, else the folders are walked (--walk forces it). Hidden items and package contents are skipped.",
                 "不区分大小写、重音和全半角；“*”匹配所有名称。--type 只保留符合该类型的项目（public.image 可找到 PNG 和 JPEG）；--tag 只保留带有所有给定标签的项目；--newer 和 --older 按修改时间筛选（30m、12h、7d、2w、2026-11-01）；--larger 和 --smaller 按文件大小筛选（10K、5M、1G）；--sort 按指定方式排序（日期从新到旧，大小从大到小），而不是按查找顺序；--limit 最多显示 N 个。"
                     + "索引就绪时由索引回答，否则逐个文件夹查找（--walk 强制如此）。不包括隐藏项目和文件包内部。"),
-            examples: ["find report", "find 报告 Download", "find --type public.image photo", "find '*' --newer 7d --larger 1M --sort size"]),
+            examples: ["find report", "find 报告 Download", "find --type public.image photo", "find '*' --newer 7d --larger 1M --sort size",
+                       "find --tag work"]),
         CommandHelp(
             name: "reindex", usage: "reindex [--rebuild]",
             syntax: CommandSyntax(longFlags: ["rebuild"]),

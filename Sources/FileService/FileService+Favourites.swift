@@ -47,6 +47,29 @@ extension FileService {
         return try await remember(Favourite(location: folder.path, isHost: true, onDesktop: desktop))
     }
 
+    /// A favourite follows an item Coffer moves or renames (and the favourites below a folder
+    /// moved): best effort, never failing the move. (One moved by another program is shown
+    /// missing, as the desktop's bookmarks are.)
+    nonisolated func favouritesMoved(from source: VirtualPath, to destination: VirtualPath) async {
+        guard let store = favouriteStore, !source.isRoot else { return }
+        let (old, new) = (source.description, destination.description)
+        let follows: @Sendable (Favourite) -> Bool = { favourite in !favourite.isHost && (favourite.location == old || favourite.location.hasPrefix(old + "/")) }
+        _ = try? await BlockingIO.run { _ throws(CofferError) in
+            // Most moves touch no favourite: looked at first, without the lock.
+            guard store.load().contains(where: follows) else { return }
+            try store.update { favourites throws(CofferError) in
+                for index in favourites.indices where !favourites[index].isHost {
+                    let location = favourites[index].location
+                    if location == old {
+                        favourites[index].location = new
+                    } else if location.hasPrefix(old + "/") {
+                        favourites[index].location = new + location.dropFirst(old.count)
+                    }
+                }
+            }
+        }
+    }
+
     /// Forgets a favourite (by its location as listed); the item itself is not touched. A host
     /// folder written to the desktop's bookmarks leaves them too.
     func removeFavourite(_ location: String, directories: BaseDirectories) async throws(CofferError) {

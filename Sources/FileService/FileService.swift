@@ -330,6 +330,7 @@ public actor FileService {
             }
         }
         await indexChanged([source])
+        await favouritesMoved(from: source, to: placed)
         return placed
     }
 

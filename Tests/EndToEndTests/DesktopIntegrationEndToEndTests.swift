@@ -96,9 +96,13 @@ struct DesktopIntegrationEndToEndTests {
 
     @Test func uninstallingRemovesExactlyWhatWasInstalled() throws {
         directory.make(["data/applications/someone-else.desktop": "[Desktop Entry]\nType=Application\nName=X\nExec=x\n"])
+        #expect(directory.contents("config/mimeapps.list") == nil)
         #expect(try coffer(["install-desktop"]).status == 0)
+        #expect(directory.contents("config/mimeapps.list") != nil, "installing offers the app for the types it opens as an alternative")
         let removed = try coffer(["uninstall-desktop"], manifest: nil)
         #expect(removed.status == 0, "\(removed.errors)")
+        // The list install-desktop made, empty again, goes too (issue 48).
+        #expect(directory.contents("config/mimeapps.list") == nil, "\(directory.contents("config/mimeapps.list") ?? "")")
         #expect(!FileManager.default.fileExists(atPath: data + "/applications/com.example.Notes.desktop"))
         #expect(!FileManager.default.fileExists(atPath: data + "/mime/packages/com.example.Notes.xml"))
         #expect(directory.contents("data/applications/someone-else.desktop") != nil)

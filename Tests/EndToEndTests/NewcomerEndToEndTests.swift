@@ -346,4 +346,25 @@ import Glibc
         rpc.closeInput()
         _ = try await offPool { try rpc.waitForExit() }
     }
+
+    @Test func severalCommandsRunOneAfterTheOther() throws {
+        let both = try CofferBinary.run(["--container", container, "--lang", "en", "-c", "mkdir A", "-c", "mkdir B; ls"])
+        #expect(both.status == 0 && both.output.contains("A\n") && both.output.contains("B\n"), "\(both.output) \(both.errors)")
+    }
+
+    @Test func findWithoutAPatternFindsEveryNameItsFiltersLetThrough() throws {
+        directory.make(["container/Documents/UserFiles/Docs/plan.txt": "p", "container/Documents/UserFiles/Docs/note.txt": "n"])
+        #expect(try coffer("tag Docs/plan.txt +work").status == 0)
+        let found = try coffer("find --tag work")
+        #expect(found.status == 0 && found.output == "files:/Docs/plan.txt\n", "\(found.output) \(found.errors)")
+    }
+
+    @Test func aFavouriteFollowsItsItemWhenCofferMovesIt() throws {
+        directory.make(["container/Documents/UserFiles/Projects/Plan/a.txt": "a"])
+        #expect(try coffer("fav add Projects/Plan; fav add Projects/Plan/a.txt").status == 0)
+        #expect(try coffer("mv Projects Archive; rename Archive/Plan Plans").status == 0)
+        let listed = try coffer("fav")
+        #expect(listed.output.contains("files:/Archive/Plans") && listed.output.contains("files:/Archive/Plans/a.txt")
+                && !listed.output.contains("missing"), "\(listed.output)")
+    }
 }

@@ -24,6 +24,8 @@ struct OpenWithEndToEndTests {
             "data/applications/recorder.desktop": "[Desktop Entry]\nType=Application\nName=Recorder\nExec=\(recorder) %f\nMimeType=text/plain;application/pdf;\n",
             "data/applications/viewer.desktop": "[Desktop Entry]\nType=Application\nName=Viewer\nExec=\(recorder) --view %U\nMimeType=text/plain;\n",
             "data/applications/broken.desktop": "[Desktop Entry]\nType=Application\nName=Broken\nExec=/nonexistent/program %f\nMimeType=text/plain;\n",
+            // A program that fails as it starts, as a terminal without a display does.
+            "data/applications/failing.desktop": "[Desktop Entry]\nType=Application\nName=Failing\nExec=/bin/false %f\nMimeType=text/plain;\n",
             "config/mimeapps.list": "[Default Applications]\ntext/plain=viewer.desktop\n",
             "host/notes.txt": "on the host\n",
             "none/.keep": "",
@@ -74,7 +76,8 @@ struct OpenWithEndToEndTests {
         let listed = try coffer("open-with Docs/todo.txt")
         #expect(listed.status == 0, "\(listed.errors)")
         let ids = listed.output.split(separator: "\n").map { $0.split(separator: " ", omittingEmptySubsequences: true)[2] }.map(String.init)
-        #expect(ids == ["viewer.desktop", "recorder.desktop"], "\(listed.output)")
+        #expect(ids.first == "viewer.desktop" && Set(ids) == ["viewer.desktop", "recorder.desktop", "failing.desktop"],
+                "\(listed.output)")
         #expect(ids == (try gio("text/plain")), "the same as gio mime, default first")
         #expect(listed.output.contains("(default)") && !listed.output.contains("Broken"), "an entry whose program is missing is left out")
 
@@ -115,5 +118,13 @@ struct OpenWithEndToEndTests {
         let opened = try #require(result(try await rpc.awaitCall("files/openWith", ["path": "files:/Docs/todo.txt",
                                                                                   "application": "Recorder"])))
         #expect((opened["hostPath"] as? String)?.hasSuffix("/todo.txt") == true && opened["inPlace"] as? Bool == false)
+    }
+
+    /// An application that fails as it starts is reported, never said to have opened the file
+    /// (issue 48: a terminal without a display).
+    @Test func anApplicationThatFailsAsItStartsIsReported() async throws {
+        let failed = try coffer("open-with Docs/todo.txt failing.desktop")
+        #expect(failed.status == 1 && failed.errors.contains("failed as it started"), "\(failed.output) \(failed.errors)")
+        #expect(!failed.output.contains("Opened"), "\(failed.output)")
     }
 }

@@ -262,9 +262,19 @@ struct RPCSocketEndToEndTests {
         let second = try CofferBinary.run(["--container", container, "rpc", "--listen", "unix:\(socketPath)"])
         #expect(second.status == 2)
         #expect(second.errors.contains("already listening"))
+        // It said it was ready, on standard output, as serve and mcp --listen do.
+        let said = server.frames.map { String(decoding: $0, as: UTF8.self) }
+        #expect(said.contains("Coffer is serving JSON-RPC at unix:\(socketPath)"), "\(said)")
         server.signal(SIGTERM)
         #expect(try server.waitForExit() == 0)
         #expect(lstat(socketPath, &info) != 0)
+        // Nothing of it is left: not the socket, not its lock file (issue 48).
+        #expect(lstat(socketPath + ".lock", &info) != 0)
+        // And the next server takes the path again.
+        let next = try listen()
+        next.signal(SIGTERM)
+        #expect(try next.waitForExit() == 0)
+        #expect(lstat(socketPath + ".lock", &info) != 0)
     }
 
     @Test func somethingElseAtThePathIsNeverReplaced() throws {
@@ -296,9 +306,19 @@ struct RPCSocketEndToEndTests {
         let server = try listen()
         let client = try RPCSocketClient(path: socketPath)
         #expect(result(try client.initialize()) != nil)
+        // It said it was ready, on standard output, as serve and mcp --listen do.
+        let said = server.frames.map { String(decoding: $0, as: UTF8.self) }
+        #expect(said.contains("Coffer is serving JSON-RPC at unix:\(socketPath)"), "\(said)")
         server.signal(SIGTERM)
         #expect(try server.waitForExit() == 0)
         #expect(lstat(socketPath, &info) != 0)
+        // Nothing of it is left: not the socket, not its lock file (issue 48).
+        #expect(lstat(socketPath + ".lock", &info) != 0)
+        // And the next server takes the path again.
+        let next = try listen()
+        next.signal(SIGTERM)
+        #expect(try next.waitForExit() == 0)
+        #expect(lstat(socketPath + ".lock", &info) != 0)
     }
 }
 

@@ -29,8 +29,8 @@ struct REPLLaunch: FrontEndLaunch {
         if context.output.isTerminal { interpreter.imageProtocol = ImageProtocol.detect(ProcessInfo.processInfo.environment) }
         let status: Int32
         switch action {
-        case .commands(let script):
-            var lines = [script].makeIterator()
+        case .commands(let scripts):
+            var lines = scripts.makeIterator()
             status = await PipedSession(interpreter: interpreter).run(lines: { lines.next() })
         case .help(let words):
             status = await interpreter.run(words: ["help"] + words) == .failure ? 1 : 0

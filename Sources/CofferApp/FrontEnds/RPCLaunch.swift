@@ -45,6 +45,12 @@ struct RPCLaunch: FrontEndLaunch {
         configuration.framing = options.framing.flatMap(Framing.init(rawValue:))
         configuration.hostAccess = .only(options.allowedHostFolders)
         configuration.methods = methods
+        if let listener {
+            // One line when it is ready, as serve and mcp --listen say theirs: a script may wait for it.
+            context.output.line(LocalizedText("Coffer is serving JSON-RPC at unix:\(listener.path)",
+                                              "Coffer 正在 unix:\(listener.path) 上提供 JSON-RPC 服务")(context.language))
+            context.output.flush()
+        }
         return await RPCFrontEnd(configuration: configuration, listener: listener, stops: stops).serve(service)
     }
 

@@ -42,8 +42,10 @@ public enum ListenError: Error, Sendable, Equatable {
 /// socket file, if it is still the one this listener made.
 ///
 /// Servers starting together on one stale socket would each remove it and listen, one on a
-/// path that no longer names its socket: a lock on `PATH.lock` (held while listening, the file
-/// left in place) lets exactly one of them clear and take the path.
+/// path that no longer names its socket: a lock on `PATH.lock`, held while listening, lets
+/// exactly one of them clear and take the path. ``close()`` removes the lock file too, while
+/// still holding it; a server that locked a file since removed sees that it no longer names
+/// the path and locks the new one, so the lock is never split.
 public final class UnixSocketListener: Sendable {
     public let path: String
     private let fd: Int32
@@ -55,14 +57,7 @@ public final class UnixSocketListener: Sendable {
     public init(path: String) throws(ListenError) {
         self.path = path
         guard path.utf8.count <= Self.maxPathBytes else { throw .pathTooLong(path) }
-        let lock = open(path + ".lock", O_RDWR | O_CREAT | O_CLOEXEC | O_NOFOLLOW, 0o600)
-        guard lock >= 0 else { throw .system(call: "open", errno: errno, path: path + ".lock") }
-        guard flock(lock, LOCK_EX | LOCK_NB) == 0 else {
-            let code = errno
-            _ = Glibc.close(lock)
-            if code == EWOULDBLOCK { throw .inUse(path) }
-            throw .system(call: "flock", errno: code, path: path + ".lock")
-        }
+        let lock = try Self.lockBeside(path)
         do throws(ListenError) {
             try Self.clearStaleSocket(at: path)
         } catch {
@@ -107,6 +102,30 @@ public final class UnixSocketListener: Sendable {
     }
 
     static let maxPathBytes = MemoryLayout.size(ofValue: sockaddr_un().sun_path) - 1
+
+    /// Takes the lock on `PATH.lock` (made if missing): the descriptor, once it holds the lock
+    /// on the file that is at that path now.
+    private static func lockBeside(_ path: String) throws(ListenError) -> Int32 {
+        let lockPath = path + ".lock"
+        for _ in 0..<16 {
+            let lock = open(lockPath, O_RDWR | O_CREAT | O_CLOEXEC | O_NOFOLLOW, 0o600)
+            guard lock >= 0 else { throw .system(call: "open", errno: errno, path: lockPath) }
+            guard flock(lock, LOCK_EX | LOCK_NB) == 0 else {
+                let code = errno
+                _ = Glibc.close(lock)
+                if code == EWOULDBLOCK { throw .inUse(path) }
+                throw .system(call: "flock", errno: code, path: lockPath)
+            }
+            // The server that held it may have removed the file as it stopped: this lock is
+            // then on a file no one else can find, and the path's new one is taken instead.
+            var held = stat(), named = stat()
+            if fstat(lock, &held) == 0, lstat(lockPath, &named) == 0, held.st_dev == named.st_dev, held.st_ino == named.st_ino {
+                return lock
+            }
+            _ = Glibc.close(lock)
+        }
+        throw .inUse(path)
+    }
 
     static func address(_ path: String) -> sockaddr_un {
         var address = sockaddr_un()
@@ -164,11 +183,16 @@ public final class UnixSocketListener: Sendable {
         if lstat(path, &info) == 0, UInt64(info.st_dev) == device, UInt64(info.st_ino) == inode {
             _ = unlink(path)
         }
+        // The lock file goes too, removed while still held (see ``lockBeside(_:)``).
+        var held = stat(), named = stat()
+        if fstat(lock, &held) == 0, lstat(path + ".lock", &named) == 0, held.st_dev == named.st_dev, held.st_ino == named.st_ino {
+            _ = unlink(path + ".lock")
+        }
         _ = flock(lock, LOCK_UN)
     }
 
     deinit {
         _ = Glibc.close(fd)
-        _ = Glibc.close(lock)  // the lock goes with the server; its file stays (removing it could split the lock)
+        _ = Glibc.close(lock)
     }
 }

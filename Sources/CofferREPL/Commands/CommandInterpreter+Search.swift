@@ -7,9 +7,10 @@ extension CommandInterpreter {
     /// make the status a failure once the search has gone on past them (as `find` does).
     func find(_ words: ArraySlice<String>) async throws {
         let arguments = try parse(words, as: "find")
-        guard (1...2).contains(arguments.operands.count) else { throw usage("find") }
+        guard arguments.operands.count <= 2 else { throw usage("find") }
         // Paths are all it prints: matches are not read one by one where the engine knows them.
-        var query = SearchQuery(pattern: try NamePattern(arguments.operands[0]),
+        // Without a pattern, every name (`find --tag work`, as `find` lists everything).
+        var query = SearchQuery(pattern: try NamePattern(arguments.operands.first ?? NamePattern.everything),
                                 scope: try resolve(arguments.operands.count == 2 ? arguments.operands[1] : "."),
                                 detail: .paths)
         query.types = (arguments.options["type"] ?? "").split(separator: ",").map(String.init)

@@ -63,7 +63,7 @@ extension FileService {
             // Read-only: what the application saves goes elsewhere, never silently over Coffer's file.
             _ = chmod(hostPath, 0o400)
         }
-        try launch(application, file: hostPath)
+        try await launch(application, file: hostPath)
         await noteRecent(path)
         return HandOver(application: application, hostPath: hostPath, inPlace: inPlace)
     }
@@ -85,13 +85,19 @@ extension FileService {
                   policy: HostAccessPolicy) async throws(CofferError) -> HandOver {
         let item = try await BlockingIO.run { _ throws(CofferError) in try policy.open(hostPath) }
         guard !item.isFolder else { throw CofferError(.isADirectory, detail: item.name) }
-        try launch(application, file: item.path)
+        try await launch(application, file: item.path)
         await noteRecent(hostPath: item.path)
         return HandOver(application: application, hostPath: item.path, inPlace: true)
     }
 
-    /// Starts the application on its own, with nothing of Coffer's (no pipe, no terminal).
-    private nonisolated func launch(_ application: DesktopApplications.Application, file: String) throws(CofferError) {
+    /// How long a started application is watched for a failure at once (no display, a
+    /// terminal that cannot start): past it, it is taken as running.
+    static let launchWatch: Duration = .seconds(1)
+
+    /// Starts the application on its own, with nothing of Coffer's (no pipe, no terminal), and
+    /// watches it for ``launchWatch``: one that ends at once with a failure is reported, not
+    /// said to have opened the file.
+    private nonisolated func launch(_ application: DesktopApplications.Application, file: String) async throws(CofferError) {
         var command = ExecLine.command(application.exec, file: file, name: application.name)
         if application.inTerminal {
             guard DesktopApplications().programExists("x-terminal-emulator") else {
@@ -101,10 +107,15 @@ extension FileService {
         }
         // A session of its own: the application outlives the command and its terminal. It is
         // reaped when it ends, with no thread waiting for it.
+        let child: ChildProcess
         do {
-            try ChildProcess.start(["/usr/bin/env", "--"] + command, grouping: .ownSession).reapWhenEnded()
+            child = try ChildProcess.start(["/usr/bin/env", "--"] + command, grouping: .ownSession)
         } catch {
-            throw CofferError(.ioError, detail: "\(application.id) could not be started", underlying: error)
+            throw CofferError(.unsupported, detail: "application-failed", underlying: error)
         }
+        let status = try await BlockingIO.run { _ throws(CofferError) in child.wait(timeout: Self.launchWatch) }
+        guard let status else { return child.reapWhenEnded() }
+        // Ended at once: a launcher that handed the file on (0), or a failure.
+        guard status == 0 else { throw CofferError(.unsupported, detail: "application-failed") }
     }
 }
