@@ -163,7 +163,12 @@ extension FileService {
                 throw error
             }
         }
-        let placed = try await settle(path, conflict: conflict, arriving: .file, expecting: ifVersion, write)
+        let placed: VirtualPath
+        do {
+            placed = try await settle(path, conflict: conflict, arriving: .file, expecting: ifVersion, write)
+        } catch {
+            throw await blamingTheWay(error, to: path)
+        }
         return await placedNode(placed, made: writtenFile(placed, size: bytes.count))
     }
 

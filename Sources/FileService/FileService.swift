@@ -293,10 +293,35 @@ public actor FileService {
             }
             await indexChanged(created)
         } else {
-            try await self.call(path) { try await backend.createFolder(at: path) }
+            do {
+                try await self.call(path) { try await backend.createFolder(at: path) }
+            } catch {
+                throw await blamingTheWay(error, to: path)
+            }
             await indexChanged([path])
         }
         return try await stat(path)
+    }
+
+    /// A failure to make the item at `path` because a folder on its way is missing, or is not
+    /// a folder, names that folder: `mkdir nope/child` says “files:/nope” doesn't exist. (A
+    /// backend names what it was asked for, as its contract says; which part of the way is at
+    /// fault is decided here, once.)
+    nonisolated func blamingTheWay(_ failure: CofferError, to path: VirtualPath) async -> CofferError {
+        guard failure.kind == .noSuchFile || failure.kind == .notADirectory, failure.path == path,
+              let parent = path.parent, !parent.isRoot else { return failure }
+        var current = VirtualPath.root(of: path.mount)
+        for name in parent.components {
+            current = current.appending(trustedName: name)
+            do {
+                if try await stat(current).kind == .file { return CofferError(.notADirectory, path: current) }
+            } catch where error.kind == .noSuchFile {
+                return CofferError(.noSuchFile, path: current)
+            } catch {
+                return failure
+            }
+        }
+        return failure
     }
 
     /// Gives an item a new name in the same folder.

@@ -82,16 +82,28 @@ import Testing
 
     @Test func aCompleteDownloadThatCouldNotBePlacedIsPlacedLaterWithoutFetchingAgain() async throws {
         let folder = try VirtualPath(parsing: "/Later")
-        await #expect(throws: CofferError.self) {
-            try await session.perform(DownloadFile(server.url("/data/later?size=5000"), into: folder, store: store))
+        _ = try await session.perform(CreateFolder(folder))
+        // The folder is there when the download starts (it is checked first), and gone by its end.
+        let size = 4 << 20
+        let (session, store) = (self.session, self.store)
+        let download = Task { try await session.perform(DownloadFile(server.url("/slow/later?size=\(size)"), into: folder, store: store)) }
+        var started = false
+        for _ in 0..<1000 where !started {
+            started = !cache.isEmpty
+            if !started { try await Task.sleep(for: .milliseconds(5)) }
         }
+        #expect(started)
+        try FileManager.default.removeItem(atPath: directory.url("c/Documents/UserFiles/Later"))
+        await #expect(throws: CofferError.self) { try await download.value }
         let failed = try #require(store.all().first)
-        #expect(failed.state == .failed && failed.received == 5000 && failed.failure != nil)
+        #expect(failed.state == .failed && failed.received == Int64(size) && failed.failure != nil)
         #expect(cache == [failed.id + ".download"])  // the data stays
         let requests = try server.rangesSeen().count
         _ = try await session.perform(CreateFolder(folder))
         let node = try await session.perform(DownloadFile(failed.url, store: store, resuming: failed.id))
         #expect(node.path.description == "files:/Later/later")
+        let placed = try FileManager.default.attributesOfItem(atPath: directory.url("c/Documents/UserFiles/Later/later"))
+        #expect(placed[.size] as? Int == size)
         #expect(try server.rangesSeen().count == requests + 1)  // nothing fetched again (one more: the first /stats)
         #expect(cache.isEmpty && store.all().map(\.state) == [.done])
     }

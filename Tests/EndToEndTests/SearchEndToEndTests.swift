@@ -100,8 +100,8 @@ struct SearchEndToEndTests {
 
     @Test func badFindsAreExplained() throws {
         try fixture()
-        let missing = try coffer("find")
-        #expect(missing.status == 1 && missing.errors.contains("usage: find pattern"))
+        let extra = try coffer("find a . b")
+        #expect(extra.status == 1 && extra.errors.contains("usage: find [pattern [path]]"), "\(extra.errors)")
         let file = try coffer("find a Q3-Report.pdf")
         #expect(file.status == 1 && file.errors.contains("is not a folder"), "\(file.errors)")
         let type = try coffer("find --type public.nonsense a", language: "zh")

@@ -104,38 +104,16 @@ public final class LocalSandboxBackend: StorageBackend, ImmediateMetadata {
                 // EAGAIN: a concurrent rename raced the lookup; the kernel asks us to retry.
                 if errno != EAGAIN { break }
             }
-            let code = errno
-            if code == ENOENT || code == ENOTDIR {
-                // Which folder on the way is missing, or is no folder, is what to name
-                // (`mkdir nope/child`: “files:/nope” doesn't exist, not the child).
-                var current = root
-                for (index, name) in components.enumerated() {
-                    let fd = openat(current.raw, name, flags)
-                    guard fd >= 0 else { throw Self.folderFault(errno, components, upTo: index, reporting: path) }
-                    current = Descriptor(fd)
-                }
-            }
-            throw CofferError.system(code, "openat2", path: path)
+            throw CofferError.lastSystemError("openat2", path: path)
         case .componentWalk:
             var current = root
-            for (index, name) in components.enumerated() {
+            for name in components {
                 let fd = openat(current.raw, name, flags)
-                guard fd >= 0 else { throw Self.folderFault(errno, components, upTo: index, reporting: path) }
+                guard fd >= 0 else { throw CofferError.lastSystemError("openat", path: path) }
                 current = Descriptor(fd)
             }
             return current
         }
-    }
-
-    /// The fault of opening the folders `components` when the one at `index` could not be:
-    /// a missing folder, or one that is not a folder, named itself rather than the item below
-    /// it; any other fault names `path`, what was asked for.
-    private static func folderFault(_ code: Int32, _ components: ArraySlice<String>, upTo index: Int,
-                                    reporting path: VirtualPath) -> CofferError {
-        guard code == ENOENT || code == ENOTDIR else { return CofferError.system(code, "openat", path: path) }
-        let failed = components.prefix(index + 1).reduce(VirtualPath.root(of: path.mount)) { $0.appending(trustedName: $1) }
-        // ENOTDIR from a name that exists: it is a file where a folder was needed.
-        return CofferError.system(code, "openat", path: failed == path ? path : failed)
     }
 
     /// Opens the folder that holds `path`'s item.
