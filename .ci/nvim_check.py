@@ -35,7 +35,7 @@ def finish(process, label, timeout=120):
         output, _ = process.communicate(timeout=timeout)
     except subprocess.TimeoutExpired:
         process.kill()
-        output, _ = process.communicate()
+        output, _ = process.communicate(timeout=60)
         print(output)
         sys.exit(f"nvim_check: FAILED: {label} did not finish within {timeout} s")
     print(output, end="")

@@ -7,10 +7,12 @@ SDK's stdio client), and when the interpreter exits it sends SIGTERM to each one
 (to its whole group when it leads one), waits a grace, then SIGKILL. `adopt(callback)` adds
 something else to end first (a browser: `adopt(driver.quit)`).
 
-`subprocess.run` gets a deadline when it is given none (`DEFAULT_TIMEOUT`): no check waits for
-ever on a child. (.ci/step.py still sweeps what a check killed by SIGKILL could not end.)
+`subprocess.run` (and so `check_output`) gets a deadline when it is given none
+(`DEFAULT_TIMEOUT`), as do `subprocess.call` and `check_call`: no check waits for ever on a child.
+(.ci/step.py still sweeps what a check killed by SIGKILL could not end.)
 """
 import atexit
+import functools
 import os
 import signal
 import subprocess
@@ -26,22 +28,32 @@ _processes = []
 _callbacks = []
 _original_init = subprocess.Popen.__init__
 _original_run = subprocess.run
+_original_call = subprocess.call
+_original_check_call = subprocess.check_call
 
 
+@functools.wraps(_original_init)
 def _keep(self, *args, **kwargs):
     _original_init(self, *args, **kwargs)
     with _lock:
-        _processes[:] = [process for process in _processes if process.returncode is None]
+        # Those that ended are let go (poll() reaps a zombie no one waited for).
+        _processes[:] = [process for process in _processes if process.poll() is None]
         _processes.append(self)
 
 
-def _run(*args, **kwargs):
-    kwargs.setdefault("timeout", DEFAULT_TIMEOUT)
-    return _original_run(*args, **kwargs)
+def _with_deadline(function):
+    @functools.wraps(function)
+    def bounded(*args, **kwargs):
+        if kwargs.get("timeout") is None:
+            kwargs["timeout"] = DEFAULT_TIMEOUT
+        return function(*args, **kwargs)
+    return bounded
 
 
 subprocess.Popen.__init__ = _keep
-subprocess.run = _run
+subprocess.run = _with_deadline(_original_run)
+subprocess.call = _with_deadline(_original_call)
+subprocess.check_call = _with_deadline(_original_check_call)
 
 
 def adopt(callback):
@@ -63,13 +75,16 @@ def _signal_group_or_process(process, number):
 
 def end_all():
     """Ends whatever is still running; called at exit, and may be called earlier."""
+    # A second SIGTERM must not cut this short.
+    if threading.current_thread() is threading.main_thread():
+        signal.signal(signal.SIGTERM, signal.SIG_IGN)
     with _lock:
         callbacks, _callbacks[:] = list(reversed(_callbacks)), []
     for callback in callbacks:
         try:
             callback()
-        except Exception as error:  # a browser that is already gone, say
-            print(f"owned: ending {callback!r}: {error}", file=sys.stderr)
+        except Exception:  # a browser the check already quit, say
+            pass
     with _lock:
         running = [process for process in _processes if process.poll() is None]
         _processes[:] = []
@@ -96,6 +111,10 @@ def _stop(number, frame):
     raise SystemExit(128 + number)
 
 
+# Before the interpreter waits for its other threads (one may be blocked on a child's pipe),
+# where that hook exists; at exit in any case.
+if hasattr(threading, "_register_atexit"):
+    threading._register_atexit(end_all)
 atexit.register(end_all)
 if threading.current_thread() is threading.main_thread():
     signal.signal(signal.SIGTERM, _stop)

@@ -97,21 +97,32 @@ def show_stacks(pids):
             print(f"(gdb could not read it: {error})", flush=True)
 
 
-def end(pids):
-    """SIGTERM, then SIGKILL after the grace, to each of `pids` (they are gone after)."""
+def running(pid):
+    fields = stat_fields(pid)
+    return fields is not None and fields[0] not in "ZX"
+
+
+def end(pids, session, step):
+    """SIGTERM, then SIGKILL after the grace, to each of `pids`; then again to whatever of the
+    step is still found (started meanwhile), until nothing is."""
     for pid in pids:
         try:
             os.kill(pid, signal.SIGTERM)
         except ProcessLookupError:
             pass
     deadline = time.monotonic() + GRACE
-    while time.monotonic() < deadline and any(stat_fields(pid) and stat_fields(pid)[0] not in "ZX" for pid in pids):
+    while time.monotonic() < deadline and any(running(pid) for pid in pids):
         time.sleep(0.1)
-    for pid in pids:
-        try:
-            os.kill(pid, signal.SIGKILL)
-        except ProcessLookupError:
-            pass
+    for _ in range(10):
+        for pid in pids:
+            try:
+                os.kill(pid, signal.SIGKILL)
+            except ProcessLookupError:
+                pass
+        time.sleep(0.2)
+        pids = members(session, step)
+        if not pids:
+            return
 
 
 def main():
@@ -124,27 +135,32 @@ def main():
     step, limit, command = arguments[0], float(arguments[1]), arguments[3:]
     print(f"==== step {step} (at most {int(limit)} s): {' '.join(command)}", flush=True)
     began = time.monotonic()
-    child = subprocess.Popen(command, start_new_session=True, env=dict(os.environ, COFFER_CI_STEP=step))
-    session = child.pid
+    started = {}
 
     def interrupted(number, frame):
         print(f"==== step {step}: interrupted by signal {number}; ending what it started", flush=True)
-        running = members(session, step)
-        show_tree(running)
-        end(running + [child.pid])
+        if "child" in started:
+            session = started["child"].pid
+            left = members(session, step)
+            show_tree(left)
+            end(left + [session], session, step)
         sys.exit(128 + number)
+    # Caught before the command starts: a signal in between still ends what it started.
     signal.signal(signal.SIGTERM, interrupted)
     signal.signal(signal.SIGINT, interrupted)
+    child = subprocess.Popen(command, start_new_session=True, env=dict(os.environ, COFFER_CI_STEP=step))
+    started["child"] = child
+    session = child.pid
 
     try:
         status = child.wait(timeout=limit)
     except subprocess.TimeoutExpired:
         print(f"==== step {step} FAILED: still running after {int(limit)} s. What it started:", flush=True)
-        running = members(session, step)
-        show_tree(running)
-        show_stacks(running)
-        end(running + [child.pid])
-        child.wait()
+        left = members(session, step)
+        show_tree(left)
+        show_stacks(left)
+        end(left + [child.pid], session, step)
+        child.wait(timeout=60)
         sys.exit(124)
 
     # Whatever it started is meant to be gone by now; a moment for processes on their way out.
@@ -158,7 +174,7 @@ def main():
         print(f"==== step {step} FAILED: it ended (status {status}) after {elapsed:.0f} s, "
               f"but left {len(left)} process(es) running:", flush=True)
         show_tree(left)
-        end(left)
+        end(left, session, step)
         sys.exit(status or 1)
     print(f"==== step {step}: status {status} after {elapsed:.0f} s", flush=True)
     sys.exit(status)

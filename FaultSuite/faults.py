@@ -177,7 +177,7 @@ class RPC:
 
     def kill(self):
         self.process.kill()
-        self.process.wait()
+        self.process.wait(timeout=60)
 
 
 class RangeServer:
@@ -311,7 +311,7 @@ class Suite:
         """Runs the operation once to time it, then `rounds` times killed at a random moment."""
         began = time.monotonic()
         process = start()
-        process.wait()
+        process.wait(timeout=600)
         span = time.monotonic() - began
         check(f"{name}, uninterrupted")
         reset()
@@ -324,7 +324,7 @@ class Suite:
             if not finished:
                 process.send_signal(signal.SIGKILL)
                 killed_midway += 1
-            process.wait()
+            process.wait(timeout=600)
             context = f"{name}, round {round_number + 1}, killed after {delay * 1000:.0f} ms"
             self.check_container(coffer, context)
             check(context)
@@ -536,7 +536,7 @@ class Suite:
                     time.sleep(0.01)
                 killed = process.poll() is None
                 process.send_signal(signal.SIGKILL) if killed else None
-                process.wait()
+                process.wait(timeout=600)
                 if killed:
                     resumed = coffer.run("download --resume")
                     expect(resumed.returncode == 0, f"{context}: the resume failed: {resumed.stderr[-300:]}")
@@ -636,7 +636,7 @@ class Suite:
 
             def wait(self):
                 self.thread.join(60)
-                return self.rpc.process.wait()
+                return self.rpc.process.wait(timeout=600)
 
         def check(context):
             if os.path.exists(target):
@@ -923,7 +923,7 @@ class Suite:
                 errors = server.communicate(timeout=30)[1].decode("utf-8", "replace")
             except subprocess.TimeoutExpired:
                 server.kill()
-                errors = server.communicate()[1].decode("utf-8", "replace")
+                errors = server.communicate(timeout=60)[1].decode("utf-8", "replace")
         expect(server.returncode == 0, f"slow reader: the server ended with {server.returncode}: {errors[-500:]}")
         expect("its connection is closed" in errors, f"slow reader: no line says why the connection was closed: {errors[-500:]}")
         print(f"  slow reader: cut off after {took:.1f} s and {number} requests, the server at most {peak} MiB; "

@@ -9,6 +9,7 @@
 #include <string.h>
 #include <signal.h>
 #include <spawn.h>
+#include <sys/wait.h>
 #include <sys/prctl.h>
 #include <sys/socket.h>
 #include <sys/stat.h>
@@ -304,8 +305,20 @@ int coffer_spawn_close_from(posix_spawn_file_actions_t *actions, int from) {
 #if defined(__GLIBC__) && (__GLIBC__ > 2 || (__GLIBC__ == 2 && __GLIBC_MINOR__ >= 34))
     return posix_spawn_file_actions_addclosefrom_np(actions, from);
 #else
-    (void)actions; (void)from;
-    return ENOSYS;
+    // Without closefrom: each descriptor open now, from /proc/self/fd, closed in the child.
+    DIR *folder = opendir("/proc/self/fd");
+    if (!folder) return errno;
+    int listing = dirfd(folder);
+    struct dirent *entry;
+    int status = 0;
+    while ((entry = readdir(folder)) != NULL) {
+        char *end;
+        long fd = strtol(entry->d_name, &end, 10);
+        if (*end != 0 || end == entry->d_name || fd < from || fd == listing) continue;
+        if ((status = posix_spawn_file_actions_addclose(actions, (int)fd)) != 0) break;
+    }
+    closedir(folder);
+    return status;
 #endif
 }
 
@@ -334,4 +347,15 @@ int coffer_pidfd_open(pid_t pid) {
     errno = ENOSYS;
     return -1;
 #endif
+}
+
+int coffer_child_has_ended(pid_t pid) {
+    siginfo_t info;
+    memset(&info, 0, sizeof info);
+    int result;
+    do {
+        result = waitid(P_PID, (id_t)pid, &info, WEXITED | WNOHANG | WNOWAIT);
+    } while (result < 0 && errno == EINTR);
+    if (result < 0) return -1;
+    return info.si_pid == pid ? 1 : 0;
 }

@@ -75,7 +75,7 @@ public struct ChildProcess: Sendable {
         // Nothing else crosses: whatever this process has open (close-on-exec or not, made by
         // Coffer or by a library) stays here.
         let closing = coffer_spawn_close_from(&actions, 3)
-        guard closing == 0 || closing == ENOSYS else { throw CofferError.system(closing, "posix_spawn", path: nil) }
+        guard closing == 0 else { throw CofferError.system(closing, "posix_spawn", path: nil) }
         if let workingDirectory {
             let changing = coffer_spawn_change_directory(&actions, workingDirectory)
             guard changing == 0 else { throw CofferError.system(changing, "posix_spawn", path: nil) }
@@ -206,7 +206,12 @@ extension ChildProcess {
         let deadline = ContinuousClock.now + timeout
         var output = [UInt8]()
         var buffer = [UInt8](repeating: 0, count: 16 << 10)
+        // Until the output ends, or a moment after the tool has: something it left running
+        // may hold the pipe open, and is not waited for.
+        var endedAt: ContinuousClock.Instant?
         reading: while ContinuousClock.now < deadline {
+            if endedAt == nil, coffer_child_has_ended(child.pid) == 1 { endedAt = ContinuousClock.now }
+            if let endedAt, ContinuousClock.now - endedAt > .milliseconds(200) { break }
             var ready = pollfd(fd: readEnd, events: Int16(POLLIN), revents: 0)
             let polled = poll(&ready, 1, 50)
             if polled < 0 && errno != EINTR { break }
@@ -216,10 +221,15 @@ extension ChildProcess {
             guard count > 0 else { break reading }
             output += buffer[..<min(count, max(0, limit - output.count))]
         }
-        let remaining = deadline - ContinuousClock.now
-        if let status = child.wait(timeout: max(remaining, .zero)) { return (status, output) }
+        while coffer_child_has_ended(child.pid) == 0 && ContinuousClock.now < deadline { usleep(1000) }
+        if coffer_child_has_ended(child.pid) != 1 {
+            // Past its time: killed, with what it started (its id is still its own until reaped).
+            child.signal(SIGKILL)
+            _ = child.wait()
+            return nil
+        }
+        // Whatever it left behind in its group goes before it is reaped.
         child.signal(SIGKILL)
-        _ = child.wait()
-        return nil
+        return (child.wait(), output)
     }
 }

@@ -122,4 +122,40 @@ import Testing
         #expect(glob.matches("docs/a.md") && glob.matches("a.md") && !glob.matches("a.txt"))
         #expect(try Glob("docs/*.md", syntax: .fnmatch).matches("docs/x/y.md"))
     }
+
+    /// Sequences as brace expansion reads them: two integers or two ASCII letters; anything
+    /// else stays as written.
+    @Test func onlyIntegersOrLettersMakeASequence() throws {
+        #expect(try Glob("f{1..c}", syntax: .minimatch).matches("f{1..c}"))
+        #expect(try !Glob("f{1..c}", syntax: .minimatch).matches("fZ"))
+        #expect(try Glob("{*..z}", syntax: .minimatch).matches("{*..z}"))
+        #expect(try Glob("{+1..3}", syntax: .minimatch).matches("{+1..3}"))
+        // `-0` is no leading zero before a digit: no padding (as brace-expansion's /^-?0\d/).
+        let unpadded = try Glob("f{-0..3}", syntax: .minimatch)
+        #expect(unpadded.matches("f0") && unpadded.matches("f3") && !unpadded.matches("f00"))
+        #expect(try Glob("f{-05..5}", syntax: .minimatch).matches("f-05") && Glob("f{-05..5}", syntax: .minimatch).matches("f005"))
+    }
+
+    @Test func aNamePastItsStepsDoesNotMatchEvenNegated() throws {
+        let name = String(repeating: "a", count: 200)
+        #expect(try !Glob("!*a*a*a*a*a*a*a*b", syntax: .minimatch).matches(name))
+        #expect(try Glob("!+(a|aa)b", syntax: .minimatch).matches(String(repeating: "a", count: 60)), "not costly: a plain no")
+        #expect(try Glob("!*.txt", syntax: .minimatch).matches("a.md"))
+    }
+
+    @Test func namesAreComparedAsTheirScalarsLiteralOrNot() throws {
+        let composed = "caf\u{E9}", decomposed = "cafe\u{301}"
+        #expect(try Glob(composed, syntax: .minimatch).matches(composed))
+        #expect(try !Glob(composed, syntax: .minimatch).matches(decomposed))
+        #expect(try !Glob("caf?", syntax: .minimatch).matches(decomposed))
+    }
+
+    /// Length is counted in scalars: one letter with many combining marks is one character
+    /// but many scalars, and braces holding `/` multiply it.
+    @Test func lengthIsCountedInScalarsAndExpansionsAreBoundedInSize() {
+        let heavy = "a" + String(repeating: "\u{301}", count: 5_000)
+        #expect(throws: CofferError.self) { try Glob(heavy, syntax: .minimatch) }
+        let marks = "a" + String(repeating: "\u{301}", count: 1_000)
+        #expect(throws: CofferError.self) { try Glob(String(repeating: "{a/,b/}", count: 9) + marks, syntax: .minimatch) }
+    }
 }

@@ -26,22 +26,37 @@ public final class ProcessOwner: Sendable {
     public let name: String
     private let processes = Mutex<[TestProcess]>([])
     private let others = Mutex<[any OwnedResource]>([])
+    /// Set by ``endAll(grace:)``: what is adopted after it (a stray thread's) is ended at once.
+    private let ended = Mutex(false)
 
     public init(name: String) {
         self.name = name
         Self.sweepAtExit
     }
 
-    /// Takes `process` into this owner's care.
-    public func adopt(_ process: TestProcess) { processes.withLock { $0.append(process) } }
+    /// Takes `process` into this owner's care (ending it at once when the test has ended).
+    public func adopt(_ process: TestProcess) {
+        let late = ended.withLock { ended in
+            if !ended { processes.withLock { $0.append(process) } }
+            return ended
+        }
+        if late { process.end(grace: 0) }
+    }
 
-    /// Takes `resource` into this owner's care.
-    public func adopt(_ resource: any OwnedResource) { others.withLock { $0.append(resource) } }
+    /// Takes `resource` into this owner's care (ending it at once when the test has ended).
+    public func adopt(_ resource: any OwnedResource) {
+        let late = ended.withLock { ended in
+            if !ended { others.withLock { $0.append(resource) } }
+            return ended
+        }
+        if late { resource.end() }
+    }
 
     /// Ends everything adopted: every process still running gets its input closed and `SIGTERM`
     /// at once, then `SIGKILL` (with its group) after `grace` seconds, and is reaped; then the
     /// other resources end.
     public func endAll(grace: Double = 3) {
+        ended.withLock { $0 = true }
         let running = processes.withLock { list in
             defer { list.removeAll() }
             return list
@@ -56,8 +71,10 @@ public final class ProcessOwner: Sendable {
         for resource in rest.reversed() { resource.end() }
     }
 
-    /// The last resort, when the test process exits: a process no owner ended (one started
-    /// outside any test, or left by a crash of the harness) is killed with its group, and named.
+    /// The last resort, when the test process exits or is stopped by SIGINT, SIGTERM or
+    /// SIGHUP: a process no owner ended is killed with its group, and named. (Children lead
+    /// groups of their own, so a Ctrl-C at `swift test` no longer reaches them by itself.) A
+    /// crash of the test process runs neither; CI's `.ci/step.py` sweeps what that leaves.
     private static let sweepAtExit: Void = {
         atexit {
             for pid in TestProcess.unreaped.withLock({ $0 }) where kill(pid, 0) == 0 {
@@ -65,7 +82,23 @@ public final class ProcessOwner: Sendable {
                 _ = kill(-pid, SIGKILL)
             }
         }
+        for number in [SIGINT, SIGTERM, SIGHUP] {
+            // Taken from its default action and handled on a queue; the handler ends the
+            // children, then lets the signal do what it would have done.
+            _ = Glibc.signal(number, SIG_IGN)
+            let source = DispatchSource.makeSignalSource(signal: number, queue: .global())
+            source.setEventHandler {
+                for pid in TestProcess.unreaped.withLock({ $0 }) { _ = kill(-pid, SIGKILL) }
+                _ = Glibc.signal(number, SIG_DFL)
+                _ = raise(number)
+            }
+            source.resume()
+            signalSources.append(source)
+        }
     }()
+
+    /// Kept for the life of the process (set once, by the initializer of ``sweepAtExit``).
+    nonisolated(unsafe) private static var signalSources: [any DispatchSourceSignal] = []
 }
 
 /// The trait that makes a test own what it starts: every ``TestProcess`` and other

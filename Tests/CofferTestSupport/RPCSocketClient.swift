@@ -64,15 +64,23 @@ public final class RPCSocketClient: RPCClient, OwnedResource, @unchecked Sendabl
         return fd
     }
 
+    /// Sends `data`, waiting while the socket is full for up to a minute (a server that stops
+    /// reading fails the test by its answers' deadlines, never hangs it here).
     public override func sendRaw(_ data: Data) {
         guard !closed.load(ordering: .acquiring) else { return }
+        let deadline = ContinuousClock.now + .seconds(60)
         data.withUnsafeBytes { raw in
             var offset = 0
-            while offset < raw.count {
-                let written = Foundation.send(fd, raw.baseAddress! + offset, raw.count - offset, Int32(MSG_NOSIGNAL))
-                if written < 0 && errno == EINTR { continue }
-                if written <= 0 { return }
-                offset += written
+            while offset < raw.count && ContinuousClock.now < deadline {
+                let written = Foundation.send(fd, raw.baseAddress! + offset, raw.count - offset, Int32(MSG_NOSIGNAL | MSG_DONTWAIT))
+                if written > 0 {
+                    offset += written
+                } else if written < 0 && (errno == EAGAIN || errno == EINTR) {
+                    var ready = pollfd(fd: fd, events: Int16(POLLOUT), revents: 0)
+                    _ = poll(&ready, 1, 50)
+                } else {
+                    return
+                }
             }
         }
     }

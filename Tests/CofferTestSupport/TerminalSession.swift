@@ -1,4 +1,5 @@
 import Foundation
+import Synchronization
 #if canImport(Glibc)
 import Glibc
 #endif
@@ -54,15 +55,27 @@ public final class TerminalSession: OwnedResource, @unchecked Sendable {
 
     /// Ends the session and its tmux server.
     public func close() {
+        guard !closed.exchange(true, ordering: .acquiringAndReleasing) else { return }
         _ = try? run(["kill-server"], check: false)
-        // The server sends the pane's group SIGHUP as it goes; whatever is left is killed.
+        // The server sends the pane's group SIGHUP as it goes; whatever is left is killed — but
+        // only a process that is still this session's (its id may be another's by now: neither
+        // is this process's child, so nothing keeps their ids), told by the harness's mark.
         let deadline = ContinuousClock.now + .seconds(3)
         let ids = [serverPID, panePID].compactMap { $0 }
-        while ids.contains(where: { kill($0, 0) == 0 && !Self.isZombie($0) }) && ContinuousClock.now < deadline {
+        while ids.contains(where: { Self.isOurs($0) }) && ContinuousClock.now < deadline {
             usleep(10_000)
         }
-        if let panePID { _ = kill(-panePID, SIGKILL) }
-        if let serverPID { _ = kill(serverPID, SIGKILL) }
+        if let panePID, Self.isOurs(panePID) { _ = kill(-panePID, SIGKILL) }
+        if let serverPID, Self.isOurs(serverPID) { _ = kill(serverPID, SIGKILL) }
+    }
+
+    private let closed = Atomic<Bool>(false)
+
+    /// Whether `pid` runs, and carries this test process's mark (``TestProcess/marks``).
+    private static func isOurs(_ pid: Int32) -> Bool {
+        guard !isZombie(pid), let environment = FileManager.default.contents(atPath: "/proc/\(pid)/environ") else { return false }
+        let mark = Data("\(TestProcess.marker)=\(getpid())".utf8)
+        return environment.split(separator: 0).contains { Data($0) == mark }
     }
 
     public func end() { close() }

@@ -1,3 +1,4 @@
+import CCofferSystem
 import CofferCore
 import CofferRuntime
 import Foundation
@@ -133,7 +134,7 @@ public final class TestProcess: @unchecked Sendable {
         }
         defer { owner.endAll() }
         let deadline = process.started + .milliseconds(Int(timeout * 1000))
-        process.write(input)
+        process.write(input, until: deadline)
         process.closeInput()
         let status = try process.waitForExit(until: deadline)
         try process.waitForReader(until: deadline)
@@ -142,11 +143,11 @@ public final class TestProcess: @unchecked Sendable {
 
     // MARK: Talking to it
 
-    /// Writes `data` to its standard input, waiting while the pipe is full (up to a minute).
-    /// A program that has closed its input just loses the rest.
-    public func write(_ data: Data) {
+    /// Writes `data` to its standard input, waiting while the pipe is full (until `deadline`,
+    /// a minute from now unless given). A program that has closed its input just loses the rest.
+    public func write(_ data: Data, until deadline: ContinuousClock.Instant? = nil) {
         guard !data.isEmpty else { return }
-        let deadline = ContinuousClock.now + .seconds(60)
+        let deadline = deadline ?? ContinuousClock.now + .seconds(60)
         data.withUnsafeBytes { raw in
             var offset = 0
             while offset < raw.count && ContinuousClock.now < deadline {
@@ -174,8 +175,12 @@ public final class TestProcess: @unchecked Sendable {
         if fd >= 0 { _ = Glibc.close(fd) }
     }
 
-    /// Sends `signal` to the program alone.
-    public func signal(_ signal: Int32) { _ = kill(pid, signal) }
+    /// Sends `signal` to the program alone (unless it has been reaped: its id may be another's by then).
+    public func signal(_ signal: Int32) {
+        state.withLock { state in
+            if state.status == nil { _ = kill(pid, signal) }
+        }
+    }
 
     /// Its standard output so far (when ``Output/collected``).
     public var output: Data { state.withLock { $0.output } }
@@ -247,27 +252,36 @@ public final class TestProcess: @unchecked Sendable {
     /// The first step of ``end(grace:)``, for ending many at once.
     func beginEnding() {
         closeInput()
-        if reap() == nil { _ = kill(-pid, SIGTERM) }
+        // Signalled only while not reaped: its id is then still its own (``reap()``).
+        state.withLock { state in
+            if state.status == nil && coffer_child_has_ended(pid) == 0 { _ = kill(-pid, SIGTERM) }
+        }
     }
 
     /// The rest of ``end(grace:)``: waits until `deadline`, then kills.
     func finishEnding(by deadline: ContinuousClock.Instant) {
         while reap() == nil && ContinuousClock.now < deadline { usleep(2000) }
-        _ = kill(-pid, SIGKILL)
         if reap() == nil {
+            // Still not reaped, so its id is still its own: the group is this test's to kill.
+            _ = kill(-pid, SIGKILL)
             // After SIGKILL the kernel ends it at once, unless it sits in an uninterruptible wait.
-            let status = child.wait(timeout: .seconds(10))
-            state.withLock { $0.status = $0.status ?? status }
-            if status != nil { _ = Self.unreaped.withLock { $0.remove(pid) } }
+            let patience = ContinuousClock.now + .seconds(10)
+            while reap() == nil && ContinuousClock.now < patience { usleep(2000) }
         }
         state.withLock { $0.abandoned = true }
     }
 
-    /// Its exit status if it has ended, reaping it the first time.
+    /// Its exit status if it has ended, reaping it the first time (only here, under the lock).
+    ///
+    /// An ended child is looked at before it is reaped (`WNOWAIT`): while it is a zombie its
+    /// id cannot go to another process, so its group — what it left running — can be killed
+    /// without the risk of killing someone else's. Once reaped, it is never signalled again.
     private func reap() -> Int32? {
         let status = state.withLock { state -> Int32? in
             if let status = state.status { return status }
-            state.status = child.wait(timeout: .zero)
+            guard coffer_child_has_ended(pid) == 1 else { return nil }
+            _ = kill(-pid, SIGKILL)
+            state.status = child.wait()
             return state.status
         }
         if status != nil { _ = Self.unreaped.withLock { $0.remove(pid) } }

@@ -55,7 +55,8 @@ import Glibc
         try rpc.initialize()
         _ = rpc.sendRequest("files/thumbnail", ["path": "/slow.pdf", "size": 256])
         var running: [Int32] = []
-        for _ in 0..<400 where running.isEmpty {
+        // (Up to a minute: a loaded machine starts a decoder late; this is a bound, not a timing.)
+        for _ in 0..<2400 where running.isEmpty {
             running = decoders(of: rpc.pid)
             if running.isEmpty { try await Task.sleep(for: .milliseconds(25)) }
         }

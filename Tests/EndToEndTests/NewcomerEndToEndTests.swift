@@ -29,6 +29,15 @@ import Glibc
 
     func toolFailed(_ answer: [String: Any]) -> Bool { (answer["result"] as? [String: Any])?["isError"] as? Bool == true }
 
+    /// The processor time `pid` has used so far (user and system), in seconds.
+    static func processorSeconds(of pid: Int32) -> Double? {
+        guard let text = try? String(contentsOfFile: "/proc/\(pid)/stat", encoding: .utf8),
+              let close = text.lastIndex(of: ")") else { return nil }
+        let fields = text[text.index(after: close)...].split(separator: " ")
+        guard fields.count > 13, let user = Double(fields[11]), let system = Double(fields[12]) else { return nil }
+        return (user + system) / Double(sysconf(Int32(_SC_CLK_TCK)))
+    }
+
     /// Peak resident memory of `pid` so far, in KiB (`VmHWM`).
     static func peakMemory(of pid: Int32) -> Int? {
         guard let status = try? String(contentsOfFile: "/proc/\(pid)/status", encoding: .utf8),
@@ -43,11 +52,13 @@ import Glibc
         directory.make(["container/Documents/UserFiles/D/17": "", "container/Documents/UserFiles/D/notes.txt": ""])
         let mcp = try await mcp()
         let before = try #require(Self.peakMemory(of: mcp.pid))
-        let began = ContinuousClock.now
+        let cpuBefore = try #require(Self.processorSeconds(of: mcp.pid))
         let found = try await mcp.awaitCall("tools/call", ["name": "search_files",
-                                                           "arguments": ["path": "D", "pattern": "{1..99999999}"]])
-        // A bound on a runaway (it took 203 s of CPU and 6 GB), not a timing.
-        #expect(ContinuousClock.now - began < .seconds(10))
+                                                           "arguments": ["path": "D", "pattern": "{1..99999999}"]], timeout: 120)
+        // The processor time the server spent on it (it took 203 s and 6 GB): a bound on a
+        // runaway that a loaded machine's waits do not move.
+        let spent = try #require(Self.processorSeconds(of: mcp.pid)) - cpuBefore
+        #expect(spent < 5, "the server spent \(spent) s of processor time")
         #expect(toolText(found).hasSuffix("/D/17"), "\(found)")
         let excluded = try await mcp.awaitCall("tools/call", ["name": "search_files",
                                                               "arguments": ["path": "D", "pattern": "*",
@@ -73,7 +84,7 @@ import Glibc
     @Test func sigtermEndsTheServerWhileAPatternIsMatched() async throws {
         _ = try coffer("mkdir D")
         // Names on which an extended glob backtracks as long as it may (a bounded time each).
-        for index in 0..<3000 {
+        for index in 0..<600 {
             let fd = open(user("D/\(index)" + String(repeating: "a", count: 200)), O_WRONLY | O_CREAT | O_CLOEXEC, 0o644)
             close(fd)
         }
@@ -85,7 +96,9 @@ import Glibc
         mcp.signal(SIGTERM)
         let began = ContinuousClock.now
         let status = try await offPool { try mcp.waitForExit(timeout: 30) }
-        #expect(ContinuousClock.now - began < .seconds(5), "SIGTERM took \(ContinuousClock.now - began)")
+        // Within seconds on an idle machine; the bound is for a server that does not end (it
+        // ignored SIGTERM for over a minute), not a timing.
+        #expect(ContinuousClock.now - began < .seconds(20), "SIGTERM took \(ContinuousClock.now - began)")
         #expect(status == 0 || status == 128 + SIGTERM, "\(status)")
     }
 
@@ -101,13 +114,22 @@ import Glibc
             close(fd)
         }
         let limited = ["/bin/sh", "-c", "ulimit -n 1024; exec \"$0\" \"$@\""]
+        // And six levels deep, 300 files a level: a level holds no descriptors while the next is copied.
+        var level = big + "/deep"
+        for depth in 0..<6 {
+            try FileManager.default.createDirectory(atPath: level, withIntermediateDirectories: true)
+            for index in 0..<300 { close(open(level + "/d\(depth)-\(index)", O_WRONLY | O_CREAT | O_CLOEXEC, 0o644)) }
+            level += "/\(depth)"
+        }
         let imported = try await offPool {
             try self.coffer("import '\(big)'", launcher: limited, timeout: 600)
         }
         #expect(imported.status == 0, "\(imported.errors)")
         let top = try FileManager.default.contentsOfDirectory(atPath: user("Import/big70k"))
         let below = try FileManager.default.contentsOfDirectory(atPath: user("Import/big70k/sub"))
-        #expect(top.count == 63_001 && below.count == 7_000)
+        #expect(top.count == 63_002 && below.count == 7_000)
+        let deepest = try FileManager.default.contentsOfDirectory(atPath: user("Import/big70k/deep/0/1/2/3/4"))
+        #expect(deepest.count == 300, "\(deepest.count)")
     }
 
     // MARK: 4. A trailing slash means "into this folder"

@@ -116,61 +116,9 @@ public struct HostImporter: Sendable {
         while start < names.count {
             let chunk = names[start..<min(start + Self.batchSize, names.count)]
             start = chunk.endIndex
-            let entries = try await BlockingIO.run { _ throws(CofferError) in
-                chunk.map { raw -> (String, Result<HostItem, CofferError>) in
-                    // A name that is not UTF-8 cannot become a sandbox name: reported, never guessed at.
-                    guard let name = raw.withUnsafeBufferPointer({ String(validatingCString: $0.baseAddress!) }) else {
-                        let shown = String(decoding: raw.dropLast().map { UInt8(bitPattern: $0) }, as: UTF8.self)
-                        return (shown, .failure(CofferError(.invalidName, detail: "not-utf8")))
-                    }
-                    return (name, self.openEntry(name, in: folder))
-                }
-            }
-            // Folders are gone into once this chunk's files are copied, each opened again then.
-            var folders: [(name: String, target: VirtualPath)] = []
-            for (name, opened) in entries {
-                try Task.checkCancellation()
-                let hostPath = folder.path + "/" + name
-                let child: HostItem
-                switch opened {
-                case .success(let item): child = item
-                case .failure(let error): skipped.append(ImportSkip(hostPath: hostPath, error: error)); continue
-                }
-                let target: VirtualPath
-                do throws(CofferError) {
-                    target = try destination.appending(name)
-                } catch {
-                    // Reported with the name as it was (too long, or the form of Coffer's partials).
-                    skipped.append(ImportSkip(hostPath: hostPath, error: CofferError(.invalidName, detail: error.detail)))
-                    continue
-                }
-                if filtering {
-                    do throws(CofferError) {
-                        try checkType(of: child)
-                    } catch {
-                        progress.advance(bytes: child.size, items: 1)
-                        skipped.append(ImportSkip(hostPath: hostPath, error: error))
-                        continue
-                    }
-                }
-                if child.isFolder {
-                    folders.append((name, target))
-                } else if let local = batching {
-                    batch.append(LocalSandboxBackend.ReceivedFile(
-                        source: child.descriptor, item: hostPath, name: name,
-                        permissions: Self.permissions(of: child), modificationDate: child.modificationDate))
-                    if batch.count == Self.batchSize { try await receive(&batch, into: local, at: destination, skipped: &skipped) }
-                } else {
-                    do {
-                        try await copyFile(child, to: backend, at: target, conflict: .fail)
-                    } catch let error as CofferError where Self.skippable.contains(error.kind) {
-                        skipped.append(ImportSkip(hostPath: hostPath, error: error))
-                    }
-                }
-            }
-            if let local = batching, !batch.isEmpty {
-                try await receive(&batch, into: local, at: destination, skipped: &skipped)
-            }
+            // The chunk's entries are let go when this returns, before its folders are gone into.
+            let folders = try await copyFiles(of: chunk, in: folder, to: backend, at: destination, filtering: filtering,
+                                              batching: batching, batch: &batch, skipped: &skipped)
             for (name, target) in folders {
                 try Task.checkCancellation()
                 let hostPath = folder.path + "/" + name
@@ -190,6 +138,70 @@ public struct HostImporter: Sendable {
                 progress.advance(items: 1)
             }
         }
+    }
+
+    /// Opens the entries `chunk` names in `folder` and copies the files among them (into a
+    /// local folder being built, in batches); returns the folders, to be gone into once these
+    /// descriptors are let go.
+    private func copyFiles(of chunk: ArraySlice<[CChar]>, in folder: HostItem, to backend: any StorageBackend,
+                           at destination: VirtualPath, filtering: Bool, batching: LocalSandboxBackend?,
+                           batch: inout [LocalSandboxBackend.ReceivedFile],
+                           skipped: inout [ImportSkip]) async throws -> [(name: String, target: VirtualPath)] {
+        let entries = try await BlockingIO.run { _ throws(CofferError) in
+            chunk.map { raw -> (String, Result<HostItem, CofferError>) in
+                // A name that is not UTF-8 cannot become a sandbox name: reported, never guessed at.
+                guard let name = raw.withUnsafeBufferPointer({ String(validatingCString: $0.baseAddress!) }) else {
+                    let shown = String(decoding: raw.dropLast().map { UInt8(bitPattern: $0) }, as: UTF8.self)
+                    return (shown, .failure(CofferError(.invalidName, detail: "not-utf8")))
+                }
+                return (name, self.openEntry(name, in: folder))
+            }
+        }
+        var folders: [(name: String, target: VirtualPath)] = []
+        for (name, opened) in entries {
+            try Task.checkCancellation()
+            let hostPath = folder.path + "/" + name
+            let child: HostItem
+            switch opened {
+            case .success(let item): child = item
+            case .failure(let error): skipped.append(ImportSkip(hostPath: hostPath, error: error)); continue
+            }
+            let target: VirtualPath
+            do throws(CofferError) {
+                target = try destination.appending(name)
+            } catch {
+                // Reported with the name as it was (too long, or the form of Coffer's partials).
+                skipped.append(ImportSkip(hostPath: hostPath, error: CofferError(.invalidName, detail: error.detail)))
+                continue
+            }
+            if filtering {
+                do throws(CofferError) {
+                    try checkType(of: child)
+                } catch {
+                    progress.advance(bytes: child.size, items: 1)
+                    skipped.append(ImportSkip(hostPath: hostPath, error: error))
+                    continue
+                }
+            }
+            if child.isFolder {
+                folders.append((name, target))
+            } else if let local = batching {
+                batch.append(LocalSandboxBackend.ReceivedFile(
+                    source: child.descriptor, item: hostPath, name: name,
+                    permissions: Self.permissions(of: child), modificationDate: child.modificationDate))
+                if batch.count == Self.batchSize { try await receive(&batch, into: local, at: destination, skipped: &skipped) }
+            } else {
+                do {
+                    try await copyFile(child, to: backend, at: target, conflict: .fail)
+                } catch let error as CofferError where Self.skippable.contains(error.kind) {
+                    skipped.append(ImportSkip(hostPath: hostPath, error: error))
+                }
+            }
+        }
+        if let local = batching, !batch.isEmpty {
+            try await receive(&batch, into: local, at: destination, skipped: &skipped)
+        }
+        return folders
     }
 
     /// Files of one folder handed over together (what thousands of small files cost is mostly

@@ -49,7 +49,9 @@ public struct Glob: Sendable {
 
     /// The most patterns brace sets holding `/` or `**` may expand to.
     public static let maximumExpansions = 1_000
-    /// The longest pattern, in characters.
+    /// The longest pattern, in Unicode scalars (a letter with 200,000 combining marks is one
+    /// character but 200,001 scalars); the patterns braces expand to may hold 64 times that
+    /// in all.
     public static let maximumLength = 4_096
     /// The most matching steps one name may take; past it, the name does not match.
     public static let stepLimit = 200_000
@@ -65,7 +67,7 @@ public struct Glob: Sendable {
     /// - Throws: `invalidArgument` (detail `pattern-too-large`) for a pattern longer than
     ///   ``maximumLength`` or whose brace sets expand past ``maximumExpansions``.
     public init(_ pattern: String, syntax: Syntax) throws(CofferError) {
-        guard pattern.count <= Self.maximumLength else {
+        guard pattern.unicodeScalars.count <= Self.maximumLength else {
             throw CofferError(.invalidArgument, detail: Self.tooLarge)
         }
         source = pattern
@@ -101,6 +103,8 @@ public struct Glob: Sendable {
         } else {
             found = alternatives.contains { $0.first?.matches(path, syntax, &budget) ?? path.isEmpty }
         }
+        // A name that cost more than its steps does not match, negated or not.
+        guard budget >= 0 else { return false }
         return found != negated
     }
 
@@ -164,7 +168,9 @@ public struct Glob: Sendable {
         func matches(_ name: String, _ syntax: Syntax, _ budget: inout Int) -> Bool {
             switch self {
             case .globstar: return true
-            case .literal(let text): return text == name
+            // Compared as scalars, as every other part is (and as minimatch compares code units):
+            // an NFC name and an NFD one are different names.
+            case .literal(let text): return text.unicodeScalars.elementsEqual(name.unicodeScalars)
             case .pattern(let tokens):
                 if syntax.segments {
                     // Never `.` or `..`, and never an empty segment.
@@ -318,22 +324,36 @@ public struct Glob: Sendable {
         let ends: Ends
         let step: Int
 
+        /// As brace expansion reads one: two integers (`-?[0-9]+`) or two ASCII letters, and
+        /// perhaps a step (an integer); anything else is no sequence, and stays as written.
         init?(_ text: String) {
             let parts = text.components(separatedBy: "..")
             guard parts.count == 2 || parts.count == 3 else { return nil }
             // A step is its size, whichever its sign; zero or not a number is no sequence.
-            guard let step = parts.count == 3 ? Int(parts[2]).map({ $0.magnitude }).flatMap({ Int(exactly: $0) }) : 1,
+            guard let step = parts.count == 3 ? Self.integer(parts[2]).map({ $0.magnitude }).flatMap({ Int(exactly: $0) }) : 1,
                   step > 0 else { return nil }
             self.step = step
-            if let from = Int(parts[0]), let to = Int(parts[1]) {
-                let padded = [parts[0], parts[1]].contains { $0.hasPrefix("0") && $0.count > 1 || $0.hasPrefix("-0") }
+            if let from = Self.integer(parts[0]), let to = Self.integer(parts[1]) {
+                // Padded when an end is written with a leading zero before another digit (`01`, `-05`).
+                let padded = [parts[0], parts[1]].contains { end in
+                    let digits = end.hasPrefix("-") ? end.dropFirst() : Substring(end)
+                    return digits.count > 1 && digits.hasPrefix("0")
+                }
                 ends = .numbers(from: from, to: to, width: padded ? max(parts[0].count, parts[1].count) : 0)
                 return
             }
             let scalars = parts.prefix(2).map(\.unicodeScalars)
-            guard scalars.allSatisfy({ $0.count == 1 }), let from = scalars[0].first?.value, let to = scalars[1].first?.value
+            guard scalars.allSatisfy({ $0.count == 1 && $0.first!.isASCII && $0.first!.properties.isAlphabetic }),
+                  let from = scalars[0].first?.value, let to = scalars[1].first?.value
             else { return nil }
             ends = .characters(from: from, to: to)
+        }
+
+        /// `-?[0-9]+` as an `Int` (no `+`, no spaces); `nil` otherwise, or past `Int`'s range.
+        private static func integer(_ text: String) -> Int? {
+            let digits = text.hasPrefix("-") ? text.dropFirst() : Substring(text)
+            guard !digits.isEmpty, digits.allSatisfy({ ("0"..."9").contains($0) }) else { return nil }
+            return Int(text)
         }
 
         /// The lengths a member may have, longest first, within `available` characters.
@@ -398,6 +418,11 @@ public struct Glob: Sendable {
                 guard middles.count * suffixes.count <= maximumExpansions else {
                     throw CofferError(.invalidArgument, detail: tooLarge)
                 }
+                // What the patterns hold in all is bounded too, not only how many there are.
+                let prefixLength = prefix.unicodeScalars.count
+                let total = middles.reduce(0) { $0 + $1.unicodeScalars.count + prefixLength } * suffixes.count
+                    + suffixes.reduce(0) { $0 + $1.unicodeScalars.count } * middles.count
+                guard total <= maximumLength * 64 else { throw CofferError(.invalidArgument, detail: tooLarge) }
                 return middles.flatMap { middle in suffixes.map { prefix + middle + $0 } }
             }
             index += 1
