@@ -349,7 +349,7 @@ int coffer_pidfd_open(pid_t pid) {
 #endif
 }
 
-int coffer_child_has_ended(pid_t pid) {
+int coffer_child_has_ended(pid_t pid, int *status) {
     siginfo_t info;
     memset(&info, 0, sizeof info);
     int result;
@@ -357,5 +357,7 @@ int coffer_child_has_ended(pid_t pid) {
         result = waitid(P_PID, (id_t)pid, &info, WEXITED | WNOHANG | WNOWAIT);
     } while (result < 0 && errno == EINTR);
     if (result < 0) return -1;
-    return info.si_pid == pid ? 1 : 0;
+    if (info.si_pid != pid) return 0;
+    if (status) *status = info.si_code == CLD_EXITED ? info.si_status : 128 + info.si_status;
+    return 1;
 }

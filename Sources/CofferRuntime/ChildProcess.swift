@@ -210,7 +210,7 @@ extension ChildProcess {
         // may hold the pipe open, and is not waited for.
         var endedAt: ContinuousClock.Instant?
         reading: while ContinuousClock.now < deadline {
-            if endedAt == nil, coffer_child_has_ended(child.pid) == 1 { endedAt = ContinuousClock.now }
+            if endedAt == nil, coffer_child_has_ended(child.pid, nil) == 1 { endedAt = ContinuousClock.now }
             if let endedAt, ContinuousClock.now - endedAt > .milliseconds(200) { break }
             var ready = pollfd(fd: readEnd, events: Int16(POLLIN), revents: 0)
             let polled = poll(&ready, 1, 50)
@@ -221,8 +221,8 @@ extension ChildProcess {
             guard count > 0 else { break reading }
             output += buffer[..<min(count, max(0, limit - output.count))]
         }
-        while coffer_child_has_ended(child.pid) == 0 && ContinuousClock.now < deadline { usleep(1000) }
-        if coffer_child_has_ended(child.pid) != 1 {
+        while coffer_child_has_ended(child.pid, nil) == 0 && ContinuousClock.now < deadline { usleep(1000) }
+        if coffer_child_has_ended(child.pid, nil) != 1 {
             // Past its time: killed, with what it started (its id is still its own until reaped).
             child.signal(SIGKILL)
             _ = child.wait()

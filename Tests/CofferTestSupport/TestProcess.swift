@@ -50,7 +50,10 @@ public final class TestProcess: @unchecked Sendable {
         var input: Int32 = -1
         var output = Data()
         var errors = Data()
+        /// Its exit status once it has ended (seen without reaping it).
         var status: Int32?
+        /// Reaped: from then on its id may be another process's, and it is never signalled.
+        var reaped = false
         /// The reading thread stops once this is set and the pipes have nothing more for a moment.
         var abandoned = false
         var readerDone = false
@@ -178,7 +181,7 @@ public final class TestProcess: @unchecked Sendable {
     /// Sends `signal` to the program alone (unless it has been reaped: its id may be another's by then).
     public func signal(_ signal: Int32) {
         state.withLock { state in
-            if state.status == nil { _ = kill(pid, signal) }
+            if !state.reaped { _ = kill(pid, signal) }
         }
     }
 
@@ -204,7 +207,7 @@ public final class TestProcess: @unchecked Sendable {
 
     // MARK: Its end
 
-    /// Whether it is still running (a zombie counts as ended, and is reaped).
+    /// Whether it is still running (a zombie counts as ended; it is reaped when it is ended).
     public var isRunning: Bool { reap() == nil }
 
     /// Its exit status once ended (128 + the signal that ended it), else `nil`.
@@ -254,38 +257,39 @@ public final class TestProcess: @unchecked Sendable {
         closeInput()
         // Signalled only while not reaped: its id is then still its own (``reap()``).
         state.withLock { state in
-            if state.status == nil && coffer_child_has_ended(pid) == 0 { _ = kill(-pid, SIGTERM) }
+            if !state.reaped && coffer_child_has_ended(pid, nil) == 0 { _ = kill(-pid, SIGTERM) }
         }
     }
 
-    /// The rest of ``end(grace:)``: waits until `deadline`, then kills.
+    /// The rest of ``end(grace:)``: waits until `deadline`, then kills its group and reaps it.
+    ///
+    /// It is reaped only here, after its group — whatever it left running — has been killed:
+    /// until then it stays a zombie once it ends, and its id, and its group's, cannot go to
+    /// another process (another test's child could otherwise get them, and be killed).
     func finishEnding(by deadline: ContinuousClock.Instant) {
         while reap() == nil && ContinuousClock.now < deadline { usleep(2000) }
-        if reap() == nil {
-            // Still not reaped, so its id is still its own: the group is this test's to kill.
+        state.withLock { state in
+            guard !state.reaped else { return }
             _ = kill(-pid, SIGKILL)
             // After SIGKILL the kernel ends it at once, unless it sits in an uninterruptible wait.
-            let patience = ContinuousClock.now + .seconds(10)
-            while reap() == nil && ContinuousClock.now < patience { usleep(2000) }
+            let status = child.wait(timeout: .seconds(10))
+            state.status = state.status ?? status
+            state.reaped = status != nil
+            state.abandoned = true
         }
-        state.withLock { $0.abandoned = true }
+        if state.withLock({ $0.reaped }) { _ = Self.unreaped.withLock { $0.remove(pid) } }
     }
 
-    /// Its exit status if it has ended, reaping it the first time (only here, under the lock).
-    ///
-    /// An ended child is looked at before it is reaped (`WNOWAIT`): while it is a zombie its
-    /// id cannot go to another process, so its group — what it left running — can be killed
-    /// without the risk of killing someone else's. Once reaped, it is never signalled again.
+    /// Its exit status if it has ended, seen without reaping it (`WNOWAIT`; ``finishEnding(by:)``
+    /// reaps it).
     private func reap() -> Int32? {
-        let status = state.withLock { state -> Int32? in
+        state.withLock { state -> Int32? in
             if let status = state.status { return status }
-            guard coffer_child_has_ended(pid) == 1 else { return nil }
-            _ = kill(-pid, SIGKILL)
-            state.status = child.wait()
-            return state.status
+            var status: Int32 = 0
+            guard coffer_child_has_ended(pid, &status) == 1 else { return nil }
+            state.status = status
+            return status
         }
-        if status != nil { _ = Self.unreaped.withLock { $0.remove(pid) } }
-        return status
     }
 
     // MARK: Reading

@@ -123,10 +123,11 @@ int coffer_spawn_change_directory(posix_spawn_file_actions_t *actions, const cha
 /// a session of its own, away from this process's terminal and its signals.
 int coffer_spawn_new_session_flag(void);
 
-/// Whether the child `pid` has ended, without reaping it (waitid with WNOWAIT): 1 if it has,
-/// 0 if it runs, -1 with errno (ECHILD: not a child, or reaped already). While it is not reaped
-/// its id, and its process group's, cannot be given to another process.
-int coffer_child_has_ended(pid_t pid);
+/// Whether the child `pid` has ended, without reaping it (waitid with WNOWAIT): 1 if it has
+/// (and `*status`, when given, is its exit status, or 128 + the signal that ended it), 0 if it
+/// runs, -1 with errno (ECHILD: not a child, or reaped already). While it is not reaped its id,
+/// and its process group's, cannot be given to another process.
+int coffer_child_has_ended(pid_t pid, int *status);
 
 /// pidfd_open(2): a descriptor (closed on exec) that becomes readable when process `pid` ends,
 /// or -1 with errno (ENOSYS before Linux 5.3).
