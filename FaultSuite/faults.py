@@ -634,9 +634,9 @@ class Suite:
             def send_signal(self, number):
                 self.rpc.process.send_signal(number)
 
-            def wait(self):
+            def wait(self, timeout=600):
                 self.thread.join(60)
-                return self.rpc.process.wait(timeout=600)
+                return self.rpc.process.wait(timeout=timeout)
 
         def check(context):
             if os.path.exists(target):
