@@ -76,7 +76,7 @@ public struct CommandHelp: Sendable {
             details: LocalizedText(
                 "Folders go whole. “restore” puts items back; only “empty-trash” deletes for good — and “rm trash:/NAME”, which deletes that trashed item for good, asked first on a terminal. Without a terminal to ask (-c, a pipe), deleting for good needs --yes (or -f).",
                 "文件夹整体移入。用“restore”放回原处；只有“empty-trash”才会永久删除——以及“rm trash:/名称”，它在终端中询问后永久删除废纸篓中的该项目。没有终端可以询问时（-c、管道），永久删除需要 --yes（或 -f）。"),
-            examples: ["rm draft.txt", "rm 'Old Photos' notes.txt", "rm *.log", "rm trash:/draft.txt", "rm --yes 'trash:/*'"]),
+            examples: ["rm draft.txt", "rm 'Old Photos' notes.txt", "rm *.log", "rm trash:/draft.txt", "rm --yes trash:/*"]),
         CommandHelp(
             name: "touch", usage: "touch path…",
             syntax: CommandSyntax(operands: [.sandboxPath]),
@@ -109,7 +109,7 @@ public struct CommandHelp: Sendable {
             details: LocalizedText(
                 "The only command that deletes files (with “rm trash:/NAME”). --older-than keeps items trashed within the last DAYS days; names (as “trash” lists them) delete those items alone. On a terminal it asks first, saying how many items and bytes go, and shows its progress; --yes (or -f) deletes without asking, which is needed where no one can be asked (-c, a pipe).",
                 "这是唯一会删除文件的命令（另有“rm trash:/名称”）。--older-than 保留最近 DAYS 天内移入的项目；给出名称（如“trash”所列）则只删除这些项目。在终端中会先询问确认，说明将删除多少项目和字节，并显示进度；--yes（或 -f）不询问直接删除，在无法询问时（-c、管道）必须使用。"),
-            examples: ["empty-trash", "empty-trash --older-than 30", "empty-trash draft.txt", "coffer -c 'empty-trash --yes'"]),
+            examples: ["empty-trash", "empty-trash --older-than 30", "empty-trash draft.txt", "empty-trash --yes"]),
         CommandHelp(
             name: "import", usage: "import [--into folder] [--types uti,…] [--keep-both|--replace|--replace-folder] host-path…",
             syntax: CommandSyntax(longFlags: ["keep-both", "replace", "replace-folder"],
