@@ -258,8 +258,13 @@ def main():
         downloads = [entry for entry in lines if entry["method"] == "share-download"]
         check(any(entry.get("bytes") == str(len(big)) and entry.get("client") == "127.0.0.1" for entry in downloads),
               "downloads are audited with the client and the bytes")
-        check(any(entry["method"] == "share-upload" and entry["paths"] == ["files:/Inbox/tricky.bin"] for entry in lines),
-              "uploads are audited with where they landed")
+        uploads = [entry for entry in lines if entry["method"] == "upload"]
+        check(any(entry["paths"] == ["files:/Inbox/tricky.bin"] and entry.get("client") == "127.0.0.1" for entry in uploads),
+              "uploads are audited with where they landed, in the visitor's session")
+        check(len([entry for entry in uploads if entry["paths"] == ["files:/Inbox/tricky.bin"]]) == 1
+              and not any(entry["method"] == "upload" and entry["paths"] == ["files:/Inbox/tricky.bin"]
+                          for entry in map(json.loads, open(AUDIT)) if entry["frontEnd"] != "share"),
+              "each upload is audited once")
         check(any(entry["method"] == "share-password" and entry["outcome"] == "wrongPassword" for entry in lines),
               "wrong passwords are audited")
 

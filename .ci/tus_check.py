@@ -180,7 +180,7 @@ def restarts(server, request):
     with open(os.path.join(CONTAINER, "Library", "Application Support", "AppData", "logs", "audit.jsonl")) as log:
         for line in log:
             entry = json.loads(line)
-            if entry.get("method") == "tusPatch" and entry.get("upload") == upload:
+            if entry.get("method") == "appendUploadStream" and entry.get("upload") == upload:
                 offsets.append(int(entry["offset"]))
     check(offsets == [0, 1 << 20, 2 << 20], f"the audit log shows where each PATCH began: {offsets}")
     cache = os.path.join(CONTAINER, "Library", "Caches", "Downloading")

@@ -22,20 +22,22 @@ extension WebHandler {
     }
 
     /// The file at `path`, whole or the range asked for, read through the session.
-    /// `finishing` runs just before the piece holding the file's last byte is written, so that
-    /// what it records is there before the client can ask again.
+    /// `finishing` runs just before the piece holding the file's last byte is written (given
+    /// the bytes sent with that piece), so that what it records is there before the client
+    /// can ask again. Read in `session` (a share visitor's), else the web session.
     /// - Returns: the status sent, the bytes sent, and whether the last byte of the file was among them.
     func sendFile(_ connection: UnsafeMutableRawPointer, _ request: coffer_web_request, at path: VirtualPath,
-                  attachment forced: Bool, finishing: (() -> Void)? = nil) -> (status: Int32, sent: Int64, finished: Bool) {
+                  attachment forced: Bool, in visitor: Session? = nil,
+                  finishing: ((Int64) -> Void)? = nil) -> (status: Int32, sent: Int64, finished: Bool) {
         let language = language(of: request)
-        let (service, session) = (self.service, self.session)
-        let opened = blocking { () async throws(CofferError) -> OpenedFile in try await session.perform(OpenFile(path)) }
+        let (service, session) = (self.service, visitor ?? self.session)
+        let opened = blocking(in: session) { () async throws(CofferError) -> OpenedFile in try await session.perform(OpenFile(path)) }
         guard case .success(let file) = opened else {
             if case .failure(let error) = opened { return (failure(connection, error, language: language), 0, false) }
             return (500, 0, false)
         }
         let node = file.node
-        defer { _ = blocking { () async throws(CofferError) in await file.close() } }
+        defer { _ = blocking(in: session) { () async throws(CofferError) in await file.close() } }
         let size = file.size
         var start: Int64 = 0, end = size - 1, status: Int32 = 200
         if let range = request.range.map({ String(cString: $0) }) {
@@ -60,10 +62,10 @@ extension WebHandler {
         while offset <= end && length > 0 {
             let count = Int(min(Int64(1 << 20), end - offset + 1))
             let at = offset
-            guard case .success(let bytes) = blocking({ () async throws(CofferError) -> [UInt8] in
+            guard case .success(let bytes) = blocking(in: session, { () async throws(CofferError) -> [UInt8] in
                 try await file.read(at: at, upTo: count)
             }), !bytes.isEmpty else { break }
-            if end == size - 1 && offset + Int64(bytes.count) > end { finishing?() }
+            if end == size - 1 && offset + Int64(bytes.count) > end { finishing?(offset + Int64(bytes.count) - start) }
             let written = bytes.withUnsafeBytes { coffer_web_write(connection, $0.baseAddress, $0.count) }
             if written <= 0 { break }  // the browser went away
             offset += Int64(bytes.count)
@@ -80,9 +82,10 @@ extension WebHandler {
         return thumbnail(connection, of: path, pixels: pixels, language: language)
     }
 
-    func thumbnail(_ connection: UnsafeMutableRawPointer, of path: VirtualPath, pixels: Int, language: Language) -> Int32 {
-        let session = self.session
-        switch blocking({ () async throws(CofferError) in try await session.perform(MakeThumbnail(path, pixels: pixels)) }) {
+    func thumbnail(_ connection: UnsafeMutableRawPointer, of path: VirtualPath, pixels: Int, in visitor: Session? = nil,
+                   language: Language) -> Int32 {
+        let session = visitor ?? self.session
+        switch blocking(in: session, { () async throws(CofferError) in try await session.perform(MakeThumbnail(path, pixels: pixels)) }) {
         case .success(let thumbnail):
             _ = coffer_web_respond(connection, 200, Self.pagePolicy + "Content-Type: image/png\r\n", Int64(thumbnail.png.count))
             _ = thumbnail.png.withUnsafeBytes { coffer_web_write(connection, $0.baseAddress, $0.count) }

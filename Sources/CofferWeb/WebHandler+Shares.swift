@@ -26,14 +26,41 @@ extension WebHandler {
     func shareRequest(_ connection: UnsafeMutableRawPointer, _ request: coffer_web_request, path: String,
                       method: String) -> Int32 {
         let language = language(of: request)
-        let client = clientAddress(request)
         var parts = path.split(separator: "/", omittingEmptySubsequences: false).dropFirst(2).map(String.init)
         guard let id = parts.first, Share.isWellFormedID(id) else { return sharePage(connection, 404, gone(language)) }
         parts.removeFirst()
         if parts.last == "" { parts.removeLast() }
-        let service = self.service
-        guard case .success(let found) = blocking({ () async throws(CofferError) in await service.share(id) }), let share = found
-        else { return sharePage(connection, 404, gone(language)) }
+        return visiting(connection, request, share: id) { visitor in
+            shareRequest(connection, request, id: id, parts: parts, method: method, visitor: visitor, language: language)
+        }
+    }
+
+    /// Runs `body` in a session of the visitor's own (front end `share`, with the client's
+    /// address and the share's ID for the audit log), closed when it returns.
+    private func visiting(_ connection: UnsafeMutableRawPointer, _ request: coffer_web_request, share id: String,
+                          _ body: (Session) -> Int32) -> Int32 {
+        let options = SessionOptions(frontEnd: "share", language: language(of: request), client: clientAddress(request), share: id)
+        let visitor: Session
+        do { visitor = try service.openSession(options) } catch { return failure(connection, error, language: options.language) }
+        visitors.withLock { $0[visitor.number] = visitor }
+        defer {
+            visitors.withLock { $0[visitor.number] = nil }
+            // Its work is done by now (each piece was waited for): closing only tidies up.
+            let closed = DispatchSemaphore(value: 0)
+            Task {
+                await visitor.close()
+                closed.signal()
+            }
+            closed.wait()
+        }
+        return body(visitor)
+    }
+
+    private func shareRequest(_ connection: UnsafeMutableRawPointer, _ request: coffer_web_request, id: String, parts: [String],
+                              method: String, visitor: Session, language: Language) -> Int32 {
+        guard case .success(let share) = blocking(in: visitor, { () async throws(CofferError) in
+            try await visitor.perform(OpenShare(id))
+        }) else { return sharePage(connection, 404, gone(language)) }
         switch share.state() {
         case .active: break
         case .expired, .exhausted: return sharePage(connection, 410, ended(language))
@@ -41,13 +68,13 @@ extension WebHandler {
         if method == "POST" {
             let type = request.content_type.map { String(cString: $0).lowercased() } ?? ""
             if type.hasPrefix("application/x-www-form-urlencoded") && share.password != nil {
-                return unlock(connection, request, share, client: client, language: language)
+                return unlock(connection, request, share, visitor: visitor, language: language)
             }
             guard isUnlocked(request, share) else { return sharePage(connection, 403, passwordForm(share, language, wrong: false)) }
             guard share.allowsUpload, type.hasPrefix("multipart/form-data") else {
                 return sharePage(connection, 405, ShareText.paragraph(LocalizedText("This link takes no uploads.", "此链接不接受上传。")(language)))
             }
-            return receive(connection, request, share, client: client, language: language)
+            return receive(connection, request, share, visitor: visitor, language: language)
         }
         guard method == "GET" || method == "HEAD" else {
             return sharePage(connection, 405, ShareText.paragraph("GET, HEAD and POST only."))
@@ -65,27 +92,35 @@ extension WebHandler {
         // early: a shorter path, never another one); each name is checked as every name is.
         let names = Array(parts.dropFirst())
         let node: FileNode
-        switch blocking({ [names] () async throws(CofferError) in try await service.sharedItem(share, names) }) {
+        switch blocking(in: visitor, { () async throws(CofferError) in try await visitor.perform(FindSharedItem(share, names: names)) }) {
         case .success(let item): node = item
         case .failure: return sharePage(connection, 404, gone(language))
         }
         switch action {
-        case "p": return sharePage(connection, 200, itemPage(share, node, names, language))
+        case "p": return sharePage(connection, 200, itemPage(share, node, names, visitor: visitor, language))
         case "raw":
             guard node.kind == .file else { return sharePage(connection, 404, gone(language)) }
-            return sendShared(connection, request, share, node, client: client)
+            return sendShared(connection, request, share, node, visitor: visitor)
         case "zip":
             guard node.kind != .file else { return sharePage(connection, 404, gone(language)) }
-            // A whole zip counts as a download of the share, as a whole file does.
-            let (status, sent) = sendZip(connection, of: node, named: names.last ?? node.name) {
-                _ = self.blocking { () async throws(CofferError) in await service.countDownload(of: share.id) }
+            // A whole zip counts as a download of the share, as a whole file does: just
+            // before its last bytes go, so the next request already sees it.
+            var ended = false
+            let folder = node.path
+            let (status, sent) = sendZip(connection, of: node, named: names.last ?? node.name, in: visitor) { sent in
+                ended = true
+                _ = self.blocking(in: visitor) { () async throws(CofferError) in
+                    try await visitor.perform(EndSharedZip(share, folder: folder, .complete(bytes: sent)))
+                }
             }
-            audit(share, client: client, item: node.path.description, method: "share-zip", outcome: status < 400 ? "ok" : "\(status)",
-                  bytes: sent)
+            if !ended {
+                let end: SharedDownloadEnd = status < 400 ? .partial(bytes: sent) : .refused(status: Int(status))
+                _ = blocking(in: visitor) { () async throws(CofferError) in try await visitor.perform(EndSharedZip(share, folder: folder, end)) }
+            }
             return status
         case "thumb":
             guard node.kind == .file else { return respond(connection, 404, text: "") }
-            return thumbnail(connection, of: node.path, pixels: ThumbnailSize.normal.pixels, language: language)
+            return thumbnail(connection, of: node.path, pixels: ThumbnailSize.normal.pixels, in: visitor, language: language)
         default:
             return sharePage(connection, 404, gone(language))
         }
@@ -120,34 +155,28 @@ extension WebHandler {
         return AccessToken.same(shown, expected)
     }
 
-    /// Checks the password posted; failures are counted per share and client, and past five
-    /// the client waits (a minute, doubling up to an hour) before it may try again.
+    /// The password posted, tried by the visitor's session (``UnlockShare``: wrong ones are
+    /// counted, and past five the client waits); the cookie that keeps it unlocked.
     private func unlock(_ connection: UnsafeMutableRawPointer, _ request: coffer_web_request, _ share: Share,
-                        client: String, language: Language) -> Int32 {
-        let key = share.id + " " + client
-        if let wait = shareAttempts.wait(for: key) {
-            audit(share, client: client, item: share.path, method: "share-password", outcome: "rateLimited")
-            return sharePage(connection, 429, ShareText.paragraph(LocalizedText(
-                "Too many wrong passwords: try again in \(wait) s.", "密码错误次数过多：请 \(wait) 秒后再试。")(language)),
-                headers: "Retry-After: \(wait)\r\n")
-        }
+                        visitor: Session, language: Language) -> Int32 {
         let body = readBody(connection, request, limit: 4096) ?? []
         let form = String(decoding: body, as: UTF8.self)
         let password = Self.value(coffer_web_query_value, form, "password") ?? ""
-        let matches = share.password.map { hash in
-            (try? blocking { () async throws(CofferError) in
-                try await BlockingIO.run { _ throws(CofferError) in hash.matches(password) }
-            }.get()) ?? false
-        } ?? false
-        guard matches, let value = unlockedValue(share) else {
-            shareAttempts.failed(key)
-            audit(share, client: client, item: share.path, method: "share-password", outcome: "wrongPassword")
+        let tried = blocking(in: visitor) { () async throws(CofferError) in
+            try await visitor.perform(UnlockShare(share, password: password))
+        }
+        switch tried {
+        case .success(.wait(let seconds)):
+            return sharePage(connection, 429, ShareText.paragraph(LocalizedText(
+                "Too many wrong passwords: try again in \(seconds) s.", "密码错误次数过多：请 \(seconds) 秒后再试。")(language)),
+                headers: "Retry-After: \(seconds)\r\n")
+        case .success(.unlocked):
+            guard let value = unlockedValue(share) else { fallthrough }
+            let cookie = "Set-Cookie: \(cookieName(share))=\(value); Path=/s/\(share.id); HttpOnly; SameSite=Lax\r\n"
+            return respond(connection, 303, text: "", headers: cookie + "Location: /s/\(share.id)\r\n")
+        case .success(.wrongPassword), .failure:
             return sharePage(connection, 403, passwordForm(share, language, wrong: true))
         }
-        shareAttempts.succeeded(key)
-        audit(share, client: client, item: share.path, method: "share-password", outcome: "ok")
-        let cookie = "Set-Cookie: \(cookieName(share))=\(value); Path=/s/\(share.id); HttpOnly; SameSite=Lax\r\n"
-        return respond(connection, 303, text: "", headers: cookie + "Location: /s/\(share.id)\r\n")
     }
 
     // MARK: Downloads
@@ -156,33 +185,34 @@ extension WebHandler {
     /// sent (counted just before, so the next request already sees it), and the share is looked
     /// up again for every request, so a range asked for after it ended is refused.
     private func sendShared(_ connection: UnsafeMutableRawPointer, _ request: coffer_web_request, _ share: Share,
-                            _ node: FileNode, client: String) -> Int32 {
-        let service = self.service
-        let (status, sent, _) = sendFile(connection, request, at: node.path, attachment: true) {
-            _ = self.blocking { () async throws(CofferError) in await service.countDownload(of: share.id) }
+                            _ node: FileNode, visitor: Session) -> Int32 {
+        var ended = false
+        let item = node.path
+        let (status, sent, _) = sendFile(connection, request, at: item, attachment: true, in: visitor) { sent in
+            ended = true
+            _ = self.blocking(in: visitor) { () async throws(CofferError) in
+                try await visitor.perform(EndSharedDownload(share, item: item, .complete(bytes: sent)))
+            }
         }
-        audit(share, client: client, item: node.path.description, method: "share-download",
-              outcome: status < 400 ? "ok" : "\(status)", bytes: sent)
+        if !ended {
+            let end: SharedDownloadEnd = status < 400 ? .partial(bytes: sent) : .refused(status: Int(status))
+            _ = blocking(in: visitor) { () async throws(CofferError) in try await visitor.perform(EndSharedDownload(share, item: item, end)) }
+        }
         return status
-    }
-
-    func audit(_ share: Share, client: String, item: String, method: String, outcome: String, bytes: Int64? = nil) {
-        var extra: [String: String] = ["share": share.id, "client": client]
-        if let bytes { extra["bytes"] = String(bytes) }
-        service.audit?.record(frontEnd: "share", method: method, paths: [item], outcome: outcome, extra: extra)
     }
 
     // MARK: Drop boxes
 
     /// Files posted to a drop box, each under its own name in the shared folder, never over
-    /// anything (a name taken gets ` (2)`); nothing is listed back but what this request sent.
+    /// anything (the `share` front end's default keeps both: a name taken gets ` (2)`);
+    /// nothing is listed back but what this request sent. Each file is an upload of the
+    /// visitor's session, audited once as it lands.
     private func receive(_ connection: UnsafeMutableRawPointer, _ request: coffer_web_request, _ share: Share,
-                         client: String, language: Language) -> Int32 {
+                         visitor session: Session, language: Language) -> Int32 {
         guard let folder = share.virtualPath,
               let type = request.content_type.map({ String(cString: $0) }),
               let boundary = MultipartReader.boundary(in: type)
         else { return sharePage(connection, 400, ShareText.paragraph("A multipart form with files is expected.")) }
-        let session = self.session
         var received: [String] = []
         var failure: CofferError?
         var reader = MultipartReader(boundary: boundary)
@@ -192,10 +222,8 @@ extension WebHandler {
         func finish() {
             guard let id = upload else { return }
             upload = nil
-            switch blocking({ () async throws(CofferError) in try await session.perform(CommitUpload(id)) }) {
-            case .success(let node):
-                received.append(node.name)
-                audit(share, client: client, item: node.path.description, method: "share-upload", outcome: "ok", bytes: offset)
+            switch blocking(in: session, { () async throws(CofferError) in try await session.perform(CommitUpload(id)) }) {
+            case .success(let node): received.append(node.name)
             case .failure(let error): failure = error
             }
         }
@@ -209,16 +237,14 @@ extension WebHandler {
                 case .file(let name):
                     finish()
                     guard let name, let target = try? folder.appending(MultipartReader.lastComponent(of: name)) else { continue }
-                    switch blocking({ () async throws(CofferError) in
-                        try await session.perform(BeginUpload(target, conflict: .policy(.keepBoth)))
-                    }) {
+                    switch blocking(in: session, { () async throws(CofferError) in try await session.perform(BeginUpload(target)) }) {
                     case .success(let id): (upload, offset) = (id, 0)
                     case .failure(let error): failure = error
                     }
                 case .bytes(let bytes):
                     guard let id = upload, !bytes.isEmpty else { continue }
                     let at = offset
-                    if case .failure(let error) = blocking({ () async throws(CofferError) in
+                    if case .failure(let error) = blocking(in: session, { () async throws(CofferError) in
                         try await session.perform(AppendUpload(id, offset: at, bytes: bytes))
                     }) { failure = error }
                     offset += Int64(bytes.count)
@@ -230,10 +256,9 @@ extension WebHandler {
             if count == 0 { break }
         }
         if let id = upload {
-            _ = blocking { () async throws(CofferError) in try await session.perform(AbortUpload(id)) }
+            _ = blocking(in: session) { () async throws(CofferError) in try await session.perform(AbortUpload(id)) }
         }
         if let failure {
-            audit(share, client: client, item: folder.description, method: "share-upload", outcome: failure.kind.identifier)
             return sharePage(connection, 400, ShareText.paragraph(failure.userMessage(in: language).text)
                              + dropBox(share, language, received: received))
         }
@@ -298,7 +323,8 @@ extension WebHandler {
             + "<button type=\"submit\">\(LocalizedText("Send", "发送")(language))</button></form>"
     }
 
-    private func itemPage(_ share: Share, _ node: FileNode, _ names: [String], _ language: Language) -> String {
+    private func itemPage(_ share: Share, _ node: FileNode, _ names: [String], visitor session: Session,
+                          _ language: Language) -> String {
         let below = names.map { $0.addingPercentEncoding(withAllowedCharacters: ShareText.nameCharacters) ?? "" }
         let suffix = below.isEmpty ? "" : "/" + below.joined(separator: "/")
         let known = service.registry.type(withIdentifier: node.typeIdentifier)
@@ -312,8 +338,8 @@ extension WebHandler {
             }
             return html + "<p><a href=\"/s/\(share.id)/raw\(suffix)\" download>\(LocalizedText("Download", "下载")(language))</a></p>"
         }
-        let session = self.session, path = node.path
-        let items = (try? blocking { () async throws(CofferError) in try await session.perform(ListFolder(path)) }.get().items) ?? []
+        let path = node.path
+        let items = (try? blocking(in: session) { () async throws(CofferError) in try await session.perform(ListFolder(path)) }.get().items) ?? []
         var html = ShareText.heading(names.last ?? node.name)
             + "<p><a href=\"/s/\(share.id)/zip\(suffix)\" download>\(LocalizedText("Download all as .zip", "全部下载为 .zip")(language))</a></p><ul>"
         if !names.isEmpty {
@@ -359,35 +385,4 @@ enum ShareText {
             + "img{max-width:100%}li{margin:.3rem 0}@media(prefers-color-scheme:dark){body{background:#1e1e1e;color:#ddd}a{color:#8ab4f8}}</style>"
             + "</head><body>" + body + "</body></html>"
     }
-}
-
-/// Counts failed passwords per share and client, and makes the client wait past five.
-final class ShareAttempts: Sendable {
-    private struct Record { var failures = 0; var until = Date.distantPast }
-    private let records = Mutex<[String: Record]>([:])
-
-    /// Seconds to wait before the next try, or `nil` when a try may be made now.
-    func wait(for key: String, now: Date = Date()) -> Int? {
-        records.withLock { records in
-            guard let record = records[key], record.until > now else { return nil }
-            return Int(record.until.timeIntervalSince(now).rounded(.up))
-        }
-    }
-
-    func failed(_ key: String, now: Date = Date()) {
-        records.withLock { records in
-            var record = records[key] ?? Record()
-            record.failures += 1
-            if record.failures >= 5 {
-                record.until = now.addingTimeInterval(min(3600, 60 * pow(2, Double(record.failures - 5))))
-            }
-            records[key] = record
-            // Bounded: the oldest lockouts go first when many clients fail.
-            if records.count > 10_000, let oldest = records.min(by: { $0.value.until < $1.value.until })?.key {
-                records[oldest] = nil
-            }
-        }
-    }
-
-    func succeeded(_ key: String) { records.withLock { $0[key] = nil } }
 }

@@ -86,37 +86,21 @@ extension WebHandler {
         }
     }
 
-    /// The body of a `PATCH`, appended as it arrives; whatever arrived before a connection
-    /// dropped is kept, for the next `PATCH` to go on from.
+    /// The body of a `PATCH`, appended as it arrives by one operation of the web session
+    /// (``AppendUploadStream``, which audits where it began and what it brought); whatever
+    /// arrived before a connection dropped is kept, for the next `PATCH` to go on from.
     private func receiveTus(_ connection: UnsafeMutableRawPointer, id: String, from start: Int64, status: UploadStatus,
                             base: String, language: Language) -> Int32 {
         let session = self.session
-        var offset = start
-        var buffer = [UInt8](repeating: 0, count: 1 << 20)
-        var filled = 0
-        func flush() -> CofferError? {
-            guard filled > 0 else { return nil }
-            let (at, bytes) = (offset, Array(buffer[..<filled]))
-            if case .failure(let error) = blocking({ () async throws(CofferError) in
-                try await session.perform(AppendUpload(id, offset: at, bytes: bytes))
-            }) { return error }
-            offset += Int64(filled)
-            filled = 0
-            return nil
+        let body = RequestBody(connection)
+        let appended = blocking { () async throws(CofferError) in
+            try await session.perform(AppendUploadStream(id, offset: start, body: body, destination: status.destination))
         }
-        while true {
-            let count = buffer.withUnsafeMutableBytes { raw in
-                coffer_web_read(connection, raw.baseAddress! + filled, raw.count - filled)
-            }
-            if count > 0 { filled += Int(count) }
-            if count <= 0 || filled == buffer.count {
-                if let error = flush() { return failure(connection, error, language: language) }
-            }
-            if count <= 0 { break }
+        let offset: Int64
+        switch appended {
+        case .success(let received): offset = received
+        case .failure(let error): return failure(connection, error, language: language)
         }
-        // Where each PATCH began and what it brought, for whoever follows an upload that resumed.
-        service.audit?.record(frontEnd: "web", method: "tusPatch", paths: [status.destination.description], outcome: "ok",
-                              extra: ["upload": id, "offset": String(start), "bytes": String(offset - start)])
         if let expected = status.expectedSize, offset == expected {
             if case .failure(let error) = blocking({ () async throws(CofferError) in try await session.perform(CommitUpload(id)) }) {
                 return failure(connection, error, language: language)
@@ -147,5 +131,17 @@ extension WebHandler {
             if let value { values[String(key)] = value }
         }
         return values
+    }
+}
+
+/// A request's body as CivetWeb reads it, for an operation that takes it as it arrives. Used
+/// only while its request is being answered (CivetWeb's thread waits for the operation).
+struct RequestBody: IncomingBytes, @unchecked Sendable {
+    private let connection: UnsafeMutableRawPointer
+
+    init(_ connection: UnsafeMutableRawPointer) { self.connection = connection }
+
+    func read(into buffer: UnsafeMutableRawBufferPointer) -> Int {
+        Int(coffer_web_read(connection, buffer.baseAddress, buffer.count))
     }
 }

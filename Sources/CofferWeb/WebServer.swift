@@ -119,6 +119,7 @@ public enum WebServer {
         await handler.stopAll()
         // Downloads and thumbnails under way stop now, so CivetWeb's workers are free to end.
         handler.session.stopWork()
+        for visitor in handler.visitors.withLock({ Array($0.values) }) { visitor.stopWork() }
         coffer_web_stop(server)
         await handler.session.close()
         await service.releaseBackgroundWork()
@@ -147,7 +148,9 @@ final class WebHandler: @unchecked Sendable {
         var generator = SystemRandomNumberGenerator()
         return (0..<32).map { _ in UInt8.random(in: .min ... .max, using: &generator) }
     }()
-    let shareAttempts = ShareAttempts()
+    /// The sessions of share-link visitors answered now (one per request), by number: a
+    /// server that stops stops their work too.
+    let visitors = Mutex<[Int: Session]>([:])
 
     init(service: FileService, configuration: WebServer.Configuration, token: String, store: AccessToken) throws(CofferError) {
         self.service = service
@@ -310,10 +313,11 @@ final class WebHandler: @unchecked Sendable {
 
     /// Runs `body` as work of the HTTP session and waits for it here, on CivetWeb's thread;
     /// stopping the server cancels it (a thumbnail's decoder is killed), so no worker is held.
-    func blocking<T: Sendable>(_ body: @escaping @Sendable () async throws(CofferError) -> T) -> Result<T, CofferError> {
+    func blocking<T: Sendable>(in session: Session? = nil,
+                               _ body: @escaping @Sendable () async throws(CofferError) -> T) -> Result<T, CofferError> {
         let done = DispatchSemaphore(value: 0)
         let result = Mutex<Result<T, CofferError>?>(nil)
-        session.start {
+        (session ?? self.session).start {
             let outcome = await Result<T, CofferError>(catching: body)
             result.withLock { $0 = outcome }
             done.signal()

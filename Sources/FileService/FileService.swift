@@ -34,10 +34,12 @@ public actor FileService {
     nonisolated let favouriteStore: JSONListStore<Favourite>?
     /// Where share links are kept (beside the bookmarks); `nil` keeps none.
     nonisolated let shareStore: JSONListStore<Share>?
+    /// Wrong share-link passwords, per share and client, while the service runs.
+    nonisolated let shareAttempts = ShareAttempts()
     /// Uploads in progress; `nil` when the service has nowhere to keep them.
     nonisolated let uploadRegistry: UploadRegistry?
     /// Where sessions record the operations that changed something; `nil` records nothing.
-    public nonisolated let audit: AuditLog?
+    nonisolated let audit: AuditLog?
     /// The name index of one mount (`files:` in a standard container); `nil`: searches walk.
     nonisolated let searchIndex: SearchIndex?
     /// Background work kept going while long-lived sessions are open.

@@ -5,7 +5,8 @@ import Foundation
 import Testing
 
 /// The pieces of share links that need no server: the multipart reader fed in pieces of every
-/// size, identifiers, expiries and states, and the rate limit on passwords.
+/// size, identifiers, expiries and states (the rate limit on passwords is the service's:
+/// `ShareVisitTests`).
 struct SharingRulesTests {
     func body(_ files: [(String, [UInt8])], boundary: String = "XyZ") -> [UInt8] {
         var bytes: [UInt8] = Array("preamble\r\n".utf8)
@@ -69,19 +70,5 @@ struct SharingRulesTests {
         #expect(share.state(at: now.addingTimeInterval(61)) == .expired)
         share.downloads = 2
         #expect(share.state(at: now) == .exhausted)
-    }
-
-    @Test func wrongPasswordsMakeAClientWaitLongerEachTime() {
-        let attempts = ShareAttempts()
-        let now = Date()
-        for _ in 0..<4 { attempts.failed("s c", now: now) }
-        #expect(attempts.wait(for: "s c", now: now) == nil)
-        attempts.failed("s c", now: now)
-        #expect(attempts.wait(for: "s c", now: now) == 60)
-        #expect(attempts.wait(for: "s other", now: now) == nil, "another client is not held back")
-        attempts.failed("s c", now: now)
-        #expect(attempts.wait(for: "s c", now: now) == 120)
-        attempts.succeeded("s c")
-        #expect(attempts.wait(for: "s c", now: now) == nil)
     }
 }

@@ -18,6 +18,19 @@ struct RPCSocketEndToEndTests {
         return server
     }
 
+    /// Expects the server to have said, on standard output, that it is ready. The line may
+    /// reach the test's reader after the socket accepts: it is waited for, within a deadline.
+    func expectSaidReady(_ server: RPCProcess, sourceLocation: SourceLocation = #_sourceLocation) {
+        let ready = "Coffer is serving JSON-RPC at unix:\(socketPath)"
+        let deadline = Date().addingTimeInterval(15)
+        var said = server.frames.map { String(decoding: $0, as: UTF8.self) }
+        while !said.contains(ready) && Date() < deadline {
+            usleep(10_000)
+            said = server.frames.map { String(decoding: $0, as: UTF8.self) }
+        }
+        #expect(said.contains(ready), "\(said)", sourceLocation: sourceLocation)
+    }
+
     /// A server with a 6 GiB file to copy, and a client copying it (seen under way): what
     /// happens to the copy is then the test's.
     func copyUnderWay() throws -> (server: RPCProcess, client: RPCSocketClient, copy: Int) {
@@ -263,8 +276,7 @@ struct RPCSocketEndToEndTests {
         #expect(second.status == 2)
         #expect(second.errors.contains("already listening"))
         // It said it was ready, on standard output, as serve and mcp --listen do.
-        let said = server.frames.map { String(decoding: $0, as: UTF8.self) }
-        #expect(said.contains("Coffer is serving JSON-RPC at unix:\(socketPath)"), "\(said)")
+        expectSaidReady(server)
         server.signal(SIGTERM)
         #expect(try server.waitForExit() == 0)
         #expect(lstat(socketPath, &info) != 0)
@@ -307,8 +319,7 @@ struct RPCSocketEndToEndTests {
         let client = try RPCSocketClient(path: socketPath)
         #expect(result(try client.initialize()) != nil)
         // It said it was ready, on standard output, as serve and mcp --listen do.
-        let said = server.frames.map { String(decoding: $0, as: UTF8.self) }
-        #expect(said.contains("Coffer is serving JSON-RPC at unix:\(socketPath)"), "\(said)")
+        expectSaidReady(server)
         server.signal(SIGTERM)
         #expect(try server.waitForExit() == 0)
         #expect(lstat(socketPath, &info) != 0)

@@ -60,12 +60,7 @@ struct Initialize: RPCMethod {
         }
         let limits = context.limits
         let defaults = session.defaults
-        let conflicts = defaults.conflicts.mapValues { choice in
-            switch choice {
-            case .ask: "ask"
-            case .policy(let policy): policy.rawValue
-            }
-        }
+        let conflicts = defaults.conflicts.mapValues(\.name)
         return Result(serverInfo: context.server, protocolVersion: 1, mounts: mounts,
                       limits: .init(maxMessageBytes: limits.maxMessageBytes, maxInlineBytes: context.inlineLimit,
                                     maxChunkBytes: limits.maxChunkBytes, maxRequestsInFlight: limits.maxRequestsInFlight,

@@ -81,10 +81,8 @@ struct ConflictParam: Decodable, Sendable {
     var choice: ConflictChoice
     init(from decoder: any Decoder) throws {
         let text = try decoder.singleValueContainer().decode(String.self)
-        if text == "ask" {
-            choice = .ask
-        } else if let policy = ConflictPolicy(rawValue: text) {
-            choice = .policy(policy)
+        if let named = ConflictChoice(name: text) {
+            choice = named
         } else {
             throw DecodingError.dataCorruptedError(in: try decoder.singleValueContainer(),
                                                    debugDescription: "must be one of fail, keepBoth, replace, replaceFolder or ask")

@@ -39,8 +39,7 @@ struct EditFile: MCPTool {
             let written = usesCRLF ? after.replacingOccurrences(of: "\n", with: "\r\n") : after
             // Saved over exactly the text the edits were applied to: a write by another
             // program in between makes it `changedSinceRead`, never lost.
-            _ = try await context.perform(WriteFile(path, bytes: Array(written.utf8), conflict: .policy(.replace),
-                                                    ifVersion: piece.version))
+            _ = try await context.perform(WriteFile(path, bytes: Array(written.utf8), ifVersion: piece.version))
         }
         return ToolOutput(text: "```diff\n\(diff)```\n", fields: ["diff": .string(diff), "applied": .bool(!dryRun && after != before)])
     }

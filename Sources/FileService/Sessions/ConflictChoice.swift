@@ -13,6 +13,26 @@ public enum ConflictChoice: Sendable, Hashable {
     public static let keepBoth = ConflictChoice.policy(.keepBoth)
     public static let replace = ConflictChoice.policy(.replace)
     public static let replaceFolder = ConflictChoice.policy(.replaceFolder)
+
+    /// The choice a request names: a ``ConflictPolicy``'s raw value (`fail`, `keepBoth`,
+    /// `replace`, `replaceFolder`) or `ask`; `nil` for any other name.
+    public init?(name: String) {
+        if name == "ask" {
+            self = .ask
+        } else if let policy = ConflictPolicy(rawValue: name) {
+            self = .policy(policy)
+        } else {
+            return nil
+        }
+    }
+
+    /// Its name, as ``init(name:)`` reads it.
+    public var name: String {
+        switch self {
+        case .ask: "ask"
+        case .policy(let policy): policy.rawValue
+        }
+    }
 }
 
 /// Asked when a name is taken under ``ConflictChoice/ask``: the policy to try again with,

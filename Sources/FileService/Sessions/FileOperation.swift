@@ -13,6 +13,9 @@ public protocol FileOperation: Sendable {
     static var name: String { get }
     /// Whether it may change something; then every run is audited, failed ones too.
     static var changesFiles: Bool { get }
+    /// Whether every run is in the audit log: what changes something, and what a visitor
+    /// without the access token does (a share link's password tried, a shared file sent).
+    static var isAudited: Bool { get }
 
     /// What the audit log records of a run that ended with `outcome`: one record for most
     /// operations, one per item for those that act on several at once.
@@ -34,6 +37,7 @@ public protocol ImmediateOperation: FileOperation {
 
 extension FileOperation {
     public static var changesFiles: Bool { false }
+    public static var isAudited: Bool { changesFiles }
 
     public func auditedPaths(for outcome: Result<Output, CofferError>) -> [String] { [] }
 
@@ -50,6 +54,9 @@ public struct AuditRecord: Sendable, Hashable {
     public var outcome: String
     /// The trash IDs of what the operation's replaces moved to the trash.
     public var trashed: [String] = []
+    /// What else the line says (a share's ID, the bytes sent); the session adds its client's
+    /// address (``SessionOptions/client``).
+    public var extra: [String: String] = [:]
 
     public init(paths: [String], outcome: String) {
         self.paths = paths

@@ -47,14 +47,19 @@ public struct FrontEndDefaults: Sendable {
     /// search walks at most 20,000 items and says when it stopped.
     public static let mcp = FrontEndDefaults(conflicts: ["copy": .fail, "write": .replace], searchLimit: 100,
                                              walkLimit: 20_000)
+    /// A share link's visitor (`coffer serve`'s `/s/ID`): what a drop box receives is kept
+    /// beside a name taken (`report (2).pdf`), never over it, and nobody is asked — the one
+    /// who shared it is not there. A folder share's listing is shown whole.
+    public static let share = FrontEndDefaults(conflicts: ["beginUpload": .policy(.keepBoth)])
 
-    /// The table's row for the front end named `frontEnd` (`repl`, `rpc`, `web`, `mcp`); another
+    /// The table's row for the front end named `frontEnd` (`repl`, `rpc`, `web`, `mcp`, `share`); another
     /// front end — an application's own — gets `rpc`'s.
     public static func standard(for frontEnd: String) -> FrontEndDefaults {
         switch frontEnd {
         case "repl": .repl
         case "web": .web
         case "mcp": .mcp
+        case "share": .share
         default: .rpc
         }
     }

@@ -19,6 +19,10 @@ public final class Session: Sendable {
     public let service: FileService
     /// Who is asking, as the audit log records it.
     public let frontEnd: String
+    /// Where the visitor asks from, as the audit log records it (``SessionOptions/client``).
+    public let client: String?
+    /// The share link a visitor came by (``SessionOptions/share``).
+    public let share: String?
     /// This session's number among the service's, from 1.
     public let number: Int
     /// The host folders the session may use (canonical paths), or `nil` for anywhere the
@@ -45,6 +49,8 @@ public final class Session: Sendable {
     init(service: FileService, options: SessionOptions, number: Int, hostPolicy: HostAccessPolicy) {
         self.service = service
         self.frontEnd = options.frontEnd
+        self.client = options.client
+        self.share = options.share
         self.number = number
         self.isLongLived = options.isLongLived
         self.defaults = options.defaults
@@ -96,7 +102,7 @@ public final class Session: Sendable {
             throw error
         }
         let context = OperationContext(session: self, progress: progress)
-        guard Operation.changesFiles else { return try await made.run(in: context) }
+        guard Operation.isAudited else { return try await made.run(in: context) }
         let replaced = ReplacedItems()
         let outcome: Result<Operation.Output, CofferError> = await ReplacedItems.$current.withValue(replaced) {
             do throws(CofferError) {
@@ -119,7 +125,7 @@ public final class Session: Sendable {
     /// (``ImmediateOperation``); `nil` where it would have to wait, for ``perform(_:progress:)``.
     /// Only reads qualify: nothing is audited, and nothing is left to cancel.
     public func performImmediately<Operation: ImmediateOperation>(_ operation: Operation) throws(CofferError) -> Operation.Output? {
-        guard !Operation.changesFiles else { return nil }
+        guard !Operation.isAudited else { return nil }
         return try operation.runImmediately(in: service)
     }
 
@@ -128,14 +134,17 @@ public final class Session: Sendable {
     /// ``perform(_:progress:)`` does this when making the operation throws; a front end that
     /// reads several paths before it can make any operation calls it itself.
     public func recordUnmade<Operation: FileOperation>(_ operation: Operation.Type, because error: CofferError) {
-        if Operation.changesFiles { record(operation, [AuditRecord(paths: [], outcome: error.kind.identifier)]) }
+        if Operation.isAudited { record(operation, [AuditRecord(paths: [], outcome: error.kind.identifier)]) }
     }
 
     private func record<Operation: FileOperation>(_ operation: Operation.Type, _ records: [AuditRecord]) {
         guard let audit = service.audit else { return }
         for record in records {
+            var extra = record.extra
+            if let client { extra["client"] = client }
+            if let share { extra["share"] = share }
             audit.record(frontEnd: frontEnd, method: Operation.name, paths: record.paths, outcome: record.outcome,
-                         trashed: record.trashed)
+                         trashed: record.trashed, extra: extra)
         }
     }
 

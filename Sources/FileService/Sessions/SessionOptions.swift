@@ -18,10 +18,19 @@ public struct SessionOptions: Sendable {
     /// What requests that leave a choice out mean: the standard table's row for `frontEnd`
     /// unless given (``FrontEndDefaults``).
     public var defaults: FrontEndDefaults
+    /// Where the one asking connects from (a share link's visitor: the socket's address, or
+    /// the first of `X-Forwarded-For` behind a proxy the user set up), for the audit log;
+    /// `nil` for a front end on this machine.
+    public var client: String?
+    /// The share link a visitor came by (its ID), for the audit log; `nil` for everyone else.
+    public var share: String?
 
     public init(frontEnd: String, language: Language = .english, hostAccess: HostAccess = .nowhere,
-                isLongLived: Bool = false, defaults: FrontEndDefaults? = nil) {
+                isLongLived: Bool = false, defaults: FrontEndDefaults? = nil, client: String? = nil,
+                share: String? = nil) {
         self.frontEnd = frontEnd
+        self.client = client
+        self.share = share
         self.language = language
         self.hostAccess = hostAccess
         self.isLongLived = isLongLived

@@ -29,13 +29,13 @@ extension FileService {
     }
 
     /// Every share, oldest first.
-    public func shares() async throws(CofferError) -> [Share] {
+    func shares() async throws(CofferError) -> [Share] {
         let store = try requireShareStore()
         return try await BlockingIO.run { _ throws(CofferError) in store.load() }
     }
 
     /// The share `id`, if there is one (revoked ones are gone).
-    public func share(_ id: String) async -> Share? {
+    func share(_ id: String) async -> Share? {
         guard Share.isWellFormedID(id), let store = shareStore else { return nil }
         return try? await BlockingIO.run { _ throws(CofferError) in store.load().first { $0.id == id } }
     }
@@ -55,7 +55,7 @@ extension FileService {
 
     /// Counts a finished download of share `id`, under the store's lock; returns the share as
     /// it is now (`nil` when it was revoked meanwhile).
-    public func countDownload(of id: String) async -> Share? {
+    func countDownload(of id: String) async -> Share? {
         guard let store = shareStore else { return nil }
         return try? await BlockingIO.run { _ throws(CofferError) -> Share? in
             try store.update { (shares: inout [Share]) throws(CofferError) -> Share? in
@@ -71,7 +71,7 @@ extension FileService {
     /// file; in a folder share no name may be `..`, `.`, empty or hold a `/` or NUL (checked as
     /// any name is), and no item on the way may be a link, whatever it points to (inside the
     /// mount or not: a link could name a sibling the share does not cover).
-    public func sharedItem(_ share: Share, _ components: [String]) async throws(CofferError) -> FileNode {
+    func sharedItem(_ share: Share, _ components: [String]) async throws(CofferError) -> FileNode {
         guard let root = share.virtualPath else { throw CofferError(.noSuchFile) }
         if !share.isFolder && !components.isEmpty { throw CofferError(.noSuchFile) }
         var path = root

@@ -1,0 +1,66 @@
+import CofferCore
+import CofferRuntime
+
+/// Bytes arriving from a client as it sends them: a request's body.
+public protocol IncomingBytes: Sendable {
+    /// Waits for bytes and puts up to `buffer.count` of them at its start.
+    /// - Returns: how many; 0 at the end of the body; a negative number when it was cut off.
+    func read(into buffer: UnsafeMutableRawBufferPointer) -> Int
+}
+
+/// Appends a whole request body to an upload from `offset` (what was received so far), a
+/// piece at a time as it arrives: tus's `PATCH`. What arrived before the body was cut off is
+/// kept, for the next request to go on from. Audited with the upload, where the body began
+/// and what it brought, for whoever follows an upload that resumed.
+/// - Returns: the bytes received so far, this body's included.
+public struct AppendUploadStream: FileOperation {
+    public static let name = "appendUploadStream"
+    public static let isAudited = true
+    /// How much is read before it is appended.
+    public static let pieceSize = 1 << 20
+
+    public var id: String
+    public var offset: Int64
+    public var body: any IncomingBytes
+    /// Where the upload goes, for the audit line.
+    public var destination: VirtualPath
+
+    public init(_ id: String, offset: Int64, body: any IncomingBytes, destination: VirtualPath) {
+        self.id = id
+        self.offset = offset
+        self.body = body
+        self.destination = destination
+    }
+
+    public func run(in context: OperationContext) async throws(CofferError) -> Int64 {
+        let (service, session, body) = (context.service, context.session, self.body)
+        var received = offset
+        while true {
+            let (piece, ended) = try await BlockingIO.run { flag throws(CofferError) -> ([UInt8], Bool) in
+                var piece = [UInt8](repeating: 0, count: Self.pieceSize)
+                var filled = 0
+                while filled < piece.count {
+                    try flag.check(nil)
+                    let count = piece.withUnsafeMutableBytes { raw in
+                        body.read(into: UnsafeMutableRawBufferPointer(rebasing: raw[filled...]))
+                    }
+                    if count <= 0 { return (Array(piece[..<filled]), true) }
+                    filled += count
+                }
+                return (piece, false)
+            }
+            if !piece.isEmpty {
+                received = try await service.appendUpload(id, offset: received, bytes: piece, owner: session.number,
+                                                          resumeKey: session.frontEnd)
+            }
+            if ended { return received }
+        }
+    }
+
+    public func auditRecords(for outcome: Result<Int64, CofferError>) -> [AuditRecord] {
+        var record = AuditRecord(paths: [destination.description], outcome: outcome)
+        record.extra = ["upload": id, "offset": String(offset)]
+        if case .success(let received) = outcome { record.extra["bytes"] = String(received - offset) }
+        return record.paths.isEmpty ? [] : [record]
+    }
+}
