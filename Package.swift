@@ -15,6 +15,7 @@ let package = Package(
         .library(name: "CofferRPC", targets: ["CofferRPC"]),
         .library(name: "CofferMCP", targets: ["CofferMCP"]),
         .library(name: "CofferWeb", targets: ["CofferWeb"]),
+        .library(name: "CofferHTTPServer", targets: ["CofferHTTPServer"]),
         .library(name: "CofferS3", targets: ["CofferS3"]),
         .library(name: "CofferTransfers", targets: ["CofferTransfers"]),
         .library(name: "CofferPreview", targets: ["CofferPreview"]),
@@ -83,13 +84,17 @@ let package = Package(
                                                      "CofferPreview", "CCofferSystem"]),
         // The JSON-RPC front end (`coffer rpc`): on standard I/O, or a Unix socket for many clients.
         .target(name: "CofferRPC", dependencies: ["CofferCore", "CofferJSONRPC", "FileService", "CofferTransfers"]),
+        // Coffer's one HTTP server (issue 49): CivetWeb started and stopped, requests and answers,
+        // bodies read within bounds, the status of every error kind. Every HTTP front end is a set
+        // of routes on it; nothing else imports the CivetWeb shim.
+        .target(name: "CofferHTTPServer", dependencies: ["CofferCore", "CofferRuntime", "CCivetWeb"]),
         // The Model Context Protocol front end (`coffer mcp`): a dialect and methods over CofferJSONRPC's connection.
         .target(name: "CofferMCP", dependencies: ["CofferCore", "CofferJSONRPC", "FileService", "CofferTransfers", "CofferPreview",
-                                                "CofferRuntime", "CCivetWeb"],
+                                                "CofferRuntime", "CofferHTTPServer"],
                 resources: [.embedInCode("tools.json")]),
         // The web front end (`coffer serve`, issue 22): the page, files over HTTP, JSON-RPC over a WebSocket.
         .target(name: "CofferWeb",
-                dependencies: ["CofferCore", "CofferJSONRPC", "CofferRuntime", "FileService", "CofferPreview", "CCivetWeb",
+                dependencies: ["CofferCore", "CofferJSONRPC", "CofferRuntime", "FileService", "CofferPreview", "CofferHTTPServer",
                                "CCofferArchive"],
                 resources: ["index.html", "app.css", "app.js", "bridge.js", "common.js", "dialogs.js", "preview.js", "uploads.js", "words.js"]
                     .map { .embedInCode("Page/\($0)") }),
@@ -171,7 +176,9 @@ let package = Package(
         .testTarget(name: "CofferPreviewTests",
                     dependencies: ["CofferPreview", "CofferCore", "CofferInMemory", "CofferBackends", "FileService",
                                    "CofferTestSupport"]),
-        .testTarget(name: "CofferWebTests", dependencies: ["CofferWeb", "CofferCore", "CofferRuntime", "FileService", "CofferTestSupport"]),
+        .testTarget(name: "CofferHTTPServerTests", dependencies: ["CofferHTTPServer", "CofferCore", "CofferTestSupport"]),
+        .testTarget(name: "CofferWebTests", dependencies: ["CofferWeb", "CofferHTTPServer", "CofferCore", "CofferRuntime", "FileService",
+                                                          "CofferTestSupport"]),
         .testTarget(name: "CofferREPLTests", dependencies: ["CofferREPL", "CofferCore", "CofferRuntime", "CofferTestSupport"]),
         .testTarget(
             name: "EndToEndTests",

@@ -86,7 +86,7 @@ def patches():
         with open(AUDIT) as log:
             for line in log:
                 entry = json.loads(line)
-                if entry.get("method") == "tusPatch":
+                if entry.get("method") == "appendUploadStream":
                     found.append((entry["upload"], int(entry["offset"]), int(entry["bytes"])))
     return found
 

@@ -1,5 +1,5 @@
-import CCivetWeb
 import CofferCore
+import CofferHTTPServer
 import CofferPreview
 import CofferRuntime
 import FileService
@@ -23,25 +23,24 @@ import Synchronization
 /// link is followed (``FileService/sharedItem(_:_:)``). Every access is in
 /// the audit log: the share, the client's address, the item, the bytes sent.
 extension WebHandler {
-    func shareRequest(_ connection: UnsafeMutableRawPointer, _ request: coffer_web_request, path: String,
-                      method: String) -> Int32 {
-        let language = language(of: request)
-        var parts = path.split(separator: "/", omittingEmptySubsequences: false).dropFirst(2).map(String.init)
-        guard let id = parts.first, Share.isWellFormedID(id) else { return sharePage(connection, 404, gone(language)) }
+    func shareRequest(_ exchange: HTTPExchange) -> Int {
+        let language = language(of: exchange)
+        var parts = exchange.path.split(separator: "/", omittingEmptySubsequences: false).dropFirst(2).map(String.init)
+        guard let id = parts.first, Share.isWellFormedID(id) else { return sharePage(exchange, 404, gone(language)) }
         parts.removeFirst()
         if parts.last == "" { parts.removeLast() }
-        return visiting(connection, request, share: id) { visitor in
-            shareRequest(connection, request, id: id, parts: parts, method: method, visitor: visitor, language: language)
+        return visiting(exchange, share: id) { visitor in
+            shareRequest(exchange, id: id, parts: parts, visitor: visitor, language: language)
         }
     }
 
     /// Runs `body` in a session of the visitor's own (front end `share`, with the client's
     /// address and the share's ID for the audit log), closed when it returns.
-    private func visiting(_ connection: UnsafeMutableRawPointer, _ request: coffer_web_request, share id: String,
-                          _ body: (Session) -> Int32) -> Int32 {
-        let options = SessionOptions(frontEnd: "share", language: language(of: request), client: clientAddress(request), share: id)
+    private func visiting(_ exchange: HTTPExchange, share id: String, _ body: (Session) -> Int) -> Int {
+        let client = HTTPRules.client(of: exchange, trustingForwardedFor: configuration.trustsForwardedFor)
+        let options = SessionOptions(frontEnd: "share", language: language(of: exchange), client: client, share: id)
         let visitor: Session
-        do { visitor = try service.openSession(options) } catch { return failure(connection, error, language: options.language) }
+        do { visitor = try service.openSession(options) } catch { return failure(exchange, error, language: options.language) }
         visitors.withLock { $0[visitor.number] = visitor }
         defer {
             visitors.withLock { $0[visitor.number] = nil }
@@ -56,36 +55,37 @@ extension WebHandler {
         return body(visitor)
     }
 
-    private func shareRequest(_ connection: UnsafeMutableRawPointer, _ request: coffer_web_request, id: String, parts: [String],
-                              method: String, visitor: Session, language: Language) -> Int32 {
+    private func shareRequest(_ exchange: HTTPExchange, id: String, parts: [String], visitor: Session,
+                              language: Language) -> Int {
+        let method = exchange.method
         guard case .success(let share) = blocking(in: visitor, { () async throws(CofferError) in
             try await visitor.perform(OpenShare(id))
-        }) else { return sharePage(connection, 404, gone(language)) }
+        }) else { return sharePage(exchange, 404, gone(language)) }
         switch share.state() {
         case .active: break
-        case .expired, .exhausted: return sharePage(connection, 410, ended(language))
+        case .expired, .exhausted: return sharePage(exchange, 410, ended(language))
         }
         if method == "POST" {
-            let type = request.content_type.map { String(cString: $0).lowercased() } ?? ""
+            let type = exchange.contentType?.lowercased() ?? ""
             if type.hasPrefix("application/x-www-form-urlencoded") && share.password != nil {
-                return unlock(connection, request, share, visitor: visitor, language: language)
+                return unlock(exchange, share, visitor: visitor, language: language)
             }
-            guard isUnlocked(request, share) else { return sharePage(connection, 403, passwordForm(share, language, wrong: false)) }
+            guard isUnlocked(exchange, share) else { return sharePage(exchange, 403, passwordForm(share, language, wrong: false)) }
             guard share.allowsUpload, type.hasPrefix("multipart/form-data") else {
-                return sharePage(connection, 405, ShareText.paragraph(LocalizedText("This link takes no uploads.", "此链接不接受上传。")(language)))
+                return sharePage(exchange, 405, ShareText.paragraph(LocalizedText("This link takes no uploads.", "此链接不接受上传。")(language)))
             }
-            return receive(connection, request, share, visitor: visitor, language: language)
+            return receive(exchange, share, visitor: visitor, language: language)
         }
         guard method == "GET" || method == "HEAD" else {
-            return sharePage(connection, 405, ShareText.paragraph("GET, HEAD and POST only."))
+            return sharePage(exchange, 405, ShareText.paragraph("GET, HEAD and POST only."))
         }
-        guard isUnlocked(request, share) else {
-            return sharePage(connection, parts.isEmpty ? 200 : 403, passwordForm(share, language, wrong: false))
+        guard isUnlocked(exchange, share) else {
+            return sharePage(exchange, parts.isEmpty ? 200 : 403, passwordForm(share, language, wrong: false))
         }
         if share.allowsUpload {
             // A drop box shows nothing of what it holds: others' uploads are theirs.
-            guard parts.isEmpty else { return sharePage(connection, 404, gone(language)) }
-            return sharePage(connection, 200, dropBox(share, language, received: []))
+            guard parts.isEmpty else { return sharePage(exchange, 404, gone(language)) }
+            return sharePage(exchange, 200, dropBox(share, language, received: []))
         }
         let action = parts.first ?? "p"
         // CivetWeb has decoded the path once (`%2F` is a separator by now, and a `%00` ends it
@@ -94,49 +94,39 @@ extension WebHandler {
         let node: FileNode
         switch blocking(in: visitor, { () async throws(CofferError) in try await visitor.perform(FindSharedItem(share, names: names)) }) {
         case .success(let item): node = item
-        case .failure: return sharePage(connection, 404, gone(language))
+        case .failure: return sharePage(exchange, 404, gone(language))
         }
         switch action {
-        case "p": return sharePage(connection, 200, itemPage(share, node, names, visitor: visitor, language))
+        case "p": return sharePage(exchange, 200, itemPage(share, node, names, visitor: visitor, language))
         case "raw":
-            guard node.kind == .file else { return sharePage(connection, 404, gone(language)) }
-            return sendShared(connection, request, share, node, visitor: visitor)
+            guard node.kind == .file else { return sharePage(exchange, 404, gone(language)) }
+            return sendShared(exchange, share, node, visitor: visitor)
         case "zip":
-            guard node.kind != .file else { return sharePage(connection, 404, gone(language)) }
+            guard node.kind != .file else { return sharePage(exchange, 404, gone(language)) }
             // A whole zip counts as a download of the share, as a whole file does: just
             // before its last bytes go, so the next request already sees it.
             var ended = false
             let folder = node.path
-            let (status, sent) = sendZip(connection, of: node, named: names.last ?? node.name, in: visitor) { sent in
+            let (status, sent) = sendZip(exchange, of: node, named: names.last ?? node.name, in: visitor) { sent in
                 ended = true
                 _ = self.blocking(in: visitor) { () async throws(CofferError) in
                     try await visitor.perform(EndSharedZip(share, folder: folder, .complete(bytes: sent)))
                 }
             }
             if !ended {
-                let end: SharedDownloadEnd = status < 400 ? .partial(bytes: sent) : .refused(status: Int(status))
+                let end: SharedDownloadEnd = status < 400 ? .partial(bytes: sent) : .refused(status: status)
                 _ = blocking(in: visitor) { () async throws(CofferError) in try await visitor.perform(EndSharedZip(share, folder: folder, end)) }
             }
             return status
         case "thumb":
-            guard node.kind == .file else { return respond(connection, 404, text: "") }
-            return thumbnail(connection, of: node.path, pixels: ThumbnailSize.normal.pixels, in: visitor, language: language)
+            guard node.kind == .file else { return respond(exchange, 404, text: "") }
+            return thumbnail(exchange, of: node.path, pixels: ThumbnailSize.normal.pixels, in: visitor, language: language)
         default:
-            return sharePage(connection, 404, gone(language))
+            return sharePage(exchange, 404, gone(language))
         }
     }
 
     // MARK: Who asks
-
-    /// The client's address: the socket's, or with ``WebServer/Configuration/trustsForwardedFor``
-    /// (behind a reverse proxy the user configured) the first of `X-Forwarded-For`.
-    func clientAddress(_ request: coffer_web_request) -> String {
-        if configuration.trustsForwardedFor, let forwarded = request.forwarded_for.map({ String(cString: $0) }),
-           let first = forwarded.split(separator: ",").first?.trimmingCharacters(in: .whitespaces), !first.isEmpty {
-            return first
-        }
-        return request.remote_address.map { String(cString: $0) } ?? "?"
-    }
 
     private func cookieName(_ share: Share) -> String { "coffer-share-" + share.id }
 
@@ -148,34 +138,31 @@ extension WebHandler {
         return Digest.hex(mac)
     }
 
-    private func isUnlocked(_ request: coffer_web_request, _ share: Share) -> Bool {
+    private func isUnlocked(_ exchange: HTTPExchange, _ share: Share) -> Bool {
         guard share.password != nil else { return true }
-        guard let expected = unlockedValue(share),
-              let shown = Self.value(coffer_web_cookie_value, request.cookie, cookieName(share)) else { return false }
+        guard let expected = unlockedValue(share), let shown = exchange.cookie(cookieName(share)) else { return false }
         return AccessToken.same(shown, expected)
     }
 
     /// The password posted, tried by the visitor's session (``UnlockShare``: wrong ones are
     /// counted, and past five the client waits); the cookie that keeps it unlocked.
-    private func unlock(_ connection: UnsafeMutableRawPointer, _ request: coffer_web_request, _ share: Share,
-                        visitor: Session, language: Language) -> Int32 {
-        let body = readBody(connection, request, limit: 4096) ?? []
-        let form = String(decoding: body, as: UTF8.self)
-        let password = Self.value(coffer_web_query_value, form, "password") ?? ""
+    private func unlock(_ exchange: HTTPExchange, _ share: Share, visitor: Session, language: Language) -> Int {
+        let body = exchange.readBody(limit: 4096) ?? []
+        let password = HTTPExchange.formValue(String(decoding: body, as: UTF8.self), "password") ?? ""
         let tried = blocking(in: visitor) { () async throws(CofferError) in
             try await visitor.perform(UnlockShare(share, password: password))
         }
         switch tried {
         case .success(.wait(let seconds)):
-            return sharePage(connection, 429, ShareText.paragraph(LocalizedText(
+            return sharePage(exchange, 429, ShareText.paragraph(LocalizedText(
                 "Too many wrong passwords: try again in \(seconds) s.", "密码错误次数过多：请 \(seconds) 秒后再试。")(language)),
                 headers: "Retry-After: \(seconds)\r\n")
         case .success(.unlocked):
             guard let value = unlockedValue(share) else { fallthrough }
             let cookie = "Set-Cookie: \(cookieName(share))=\(value); Path=/s/\(share.id); HttpOnly; SameSite=Lax\r\n"
-            return respond(connection, 303, text: "", headers: cookie + "Location: /s/\(share.id)\r\n")
+            return respond(exchange, 303, text: "", headers: cookie + "Location: /s/\(share.id)\r\n")
         case .success(.wrongPassword), .failure:
-            return sharePage(connection, 403, passwordForm(share, language, wrong: true))
+            return sharePage(exchange, 403, passwordForm(share, language, wrong: true))
         }
     }
 
@@ -184,18 +171,17 @@ extension WebHandler {
     /// The bytes of a shared file, as an attachment; a download counts when its last byte is
     /// sent (counted just before, so the next request already sees it), and the share is looked
     /// up again for every request, so a range asked for after it ended is refused.
-    private func sendShared(_ connection: UnsafeMutableRawPointer, _ request: coffer_web_request, _ share: Share,
-                            _ node: FileNode, visitor: Session) -> Int32 {
+    private func sendShared(_ exchange: HTTPExchange, _ share: Share, _ node: FileNode, visitor: Session) -> Int {
         var ended = false
         let item = node.path
-        let (status, sent, _) = sendFile(connection, request, at: item, attachment: true, in: visitor) { sent in
+        let (status, sent, _) = sendFile(exchange, at: item, attachment: true, in: visitor) { sent in
             ended = true
             _ = self.blocking(in: visitor) { () async throws(CofferError) in
                 try await visitor.perform(EndSharedDownload(share, item: item, .complete(bytes: sent)))
             }
         }
         if !ended {
-            let end: SharedDownloadEnd = status < 400 ? .partial(bytes: sent) : .refused(status: Int(status))
+            let end: SharedDownloadEnd = status < 400 ? .partial(bytes: sent) : .refused(status: status)
             _ = blocking(in: visitor) { () async throws(CofferError) in try await visitor.perform(EndSharedDownload(share, item: item, end)) }
         }
         return status
@@ -207,12 +193,11 @@ extension WebHandler {
     /// anything (the `share` front end's default keeps both: a name taken gets ` (2)`);
     /// nothing is listed back but what this request sent. Each file is an upload of the
     /// visitor's session, audited once as it lands.
-    private func receive(_ connection: UnsafeMutableRawPointer, _ request: coffer_web_request, _ share: Share,
-                         visitor session: Session, language: Language) -> Int32 {
+    private func receive(_ exchange: HTTPExchange, _ share: Share, visitor session: Session, language: Language) -> Int {
         guard let folder = share.virtualPath,
-              let type = request.content_type.map({ String(cString: $0) }),
+              let type = exchange.contentType,
               let boundary = MultipartReader.boundary(in: type)
-        else { return sharePage(connection, 400, ShareText.paragraph("A multipart form with files is expected.")) }
+        else { return sharePage(exchange, 400, ShareText.paragraph("A multipart form with files is expected.")) }
         var received: [String] = []
         var failure: CofferError?
         var reader = MultipartReader(boundary: boundary)
@@ -228,7 +213,7 @@ extension WebHandler {
             }
         }
         reading: while failure == nil {
-            let count = buffer.withUnsafeMutableBytes { coffer_web_read(connection, $0.baseAddress, $0.count) }
+            let count = buffer.withUnsafeMutableBytes { exchange.read(into: $0) }
             if count < 0 { failure = CofferError(.ioError, detail: "the upload was cut off"); break }
             // The body ending before the closing boundary cuts the file under way off: it is dropped.
             let events = count == 0 ? [] : reader.feed(buffer[..<Int(count)])
@@ -259,32 +244,17 @@ extension WebHandler {
             _ = blocking(in: session) { () async throws(CofferError) in try await session.perform(AbortUpload(id)) }
         }
         if let failure {
-            return sharePage(connection, 400, ShareText.paragraph(failure.userMessage(in: language).text)
+            return sharePage(exchange, 400, ShareText.paragraph(failure.userMessage(in: language).text)
                              + dropBox(share, language, received: received))
         }
-        return sharePage(connection, 200, dropBox(share, language, received: received))
-    }
-
-    /// The body of a request, up to `limit` bytes (`nil` past it).
-    private func readBody(_ connection: UnsafeMutableRawPointer, _ request: coffer_web_request, limit: Int) -> [UInt8]? {
-        var body: [UInt8] = []
-        var chunk = [UInt8](repeating: 0, count: 4096)
-        while true {
-            let count = chunk.withUnsafeMutableBytes { coffer_web_read(connection, $0.baseAddress, $0.count) }
-            if count <= 0 { return body }
-            body += chunk[..<Int(count)]
-            if body.count > limit { return nil }
-        }
+        return sharePage(exchange, 200, dropBox(share, language, received: received))
     }
 
     // MARK: Pages
 
-    private func sharePage(_ connection: UnsafeMutableRawPointer, _ status: Int32, _ body: String, headers: String = "") -> Int32 {
-        let html = Array(ShareText.document(body).utf8)
-        _ = coffer_web_respond(connection, status, Self.sharePolicy + headers + "Content-Type: text/html; charset=utf-8\r\n",
-                               Int64(html.count))
-        _ = html.withUnsafeBytes { coffer_web_write(connection, $0.baseAddress, $0.count) }
-        return status
+    private func sharePage(_ exchange: HTTPExchange, _ status: Int, _ body: String, headers: String = "") -> Int {
+        exchange.answer(status, Array(ShareText.document(body).utf8), type: "text/html; charset=utf-8",
+                        headers: Self.sharePolicy + headers)
     }
 
     /// No script at all; images and forms of this server only; never framed, never referred.

@@ -1,5 +1,5 @@
-import CCivetWeb
 import CofferCore
+import CofferHTTPServer
 import CofferJSONRPC
 import Dispatch
 import Foundation
@@ -9,25 +9,24 @@ import Foundation
 extension WebHandler {
     /// A socket may open when its `Host` is served, its `Origin` is the page's own (a page of
     /// another site is refused, whatever cookies its browser sends), and it shows the token.
-    func connect(_ connection: UnsafeMutableRawPointer, _ request: coffer_web_request) -> Int32 {
-        let host = request.host.map { String(cString: $0) }
-        guard !configuration.shareOnly, hostIsServed(host) else { return 1 }
-        if let origin = request.origin.map({ String(cString: $0) }), origin.lowercased() != "http://\(host!.lowercased())" {
-            return 1
-        }
-        guard let shown = shownToken(request, allowQuery: false), isCurrent(shown) else { return 1 }
-        let socket = WebSocketConnection(connection, token: shown, maxMessageBytes: configuration.limits.maxMessageBytes,
-                                         maxUnsentBytes: configuration.limits.maxPendingBytes)
-        let full = sockets.withLock { sockets -> Bool in
-            guard sockets.count < configuration.maxConnections else { return true }
-            sockets[UInt(bitPattern: connection)] = socket
+    func acceptsWebSocket(_ exchange: HTTPExchange, socket peer: WebSocketPeer) -> Bool {
+        let host = exchange.host
+        guard !configuration.shareOnly, hostIsServed(host) else { return false }
+        if let origin = exchange.origin, origin.lowercased() != "http://\(host!.lowercased())" {
             return false
         }
-        return full ? 1 : 0
+        guard let shown = shownToken(exchange, allowQuery: false), isCurrent(shown) else { return false }
+        let socket = WebSocketConnection(peer, token: shown, maxMessageBytes: configuration.limits.maxMessageBytes,
+                                         maxUnsentBytes: configuration.limits.maxPendingBytes)
+        return sockets.withLock { sockets -> Bool in
+            guard sockets.count < configuration.maxConnections else { return false }
+            sockets[peer] = socket
+            return true
+        }
     }
 
-    func ready(_ connection: UnsafeMutableRawPointer) {
-        guard let socket = sockets.withLock({ $0[UInt(bitPattern: connection)] }) else { return }
+    func webSocketOpened(_ peer: WebSocketPeer) {
+        guard let socket = sockets.withLock({ $0[peer] }) else { return }
         var rpc = RPCServer.Configuration(language: configuration.language, version: configuration.version)
         rpc.frontEnd = "web"
         // The page's users see messages, never methods or command-line options.
@@ -40,25 +39,24 @@ extension WebHandler {
         clients.serve(client)
     }
 
-    func data(_ connection: UnsafeMutableRawPointer, bits: Int32, _ bytes: UnsafePointer<CChar>?, _ length: Int) -> Int32 {
-        guard let socket = sockets.withLock({ $0[UInt(bitPattern: connection)] }) else { return 0 }
+    func webSocketReceived(_ peer: WebSocketPeer, bits: Int, _ payload: UnsafeRawBufferPointer) -> Bool {
+        guard let socket = sockets.withLock({ $0[peer] }) else { return false }
         let opcode = bits & 0xF
         // RFC 6455 §5.2: no extension was agreed, so a reserved bit set or a reserved opcode
         // fails the connection; so does a continuation with no message begun (§5.4).
-        guard bits & 0x70 == 0 else { return 0 }
+        guard bits & 0x70 == 0 else { return false }
         switch opcode {
-        case 0x8: return 0  // the browser closes
-        case 0x9, 0xA: return 1  // ping and pong are CivetWeb's
+        case 0x8: return false  // the browser closes
+        case 0x9, 0xA: return true  // ping and pong are CivetWeb's
         case 0x0, 0x1, 0x2:
-            let buffer = UnsafeBufferPointer(start: UnsafeRawPointer(bytes)?.assumingMemoryBound(to: UInt8.self), count: length)
-            return socket.received(buffer, final: bits & 0x80 != 0, continuing: opcode == 0x0) ? 1 : 0
+            return socket.received(payload, final: bits & 0x80 != 0, continuing: opcode == 0x0)
         default:
-            return 0
+            return false
         }
     }
 
-    func closed(_ connection: UnsafeMutableRawPointer) {
-        guard let socket = sockets.withLock({ $0.removeValue(forKey: UInt(bitPattern: connection)) }) else { return }
+    func webSocketClosed(_ peer: WebSocketPeer) {
+        guard let socket = sockets.withLock({ $0.removeValue(forKey: peer) }) else { return }
         socket.closedByPeer()
         // Its session and what it holds are let go on a thread of Dispatch's: CivetWeb's
         // threads have small stacks, too small for releasing a whole session.

@@ -1,5 +1,5 @@
-import CCivetWeb
 import CofferCore
+import CofferHTTPServer
 import FileService
 import Foundation
 
@@ -21,104 +21,97 @@ extension WebHandler {
     /// The largest upload announced (and taken).
     static let tusMaxSize: Int64 = 1 << 40
 
-    func tus(_ connection: UnsafeMutableRawPointer, _ request: coffer_web_request, path: String, method: String) -> Int32 {
-        let language = language(of: request)
+    func tus(_ exchange: HTTPExchange) -> Int {
+        let (path, method) = (exchange.path, exchange.method)
+        let language = language(of: exchange)
         let base = "Tus-Resumable: \(Self.tusVersion)\r\nCache-Control: no-store\r\n"
         if method == "OPTIONS" {
-            return tusAnswer(connection, 204, base + "Tus-Version: \(Self.tusVersion)\r\nTus-Extension: creation,termination\r\n"
+            return tusAnswer(exchange, 204, base + "Tus-Version: \(Self.tusVersion)\r\nTus-Extension: creation,termination\r\n"
                              + "Tus-Max-Size: \(Self.tusMaxSize)\r\n")
         }
-        guard header(connection, "Tus-Resumable") == Self.tusVersion else {
-            return tusAnswer(connection, 412, base + "Tus-Version: \(Self.tusVersion)\r\n", text: "Tus-Resumable: \(Self.tusVersion) is required.")
+        guard exchange.header("Tus-Resumable") == Self.tusVersion else {
+            return tusAnswer(exchange, 412, base + "Tus-Version: \(Self.tusVersion)\r\n", text: "Tus-Resumable: \(Self.tusVersion) is required.")
         }
         let session = self.session
         let id = String(path.dropFirst("/tus/".count))
         if method == "POST" {
-            guard id.isEmpty else { return tusAnswer(connection, 405, base) }
-            let announced = header(connection, "Upload-Length")
+            guard id.isEmpty else { return tusAnswer(exchange, 405, base) }
+            let announced = exchange.header("Upload-Length")
             guard let announced, let length = Int64(announced), length >= 0, length <= Self.tusMaxSize else {
-                return tusAnswer(connection, announced == nil ? 400 : 413, base,
+                return tusAnswer(exchange, announced == nil ? 400 : 413, base,
                                  text: "Upload-Length is required, from 0 to \(Self.tusMaxSize).")
             }
-            let metadata = Self.tusMetadata(header(connection, "Upload-Metadata") ?? "")
+            let metadata = Self.tusMetadata(exchange.header("Upload-Metadata") ?? "")
             guard let folderText = metadata["destination"], let name = metadata["filename"] else {
-                return tusAnswer(connection, 400, base, text: "Upload-Metadata needs destination and filename.")
+                return tusAnswer(exchange, 400, base, text: "Upload-Metadata needs destination and filename.")
             }
             let target: VirtualPath
             do throws(CofferError) {
                 target = try VirtualPath(parsing: folderText).appending(name)
             } catch {
-                return failure(connection, error, language: language)
+                return failure(exchange, error, language: language)
             }
             switch blocking({ () async throws(CofferError) in try await session.perform(BeginUpload(target, size: length, resumable: true)) }) {
-            case .failure(let error): return failure(connection, error, language: language)
+            case .failure(let error): return failure(exchange, error, language: language)
             case .success(let upload):
                 if length == 0, case .failure(let error) = blocking({ () async throws(CofferError) in
                     try await session.perform(CommitUpload(upload))
-                }) { return failure(connection, error, language: language) }
-                return tusAnswer(connection, 201, base + "Location: /tus/\(upload)\r\nUpload-Offset: 0\r\n")
+                }) { return failure(exchange, error, language: language) }
+                return tusAnswer(exchange, 201, base + "Location: /tus/\(upload)\r\nUpload-Offset: 0\r\n")
             }
         }
-        guard !id.isEmpty, !id.contains("/") else { return tusAnswer(connection, 404, base) }
+        guard !id.isEmpty, !id.contains("/") else { return tusAnswer(exchange, 404, base) }
         let status: UploadStatus
         switch blocking({ () async throws(CofferError) in try await session.perform(ReadUploadStatus(id)) }) {
         case .success(let found): status = found
-        case .failure: return tusAnswer(connection, 404, base, text: "No such upload: it was finished, dropped, or left idle for an hour.")
+        case .failure: return tusAnswer(exchange, 404, base, text: "No such upload: it was finished, dropped, or left idle for an hour.")
         }
         switch method {
         case "HEAD":
             let length = status.expectedSize.map { "Upload-Length: \($0)\r\n" } ?? ""
-            return tusAnswer(connection, 200, base + "Upload-Offset: \(status.received)\r\n" + length)
+            return tusAnswer(exchange, 200, base + "Upload-Offset: \(status.received)\r\n" + length)
         case "DELETE":
             _ = blocking { () async throws(CofferError) in try await session.perform(AbortUpload(id)) }
-            return tusAnswer(connection, 204, base)
+            return tusAnswer(exchange, 204, base)
         case "PATCH":
-            guard request.content_type.map({ String(cString: $0).lowercased() }) == "application/offset+octet-stream" else {
-                return tusAnswer(connection, 415, base, text: "Content-Type: application/offset+octet-stream is required.")
+            guard exchange.contentType?.lowercased() == "application/offset+octet-stream" else {
+                return tusAnswer(exchange, 415, base, text: "Content-Type: application/offset+octet-stream is required.")
             }
-            guard let text = header(connection, "Upload-Offset"), let offset = Int64(text), offset == status.received else {
-                return tusAnswer(connection, 409, base + "Upload-Offset: \(status.received)\r\n",
+            guard let text = exchange.header("Upload-Offset"), let offset = Int64(text), offset == status.received else {
+                return tusAnswer(exchange, 409, base + "Upload-Offset: \(status.received)\r\n",
                                  text: "Upload-Offset must be \(status.received), what the server has.")
             }
-            return receiveTus(connection, id: id, from: offset, status: status, base: base, language: language)
+            return receiveTus(exchange, id: id, from: offset, status: status, base: base, language: language)
         default:
-            return tusAnswer(connection, 405, base)
+            return tusAnswer(exchange, 405, base)
         }
     }
 
     /// The body of a `PATCH`, appended as it arrives by one operation of the web session
     /// (``AppendUploadStream``, which audits where it began and what it brought); whatever
     /// arrived before a connection dropped is kept, for the next `PATCH` to go on from.
-    private func receiveTus(_ connection: UnsafeMutableRawPointer, id: String, from start: Int64, status: UploadStatus,
-                            base: String, language: Language) -> Int32 {
+    private func receiveTus(_ exchange: HTTPExchange, id: String, from start: Int64, status: UploadStatus,
+                            base: String, language: Language) -> Int {
         let session = self.session
-        let body = RequestBody(connection)
+        let body = RequestBody(exchange)
         let appended = blocking { () async throws(CofferError) in
             try await session.perform(AppendUploadStream(id, offset: start, body: body, destination: status.destination))
         }
         let offset: Int64
         switch appended {
         case .success(let received): offset = received
-        case .failure(let error): return failure(connection, error, language: language)
+        case .failure(let error): return failure(exchange, error, language: language)
         }
         if let expected = status.expectedSize, offset == expected {
             if case .failure(let error) = blocking({ () async throws(CofferError) in try await session.perform(CommitUpload(id)) }) {
-                return failure(connection, error, language: language)
+                return failure(exchange, error, language: language)
             }
         }
-        return tusAnswer(connection, 204, base + "Upload-Offset: \(offset)\r\n")
+        return tusAnswer(exchange, 204, base + "Upload-Offset: \(offset)\r\n")
     }
 
-    private func header(_ connection: UnsafeMutableRawPointer, _ name: String) -> String? {
-        coffer_web_header(connection, name).map { String(cString: $0).trimmingCharacters(in: .whitespaces) }
-    }
-
-    private func tusAnswer(_ connection: UnsafeMutableRawPointer, _ status: Int32, _ headers: String, text: String = "") -> Int32 {
-        let body = Array(text.utf8)
-        _ = coffer_web_respond(connection, status, Self.pagePolicy + headers + (body.isEmpty ? "" : "Content-Type: text/plain; charset=utf-8\r\n"),
-                               status == 204 ? -1 : Int64(body.count))
-        if !body.isEmpty { _ = body.withUnsafeBytes { coffer_web_write(connection, $0.baseAddress, $0.count) } }
-        return status
+    private func tusAnswer(_ exchange: HTTPExchange, _ status: Int, _ headers: String, text: String = "") -> Int {
+        exchange.answer(status, Array(text.utf8), type: "text/plain; charset=utf-8", headers: Self.pagePolicy + headers)
     }
 
     /// `Upload-Metadata`: comma-separated `key base64value` pairs.
@@ -134,14 +127,12 @@ extension WebHandler {
     }
 }
 
-/// A request's body as CivetWeb reads it, for an operation that takes it as it arrives. Used
-/// only while its request is being answered (CivetWeb's thread waits for the operation).
-struct RequestBody: IncomingBytes, @unchecked Sendable {
-    private let connection: UnsafeMutableRawPointer
+/// A request's body, for an operation that takes it as it arrives. Used only while its
+/// request is being answered (the server's thread waits for the operation).
+struct RequestBody: IncomingBytes {
+    let exchange: HTTPExchange
 
-    init(_ connection: UnsafeMutableRawPointer) { self.connection = connection }
+    init(_ exchange: HTTPExchange) { self.exchange = exchange }
 
-    func read(into buffer: UnsafeMutableRawBufferPointer) -> Int {
-        Int(coffer_web_read(connection, buffer.baseAddress, buffer.count))
-    }
+    func read(into buffer: UnsafeMutableRawBufferPointer) -> Int { exchange.read(into: buffer) }
 }

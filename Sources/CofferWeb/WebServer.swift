@@ -1,5 +1,5 @@
-import CCivetWeb
 import CofferCore
+import CofferHTTPServer
 import CofferPreview
 import CofferJSONRPC
 import CofferRuntime
@@ -68,33 +68,17 @@ public enum WebServer {
             fail(error.userMessage(in: configuration.language).text)
             return 1
         }
-        var port: Int32 = 0
-        var error = [CChar](repeating: 0, count: 256)
-        // Every callback runs on a thread with a large stack (CivetWeb's have 100 KB: LargeStack).
-        let handlers = coffer_web_handlers(
-            request: { context, connection, request in
-                LargeStack.run { WebHandler.from(context).request(connection!, request!.pointee) }
-            },
-            ws_connect: { context, connection, request in
-                LargeStack.run { WebHandler.from(context).connect(connection!, request!.pointee) }
-            },
-            ws_ready: { context, connection in LargeStack.run { WebHandler.from(context).ready(connection!) } },
-            ws_data: { context, connection, bits, data, length in
-                LargeStack.run { WebHandler.from(context).data(connection!, bits: bits, data, length) }
-            },
-            ws_closed: { context, connection in LargeStack.run { WebHandler.from(context).closed(connection!) } })
-        let listen = configuration.address.contains(":") ? "[\(configuration.address)]:\(configuration.port)"
-                                                         : "\(configuration.address):\(configuration.port)"
-        let context = Unmanaged.passRetained(handler).toOpaque()
-        guard let server = coffer_web_start(listen, Int32(configuration.maxConnections + 32), handlers, context, &port,
-                                            &error, error.count) else {
-            Unmanaged<WebHandler>.fromOpaque(context).release()
-            fail(String(cBuffer: error))
+        let server: HTTPServer
+        do {
+            server = try HTTPServer(address: configuration.address, port: configuration.port,
+                                    threads: configuration.maxConnections + 32, routes: handler)
+        } catch {
+            fail(error.reason)
             return 1
         }
-        do { try handler.listening(on: Int(port)) } catch {
-            coffer_web_stop(server)
-            Unmanaged<WebHandler>.fromOpaque(context).release()
+        let port = server.port
+        do { try handler.listening(on: port) } catch {
+            server.stop()
             fail(error.userMessage(in: configuration.language).text)
             return 1
         }
@@ -105,7 +89,7 @@ public enum WebServer {
         if configuration.opensBrowser && !configuration.shareOnly {
             let folder = RedirectFile.folder(fallback: configuration.redirectFolder ?? NSTemporaryDirectory())
             do {
-                redirect = try RedirectFile.make(address: handler.oneTimeAddress(), port: Int(port), in: folder)
+                redirect = try RedirectFile.make(address: handler.oneTimeAddress(), port: port, in: folder)
                 open(redirect!)
             } catch {
                 fail(error.userMessage(in: configuration.language).text)
@@ -120,16 +104,16 @@ public enum WebServer {
         // Downloads and thumbnails under way stop now, so CivetWeb's workers are free to end.
         handler.session.stopWork()
         for visitor in handler.visitors.withLock({ Array($0.values) }) { visitor.stopWork() }
-        coffer_web_stop(server)
+        server.stop()
         await handler.session.close()
         await service.releaseBackgroundWork()
-        Unmanaged<WebHandler>.fromOpaque(context).release()
         return 0
     }
 }
 
-/// What CivetWeb's callbacks reach: the policy for every request, and the open WebSockets.
-final class WebHandler: @unchecked Sendable {
+/// The web front end's routes on the HTTP server: the policy for every request, and the open
+/// WebSockets.
+final class WebHandler: HTTPRoutes, @unchecked Sendable {
     let service: FileService
     let configuration: WebServer.Configuration
     /// The session HTTP requests (downloads, thumbnails) are read in.
@@ -140,8 +124,8 @@ final class WebHandler: @unchecked Sendable {
     private let browserKey = Mutex<BrowserKey?>(nil)
     private let oneTimeCodes = OneTimeCodes()
     private let port = Atomic<Int>(0)
-    /// The open WebSockets, by CivetWeb's connection (its address).
-    let sockets = Mutex<[UInt: WebSocketConnection]>([:])
+    /// The open WebSockets, by their peer.
+    let sockets = Mutex<[WebSocketPeer: WebSocketConnection]>([:])
     let clients = RPCClients()
     /// Signs the cookies of share links unlocked with their password; new every start.
     let shareKey: [UInt8] = {
@@ -158,10 +142,6 @@ final class WebHandler: @unchecked Sendable {
         self.store = store
         self.token = Mutex(token)
         session = try service.openSession(SessionOptions(frontEnd: "web", language: configuration.language, isLongLived: true))
-    }
-
-    static func from(_ context: UnsafeMutableRawPointer?) -> WebHandler {
-        Unmanaged<WebHandler>.fromOpaque(context!).takeUnretainedValue()
     }
 
     func listening(on port: Int) throws(CofferError) {
@@ -190,14 +170,10 @@ final class WebHandler: @unchecked Sendable {
 
     /// The secret the request shows: the cookie (the browser key), or `Authorization: Bearer`
     /// (clients that are not browsers), or, for the page itself, `?token=`.
-    func shownToken(_ request: coffer_web_request, allowQuery: Bool) -> String? {
-        if allowQuery, let value = Self.value(coffer_web_query_value, request.query, "token") { return value }
-        if let name = browserKey.withLock({ $0?.cookieName }),
-           let value = Self.value(coffer_web_cookie_value, request.cookie, name) { return value }
-        if let header = request.authorization.map({ String(cString: $0) }), header.hasPrefix("Bearer ") {
-            return String(header.dropFirst(7))
-        }
-        return nil
+    func shownToken(_ exchange: HTTPExchange, allowQuery: Bool) -> String? {
+        if allowQuery, let value = exchange.queryValue("token") { return value }
+        if let name = browserKey.withLock({ $0?.cookieName }), let value = exchange.cookie(name) { return value }
+        return exchange.bearerToken
     }
 
     /// Whether `shown` is the token or the browser key of this server now.
@@ -212,14 +188,6 @@ final class WebHandler: @unchecked Sendable {
     private var cookieRedirect: String {
         guard let key = browserKey.withLock({ $0 }) else { return "Location: /\r\n" }
         return "Set-Cookie: \(key.cookieName)=\(key.value); Path=/; HttpOnly; SameSite=Strict\r\nLocation: /\r\n"
-    }
-
-    static func value(_ lookup: (UnsafePointer<CChar>?, UnsafePointer<CChar>?, UnsafeMutablePointer<CChar>?, Int) -> Int32,
-                      _ source: UnsafePointer<CChar>?, _ name: String) -> String? {
-        guard let source else { return nil }
-        var buffer = [CChar](repeating: 0, count: 8192)
-        let length = lookup(source, name, &buffer, buffer.count)
-        return length >= 0 ? String(cBuffer: buffer) : nil
     }
 
     /// Watches the token file: when another `coffer serve --new-token` replaced it, the new
@@ -240,52 +208,51 @@ final class WebHandler: @unchecked Sendable {
 
     // MARK: HTTP
 
-    func request(_ connection: UnsafeMutableRawPointer, _ request: coffer_web_request) -> Int32 {
-        let path = String(cString: request.path)
-        let method = String(cString: request.method)
+    func answer(_ exchange: HTTPExchange) -> Int {
+        let path = exchange.path
+        let method = exchange.method
         // Share links need no token, and answer whatever name the visitor's address used (a
         // reverse proxy's): they grant what was shared and nothing else.
-        if path.hasPrefix("/s/") { return shareRequest(connection, request, path: path, method: method) }
+        if path.hasPrefix("/s/") { return shareRequest(exchange) }
         if configuration.shareOnly {
-            return respond(connection, 404, text: "This server answers share links only.")
+            return respond(exchange, 404, text: "This server answers share links only.")
         }
-        guard hostIsServed(request.host.map { String(cString: $0) }) else {
-            return respond(connection, 421, text: "This server answers only to \(authority).")
+        guard hostIsServed(exchange.host) else {
+            return respond(exchange, 421, text: "This server answers only to \(authority).")
         }
         if path == "/tus/" || path.hasPrefix("/tus/") {
-            guard isCurrent(shownToken(request, allowQuery: false)) else {
-                return respond(connection, 403, text: "Uploads show the page's cookie or Authorization: Bearer TOKEN.")
+            guard isCurrent(shownToken(exchange, allowQuery: false)) else {
+                return respond(exchange, 403, text: "Uploads show the page's cookie or Authorization: Bearer TOKEN.")
             }
-            return tus(connection, request, path: path, method: method)
+            return tus(exchange)
         }
         guard method == "GET" || method == "HEAD" else {
-            return respond(connection, 405, text: "Only GET is served here; uploads go to /tus/, everything else over the WebSocket.")
+            return respond(exchange, 405, text: "Only GET is served here; uploads go to /tus/, everything else over the WebSocket.")
         }
-        let query = request.query
-        if path == "/", let code = Self.value(coffer_web_query_value, query, "once") {
+        if path == "/", let code = exchange.queryValue("once") {
             // `--open`'s one-time address: traded for the cookie once, then worth nothing.
             guard oneTimeCodes.redeem(code) else {
-                return respond(connection, 403, text: "This address has been used (or is older than two minutes): open the address `coffer serve` printed.")
+                return respond(exchange, 403, text: "This address has been used (or is older than two minutes): open the address `coffer serve` printed.")
             }
-            return respond(connection, 303, text: "", headers: cookieRedirect)
+            return respond(exchange, 303, text: "", headers: cookieRedirect)
         }
-        let shown = shownToken(request, allowQuery: path == "/")
+        let shown = shownToken(exchange, allowQuery: path == "/")
         guard isCurrent(shown) else {
-            return respond(connection, 403, text: "Open the address `coffer serve` printed: it carries the access token.")
+            return respond(exchange, 403, text: "Open the address `coffer serve` printed: it carries the access token.")
         }
         switch path {
         case "/":
-            if Self.value(coffer_web_query_value, query, "token") != nil {
+            if exchange.queryValue("token") != nil {
                 // Trade the token in the address for the browser key, and drop it from the address bar.
-                return respond(connection, 303, text: "", headers: cookieRedirect)
+                return respond(exchange, 303, text: "", headers: cookieRedirect)
             }
-            return asset(connection, PageAssets.index(in: language(of: request).rawValue), type: "text/html; charset=utf-8")
-        case "/content": return content(connection, request)
-        case "/thumbnail": return thumbnail(connection, request)
-        case "/favicon.ico": return respond(connection, 204, text: "")
+            return asset(exchange, PageAssets.index(in: language(of: exchange).rawValue), type: "text/html; charset=utf-8")
+        case "/content": return content(exchange)
+        case "/thumbnail": return thumbnail(exchange)
+        case "/favicon.ico": return respond(exchange, 204, text: "")
         default:
-            guard let file = PageAssets.files[path] else { return respond(connection, 404, text: "Nothing here.") }
-            return asset(connection, file.body, type: file.type)
+            guard let file = PageAssets.files[path] else { return respond(exchange, 404, text: "Nothing here.") }
+            return asset(exchange, file.body, type: file.type)
         }
     }
 
@@ -297,18 +264,12 @@ final class WebHandler: @unchecked Sendable {
         + "Cross-Origin-Opener-Policy: same-origin\r\nCache-Control: no-store\r\n"
 
     @discardableResult
-    func respond(_ connection: UnsafeMutableRawPointer, _ status: Int32, text: String, headers: String = "") -> Int32 {
-        let body = Array(text.utf8)
-        _ = coffer_web_respond(connection, status, Self.pagePolicy + headers + "Content-Type: text/plain; charset=utf-8\r\n",
-                               Int64(body.count))
-        _ = body.withUnsafeBytes { coffer_web_write(connection, $0.baseAddress, $0.count) }
-        return status
+    func respond(_ exchange: HTTPExchange, _ status: Int, text: String, headers: String = "") -> Int {
+        exchange.answer(status, Array(text.utf8), type: "text/plain; charset=utf-8", headers: Self.pagePolicy + headers)
     }
 
-    private func asset(_ connection: UnsafeMutableRawPointer, _ body: [UInt8], type: String) -> Int32 {
-        _ = coffer_web_respond(connection, 200, Self.pagePolicy + "Content-Type: \(type)\r\n", Int64(body.count))
-        _ = body.withUnsafeBytes { coffer_web_write(connection, $0.baseAddress, $0.count) }
-        return 200
+    private func asset(_ exchange: HTTPExchange, _ body: [UInt8], type: String) -> Int {
+        exchange.answer(200, body, type: type, headers: Self.pagePolicy)
     }
 
     /// Runs `body` as work of the HTTP session and waits for it here, on CivetWeb's thread;
@@ -327,37 +288,25 @@ final class WebHandler: @unchecked Sendable {
     }
 
     /// The virtual path a request names in `?path=`, decoded by CivetWeb, checked by the model.
-    func virtualPath(_ request: coffer_web_request) -> Result<VirtualPath, CofferError> {
+    func virtualPath(_ exchange: HTTPExchange) -> Result<VirtualPath, CofferError> {
         // A NUL (`%00`) would end the decoded text early and name another item: refused whole.
-        if let query = request.query.map({ String(cString: $0) }), query.range(of: "%00") != nil {
+        if exchange.query.range(of: "%00") != nil {
             return .failure(CofferError(.invalidName, detail: "a path may not hold a NUL character"))
         }
-        guard let text = Self.value(coffer_web_query_value, request.query, "path") else {
+        guard let text = exchange.queryValue("path") else {
             return .failure(CofferError(.invalidArgument, detail: "no path"))
         }
         return Result { () throws(CofferError) in try VirtualPath(parsing: text) }
     }
 
-    func failure(_ connection: UnsafeMutableRawPointer, _ error: CofferError, language: Language) -> Int32 {
-        let status: Int32 = switch error.kind {
-        case .noSuchFile, .unknownMount: 404
-        case .invalidArgument, .invalidName, .isADirectory, .unsupported, .outsideSandbox: 400
-        case .noPermission, .hostAccessDenied, .readOnly: 403
-        // A taken name or a changed file: the client's to settle, not a server fault (a tus
-        // client tries a 5xx again, for nothing).
-        case .fileExists, .changedSinceRead: 409
-        case .tooLarge: 413
-        case .outOfSpace: 507
-        default: 500
-        }
+    func failure(_ exchange: HTTPExchange, _ error: CofferError, language: Language) -> Int {
         // The kind as every front end names it (RPC's `data.kind`), for programs and tests.
-        return respond(connection, status, text: error.userMessage(in: language).description,
-                       headers: "X-Coffer-Error: \(error.kind.identifier)\r\n")
+        respond(exchange, HTTPRules.status(for: error.kind), text: error.userMessage(in: language).description,
+                headers: "X-Coffer-Error: \(error.kind.identifier)\r\n")
     }
 
-    func language(of request: coffer_web_request) -> Language {
-        let header = request.accept_language.map { String(cString: $0).lowercased() } ?? ""
-        return header.hasPrefix("zh") ? .simplifiedChinese : configuration.language
+    func language(of exchange: HTTPExchange) -> Language {
+        exchange.prefersChinese() ? .simplifiedChinese : configuration.language
     }
 }
 

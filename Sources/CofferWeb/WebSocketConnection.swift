@@ -1,4 +1,4 @@
-import CCivetWeb
+import CofferHTTPServer
 import CofferJSONRPC
 import Foundation
 import Synchronization
@@ -7,8 +7,8 @@ import Synchronization
 /// message. CivetWeb hands frames in on its thread for the connection; answers are written
 /// by a thread of the connection's own, in order, so a slow browser never holds up the service.
 final class WebSocketConnection: MessageConnection, @unchecked Sendable {
-    /// CivetWeb's connection; only used while it is open (`closed` says when it is not).
-    private let connection: UnsafeMutableRawPointer
+    /// The socket; only used while it is open (`closed` says when it is not).
+    private let peer: WebSocketPeer
     private let inbox = InProcessConnection.Channel()
     /// What the writer sends, in order; an empty message only calls its callback (a flush).
     private let outbox = InProcessConnection.Channel()
@@ -27,8 +27,8 @@ final class WebSocketConnection: MessageConnection, @unchecked Sendable {
     /// The token it was opened with: a new token ends it.
     let token: String
 
-    init(_ connection: UnsafeMutableRawPointer, token: String, maxMessageBytes: Int, maxUnsentBytes: Int) {
-        self.connection = connection
+    init(_ peer: WebSocketPeer, token: String, maxMessageBytes: Int, maxUnsentBytes: Int) {
+        self.peer = peer
         self.token = token
         self.maxMessageBytes = maxMessageBytes
         self.bound = UnsentBound(limit: maxUnsentBytes)
@@ -43,13 +43,13 @@ final class WebSocketConnection: MessageConnection, @unchecked Sendable {
         while true {
             let item = outbox.take(timeout: nil)
             guard case .message(let body) = item else {
-                if case .finished = item, !isClosed.load(ordering: .sequentiallyConsistent) { _ = coffer_web_ws_send(connection, 8, nil, 0) }
+                if case .finished = item, !isClosed.load(ordering: .sequentiallyConsistent) { peer.close() }
                 break
             }
             bound.progressed()
             if !body.isEmpty && !isClosed.load(ordering: .sequentiallyConsistent) {
-                let sent = body.withUnsafeBytes { coffer_web_ws_send(connection, 1, $0.baseAddress, $0.count) }
-                if sent < 0 { closedByPeer() }
+                let sent = body.withUnsafeBytes { peer.send(opcode: 1, $0) }
+                if !sent { closedByPeer() }
             }
             unsent.subtract(body.count, ordering: .relaxed)
             bound.progressed()
@@ -59,20 +59,20 @@ final class WebSocketConnection: MessageConnection, @unchecked Sendable {
         for callback in written.withLock({ callbacks in defer { callbacks = [] }; return callbacks }) { callback?() }
     }
 
-    // MARK: From CivetWeb
+    // MARK: From the server
 
     /// A frame came: the first of a message, or (`continuing`) a later one; `final` ends the
     /// message. Returns false to fail the connection: a message whose frames add up to more
     /// than the limit is refused before it is kept (RFC 6455's 1009), and frames out of order
     /// (a continuation with no message begun, a new message inside one) are a protocol error.
-    func received(_ bytes: UnsafeBufferPointer<UInt8>, final: Bool, continuing: Bool) -> Bool {
+    func received(_ bytes: UnsafeRawBufferPointer, final: Bool, continuing: Bool) -> Bool {
         let message: Data?? = partial.withLock { partial in
             guard continuing == (partial != nil), (partial?.count ?? 0) + bytes.count <= maxMessageBytes else {
                 partial = nil
                 return .some(nil)
             }
             var gathered = partial ?? Data()
-            gathered.append(bytes)
+            gathered.append(contentsOf: bytes)
             guard final else {
                 partial = gathered
                 return nil

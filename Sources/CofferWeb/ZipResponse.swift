@@ -1,6 +1,6 @@
-import CCivetWeb
 import CCofferArchive
 import CofferCore
+import CofferHTTPServer
 import FileService
 import Foundation
 
@@ -11,17 +11,17 @@ extension WebHandler {
     /// `beforeLastBytes` runs once the whole zip is made, just before its last bytes go, with
     /// the bytes sent by then (a share counts the download there, as it does a file's). Read
     /// in `session` (a share visitor's).
-    func sendZip(_ connection: UnsafeMutableRawPointer, of folder: FileNode, named name: String, in session: Session,
-                 beforeLastBytes: (Int64) -> Void = { _ in }) -> (status: Int32, sent: Int64) {
-        let out = ChunkedWriter(connection)
+    func sendZip(_ exchange: HTTPExchange, of folder: FileNode, named name: String, in session: Session,
+                 beforeLastBytes: (Int64) -> Void = { _ in }) -> (status: Int, sent: Int64) {
+        let out = exchange.chunked()
         guard let zip = coffer_zip_open({ context, bytes, length in
-            Unmanaged<ChunkedWriter>.fromOpaque(context!).takeUnretainedValue().write(bytes!, length) ? 1 : 0
+            Unmanaged<ChunkedBody>.fromOpaque(context!).takeUnretainedValue().write(bytes!, length) ? 1 : 0
         }, Unmanaged.passUnretained(out).toOpaque()) else {
-            return (respond(connection, 500, text: "libarchive (libarchive13) is needed to send a folder as a zip."), 0)
+            return (respond(exchange, 500, text: "libarchive (libarchive13) is needed to send a folder as a zip."), 0)
         }
         let headers = "Content-Type: application/zip\r\nContent-Disposition: attachment; "
-            + Self.dispositionName(name + ".zip") + "\r\nTransfer-Encoding: chunked\r\n"
-        _ = coffer_web_respond(connection, 200, Self.sharePolicy + headers, -1)
+            + HTTPRules.dispositionName(name + ".zip") + "\r\nTransfer-Encoding: chunked\r\n"
+        exchange.respond(200, headers: Self.sharePolicy + headers, length: nil)
         var complete = true
         withExtendedLifetime(out) {
             complete = addFolder(folder.path, prefix: name, to: zip, out: out, in: session)
@@ -35,7 +35,7 @@ extension WebHandler {
         return (200, out.sent)
     }
 
-    private func addFolder(_ path: VirtualPath, prefix: String, to zip: OpaquePointer, out: ChunkedWriter,
+    private func addFolder(_ path: VirtualPath, prefix: String, to zip: OpaquePointer, out: ChunkedBody,
                            in session: Session) -> Bool {
         guard case .success(let listing) = blocking(in: session, { () async throws(CofferError) in try await session.perform(ListFolder(path)) }),
               coffer_zip_add(zip, prefix + "/", 0, Int64(Date().timeIntervalSince1970), 1) == 1
@@ -63,33 +63,5 @@ extension WebHandler {
             }
         }
         return true
-    }
-}
-
-/// Writes a response body in HTTP/1.1 chunks.
-final class ChunkedWriter {
-    private let connection: UnsafeMutableRawPointer
-    private(set) var sent: Int64 = 0
-    private(set) var failed = false
-
-    init(_ connection: UnsafeMutableRawPointer) { self.connection = connection }
-
-    func write(_ bytes: UnsafeRawPointer, _ length: Int) -> Bool {
-        guard !failed else { return false }
-        guard length > 0 else { return true }
-        let head = Array((String(length, radix: 16) + "\r\n").utf8)
-        let tail = Array("\r\n".utf8)
-        if coffer_web_write(connection, head, head.count) <= 0 || coffer_web_write(connection, bytes, length) <= 0
-            || coffer_web_write(connection, tail, tail.count) <= 0 {
-            failed = true
-            return false
-        }
-        sent += Int64(length)
-        return true
-    }
-
-    func end() {
-        let last = Array("0\r\n\r\n".utf8)
-        if !failed { _ = coffer_web_write(connection, last, last.count) }
     }
 }

@@ -1,5 +1,6 @@
 @testable import CofferWeb
 import CofferCore
+import CofferHTTPServer
 import CofferRuntime
 import CofferTestSupport
 import FileService
@@ -8,29 +9,29 @@ import Testing
 
 @Suite struct WebRulesTests {
     @Test func byteRangesAsRFC9110WritesThem() {
-        #expect(WebHandler.byteRange("bytes=0-99", size: 1000)! == (0, 99))
-        #expect(WebHandler.byteRange("bytes=900-", size: 1000)! == (900, 999))
+        #expect(HTTPRules.byteRange("bytes=0-99", size: 1000)! == (0, 99))
+        #expect(HTTPRules.byteRange("bytes=900-", size: 1000)! == (900, 999))
         // Past the end, even past 64 bits: to the end, never 416 (issue 32).
-        #expect(WebHandler.byteRange("bytes=0-99999999999999999999999", size: 1000)! == (0, 999))
-        #expect(WebHandler.byteRange("bytes=-99999999999999999999999", size: 1000)! == (0, 999))
-        #expect(WebHandler.byteRange("bytes=0-9x", size: 1000) == nil)
-        #expect(WebHandler.byteRange("bytes=-100", size: 1000)! == (900, 999))
-        #expect(WebHandler.byteRange("bytes=-5000", size: 1000)! == (0, 999))
-        #expect(WebHandler.byteRange("bytes=500-5000", size: 1000)! == (500, 999))
+        #expect(HTTPRules.byteRange("bytes=0-99999999999999999999999", size: 1000)! == (0, 999))
+        #expect(HTTPRules.byteRange("bytes=-99999999999999999999999", size: 1000)! == (0, 999))
+        #expect(HTTPRules.byteRange("bytes=0-9x", size: 1000) == nil)
+        #expect(HTTPRules.byteRange("bytes=-100", size: 1000)! == (900, 999))
+        #expect(HTTPRules.byteRange("bytes=-5000", size: 1000)! == (0, 999))
+        #expect(HTTPRules.byteRange("bytes=500-5000", size: 1000)! == (500, 999))
         // Several ranges: the first.
-        #expect(WebHandler.byteRange("bytes=0-9, 20-29", size: 1000)! == (0, 9))
+        #expect(HTTPRules.byteRange("bytes=0-9, 20-29", size: 1000)! == (0, 9))
         for unsatisfiable in ["bytes=1000-", "bytes=50-10", "bytes=-0", "items=0-1", "bytes=a-b", "bytes=0-9"] {
-            #expect(WebHandler.byteRange(unsatisfiable, size: unsatisfiable == "bytes=0-9" ? 0 : 1000) == nil, "\(unsatisfiable)")
+            #expect(HTTPRules.byteRange(unsatisfiable, size: unsatisfiable == "bytes=0-9" ? 0 : 1000) == nil, "\(unsatisfiable)")
         }
     }
 
     @Test func downloadNamesKeepTheirRealNameAndCannotBreakTheHeader() {
-        #expect(WebHandler.dispositionName("report.pdf") == "filename=\"report.pdf\"; filename*=UTF-8''report.pdf")
-        let chinese = WebHandler.dispositionName("报告 \"最终\".pdf")
+        #expect(HTTPRules.dispositionName("report.pdf") == "filename=\"report.pdf\"; filename*=UTF-8''report.pdf")
+        let chinese = HTTPRules.dispositionName("报告 \"最终\".pdf")
         #expect(chinese.hasPrefix("filename=\"__ ____.pdf\"; "))
         #expect(chinese.contains("filename*=UTF-8''%E6%8A%A5%E5%91%8A%20%22%E6%9C%80%E7%BB%88%22.pdf"))
         #expect(!chinese.contains("\r") && !chinese.contains("\n"))
-        let injected = WebHandler.dispositionName("a\r\nSet-Cookie: x=1.txt")
+        let injected = HTTPRules.dispositionName("a\r\nSet-Cookie: x=1.txt")
         #expect(!injected.contains("\r") && !injected.contains("\n"))
     }
 

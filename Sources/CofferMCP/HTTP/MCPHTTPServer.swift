@@ -1,5 +1,5 @@
-import CCivetWeb
 import CofferCore
+import CofferHTTPServer
 import CofferJSONRPC
 import CofferRuntime
 import FileService
@@ -54,22 +54,14 @@ extension MCPServer {
             return 1
         }
         let handler = MCPHTTPHandler(service: service, rpc: rpcConfiguration(configuration), http: http, token: token)
-        let handlers = coffer_web_handlers(
-            request: { context, connection, request in
-                LargeStack.run { MCPHTTPHandler.from(context).request(connection!, request!.pointee) }
-            },
-            ws_connect: { _, _, _ in 1 },
-            ws_ready: { _, _ in }, ws_data: { _, _, _, _, _ in 0 }, ws_closed: { _, _ in })
-        let listen = http.address.contains(":") ? "[\(http.address)]:\(http.port)" : "\(http.address):\(http.port)"
-        let context = Unmanaged.passRetained(handler).toOpaque()
-        var port: Int32 = 0
-        var error = [CChar](repeating: 0, count: 256)
-        guard let server = coffer_web_start(listen, Int32(http.maxSessions + 16), handlers, context, &port, &error, error.count) else {
-            Unmanaged<MCPHTTPHandler>.fromOpaque(context).release()
-            fail(String(cBuffer: error))
+        let server: HTTPServer
+        do {
+            server = try HTTPServer(address: http.address, port: http.port, threads: http.maxSessions + 16, routes: handler)
+        } catch {
+            fail(error.reason)
             return 1
         }
-        handler.port.store(Int(port), ordering: .relaxed)
+        handler.port.store(server.port, ordering: .relaxed)
         service.retainBackgroundWork()
         announce("http://\(handler.authority)\(http.path)", made ? token : nil)
         let sweeper = Task { await handler.endIdleSessions() }
@@ -77,17 +69,16 @@ extension MCPServer {
         stops.disarm()
         sweeper.cancel()
         await handler.clients.stopAll()
-        coffer_web_stop(server)
+        server.stop()
         await service.releaseBackgroundWork()
-        Unmanaged<MCPHTTPHandler>.fromOpaque(context).release()
         return 0
     }
 }
 
-/// What CivetWeb's callbacks reach: who may ask, and the conversations under way — one per
+/// MCP's Streamable HTTP as routes of the HTTP server: who may ask, and the conversations under way — one per
 /// `Mcp-Session-Id` (2025-11-25 clients, from their `initialize`), and one shared by the
 /// stateless requests of 2026-07-28 clients, which carry everything in their own `_meta`.
-final class MCPHTTPHandler: @unchecked Sendable {
+final class MCPHTTPHandler: HTTPRoutes, @unchecked Sendable {
     let service: FileService
     let rpc: RPCServer.Configuration
     let http: MCPServer.HTTPOptions
@@ -104,10 +95,6 @@ final class MCPHTTPHandler: @unchecked Sendable {
         self.rpc = rpc
         self.http = http
         self.token = token
-    }
-
-    static func from(_ context: UnsafeMutableRawPointer?) -> MCPHTTPHandler {
-        Unmanaged<MCPHTTPHandler>.fromOpaque(context!).takeUnretainedValue()
     }
 
     /// The address served, and the names a request may give it (the web page's rule).
@@ -127,46 +114,45 @@ final class MCPHTTPHandler: @unchecked Sendable {
 
     // MARK: Requests
 
-    func request(_ connection: UnsafeMutableRawPointer, _ request: coffer_web_request) -> Int32 {
-        let method = String(cString: request.method)
-        guard String(cString: request.path) == http.path else { return plain(connection, 404, "Not found: the endpoint is \(http.path).") }
-        guard originAllowed(request.origin.map { String(cString: $0) }) else {
-            return plain(connection, 403, "This Origin may not call this server.")
+    func answer(_ exchange: HTTPExchange) -> Int {
+        let method = exchange.method
+        guard exchange.path == http.path else { return plain(exchange, 404, "Not found: the endpoint is \(http.path).") }
+        guard originAllowed(exchange.origin) else {
+            return plain(exchange, 403, "This Origin may not call this server.")
         }
-        guard served.isNamed(by: request.host.map { String(cString: $0) }) else {
-            return plain(connection, 421, "This server answers only to \(authority).")
+        guard served.isNamed(by: exchange.host) else {
+            return plain(exchange, 421, "This server answers only to \(authority).")
         }
-        let authorization = request.authorization.map { String(cString: $0) } ?? ""
-        guard authorization.hasPrefix("Bearer "), AccessToken.same(String(authorization.dropFirst(7)), token) else {
-            return plain(connection, 401, "Send Authorization: Bearer TOKEN (the token `coffer mcp --listen` printed, kept in AppData/mcp-token).",
+        guard let shown = exchange.bearerToken, AccessToken.same(shown, token) else {
+            return plain(exchange, 401, "Send Authorization: Bearer TOKEN (the token `coffer mcp --listen` printed, kept in AppData/mcp-token).",
                          headers: "WWW-Authenticate: Bearer\r\n")
         }
-        let sessionID = header(connection, "Mcp-Session-Id")
+        let sessionID = exchange.header("Mcp-Session-Id")
         switch method {
-        case "POST": return post(connection, request, sessionID: sessionID)
+        case "POST": return post(exchange, sessionID: sessionID)
         case "DELETE":
-            guard let sessionID else { return plain(connection, 400, "DELETE names its session in Mcp-Session-Id.") }
+            guard let sessionID else { return plain(exchange, 400, "DELETE names its session in Mcp-Session-Id.") }
             guard let ended = sessions.withLock({ $0.removeValue(forKey: sessionID) }) else {
-                return plain(connection, 404, "No such session.")
+                return plain(exchange, 404, "No such session.")
             }
             ended.close()
-            return plain(connection, 204, "")
+            return plain(exchange, 204, "")
         default:
             // No stream of the server's own requests is offered (`GET`): answers and progress
             // come on the POST of their request.
-            return plain(connection, 405, "POST a JSON-RPC message; DELETE ends a session.", headers: "Allow: POST, DELETE\r\n")
+            return plain(exchange, 405, "POST a JSON-RPC message; DELETE ends a session.", headers: "Allow: POST, DELETE\r\n")
         }
     }
 
-    private func post(_ connection: UnsafeMutableRawPointer, _ request: coffer_web_request, sessionID: String?) -> Int32 {
-        guard let body = readBody(connection, request) else {
-            return rpcError(connection, 413, -32600, "The message is larger than \(rpc.limits.maxMessageBytes) bytes.")
+    private func post(_ exchange: HTTPExchange, sessionID: String?) -> Int {
+        guard let body = exchange.readBody(limit: rpc.limits.maxMessageBytes).map({ Data($0) }) else {
+            return rpcError(exchange, 413, -32600, "The message is larger than \(rpc.limits.maxMessageBytes) bytes.")
         }
         guard let parsed = try? JSONSerialization.jsonObject(with: body, options: [.fragmentsAllowed]) else {
-            return rpcError(connection, 400, -32700, "Parse error: the body is not JSON.")
+            return rpcError(exchange, 400, -32700, "Parse error: the body is not JSON.")
         }
         guard let message = parsed as? [String: Any], message["jsonrpc"] as? String == "2.0" else {
-            return rpcError(connection, 400, -32600, "Invalid Request: one JSON-RPC 2.0 message per POST (no batches).")
+            return rpcError(exchange, 400, -32600, "Invalid Request: one JSON-RPC 2.0 message per POST (no batches).")
         }
         let method = message["method"] as? String
         let meta = (message["params"] as? [String: Any])?["_meta"] as? [String: Any]
@@ -175,57 +161,52 @@ final class MCPHTTPHandler: @unchecked Sendable {
         var newSession: String?
         if let sessionID {
             guard let found = sessions.withLock({ $0[sessionID] }) else {
-                return rpcError(connection, 404, -32001, "Session not found: it ended; send initialize again.")
+                return rpcError(exchange, 404, -32001, "Session not found: it ended; send initialize again.")
             }
             conversation = found
         } else if method == "initialize" {
             guard sessions.withLock({ $0.count }) < http.maxSessions else {
-                return rpcError(connection, 503, -32000, "Too many sessions are open.")
+                return rpcError(exchange, 503, -32000, "Too many sessions are open.")
             }
-            guard let made = open() else { return rpcError(connection, 500, -32603, "The session could not be opened.") }
+            guard let made = open() else { return rpcError(exchange, 500, -32603, "The session could not be opened.") }
             let id = UUID().uuidString.lowercased()
             sessions.withLock { $0[id] = made }
             conversation = made
             newSession = id
         } else if meta?["io.modelcontextprotocol/protocolVersion"] != nil || method == "server/discover" {
-            guard let shared = sharedConversation() else { return rpcError(connection, 500, -32603, "The server could not start.") }
+            guard let shared = sharedConversation() else { return rpcError(exchange, 500, -32603, "The server could not start.") }
             conversation = shared
         } else {
-            return rpcError(connection, 400, -32600, "Mcp-Session-Id is required: send initialize first (or, in 2026-07-28, "
+            return rpcError(exchange, 400, -32600, "Mcp-Session-Id is required: send initialize first (or, in 2026-07-28, "
                             + "io.modelcontextprotocol/protocolVersion in _meta).")
         }
         guard message["id"] != nil, method != nil else {
             conversation.notification(message)
-            return plain(connection, 202, "")
+            return plain(exchange, 202, "")
         }
-        let exchange = conversation.request(message)
-        defer { conversation.forget(exchange) }
+        let call = conversation.request(message)
+        defer { conversation.forget(call) }
         var headers = "Cache-Control: no-store\r\n"
         if let newSession { headers += "Mcp-Session-Id: \(newSession)\r\n" }
-        let accept = header(connection, "Accept") ?? ""
-        if exchange.clientToken != nil, accept.contains("text/event-stream") {
+        let accept = exchange.header("Accept") ?? ""
+        if call.clientToken != nil, accept.contains("text/event-stream") {
             // Progress as it comes, then the answer: a stream of server-sent events.
-            _ = coffer_web_respond(connection, 200, headers + "Content-Type: text/event-stream\r\nConnection: close\r\n", -1)
-            while let body = exchange.next(timeout: nil) {
-                var event = Data("event: message\ndata: ".utf8)
-                event.append(body)
-                event.append(contentsOf: Array("\n\n".utf8))
-                if event.withUnsafeBytes({ coffer_web_write(connection, $0.baseAddress, $0.count) }) < 0 { break }
+            exchange.beginEventStream(headers: headers)
+            while let body = call.next(timeout: nil) {
+                if !exchange.sendEvent(body) { break }
             }
             return 200
         }
-        while let body = exchange.next(timeout: nil) {
+        while let body = call.next(timeout: nil) {
             guard let answer = try? JSONSerialization.jsonObject(with: body) as? [String: Any], answer["method"] == nil else { continue }
             if newSession != nil, answer["error"] != nil, let newSession {
                 sessions.withLock { $0.removeValue(forKey: newSession) }?.close()
                 headers = "Cache-Control: no-store\r\n"
             }
-            _ = coffer_web_respond(connection, 200, headers + "Content-Type: application/json\r\n", Int64(body.count))
-            _ = body.withUnsafeBytes { coffer_web_write(connection, $0.baseAddress, $0.count) }
-            return 200
+            return exchange.answer(200, Array(body), type: "application/json", headers: headers)
         }
         // Cancelled (or the session ended): no answer is given.
-        return plain(connection, 204, "")
+        return plain(exchange, 204, "")
     }
 
     /// A new conversation, served as `coffer mcp` serves its standard input.
@@ -259,39 +240,15 @@ final class MCPHTTPHandler: @unchecked Sendable {
 
     // MARK: Bodies and answers
 
-    private func readBody(_ connection: UnsafeMutableRawPointer, _ request: coffer_web_request) -> Data? {
-        let limit = rpc.limits.maxMessageBytes
-        if request.content_length > Int64(limit) { return nil }
-        var body = Data()
-        var buffer = [UInt8](repeating: 0, count: 64 << 10)
-        while true {
-            let count = buffer.withUnsafeMutableBytes { coffer_web_read(connection, $0.baseAddress, $0.count) }
-            if count <= 0 { break }
-            body.append(contentsOf: buffer[..<Int(count)])
-            if body.count > limit { return nil }
-        }
-        return body
-    }
-
-    private func header(_ connection: UnsafeMutableRawPointer, _ name: String) -> String? {
-        coffer_web_header(connection, name).map { String(cString: $0).trimmingCharacters(in: .whitespaces) }
-    }
-
     @discardableResult
-    private func plain(_ connection: UnsafeMutableRawPointer, _ status: Int32, _ text: String, headers: String = "") -> Int32 {
-        let body = Array(text.utf8)
-        let type = body.isEmpty ? "" : "Content-Type: text/plain; charset=utf-8\r\n"
-        _ = coffer_web_respond(connection, status, headers + type, status == 204 ? -1 : Int64(body.count))
-        if !body.isEmpty { _ = body.withUnsafeBytes { coffer_web_write(connection, $0.baseAddress, $0.count) } }
-        return status
+    private func plain(_ exchange: HTTPExchange, _ status: Int, _ text: String, headers: String = "") -> Int {
+        exchange.answer(status, text: text, headers: headers)
     }
 
     /// A JSON-RPC error with no request id, as an HTTP answer of `status`.
-    private func rpcError(_ connection: UnsafeMutableRawPointer, _ status: Int32, _ code: Int, _ message: String) -> Int32 {
+    private func rpcError(_ exchange: HTTPExchange, _ status: Int, _ code: Int, _ message: String) -> Int {
         let answer: [String: Any] = ["jsonrpc": "2.0", "id": NSNull(), "error": ["code": code, "message": message]]
         let body = (try? JSONSerialization.data(withJSONObject: answer)) ?? Data()
-        _ = coffer_web_respond(connection, status, "Content-Type: application/json\r\n", Int64(body.count))
-        _ = body.withUnsafeBytes { coffer_web_write(connection, $0.baseAddress, $0.count) }
-        return status
+        return exchange.answer(status, Array(body), type: "application/json")
     }
 }

@@ -1,0 +1,184 @@
+import CCivetWeb
+import CofferRuntime
+import Foundation
+
+/// One request being answered: what it says, its body as it arrives, and the answer written
+/// back. Valid only during the ``HTTPRoutes`` call it is given to; used from that call's
+/// thread, or from one thread at a time that call waits for.
+public final class HTTPExchange: @unchecked Sendable {
+    private let connection: UnsafeMutableRawPointer
+    private let request: coffer_web_request
+
+    init(_ connection: UnsafeMutableRawPointer, _ request: coffer_web_request) {
+        self.connection = connection
+        self.request = request
+    }
+
+    // MARK: The request
+
+    public private(set) lazy var method = String(cString: request.method)
+    /// The path, decoded once (`%2F` is a `/` by now, and a `%00` ends it early: a shorter
+    /// path, never another one).
+    public private(set) lazy var path = String(cString: request.path)
+    /// The query, as sent (not decoded), without its `?`; "" when there is none.
+    public private(set) lazy var query = request.query.map { String(cString: $0) } ?? ""
+    public var host: String? { request.host.map { String(cString: $0) } }
+    public var origin: String? { request.origin.map { String(cString: $0) } }
+    public var authorization: String? { request.authorization.map { String(cString: $0) } }
+    public var range: String? { request.range.map { String(cString: $0) } }
+    public var acceptLanguage: String? { request.accept_language.map { String(cString: $0) } }
+    public var contentType: String? { request.content_type.map { String(cString: $0) } }
+    /// `X-Forwarded-For`, which only a server told to trust its proxy reads.
+    public var forwardedFor: String? { request.forwarded_for.map { String(cString: $0) } }
+    /// The body's announced length; `nil` when not given.
+    public var contentLength: Int64? { request.content_length >= 0 ? request.content_length : nil }
+    /// The client's address as the socket sees it.
+    public var remoteAddress: String { request.remote_address.map { String(cString: $0) } ?? "?" }
+
+    /// Any header of the request, trimmed; `nil` when absent.
+    public func header(_ name: String) -> String? {
+        coffer_web_header(connection, name).map { String(cString: $0).trimmingCharacters(in: .whitespaces) }
+    }
+
+    /// The value of `name` in the query, decoded (`%2F`, `+`); `nil` when absent or over 8 KiB.
+    public func queryValue(_ name: String) -> String? { Self.value(coffer_web_query_value, request.query, name) }
+
+    /// Whether the query holds `name` at all (`?download`, `?download=1`).
+    public func queryHas(_ name: String) -> Bool { queryValue(name) != nil }
+
+    /// The value of cookie `name`; `nil` when the request has none.
+    public func cookie(_ name: String) -> String? { Self.value(coffer_web_cookie_value, request.cookie, name) }
+
+    /// The value of `name` in a form body (`application/x-www-form-urlencoded`), decoded.
+    public static func formValue(_ form: String, _ name: String) -> String? {
+        form.withCString { value(coffer_web_query_value, $0, name) }
+    }
+
+    /// The bearer token of `Authorization: Bearer TOKEN`, if that is what it says.
+    public var bearerToken: String? {
+        guard let header = authorization, header.hasPrefix("Bearer ") else { return nil }
+        return String(header.dropFirst(7))
+    }
+
+    /// The language the client reads best of the two Coffer writes: Chinese when
+    /// `Accept-Language` starts so, else `fallback`.
+    public func prefersChinese() -> Bool { (acceptLanguage ?? "").lowercased().hasPrefix("zh") }
+
+    private static func value(_ lookup: (UnsafePointer<CChar>?, UnsafePointer<CChar>?, UnsafeMutablePointer<CChar>?, Int) -> Int32,
+                              _ source: UnsafePointer<CChar>?, _ name: String) -> String? {
+        guard let source else { return nil }
+        var buffer = [CChar](repeating: 0, count: 8192)
+        let length = lookup(source, name, &buffer, buffer.count)
+        return length >= 0 ? String(cBuffer: buffer) : nil
+    }
+
+    // MARK: The body
+
+    /// Waits for some of the body and puts up to `buffer.count` bytes at its start.
+    /// - Returns: how many; 0 at the end of the body; a negative number when it was cut off.
+    public func read(into buffer: UnsafeMutableRawBufferPointer) -> Int {
+        Int(coffer_web_read(connection, buffer.baseAddress, buffer.count))
+    }
+
+    /// The whole body, when it is at most `limit` bytes: `nil` past it (an announced length
+    /// past it is refused before anything is read). Every body a route reads whole comes
+    /// through here, so none can make the server hold more than its limit.
+    public func readBody(limit: Int) -> [UInt8]? {
+        if let announced = contentLength, announced > Int64(limit) { return nil }
+        var body: [UInt8] = []
+        var chunk = [UInt8](repeating: 0, count: 64 << 10)
+        while true {
+            let count = chunk.withUnsafeMutableBytes { read(into: $0) }
+            if count <= 0 { return body }
+            body += chunk[..<count]
+            if body.count > limit { return nil }
+        }
+    }
+
+    // MARK: The answer
+
+    /// Writes the status line and headers (`lines`: `Name: value\r\n`…); `length` is the
+    /// body's, `nil` for none announced (a 204, or a body that ends with the connection or
+    /// is chunked).
+    @discardableResult
+    public func respond(_ status: Int, headers lines: String, length: Int64?) -> Bool {
+        coffer_web_respond(connection, Int32(status), lines, length ?? -1) >= 0
+    }
+
+    /// Writes body bytes. - Returns: `false` when the client is gone.
+    @discardableResult
+    public func write(_ bytes: UnsafeRawBufferPointer) -> Bool {
+        guard !bytes.isEmpty else { return true }
+        return coffer_web_write(connection, bytes.baseAddress, bytes.count) > 0
+    }
+
+    @discardableResult
+    public func write(_ bytes: [UInt8]) -> Bool { bytes.withUnsafeBytes { write($0) } }
+
+    @discardableResult
+    public func write(_ data: Data) -> Bool { data.withUnsafeBytes { write($0) } }
+
+    /// A whole answer: `body` with its length and `type` (none for an empty body).
+    /// - Returns: `status`, for a route to return.
+    @discardableResult
+    public func answer(_ status: Int, _ body: [UInt8], type: String?, headers: String = "") -> Int {
+        let typeLine = body.isEmpty || type == nil ? "" : "Content-Type: \(type!)\r\n"
+        let noBody = status == 204 || status == 304
+        respond(status, headers: headers + typeLine, length: noBody ? nil : Int64(body.count))
+        if !noBody { write(body) }
+        return status
+    }
+
+    /// A whole answer of plain text.
+    @discardableResult
+    public func answer(_ status: Int, text: String, headers: String = "") -> Int {
+        answer(status, Array(text.utf8), type: "text/plain; charset=utf-8", headers: headers)
+    }
+
+    /// A body sent in HTTP/1.1 chunks, its length unknown when it starts.
+    public func chunked() -> ChunkedBody { ChunkedBody(self) }
+
+    /// Starts an event stream (`text/event-stream`): events follow with ``sendEvent(_:)``.
+    @discardableResult
+    public func beginEventStream(headers: String = "") -> Bool {
+        respond(200, headers: headers + "Content-Type: text/event-stream\r\nConnection: close\r\n", length: nil)
+    }
+
+    /// One server-sent event of type `message`. - Returns: `false` when the client is gone.
+    @discardableResult
+    public func sendEvent(_ data: Data) -> Bool {
+        var event = Data("event: message\ndata: ".utf8)
+        event.append(data)
+        event.append(contentsOf: Array("\n\n".utf8))
+        return write(event)
+    }
+}
+
+/// Writes an answer's body in HTTP/1.1 chunks (the answer says `Transfer-Encoding: chunked`).
+public final class ChunkedBody {
+    private let exchange: HTTPExchange
+    /// The body's bytes sent so far (not counting the chunks' framing).
+    public private(set) var sent: Int64 = 0
+    /// Whether the client went away.
+    public private(set) var failed = false
+
+    init(_ exchange: HTTPExchange) { self.exchange = exchange }
+
+    /// - Returns: `false` once the client is gone.
+    public func write(_ bytes: UnsafeRawPointer, _ length: Int) -> Bool {
+        guard !failed else { return false }
+        guard length > 0 else { return true }
+        if !exchange.write(Array((String(length, radix: 16) + "\r\n").utf8))
+            || !exchange.write(UnsafeRawBufferPointer(start: bytes, count: length)) || !exchange.write(Array("\r\n".utf8)) {
+            failed = true
+            return false
+        }
+        sent += Int64(length)
+        return true
+    }
+
+    /// The last chunk: the body is complete.
+    public func end() {
+        if !failed { exchange.write(Array("0\r\n\r\n".utf8)) }
+    }
+}
