@@ -176,7 +176,7 @@ let package = Package(
         .testTarget(name: "CofferPreviewTests",
                     dependencies: ["CofferPreview", "CofferCore", "CofferInMemory", "CofferBackends", "FileService",
                                    "CofferTestSupport"]),
-        .testTarget(name: "CofferHTTPServerTests", dependencies: ["CofferHTTPServer", "CofferCore", "CofferTestSupport"]),
+        .testTarget(name: "CofferHTTPServerTests", dependencies: ["CofferHTTPServer", "CofferCore", "CofferRuntime", "CofferTestSupport"]),
         .testTarget(name: "CofferWebTests", dependencies: ["CofferWeb", "CofferHTTPServer", "CofferCore", "CofferRuntime", "FileService",
                                                           "CofferTestSupport"]),
         .testTarget(name: "CofferREPLTests", dependencies: ["CofferREPL", "CofferCore", "CofferRuntime", "CofferTestSupport"]),

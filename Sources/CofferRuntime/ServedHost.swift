@@ -11,6 +11,13 @@ public struct ServedHost: Sendable {
         self.port = port
     }
 
+    /// Whether `address` is this machine's loopback (`127.x.x.x`, `::1`, `localhost`): the
+    /// only addresses a server that can change every file listens on unless the user names
+    /// another (the web page's browser: never).
+    public static func isLoopback(_ address: String) -> Bool {
+        address == "localhost" || address == "::1" || address.hasPrefix("127.")
+    }
+
     /// The address as a client writes it in `Host` (`127.0.0.1:8790`, `[::1]:8790`).
     public var authority: String {
         "\(address.contains(":") ? "[\(address)]" : address):\(port)"

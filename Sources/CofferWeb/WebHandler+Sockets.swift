@@ -10,11 +10,7 @@ extension WebHandler {
     /// A socket may open when its `Host` is served, its `Origin` is the page's own (a page of
     /// another site is refused, whatever cookies its browser sends), and it shows the token.
     func acceptsWebSocket(_ exchange: HTTPExchange, socket peer: WebSocketPeer) -> Bool {
-        let host = exchange.host
-        guard !configuration.shareOnly, hostIsServed(host) else { return false }
-        if let origin = exchange.origin, origin.lowercased() != "http://\(host!.lowercased())" {
-            return false
-        }
+        guard !configuration.shareOnly, access.isServed(exchange), access.originAllowed(exchange) else { return false }
         guard let shown = shownToken(exchange, allowQuery: false), isCurrent(shown) else { return false }
         let socket = WebSocketConnection(peer, token: shown, maxMessageBytes: configuration.limits.maxMessageBytes,
                                          maxUnsentBytes: configuration.limits.maxPendingBytes)

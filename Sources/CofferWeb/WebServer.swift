@@ -164,23 +164,19 @@ final class WebHandler: HTTPRoutes, @unchecked Sendable {
 
     // MARK: Who may ask
 
-    /// The `Host` must be the address served (or `localhost` for 127.0.0.1): a page of another
-    /// site that got its name pointed here (DNS rebinding) is refused.
-    func hostIsServed(_ host: String?) -> Bool { served.isNamed(by: host) }
+    /// Who may ask: the `Host` must be the address served (or `localhost` for 127.0.0.1), an
+    /// `Origin` the page's own (``HTTPGuard``, the rule of every HTTP front end).
+    var access: HTTPGuard { HTTPGuard(served: served) }
 
     /// The secret the request shows: the cookie (the browser key), or `Authorization: Bearer`
     /// (clients that are not browsers), or, for the page itself, `?token=`.
     func shownToken(_ exchange: HTTPExchange, allowQuery: Bool) -> String? {
-        if allowQuery, let value = exchange.queryValue("token") { return value }
-        if let name = browserKey.withLock({ $0?.cookieName }), let value = exchange.cookie(name) { return value }
-        return exchange.bearerToken
+        access.shownSecret(exchange, cookie: browserKey.withLock { $0?.cookieName }, query: allowQuery ? "token" : nil)
     }
 
     /// Whether `shown` is the token or the browser key of this server now.
     func isCurrent(_ shown: String?) -> Bool {
-        guard let shown else { return false }
-        let key = browserKey.withLock { $0?.value }
-        return AccessToken.same(shown, token.withLock { $0 }) || key.map { AccessToken.same(shown, $0) } == true
+        HTTPGuard.matches(shown, [token.withLock { $0 }] + (browserKey.withLock { $0?.value }.map { [$0] } ?? []))
     }
 
     /// The header that gives the browser its key, and sends it on to the page without the
@@ -217,7 +213,7 @@ final class WebHandler: HTTPRoutes, @unchecked Sendable {
         if configuration.shareOnly {
             return respond(exchange, 404, text: "This server answers share links only.")
         }
-        guard hostIsServed(exchange.host) else {
+        guard access.isServed(exchange) else {
             return respond(exchange, 421, text: "This server answers only to \(authority).")
         }
         if path == "/tus/" || path.hasPrefix("/tus/") {

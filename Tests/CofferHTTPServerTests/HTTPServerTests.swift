@@ -1,13 +1,23 @@
 import CofferCore
 import CofferHTTPServer
 import CofferTestSupport
+import CofferRuntime
 import Foundation
+import Synchronization
 import Testing
 
 /// Routes that show what the server's one request and answer type does.
 private final class ProbeRoutes: HTTPRoutes {
+    let port = Mutex(0)
+
     func answer(_ exchange: HTTPExchange) -> Int {
         switch exchange.path {
+        case "/guarded":
+            let access = HTTPGuard(served: ServedHost(address: "127.0.0.1", port: port.withLock { $0 }))
+            guard access.isServed(exchange) else { return exchange.answer(421, text: "host") }
+            guard access.originAllowed(exchange) else { return exchange.answer(403, text: "origin") }
+            let shown = access.shownSecret(exchange, cookie: "key", query: "token")
+            return exchange.answer(HTTPGuard.matches(shown, ["s3cret"]) ? 200 : 401, text: "token")
         case "/echo":
             // The one bounded body reader: 16 bytes at most.
             guard let body = exchange.readBody(limit: 16) else { return exchange.answer(413, text: "too large") }
@@ -56,6 +66,31 @@ struct HTTPServerTests {
         #expect(try curl(["-o", "/dev/null", "-w", "%{http_code}", "\(base)/error"]).outputText == "409")
         server.stop()
         #expect(try curl(["\(base)/echo"]).status != 0, "nothing listens once stopped")
+    }
+
+    /// One guard for every HTTP front end: the `Host` this server, an `Origin` its own, and
+    /// the secret as a query value, a cookie or a bearer token.
+    @Test func theGuardAsksHostOriginAndSecret() throws {
+        let routes = ProbeRoutes()
+        let server = try HTTPServer(address: "127.0.0.1", port: 0, threads: 4, routes: routes)
+        defer { server.stop() }
+        routes.port.withLock { $0 = server.port }
+        let url = "http://127.0.0.1:\(server.port)/guarded"
+        func status(_ extra: [String], _ address: String? = nil) throws -> String {
+            try curl(["-o", "/dev/null", "-w", "%{http_code}"] + extra + [address ?? url]).outputText
+        }
+        #expect(try status(["-H", "Authorization: Bearer s3cret"]) == "200")
+        #expect(try status(["-H", "Cookie: key=s3cret"]) == "200")
+        #expect(try status([], url + "?token=s3cret") == "200")
+        #expect(try status(["-H", "Authorization: Bearer wrong"]) == "401")
+        #expect(try status([]) == "401")
+        #expect(try status(["-H", "Host: localhost:\(server.port)", "-H", "Authorization: Bearer s3cret"]) == "200")
+        #expect(try status(["-H", "Host: evil.example:\(server.port)", "-H", "Authorization: Bearer s3cret"]) == "421")
+        #expect(try status(["-H", "Origin: http://evil.example", "-H", "Authorization: Bearer s3cret"]) == "403")
+        #expect(try status(["-H", "Origin: null", "-H", "Authorization: Bearer s3cret"]) == "403")
+        #expect(try status(["-H", "Origin: http://127.0.0.1:\(server.port)", "-H", "Authorization: Bearer s3cret"]) == "200")
+        #expect(ServedHost.isLoopback("127.0.0.1") && ServedHost.isLoopback("::1") && ServedHost.isLoopback("localhost"))
+        #expect(!ServedHost.isLoopback("0.0.0.0") && !ServedHost.isLoopback("192.168.1.20"))
     }
 
     @Test func aTakenPortIsAClearError() throws {

@@ -64,11 +64,11 @@ import Testing
         let handler = try WebHandler(service: service, configuration: WebServer.Configuration(language: .english, version: "1"),
                                      token: String(repeating: "0", count: 48), store: AccessToken(path: directory.url("t")))
         try handler.listening(on: 8790)
-        #expect(handler.hostIsServed("127.0.0.1:8790") && handler.hostIsServed("localhost:8790"))
+        #expect(handler.served.isNamed(by: "127.0.0.1:8790") && handler.served.isNamed(by: "localhost:8790"))
         for host in ["127.0.0.1", "127.0.0.1:8791", "evil.example:8790", "127.0.0.1.evil.example:8790", "", "LOCALHOST:8790x"] {
-            #expect(!handler.hostIsServed(host), "\(host)")
+            #expect(!handler.served.isNamed(by: host), "\(host)")
         }
-        #expect(!handler.hostIsServed(nil))
+        #expect(!handler.served.isNamed(by: nil))
         await handler.session.close()
     }
 }

@@ -11,8 +11,6 @@ struct WebLaunch: FrontEndLaunch {
     /// Caught before anything is served.
     private let stops = StopSignals()
 
-    static let loopback: Set<String> = ["127.0.0.1", "localhost", "::1"]
-
     mutating func prepare(_ context: LaunchContext) -> Int32? {
         let (program, address) = (context.application.name, context.options.webAddress)
         // Share links are made for other machines; the browser, which can change everything, is
@@ -20,7 +18,7 @@ struct WebLaunch: FrontEndLaunch {
         if context.options.shareOnly { return nil }
         // The browser is served on loopback only, whatever address is asked for (0.0.0.0 or a
         // network's): one message says so and what to do instead (Decisions.md, issue 48).
-        guard Self.loopback.contains(address) else {
+        guard ServedHost.isLoopback(address) else {
             context.errors.line(LocalizedText(
                 "\(program) serve: the file browser, which can change every file, is served on 127.0.0.1 only, not on --address \(address). To use it from another machine, reach it through an SSH tunnel (ssh -L 8080:127.0.0.1:8080 this-machine, with --port 8080 here); to give files to others, serve share links with --share-only --address \(address).",
                 "\(program) serve：可以修改所有文件的文件浏览器只在 127.0.0.1 上提供，不能使用 --address \(address)。如需从其他机器使用，请通过 SSH 隧道访问（ssh -L 8080:127.0.0.1:8080 本机，并在此加上 --port 8080）；如需把文件交给他人，请用 --share-only --address \(address) 提供共享链接。")(context.language))
@@ -39,7 +37,7 @@ struct WebLaunch: FrontEndLaunch {
         configuration.newToken = options.newToken
         configuration.shareOnly = options.shareOnly
         configuration.trustsForwardedFor = options.trustsForwardedFor
-        if !Self.loopback.contains(options.webAddress) {
+        if !ServedHost.isLoopback(options.webAddress) {
             context.errors.line(LocalizedText(
                 "\(context.application.name): warning: serving share links on \(options.webAddress): anyone who can reach it and has a link gets what the link shares.",
                 "\(context.application.name)：警告：在 \(options.webAddress) 上提供共享链接：任何能访问该地址并持有链接的人都能获得链接所共享的内容。")(options.language))

@@ -36,7 +36,7 @@ extension MCPServer {
                       path: url.path.isEmpty ? "/" : url.path, tokenPath: tokenPath)
         }
 
-        public var isLoopback: Bool { address == "127.0.0.1" || address == "::1" || address.hasPrefix("127.") }
+        public var isLoopback: Bool { ServedHost.isLoopback(address) }
     }
 
     /// Serves Streamable HTTP until SIGTERM or SIGINT; returns 0, or 1 when it cannot start.
@@ -102,28 +102,22 @@ final class MCPHTTPHandler: HTTPRoutes, @unchecked Sendable {
 
     var authority: String { served.authority }
 
-    // MARK: Who may ask
-
-    /// The origins a browser page may call from: the endpoint's own. A page of another site
-    /// that got its name pointed here (DNS rebinding) is refused, as the specification requires.
-    /// No `Origin` (a client that is not a browser) is fine; `null` is not.
-    private func originAllowed(_ origin: String?) -> Bool {
-        guard let origin else { return true }
-        return served.isOrigin(origin)
-    }
-
     // MARK: Requests
 
     func answer(_ exchange: HTTPExchange) -> Int {
         let method = exchange.method
         guard exchange.path == http.path else { return plain(exchange, 404, "Not found: the endpoint is \(http.path).") }
-        guard originAllowed(exchange.origin) else {
+        // Who may ask (``HTTPGuard``): a browser page only of the endpoint's own origin (a page of
+        // another site that got its name pointed here is refused, as the specification
+        // requires), the endpoint's own name in `Host`, and the bearer token.
+        let access = HTTPGuard(served: served)
+        guard access.originAllowed(exchange) else {
             return plain(exchange, 403, "This Origin may not call this server.")
         }
-        guard served.isNamed(by: exchange.host) else {
+        guard access.isServed(exchange) else {
             return plain(exchange, 421, "This server answers only to \(authority).")
         }
-        guard let shown = exchange.bearerToken, AccessToken.same(shown, token) else {
+        guard HTTPGuard.matches(exchange.bearerToken, [token]) else {
             return plain(exchange, 401, "Send Authorization: Bearer TOKEN (the token `coffer mcp --listen` printed, kept in AppData/mcp-token).",
                          headers: "WWW-Authenticate: Bearer\r\n")
         }
