@@ -164,6 +164,27 @@ def main():
         check(status == 200 and headers.get("Transfer-Encoding") == "chunked" and archive.testzip() is None
               and archive.read("Sub/b.txt") == b"below\n" and not any("out.txt" in n for n in archive.namelist()),
               f"the folder downloads as a zip, made as it is sent, without the link: {archive.namelist()}")
+        # A deeper tree (issue 49: walked by the visitor's session, each file read in pieces):
+        # folders in folders, a package, Chinese names, a file of several MiB; hidden items,
+        # links and a pipe left out.
+        tree = os.path.join(FILES, "Docs", "Tree")
+        os.makedirs(os.path.join(tree, "一", "二", "三"))
+        os.makedirs(os.path.join(tree, "Notes.rtfd"))
+        contents = {"top.txt": b"top\n", "一/二/三/深.txt": "深\n".encode(), "Notes.rtfd/TXT.rtf": b"{\\rtf1}",
+                    "一/big.bin": os.urandom((3 << 20) + 7), ".hidden": b"no"}
+        for name, data in contents.items():
+            with open(os.path.join(tree, name), "wb") as out:
+                out.write(data)
+        os.symlink("top.txt", os.path.join(tree, "link.txt"))
+        os.mkfifo(os.path.join(tree, "pipe"))
+        status, _, body = http(base + share("Docs/Tree") + "/zip")
+        archive = zipfile.ZipFile(io.BytesIO(body))
+        expected = {"Tree/" + name: data for name, data in contents.items() if not name.startswith(".")}
+        files_in = {name: archive.read(name) for name in archive.namelist() if not name.endswith("/")}
+        check(status == 200 and archive.testzip() is None and files_in == expected,
+              f"a deep tree zips whole, packages and Chinese names in, hidden items, links and pipes out: {sorted(files_in)}")
+        check({"Tree/一/", "Tree/一/二/", "Tree/一/二/三/", "Tree/Notes.rtfd/"} <= set(archive.namelist()),
+              "its folders are in it too")
         for path in ["/raw/out.txt", "/p/out.txt", "/raw/..%2Fa.txt", "/raw/%2e%2e/a.txt", "/raw/..%2F..%2Fsecret.txt",
                      "/p/%2e%2e", "/raw/%2E%2E%2Fsibling.txt"]:
             status, _, body = http(base + folder_link + path)

@@ -192,6 +192,7 @@ static struct {
     int loaded;
     __typeof__(&archive_write_new) write_new;
     __typeof__(&archive_write_set_format_zip) set_format_zip;
+    __typeof__(&archive_write_set_format_option) set_format_option;
     __typeof__(&archive_write_set_bytes_per_block) bytes_per_block;
     __typeof__(&archive_write_open) write_open;
     __typeof__(&archive_write_header) write_header;
@@ -216,6 +217,7 @@ static void load_zip(void) {
 #define FIND(field, name) zip.field = (__typeof__(zip.field))dlsym(library, name)
     FIND(write_new, "archive_write_new");
     FIND(set_format_zip, "archive_write_set_format_zip");
+    FIND(set_format_option, "archive_write_set_format_option");
     FIND(bytes_per_block, "archive_write_set_bytes_per_block");
     FIND(write_open, "archive_write_open");
     FIND(write_header, "archive_write_header");
@@ -232,7 +234,7 @@ static void load_zip(void) {
     FIND(set_mtime, "archive_entry_set_mtime");
 #undef FIND
     zip.loaded = zip.write_new && zip.set_format_zip && zip.bytes_per_block && zip.write_open && zip.write_header
-        && zip.write_data && zip.finish_entry && zip.write_close && zip.write_free && zip.entry_new && zip.entry_free
+        && zip.set_format_option && zip.write_data && zip.finish_entry && zip.write_close && zip.write_free && zip.entry_new && zip.entry_free
         && zip.set_pathname_utf8 && zip.set_size && zip.set_filetype && zip.set_perm && zip.set_mtime;
 }
 
@@ -256,8 +258,11 @@ coffer_zip *coffer_zip_open(coffer_zip_sink sink, void *context) {
     writer->sink = sink;
     writer->context = context;
     writer->archive = zip.write_new();
-    // Written as it comes, not in blocks padded for tapes.
+    // Written as it comes, not in blocks padded for tapes. Names are UTF-8 and say so (the
+    // zip's language-encoding flag, bit 11), whatever this process's locale: without it, an
+    // unzip reads a Chinese name as CP437.
     if (writer->archive == NULL || zip.set_format_zip(writer->archive) != ARCHIVE_OK
+        || zip.set_format_option(writer->archive, "zip", "hdrcharset", "UTF-8") != ARCHIVE_OK
         || zip.bytes_per_block(writer->archive, 0) != ARCHIVE_OK
         || zip.write_open(writer->archive, writer, NULL, zip_write, NULL) != ARCHIVE_OK) {
         if (writer->archive != NULL) zip.write_free(writer->archive);

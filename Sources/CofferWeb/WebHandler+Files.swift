@@ -57,15 +57,35 @@ extension WebHandler {
         exchange.respond(status, headers: headers, length: length)
         if exchange.method == "HEAD" { return (status, 0, false) }
         var offset = start
-        while offset <= end && length > 0 {
-            let count = Int(min(Int64(1 << 20), end - offset + 1))
-            let at = offset
-            guard case .success(let bytes) = blocking(in: session, { () async throws(CofferError) -> [UInt8] in
-                try await file.read(at: at, upTo: count)
-            }), !bytes.isEmpty else { break }
-            if end == size - 1 && offset + Int64(bytes.count) > end { finishing?(offset + Int64(bytes.count) - start) }
-            guard exchange.write(bytes) else { break }  // the browser went away
-            offset += Int64(bytes.count)
+        // A piece holding the file's last byte is about to go: what `finishing` records first.
+        func sending(_ count: Int) {
+            if end == size - 1 && offset + Int64(count) > end { finishing?(offset + Int64(count) - start) }
+        }
+        if let reader = try? file.directReader() {
+            // A file of this host: read here, on this request's own thread, into one buffer,
+            // and written from it (no hop to another thread per piece).
+            defer { reader.close() }
+            let buffer = UnsafeMutableRawBufferPointer.allocate(byteCount: 1 << 20, alignment: 16)
+            defer { buffer.deallocate() }
+            while offset <= end && length > 0 {
+                let wanted = Int(min(Int64(buffer.count), end - offset + 1))
+                guard let count = try? reader.read(at: offset, into: UnsafeMutableRawBufferPointer(rebasing: buffer[..<wanted])),
+                      count > 0 else { break }
+                sending(count)
+                guard exchange.write(UnsafeRawBufferPointer(rebasing: buffer[..<count])) else { break }  // the browser went away
+                offset += Int64(count)
+            }
+        } else {
+            while offset <= end && length > 0 {
+                let count = Int(min(Int64(1 << 20), end - offset + 1))
+                let at = offset
+                guard case .success(let bytes) = blocking(in: session, { () async throws(CofferError) -> [UInt8] in
+                    try await file.read(at: at, upTo: count)
+                }), !bytes.isEmpty else { break }
+                sending(bytes.count)
+                guard exchange.write(bytes) else { break }  // the browser went away
+                offset += Int64(bytes.count)
+            }
         }
         // Finished: the file's last byte went out (an empty file's none at all).
         return (status, offset - start, offset > end && end == size - 1)

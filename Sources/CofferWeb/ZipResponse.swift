@@ -5,8 +5,9 @@ import FileService
 import Foundation
 
 /// A folder as a `.zip`, made by libarchive as it is sent (HTTP chunked transfer encoding):
-/// memory stays at one read's worth whatever the folder holds. Hidden items, links and
-/// special files are left out, as every listing leaves them out.
+/// memory stays at one read's worth and a short queue of the walk's entries whatever the
+/// folder holds. Hidden items, links and special files are left out, as every listing leaves
+/// them out.
 extension WebHandler {
     /// `beforeLastBytes` runs once the whole zip is made, just before its last bytes go, with
     /// the bytes sent by then (a share counts the download there, as it does a file's). Read
@@ -24,7 +25,7 @@ extension WebHandler {
         exchange.respond(200, headers: Self.sharePolicy + headers, length: nil)
         var complete = true
         withExtendedLifetime(out) {
-            complete = addFolder(folder.path, prefix: name, to: zip, out: out, in: session)
+            complete = addTree(folder.path, prefix: name, to: zip, out: out, in: session)
         }
         // A zip cut short is not finished: the visitor's unzip says it is damaged.
         _ = coffer_zip_close(zip, complete ? 1 : 0)
@@ -35,33 +36,124 @@ extension WebHandler {
         return (200, out.sent)
     }
 
-    private func addFolder(_ path: VirtualPath, prefix: String, to zip: OpaquePointer, out: ChunkedBody,
-                           in session: Session) -> Bool {
-        guard case .success(let listing) = blocking(in: session, { () async throws(CofferError) in try await session.perform(ListFolder(path)) }),
-              coffer_zip_add(zip, prefix + "/", 0, Int64(Date().timeIntervalSince1970), 1) == 1
-        else { return false }
-        for item in listing.items where !item.isHidden && item.special == nil && item.linkTarget == nil {
-            let entry = prefix + "/" + item.name
-            if item.kind != .file {
-                guard addFolder(item.path, prefix: entry, to: zip, out: out, in: session) else { return false }
-                continue
-            }
-            let itemPath = item.path
-            guard case .success(let file) = blocking(in: session, { () async throws(CofferError) in try await session.perform(OpenFile(itemPath)) })
-            else { continue }  // gone since the listing
-            defer { _ = blocking(in: session) { () async throws(CofferError) in await file.close() } }
-            let mtime = Int64(item.modificationDate.timeIntervalSince1970)
-            guard coffer_zip_add(zip, entry, file.size, mtime, 0) == 1 else { return false }
-            var offset: Int64 = 0
-            while offset < file.size {
-                let at = offset
-                guard case .success(let bytes) = blocking(in: session, { () async throws(CofferError) -> [UInt8] in
-                    try await file.read(at: at, upTo: 1 << 20)
-                }), !bytes.isEmpty else { return false }
-                guard bytes.withUnsafeBytes({ coffer_zip_write(zip, $0.baseAddress, $0.count) }) == 1, !out.failed else { return false }
-                offset += Int64(bytes.count)
+    /// The folder's tree into the zip: walked by the session (``WalkTree``, packages included,
+    /// hidden items left out), entry by entry through a short queue, while this thread writes
+    /// each file's bytes (read here, without a hop per piece, where the file is this host's).
+    /// Links and special files are left out, as every listing leaves them out.
+    /// - Returns: whether everything went in (a folder that could not be read, a file gone
+    ///   unreadable or a client gone make it `false`: the zip is then cut short).
+    private func addTree(_ root: VirtualPath, prefix: String, to zip: OpaquePointer, out: ChunkedBody,
+                         in session: Session) -> Bool {
+        let entries = WalkQueue(capacity: 64)
+        let walker = session.start {
+            do throws(CofferError) {
+                let walk = try await session.perform(WalkTree(root, intoPackages: true))
+                _ = try await walk.visit { entry throws(CofferError) in
+                    guard await entries.put(entry) else { throw CofferError(.cancelled) }
+                }
+                entries.finish(complete: true)
+            } catch {
+                entries.finish(complete: false)
             }
         }
-        return true
+        defer {
+            entries.abandon()
+            walker.cancel()
+        }
+        let now = Int64(Date().timeIntervalSince1970)
+        guard coffer_zip_add(zip, prefix + "/", 0, now, 1) == 1 else { return false }
+        let buffer = UnsafeMutableRawBufferPointer.allocate(byteCount: 1 << 20, alignment: 16)
+        defer { buffer.deallocate() }
+        while let entry = entries.take() {
+            guard let node = entry.node else { return false }  // a folder that could not be read
+            guard node.special == nil, node.linkTarget == nil else { continue }
+            let name = prefix + "/" + entry.relativePath
+            let mtime = Int64(node.modificationDate.timeIntervalSince1970)
+            if node.kind != .file {
+                guard coffer_zip_add(zip, name + "/", 0, mtime, 1) == 1 else { return false }
+                continue
+            }
+            let path = node.path
+            guard case .success(let file) = blocking(in: session, { () async throws(CofferError) in
+                try await session.perform(OpenFile(path))
+            }) else { continue }  // gone since the walk met it
+            defer { _ = blocking(in: session) { () async throws(CofferError) in await file.close() } }
+            guard coffer_zip_add(zip, name, file.size, mtime, 0) == 1 else { return false }
+            let reader = try? file.directReader()
+            defer { reader?.close() }
+            var offset: Int64 = 0
+            while offset < file.size {
+                let count: Int
+                if let reader {
+                    guard let got = try? reader.read(at: offset, into: buffer), got > 0 else { return false }
+                    count = got
+                } else {
+                    let at = offset
+                    guard case .success(let bytes) = blocking(in: session, { () async throws(CofferError) -> [UInt8] in
+                        try await file.read(at: at, upTo: 1 << 20)
+                    }), !bytes.isEmpty else { return false }
+                    bytes.withUnsafeBytes { buffer.copyMemory(from: $0) }
+                    count = bytes.count
+                }
+                guard coffer_zip_write(zip, buffer.baseAddress, count) == 1, !out.failed else { return false }
+                offset += Int64(count)
+            }
+        }
+        return entries.completed
+    }
+}
+
+/// Entries of a walk, handed from the session's task to the thread writing the zip: at most
+/// `capacity` wait, so the walk never runs far ahead of the bytes sent.
+private final class WalkQueue: @unchecked Sendable {
+    private let condition = NSCondition()
+    private var waiting: [WalkEntry] = []
+    private var ended = false
+    private var abandoned = false
+    private(set) var completed = false
+    private let capacity: Int
+
+    init(capacity: Int) { self.capacity = capacity }
+
+    /// Waits for room (off the cooperative pool); `false` once the writer has given up.
+    func put(_ entry: WalkEntry) async -> Bool {
+        await withCheckedContinuation { continuation in
+            DispatchQueue.global().async {
+                self.condition.lock()
+                defer { self.condition.unlock() }
+                while self.waiting.count >= self.capacity && !self.abandoned { self.condition.wait() }
+                guard !self.abandoned else { return continuation.resume(returning: false) }
+                self.waiting.append(entry)
+                self.condition.broadcast()
+                continuation.resume(returning: true)
+            }
+        }
+    }
+
+    func finish(complete: Bool) {
+        condition.lock()
+        ended = true
+        completed = complete
+        condition.broadcast()
+        condition.unlock()
+    }
+
+    /// The next entry, waiting for it; `nil` when the walk has ended and all were taken.
+    func take() -> WalkEntry? {
+        condition.lock()
+        defer { condition.unlock() }
+        while waiting.isEmpty && !ended { condition.wait() }
+        guard !waiting.isEmpty else { return nil }
+        let entry = waiting.removeFirst()
+        condition.broadcast()
+        return entry
+    }
+
+    /// The writer stops: the walk's next `put` says so.
+    func abandon() {
+        condition.lock()
+        abandoned = true
+        condition.broadcast()
+        condition.unlock()
     }
 }

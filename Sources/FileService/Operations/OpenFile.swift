@@ -1,4 +1,8 @@
 import CofferCore
+import CofferRuntime
+#if canImport(Glibc)
+import Glibc
+#endif
 
 /// Opens a file for reading in ranges, for a front end that streams it (the web page's
 /// `/content` with `Range`): the node and the open file, after the one readable-file rule
@@ -36,6 +40,45 @@ public struct OpenedFile: Sendable {
     }
 
     public func close() async { await file.close() }
+
+    /// Reads of this file on the caller's own thread, through a descriptor of its own, for a
+    /// front end that already runs on a thread it may block (the HTTP server's): no hop to
+    /// another thread per piece. `nil` for a file of storage other than this host's (S3),
+    /// which is read with ``read(at:upTo:)``. The caller closes it.
+    public func directReader() throws(CofferError) -> DirectFileReader? {
+        guard let local = file as? any DescriptorReadableFile else { return nil }
+        return DirectFileReader(descriptor: try local.openDescriptor(), path: node.path)
+    }
+}
+
+/// A local file read with `pread` on the caller's thread (``OpenedFile/directReader()``);
+/// it sees the file that was opened, even if renamed or replaced since.
+public final class DirectFileReader: @unchecked Sendable {
+    private var descriptor: Int32
+    private let path: VirtualPath
+
+    init(descriptor: Int32, path: VirtualPath) {
+        self.descriptor = descriptor
+        self.path = path
+    }
+
+    /// Up to `buffer.count` bytes from `offset` into `buffer`: how many, 0 at the end.
+    public func read(at offset: Int64, into buffer: UnsafeMutableRawBufferPointer) throws(CofferError) -> Int {
+        guard descriptor >= 0 else { throw CofferError(.invalidOperation, path: path) }
+        while true {
+            let got = pread(descriptor, buffer.baseAddress, buffer.count, off_t(offset))
+            if got >= 0 { return got }
+            if errno != EINTR { throw CofferError.lastSystemError("pread", path: path) }
+        }
+    }
+
+    /// Lets the descriptor go; later reads fail. Called again, it does nothing.
+    public func close() {
+        if descriptor >= 0 { _ = Glibc.close(descriptor) }
+        descriptor = -1
+    }
+
+    deinit { close() }
 }
 
 extension FileService {

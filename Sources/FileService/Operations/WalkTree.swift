@@ -21,13 +21,17 @@ public struct WalkTree: FileOperation {
     /// Items left out, and everything below them: told an item's path below the start
     /// (`a/b.txt`) and its name. Items left out do not count toward the limit.
     public var excluding: (@Sendable (_ relativePath: String, _ name: String) -> Bool)?
+    /// Whether packages (`.app`, `.rtfd`…, shown as one document) are walked into too, as a
+    /// copy of the whole tree needs (a folder's `.zip`); by default they are met as items.
+    public var intoPackages: Bool
 
     public init(_ root: VirtualPath, maxDepth: Int? = nil, includeHidden: Bool = false, limit: Int? = nil,
-                excluding: (@Sendable (_ relativePath: String, _ name: String) -> Bool)? = nil) {
+                intoPackages: Bool = false, excluding: (@Sendable (_ relativePath: String, _ name: String) -> Bool)? = nil) {
         self.root = root
         self.maxDepth = maxDepth
         self.includeHidden = includeHidden
         self.limit = limit
+        self.intoPackages = intoPackages
         self.excluding = excluding
     }
 
@@ -102,7 +106,8 @@ public struct TreeWalk: Sendable {
             summary.items += 1
             try await body(WalkEntry(node: child, path: child.path, relativePath: path, depth: depth,
                                      isLast: index == shown.count - 1, error: nil))
-            guard child.kind == .folder, child.special == nil, walk.maxDepth.map({ depth < $0 }) ?? true else { continue }
+            guard child.kind == .folder || (walk.intoPackages && child.kind == .package), child.special == nil,
+                  child.linkTarget == nil, walk.maxDepth.map({ depth < $0 }) ?? true else { continue }
             let below: [FileNode]
             do {
                 below = try await service.list(child.path, options: options).items
