@@ -41,9 +41,11 @@ public struct Previewer: Sendable {
 
     enum Kind { case image, document, text, archive, other }
 
-    func kind(of node: FileNode) -> Kind {
+    func kind(of node: FileNode) -> Kind { Self.kind(of: node, registry: service.registry) }
+
+    static func kind(of node: FileNode, registry: TypeRegistry) -> Kind {
         guard node.kind == .file, node.special == nil else { return .other }
-        let registry = service.registry, type = node.typeIdentifier
+        let type = node.typeIdentifier
         if registry.conforms(type, to: "public.image") { return .image }
         if registry.conforms(type, to: "com.adobe.pdf") { return .document }
         if registry.conforms(type, to: "public.archive") { return .archive }
@@ -54,8 +56,14 @@ public struct Previewer: Sendable {
     }
 
     /// Whether a thumbnail can be asked for `node` (an image or a PDF).
-    public func hasThumbnail(_ node: FileNode) -> Bool {
-        switch kind(of: node) {
+    public func hasThumbnail(_ node: FileNode) -> Bool { Self.offersThumbnail(node, registry: service.registry) }
+
+    /// Whether a thumbnail can be asked for `node`: a file that is an image or a PDF, on any
+    /// mount. The one rule every front end follows: the REPL's `ls --thumbnails`, RPC's nodes
+    /// (their `thumbnail` member, which the web page draws by), share pages, and MCP's
+    /// `read_media_file`, which sends a large image's thumbnail instead of the image.
+    public static func offersThumbnail(_ node: FileNode, registry: TypeRegistry) -> Bool {
+        switch kind(of: node, registry: registry) {
         case .image, .document: true
         default: false
         }

@@ -302,8 +302,7 @@ extension WebHandler {
         if node.kind == .file {
             var html = ShareText.heading(node.name)
                 + "<p>\(SizeText.decimal(node.size)) · \(ShareText.escape(typeName))</p>"
-            if service.registry.conforms(node.typeIdentifier, to: "public.image")
-                || service.registry.conforms(node.typeIdentifier, to: "com.adobe.pdf") {
+            if Previewer.offersThumbnail(node, registry: service.registry) {
                 html += "<p><img src=\"/s/\(share.id)/thumb\(suffix)\" alt=\"\"></p>"
             }
             return html + "<p><a href=\"/s/\(share.id)/raw\(suffix)\" download>\(LocalizedText("Download", "下载")(language))</a></p>"

@@ -117,6 +117,14 @@ struct RPCEndToEndTests {
         #expect((listing["entries"] as? [[String: Any]])?.map { $0["name"] as? String } == ["报告 2026", "b.bin"])
         let page = try #require(result(try rpc.call("files/list", ["path": "/Projects", "offset": 1, "limit": 5, "sort": "size", "descending": true])))
         #expect((page["entries"] as? [[String: Any]])?.map { $0["name"] as? String } == ["b.bin"])
+        // Whether a node has a thumbnail travels with it, decided by the server's one rule
+        // (images and PDFs): the web page draws by it (issue 49).
+        _ = try rpc.call("files/createDirectory", ["path": "/Pictures"])
+        _ = try rpc.call("files/write", ["path": "/Pictures/p.png", "data": "iVBORw0KGgo=", "encoding": "base64"])
+        _ = try rpc.call("files/write", ["path": "/Pictures/n.txt", "data": "no"])
+        let withImage = try #require(result(try rpc.call("files/list", ["path": "/Pictures"]))?["entries"] as? [[String: Any]])
+        #expect(withImage.filter { $0["thumbnail"] as? Bool == true }.map { $0["name"] as? String } == ["p.png"])
+        #expect(result(try rpc.call("files/stat", ["path": "/Pictures/p.png"]))?["thumbnail"] as? Bool == true)
 
         let renamed = try #require(result(try rpc.call("files/rename", ["path": "/Projects/b.bin", "newName": "c.bin"])))
         #expect(renamed["path"] as? String == "files:/Projects/c.bin")

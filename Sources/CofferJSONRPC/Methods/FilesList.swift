@@ -36,7 +36,7 @@ struct FilesList: RPCMethod {
         }
         options.order = SortOrder(field, ascending: params.descending.map { !$0 })
         let page = try await context.perform(ListFolder(try params.path.resolved(), options: options))
-        return Result(entries: page.items.map(NodeResult.init), total: page.total)
+        return Result(entries: page.items.map { NodeResult($0, in: context) }, total: page.total)
     }
 }
 

@@ -67,7 +67,7 @@ struct FilesSearch: RPCMethod {
         var result = Result(matches: [], truncated: false, engine: results.engine.rawValue, unreadable: [])
         for try await event in results.events {
             switch event {
-            case .matches(let nodes): result.matches += nodes.map(NodeResult.init)
+            case .matches(let nodes): result.matches += nodes.map { NodeResult($0, in: context) }
             case .paths: break  // asked for nodes
             case .unreadable(let path, _): result.unreadable.append(path.description)
             case .truncated: result.truncated = true

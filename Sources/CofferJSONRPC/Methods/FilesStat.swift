@@ -6,13 +6,13 @@ struct FilesStat: RPCMethod {
     struct Params: Decodable, Sendable { var path: PathParam }
 
     static func run(_ params: Params, _ context: RequestContext) async throws -> NodeResult {
-        NodeResult(try await context.perform(StatItem(try params.path.resolved())))
+        NodeResult(try await context.perform(StatItem(try params.path.resolved())), in: context)
     }
 }
 
 extension FilesStat: ImmediateRPCMethod, ImmediateAnswering {
     static func runImmediately(_ params: Params, _ context: RequestContext) throws -> NodeResult? {
-        try context.session.performImmediately(StatItem(try params.path.resolved())).map(NodeResult.init)
+        try context.session.performImmediately(StatItem(try params.path.resolved())).map { NodeResult($0, in: context) }
     }
 }
 

@@ -19,6 +19,9 @@ public struct NodeResult: Encodable, Sendable {
     var linkTarget: String?
     /// A regular file's version, for conditional saves (`ifVersion`).
     var version: String?
+    /// `true` when a thumbnail can be asked for it (``Previewer/offersThumbnail(_:registry:)``),
+    /// in listings, searches and `files/stat`; left out otherwise.
+    var thumbnail: Bool?
 
     public init(_ node: FileNode) {
         path = node.path.description
@@ -158,6 +161,7 @@ extension NodeResult: JSONWritable {
         object.string("name", name)
         object.string("path", path)
         if let size { object.integer("size", size) }
+        if thumbnail == true { object.bool("thumbnail", true) }
         object.string("type", type)
         if let version { object.string("version", version) }
         bytes = object.finish()

@@ -128,8 +128,7 @@ struct ReadMediaFile: MCPTool {
     /// else 1024). `nil` to send the file itself.
     private static func thumbnail(of node: FileNode, fitting maxSize: Int?, limit: Int,
                                   _ context: ToolContext) async throws(CofferError) -> Thumbnail? {
-        let previewer = Previewer(service: context.service)
-        guard previewer.hasThumbnail(node) else { return nil }
+        guard Previewer.offersThumbnail(node, registry: context.service.registry) else { return nil }
         let fitting = maxSize ?? ThumbnailSize.xxLarge.pixels
         if node.size <= Int64(limit) {
             guard let maxSize else { return nil }

@@ -85,11 +85,9 @@ export function iconKind(node) {
   return "file";
 }
 
-/// Whether the server can draw a thumbnail of it (images and PDFs of local mounts).
-export function hasThumbnail(node) {
-  const kind = iconKind(node);
-  return (kind === "image" || kind === "pdf") && node.path?.startsWith("files:");
-}
+/// Whether the server can draw a thumbnail of it: the server says so with the node
+/// (`thumbnail`), by the one rule every front end follows.
+export function hasThumbnail(node) { return node.thumbnail === true; }
 
 export function contentURL(path, download) {
   return `/content?path=${encodeURIComponent(path)}${download ? "&download=1" : ""}`;
