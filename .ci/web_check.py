@@ -536,8 +536,17 @@ def browser(server, root, screenshots):
         check("for good" in question.text, f"deleting for good asks first: {question.text!r}")
         driver.find_element(By.ID, "confirm-yes").click()
         wait.until(lambda d: names().count("笔记 2026.txt") == trashed - 2)
-        listed = subprocess.run([COFFER, "--container", server.container, "-c", "trash"], capture_output=True, text=True).stdout
-        check(listed.count("笔记 2026.txt") == trashed - 2, "Delete Permanently deletes that item of the trash alone")
+        # The page may show that count while it draws the trash again (an empty list on the way,
+        # when two were there): the trash itself is asked, until it agrees or ten seconds pass.
+        deadline = time.monotonic() + 10
+        while True:
+            listed = subprocess.run([COFFER, "--container", server.container, "-c", "trash"], capture_output=True, text=True,
+                                    timeout=60).stdout
+            if listed.count("笔记 2026.txt") == trashed - 2 or time.monotonic() > deadline:
+                break
+            time.sleep(0.1)
+        check(listed.count("笔记 2026.txt") == trashed - 2,
+              f"Delete Permanently deletes that item of the trash alone: {listed.count('笔记 2026.txt')} of {trashed} left")
         driver.find_element(By.ID, "leave-trash").click()
 
         # Search as you type.

@@ -100,210 +100,115 @@ public enum WebServer {
         await stops.wait()
         stops.disarm()
         watcher.cancel()
-        await handler.stopAll()
+        await handler.socket.stopAll()
         // Downloads and thumbnails under way stop now, so CivetWeb's workers are free to end.
-        handler.session.stopWork()
-        for visitor in handler.visitors.withLock({ Array($0.values) }) { visitor.stopWork() }
+        handler.web.session.stopWork()
+        handler.shares.stopVisitors()
         server.stop()
-        await handler.session.close()
+        await handler.web.session.close()
         await service.releaseBackgroundWork()
         return 0
     }
 }
 
-/// The web front end's routes on the HTTP server: the policy for every request, and the open
-/// WebSockets.
-final class WebHandler: HTTPRoutes, @unchecked Sendable {
-    let service: FileService
-    let configuration: WebServer.Configuration
-    /// The session HTTP requests (downloads, thumbnails) are read in.
-    let session: Session
-    private let store: AccessToken
-    private let token: Mutex<String>
-    /// What the browser's cookie holds, derived from the token and the port (``BrowserKey``).
-    private let browserKey = Mutex<BrowserKey?>(nil)
-    private let oneTimeCodes = OneTimeCodes()
-    private let port = Atomic<Int>(0)
-    /// The open WebSockets, by their peer.
-    let sockets = Mutex<[WebSocketPeer: WebSocketConnection]>([:])
-    let clients = RPCClients()
-    /// Signs the cookies of share links unlocked with their password; new every start.
-    let shareKey: [UInt8] = {
-        var generator = SystemRandomNumberGenerator()
-        return (0..<32).map { _ in UInt8.random(in: .min ... .max, using: &generator) }
-    }()
-    /// The sessions of share-link visitors answered now (one per request), by number: a
-    /// server that stops stops their work too.
-    let visitors = Mutex<[Int: Session]>([:])
+/// The web front end on the HTTP server: which route set answers a request, after the rules
+/// every request passes. Each route set is a small type of its own: the page's access
+/// (``PageAccess``), files (``FileRoutes``), share links (``ShareLinks``), resumable uploads
+/// (``TusUploads``) and the page's WebSocket (``PageSocket``), over what they share
+/// (``WebContext``).
+final class WebHandler: HTTPRoutes, Sendable {
+    let web: WebContext
+    let access: PageAccess
+    let files: FileRoutes
+    let shares: ShareLinks
+    let tus: TusUploads
+    let socket: PageSocket
 
     init(service: FileService, configuration: WebServer.Configuration, token: String, store: AccessToken) throws(CofferError) {
-        self.service = service
-        self.configuration = configuration
-        self.store = store
-        self.token = Mutex(token)
-        session = try service.openSession(SessionOptions(frontEnd: "web", language: configuration.language, isLongLived: true))
+        web = try WebContext(service: service, configuration: configuration)
+        access = PageAccess(address: configuration.address, token: token, store: store)
+        files = FileRoutes(web: web)
+        shares = ShareLinks(web: web, files: files)
+        tus = TusUploads(web: web)
+        socket = PageSocket(web: web, access: access)
     }
 
-    func listening(on port: Int) throws(CofferError) {
-        self.port.store(port, ordering: .relaxed)
-        let key = try BrowserKey(token: token.withLock { $0 }, port: port)
-        browserKey.withLock { $0 = key }
-    }
+    func listening(on port: Int) throws(CofferError) { try access.listening(on: port) }
 
     /// The address served, and the names a request may give it.
-    var served: ServedHost { ServedHost(address: configuration.address, port: port.load(ordering: .relaxed)) }
+    var served: ServedHost { access.served }
+    var authority: String { access.authority }
+    var address: String { access.address }
+    func oneTimeAddress() -> String { access.oneTimeAddress() }
 
-    /// The address as a browser writes it in `Host`.
-    var authority: String { served.authority }
-
-    /// The address to open, with its token.
-    var address: String { "http://\(authority)/?token=\(token.withLock { $0 })" }
-
-    /// An address that lets a browser in once, within two minutes.
-    func oneTimeAddress() -> String { "http://\(authority)/?once=\(oneTimeCodes.make())" }
-
-    // MARK: Who may ask
-
-    /// Who may ask: the `Host` must be the address served (or `localhost` for 127.0.0.1), an
-    /// `Origin` the page's own (``HTTPGuard``, the rule of every HTTP front end).
-    var access: HTTPGuard { HTTPGuard(served: served) }
-
-    /// The secret the request shows: the cookie (the browser key), or `Authorization: Bearer`
-    /// (clients that are not browsers), or, for the page itself, `?token=`.
-    func shownToken(_ exchange: HTTPExchange, allowQuery: Bool) -> String? {
-        access.shownSecret(exchange, cookie: browserKey.withLock { $0?.cookieName }, query: allowQuery ? "token" : nil)
-    }
-
-    /// Whether `shown` is the token or the browser key of this server now.
-    func isCurrent(_ shown: String?) -> Bool {
-        HTTPGuard.matches(shown, [token.withLock { $0 }] + (browserKey.withLock { $0?.value }.map { [$0] } ?? []))
-    }
-
-    /// The header that gives the browser its key, and sends it on to the page without the
-    /// secret in the address.
-    private var cookieRedirect: String {
-        guard let key = browserKey.withLock({ $0 }) else { return "Location: /\r\n" }
-        return "Set-Cookie: \(key.cookieName)=\(key.value); Path=/; HttpOnly; SameSite=Strict\r\nLocation: /\r\n"
-    }
-
-    /// Watches the token file: when another `coffer serve --new-token` replaced it, the new
-    /// one is used and every WebSocket opened with the old one is closed.
+    /// Watches the token file (``PageAccess/watchToken(whenReplaced:)``); sockets opened with
+    /// a token that was replaced are closed.
     func watchToken() async {
-        while !Task.isCancelled {
-            try? await Task.sleep(for: .seconds(1))
-            guard let stored = store.read() else { continue }
-            let changed = token.withLock { current -> Bool in
-                defer { current = stored }
-                return current != stored
-            }
-            guard changed else { continue }
-            if let key = try? BrowserKey(token: stored, port: port.load(ordering: .relaxed)) { browserKey.withLock { $0 = key } }
-            for socket in sockets.withLock({ Array($0.values) }) where !isCurrent(socket.token) { socket.close() }
-        }
+        await access.watchToken { [socket] in socket.closeStale() }
     }
 
-    // MARK: HTTP
+    // MARK: Routing
 
     func answer(_ exchange: HTTPExchange) -> Int {
         let path = exchange.path
         let method = exchange.method
         // Share links need no token, and answer whatever name the visitor's address used (a
         // reverse proxy's): they grant what was shared and nothing else.
-        if path.hasPrefix("/s/") { return shareRequest(exchange) }
-        if configuration.shareOnly {
-            return respond(exchange, 404, text: "This server answers share links only.")
+        if path.hasPrefix("/s/") { return shares.answer(exchange) }
+        if web.configuration.shareOnly {
+            return web.respond(exchange, 404, text: "This server answers share links only.")
         }
-        guard access.isServed(exchange) else {
-            return respond(exchange, 421, text: "This server answers only to \(authority).")
+        guard access.rules.isServed(exchange) else {
+            return web.respond(exchange, 421, text: "This server answers only to \(authority).")
         }
         if path == "/tus/" || path.hasPrefix("/tus/") {
-            guard isCurrent(shownToken(exchange, allowQuery: false)) else {
-                return respond(exchange, 403, text: "Uploads show the page's cookie or Authorization: Bearer TOKEN.")
+            guard access.isCurrent(access.shownToken(exchange, allowQuery: false)) else {
+                return web.respond(exchange, 403, text: "Uploads show the page's cookie or Authorization: Bearer TOKEN.")
             }
-            return tus(exchange)
+            return tus.answer(exchange)
         }
         guard method == "GET" || method == "HEAD" else {
-            return respond(exchange, 405, text: "Only GET is served here; uploads go to /tus/, everything else over the WebSocket.")
+            return web.respond(exchange, 405, text: "Only GET is served here; uploads go to /tus/, everything else over the WebSocket.")
         }
         if path == "/", let code = exchange.queryValue("once") {
             // `--open`'s one-time address: traded for the cookie once, then worth nothing.
-            guard oneTimeCodes.redeem(code) else {
-                return respond(exchange, 403, text: "This address has been used (or is older than two minutes): open the address `coffer serve` printed.")
+            guard access.redeem(code) else {
+                return web.respond(exchange, 403, text: "This address has been used (or is older than two minutes): open the address `coffer serve` printed.")
             }
-            return respond(exchange, 303, text: "", headers: cookieRedirect)
+            return web.respond(exchange, 303, text: "", headers: access.cookieRedirect)
         }
-        let shown = shownToken(exchange, allowQuery: path == "/")
-        guard isCurrent(shown) else {
-            return respond(exchange, 403, text: "Open the address `coffer serve` printed: it carries the access token.")
+        let shown = access.shownToken(exchange, allowQuery: path == "/")
+        guard access.isCurrent(shown) else {
+            return web.respond(exchange, 403, text: "Open the address `coffer serve` printed: it carries the access token.")
         }
         switch path {
         case "/":
             if exchange.queryValue("token") != nil {
                 // Trade the token in the address for the browser key, and drop it from the address bar.
-                return respond(exchange, 303, text: "", headers: cookieRedirect)
+                return web.respond(exchange, 303, text: "", headers: access.cookieRedirect)
             }
-            return asset(exchange, PageAssets.index(in: language(of: exchange).rawValue), type: "text/html; charset=utf-8")
-        case "/content": return content(exchange)
-        case "/thumbnail": return thumbnail(exchange)
-        case "/favicon.ico": return respond(exchange, 204, text: "")
+            return asset(exchange, PageAssets.index(in: web.language(of: exchange).rawValue), type: "text/html; charset=utf-8")
+        case "/content": return files.content(exchange)
+        case "/thumbnail": return files.thumbnail(exchange)
+        case "/favicon.ico": return web.respond(exchange, 204, text: "")
         default:
-            guard let file = PageAssets.files[path] else { return respond(exchange, 404, text: "Nothing here.") }
+            guard let file = PageAssets.files[path] else { return web.respond(exchange, 404, text: "Nothing here.") }
             return asset(exchange, file.body, type: file.type)
         }
     }
 
-    /// Headers every answer carries: the page may load only its own script, style and images,
-    /// may talk only to this server, and may not be framed.
-    static let pagePolicy = "Content-Security-Policy: default-src 'none'; script-src 'self'; style-src 'self'; "
-        + "img-src 'self' blob: data:; connect-src 'self'; frame-src 'self'; base-uri 'none'; form-action 'none'; "
-        + "frame-ancestors 'self'\r\nX-Content-Type-Options: nosniff\r\nReferrer-Policy: no-referrer\r\n"
-        + "Cross-Origin-Opener-Policy: same-origin\r\nCache-Control: no-store\r\n"
-
-    @discardableResult
-    func respond(_ exchange: HTTPExchange, _ status: Int, text: String, headers: String = "") -> Int {
-        exchange.answer(status, Array(text.utf8), type: "text/plain; charset=utf-8", headers: Self.pagePolicy + headers)
-    }
-
     private func asset(_ exchange: HTTPExchange, _ body: [UInt8], type: String) -> Int {
-        exchange.answer(200, body, type: type, headers: Self.pagePolicy)
+        exchange.answer(200, body, type: type, headers: WebContext.pagePolicy)
     }
 
-    /// Runs `body` as work of the HTTP session and waits for it here, on CivetWeb's thread;
-    /// stopping the server cancels it (a thumbnail's decoder is killed), so no worker is held.
-    func blocking<T: Sendable>(in session: Session? = nil,
-                               _ body: @escaping @Sendable () async throws(CofferError) -> T) -> Result<T, CofferError> {
-        let done = DispatchSemaphore(value: 0)
-        let result = Mutex<Result<T, CofferError>?>(nil)
-        (session ?? self.session).start {
-            let outcome = await Result<T, CofferError>(catching: body)
-            result.withLock { $0 = outcome }
-            done.signal()
-        }
-        done.wait()
-        return result.withLock { $0! }
-    }
+    // MARK: The page's WebSocket
 
-    /// The virtual path a request names in `?path=`, decoded by CivetWeb, checked by the model.
-    func virtualPath(_ exchange: HTTPExchange) -> Result<VirtualPath, CofferError> {
-        // A NUL (`%00`) would end the decoded text early and name another item: refused whole.
-        if exchange.query.range(of: "%00") != nil {
-            return .failure(CofferError(.invalidName, detail: "a path may not hold a NUL character"))
-        }
-        guard let text = exchange.queryValue("path") else {
-            return .failure(CofferError(.invalidArgument, detail: "no path"))
-        }
-        return Result { () throws(CofferError) in try VirtualPath(parsing: text) }
+    func acceptsWebSocket(_ exchange: HTTPExchange, socket peer: WebSocketPeer) -> Bool { socket.accepts(exchange, peer) }
+    func webSocketOpened(_ peer: WebSocketPeer) { socket.opened(peer) }
+    func webSocketReceived(_ peer: WebSocketPeer, bits: Int, _ payload: UnsafeRawBufferPointer) -> Bool {
+        socket.received(peer, bits: bits, payload)
     }
-
-    func failure(_ exchange: HTTPExchange, _ error: CofferError, language: Language) -> Int {
-        // The kind as every front end names it (RPC's `data.kind`), for programs and tests.
-        respond(exchange, HTTPRules.status(for: error.kind), text: error.userMessage(in: language).description,
-                headers: "X-Coffer-Error: \(error.kind.identifier)\r\n")
-    }
-
-    func language(of exchange: HTTPExchange) -> Language {
-        exchange.prefersChinese() ? .simplifiedChinese : configuration.language
-    }
+    func webSocketClosed(_ peer: WebSocketPeer) { socket.closed(peer) }
 }
 
 extension Result where Failure == CofferError {

@@ -8,7 +8,7 @@ import Foundation
 /// memory stays at one read's worth and a short queue of the walk's entries whatever the
 /// folder holds. Hidden items, links and special files are left out, as every listing leaves
 /// them out.
-extension WebHandler {
+extension FileRoutes {
     /// `beforeLastBytes` runs once the whole zip is made, just before its last bytes go, with
     /// the bytes sent by then (a share counts the download there, as it does a file's). Read
     /// in `session` (a share visitor's).
@@ -18,11 +18,11 @@ extension WebHandler {
         guard let zip = coffer_zip_open({ context, bytes, length in
             Unmanaged<ChunkedBody>.fromOpaque(context!).takeUnretainedValue().write(bytes!, length) ? 1 : 0
         }, Unmanaged.passUnretained(out).toOpaque()) else {
-            return (respond(exchange, 500, text: "libarchive (libarchive13) is needed to send a folder as a zip."), 0)
+            return (web.respond(exchange, 500, text: "libarchive (libarchive13) is needed to send a folder as a zip."), 0)
         }
         let headers = "Content-Type: application/zip\r\nContent-Disposition: attachment; "
             + HTTPRules.dispositionName(name + ".zip") + "\r\nTransfer-Encoding: chunked\r\n"
-        exchange.respond(200, headers: Self.sharePolicy + headers, length: nil)
+        exchange.respond(200, headers: WebContext.sharePolicy + headers, length: nil)
         var complete = true
         withExtendedLifetime(out) {
             complete = addTree(folder.path, prefix: name, to: zip, out: out, in: session)
@@ -74,10 +74,10 @@ extension WebHandler {
                 continue
             }
             let path = node.path
-            guard case .success(let file) = blocking(in: session, { () async throws(CofferError) in
+            guard case .success(let file) = web.blocking(in: session, { () async throws(CofferError) in
                 try await session.perform(OpenFile(path))
             }) else { continue }  // gone since the walk met it
-            defer { _ = blocking(in: session) { () async throws(CofferError) in await file.close() } }
+            defer { _ = web.blocking(in: session) { () async throws(CofferError) in await file.close() } }
             guard coffer_zip_add(zip, name, file.size, mtime, 0) == 1 else { return false }
             let reader = try? file.directReader()
             defer { reader?.close() }
@@ -89,7 +89,7 @@ extension WebHandler {
                     count = got
                 } else {
                     let at = offset
-                    guard case .success(let bytes) = blocking(in: session, { () async throws(CofferError) -> [UInt8] in
+                    guard case .success(let bytes) = web.blocking(in: session, { () async throws(CofferError) -> [UInt8] in
                         try await file.read(at: at, upTo: 1 << 20)
                     }), !bytes.isEmpty else { return false }
                     bytes.withUnsafeBytes { buffer.copyMemory(from: $0) }

@@ -225,8 +225,9 @@ public final class TestProcess: @unchecked Sendable {
             if let status = reap() { return status }
             if ContinuousClock.now >= deadline {
                 let waited = ContinuousClock.now - started
+                let seen = kernelState()
                 end(grace: 1)
-                throw ProcessTimeout(self, waited: waited, doing: "its exit")
+                throw ProcessTimeout(self, waited: waited, doing: "its exit", seen: seen)
             }
             usleep(2000)
         }
@@ -237,8 +238,10 @@ public final class TestProcess: @unchecked Sendable {
         while !state.withLock({ $0.readerDone }) {
             if ContinuousClock.now >= deadline {
                 let waited = ContinuousClock.now - started
+                let seen = kernelState()
                 end(grace: 1)
-                throw ProcessTimeout(self, waited: waited, doing: "the end of its output (a process it started keeps it open)")
+                throw ProcessTimeout(self, waited: waited, doing: "the end of its output (a process it started keeps it open)",
+                                     seen: seen)
             }
             usleep(1000)
         }
@@ -278,6 +281,19 @@ public final class TestProcess: @unchecked Sendable {
             state.abandoned = true
         }
         if state.withLock({ $0.reaped }) { _ = Self.unreaped.withLock { $0.remove(pid) } }
+    }
+
+    /// What the kernel says of it now, for a timeout's message: its state (`R` running, `S`
+    /// sleeping, `D` in an uninterruptible wait — a SIGKILL waits for it to end —, `Z` ended and
+    /// not reaped) and where it waits; or that it is no child of this process any more.
+    func kernelState() -> String {
+        var status: Int32 = 0
+        if coffer_child_has_ended(pid, &status) < 0 { return "waitid: \(String(cString: strerror(errno)))" }
+        guard let stat = try? String(contentsOfFile: "/proc/\(pid)/stat", encoding: .utf8),
+              let close = stat.lastIndex(of: ")") else { return "no /proc entry" }
+        let state = stat[stat.index(close, offsetBy: 2)...].prefix(1)
+        let wchan = (try? String(contentsOfFile: "/proc/\(pid)/wchan", encoding: .utf8)) ?? "?"
+        return "state \(state), waiting in \(wchan.isEmpty ? "-" : wchan)"
     }
 
     /// Its exit status if it has ended, seen without reaping it (`WNOWAIT`; ``finishEnding(by:)``
@@ -380,11 +396,11 @@ public final class TestProcess: @unchecked Sendable {
 public struct ProcessTimeout: Error, CustomStringConvertible {
     public var description: String
 
-    init(_ process: TestProcess, waited: Duration, doing what: String) {
+    init(_ process: TestProcess, waited: Duration, doing what: String, seen: String? = nil) {
         let seconds = Double(waited.components.seconds) + Double(waited.components.attoseconds) / 1e18
         let lines = process.errors.split(separator: "\n", omittingEmptySubsequences: true).suffix(10)
         description = "\(TestProcess.describe(process.command)) (pid \(process.pid)): waited "
-            + String(format: "%.1f s", seconds) + " for \(what)"
+            + String(format: "%.1f s", seconds) + " for \(what)" + (seen.map { " (the kernel: \($0))" } ?? "")
             + (lines.isEmpty ? "; it wrote nothing on standard error" : "; the last lines of its standard error:\n"
                + lines.map { "    " + $0 }.joined(separator: "\n"))
     }

@@ -69,6 +69,6 @@ import Testing
             #expect(!handler.served.isNamed(by: host), "\(host)")
         }
         #expect(!handler.served.isNamed(by: nil))
-        await handler.session.close()
+        await handler.web.session.close()
     }
 }

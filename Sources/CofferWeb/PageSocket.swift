@@ -3,39 +3,51 @@ import CofferHTTPServer
 import CofferJSONRPC
 import Dispatch
 import Foundation
+import Synchronization
 
 /// The bridge: JSON-RPC over a WebSocket at `/rpc`, one session per socket, served as
 /// `coffer rpc` serves its clients (every method, progress, cancellation, `files/didChange`).
-extension WebHandler {
+final class PageSocket: Sendable {
+    let web: WebContext
+    let access: PageAccess
+    /// The open WebSockets, by their peer.
+    private let sockets = Mutex<[WebSocketPeer: WebSocketConnection]>([:])
+    private let clients = RPCClients()
+
+    init(web: WebContext, access: PageAccess) {
+        self.web = web
+        self.access = access
+    }
+
     /// A socket may open when its `Host` is served, its `Origin` is the page's own (a page of
     /// another site is refused, whatever cookies its browser sends), and it shows the token.
-    func acceptsWebSocket(_ exchange: HTTPExchange, socket peer: WebSocketPeer) -> Bool {
-        guard !configuration.shareOnly, access.isServed(exchange), access.originAllowed(exchange) else { return false }
-        guard let shown = shownToken(exchange, allowQuery: false), isCurrent(shown) else { return false }
-        let socket = WebSocketConnection(peer, token: shown, maxMessageBytes: configuration.limits.maxMessageBytes,
-                                         maxUnsentBytes: configuration.limits.maxPendingBytes)
+    func accepts(_ exchange: HTTPExchange, _ peer: WebSocketPeer) -> Bool {
+        guard !web.configuration.shareOnly, access.rules.isServed(exchange), access.rules.originAllowed(exchange) else { return false }
+        guard let shown = access.shownToken(exchange, allowQuery: false), access.isCurrent(shown) else { return false }
+        let socket = WebSocketConnection(peer, token: shown, maxMessageBytes: web.configuration.limits.maxMessageBytes,
+                                         maxUnsentBytes: web.configuration.limits.maxPendingBytes)
         return sockets.withLock { sockets -> Bool in
-            guard sockets.count < configuration.maxConnections else { return false }
+            guard sockets.count < web.configuration.maxConnections else { return false }
             sockets[peer] = socket
             return true
         }
     }
 
-    func webSocketOpened(_ peer: WebSocketPeer) {
+    func opened(_ peer: WebSocketPeer) {
         guard let socket = sockets.withLock({ $0[peer] }) else { return }
-        var rpc = RPCServer.Configuration(language: configuration.language, version: configuration.version)
+        var rpc = RPCServer.Configuration(language: web.configuration.language, version: web.configuration.version)
         rpc.frontEnd = "web"
         // The page's users see messages, never methods or command-line options.
         rpc.hints = .none
-        rpc.limits = configuration.limits
-        guard let client = try? RPCConnection(service: service, connection: socket, configuration: rpc) else {
+        rpc.limits = web.configuration.limits
+        guard let client = try? RPCConnection(service: web.service, connection: socket, configuration: rpc) else {
             socket.close()
             return
         }
         clients.serve(client)
     }
 
-    func webSocketReceived(_ peer: WebSocketPeer, bits: Int, _ payload: UnsafeRawBufferPointer) -> Bool {
+    func received(_ peer: WebSocketPeer, bits: Int, _ payload: UnsafeRawBufferPointer) -> Bool {
         guard let socket = sockets.withLock({ $0[peer] }) else { return false }
         let opcode = bits & 0xF
         // RFC 6455 §5.2: no extension was agreed, so a reserved bit set or a reserved opcode
@@ -51,12 +63,17 @@ extension WebHandler {
         }
     }
 
-    func webSocketClosed(_ peer: WebSocketPeer) {
+    func closed(_ peer: WebSocketPeer) {
         guard let socket = sockets.withLock({ $0.removeValue(forKey: peer) }) else { return }
         socket.closedByPeer()
         // Its session and what it holds are let go on a thread of Dispatch's: CivetWeb's
         // threads have small stacks, too small for releasing a whole session.
         DispatchQueue.global().async { withExtendedLifetime(socket) {} }
+    }
+
+    /// Closes the sockets opened with a token that was replaced since.
+    func closeStale() {
+        for socket in sockets.withLock({ Array($0.values) }) where !access.isCurrent(socket.token) { socket.close() }
     }
 
     /// Ends every session: what runs is cancelled, sockets are closed.

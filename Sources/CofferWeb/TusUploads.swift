@@ -16,14 +16,16 @@ import Foundation
 /// - `HEAD /tus/ID` — `Upload-Offset` and `Upload-Length`;
 /// - `PATCH /tus/ID` — bytes at `Upload-Offset` (`application/offset+octet-stream`);
 /// - `DELETE /tus/ID` — the upload dropped.
-extension WebHandler {
+struct TusUploads: Sendable {
+    let web: WebContext
+
     static let tusVersion = "1.0.0"
     /// The largest upload announced (and taken).
     static let tusMaxSize: Int64 = 1 << 40
 
-    func tus(_ exchange: HTTPExchange) -> Int {
+    func answer(_ exchange: HTTPExchange) -> Int {
         let (path, method) = (exchange.path, exchange.method)
-        let language = language(of: exchange)
+        let language = web.language(of: exchange)
         let base = "Tus-Resumable: \(Self.tusVersion)\r\nCache-Control: no-store\r\n"
         if method == "OPTIONS" {
             return tusAnswer(exchange, 204, base + "Tus-Version: \(Self.tusVersion)\r\nTus-Extension: creation,termination\r\n"
@@ -32,7 +34,7 @@ extension WebHandler {
         guard exchange.header("Tus-Resumable") == Self.tusVersion else {
             return tusAnswer(exchange, 412, base + "Tus-Version: \(Self.tusVersion)\r\n", text: "Tus-Resumable: \(Self.tusVersion) is required.")
         }
-        let session = self.session
+        let session = web.session
         let id = String(path.dropFirst("/tus/".count))
         if method == "POST" {
             guard id.isEmpty else { return tusAnswer(exchange, 405, base) }
@@ -49,20 +51,20 @@ extension WebHandler {
             do throws(CofferError) {
                 target = try VirtualPath(parsing: folderText).appending(name)
             } catch {
-                return failure(exchange, error, language: language)
+                return web.failure(exchange, error, language: language)
             }
-            switch blocking({ () async throws(CofferError) in try await session.perform(BeginUpload(target, size: length, resumable: true)) }) {
-            case .failure(let error): return failure(exchange, error, language: language)
+            switch web.blocking({ () async throws(CofferError) in try await session.perform(BeginUpload(target, size: length, resumable: true)) }) {
+            case .failure(let error): return web.failure(exchange, error, language: language)
             case .success(let upload):
-                if length == 0, case .failure(let error) = blocking({ () async throws(CofferError) in
+                if length == 0, case .failure(let error) = web.blocking({ () async throws(CofferError) in
                     try await session.perform(CommitUpload(upload))
-                }) { return failure(exchange, error, language: language) }
+                }) { return web.failure(exchange, error, language: language) }
                 return tusAnswer(exchange, 201, base + "Location: /tus/\(upload)\r\nUpload-Offset: 0\r\n")
             }
         }
         guard !id.isEmpty, !id.contains("/") else { return tusAnswer(exchange, 404, base) }
         let status: UploadStatus
-        switch blocking({ () async throws(CofferError) in try await session.perform(ReadUploadStatus(id)) }) {
+        switch web.blocking({ () async throws(CofferError) in try await session.perform(ReadUploadStatus(id)) }) {
         case .success(let found): status = found
         case .failure: return tusAnswer(exchange, 404, base, text: "No such upload: it was finished, dropped, or left idle for an hour.")
         }
@@ -71,7 +73,7 @@ extension WebHandler {
             let length = status.expectedSize.map { "Upload-Length: \($0)\r\n" } ?? ""
             return tusAnswer(exchange, 200, base + "Upload-Offset: \(status.received)\r\n" + length)
         case "DELETE":
-            _ = blocking { () async throws(CofferError) in try await session.perform(AbortUpload(id)) }
+            _ = web.blocking { () async throws(CofferError) in try await session.perform(AbortUpload(id)) }
             return tusAnswer(exchange, 204, base)
         case "PATCH":
             guard exchange.contentType?.lowercased() == "application/offset+octet-stream" else {
@@ -92,26 +94,26 @@ extension WebHandler {
     /// arrived before a connection dropped is kept, for the next `PATCH` to go on from.
     private func receiveTus(_ exchange: HTTPExchange, id: String, from start: Int64, status: UploadStatus,
                             base: String, language: Language) -> Int {
-        let session = self.session
+        let session = web.session
         let body = RequestBody(exchange)
-        let appended = blocking { () async throws(CofferError) in
+        let appended = web.blocking { () async throws(CofferError) in
             try await session.perform(AppendUploadStream(id, offset: start, body: body, destination: status.destination))
         }
         let offset: Int64
         switch appended {
         case .success(let received): offset = received
-        case .failure(let error): return failure(exchange, error, language: language)
+        case .failure(let error): return web.failure(exchange, error, language: language)
         }
         if let expected = status.expectedSize, offset == expected {
-            if case .failure(let error) = blocking({ () async throws(CofferError) in try await session.perform(CommitUpload(id)) }) {
-                return failure(exchange, error, language: language)
+            if case .failure(let error) = web.blocking({ () async throws(CofferError) in try await session.perform(CommitUpload(id)) }) {
+                return web.failure(exchange, error, language: language)
             }
         }
         return tusAnswer(exchange, 204, base + "Upload-Offset: \(offset)\r\n")
     }
 
     private func tusAnswer(_ exchange: HTTPExchange, _ status: Int, _ headers: String, text: String = "") -> Int {
-        exchange.answer(status, Array(text.utf8), type: "text/plain; charset=utf-8", headers: Self.pagePolicy + headers)
+        exchange.answer(status, Array(text.utf8), type: "text/plain; charset=utf-8", headers: WebContext.pagePolicy + headers)
     }
 
     /// `Upload-Metadata`: comma-separated `key base64value` pairs.

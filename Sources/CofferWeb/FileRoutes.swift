@@ -7,16 +7,19 @@ import Foundation
 /// Files to the browser: `GET /content?path=…` (with `Range`, and `&download=1` for an
 /// attachment) and `GET /thumbnail?path=…&size=…`. The path is a virtual path, opened and
 /// read through the session (``OpenFile``, ``MakeThumbnail``) as every front end reads.
-extension WebHandler {
+/// Share links send their files, thumbnails and zips through these too.
+struct FileRoutes: Sendable {
+    let web: WebContext
+
     /// Types a browser may show inline: images that cannot run script, and PDFs (shown by the
     /// browser's own viewer). Anything else (HTML, SVG, scripts…) is an attachment.
     static let inlineTypes: Set<String> = ["image/png", "image/jpeg", "image/gif", "image/webp", "image/avif", "image/bmp",
                                            "application/pdf"]
 
     func content(_ exchange: HTTPExchange) -> Int {
-        let language = language(of: exchange)
+        let language = web.language(of: exchange)
         let path: VirtualPath
-        do throws(CofferError) { path = try virtualPath(exchange).get() } catch { return failure(exchange, error, language: language) }
+        do throws(CofferError) { path = try web.virtualPath(exchange).get() } catch { return web.failure(exchange, error, language: language) }
         return sendFile(exchange, at: path, attachment: exchange.queryHas("download")).status
     }
 
@@ -27,20 +30,20 @@ extension WebHandler {
     /// - Returns: the status sent, the bytes sent, and whether the last byte of the file was among them.
     func sendFile(_ exchange: HTTPExchange, at path: VirtualPath, attachment forced: Bool, in visitor: Session? = nil,
                   finishing: ((Int64) -> Void)? = nil) -> (status: Int, sent: Int64, finished: Bool) {
-        let language = language(of: exchange)
-        let (service, session) = (self.service, visitor ?? self.session)
-        let opened = blocking(in: session) { () async throws(CofferError) -> OpenedFile in try await session.perform(OpenFile(path)) }
+        let language = web.language(of: exchange)
+        let (service, session) = (web.service, visitor ?? web.session)
+        let opened = web.blocking(in: session) { () async throws(CofferError) -> OpenedFile in try await session.perform(OpenFile(path)) }
         guard case .success(let file) = opened else {
-            if case .failure(let error) = opened { return (failure(exchange, error, language: language), 0, false) }
+            if case .failure(let error) = opened { return (web.failure(exchange, error, language: language), 0, false) }
             return (500, 0, false)
         }
         let node = file.node
-        defer { _ = blocking(in: session) { () async throws(CofferError) in await file.close() } }
+        defer { _ = web.blocking(in: session) { () async throws(CofferError) in await file.close() } }
         let size = file.size
         var start: Int64 = 0, end = size - 1, status = 200
         if let range = exchange.range {
             guard let (first, last) = HTTPRules.byteRange(range, size: size) else {
-                return (respond(exchange, 416, text: "", headers: "Content-Range: bytes */\(size)\r\n"), 0, false)
+                return (web.respond(exchange, 416, text: "", headers: "Content-Range: bytes */\(size)\r\n"), 0, false)
             }
             (start, end, status) = (first, last, 206)
         }
@@ -79,7 +82,7 @@ extension WebHandler {
             while offset <= end && length > 0 {
                 let count = Int(min(Int64(1 << 20), end - offset + 1))
                 let at = offset
-                guard case .success(let bytes) = blocking(in: session, { () async throws(CofferError) -> [UInt8] in
+                guard case .success(let bytes) = web.blocking(in: session, { () async throws(CofferError) -> [UInt8] in
                     try await file.read(at: at, upTo: count)
                 }), !bytes.isEmpty else { break }
                 sending(bytes.count)
@@ -92,24 +95,24 @@ extension WebHandler {
     }
 
     func thumbnail(_ exchange: HTTPExchange) -> Int {
-        let language = language(of: exchange)
+        let language = web.language(of: exchange)
         let path: VirtualPath
-        do throws(CofferError) { path = try virtualPath(exchange).get() } catch { return failure(exchange, error, language: language) }
+        do throws(CofferError) { path = try web.virtualPath(exchange).get() } catch { return web.failure(exchange, error, language: language) }
         let pixels = exchange.queryValue("size").flatMap(Int.init) ?? ThumbnailSize.normal.pixels
         return thumbnail(exchange, of: path, pixels: pixels, language: language)
     }
 
     func thumbnail(_ exchange: HTTPExchange, of path: VirtualPath, pixels: Int, in visitor: Session? = nil,
                    language: Language) -> Int {
-        let session = visitor ?? self.session
-        switch blocking(in: session, { () async throws(CofferError) in try await session.perform(MakeThumbnail(path, pixels: pixels)) }) {
+        let session = visitor ?? web.session
+        switch web.blocking(in: session, { () async throws(CofferError) in try await session.perform(MakeThumbnail(path, pixels: pixels)) }) {
         case .success(let thumbnail):
-            return exchange.answer(200, thumbnail.png, type: "image/png", headers: Self.pagePolicy)
+            return exchange.answer(200, thumbnail.png, type: "image/png", headers: WebContext.pagePolicy)
         case .failure(let error) where [.corruptFile, .tooLarge, .unsupported].contains(error.kind):
             // A file that has no thumbnail is not a failed request: the page shows its icon.
-            return exchange.answer(204, [], type: nil, headers: Self.pagePolicy + "X-Coffer-No-Thumbnail: \(error.kind.identifier)\r\n")
+            return exchange.answer(204, [], type: nil, headers: WebContext.pagePolicy + "X-Coffer-No-Thumbnail: \(error.kind.identifier)\r\n")
         case .failure(let error):
-            return failure(exchange, error, language: language)
+            return web.failure(exchange, error, language: language)
         }
     }
 }

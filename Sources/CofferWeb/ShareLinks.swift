@@ -22,9 +22,30 @@ import Synchronization
 /// folder share are checked as every name is (`..` and `.` are refused, encoded or not) and no
 /// link is followed (``FileService/sharedItem(_:_:)``). Every access is in
 /// the audit log: the share, the client's address, the item, the bytes sent.
-extension WebHandler {
-    func shareRequest(_ exchange: HTTPExchange) -> Int {
-        let language = language(of: exchange)
+final class ShareLinks: Sendable {
+    let web: WebContext
+    let files: FileRoutes
+    /// Signs the cookies of share links unlocked with their password; new every start.
+    let shareKey: [UInt8] = {
+        var generator = SystemRandomNumberGenerator()
+        return (0..<32).map { _ in UInt8.random(in: .min ... .max, using: &generator) }
+    }()
+    /// The sessions of share-link visitors answered now (one per request), by number: a
+    /// server that stops stops their work too.
+    private let visitors = Mutex<[Int: Session]>([:])
+
+    init(web: WebContext, files: FileRoutes) {
+        self.web = web
+        self.files = files
+    }
+
+    /// Stops the work of every visitor answered now (the server is stopping).
+    func stopVisitors() {
+        for visitor in visitors.withLock({ Array($0.values) }) { visitor.stopWork() }
+    }
+
+    func answer(_ exchange: HTTPExchange) -> Int {
+        let language = web.language(of: exchange)
         var parts = exchange.path.split(separator: "/", omittingEmptySubsequences: false).dropFirst(2).map(String.init)
         guard let id = parts.first, Share.isWellFormedID(id) else { return sharePage(exchange, 404, gone(language)) }
         parts.removeFirst()
@@ -37,10 +58,10 @@ extension WebHandler {
     /// Runs `body` in a session of the visitor's own (front end `share`, with the client's
     /// address and the share's ID for the audit log), closed when it returns.
     private func visiting(_ exchange: HTTPExchange, share id: String, _ body: (Session) -> Int) -> Int {
-        let client = HTTPRules.client(of: exchange, trustingForwardedFor: configuration.trustsForwardedFor)
-        let options = SessionOptions(frontEnd: "share", language: language(of: exchange), client: client, share: id)
+        let client = HTTPRules.client(of: exchange, trustingForwardedFor: web.configuration.trustsForwardedFor)
+        let options = SessionOptions(frontEnd: "share", language: web.language(of: exchange), client: client, share: id)
         let visitor: Session
-        do { visitor = try service.openSession(options) } catch { return failure(exchange, error, language: options.language) }
+        do { visitor = try web.service.openSession(options) } catch { return web.failure(exchange, error, language: options.language) }
         visitors.withLock { $0[visitor.number] = visitor }
         defer {
             visitors.withLock { $0[visitor.number] = nil }
@@ -58,7 +79,7 @@ extension WebHandler {
     private func shareRequest(_ exchange: HTTPExchange, id: String, parts: [String], visitor: Session,
                               language: Language) -> Int {
         let method = exchange.method
-        guard case .success(let share) = blocking(in: visitor, { () async throws(CofferError) in
+        guard case .success(let share) = web.blocking(in: visitor, { () async throws(CofferError) in
             try await visitor.perform(OpenShare(id))
         }) else { return sharePage(exchange, 404, gone(language)) }
         switch share.state() {
@@ -92,7 +113,7 @@ extension WebHandler {
         // early: a shorter path, never another one); each name is checked as every name is.
         let names = Array(parts.dropFirst())
         let node: FileNode
-        switch blocking(in: visitor, { () async throws(CofferError) in try await visitor.perform(FindSharedItem(share, names: names)) }) {
+        switch web.blocking(in: visitor, { () async throws(CofferError) in try await visitor.perform(FindSharedItem(share, names: names)) }) {
         case .success(let item): node = item
         case .failure: return sharePage(exchange, 404, gone(language))
         }
@@ -107,20 +128,20 @@ extension WebHandler {
             // before its last bytes go, so the next request already sees it.
             var ended = false
             let folder = node.path
-            let (status, sent) = sendZip(exchange, of: node, named: names.last ?? node.name, in: visitor) { sent in
+            let (status, sent) = files.sendZip(exchange, of: node, named: names.last ?? node.name, in: visitor) { sent in
                 ended = true
-                _ = self.blocking(in: visitor) { () async throws(CofferError) in
+                _ = self.web.blocking(in: visitor) { () async throws(CofferError) in
                     try await visitor.perform(EndSharedZip(share, folder: folder, .complete(bytes: sent)))
                 }
             }
             if !ended {
                 let end: SharedDownloadEnd = status < 400 ? .partial(bytes: sent) : .refused(status: status)
-                _ = blocking(in: visitor) { () async throws(CofferError) in try await visitor.perform(EndSharedZip(share, folder: folder, end)) }
+                _ = web.blocking(in: visitor) { () async throws(CofferError) in try await visitor.perform(EndSharedZip(share, folder: folder, end)) }
             }
             return status
         case "thumb":
-            guard node.kind == .file else { return respond(exchange, 404, text: "") }
-            return thumbnail(exchange, of: node.path, pixels: ThumbnailSize.normal.pixels, in: visitor, language: language)
+            guard node.kind == .file else { return web.respond(exchange, 404, text: "") }
+            return files.thumbnail(exchange, of: node.path, pixels: ThumbnailSize.normal.pixels, in: visitor, language: language)
         default:
             return sharePage(exchange, 404, gone(language))
         }
@@ -149,7 +170,7 @@ extension WebHandler {
     private func unlock(_ exchange: HTTPExchange, _ share: Share, visitor: Session, language: Language) -> Int {
         let body = exchange.readBody(limit: 4096) ?? []
         let password = HTTPExchange.formValue(String(decoding: body, as: UTF8.self), "password") ?? ""
-        let tried = blocking(in: visitor) { () async throws(CofferError) in
+        let tried = web.blocking(in: visitor) { () async throws(CofferError) in
             try await visitor.perform(UnlockShare(share, password: password))
         }
         switch tried {
@@ -160,7 +181,7 @@ extension WebHandler {
         case .success(.unlocked):
             guard let value = unlockedValue(share) else { fallthrough }
             let cookie = "Set-Cookie: \(cookieName(share))=\(value); Path=/s/\(share.id); HttpOnly; SameSite=Lax\r\n"
-            return respond(exchange, 303, text: "", headers: cookie + "Location: /s/\(share.id)\r\n")
+            return web.respond(exchange, 303, text: "", headers: cookie + "Location: /s/\(share.id)\r\n")
         case .success(.wrongPassword), .failure:
             return sharePage(exchange, 403, passwordForm(share, language, wrong: true))
         }
@@ -174,15 +195,15 @@ extension WebHandler {
     private func sendShared(_ exchange: HTTPExchange, _ share: Share, _ node: FileNode, visitor: Session) -> Int {
         var ended = false
         let item = node.path
-        let (status, sent, _) = sendFile(exchange, at: item, attachment: true, in: visitor) { sent in
+        let (status, sent, _) = files.sendFile(exchange, at: item, attachment: true, in: visitor) { sent in
             ended = true
-            _ = self.blocking(in: visitor) { () async throws(CofferError) in
+            _ = self.web.blocking(in: visitor) { () async throws(CofferError) in
                 try await visitor.perform(EndSharedDownload(share, item: item, .complete(bytes: sent)))
             }
         }
         if !ended {
             let end: SharedDownloadEnd = status < 400 ? .partial(bytes: sent) : .refused(status: status)
-            _ = blocking(in: visitor) { () async throws(CofferError) in try await visitor.perform(EndSharedDownload(share, item: item, end)) }
+            _ = web.blocking(in: visitor) { () async throws(CofferError) in try await visitor.perform(EndSharedDownload(share, item: item, end)) }
         }
         return status
     }
@@ -207,7 +228,7 @@ extension WebHandler {
         func finish() {
             guard let id = upload else { return }
             upload = nil
-            switch blocking(in: session, { () async throws(CofferError) in try await session.perform(CommitUpload(id)) }) {
+            switch web.blocking(in: session, { () async throws(CofferError) in try await session.perform(CommitUpload(id)) }) {
             case .success(let node): received.append(node.name)
             case .failure(let error): failure = error
             }
@@ -222,14 +243,14 @@ extension WebHandler {
                 case .file(let name):
                     finish()
                     guard let name, let target = try? folder.appending(MultipartReader.lastComponent(of: name)) else { continue }
-                    switch blocking(in: session, { () async throws(CofferError) in try await session.perform(BeginUpload(target)) }) {
+                    switch web.blocking(in: session, { () async throws(CofferError) in try await session.perform(BeginUpload(target)) }) {
                     case .success(let id): (upload, offset) = (id, 0)
                     case .failure(let error): failure = error
                     }
                 case .bytes(let bytes):
                     guard let id = upload, !bytes.isEmpty else { continue }
                     let at = offset
-                    if case .failure(let error) = blocking(in: session, { () async throws(CofferError) in
+                    if case .failure(let error) = web.blocking(in: session, { () async throws(CofferError) in
                         try await session.perform(AppendUpload(id, offset: at, bytes: bytes))
                     }) { failure = error }
                     offset += Int64(bytes.count)
@@ -241,7 +262,7 @@ extension WebHandler {
             if count == 0 { break }
         }
         if let id = upload {
-            _ = blocking(in: session) { () async throws(CofferError) in try await session.perform(AbortUpload(id)) }
+            _ = web.blocking(in: session) { () async throws(CofferError) in try await session.perform(AbortUpload(id)) }
         }
         if let failure {
             return sharePage(exchange, 400, ShareText.paragraph(failure.userMessage(in: language).text)
@@ -254,13 +275,8 @@ extension WebHandler {
 
     private func sharePage(_ exchange: HTTPExchange, _ status: Int, _ body: String, headers: String = "") -> Int {
         exchange.answer(status, Array(ShareText.document(body).utf8), type: "text/html; charset=utf-8",
-                        headers: Self.sharePolicy + headers)
+                        headers: WebContext.sharePolicy + headers)
     }
-
-    /// No script at all; images and forms of this server only; never framed, never referred.
-    static let sharePolicy = "Content-Security-Policy: default-src 'none'; img-src 'self'; style-src 'unsafe-inline'; "
-        + "form-action 'self'; base-uri 'none'; frame-ancestors 'none'\r\nX-Content-Type-Options: nosniff\r\n"
-        + "Referrer-Policy: no-referrer\r\nCache-Control: no-store\r\nX-Robots-Tag: noindex\r\n"
 
     private func gone(_ language: Language) -> String {
         ShareText.paragraph(LocalizedText("There is nothing at this link: it may have been revoked, or mistyped.",
@@ -297,18 +313,18 @@ extension WebHandler {
                           _ language: Language) -> String {
         let below = names.map { $0.addingPercentEncoding(withAllowedCharacters: ShareText.nameCharacters) ?? "" }
         let suffix = below.isEmpty ? "" : "/" + below.joined(separator: "/")
-        let known = service.registry.type(withIdentifier: node.typeIdentifier)
+        let known = web.service.registry.type(withIdentifier: node.typeIdentifier)
         let typeName = (language == .simplifiedChinese ? known?.chineseName : known?.englishName) ?? node.typeIdentifier
         if node.kind == .file {
             var html = ShareText.heading(node.name)
                 + "<p>\(SizeText.decimal(node.size)) · \(ShareText.escape(typeName))</p>"
-            if Previewer.offersThumbnail(node, registry: service.registry) {
+            if Previewer.offersThumbnail(node, registry: web.service.registry) {
                 html += "<p><img src=\"/s/\(share.id)/thumb\(suffix)\" alt=\"\"></p>"
             }
             return html + "<p><a href=\"/s/\(share.id)/raw\(suffix)\" download>\(LocalizedText("Download", "下载")(language))</a></p>"
         }
         let path = node.path
-        let items = (try? blocking(in: session) { () async throws(CofferError) in try await session.perform(ListFolder(path)) }.get().items) ?? []
+        let items = (try? web.blocking(in: session) { () async throws(CofferError) in try await session.perform(ListFolder(path)) }.get().items) ?? []
         var html = ShareText.heading(names.last ?? node.name)
             + "<p><a href=\"/s/\(share.id)/zip\(suffix)\" download>\(LocalizedText("Download all as .zip", "全部下载为 .zip")(language))</a></p><ul>"
         if !names.isEmpty {
