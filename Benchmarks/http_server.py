@@ -5,7 +5,8 @@ Usage: http_server.py COFFER_BINARY WORK_DIR [--rounds N] [--size-mib M]   (need
 
 - download: `GET /content?path=/big.bin` from `coffer serve` (bearer token) and `GET /big.bin` from
   nginx serving the same folder (Debian's defaults: sendfile on), each with curl to /dev/null, taking
-  turns; throughput medians. Goal: Coffer >= 0.9x nginx.
+  turns; throughput medians. Goal: Coffer >= 0.9x nginx. Also beside nginx copying through user space
+  as Coffer does (`sendfile off`, 1 MiB buffers), at `/copied/`.
 - upload: the same file through tus (`POST /tus/`, then 8 MiB `PATCH`es) and as one `PUT` to nginx with
   `dav_methods PUT`, made as durable as Coffer makes an upload: an fsync of the file nginx wrote, timed
   with it. One client for both: Python's http.client, sending from the file in 1 MiB blocks.
@@ -73,6 +74,7 @@ http {{
     server {{
         listen 127.0.0.1:{port};
         location /put/ {{ root {prefix}; dav_methods PUT; create_full_put_path on; }}
+        location /copied/ {{ alias {root}/; sendfile off; output_buffers 2 1m; }}
         location / {{ root {root}; }}
     }}
 }}
@@ -219,7 +221,7 @@ def main():
         curl_download(coffer_big, size, bearer)
         curl_download(nginx_big, size)
 
-        downloads = {"coffer": [], "nginx": []}
+        downloads = {"coffer": [], "nginx": [], "nginx-copied": []}
         uploads = {"coffer": [], "nginx": []}
         crowds = {"coffer": [], "nginx": []}
         failures = []
@@ -230,6 +232,7 @@ def main():
                     downloads[side].append(curl_download(coffer_big, size, bearer))
                 else:
                     downloads[side].append(curl_download(nginx_big, size))
+                    downloads["nginx-copied"].append(curl_download(nginx_big.replace("/big.bin", "/copied/big.bin"), size))
             for side in order:
                 if side == "coffer":
                     uploads[side].append(tus_coffer(port, token, source, f"up-{index}.bin", files))
@@ -263,6 +266,8 @@ def main():
     print(f"{rounds} rounds, {size // MIB} MiB, medians")
     line("download GET /content (MB/s)", [v / 1e6 for v in downloads["coffer"]], [v / 1e6 for v in downloads["nginx"]],
          "MB/s", 0.9)
+    line("  beside nginx with sendfile off", [v / 1e6 for v in downloads["coffer"]],
+         [v / 1e6 for v in downloads["nginx-copied"]], "MB/s", 0.9)
     line("upload tus vs PUT+fsync (MB/s)", [v / 1e6 for v in uploads["coffer"]], [v / 1e6 for v in uploads["nginx"]],
          "MB/s", 0.8)
     line("200 share downloads of 10 MiB (s)", crowds["coffer"], crowds["nginx"], "s", 1.5, higher_is_better=False)
