@@ -9,7 +9,7 @@ public protocol IncomingBytes: Sendable {
 }
 
 /// Appends a whole request body to an upload from `offset` (what was received so far), a
-/// piece at a time as it arrives: tus's `PATCH`. What arrived before the body was cut off is
+/// piece at a time as it arrives, read and written on one thread: tus's `PATCH`. What arrived before the body was cut off is
 /// kept, for the next request to go on from. Audited with the upload, where the body began
 /// and what it brought, for whoever follows an upload that resumed.
 /// - Returns: the bytes received so far, this body's included.
@@ -33,28 +33,8 @@ public struct AppendUploadStream: FileOperation {
     }
 
     public func run(in context: OperationContext) async throws(CofferError) -> Int64 {
-        let (service, session, body) = (context.service, context.session, self.body)
-        var received = offset
-        while true {
-            let (piece, ended) = try await BlockingIO.run { flag throws(CofferError) -> ([UInt8], Bool) in
-                var piece = [UInt8](repeating: 0, count: Self.pieceSize)
-                var filled = 0
-                while filled < piece.count {
-                    try flag.check(nil)
-                    let count = piece.withUnsafeMutableBytes { raw in
-                        body.read(into: UnsafeMutableRawBufferPointer(rebasing: raw[filled...]))
-                    }
-                    if count <= 0 { return (Array(piece[..<filled]), true) }
-                    filled += count
-                }
-                return (piece, false)
-            }
-            if !piece.isEmpty {
-                received = try await service.appendUpload(id, offset: received, bytes: piece, owner: session.number,
-                                                          resumeKey: session.frontEnd)
-            }
-            if ended { return received }
-        }
+        try await context.service.appendUpload(id, offset: offset, from: body, owner: context.session.number,
+                                               resumeKey: context.session.frontEnd)
     }
 
     public func auditRecords(for outcome: Result<Int64, CofferError>) -> [AuditRecord] {
