@@ -15,6 +15,11 @@ public final class SignalMonitor: @unchecked Sendable {
 
     /// Starts catching `signal`. Its default action (ending the process) is turned off
     /// for as long as a monitor of that signal lives.
+    ///
+    /// Dispatch installs its own handler on a thread of its own, after `resume`; until then
+    /// the signal is ignored. `init` returns only once that is done (or after a few seconds
+    /// at most): a server that began serving before it lost a SIGTERM sent just as it started,
+    /// and kept running.
     public init(signal number: Int32 = SIGINT) {
         self.number = number
         Self.retainIgnored(number)
@@ -23,7 +28,10 @@ public final class SignalMonitor: @unchecked Sendable {
             let body = self?.handler.withLock { $0 }
             body?()
         }
+        let registered = DispatchSemaphore(value: 0)
+        source.setRegistrationHandler { registered.signal() }
         source.resume()
+        _ = registered.wait(timeout: .now() + .seconds(5))
     }
 
     /// Calls `body` on each signal from now on (or nothing, for `nil`).

@@ -124,21 +124,11 @@ final class ShareLinks: Sendable {
             return sendShared(exchange, share, node, visitor: visitor)
         case "zip":
             guard node.kind != .file else { return sharePage(exchange, 404, gone(language)) }
-            // A whole zip counts as a download of the share, as a whole file does: just
-            // before its last bytes go, so the next request already sees it.
-            var ended = false
+            // A whole zip counts as a download of the share, as a whole file does.
             let folder = node.path
-            let (status, sent) = files.sendZip(exchange, of: node, named: names.last ?? node.name, in: visitor) { sent in
-                ended = true
-                _ = self.web.blocking(in: visitor) { () async throws(CofferError) in
-                    try await visitor.perform(EndSharedZip(share, folder: folder, .complete(bytes: sent)))
-                }
+            return sending(in: visitor, ending: { EndSharedZip(share, folder: folder, $0) }) { beforeLastBytes in
+                files.sendZip(exchange, of: node, named: names.last ?? node.name, in: visitor, beforeLastBytes: beforeLastBytes)
             }
-            if !ended {
-                let end: SharedDownloadEnd = status < 400 ? .partial(bytes: sent) : .refused(status: status)
-                _ = web.blocking(in: visitor) { () async throws(CofferError) in try await visitor.perform(EndSharedZip(share, folder: folder, end)) }
-            }
-            return status
         case "thumb":
             guard node.kind == .file else { return web.respond(exchange, 404, text: "") }
             return files.thumbnail(exchange, of: node.path, pixels: ThumbnailSize.normal.pixels, in: visitor, language: language)
@@ -193,17 +183,29 @@ final class ShareLinks: Sendable {
     /// sent (counted just before, so the next request already sees it), and the share is looked
     /// up again for every request, so a range asked for after it ended is refused.
     private func sendShared(_ exchange: HTTPExchange, _ share: Share, _ node: FileNode, visitor: Session) -> Int {
-        var ended = false
         let item = node.path
-        let (status, sent, _) = files.sendFile(exchange, at: item, attachment: true, in: visitor) { sent in
+        return sending(in: visitor, ending: { EndSharedDownload(share, item: item, $0) }) { beforeLastBytes in
+            let (status, sent, _) = files.sendFile(exchange, at: item, attachment: true, in: visitor, finishing: beforeLastBytes)
+            return (status, sent)
+        }
+    }
+
+    /// Sends a download with `send` and ends it once, in the visitor's session: just before its
+    /// last bytes go when it is complete (`send` calls what it is given then, with the bytes
+    /// sent by then), else after it, as partial or refused.
+    private func sending<Ending: SharedDownloadEnding>(
+        in visitor: Session, ending: @escaping @Sendable (SharedDownloadEnd) -> Ending,
+        _ send: (_ beforeLastBytes: @escaping (Int64) -> Void) -> (status: Int, sent: Int64)
+    ) -> Int {
+        let web = self.web
+        var ended = false
+        let (status, sent) = send { sent in
             ended = true
-            _ = self.web.blocking(in: visitor) { () async throws(CofferError) in
-                try await visitor.perform(EndSharedDownload(share, item: item, .complete(bytes: sent)))
-            }
+            _ = web.blocking(in: visitor) { () async throws(CofferError) in try await visitor.perform(ending(.complete(bytes: sent))) }
         }
         if !ended {
             let end: SharedDownloadEnd = status < 400 ? .partial(bytes: sent) : .refused(status: status)
-            _ = web.blocking(in: visitor) { () async throws(CofferError) in try await visitor.perform(EndSharedDownload(share, item: item, end)) }
+            _ = web.blocking(in: visitor) { () async throws(CofferError) in try await visitor.perform(ending(end)) }
         }
         return status
     }

@@ -104,61 +104,54 @@ public enum SharedDownloadEnd: Sendable, Hashable {
     }
 }
 
-/// A shared file's download ended: a complete one counts against the share's limit (the
-/// front end says so just before the last bytes go, so the next request already sees it).
-/// Audited with the item and the bytes sent.
-/// - Returns: the share as it is now; `nil` when it was revoked meanwhile.
-public struct EndSharedDownload: FileOperation {
+/// What ending a shared download does, for a file and for a folder's `.zip` alike: a complete
+/// one counts against the share's limit (the front end says so just before the last bytes go,
+/// so the next request already sees it); every one is audited with the item and the bytes sent.
+/// Performing it returns the share as it is now (`nil` when it was revoked meanwhile).
+public protocol SharedDownloadEnding: FileOperation where Output == Share? {
+    var share: Share { get }
+    /// The file sent, or the folder zipped.
+    var item: VirtualPath { get }
+    var end: SharedDownloadEnd { get }
+}
+
+extension SharedDownloadEnding {
+    public static var isAudited: Bool { true }
+
+    public func run(in context: OperationContext) async throws(CofferError) -> Share? {
+        guard case .complete = end else { return share }
+        return await context.service.countDownload(of: share.id)
+    }
+
+    public func auditRecords(for outcome: Result<Share?, CofferError>) -> [AuditRecord] {
+        var record = AuditRecord(paths: [item.description], outcome: outcome)
+        if case .refused(let status) = end { record.outcome = String(status) }
+        record.extra["bytes"] = String(end.bytes)
+        return [record]
+    }
+}
+
+/// A shared file's download ended (``SharedDownloadEnding``).
+public struct EndSharedDownload: SharedDownloadEnding {
     public static let name = "share-download"
-    public static let isAudited = true
 
     public var share: Share
     public var item: VirtualPath
     public var end: SharedDownloadEnd
     public init(_ share: Share, item: VirtualPath, _ end: SharedDownloadEnd) {
-        self.share = share
-        self.item = item
-        self.end = end
-    }
-
-    public func run(in context: OperationContext) async throws(CofferError) -> Share? {
-        guard case .complete = end else { return share }
-        return await context.service.countDownload(of: share.id)
-    }
-
-    public func auditRecords(for outcome: Result<Share?, CofferError>) -> [AuditRecord] {
-        [sharedDownloadRecord(item, end, outcome)]
+        (self.share, self.item, self.end) = (share, item, end)
     }
 }
 
-/// A shared folder (or one below it) sent as a `.zip` ended: a complete one counts as one
-/// download of the share, as a whole file does. Audited with the folder and the bytes sent.
-public struct EndSharedZip: FileOperation {
+/// A shared folder (or one below it) sent as a `.zip` ended (``SharedDownloadEnding``): a
+/// complete one counts as one download of the share, as a whole file does.
+public struct EndSharedZip: SharedDownloadEnding {
     public static let name = "share-zip"
-    public static let isAudited = true
 
     public var share: Share
-    public var folder: VirtualPath
+    public var item: VirtualPath
     public var end: SharedDownloadEnd
     public init(_ share: Share, folder: VirtualPath, _ end: SharedDownloadEnd) {
-        self.share = share
-        self.folder = folder
-        self.end = end
+        (self.share, self.item, self.end) = (share, folder, end)
     }
-
-    public func run(in context: OperationContext) async throws(CofferError) -> Share? {
-        guard case .complete = end else { return share }
-        return await context.service.countDownload(of: share.id)
-    }
-
-    public func auditRecords(for outcome: Result<Share?, CofferError>) -> [AuditRecord] {
-        [sharedDownloadRecord(folder, end, outcome)]
-    }
-}
-
-private func sharedDownloadRecord(_ item: VirtualPath, _ end: SharedDownloadEnd, _ outcome: Result<Share?, CofferError>) -> AuditRecord {
-    var record = AuditRecord(paths: [item.description], outcome: outcome)
-    if case .refused(let status) = end { record.outcome = String(status) }
-    record.extra["bytes"] = String(end.bytes)
-    return record
 }
