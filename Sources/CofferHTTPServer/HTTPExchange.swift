@@ -17,6 +17,8 @@ public final class HTTPExchange: @unchecked Sendable {
     // MARK: The request
 
     public private(set) lazy var method = String(cString: request.method)
+    /// Whether this is a `HEAD`: its answer has headers alone, whatever a route writes after them.
+    public private(set) lazy var isHead = method == "HEAD"
     /// The path, decoded once (`%2F` is a `/` by now, and a `%00` ends it early: a shorter
     /// path, never another one).
     public private(set) lazy var path = String(cString: request.path)
@@ -80,19 +82,34 @@ public final class HTTPExchange: @unchecked Sendable {
         Int(coffer_web_read(connection, buffer.baseAddress, buffer.count))
     }
 
-    /// The whole body, when it is at most `limit` bytes: `nil` past it (an announced length
-    /// past it is refused before anything is read). Every body a route reads whole comes
-    /// through here, so none can make the server hold more than its limit.
-    public func readBody(limit: Int) -> [UInt8]? {
-        if let announced = contentLength, announced > Int64(limit) { return nil }
+    /// The whole body, when it is at most `limit` bytes and arrived whole. Every body a route
+    /// reads whole comes through here, so none can make the server hold more than its limit,
+    /// and none acts on part of what was sent.
+    /// - Returns: the body; ``BodyFailure/tooLarge`` past `limit` (an announced length past it
+    ///   is refused before anything is read), ``BodyFailure/cutOff`` when the client stopped
+    ///   before the end (or before its `Content-Length`).
+    public func readBody(limit: Int) -> Result<[UInt8], BodyFailure> {
+        if let announced = contentLength, announced > Int64(limit) { return .failure(.tooLarge) }
         var body: [UInt8] = []
         var chunk = [UInt8](repeating: 0, count: 64 << 10)
         while true {
             let count = chunk.withUnsafeMutableBytes { read(into: $0) }
-            if count <= 0 { return body }
+            if count < 0 { return .failure(.cutOff) }
+            if count == 0 {
+                if let announced = contentLength, Int64(body.count) != announced { return .failure(.cutOff) }
+                return .success(body)
+            }
             body += chunk[..<count]
-            if body.count > limit { return nil }
+            if body.count > limit { return .failure(.tooLarge) }
         }
+    }
+
+    /// Why ``readBody(limit:)`` has no body to give.
+    public enum BodyFailure: Error, Sendable {
+        /// Longer than the limit.
+        case tooLarge
+        /// Ended before it was whole.
+        case cutOff
     }
 
     // MARK: The answer
@@ -105,10 +122,11 @@ public final class HTTPExchange: @unchecked Sendable {
         coffer_web_respond(connection, Int32(status), lines, length ?? -1) >= 0
     }
 
-    /// Writes body bytes. - Returns: `false` when the client is gone.
+    /// Writes body bytes (none to a `HEAD`, whose answer ends with its headers).
+    /// - Returns: `false` when the client is gone.
     @discardableResult
     public func write(_ bytes: UnsafeRawBufferPointer) -> Bool {
-        guard !bytes.isEmpty else { return true }
+        guard !bytes.isEmpty, !isHead else { return true }
         return coffer_web_write(connection, bytes.baseAddress, bytes.count) > 0
     }
 

@@ -20,7 +20,12 @@ private final class ProbeRoutes: HTTPRoutes {
             return exchange.answer(HTTPGuard.matches(shown, ["s3cret"]) ? 200 : 401, text: "token")
         case "/echo":
             // The one bounded body reader: 16 bytes at most.
-            guard let body = exchange.readBody(limit: 16) else { return exchange.answer(413, text: "too large") }
+            let body: [UInt8]
+            switch exchange.readBody(limit: 16) {
+            case .success(let bytes): body = bytes
+            case .failure(.tooLarge): return exchange.answer(413, text: "too large")
+            case .failure(.cutOff): return exchange.answer(400, text: "cut off")
+            }
             return exchange.answer(200, body, type: "application/octet-stream",
                                    headers: "X-Query: \(exchange.queryValue("name") ?? "-")\r\nX-Cookie: \(exchange.cookie("k") ?? "-")\r\n")
         case "/chunks":
@@ -91,6 +96,46 @@ struct HTTPServerTests {
         #expect(try status(["-H", "Origin: http://127.0.0.1:\(server.port)", "-H", "Authorization: Bearer s3cret"]) == "200")
         #expect(ServedHost.isLoopback("127.0.0.1") && ServedHost.isLoopback("::1") && ServedHost.isLoopback("localhost"))
         #expect(!ServedHost.isLoopback("0.0.0.0") && !ServedHost.isLoopback("192.168.1.20"))
+    }
+
+    /// Sends `request` as it is on one connection, ends the sending side, and reads what comes
+    /// back until the server closes it (ten seconds at most).
+    func exchangeRaw(_ request: String, port: Int) throws -> String {
+        let socket = try #require(Loopback.connect(to: port))
+        defer { close(socket) }
+        var wait = timeval(tv_sec: 10, tv_usec: 0)
+        setsockopt(socket, SOL_SOCKET, SO_RCVTIMEO, &wait, socklen_t(MemoryLayout<timeval>.size))
+        let bytes = Array(request.utf8)
+        #expect(bytes.withUnsafeBytes { send(socket, $0.baseAddress, $0.count, Int32(MSG_NOSIGNAL)) } == bytes.count)
+        shutdown(socket, Int32(SHUT_WR))
+        var answer: [UInt8] = []
+        var piece = [UInt8](repeating: 0, count: 4096)
+        while true {
+            let count = piece.withUnsafeMutableBytes { recv(socket, $0.baseAddress, $0.count, 0) }
+            if count <= 0 { break }
+            answer += piece[..<count]
+        }
+        return String(decoding: answer, as: UTF8.self)
+    }
+
+    /// A HEAD's answer is its headers alone, whatever the route writes; the next request on
+    /// the connection is read as a request, not mistaken for the end of a body.
+    @Test func aHeadIsAnsweredWithHeadersAlone() throws {
+        let server = try HTTPServer(address: "127.0.0.1", port: 0, threads: 2, routes: ProbeRoutes())
+        defer { server.stop() }
+        let answer = try exchangeRaw("HEAD /error HTTP/1.1\r\nHost: 127.0.0.1\r\n\r\n"
+                                     + "GET /error HTTP/1.1\r\nHost: 127.0.0.1\r\nConnection: close\r\n\r\n", port: server.port)
+        #expect(answer.components(separatedBy: "HTTP/1.1 409").count == 3, "\(answer)")
+        #expect(answer.components(separatedBy: "taken").count == 2, "one body, the GET's: \(answer)")
+    }
+
+    /// A body that stops before its `Content-Length` is no body: the route is told so and
+    /// acts on none of it.
+    @Test func aBodyCutShortIsNotTakenForAWholeOne() throws {
+        let server = try HTTPServer(address: "127.0.0.1", port: 0, threads: 2, routes: ProbeRoutes())
+        defer { server.stop() }
+        let answer = try exchangeRaw("POST /echo HTTP/1.1\r\nHost: 127.0.0.1\r\nContent-Length: 10\r\n\r\nabc", port: server.port)
+        #expect(answer.hasPrefix("HTTP/1.1 400") && answer.hasSuffix("cut off"), "\(answer)")
     }
 
     @Test func aTakenPortIsAClearError() throws {

@@ -139,8 +139,13 @@ final class MCPHTTPHandler: HTTPRoutes, @unchecked Sendable {
     }
 
     private func post(_ exchange: HTTPExchange, sessionID: String?) -> Int {
-        guard let body = exchange.readBody(limit: rpc.limits.maxMessageBytes).map({ Data($0) }) else {
+        let body: Data
+        switch exchange.readBody(limit: rpc.limits.maxMessageBytes) {
+        case .success(let bytes): body = Data(bytes)
+        case .failure(.tooLarge):
             return rpcError(exchange, 413, -32600, "The message is larger than \(rpc.limits.maxMessageBytes) bytes.")
+        case .failure(.cutOff):
+            return rpcError(exchange, 400, -32700, "Parse error: the body ended before its Content-Length.")
         }
         guard let parsed = try? JSONSerialization.jsonObject(with: body, options: [.fragmentsAllowed]) else {
             return rpcError(exchange, 400, -32700, "Parse error: the body is not JSON.")
