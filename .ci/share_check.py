@@ -231,6 +231,17 @@ def main():
         # "Download all as .zip" counts too (issue 48: five zips of a one-download folder share were sent).
         zipped = share("Docs/Sub --downloads 1")
         zipped_id = zipped.rsplit("/", 1)[-1]
+        # A HEAD says what a GET would get and downloads nothing: headers alone, nothing counted.
+        for path in ("/zip", ""):
+            status, headers, body = http(base + zipped + path, method="HEAD")
+            check(status == 200 and body == b"", f"HEAD {path or '/'}: 200 and no body ({status}, {len(body)} bytes)")
+        once = share("Big/big.bin --downloads 1")
+        status, headers, body = http(base + once + "/raw", method="HEAD")
+        check(status == 200 and headers.get("Content-Length") == str(len(big)) and body == b"",
+              f"HEAD of a file: its length, no body ({status}, {headers.get('Content-Length')})")
+        listed = [entry for entry in coffer("shares").splitlines() if zipped_id in entry or once[3:] in entry]
+        check(len(listed) == 2 and all("0 of 1 downloads" in entry for entry in listed), f"no HEAD counts as a download: {listed}")
+        check(http(base + once + "/raw")[2] == big, "and the GET after it downloads the file whole")
         check(http(base + zipped + "/zip")[0] == 200, "a folder share's one download, as a zip")
         check(http(base + zipped + "/zip")[0] == 410 and http(base + zipped)[0] == 410, "a second zip finds the link ended (410)")
         line = next(entry for entry in coffer("shares").splitlines() if zipped_id in entry)

@@ -1,3 +1,5 @@
+import CofferHTTPServer
+import FileService
 import Foundation
 
 /// Reads a `multipart/form-data` body (RFC 7578) as it arrives, in pieces of any size: the
@@ -119,5 +121,81 @@ struct MultipartReader {
             index = first + 1
         }
         return nil
+    }
+}
+
+/// A `multipart/form-data` request body read as it arrives: its parts one after another, and
+/// the bytes of the file under way as ``IncomingBytes``, for one operation to append whole
+/// (``AppendUploadStream``) with no hop to another thread per piece. Used by the request's
+/// thread, and by one thread at a time that it waits for.
+final class MultipartBody: @unchecked Sendable {
+    private let exchange: HTTPExchange
+    private var reader: MultipartReader
+    private var events: [MultipartReader.Event] = []
+    private var piece: [UInt8] = []
+    private var used = 0
+    private var buffer = [UInt8](repeating: 0, count: 1 << 16)
+    private var over = false
+    /// Whether the client stopped before the body's end (its connection gone).
+    private(set) var cutOff = false
+
+    init(_ exchange: HTTPExchange, boundary: String) {
+        self.exchange = exchange
+        reader = MultipartReader(boundary: boundary)
+    }
+
+    /// The next event of the body, read as needed; `nil` once the body has ended (with or
+    /// without its closing boundary) or was cut off.
+    func next() -> MultipartReader.Event? {
+        while events.isEmpty {
+            guard !over else { return nil }
+            let count = buffer.withUnsafeMutableBytes { exchange.read(into: $0) }
+            if count <= 0 {
+                (over, cutOff) = (true, count < 0)
+                return nil
+            }
+            events = reader.feed(buffer[..<count])
+        }
+        return events.removeFirst()
+    }
+
+    /// Whether the file under way ended with its part (another part or the closing boundary
+    /// follows), rather than with the body cut short.
+    var fileIsWhole: Bool {
+        guard let event = next() else { return false }
+        events.insert(event, at: 0)
+        return !Self.isBytes(event)
+    }
+
+    /// The rest of the file under way, as it arrives.
+    var currentFile: some IncomingBytes { FileBytes(body: self) }
+
+    private struct FileBytes: IncomingBytes, @unchecked Sendable {
+        let body: MultipartBody
+        func read(into buffer: UnsafeMutableRawBufferPointer) -> Int { body.readFile(into: buffer) }
+    }
+
+    /// Up to `buffer.count` bytes of the file under way; 0 where its part ends; negative when
+    /// the body was cut off.
+    private func readFile(into destination: UnsafeMutableRawBufferPointer) -> Int {
+        while used == piece.count {
+            guard let event = next() else { return cutOff ? -1 : 0 }
+            guard case .bytes(let bytes) = event else {
+                events.insert(event, at: 0)
+                return 0
+            }
+            (piece, used) = (bytes, 0)
+        }
+        let count = min(destination.count, piece.count - used)
+        piece.withUnsafeBytes { source in
+            destination.baseAddress!.copyMemory(from: source.baseAddress! + used, byteCount: count)
+        }
+        used += count
+        return count
+    }
+
+    private static func isBytes(_ event: MultipartReader.Event) -> Bool {
+        if case .bytes = event { return true }
+        return false
     }
 }

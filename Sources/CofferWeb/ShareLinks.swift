@@ -126,7 +126,7 @@ final class ShareLinks: Sendable {
             guard node.kind != .file else { return sharePage(exchange, 404, gone(language)) }
             // A whole zip counts as a download of the share, as a whole file does.
             let folder = node.path
-            return sending(in: visitor, ending: { EndSharedZip(share, folder: folder, $0) }) { beforeLastBytes in
+            return sending(exchange, in: visitor, ending: { EndSharedZip(share, folder: folder, $0) }) { beforeLastBytes in
                 files.sendZip(exchange, of: node, named: names.last ?? node.name, in: visitor, beforeLastBytes: beforeLastBytes)
             }
         case "thumb":
@@ -158,7 +158,10 @@ final class ShareLinks: Sendable {
     /// The password posted, tried by the visitor's session (``UnlockShare``: wrong ones are
     /// counted, and past five the client waits); the cookie that keeps it unlocked.
     private func unlock(_ exchange: HTTPExchange, _ share: Share, visitor: Session, language: Language) -> Int {
-        let body = exchange.readBody(limit: 4096) ?? []
+        // A form cut short or too long for a password is no try: nothing is counted.
+        guard case .success(let body) = exchange.readBody(limit: 4096) else {
+            return sharePage(exchange, 400, passwordForm(share, language, wrong: false))
+        }
         let password = HTTPExchange.formValue(String(decoding: body, as: UTF8.self), "password") ?? ""
         let tried = web.blocking(in: visitor) { () async throws(CofferError) in
             try await visitor.perform(UnlockShare(share, password: password))
@@ -184,7 +187,7 @@ final class ShareLinks: Sendable {
     /// up again for every request, so a range asked for after it ended is refused.
     private func sendShared(_ exchange: HTTPExchange, _ share: Share, _ node: FileNode, visitor: Session) -> Int {
         let item = node.path
-        return sending(in: visitor, ending: { EndSharedDownload(share, item: item, $0) }) { beforeLastBytes in
+        return sending(exchange, in: visitor, ending: { EndSharedDownload(share, item: item, $0) }) { beforeLastBytes in
             let (status, sent, _) = files.sendFile(exchange, at: item, attachment: true, in: visitor, finishing: beforeLastBytes)
             return (status, sent)
         }
@@ -194,10 +197,12 @@ final class ShareLinks: Sendable {
     /// last bytes go when it is complete (`send` calls what it is given then, with the bytes
     /// sent by then), else after it, as partial or refused.
     private func sending<Ending: SharedDownloadEnding>(
-        in visitor: Session, ending: @escaping @Sendable (SharedDownloadEnd) -> Ending,
+        _ exchange: HTTPExchange, in visitor: Session, ending: @escaping @Sendable (SharedDownloadEnd) -> Ending,
         _ send: (_ beforeLastBytes: @escaping (Int64) -> Void) -> (status: Int, sent: Int64)
     ) -> Int {
         let web = self.web
+        // A HEAD is answered as a GET would be, but downloads nothing: it neither counts nor is audited.
+        if exchange.isHead { return send { _ in }.status }
         var ended = false
         let (status, sent) = send { sent in
             ended = true
@@ -223,48 +228,37 @@ final class ShareLinks: Sendable {
         else { return sharePage(exchange, 400, ShareText.paragraph("A multipart form with files is expected.")) }
         var received: [String] = []
         var failure: CofferError?
-        var reader = MultipartReader(boundary: boundary)
-        var upload: String?
-        var offset: Int64 = 0
-        var buffer = [UInt8](repeating: 0, count: 1 << 16)
-        func finish() {
-            guard let id = upload else { return }
-            upload = nil
+        let parts = MultipartBody(exchange, boundary: boundary)
+        // Each file crosses to the session three times (begin, its bytes as they arrive,
+        // commit), whatever its size.
+        reading: while failure == nil, let event = parts.next() {
+            guard case .file(let name) = event else {
+                if event == .end { break reading }
+                continue  // a field's bytes, or a file's whose name was refused
+            }
+            guard let name, let target = try? folder.appending(MultipartReader.lastComponent(of: name)) else { continue }
+            let id: String
+            switch web.blocking(in: session, { () async throws(CofferError) in try await session.perform(BeginUpload(target)) }) {
+            case .success(let begun): id = begun
+            case .failure(let error):
+                failure = error
+                break reading
+            }
+            let bytes = parts.currentFile
+            let appended = web.blocking(in: session) { () async throws(CofferError) in
+                try await session.perform(AppendUploadStream(id, offset: 0, body: bytes, destination: target, auditsThisBody: false))
+            }
+            if case .failure(let error) = appended { failure = error }
+            // A file cut off (the body ended before its part did) is dropped, never placed short.
+            guard failure == nil, parts.fileIsWhole else {
+                _ = web.blocking(in: session) { () async throws(CofferError) in try await session.perform(AbortUpload(id)) }
+                if failure == nil, parts.cutOff { failure = CofferError(.ioError, detail: "the upload was cut off") }
+                break reading
+            }
             switch web.blocking(in: session, { () async throws(CofferError) in try await session.perform(CommitUpload(id)) }) {
             case .success(let node): received.append(node.name)
             case .failure(let error): failure = error
             }
-        }
-        reading: while failure == nil {
-            let count = buffer.withUnsafeMutableBytes { exchange.read(into: $0) }
-            if count < 0 { failure = CofferError(.ioError, detail: "the upload was cut off"); break }
-            // The body ending before the closing boundary cuts the file under way off: it is dropped.
-            let events = count == 0 ? [] : reader.feed(buffer[..<Int(count)])
-            for event in events {
-                switch event {
-                case .file(let name):
-                    finish()
-                    guard let name, let target = try? folder.appending(MultipartReader.lastComponent(of: name)) else { continue }
-                    switch web.blocking(in: session, { () async throws(CofferError) in try await session.perform(BeginUpload(target)) }) {
-                    case .success(let id): (upload, offset) = (id, 0)
-                    case .failure(let error): failure = error
-                    }
-                case .bytes(let bytes):
-                    guard let id = upload, !bytes.isEmpty else { continue }
-                    let at = offset
-                    if case .failure(let error) = web.blocking(in: session, { () async throws(CofferError) in
-                        try await session.perform(AppendUpload(id, offset: at, bytes: bytes))
-                    }) { failure = error }
-                    offset += Int64(bytes.count)
-                case .end:
-                    finish()
-                    break reading
-                }
-            }
-            if count == 0 { break }
-        }
-        if let id = upload {
-            _ = web.blocking(in: session) { () async throws(CofferError) in try await session.perform(AbortUpload(id)) }
         }
         if let failure {
             return sharePage(exchange, 400, ShareText.paragraph(failure.userMessage(in: language).text)

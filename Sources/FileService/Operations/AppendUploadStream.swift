@@ -9,9 +9,10 @@ public protocol IncomingBytes: Sendable {
 }
 
 /// Appends a whole request body to an upload from `offset` (what was received so far), a
-/// piece at a time as it arrives, read and written on one thread: tus's `PATCH`. What arrived before the body was cut off is
-/// kept, for the next request to go on from. Audited with the upload, where the body began
-/// and what it brought, for whoever follows an upload that resumed.
+/// piece at a time as it arrives, read and written on one thread: tus's `PATCH`, a drop box's
+/// file. What arrived before the body was cut off is kept, for the next request to go on from.
+/// Audited with the upload, where the body began and what it brought, for whoever follows an
+/// upload that resumed (unless ``auditsThisBody`` is `false`).
 /// - Returns: the bytes received so far, this body's included.
 public struct AppendUploadStream: FileOperation {
     public static let name = "appendUploadStream"
@@ -24,12 +25,17 @@ public struct AppendUploadStream: FileOperation {
     public var body: any IncomingBytes
     /// Where the upload goes, for the audit line.
     public var destination: VirtualPath
+    /// Whether this body has an audit line of its own: yes for an upload that resumes across
+    /// requests (tus), no for one whole in one request (a drop box's file, audited once as it
+    /// lands).
+    public var auditsThisBody: Bool
 
-    public init(_ id: String, offset: Int64, body: any IncomingBytes, destination: VirtualPath) {
+    public init(_ id: String, offset: Int64, body: any IncomingBytes, destination: VirtualPath, auditsThisBody: Bool = true) {
         self.id = id
         self.offset = offset
         self.body = body
         self.destination = destination
+        self.auditsThisBody = auditsThisBody
     }
 
     public func run(in context: OperationContext) async throws(CofferError) -> Int64 {
@@ -41,6 +47,6 @@ public struct AppendUploadStream: FileOperation {
         var record = AuditRecord(paths: [destination.description], outcome: outcome)
         record.extra = ["upload": id, "offset": String(offset)]
         if case .success(let received) = outcome { record.extra["bytes"] = String(received - offset) }
-        return record.paths.isEmpty ? [] : [record]
+        return record.paths.isEmpty || !auditsThisBody ? [] : [record]
     }
 }
