@@ -14,14 +14,19 @@ extension FileRoutes {
     /// in `session` (a share visitor's).
     func sendZip(_ exchange: HTTPExchange, of folder: FileNode, named name: String, in session: Session,
                  beforeLastBytes: (Int64) -> Void = { _ in }) -> (status: Int, sent: Int64) {
+        let headers = "Content-Type: application/zip\r\nContent-Disposition: attachment; "
+            + HTTPRules.dispositionName(name + ".zip") + "\r\nTransfer-Encoding: chunked\r\n"
+        // A HEAD learns what a GET would get, and nothing is walked or read for it.
+        if exchange.isHead {
+            exchange.respond(200, headers: WebContext.sharePolicy + headers, length: nil)
+            return (200, 0)
+        }
         let out = exchange.chunked()
         guard let zip = coffer_zip_open({ context, bytes, length in
             Unmanaged<ChunkedBody>.fromOpaque(context!).takeUnretainedValue().write(bytes!, length) ? 1 : 0
         }, Unmanaged.passUnretained(out).toOpaque()) else {
             return (web.respond(exchange, 500, text: "libarchive (libarchive13) is needed to send a folder as a zip."), 0)
         }
-        let headers = "Content-Type: application/zip\r\nContent-Disposition: attachment; "
-            + HTTPRules.dispositionName(name + ".zip") + "\r\nTransfer-Encoding: chunked\r\n"
         exchange.respond(200, headers: WebContext.sharePolicy + headers, length: nil)
         var complete = true
         withExtendedLifetime(out) {
@@ -104,10 +109,14 @@ extension FileRoutes {
 }
 
 /// Entries of a walk, handed from the session's task to the thread writing the zip: at most
-/// `capacity` wait, so the walk never runs far ahead of the bytes sent.
+/// `capacity` wait, so the walk never runs far ahead of the bytes sent. The walk's task is
+/// suspended, not blocked, while the queue is full: no thread waits for a slow client but
+/// the request's own.
 private final class WalkQueue: @unchecked Sendable {
     private let condition = NSCondition()
     private var waiting: [WalkEntry] = []
+    /// The entry the walk offered while the queue was full, and where it waits to go on.
+    private var offered: (entry: WalkEntry, resume: CheckedContinuation<Bool, Never>)?
     private var ended = false
     private var abandoned = false
     private(set) var completed = false
@@ -115,17 +124,21 @@ private final class WalkQueue: @unchecked Sendable {
 
     init(capacity: Int) { self.capacity = capacity }
 
-    /// Waits for room (off the cooperative pool); `false` once the writer has given up.
+    /// Queues `entry`, or waits for room; `false` once the writer has given up.
     func put(_ entry: WalkEntry) async -> Bool {
         await withCheckedContinuation { continuation in
-            DispatchQueue.global().async {
-                self.condition.lock()
-                defer { self.condition.unlock() }
-                while self.waiting.count >= self.capacity && !self.abandoned { self.condition.wait() }
-                guard !self.abandoned else { return continuation.resume(returning: false) }
-                self.waiting.append(entry)
-                self.condition.broadcast()
+            condition.lock()
+            if abandoned {
+                condition.unlock()
+                continuation.resume(returning: false)
+            } else if waiting.count < capacity {
+                waiting.append(entry)
+                condition.broadcast()
+                condition.unlock()
                 continuation.resume(returning: true)
+            } else {
+                offered = (entry, continuation)
+                condition.unlock()
             }
         }
     }
@@ -141,19 +154,30 @@ private final class WalkQueue: @unchecked Sendable {
     /// The next entry, waiting for it; `nil` when the walk has ended and all were taken.
     func take() -> WalkEntry? {
         condition.lock()
-        defer { condition.unlock() }
         while waiting.isEmpty && !ended { condition.wait() }
-        guard !waiting.isEmpty else { return nil }
+        guard !waiting.isEmpty else {
+            condition.unlock()
+            return nil
+        }
         let entry = waiting.removeFirst()
-        condition.broadcast()
+        let accepted = offered
+        if let accepted {
+            waiting.append(accepted.entry)
+            offered = nil
+        }
+        condition.unlock()
+        accepted?.resume.resume(returning: true)
         return entry
     }
 
-    /// The writer stops: the walk's next `put` says so.
+    /// The writer stops: the walk's waiting or next `put` says so.
     func abandon() {
         condition.lock()
         abandoned = true
+        let refused = offered
+        offered = nil
         condition.broadcast()
         condition.unlock()
+        refused?.resume.resume(returning: false)
     }
 }
