@@ -19,9 +19,10 @@ public final class SignalMonitor: @unchecked Sendable {
     /// Dispatch installs its own handler on a thread of its own, after `resume`; until then
     /// the signal is ignored. `init` returns only once that is done (or after a few seconds
     /// at most): a server that began serving before it lost a SIGTERM sent just as it started,
-    /// and kept running.
-    public init(signal number: Int32 = SIGINT) {
+    /// and kept running. `body`, when given, is listening before the first signal can come.
+    public init(signal number: Int32 = SIGINT, onSignal body: (@Sendable () -> Void)? = nil) {
         self.number = number
+        handler.withLock { $0 = body }
         Self.retainIgnored(number)
         source = DispatchSource.makeSignalSource(signal: number, queue: .global(qos: .userInteractive))
         source.setEventHandler { [weak self] in

@@ -159,17 +159,17 @@ public final class StopSignals: Sendable {
     private let state = State()
 
     public init() {
-        monitors = [SignalMonitor(signal: SIGTERM), SignalMonitor(signal: SIGINT)]
         let state = state
-        for monitor in monitors {
-            monitor.onSignal {
-                let stop = state.value.withLock { state in
-                    state.signalled = true
-                    return state.stop
-                }
-                stop?()
+        // Each monitor listens from its first moment: a SIGTERM sent while the second one is
+        // made is kept, not dropped.
+        let signalled: @Sendable () -> Void = {
+            let stop = state.value.withLock { state in
+                state.signalled = true
+                return state.stop
             }
+            stop?()
         }
+        monitors = [SignalMonitor(signal: SIGTERM, onSignal: signalled), SignalMonitor(signal: SIGINT, onSignal: signalled)]
     }
 
     /// Stops with `stop` on the next signal, or now if one has come.
