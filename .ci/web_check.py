@@ -530,6 +530,21 @@ def browser(server, root, screenshots):
         check(os.path.exists(f"{root}/Photos/笔记 2026.txt"), "restored to where it was")
         # One item of the trash deleted for good, asked first (issue 48: only the REPL could).
         check(trashed >= 2, "the version an overwrite replaced is in the trash too")
+
+        def trash_count():
+            listed = subprocess.run([COFFER, "--container", server.container, "-c", "trash"], capture_output=True,
+                                    text=True, timeout=60).stdout
+            return listed.count("笔记 2026.txt")
+
+        # The page settles first: its rows are the trash's own (what the restore left) for half a
+        # second, so the row chosen below is not one of a list about to be drawn again.
+        settled_since, deadline = None, time.monotonic() + 15
+        while time.monotonic() < deadline:
+            agrees = names().count("笔记 2026.txt") == trashed - 1 == trash_count()
+            settled_since = (settled_since or time.monotonic()) if agrees else None
+            if settled_since and time.monotonic() - settled_since >= 0.5:
+                break
+            time.sleep(0.1)
         click_row("笔记 2026.txt")
         driver.find_element(By.ID, "delete-forever").click()
         question = wait.until(lambda d: d.find_element(By.ID, "confirm").is_displayed() and d.find_element(By.ID, "confirm"))
@@ -540,13 +555,13 @@ def browser(server, root, screenshots):
         # when two were there): the trash itself is asked, until it agrees or ten seconds pass.
         deadline = time.monotonic() + 10
         while True:
-            listed = subprocess.run([COFFER, "--container", server.container, "-c", "trash"], capture_output=True, text=True,
-                                    timeout=60).stdout
-            if listed.count("笔记 2026.txt") == trashed - 2 or time.monotonic() > deadline:
+            left = trash_count()
+            if left == trashed - 2 or time.monotonic() > deadline:
                 break
             time.sleep(0.1)
-        check(listed.count("笔记 2026.txt") == trashed - 2,
-              f"Delete Permanently deletes that item of the trash alone: {listed.count('笔记 2026.txt')} of {trashed} left")
+        message = driver.find_element(By.ID, "message").text
+        check(left == trashed - 2,
+              f"Delete Permanently deletes that item of the trash alone: {left} of {trashed} left (the page said {message!r})")
         driver.find_element(By.ID, "leave-trash").click()
 
         # Search as you type.
