@@ -15,7 +15,8 @@
              and paste, without the mouse
   dragging   several items dragged onto a folder, and one onto a place in the side bar; with an
              RGW (COFFER_TEST_S3_ENDPOINT), an S3 mount in the side bar, browsed, and a file
-             dragged onto it moved into the bucket
+             dragged onto it moved into the bucket; a file of it downloaded whole and by a
+             range, and a folder of it shared as a zip
   grid       the grid shows thumbnails; dark mode; the language from Accept-Language
   console    no errors in the browser's console
 Screenshots go to the folder given second (Documentation/Web when refreshed by hand).
@@ -302,6 +303,30 @@ png(sys.argv[1], (200, 60, 40)); png(sys.argv[2], (40, 120, 200))
             open_row("Shelf")
             wait.until(lambda d: "in the bucket.txt" in names())
             check("folder=b%3A%2FShelf" in driver.current_url, "the S3 mount is browsed like any folder, in the address too")
+            # A file of the bucket is sent as one read ahead of the client: whole, and a range across pieces.
+            import urllib.parse
+            import urllib.request
+            large = os.urandom(3 * 1024 * 1024 + 12345)
+            s3_client().put_object(Bucket=BUCKET, Key="Shelf/large.bin", Body=large)
+            address = f"{server.base}/content?path={urllib.parse.quote('b:/Shelf/large.bin', safe='')}"
+            bearer = {"Authorization": f"Bearer {server.token}"}
+            with urllib.request.urlopen(urllib.request.Request(address, headers=bearer), timeout=60) as answer:
+                check(answer.read() == large, "a file of the S3 mount is downloaded whole through /content")
+            asked = {**bearer, "Range": f"bytes={(1 << 20) - 7}-{(2 << 20) + 9}"}
+            with urllib.request.urlopen(urllib.request.Request(address, headers=asked), timeout=60) as answer:
+                check(answer.status == 206 and answer.read() == large[(1 << 20) - 7:(2 << 20) + 10],
+                      "and a range of it that spans two pieces")
+            # A folder of the bucket shared, as a zip: each file read ahead as a whole download is.
+            import io
+            import zipfile
+            made = subprocess.run([COFFER, "--container", CONTAINER, "--mount", f"b=s3://{BUCKET}", "--s3-endpoint", S3_ENDPOINT,
+                                   "-c", "share b:/Shelf"], capture_output=True, text=True, env={**os.environ, **S3_KEYS}, timeout=60)
+            link = re.search(r"/s/[A-Za-z0-9_-]+", made.stdout)
+            check(link is not None, f"a folder of the S3 mount is shared: {made.stdout!r} {made.stderr!r}")
+            with urllib.request.urlopen(server.base + link.group(0) + "/zip", timeout=60) as answer:
+                archive = zipfile.ZipFile(io.BytesIO(answer.read()))
+            check(archive.read("Shelf/large.bin") == large and archive.read("Shelf/in the bucket.txt") == b"remote",
+                  f"and its zip holds its files whole: {archive.namelist()}")
 
         # The grid, with thumbnails.
         driver.get(server.base + "/?folder=files%3A%2FPhotos")

@@ -79,12 +79,11 @@ struct FileRoutes: Sendable {
                 offset += Int64(count)
             }
         } else {
-            while offset <= end && length > 0 {
-                let count = Int(min(Int64(1 << 20), end - offset + 1))
-                let at = offset
-                guard case .success(let bytes) = web.blocking(in: session, { () async throws(CofferError) -> [UInt8] in
-                    try await file.read(at: at, upTo: count)
-                }), !bytes.isEmpty else { break }
+            // Another backend's file (S3's): one task of the session reads ahead, a piece at a
+            // time, while this thread writes.
+            let pieces = RemoteRead(file, from: start, through: end, in: session)
+            defer { pieces.stop() }
+            while length > 0, let bytes = pieces.next() {
                 sending(bytes.count)
                 guard exchange.write(bytes) else { break }  // the browser went away
                 offset += Int64(bytes.count)

@@ -49,7 +49,7 @@ extension FileRoutes {
     ///   unreadable or a client gone make it `false`: the zip is then cut short).
     private func addTree(_ root: VirtualPath, prefix: String, to zip: OpaquePointer, out: ChunkedBody,
                          in session: Session) -> Bool {
-        let entries = WalkQueue(capacity: 64)
+        let entries = HandOff<WalkEntry>(capacity: 64)
         let walker = session.start {
             do throws(CofferError) {
                 let walk = try await session.perform(WalkTree(root, intoPackages: true))
@@ -84,100 +84,28 @@ extension FileRoutes {
             }) else { continue }  // gone since the walk met it
             defer { _ = web.blocking(in: session) { () async throws(CofferError) in await file.close() } }
             guard coffer_zip_add(zip, name, file.size, mtime, 0) == 1 else { return false }
-            let reader = try? file.directReader()
-            defer { reader?.close() }
-            var offset: Int64 = 0
-            while offset < file.size {
-                let count: Int
-                if let reader {
-                    guard let got = try? reader.read(at: offset, into: buffer), got > 0 else { return false }
-                    count = got
-                } else {
-                    let at = offset
-                    guard case .success(let bytes) = web.blocking(in: session, { () async throws(CofferError) -> [UInt8] in
-                        try await file.read(at: at, upTo: 1 << 20)
-                    }), !bytes.isEmpty else { return false }
-                    bytes.withUnsafeBytes { buffer.copyMemory(from: $0) }
-                    count = bytes.count
+            guard file.size > 0 else { continue }
+            if let reader = try? file.directReader() {
+                defer { reader.close() }
+                var offset: Int64 = 0
+                while offset < file.size {
+                    guard let count = try? reader.read(at: offset, into: buffer), count > 0 else { return false }
+                    guard coffer_zip_write(zip, buffer.baseAddress, count) == 1, !out.failed else { return false }
+                    offset += Int64(count)
                 }
-                guard coffer_zip_write(zip, buffer.baseAddress, count) == 1, !out.failed else { return false }
-                offset += Int64(count)
+            } else {
+                // Another backend's file: read ahead by one task of the session, piece by piece.
+                let pieces = RemoteRead(file, from: 0, through: file.size - 1, in: session)
+                defer { pieces.stop() }
+                var sent: Int64 = 0
+                while let piece = pieces.next() {
+                    let written = piece.withUnsafeBytes { coffer_zip_write(zip, $0.baseAddress, $0.count) }
+                    guard written == 1, !out.failed else { return false }
+                    sent += Int64(piece.count)
+                }
+                guard sent == file.size else { return false }
             }
         }
         return entries.completed
-    }
-}
-
-/// Entries of a walk, handed from the session's task to the thread writing the zip: at most
-/// `capacity` wait, so the walk never runs far ahead of the bytes sent. The walk's task is
-/// suspended, not blocked, while the queue is full: no thread waits for a slow client but
-/// the request's own.
-private final class WalkQueue: @unchecked Sendable {
-    private let condition = NSCondition()
-    private var waiting: [WalkEntry] = []
-    /// The entry the walk offered while the queue was full, and where it waits to go on.
-    private var offered: (entry: WalkEntry, resume: CheckedContinuation<Bool, Never>)?
-    private var ended = false
-    private var abandoned = false
-    private(set) var completed = false
-    private let capacity: Int
-
-    init(capacity: Int) { self.capacity = capacity }
-
-    /// Queues `entry`, or waits for room; `false` once the writer has given up.
-    func put(_ entry: WalkEntry) async -> Bool {
-        await withCheckedContinuation { continuation in
-            condition.lock()
-            if abandoned {
-                condition.unlock()
-                continuation.resume(returning: false)
-            } else if waiting.count < capacity {
-                waiting.append(entry)
-                condition.broadcast()
-                condition.unlock()
-                continuation.resume(returning: true)
-            } else {
-                offered = (entry, continuation)
-                condition.unlock()
-            }
-        }
-    }
-
-    func finish(complete: Bool) {
-        condition.lock()
-        ended = true
-        completed = complete
-        condition.broadcast()
-        condition.unlock()
-    }
-
-    /// The next entry, waiting for it; `nil` when the walk has ended and all were taken.
-    func take() -> WalkEntry? {
-        condition.lock()
-        while waiting.isEmpty && !ended { condition.wait() }
-        guard !waiting.isEmpty else {
-            condition.unlock()
-            return nil
-        }
-        let entry = waiting.removeFirst()
-        let accepted = offered
-        if let accepted {
-            waiting.append(accepted.entry)
-            offered = nil
-        }
-        condition.unlock()
-        accepted?.resume.resume(returning: true)
-        return entry
-    }
-
-    /// The writer stops: the walk's waiting or next `put` says so.
-    func abandon() {
-        condition.lock()
-        abandoned = true
-        let refused = offered
-        offered = nil
-        condition.broadcast()
-        condition.unlock()
-        refused?.resume.resume(returning: false)
     }
 }
