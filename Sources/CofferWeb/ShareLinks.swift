@@ -32,7 +32,12 @@ final class ShareLinks: Sendable {
     }()
     /// The sessions of share-link visitors answered now (one per request), by number: a
     /// server that stops stops their work too.
-    private let visitors = Mutex<[Int: Session]>([:])
+    private let visitors = Mutex<Visitors>(Visitors())
+    private struct Visitors {
+        var open: [Int: Session] = [:]
+        /// Set when the server stops: a visitor let in from then on has its work stopped at once.
+        var stopping = false
+    }
 
     init(web: WebContext, files: FileRoutes) {
         self.web = web
@@ -41,7 +46,11 @@ final class ShareLinks: Sendable {
 
     /// Stops the work of every visitor answered now (the server is stopping).
     func stopVisitors() {
-        for visitor in visitors.withLock({ Array($0.values) }) { visitor.stopWork() }
+        let open = visitors.withLock { visitors in
+            visitors.stopping = true
+            return Array(visitors.open.values)
+        }
+        for visitor in open { visitor.stopWork() }
     }
 
     func answer(_ exchange: HTTPExchange) -> Int {
@@ -62,9 +71,13 @@ final class ShareLinks: Sendable {
         let options = SessionOptions(frontEnd: "share", language: web.language(of: exchange), client: client, share: id)
         let visitor: Session
         do { visitor = try web.service.openSession(options) } catch { return web.failure(exchange, error, language: options.language) }
-        visitors.withLock { $0[visitor.number] = visitor }
+        // A visitor let in as the server stops gets no work done: nothing would wait for it.
+        if visitors.withLock({ visitors in
+            visitors.open[visitor.number] = visitor
+            return visitors.stopping
+        }) { visitor.stopWork() }
         defer {
-            visitors.withLock { $0[visitor.number] = nil }
+            visitors.withLock { $0.open[visitor.number] = nil }
             // Its work is done by now (each piece was waited for): closing only tidies up.
             let closed = DispatchSemaphore(value: 0)
             Task {
