@@ -297,6 +297,26 @@ def http_rules(coffer):
         check(post({"jsonrpc": "1.0"}, **auth)[0] == 400, "not JSON-RPC 2.0: 400")
         status, _, data = post([initialize], **auth)
         check(status == 400 and json.loads(data)["error"]["code"] == -32600, "a batch: 400, -32600")
+        # Held to the strict reading every JSON-RPC message gets; ids come back as they were written.
+        def post_text(text, **headers):
+            connection = http.client.HTTPConnection(host, timeout=30)
+            connection.request("POST", "/mcp", body=text.encode(), headers={"Content-Type": "application/json",
+                                                                          "Accept": "application/json", **headers})
+            answer = connection.getresponse()
+            data = answer.read()
+            connection.close()
+            return answer.status, data
+
+        status, data = post_text('{"jsonrpc": "2.0", "id": 4, "method": "tools/list",}', **auth)
+        check(status == 400 and json.loads(data)["error"]["code"] == -32700, f"a trailing comma: 400, -32700 ({status}, {data[:120]!r})")
+        meta = '"params": {"_meta": {"io.modelcontextprotocol/protocolVersion": "2026-07-28"}}'
+        for written in ("1.0", "12345678901234567890123", '"请求 \\u4e00"'):
+            status, data = post_text(f'{{"jsonrpc": "2.0", "id": {written}, "method": "tools/list", {meta}}}', **auth)
+            check(status == 200 and data.startswith(b'{"jsonrpc":"2.0","id":' + written.encode() + b","),
+                  f"the id {written} comes back as it was written: {data[:60]!r}")
+        status, _ = post_text(f'{{"jsonrpc": "2.0", "method": "notifications/cancelled", "params": {{"requestId": 99, '
+                              f'"_meta": {{"io.modelcontextprotocol/protocolVersion": "2026-07-28"}}}}}}', **auth)
+        check(status == 202, f"cancelling a request that is not running: 202 ({status})")
     finally:
         server.stop()
     mode = os.stat(os.path.join(container, "Library", "Application Support", "AppData", "mcp-token")).st_mode & 0o777

@@ -10,19 +10,19 @@ import Foundation
 /// so an element is decoded from its own bytes without a round trip through `Any`.
 ///
 /// It validates; it builds nothing. UTF-8 is checked by the caller.
-struct StrictJSON {
+package struct StrictJSON {
     /// A message that is an object, or one element of a batch.
-    struct Message: Equatable {
+    package struct Message: Equatable {
         /// The bytes of the value (an element of a batch may be any value).
-        var range: Range<Int>
-        var isObject: Bool
+        package var range: Range<Int>
+        package var isObject: Bool
         /// The bytes of the value of the member named `id`, if the object has one.
-        var id: Range<Int>?
+        package var id: Range<Int>?
         /// The same for `jsonrpc`, `method` and `params` (a message's own members), so the
         /// usual message is understood without a decoder.
-        var jsonrpc: Range<Int>?
-        var method: Range<Int>?
-        var params: Range<Int>?
+        package var jsonrpc: Range<Int>?
+        package var method: Range<Int>?
+        package var params: Range<Int>?
 
         init(range: Range<Int>, isObject: Bool, id: Range<Int>? = nil) {
             (self.range, self.isObject, self.id) = (range, isObject, id)
@@ -37,19 +37,19 @@ struct StrictJSON {
         }
     }
 
-    enum Shape: Equatable {
+    package enum Shape: Equatable {
         case single(Message)
         case batch([Message])
     }
 
-    struct Fault: Error, Equatable {
+    package struct Fault: Error, Equatable {
         var offset: Int
         var problem: String
-        var description: String { "\(problem) at byte \(offset)" }
+        package var description: String { "\(problem) at byte \(offset)" }
     }
 
     /// Checks `data` and describes its shape, or names the first fault.
-    static func scan(_ data: Data) throws(Fault) -> Shape {
+    package static func scan(_ data: Data) throws(Fault) -> Shape {
         do {
             return try data.withUnsafeBytes { raw throws(Fault) -> Shape in
                 var scanner = StrictJSON(bytes: raw.bindMemory(to: UInt8.self))
@@ -60,6 +60,58 @@ struct StrictJSON {
         } catch {
             throw Fault(offset: 0, problem: "unreadable")
         }
+    }
+
+    /// The members of the object at `object` in `data` (a text ``scan(_:)`` has passed), each
+    /// name with where its value lies; a name written with escapes is left out. Reads one level:
+    /// enough to find `params._meta.progressToken` without building the message.
+    package static func members(of data: Data, at object: Range<Int>) -> [String: Range<Int>] {
+        data.withUnsafeBytes { raw in
+            var scanner = StrictJSON(bytes: raw.bindMemory(to: UInt8.self))
+            scanner.index = object.lowerBound
+            guard scanner.peek() == UInt8(ascii: "{") else { return [:] }
+            var found: [String: Range<Int>] = [:]
+            do throws(Fault) {
+                if try scanner.opensEmpty(closingWith: UInt8(ascii: "}")) { return found }
+                repeat {
+                    scanner.skipSpace()
+                    let keyStart = scanner.index
+                    try scanner.string()
+                    let key = (keyStart + 1)..<(scanner.index - 1)
+                    scanner.skipSpace()
+                    _ = scanner.next()
+                    scanner.skipSpace()
+                    let valueStart = scanner.index
+                    try scanner.value(depth: 1)
+                    let name = raw[key]
+                    if !name.contains(UInt8(ascii: "\\")) {
+                        found[String(decoding: name, as: UTF8.self)] = valueStart..<scanner.index
+                    }
+                } while try scanner.another(before: UInt8(ascii: "}"))
+            } catch {
+                return [:]
+            }
+            return found
+        }
+    }
+
+    /// The string at `range` of `data` (quotes included), its escapes read; `nil` if it is no string.
+    package static func string(in data: Data, at range: Range<Int>) -> String? {
+        try? JSONDecoder().decode(String.self, from: Data(data[(data.startIndex + range.lowerBound)..<(data.startIndex + range.upperBound)]))
+    }
+
+    /// `data` with each range given replaced by its text (the ranges do not overlap).
+    package static func replacing(_ edits: [(range: Range<Int>, with: Data)], in data: Data) -> Data {
+        var result = Data()
+        result.reserveCapacity(data.count + edits.reduce(0) { $0 + $1.with.count })
+        var at = data.startIndex
+        for edit in edits.sorted(by: { $0.range.lowerBound < $1.range.lowerBound }) {
+            result.append(data[at..<(data.startIndex + edit.range.lowerBound)])
+            result.append(edit.with)
+            at = data.startIndex + edit.range.upperBound
+        }
+        result.append(data[at...])
+        return result
     }
 
     private let bytes: UnsafeBufferPointer<UInt8>

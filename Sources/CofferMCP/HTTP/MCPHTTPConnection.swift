@@ -8,16 +8,19 @@ import Synchronization
 ///
 /// Request ids and progress tokens are the client's, and the stateless era's clients share
 /// one conversation: each POSTed request therefore gets an id and a progress token of this
-/// connection's own, given back to the client in what it is answered.
+/// connection's own, given back to the client in what it is answered. Both are swapped in the
+/// message's bytes, where ``StrictJSON`` found them: the client gets its id back exactly as it
+/// wrote it (`1.0` stays `1.0`), and no message is parsed into objects and written again.
 final class MCPHTTPConnection: MessageConnection, @unchecked Sendable {
     /// One POSTed request waiting for its answer: what goes out to it, in order, the answer
     /// last; `nil` ends it without one (the request was cancelled).
     final class Exchange: @unchecked Sendable {
-        let clientID: Any
-        let clientToken: Any?
+        /// The client's id and progress token, as the JSON text it sent.
+        let clientID: Data
+        let clientToken: Data?
         private let outgoing = InProcessConnection.Channel()
 
-        init(clientID: Any, clientToken: Any?) {
+        init(clientID: Data, clientToken: Data?) {
             self.clientID = clientID
             self.clientToken = clientToken
         }
@@ -47,52 +50,46 @@ final class MCPHTTPConnection: MessageConnection, @unchecked Sendable {
 
     // MARK: From the client
 
-    /// Takes in a request the client POSTed (a JSON object with `id` and `method`): gives it an
-    /// id of this connection's own (and its progress token one too), and returns where its
-    /// answer will come.
-    func request(_ message: [String: Any]) -> Exchange {
-        var message = message
-        var meta = (message["params"] as? [String: Any])?["_meta"] as? [String: Any]
-        let clientToken = meta?["progressToken"]
-        let exchange = Exchange(clientID: message["id"] ?? NSNull(), clientToken: clientToken)
+    /// Takes in a request the client POSTed (`message`, an object of `body` with `id` and
+    /// `method`, as ``StrictJSON`` found it): gives it an id of this connection's own (and its
+    /// progress token one too), and returns where its answer will come.
+    func request(_ body: Data, _ message: StrictJSON.Message) -> Exchange {
+        guard let idRange = message.id else { preconditionFailure("a request has an id") }
+        let tokenRange = message.params.flatMap { params in
+            StrictJSON.members(of: body, at: params)["_meta"].flatMap { StrictJSON.members(of: body, at: $0)["progressToken"] }
+        }
+        let exchange = Exchange(clientID: Self.text(of: body, idRange), clientToken: tokenRange.map { Self.text(of: body, $0) })
         let (id, token) = routes.withLock { routes -> (String, String) in
             routes.next += 1
             let id = "h\(routes.next)", token = "p\(routes.next)"
             routes.byID[id] = exchange
-            if clientToken != nil { routes.byToken[token] = exchange }
+            if tokenRange != nil { routes.byToken[token] = exchange }
             return (id, token)
         }
-        message["id"] = id
-        if clientToken != nil, var params = message["params"] as? [String: Any] {
-            meta?["progressToken"] = token
-            params["_meta"] = meta
-            message["params"] = params
-        }
-        take(message)
+        var edits = [(range: idRange, with: Data("\"\(id)\"".utf8))]
+        if let tokenRange { edits.append((tokenRange, Data("\"\(token)\"".utf8))) }
+        take(StrictJSON.replacing(edits, in: body))
         return exchange
     }
 
     /// Takes in a notification (or a client's answer): a cancellation names the request by
     /// this connection's id, and ends the POST waiting for it.
-    func notification(_ message: [String: Any]) {
-        var message = message
-        if message["method"] as? String == "notifications/cancelled", var params = message["params"] as? [String: Any],
-           let clientID = params["requestId"] {
-            let found = routes.withLock { routes in
-                routes.byID.first { Self.same($0.value.clientID, clientID) }.map { ($0.key, $0.value) }
-            }
-            if let (id, exchange) = found {
-                params["requestId"] = id
-                message["params"] = params
-                exchange.end()
-            }
+    func notification(_ body: Data, _ message: StrictJSON.Message) {
+        guard let method = message.method, StrictJSON.string(in: body, at: method) == "notifications/cancelled",
+              let params = message.params, let requestID = StrictJSON.members(of: body, at: params)["requestId"] else {
+            return take(body)
         }
-        take(message)
+        let clientID = Self.text(of: body, requestID)
+        let found = routes.withLock { routes in
+            routes.byID.first { $0.value.clientID == clientID }.map { ($0.key, $0.value) }
+        }
+        guard let (id, exchange) = found else { return take(body) }
+        take(StrictJSON.replacing([(requestID, Data("\"\(id)\"".utf8))], in: body))
+        exchange.end()
     }
 
-    private func take(_ message: [String: Any]) {
+    private func take(_ body: Data) {
         lastUse.withLock { $0 = Date() }
-        guard let body = try? JSONSerialization.data(withJSONObject: message, options: [.withoutEscapingSlashes]) else { return }
         inbox.put(.message(body))
     }
 
@@ -104,12 +101,8 @@ final class MCPHTTPConnection: MessageConnection, @unchecked Sendable {
         }
     }
 
-    private static func same(_ a: Any, _ b: Any) -> Bool {
-        switch (a, b) {
-        case (let x as String, let y as String): x == y
-        case (let x as NSNumber, let y as NSNumber): x == y
-        default: false
-        }
+    private static func text(of body: Data, _ range: Range<Int>) -> Data {
+        Data(body[(body.startIndex + range.lowerBound)..<(body.startIndex + range.upperBound)])
     }
 
     // MARK: MessageConnection
@@ -126,23 +119,19 @@ final class MCPHTTPConnection: MessageConnection, @unchecked Sendable {
     func send(_ body: Data, whenWritten: (@Sendable () -> Void)?) {
         defer { whenWritten?() }
         guard !isClosed.load(ordering: .sequentiallyConsistent),
-              var message = (try? JSONSerialization.jsonObject(with: body)) as? [String: Any] else { return }
-        if message["method"] == nil, let id = message["id"] as? String {
-            guard let exchange = routes.withLock({ $0.byID[id] }) else { return }
-            message["id"] = exchange.clientID
+              case .single(let message)? = try? StrictJSON.scan(body) else { return }
+        if message.method == nil, let idRange = message.id {
+            guard let id = StrictJSON.string(in: body, at: idRange),
+                  let exchange = routes.withLock({ $0.byID[id] }) else { return }
             forget(exchange)
-            exchange.deliver(Self.encode(message))
+            exchange.deliver(StrictJSON.replacing([(idRange, exchange.clientID)], in: body))
             exchange.end()
-        } else if message["method"] as? String == "notifications/progress", var params = message["params"] as? [String: Any],
-                  let token = params["progressToken"] as? String, let exchange = routes.withLock({ $0.byToken[token] }) {
-            params["progressToken"] = exchange.clientToken
-            message["params"] = params
-            exchange.deliver(Self.encode(message))
+        } else if let method = message.method, StrictJSON.string(in: body, at: method) == "notifications/progress",
+                  let params = message.params, let tokenRange = StrictJSON.members(of: body, at: params)["progressToken"],
+                  let token = StrictJSON.string(in: body, at: tokenRange),
+                  let exchange = routes.withLock({ $0.byToken[token] }), let clientToken = exchange.clientToken {
+            exchange.deliver(StrictJSON.replacing([(tokenRange, clientToken)], in: body))
         }
-    }
-
-    private static func encode(_ message: [String: Any]) -> Data {
-        (try? JSONSerialization.data(withJSONObject: message, options: [.withoutEscapingSlashes])) ?? Data()
     }
 
     func flush(then: @escaping @Sendable () -> Void) { then() }

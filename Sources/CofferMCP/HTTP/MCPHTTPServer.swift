@@ -147,14 +147,21 @@ final class MCPHTTPHandler: HTTPRoutes, @unchecked Sendable {
         case .failure(.cutOff):
             return rpcError(exchange, 400, -32700, "Parse error: the body ended before its Content-Length.")
         }
-        guard let parsed = try? JSONSerialization.jsonObject(with: body, options: [.fragmentsAllowed]) else {
-            return rpcError(exchange, 400, -32700, "Parse error: the body is not JSON.")
+        // Held to the same strict reading as every JSON-RPC message (one pass, nothing built):
+        // what is needed to route it is found in place.
+        guard String(validating: body, as: UTF8.self) != nil else {
+            return rpcError(exchange, 400, -32700, "Parse error: the message is not valid UTF-8.")
         }
-        guard let message = parsed as? [String: Any], message["jsonrpc"] as? String == "2.0" else {
+        let shape: StrictJSON.Shape
+        do { shape = try StrictJSON.scan(body) } catch {
+            return rpcError(exchange, 400, -32700, "Parse error: \(error.description).")
+        }
+        guard case .single(let message) = shape, message.isObject,
+              let version = message.jsonrpc, StrictJSON.string(in: body, at: version) == "2.0" else {
             return rpcError(exchange, 400, -32600, "Invalid Request: one JSON-RPC 2.0 message per POST (no batches).")
         }
-        let method = message["method"] as? String
-        let meta = (message["params"] as? [String: Any])?["_meta"] as? [String: Any]
+        let method = message.method.flatMap { StrictJSON.string(in: body, at: $0) }
+        let meta = message.params.flatMap { StrictJSON.members(of: body, at: $0)["_meta"] }.map { StrictJSON.members(of: body, at: $0) }
         // Which conversation it belongs to.
         let conversation: MCPHTTPConnection
         var newSession: String?
@@ -179,11 +186,11 @@ final class MCPHTTPHandler: HTTPRoutes, @unchecked Sendable {
             return rpcError(exchange, 400, -32600, "Mcp-Session-Id is required: send initialize first (or, in 2026-07-28, "
                             + "io.modelcontextprotocol/protocolVersion in _meta).")
         }
-        guard message["id"] != nil, method != nil else {
-            conversation.notification(message)
+        guard message.id != nil, method != nil else {
+            conversation.notification(body, message)
             return plain(exchange, 202, "")
         }
-        let call = conversation.request(message)
+        let call = conversation.request(body, message)
         defer { conversation.forget(call) }
         var headers = "Cache-Control: no-store\r\n"
         if let newSession { headers += "Mcp-Session-Id: \(newSession)\r\n" }
@@ -197,8 +204,9 @@ final class MCPHTTPHandler: HTTPRoutes, @unchecked Sendable {
             return 200
         }
         while let body = call.next(timeout: nil) {
-            guard let answer = try? JSONSerialization.jsonObject(with: body) as? [String: Any], answer["method"] == nil else { continue }
-            if newSession != nil, answer["error"] != nil, let newSession {
+            // Progress on the way is left out: only the answer is sent, as JSON.
+            guard case .single(let answer)? = try? StrictJSON.scan(body), answer.method == nil else { continue }
+            if let newSession, StrictJSON.members(of: body, at: answer.range)["error"] != nil {
                 sessions.withLock { $0.removeValue(forKey: newSession) }?.close()
                 headers = "Cache-Control: no-store\r\n"
             }
