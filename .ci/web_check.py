@@ -532,9 +532,11 @@ def browser(server, root, screenshots):
         check(trashed >= 2, "the version an overwrite replaced is in the trash too")
 
         def trash_count():
+            """The trash's items that came from files:/Photos/笔记 2026.txt (one line each: the name in
+            the trash, which may be `笔记 2026 (2).txt`, then where it came from)."""
             listed = subprocess.run([COFFER, "--container", server.container, "-c", "trash"], capture_output=True,
                                     text=True, timeout=60).stdout
-            return listed.count("笔记 2026.txt")
+            return sum(1 for line in listed.splitlines() if "files:/Photos/笔记 2026.txt" in line)
 
         # The page settles first: its rows are the trash's own (what the restore left) for half a
         # second, so the row chosen below is not one of a list about to be drawn again.
@@ -545,7 +547,15 @@ def browser(server, root, screenshots):
             if settled_since and time.monotonic() - settled_since >= 0.5:
                 break
             time.sleep(0.1)
+        # Every message the page shows from here on is kept, for a failure to quote.
+        driver.execute_script("""
+            window.shownMessages = [];
+            new MutationObserver(() => window.shownMessages.push(document.getElementById("message").textContent))
+                .observe(document.getElementById("message"), { childList: true, characterData: true, subtree: true });""")
+        before = subprocess.run([COFFER, "--container", server.container, "-c", "trash"], capture_output=True,
+                                text=True, timeout=60).stdout
         click_row("笔记 2026.txt")
+        chosen = driver.execute_script("return [...document.querySelectorAll('#items li.selected')].map((e) => e.outerHTML)")
         driver.find_element(By.ID, "delete-forever").click()
         question = wait.until(lambda d: d.find_element(By.ID, "confirm").is_displayed() and d.find_element(By.ID, "confirm"))
         check("for good" in question.text, f"deleting for good asks first: {question.text!r}")
@@ -559,9 +569,16 @@ def browser(server, root, screenshots):
             if left == trashed - 2 or time.monotonic() > deadline:
                 break
             time.sleep(0.1)
-        message = driver.find_element(By.ID, "message").text
-        check(left == trashed - 2,
-              f"Delete Permanently deletes that item of the trash alone: {left} of {trashed} left (the page said {message!r})")
+        if left != trashed - 2:
+            after = subprocess.run([COFFER, "--container", server.container, "-c", "trash"], capture_output=True,
+                                   text=True, timeout=60).stdout
+            audit = os.path.join(server.container, "Library", "Application Support", "AppData", "logs", "audit.jsonl")
+            lines = [line for line in open(audit, encoding="utf-8") if "rash" in line][-6:]
+            shown = driver.execute_script("return window.shownMessages")
+            check(False, f"Delete Permanently deletes that item of the trash alone: {left} of {trashed} left; the page said "
+                         f"{shown!r}; chosen {chosen!r}; the trash before {before!r} and after {after!r}; audit {lines!r}; "
+                         f"console {driver.get_log('browser')[-5:]!r}")
+        check(True, "Delete Permanently deletes that item of the trash alone")
         driver.find_element(By.ID, "leave-trash").click()
 
         # Search as you type.
