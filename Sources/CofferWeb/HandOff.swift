@@ -65,6 +65,18 @@ final class HandOff<Element: Sendable>: @unchecked Sendable {
         return value
     }
 
+    /// Waits until the task has put its last value (or `seconds` pass); `false` if it had not.
+    @discardableResult
+    func waitUntilEnded(seconds: Double) -> Bool {
+        let deadline = Date(timeIntervalSinceNow: seconds)
+        condition.lock()
+        defer { condition.unlock() }
+        while !ended {
+            guard condition.wait(until: deadline) else { return ended }
+        }
+        return true
+    }
+
     /// The taker stops: the task's waiting or next `put` says so.
     func abandon() {
         condition.lock()
@@ -106,9 +118,11 @@ struct RemoteRead {
     /// The next piece, waiting for it; `nil` at the end, or once a read failed.
     func next() -> [UInt8]? { pieces.take() }
 
-    /// Stops the reading (whether or not it got to the end).
+    /// Stops the reading (whether or not it got to the end), and waits for a read under way to
+    /// end, so the file is not closed under it.
     func stop() {
         pieces.abandon()
         reader.cancel()
+        pieces.waitUntilEnded(seconds: 30)
     }
 }

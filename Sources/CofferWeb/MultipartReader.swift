@@ -159,10 +159,10 @@ final class MultipartBody: @unchecked Sendable {
         return events.removeFirst()
     }
 
-    /// Whether the file under way ended with its part (another part or the closing boundary
-    /// follows), rather than with the body cut short.
+    /// Whether the file under way was read to the end of its part (another part or the closing
+    /// boundary follows), rather than cut short by the client or left part-read by its reader.
     var fileIsWhole: Bool {
-        guard let event = next() else { return false }
+        guard used == piece.count, let event = next() else { return false }
         events.insert(event, at: 0)
         return !Self.isBytes(event)
     }

@@ -265,7 +265,9 @@ final class ShareLinks: Sendable {
             // A file cut off (the body ended before its part did) is dropped, never placed short.
             guard failure == nil, parts.fileIsWhole else {
                 _ = web.blocking(in: session) { () async throws(CofferError) in try await session.perform(AbortUpload(id)) }
-                if failure == nil, parts.cutOff { failure = CofferError(.ioError, detail: "the upload was cut off") }
+                if failure == nil {
+                    failure = CofferError(.ioError, detail: parts.cutOff ? "the upload was cut off" : "the form ended inside a file")
+                }
                 break reading
             }
             switch web.blocking(in: session, { () async throws(CofferError) in try await session.perform(CommitUpload(id)) }) {
