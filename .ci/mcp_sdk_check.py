@@ -314,6 +314,16 @@ def http_rules(coffer):
             status, data = post_text(f'{{"jsonrpc": "2.0", "id": {written}, "method": "tools/list", {meta}}}', **auth)
             check(status == 200 and data.startswith(b'{"jsonrpc":"2.0","id":' + written.encode() + b","),
                   f"the id {written} comes back as it was written: {data[:60]!r}")
+        # A name written with escapes is the same name (Apple's encoders write `\/`); one given twice is refused.
+        status, data = post_text('{"jsonrpc": "2.0", "id": 5, "method": "tools/list", '
+                                 '"params": {"_meta": {"io.modelcontextprotocol\\/protocolVersion": "2026-07-28"}}}', **auth)
+        check(status == 200 and b'"tools"' in data, f"an escaped member name is read as written out ({status}, {data[:80]!r})")
+        status, data = post_text(f'{{"jsonrpc": "2.0", "id": 6, "id": 7, "method": "tools/list", {meta}}}', **auth)
+        check(status == 400 and json.loads(data)["error"]["code"] == -32600, f"an id given twice: 400, -32600 ({status})")
+        # What the strict pass lets through but the decoder cannot read (a lone surrogate) is answered, not left waiting.
+        status, data = post_text(f'{{"jsonrpc": "2.0", "id": 8, "method": "tools/call", "params": {{"name": "list_directory", '
+                                 f'"arguments": {{"path": "\\ud800"}}, "_meta": {{"io.modelcontextprotocol/protocolVersion": "2026-07-28"}}}}}}', **auth)
+        check(status == 200 and b'"id":8' in data, f"a lone surrogate is answered with the request's id ({status}, {data[:160]!r})")
         status, _ = post_text(f'{{"jsonrpc": "2.0", "method": "notifications/cancelled", "params": {{"requestId": 99, '
                               f'"_meta": {{"io.modelcontextprotocol/protocolVersion": "2026-07-28"}}}}}}', **auth)
         check(status == 202, f"cancelling a request that is not running: 202 ({status})")

@@ -63,36 +63,38 @@ package struct StrictJSON {
     }
 
     /// The members of the object at `object` in `data` (a text ``scan(_:)`` has passed), each
-    /// name with where its value lies; a name written with escapes is left out. Reads one level:
-    /// enough to find `params._meta.progressToken` without building the message.
-    package static func members(of data: Data, at object: Range<Int>) -> [String: Range<Int>] {
+    /// name (its escapes read) with where its value lies; empty for a value that is no object,
+    /// `nil` when a name is given twice (which one a reader takes is not agreed on). Reads one
+    /// level: enough to find `params._meta.progressToken` without building the message.
+    package static func members(of data: Data, at object: Range<Int>) -> [String: Range<Int>]? {
+        var found: [String: Range<Int>] = [:]
+        var repeated = false
         data.withUnsafeBytes { raw in
             var scanner = StrictJSON(bytes: raw.bindMemory(to: UInt8.self))
             scanner.index = object.lowerBound
-            guard scanner.peek() == UInt8(ascii: "{") else { return [:] }
-            var found: [String: Range<Int>] = [:]
+            guard scanner.peek() == UInt8(ascii: "{") else { return }
             do throws(Fault) {
-                if try scanner.opensEmpty(closingWith: UInt8(ascii: "}")) { return found }
+                if try scanner.opensEmpty(closingWith: UInt8(ascii: "}")) { return }
                 repeat {
                     scanner.skipSpace()
                     let keyStart = scanner.index
                     try scanner.string()
-                    let key = (keyStart + 1)..<(scanner.index - 1)
+                    let key = keyStart..<scanner.index
                     scanner.skipSpace()
                     _ = scanner.next()
                     scanner.skipSpace()
                     let valueStart = scanner.index
                     try scanner.value(depth: 1)
-                    let name = raw[key]
-                    if !name.contains(UInt8(ascii: "\\")) {
-                        found[String(decoding: name, as: UTF8.self)] = valueStart..<scanner.index
-                    }
+                    let name = raw[(key.lowerBound + 1)..<(key.upperBound - 1)].contains(UInt8(ascii: "\\"))
+                        ? string(in: data, at: key) : String(decoding: raw[(key.lowerBound + 1)..<(key.upperBound - 1)], as: UTF8.self)
+                    guard let name else { continue }
+                    if found.updateValue(valueStart..<scanner.index, forKey: name) != nil { repeated = true }
                 } while try scanner.another(before: UInt8(ascii: "}"))
             } catch {
-                return [:]
+                found = [:]
             }
-            return found
         }
+        return repeated ? nil : found
     }
 
     /// The string at `range` of `data` (quotes included), its escapes read; `nil` if it is no string.

@@ -156,12 +156,16 @@ final class MCPHTTPHandler: HTTPRoutes, @unchecked Sendable {
         do { shape = try StrictJSON.scan(body) } catch {
             return rpcError(exchange, 400, -32700, "Parse error: \(error.description).")
         }
-        guard case .single(let message) = shape, message.isObject,
-              let version = message.jsonrpc, StrictJSON.string(in: body, at: version) == "2.0" else {
+        guard case .single(let object) = shape, object.isObject else {
             return rpcError(exchange, 400, -32600, "Invalid Request: one JSON-RPC 2.0 message per POST (no batches).")
         }
-        let method = message.method.flatMap { StrictJSON.string(in: body, at: $0) }
-        let meta = message.params.flatMap { StrictJSON.members(of: body, at: $0)["_meta"] }.map { StrictJSON.members(of: body, at: $0) }
+        guard let message = MCPRouting(reading: body, object) else {
+            return rpcError(exchange, 400, -32600, "Invalid Request: a member is named twice.")
+        }
+        guard message.isVersion2 else {
+            return rpcError(exchange, 400, -32600, "Invalid Request: one JSON-RPC 2.0 message per POST (no batches).")
+        }
+        let method = message.method
         // Which conversation it belongs to.
         let conversation: MCPHTTPConnection
         var newSession: String?
@@ -179,7 +183,7 @@ final class MCPHTTPHandler: HTTPRoutes, @unchecked Sendable {
             sessions.withLock { $0[id] = made }
             conversation = made
             newSession = id
-        } else if meta?["io.modelcontextprotocol/protocolVersion"] != nil || method == "server/discover" {
+        } else if message.hasProtocolVersion || method == "server/discover" {
             guard let shared = sharedConversation() else { return rpcError(exchange, 500, -32603, "The server could not start.") }
             conversation = shared
         } else {
@@ -206,7 +210,7 @@ final class MCPHTTPHandler: HTTPRoutes, @unchecked Sendable {
         while let body = call.next(timeout: nil) {
             // Progress on the way is left out: only the answer is sent, as JSON.
             guard case .single(let answer)? = try? StrictJSON.scan(body), answer.method == nil else { continue }
-            if let newSession, StrictJSON.members(of: body, at: answer.range)["error"] != nil {
+            if let newSession, StrictJSON.members(of: body, at: answer.range)?["error"] != nil {
                 sessions.withLock { $0.removeValue(forKey: newSession) }?.close()
                 headers = "Cache-Control: no-store\r\n"
             }
