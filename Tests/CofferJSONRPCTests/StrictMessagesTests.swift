@@ -72,3 +72,39 @@ struct StrictMessagesTests {
         #expect(errorCode(answer) == -32700)
     }
 }
+
+/// What a transport that routes messages (MCP over HTTP) reads of them in place.
+struct StrictJSONMembersTests {
+    func text(_ data: Data, _ range: Range<Int>?) -> String? {
+        range.map { String(decoding: data[$0], as: UTF8.self) }
+    }
+
+    @Test func membersAreFoundOneLevelDownWithTheirEscapesRead() throws {
+        let body = Data(#"{ "jsonrpc" : "2.0", "i\u0064": 1.0, "params": {"a": {"b": [1, {"c": 2}]}, "_meta": {"x\/y": "z", "progressToken": "t"}} }"#.utf8)
+        guard case .single(let message) = try StrictJSON.scan(body) else { Issue.record("not one message"); return }
+        let top = try #require(StrictJSON.members(of: body, at: message.range))
+        #expect(Set(top.keys) == ["jsonrpc", "id", "params"])
+        #expect(text(body, top["id"]) == "1.0")
+        let paramsRange = try #require(top["params"])
+        let params = try #require(StrictJSON.members(of: body, at: paramsRange))
+        #expect(text(body, params["a"]) == #"{"b": [1, {"c": 2}]}"#)
+        let metaRange = try #require(params["_meta"])
+        let meta = try #require(StrictJSON.members(of: body, at: metaRange))
+        let slashed = try #require(meta["x/y"])
+        #expect(StrictJSON.string(in: body, at: slashed) == "z")
+        let (id, token) = (try #require(top["id"]), try #require(meta["progressToken"]))
+        let swapped = StrictJSON.replacing([(id, Data(#""h1""#.utf8)), (token, Data("7".utf8))], in: body)
+        #expect(String(decoding: swapped, as: UTF8.self).contains(#""i\u0064": "h1""#))
+        #expect(String(decoding: swapped, as: UTF8.self).contains(#""progressToken": 7}"#))
+    }
+
+    @Test func aNameGivenTwiceIsNoAnswerAndAValueThatIsNoObjectHasNoMembers() throws {
+        let body = Data(#"{"id": 1, "i\u0064": 2, "params": [1]}"#.utf8)
+        guard case .single(let message) = try StrictJSON.scan(body) else { Issue.record("not one message"); return }
+        #expect(StrictJSON.members(of: body, at: message.range) == nil)
+        let other = Data(#"{"params": [1]}"#.utf8)
+        guard case .single(let single) = try StrictJSON.scan(other) else { Issue.record("not one message"); return }
+        let params = try #require(StrictJSON.members(of: other, at: single.range)?["params"])
+        #expect(StrictJSON.members(of: other, at: params) == [:])
+    }
+}
