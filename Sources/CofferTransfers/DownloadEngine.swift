@@ -136,16 +136,19 @@ public struct DownloadEngine: Sendable {
     }
 
     /// All of it is on disk: made durable, its origin noted (`user.xdg.origin.url`), and done.
+    /// The checkpoint records it whole but not yet done: it is done once it is in place (its
+    /// caller saves that), so no list says "done" of a file not there yet, and a process killed
+    /// in between leaves it to be placed by a resume.
     private func finish(_ record: inout DownloadRecord, fd: Int32, progress: ProgressReporter,
                         checkpoint: (DownloadRecord) -> Void) throws(CofferError) -> DownloadRecord {
         guard fsync(fd) == 0 else { throw CofferError.lastSystemError("fsync", path: nil) }
-        record.state = .done
         record.failure = nil
         record.total = record.received
         let origin = Array(Self.originWithoutCredentials(record.url).utf8)
         _ = coffer_fsetxattr(fd, "user.xdg.origin.url", origin, origin.count, 0)
         progress.advance(items: 1)
         checkpoint(record)
+        record.state = .done
         return record
     }
 
