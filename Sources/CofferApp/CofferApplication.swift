@@ -164,7 +164,7 @@ public struct CofferApplication: Sendable {
             let configuration = try S3Configuration.resolve(location, endpoint: options.s3Endpoint, environment: environment,
                                                             home: environment["HOME"] ?? NSHomeDirectory())
             let backend = S3Backend(configuration: configuration, spoolFolder: container.temporaryPath,
-                                    ledgerFolder: container.appDataPath + "/S3Uploads", cacheFolder: container.remoteCachePath,
+                                    ledgerFolder: container.s3LedgerPath, cacheFolder: container.remoteCachePath,
                                     registry: registry)
             mounts.append(Mount(name: name, backend: backend,
                                 description: LocalizedText("\(location) on \(configuration.endpoint.host ?? "S3")",

@@ -60,6 +60,28 @@ public struct Container: Sendable {
     /// The journals of processes using the container (``OperationJournal``).
     public var journalPath: String { journal.folderPath }
 
+    // The files the container holds for the application, one accessor each: no caller
+    // spells a path inside the container.
+
+    /// Bookmarks of host files opened in place (``BookmarkStore``).
+    public var bookmarksPath: String { appDataPath + "/bookmarks.json" }
+    /// The user's favourites.
+    public var favouritesPath: String { appDataPath + "/favourites.json" }
+    /// Share links (mode 0600: they hold password hashes).
+    public var sharesPath: String { appDataPath + "/shares.json" }
+    /// Network transfers remembered between processes (one record each).
+    public var transfersPath: String { appDataPath + "/Transfers" }
+    /// The audit log of operations that changed something (JSON lines).
+    public var auditLogPath: String { appDataPath + "/logs/audit.jsonl" }
+    /// The REPL's line history.
+    public var historyPath: String { appDataPath + "/history" }
+    /// The secret of `coffer serve` (the web page).
+    public var webTokenPath: String { appDataPath + "/web-token" }
+    /// The secret of `coffer mcp --http`.
+    public var mcpTokenPath: String { appDataPath + "/mcp-token" }
+    /// The S3 mounts' ledger of multipart uploads under way, to finish or abort after a crash.
+    public var s3LedgerPath: String { appDataPath + "/S3Uploads" }
+
     init(hostPath: String) {
         self.hostPath = hostPath
         journal = OperationJournal(folderPath: hostPath + "/" + Self.journalFolder)

@@ -224,6 +224,30 @@ import Testing
         #expect(directory.contents(user("code.py")) == "def f():\n    return 10\n\ndef g():\n    return 20\n")
     }
 
+    @Test func editsKeepTheFilesOwnEncoding() async throws {
+        directory.make([user("plain.txt"): "plain"])
+        // “年度报告\n针在这里\n” in GB 18030 (from iconv): edited as text, saved as GB 18030.
+        let gb = Data([0xC4, 0xEA, 0xB6, 0xC8, 0xB1, 0xA8, 0xB8, 0xE6, 0x0A, 0xD5, 0xEB, 0xD4, 0xDA, 0xD5, 0xE2, 0xC0, 0xEF, 0x0A])
+        try gb.write(to: URL(fileURLWithPath: directory.url(user("gb.txt"))))
+        var utf16 = Data([0xFF, 0xFE])
+        utf16.append("第一行\r\n针在此\r\n".data(using: .utf16LittleEndian)!)
+        try utf16.write(to: URL(fileURLWithPath: directory.url(user("u16.txt"))))
+        let mcp = try await server()
+        let edited = try await tool(mcp, "edit_file", ["path": "gb.txt", "edits": [["oldText": "针在这里", "newText": "针在那里"]]])
+        #expect(structured(edited)["applied"] as? Bool == true, "\(text(edited))")
+        #expect(text(edited).contains("-针在这里\n+针在那里\n"))
+        let saved = try Data(contentsOf: URL(fileURLWithPath: directory.url(user("gb.txt"))))
+        // 那 is C4 C7 in GB 18030; the rest of the file is byte for byte as it was.
+        #expect(Array(saved) == Array(gb.prefix(13)) + [0xC4, 0xC7] + Array(gb.suffix(3)), "\(Array(saved))")
+        let reread = try await tool(mcp, "read_text_file", ["path": "gb.txt"])
+        #expect(text(reread).contains("针在那里"))
+
+        _ = try await tool(mcp, "edit_file", ["path": "u16.txt", "edits": [["oldText": "第一行", "newText": "第 1 行"]]])
+        var expected = Data([0xFF, 0xFE])
+        expected.append("第 1 行\r\n针在此\r\n".data(using: .utf16LittleEndian)!)
+        #expect(try Data(contentsOf: URL(fileURLWithPath: directory.url(user("u16.txt")))) == expected)
+    }
+
     @Test func foldersListTreesAndSearches() async throws {
         directory.make([user("src/a.swift"): "let a = 1", user("src/deep/b.swift"): "let b = 22",
                         user("src/node_modules/x.swift"): "x", user("README.md"): "# readme", user(".hidden"): "h"])

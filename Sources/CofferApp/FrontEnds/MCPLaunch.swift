@@ -49,7 +49,7 @@ struct MCPLaunch: FrontEndLaunch {
         configuration.hostAccess = .only(context.options.allowedHostFolders)
         configuration.tools = tools
         guard var http, let stops else { return await MCPServer.serveStandardIO(service, configuration: configuration) }
-        http.tokenPath = container.appDataPath + "/mcp-token"
+        http.tokenPath = container.mcpTokenPath
         let (language, program, tokenPath) = (context.language, context.application.name, http.tokenPath)
         return await MCPServer.serveHTTP(service, configuration: configuration, http: http, stops: stops, announce: { address, token in
             var lines = LocalizedText("Coffer's MCP server is listening at \(address)", "Coffer 的 MCP 服务器正在监听 \(address)")(language)

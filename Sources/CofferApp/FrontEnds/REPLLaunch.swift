@@ -60,7 +60,7 @@ struct REPLLaunch: FrontEndLaunch {
         if isatty(2) == 1 {
             interpreter.progressBar = { label in ProgressBar(label: label) }
         }
-        let history = HistoryFile(path: container.appDataPath + "/history")
+        let history = HistoryFile(path: container.historyPath)
         let session = InteractiveSession(
             interpreter: interpreter, editor: ReadlineEditor(historyLimit: history.limit), historyFile: history,
             completionSource: ServiceCompletionSource(session: interpreter.session))

@@ -49,7 +49,7 @@ struct WebLaunch: FrontEndLaunch {
         let language = options.language
         let program = context.application.name
         let shareOnly = options.shareOnly
-        return await WebServer.serve(service, tokenPath: container.appDataPath + "/web-token", configuration: configuration,
+        return await WebServer.serve(service, tokenPath: container.webTokenPath, configuration: configuration,
                                      stops: stops, announce: { url in
             let line = shareOnly
                 ? LocalizedText("Coffer is serving share links at \(url)/s/… (“shares” lists them)",

@@ -27,8 +27,9 @@ struct FilesWrite: RPCMethod {
                                limit: context.inlineLimit)
         if case .bookmark(let id) = try target(path: params.path, bookmarkId: params.bookmarkId) {
             guard params.append != true else { throw RPCError.invalidParams("param “append” is for files of a mount") }
-            let mode: HostSaveMode = params.conflict == .keepBoth ? .keepBoth : .replace(ifVersion: params.ifVersion?.version)
-            let saved = try await context.perform(WriteHostFile(bookmark: id, bytes: try bytes.get(), mode: mode))
+            let saved = try await context.perform(WriteHostFile(bookmark: id, bytes: try bytes.get(),
+                                                                conflict: params.conflict.map(ConflictChoice.policy),
+                                                                ifVersion: params.ifVersion?.version))
             let registry = context.session.service.registry
             return NodeResult(hostFile: saved, type: registry.typeIdentifier(forFileNamed: HostAccess.lastComponent(of: saved.savedPath)))
         }

@@ -21,9 +21,6 @@ struct EditFile: MCPTool {
         if let wanted, piece.version != wanted {
             throw CofferError.changedSinceRead(path, now: try? await context.perform(StatItem(path)))
         }
-        guard piece.charset == .utf8 else {
-            throw CofferError(.invalidArgument, detail: "edit_file edits UTF-8 text, and \(path) is \(piece.charset.name)")
-        }
         let original = piece.text
         let usesCRLF = original.contains("\r\n")
         let before = TextEditing.normalized(original)
@@ -39,7 +36,8 @@ struct EditFile: MCPTool {
             let written = usesCRLF ? after.replacingOccurrences(of: "\n", with: "\r\n") : after
             // Saved over exactly the text the edits were applied to: a write by another
             // program in between makes it `changedSinceRead`, never lost.
-            _ = try await context.perform(WriteFile(path, bytes: Array(written.utf8), ifVersion: piece.version))
+            // The session keeps the file's encoding (GB 18030, UTF-16…) as every front end's save does.
+            _ = try await context.perform(SaveText(.file(path), text: Array(written.utf8), ifVersion: piece.version))
         }
         return ToolOutput(text: "```diff\n\(diff)```\n", fields: ["diff": .string(diff), "applied": .bool(!dryRun && after != before)])
     }

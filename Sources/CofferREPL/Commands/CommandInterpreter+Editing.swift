@@ -131,45 +131,16 @@ extension CommandInterpreter {
         }
         let target = try await editTarget(arguments, command: "write")
         let input = try await Self.readStandardInput(limit: FileService.editLimit * 4)
-        switch target {
-        case .bookmark(let id):
-            guard !append else {
-                throw CofferError(.invalidArgument, detail: LocalizedText(
-                    "--append is for files in Coffer", "--append 只用于 Coffer 中的文件")(language))
-            }
-            let mode: HostSaveMode = chosen == .keepBoth ? .keepBoth : .replace(ifVersion: version)
-            let bytes = try await keepingEncoding(input, of: .bookmark(id), appending: false)
-            let saved = try await perform(WriteHostFile(bookmark: id, bytes: bytes, mode: mode))
-            output.line(LocalizedText("Saved \(shown(saved.savedPath)).", "已保存 \(shown(saved.savedPath))。")(language))
-        case .file(let path):
-            let bytes = try await keepingEncoding(input, of: .file(path), appending: append)
-            if append {
-                _ = try await perform(AppendToFile(path, bytes: bytes, ifVersion: version))
-            } else {
-                _ = try await perform(WriteFile(path, bytes: bytes, conflict: chosen.map(ConflictChoice.policy), ifVersion: version))
-            }
+        if case .bookmark = target, append {
+            throw CofferError(.invalidArgument, detail: LocalizedText(
+                "--append is for files in Coffer", "--append 只用于 Coffer 中的文件")(language))
         }
-    }
-
-    /// Text written to a file that is text in another encoding than UTF-8 (UTF-16, GB 18030,
-    /// UTF-8 with a mark) is written in that encoding; anything else as it is.
-    private func keepingEncoding(_ input: [UInt8], of target: EditTarget, appending: Bool) async throws(CofferError) -> [UInt8] {
-        let head: ReadRange.Content
-        do throws(CofferError) {
-            switch target {
-            case .file(let path): head = try await perform(ReadRange(path, length: TextReader.sampleSize, as: .bytes))
-            case .bookmark(let id): head = try await perform(ReadBookmark(bookmark: id, length: TextReader.sampleSize, as: .bytes))
-            }
-        } catch where error.kind == .noSuchFile && target.path != nil {
-            return input
+        // The file's own encoding is kept, and a host file's conflict is decided, by the session.
+        let saved = try await perform(SaveText(target, text: input, conflict: chosen.map(ConflictChoice.policy),
+                                               ifVersion: version, appending: append))
+        if case .host(let result, _) = saved {
+            output.line(LocalizedText("Saved \(shown(result.savedPath)).", "已保存 \(shown(result.savedPath))。")(language))
         }
-        guard case .bytes(let range) = head, !range.bytes.isEmpty,
-              let form = TextForm(of: range.bytes, isComplete: range.isEndOfFile), form != .utf8,
-              String(validating: input, as: UTF8.self) != nil
-        else { return input }
-        // Text in this encoding: what was typed or piped in is converted, not mixed in.
-        let bytes = input.starts(with: [0xEF, 0xBB, 0xBF]) ? Array(input.dropFirst(3)) : input
-        return try form.encode(utf8: bytes, path: target.path, continuing: appending)
     }
 
     /// What `edit` and `write` act on: `--bookmark ID`, a `host:` path (opened in place

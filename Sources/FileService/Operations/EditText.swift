@@ -66,6 +66,12 @@ public struct WriteHostFile: FileOperation {
         self.mode = mode
     }
 
+    /// A save as a request's choices ask, decided as for every front end
+    /// (``SaveText/hostSaveMode(conflict:ifVersion:)``).
+    public init(bookmark bookmarkID: Int, bytes: [UInt8], conflict: ConflictChoice?, ifVersion: FileVersion?) {
+        self.init(bookmark: bookmarkID, bytes: bytes, mode: SaveText.hostSaveMode(conflict: conflict, ifVersion: ifVersion))
+    }
+
     public func run(in context: OperationContext) async throws(CofferError) -> HostSaveResult {
         try await context.service.saveHostFile(bookmarkID, bytes: bytes, mode: mode, policy: context.session.hostPolicy)
     }
