@@ -299,12 +299,17 @@ public struct Previewer: Sendable {
         let path = node.path
         // Opened as every front end opens a file to read it: after the one readable-file rule.
         let file = try await service.openForReading(node).file
+        // A local file is read by a descriptor of its own (closed here); a remote one from a
+        // scratch copy, whose descriptor stays the copy's (closed with it).
         let fd: Int32
+        let copy: (any OutputFile)?
         do throws(CofferError) {
             if let local = file as? any DescriptorReadableFile {
                 fd = try local.openDescriptor()
+                copy = nil
             } else {
-                fd = try await spool(file, path: path)
+                let spooled = try await spool(file, path: path)
+                (fd, copy) = (spooled.descriptor, spooled)
             }
         } catch {
             await file.close()
@@ -312,8 +317,8 @@ public struct Previewer: Sendable {
         }
         do throws(CofferError) {
             let result = try await BlockingIO.run { flag throws(CofferError) in
-                defer { close(fd) }
-                return try body(fd, flag)
+                defer { if copy == nil { close(fd) } }
+                return try withExtendedLifetime(copy) { () throws(CofferError) in try body(fd, flag) }
             }
             await file.close()
             return result
@@ -323,36 +328,22 @@ public struct Previewer: Sendable {
         }
     }
 
-    /// Copies a file of a remote mount into an unnamed temporary file (created and unlinked
-    /// at once, in the thumbnail cache or the system's temporary folder) and returns it.
-    private func spool(_ file: any ReadableFile, path: VirtualPath) async throws(CofferError) -> Int32 {
+    /// Copies a file of a remote mount into an unnamed scratch file (gone with its last
+    /// reference; in the thumbnail cache or the system's temporary folder) and returns it.
+    private func spool(_ file: any ReadableFile, path: VirtualPath) async throws(CofferError) -> any OutputFile {
         guard file.size <= Self.spoolLimit else { throw CofferError(.tooLarge, path: path, detail: "1 GiB") }
         let folder = store?.root ?? NSTemporaryDirectory()
-        let fd = try await BlockingIO.run { _ throws(CofferError) -> Int32 in
-            let name = "\(folder)/.preview-\(getpid())-\(UInt64.random(in: 0...UInt64.max))"
-            let fd = open(name, O_RDWR | O_CREAT | O_EXCL | O_CLOEXEC | O_NOFOLLOW, 0o600)
-            guard fd >= 0 else { throw CofferError.lastSystemError("open", path: path) }
-            unlink(name)
-            return fd
+        let copy = try await BlockingIO.run { _ throws(CofferError) in try FileService.scratchFile(inFolder: folder, for: path) }
+        var offset: Int64 = 0
+        while true {
+            try Self.checkCancellation(path)
+            let chunk: [UInt8]
+            do { chunk = try await file.read(at: offset, upTo: 1 << 20) } catch { throw CofferError.wrapping(error, path: path) }
+            if chunk.isEmpty { break }
+            let at = offset
+            try await BlockingIO.run { _ throws(CofferError) in try copy.write(chunk, at: at) }
+            offset += Int64(chunk.count)
         }
-        do throws(CofferError) {
-            var offset: Int64 = 0
-            while true {
-                try Self.checkCancellation(path)
-                let chunk: [UInt8]
-                do { chunk = try await file.read(at: offset, upTo: 1 << 20) } catch { throw CofferError.wrapping(error, path: path) }
-                if chunk.isEmpty { break }
-                let at = offset
-                try await BlockingIO.run { _ throws(CofferError) in
-                    let wrote = chunk.withUnsafeBytes { pwrite(fd, $0.baseAddress, $0.count, off_t(at)) }
-                    guard wrote == chunk.count else { throw CofferError.lastSystemError("write", path: path) }
-                }
-                offset += Int64(chunk.count)
-            }
-            return fd
-        } catch {
-            close(fd)
-            throw error
-        }
+        return copy
     }
 }

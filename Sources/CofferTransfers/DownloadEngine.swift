@@ -82,19 +82,17 @@ public struct DownloadEngine: Sendable {
 
     public init(caFile: String? = nil) { self.caFile = caFile }
 
-    /// Fetches the rest of `record` into the file at `partialPath`, blocking the thread.
+    /// Fetches the rest of `record` into `file` (its partial data, from the downloads cache:
+    /// ``FileService/openDownloadData(_:)``), blocking the thread.
     /// `checkpoint` is called with the record each time what came is synced (to save it);
     /// the record returned is `done`, with `received` the whole size.
     /// - Throws: `cancelled` when `cancellation` says so (the partial data kept); `ioError`
     ///   for a server that could not be reached or answered an error; `tooLarge` past `maxSize`.
-    public func fetch(_ record: DownloadRecord, into partialPath: String, progress: ProgressReporter = .none,
+    public func fetch(_ record: DownloadRecord, into file: any OutputFile, progress: ProgressReporter = .none,
                       cancellation: @escaping @Sendable () -> Bool = { false },
                       checkpoint: @escaping (DownloadRecord) -> Void = { _ in }) throws(CofferError) -> DownloadRecord {
-        let fd = open(partialPath, O_RDWR | O_CREAT | O_CLOEXEC, 0o600)
-        guard fd >= 0 else { throw CofferError.lastSystemError("open", path: nil) }
-        defer { close(fd) }
         // One process at a time per download: another that resumes it too waits its turn elsewhere.
-        guard flock(fd, LOCK_EX | LOCK_NB) == 0 else {
+        guard file.lockExclusively() else {
             throw CofferError(.invalidOperation, detail: "another process is downloading it")
         }
         var record = record
@@ -102,33 +100,32 @@ public struct DownloadEngine: Sendable {
         // What is on disk beyond the last checkpoint was written, but maybe not synced: it
         // counts when the machine has not restarted since (the page cache still holds it, as
         // after a killed process), else the resume starts at the last synced byte.
-        var info = stat()
-        fstat(fd, &info)
+        let onDisk = try file.size()
         let canResume = record.etag.map { !$0.hasPrefix("W/") } ?? false || record.lastModified != nil
         let sameBoot = record.boot != nil && record.boot == BootIdentity.current
-        let start = canResume ? (sameBoot ? Int64(info.st_size) : min(Int64(info.st_size), record.received)) : 0
+        let start = canResume ? (sameBoot ? onDisk : min(onDisk, record.received)) : 0
         record.boot = BootIdentity.current
-        guard ftruncate(fd, off_t(start)) == 0 else { throw CofferError.lastSystemError("ftruncate", path: nil) }
+        try file.truncate(to: start)
         record.received = start
         progress.expect(bytes: record.total ?? 0, items: 1)
         progress.advance(bytes: start)
         // All of it was written before the process was killed: nothing is left to ask for
         // (a range from the end would be answered 416).
         if let total = record.total, total > 0, start == total {
-            return try finish(&record, fd: fd, progress: progress, checkpoint: checkpoint)
+            return try finish(&record, file: file, progress: progress, checkpoint: checkpoint)
         }
         var tries = 0
         while true {
             tries += 1
-            let outcome = try attempt(&record, fd: fd, progress: progress, cancellation: cancellation, checkpoint: checkpoint)
+            let outcome = try attempt(&record, file: file, progress: progress, cancellation: cancellation, checkpoint: checkpoint)
             switch outcome {
             case .complete:
-                return try finish(&record, fd: fd, progress: progress, checkpoint: checkpoint)
+                return try finish(&record, file: file, progress: progress, checkpoint: checkpoint)
             case .interrupted where tries < attempts:
-                sync(fd, &record, checkpoint)
+                sync(file, &record, checkpoint)
                 continue
             case .interrupted(let error), .failed(let error):
-                sync(fd, &record, checkpoint)
+                sync(file, &record, checkpoint)
                 record.state = error.kind == .cancelled ? .paused : .failed
                 throw error
             }
@@ -139,13 +136,13 @@ public struct DownloadEngine: Sendable {
     /// The checkpoint records it whole but not yet done: it is done once it is in place (its
     /// caller saves that), so no list says "done" of a file not there yet, and a process killed
     /// in between leaves it to be placed by a resume.
-    private func finish(_ record: inout DownloadRecord, fd: Int32, progress: ProgressReporter,
+    private func finish(_ record: inout DownloadRecord, file: any OutputFile, progress: ProgressReporter,
                         checkpoint: (DownloadRecord) -> Void) throws(CofferError) -> DownloadRecord {
-        guard fsync(fd) == 0 else { throw CofferError.lastSystemError("fsync", path: nil) }
+        try file.synchronize()
         record.failure = nil
         record.total = record.received
         let origin = Array(Self.originWithoutCredentials(record.url).utf8)
-        _ = coffer_fsetxattr(fd, "user.xdg.origin.url", origin, origin.count, 0)
+        file.setAttribute("user.xdg.origin.url", to: origin)
         progress.advance(items: 1)
         checkpoint(record)
         record.state = .done
@@ -159,11 +156,9 @@ public struct DownloadEngine: Sendable {
         case failed(CofferError)
     }
 
-    private func sync(_ fd: Int32, _ record: inout DownloadRecord, _ checkpoint: (DownloadRecord) -> Void) {
-        if fdatasync(fd) == 0 {
-            var info = stat()
-            fstat(fd, &info)
-            record.received = Int64(info.st_size)
+    private func sync(_ file: any OutputFile, _ record: inout DownloadRecord, _ checkpoint: (DownloadRecord) -> Void) {
+        if file.synchronizeData(), let size = try? file.size() {
+            record.received = size
         }
         checkpoint(record)
     }
@@ -188,7 +183,7 @@ public struct DownloadEngine: Sendable {
     }
 
     /// One request: from `record.received` on when it can resume, else from zero.
-    private func attempt(_ saved: inout DownloadRecord, fd: Int32, progress: ProgressReporter,
+    private func attempt(_ saved: inout DownloadRecord, file: any OutputFile, progress: ProgressReporter,
                          cancellation: @escaping @Sendable () -> Bool,
                          checkpoint: @escaping (DownloadRecord) -> Void) throws(CofferError) -> Outcome {
         var record = saved
@@ -201,7 +196,7 @@ public struct DownloadEngine: Sendable {
             headers.append(("If-Range", validator))
         } else if offset > 0 {
             offset = 0
-            ftruncate(fd, 0)
+            try? file.truncate(to: 0)
         }
         let asked = offset
         let recorded = (etag: record.etag, lastModified: record.lastModified)
@@ -229,7 +224,7 @@ public struct DownloadEngine: Sendable {
                 // The whole file: the range was ignored, or the file changed (`If-Range`).
                 if offset > 0 {
                     offset = 0
-                    ftruncate(fd, 0)
+                    try? file.truncate(to: 0)
                     progress.advance(bytes: -asked)
                 }
                 record.total = response.status == 206 ? nil : length
@@ -247,15 +242,11 @@ public struct DownloadEngine: Sendable {
         }
         let onBody: (UnsafeRawBufferPointer) -> Bool = { piece in
             guard !cancellation() else { return false }
-            var written = 0
-            while written < piece.count {
-                let count = pwrite(fd, piece.baseAddress! + written, piece.count - written, off_t(offset + Int64(written)))
-                if count < 0 {
-                    if errno == EINTR { continue }
-                    writeError = CofferError.lastSystemError("write", path: nil)
-                    return false
-                }
-                written += count
+            do throws(CofferError) {
+                try file.write(piece, at: offset)
+            } catch {
+                writeError = error
+                return false
             }
             offset += Int64(piece.count)
             progress.advance(bytes: Int64(piece.count))
@@ -264,7 +255,7 @@ public struct DownloadEngine: Sendable {
                 return false
             }
             sinceCheckpoint += Int64(piece.count)
-            if sinceCheckpoint >= checkpointBytes, fdatasync(fd) == 0 {
+            if sinceCheckpoint >= checkpointBytes, file.synchronizeData() {
                 sinceCheckpoint = 0
                 record.received = offset
                 checkpoint(record)
@@ -279,7 +270,7 @@ public struct DownloadEngine: Sendable {
         if let limitError { return .failed(limitError) }
         if otherVersion {
             // Start again from zero, for the version the server has now.
-            ftruncate(fd, 0)
+            try? file.truncate(to: 0)
             progress.advance(bytes: -asked)
             record.received = 0
             record.etag = nil
@@ -297,7 +288,7 @@ public struct DownloadEngine: Sendable {
                 return .complete
             case 416 where asked > 0:
                 // The range is past the end: the file shrank or changed. Start again.
-                ftruncate(fd, 0)
+                try? file.truncate(to: 0)
                 record.received = 0
                 record.etag = nil
                 record.lastModified = nil

@@ -131,8 +131,9 @@ public struct DownloadFile: FileOperation {
                 fetched = record
             } else {
                 fetched = try await context.withProgress { (progress) throws(CofferError) -> DownloadRecord in
-                    try await BlockingIO.run { (flag) throws(CofferError) -> DownloadRecord in
-                        try engine.fetch(started, into: cache + "/" + partialName, progress: progress,
+                    let service = context.service
+                    return try await BlockingIO.run { (flag) throws(CofferError) -> DownloadRecord in
+                        try engine.fetch(started, into: try service.openDownloadData(partialName), progress: progress,
                                          cancellation: { flag.isCancelled }, checkpoint: { store.save($0) })
                     }
                 }

@@ -66,38 +66,21 @@ final class UploadRegistry: Sendable {
 
     /// Creates an upload's empty data file; it must not exist.
     func create(_ temporary: VirtualPath) throws(CofferError) {
-        let fd = open(hostPath(of: temporary), O_WRONLY | O_CREAT | O_EXCL | O_NOFOLLOW | O_CLOEXEC, 0o600)
-        guard fd >= 0 else { throw CofferError.lastSystemError("open", path: temporary) }
-        close(fd)
+        _ = try backend.openOutputFile(at: temporary, .new)
     }
 
     /// Writes `bytes` at `offset` of an upload's data: opened for this chunk, closed after it.
     func write(_ bytes: [UInt8], at offset: Int64, to temporary: VirtualPath) throws(CofferError) {
-        let outcome = bytes.withUnsafeBytes { raw in Result { () throws(CofferError) in try write(raw, at: offset, to: temporary) } }
-        try outcome.get()
+        try backend.openOutputFile(at: temporary, .existing).write(bytes, at: offset)
     }
 
     func write(_ bytes: UnsafeRawBufferPointer, at offset: Int64, to temporary: VirtualPath) throws(CofferError) {
-        let fd = open(hostPath(of: temporary), O_WRONLY | O_NOFOLLOW | O_CLOEXEC)
-        guard fd >= 0 else { throw CofferError.lastSystemError("open", path: temporary) }
-        defer { close(fd) }
-        var written = 0
-        while written < bytes.count {
-            let count = pwrite(fd, bytes.baseAddress! + written, bytes.count - written, off_t(offset) + off_t(written))
-            if count < 0 {
-                if errno == EINTR { continue }
-                throw CofferError.lastSystemError("write", path: temporary)
-            }
-            written += count
-        }
+        try backend.openOutputFile(at: temporary, .existing).write(bytes, at: offset)
     }
 
     /// Makes an upload's data durable before it is placed.
     func sync(_ temporary: VirtualPath) throws(CofferError) {
-        let fd = open(hostPath(of: temporary), O_RDONLY | O_NOFOLLOW | O_CLOEXEC)
-        guard fd >= 0 else { throw CofferError.lastSystemError("open", path: temporary) }
-        defer { close(fd) }
-        guard fsync(fd) == 0 else { throw CofferError.lastSystemError("fsync", path: temporary) }
+        try backend.openOutputFile(at: temporary, .existing).synchronize()
     }
 
     /// Removes an upload's data, and its record when it has one.
@@ -398,7 +381,7 @@ extension FileService {
         do throws(CofferError) {
             placed = .success(try await settle(destination, conflict: conflict, arriving: .file, expecting: version) { target, policy in
                 // A local destination on the cache's disk takes the file by a rename; any other, by a copy.
-                if let local = destinationBackend as? LocalSandboxBackend,
+                if let local = destinationBackend as? any AdoptingBackend,
                    try await local.adoptItem(from: source, at: temporary, to: target, conflict: policy) {
                     return
                 }
@@ -418,6 +401,23 @@ extension FileService {
     /// Where downloads keep their data until they are complete: the uploads area
     /// (`Library/Caches/Downloading`), or `nil` for a service without one.
     public nonisolated var downloadsCachePath: String? { uploadRegistry?.path }
+
+    /// Opens download data `cacheName` in the downloads cache (``downloadsCachePath``) to be
+    /// written a piece at a time, made if it is not there: the cache's own backend writes it.
+    /// - Throws: `invalidName` for a `cacheName` that is not a plain name there; `unsupported`
+    ///   for a service without a downloads cache.
+    public nonisolated func openDownloadData(_ cacheName: String) throws(CofferError) -> any OutputFile {
+        let registry = try requireUploads()
+        try FileName.validate(cacheName)
+        return try registry.backend.openOutputFile(at: VirtualPath.root(of: UploadRegistry.mountName).appending(trustedName: cacheName),
+                                                   .existingOrNew)
+    }
+
+    /// An unnamed scratch file in the host folder `folder` (gone with its last reference),
+    /// for a copy a library reads by descriptor (a remote file's, to preview it).
+    public static func scratchFile(inFolder folder: String, for path: VirtualPath? = nil) throws(CofferError) -> any OutputFile {
+        try HostOutputFile.unnamed(inFolder: folder, reporting: path)
+    }
 
     /// Places a finished download — `cacheName`, a file in ``downloadsCachePath`` — in
     /// `folder` as `fileName`, under a new name when that one is taken (keep both), and

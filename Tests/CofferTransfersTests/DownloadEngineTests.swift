@@ -1,4 +1,5 @@
 import CCofferSystem
+import CofferBackends
 import CofferCore
 @testable import CofferTransfers
 import CofferTestSupport
@@ -14,12 +15,18 @@ import Testing
     init() throws { server = try TransferServer() }
 
     var partial: String { directory.url("file.download") }
+    /// The partial data in `folder`, opened as the downloads cache opens it (for one fetch:
+    /// the engine's lock goes with it).
+    static func partialData(in folder: String) throws -> any OutputFile {
+        try LocalSandboxBackend(rootPath: folder).openOutputFile(
+            at: VirtualPath.root(of: "downloads").appending(trustedName: "file.download"), .existingOrNew)
+    }
     func bytes() -> [UInt8] { Array((try? Data(contentsOf: URL(fileURLWithPath: partial))) ?? Data()) }
 
     func fetch(_ record: DownloadRecord, engine: DownloadEngine = DownloadEngine(),
                cancellation: @escaping @Sendable () -> Bool = { false }) async throws -> DownloadRecord {
-        let partial = self.partial
-        return try await offPool { try engine.fetch(record, into: partial, cancellation: cancellation) }
+        let folder = directory.url("")
+        return try await offPool { try engine.fetch(record, into: try Self.partialData(in: folder), cancellation: cancellation) }
     }
 
     @Test func aWholeDownloadIsByteForByteAndKeepsItsOrigin() async throws {
@@ -130,7 +137,7 @@ import Testing
         let big = 16 << 20
         let url = server.url("/slow/cancelled?size=\(big)")
         let engine = { var engine = DownloadEngine(); engine.checkpointBytes = 1 << 20; return engine }()
-        let partial = self.partial
+        let folder = directory.url("")
         // Stopped once 4 MiB are on disk, by the cancellation check the engine makes as data comes.
         final class Watch: Sendable {
             let stop = Mutex(false)
@@ -139,7 +146,7 @@ import Testing
         let watch = Watch()
         let cancelled: DownloadRecord? = try await offPool { () throws -> DownloadRecord? in
             do {
-                _ = try engine.fetch(DownloadRecord(id: "11", url: url), into: partial,
+                _ = try engine.fetch(DownloadRecord(id: "11", url: url), into: try Self.partialData(in: folder),
                                      cancellation: { watch.stop.withLock { $0 } }) { record in
                     watch.checkpoints.withLock { $0.append(record) }
                     if record.received >= 4 << 20 { watch.stop.withLock { $0 = true } }

@@ -105,7 +105,7 @@ extension ExportStagingBackend {
     /// following a link. Any other mount's items go through ``StreamingCopy``.
     public func stage(_ item: VirtualPath, of source: any StorageBackend, at staged: VirtualPath,
                       progress: ProgressReporter) async throws(CofferError) -> Bool {
-        guard let source = source as? LocalSandboxBackend else { return false }
+        guard let source = source as? any DescriptorTree else { return false }
         try await BlockingIO.run { cancellation throws(CofferError) in
             let from = try source.openParent(of: item)
             let into = try self.local.openParent(of: staged)

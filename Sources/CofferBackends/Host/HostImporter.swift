@@ -110,8 +110,8 @@ public struct HostImporter: Sendable {
                               filtering: Bool, skipped: inout [ImportSkip]) async throws {
         let names = try await BlockingIO.run { _ throws(CofferError) in try folder.descriptor.rawEntryNames(reporting: nil) }
         // Into a local folder being built, files go over in batches (``receive(_:into:at:skipped:)``).
-        let batching = BatchedDurability.deferred ? backend as? LocalSandboxBackend : nil
-        var batch: [LocalSandboxBackend.ReceivedFile] = []
+        let batching = BatchedDurability.deferred ? backend as? any DescriptorTree : nil
+        var batch: [ReceivedHostFile] = []
         var start = 0
         while start < names.count {
             let chunk = names[start..<min(start + Self.batchSize, names.count)]
@@ -144,8 +144,8 @@ public struct HostImporter: Sendable {
     /// local folder being built, in batches); returns the folders, to be gone into once these
     /// descriptors are let go.
     private func copyFiles(of chunk: ArraySlice<[CChar]>, in folder: HostItem, to backend: any StorageBackend,
-                           at destination: VirtualPath, filtering: Bool, batching: LocalSandboxBackend?,
-                           batch: inout [LocalSandboxBackend.ReceivedFile],
+                           at destination: VirtualPath, filtering: Bool, batching: (any DescriptorTree)?,
+                           batch: inout [ReceivedHostFile],
                            skipped: inout [ImportSkip]) async throws -> [(name: String, target: VirtualPath)] {
         let entries = try await BlockingIO.run { _ throws(CofferError) in
             chunk.map { raw -> (String, Result<HostItem, CofferError>) in
@@ -186,7 +186,7 @@ public struct HostImporter: Sendable {
             if child.isFolder {
                 folders.append((name, target))
             } else if let local = batching {
-                batch.append(LocalSandboxBackend.ReceivedFile(
+                batch.append(ReceivedHostFile(
                     source: child.descriptor, item: hostPath, name: name,
                     permissions: Self.permissions(of: child), modificationDate: child.modificationDate))
                 if batch.count == Self.batchSize { try await receive(&batch, into: local, at: destination, skipped: &skipped) }
@@ -209,7 +209,7 @@ public struct HostImporter: Sendable {
     static let batchSize = 256
 
     /// Writes `batch` into `destination`, a folder being built, and empties it.
-    private func receive(_ batch: inout [LocalSandboxBackend.ReceivedFile], into local: LocalSandboxBackend,
+    private func receive(_ batch: inout [ReceivedHostFile], into local: any DescriptorTree,
                          at destination: VirtualPath, skipped: inout [ImportSkip]) async throws {
         let files = batch
         batch.removeAll(keepingCapacity: true)
@@ -270,7 +270,7 @@ public struct HostImporter: Sendable {
     private func copyFile(_ item: HostItem, to backend: any StorageBackend, at destination: VirtualPath,
                           conflict: ConflictPolicy) async throws {
         let permissions = Self.permissions(of: item)
-        if let local = backend as? LocalSandboxBackend {
+        if let local = backend as? any DescriptorTree {
             // One hand-over a file: what thousands of small files cost is mostly the hand-overs.
             do {
                 try await local.receive(item.descriptor, reportingAs: item.path, at: destination, permissions: permissions,

@@ -45,22 +45,12 @@ extension LocalSandboxBackend {
         }
     }
 
-    /// A host file to be written by ``receive(_:into:skipping:progress:)``.
-    struct ReceivedFile {
-        var source: Descriptor
-        /// The host path errors and lost attributes are reported with.
-        var item: String
-        var name: String
-        var permissions: UInt16
-        var modificationDate: Date
-    }
-
     /// Host files written into `folder`, a folder being built under a partial name and made
     /// durable as one (``BatchedDurability``), in one hand-over for them all: each made at its
     /// own name (nobody sees the folder yet), filled in the kernel with its `user.` attributes,
     /// given its permissions and time. A file failing with an error of a kind in `skipping`
     /// is left out and returned, by its index; another error ends the batch.
-    func receive(_ files: [ReceivedFile], into folder: VirtualPath, skipping: Set<CofferError.Kind>,
+    func receive(_ files: [ReceivedHostFile], into folder: VirtualPath, skipping: Set<CofferError.Kind>,
                  progress: ProgressReporter) async throws(CofferError) -> [(index: Int, error: CofferError)] {
         try requireWritable(folder)
         return try await BlockingIO.run { cancellation throws(CofferError) in
@@ -154,13 +144,15 @@ extension LocalSandboxBackend {
 }
 
 extension LocalSandboxBackend {
-    /// Moves a file of `other` (another local backend: the service's downloads cache) to
+    /// Moves a file of `other` (another local tree: the service's downloads cache) to
     /// `destination` here by renaming it, when both are on one file system, as
     /// ``moveItem(at:to:conflict:)`` does within one backend: no copy, its attributes (a
     /// download's origin) kept, never overwriting unless `conflict` is `.replace`. Returns
-    /// `false`, with nothing changed, when they are on different file systems (then copy).
-    public func adoptItem(from other: LocalSandboxBackend, at source: VirtualPath, to destination: VirtualPath,
+    /// `false`, with nothing changed, when they are on different file systems or `other` is
+    /// no local tree (then copy).
+    public func adoptItem(from other: any StorageBackend, at source: VirtualPath, to destination: VirtualPath,
                           conflict: ConflictPolicy) async throws(CofferError) -> Bool {
+        guard let other = other as? any DescriptorTree else { return false }
         try requireWritable(destination)
         return try await BlockingIO.run { _ throws(CofferError) -> Bool in
             let sourceFolder = try other.openParent(of: source)
