@@ -10,6 +10,7 @@ let package = Package(
         .library(name: "CofferInMemory", targets: ["CofferInMemory"]),
         .library(name: "CofferBackendConformance", targets: ["CofferBackendConformance"]),
         .library(name: "FileService", targets: ["FileService"]),
+        .library(name: "CofferDesktop", targets: ["CofferDesktop"]),
         .library(name: "CofferREPL", targets: ["CofferREPL"]),
         .library(name: "CofferJSONRPC", targets: ["CofferJSONRPC"]),
         .library(name: "CofferRPC", targets: ["CofferRPC"]),
@@ -57,14 +58,17 @@ let package = Package(
         // Running blocking calls off Swift's cooperative pool, and signals as Dispatch events:
         // shared by the backends, the search index and the front ends.
         .target(name: "CofferRuntime", dependencies: ["CofferCore", "CCofferCrypto", "CCofferSystem"]),
-        .target(name: "CofferBackends", dependencies: ["CofferCore", "CofferRuntime", "CCofferSystem", "CMagic"]),
+        // The desktop's own files, read and written in one place (issue 50): mimeapps.list and the
+        // applications' entries, recently-used.xbel, GTK's bookmarks, the freedesktop.org trash.
+        .target(name: "CofferDesktop", dependencies: ["CofferCore", "CofferRuntime", "CCofferSystem"]),
+        .target(name: "CofferBackends", dependencies: ["CofferCore", "CofferRuntime", "CofferDesktop", "CCofferSystem", "CMagic"]),
         // A backend in memory: for tests, scratch space, and as a model of the contract.
         .target(name: "CofferInMemory", dependencies: ["CofferCore"]),
         // The checks any backend can run from its own tests.
         .target(name: "CofferBackendConformance", dependencies: ["CofferCore"]),
         // The search index (SQLite FTS5), kept current by the service and by watching.
         .target(name: "CofferSearch", dependencies: ["CofferCore", "CofferRuntime", "CSQLite"]),
-        .target(name: "FileService", dependencies: ["CofferCore", "CofferRuntime", "CofferBackends", "CofferSearch"]),
+        .target(name: "FileService", dependencies: ["CofferCore", "CofferRuntime", "CofferBackends", "CofferDesktop", "CofferSearch"]),
         .target(name: "CofferREPL", dependencies: ["CofferCore", "CofferRuntime", "FileService", "CofferTransfers", "CofferPreview",
                                                   "CReadline"]),
         // HTTP through libcurl (loaded when first used), for everything that talks to a server.
@@ -80,7 +84,7 @@ let package = Package(
                                                 "CCofferXML"]),
         // The JSON-RPC 2.0 machinery no front end owns: framing, transports, the connection and
         // its dialects, the method registry with Coffer's methods. RPC, MCP and web build on it.
-        .target(name: "CofferJSONRPC", dependencies: ["CofferCore", "CofferRuntime", "FileService", "CofferTransfers",
+        .target(name: "CofferJSONRPC", dependencies: ["CofferCore", "CofferRuntime", "FileService", "CofferDesktop", "CofferTransfers",
                                                      "CofferPreview", "CCofferSystem"]),
         // The JSON-RPC front end (`coffer rpc`): on standard I/O, or a Unix socket for many clients.
         .target(name: "CofferRPC", dependencies: ["CofferCore", "CofferJSONRPC", "FileService", "CofferTransfers"]),
@@ -101,7 +105,7 @@ let package = Package(
         // `coffer`'s command line and front ends, for any application that adds its own mounts.
         .target(
             name: "CofferApp",
-            dependencies: ["CofferREPL", "CofferRPC", "CofferJSONRPC", "CofferMCP", "CofferWeb", "CofferS3", "CofferTransfers", "CofferPreview", "FileService", "CofferBackends", "CofferCore", "CofferRuntime",
+            dependencies: ["CofferREPL", "CofferRPC", "CofferJSONRPC", "CofferMCP", "CofferWeb", "CofferS3", "CofferTransfers", "CofferPreview", "FileService", "CofferBackends", "CofferDesktop", "CofferCore", "CofferRuntime",
                            "DocumentTypesGenerator"],
             // The package's own manifest (a link to DocumentTypes.json at the root).
             resources: [.embedInCode("DocumentTypes.json")]
@@ -183,7 +187,7 @@ let package = Package(
         .testTarget(name: "CofferREPLTests", dependencies: ["CofferREPL", "CofferCore", "CofferRuntime", "CofferTestSupport"]),
         .testTarget(
             name: "EndToEndTests",
-            dependencies: ["coffer", "CustomBackendExample", "CofferTestSupport", "CofferS3", "FileService"],
+            dependencies: ["coffer", "CustomBackendExample", "CofferTestSupport", "CofferS3", "FileService", "CofferDesktop"],
             exclude: ["Scripts"]
         ),
     ]

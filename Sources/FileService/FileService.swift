@@ -1,3 +1,4 @@
+import CofferDesktop
 import CofferBackends
 import CofferCore
 import CofferSearch

@@ -1,3 +1,4 @@
+import CofferDesktop
 import CofferTestSupport
 import Foundation
 import Testing

@@ -1,3 +1,4 @@
+import CofferDesktop
 import CofferCore
 import FileService
 import Foundation

@@ -1,3 +1,4 @@
+import CofferDesktop
 import CofferCore
 
 /// The files Coffer used (opened in place, edited, imported, exported, downloaded), newest

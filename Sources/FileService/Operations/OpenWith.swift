@@ -1,3 +1,4 @@
+import CofferDesktop
 import CofferCore
 
 /// The desktop's applications for a file's type, the default first (``DesktopApplications``).

@@ -1,3 +1,4 @@
+import CofferRuntime
 import Foundation
 
 /// The user's `mimeapps.list` (`$XDG_CONFIG_HOME/mimeapps.list`, freedesktop.org's MIME
@@ -10,24 +11,28 @@ import Foundation
 /// listed before it; so that the one the desktop opens the type with today stays first, it is
 /// written ahead of ours when the type had no added association yet. Everything else in the
 /// file is kept as it was; the file is replaced whole (a temporary file, then a rename).
-struct MimeAppsList {
+public struct MimeAppsList {
     static let addedGroup = "[Added Associations]"
 
-    let path: String
-    private(set) var lines: [String]
+    public let path: String
+    public private(set) var lines: [String]
 
-    /// The list at `$XDG_CONFIG_HOME/mimeapps.list` (else `~/.config/mimeapps.list`), empty when there is none.
-    init(environment: [String: String]) {
-        let home = environment["HOME"] ?? NSHomeDirectory()
-        let config = environment["XDG_CONFIG_HOME"].flatMap { $0.hasPrefix("/") ? $0 : nil } ?? home + "/.config"
-        path = config + "/mimeapps.list"
+    /// The user's list, at `$XDG_CONFIG_HOME/mimeapps.list` (else `~/.config/mimeapps.list`),
+    /// empty when there is none.
+    public init(environment: [String: String]) {
+        self.init(path: BaseDirectories(environment: environment).configHome + "/mimeapps.list")
+    }
+
+    /// The list at `path`, empty when there is none.
+    public init(path: String) {
+        self.path = path
         let text = (try? String(contentsOfFile: path, encoding: .utf8)) ?? ""
         lines = text.split(separator: "\n", omittingEmptySubsequences: false).map(String.init)
         if lines.last == "" { lines.removeLast() }
     }
 
     /// The added associations of `type`, most preferred first.
-    func added(for type: String) -> [String] {
+    public func added(for type: String) -> [String] {
         guard let index = lineIndex(of: type) else { return [] }
         return Self.entries(lines[index])
     }
@@ -36,7 +41,7 @@ struct MimeAppsList {
     /// `current` (the application the desktop opens it with now, if any) is written first.
     /// - Returns: whether anything changed.
     @discardableResult
-    mutating func add(_ application: String, for type: String, after current: String?) -> Bool {
+    public mutating func add(_ application: String, for type: String, after current: String?) -> Bool {
         var entries = added(for: type)
         guard !entries.contains(application) else { return false }
         if entries.isEmpty, let current, !current.isEmpty, current != application { entries.append(current) }
@@ -50,7 +55,7 @@ struct MimeAppsList {
     /// type) where that is all the type is left with: the list is as it was before.
     /// - Returns: whether anything changed.
     @discardableResult
-    mutating func remove(_ application: String, withWrittenFirst writtenFirst: [String: String] = [:]) -> Bool {
+    public mutating func remove(_ application: String, withWrittenFirst writtenFirst: [String: String] = [:]) -> Bool {
         guard let group = groupIndex() else { return false }
         var changed = false
         var index = group + 1
@@ -83,9 +88,9 @@ struct MimeAppsList {
 
     /// Writes the file: whole, under a temporary name beside it, then renamed into place.
     /// Whether nothing but blank lines is left.
-    var isEmpty: Bool { lines.allSatisfy { $0.trimmingCharacters(in: .whitespaces).isEmpty } }
+    public var isEmpty: Bool { lines.allSatisfy { $0.trimmingCharacters(in: .whitespaces).isEmpty } }
 
-    func write() throws {
+    public func write() throws {
         let folder = (path as NSString).deletingLastPathComponent
         try FileManager.default.createDirectory(atPath: folder, withIntermediateDirectories: true)
         let text = lines.isEmpty ? "" : lines.joined(separator: "\n") + "\n"
@@ -121,6 +126,19 @@ struct MimeAppsList {
             if let last = lines.last, !last.isEmpty { lines.append("") }
             lines += [Self.addedGroup, Self.line(type, entries)]
         }
+    }
+
+    /// Every group's entries (`[Default Applications]`, `[Added Associations]`…): type → IDs.
+    public var groups: [String: [String: [String]]] {
+        var groups: [String: [String: [String]]] = [:]
+        var group = ""
+        for line in lines {
+            let trimmed = line.trimmingCharacters(in: .whitespaces)
+            if trimmed.hasPrefix("[") && trimmed.hasSuffix("]") { group = String(trimmed.dropFirst().dropLast()); continue }
+            guard let type = Self.key(trimmed) else { continue }
+            groups[group, default: [:]][type] = Self.entries(trimmed)
+        }
+        return groups
     }
 
     private static func key(_ line: String) -> String? {

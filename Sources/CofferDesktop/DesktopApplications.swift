@@ -152,7 +152,7 @@ public struct DesktopApplications: Sendable {
     }
 
     /// Whether `program` (a path, or a name looked up in `PATH`) can be run.
-    func programExists(_ program: String) -> Bool {
+    public func programExists(_ program: String) -> Bool {
         if program.contains("/") { return access(program, X_OK) == 0 }
         let path = environment["PATH"] ?? "/usr/local/bin:/usr/bin:/bin"
         return path.split(separator: ":").contains { access("\($0)/\(program)", X_OK) == 0 }
@@ -167,20 +167,8 @@ public struct DesktopApplications: Sendable {
     func mimeAppsLists() -> [MimeAppsFile] {
         let paths = configDirectories.map { $0 + "/mimeapps.list" } + dataDirectories.map { $0 + "/applications/mimeapps.list" }
         return paths.compactMap { path in
-            guard let text = try? String(contentsOfFile: path, encoding: .utf8) else { return nil }
-            var groups: [String: [String: [String]]] = [:]
-            var group = ""
-            for line in text.split(separator: "\n") {
-                let trimmed = line.trimmingCharacters(in: .whitespaces)
-                if trimmed.hasPrefix("[") && trimmed.hasSuffix("]") { group = String(trimmed.dropFirst().dropLast()); continue }
-                guard let equals = trimmed.firstIndex(of: "="), !trimmed.hasPrefix("#") else { continue }
-                let type = String(trimmed[..<equals]).trimmingCharacters(in: .whitespaces)
-                let ids = trimmed[trimmed.index(after: equals)...].split(separator: ";").map {
-                    $0.trimmingCharacters(in: .whitespaces)
-                }.filter { !$0.isEmpty }
-                groups[group, default: [:]][type] = ids
-            }
-            return MimeAppsFile(groups: groups)
+            // Read as the user's own list is read and written (``MimeAppsList``).
+            FileManager.default.fileExists(atPath: path) ? MimeAppsFile(groups: MimeAppsList(path: path).groups) : nil
         }
     }
 
@@ -210,9 +198,9 @@ public struct DesktopApplications: Sendable {
 
 /// A desktop entry's `Exec` line: its arguments (quoting as the Desktop Entry specification
 /// has it) and its field codes filled in.
-enum ExecLine {
+public enum ExecLine {
     /// The words of `exec`, unquoted; field codes are left in.
-    static func arguments(_ exec: String) -> [String] {
+    public static func arguments(_ exec: String) -> [String] {
         var words: [String] = []
         var current = ""
         var inWord = false
@@ -238,7 +226,7 @@ enum ExecLine {
     /// The command to run for `file`: `%f`/`%F` its path, `%u`/`%U` its `file://` URI, `%c` the
     /// name, `%k` the entry's file; others (`%i`, deprecated ones) dropped; `%%` a `%`. An entry
     /// without a file code gets the file at the end, as GLib does.
-    static func command(_ exec: String, file: String, name: String) -> [String] {
+    public static func command(_ exec: String, file: String, name: String) -> [String] {
         var command: [String] = []
         var placed = false
         for word in arguments(exec) {
