@@ -224,14 +224,22 @@ import Testing
         #expect(directory.contents(user("code.py")) == "def f():\n    return 10\n\ndef g():\n    return 20\n")
     }
 
-    @Test func editsKeepTheFilesOwnEncoding() async throws {
-        directory.make([user("plain.txt"): "plain"])
-        // “年度报告\n针在这里\n” in GB 18030 (from iconv): edited as text, saved as GB 18030.
+    /// Writes `gb.txt`, “年度报告\n针在这里\n” in GB 18030 (from iconv), and `u16.txt`,
+    /// “第一行 针在此” in UTF-16LE with its mark, its lines ended with `lineEnd`; returns the first.
+    @discardableResult
+    func writeChineseSamples(lineEnd: String) throws -> Data {
         let gb = Data([0xC4, 0xEA, 0xB6, 0xC8, 0xB1, 0xA8, 0xB8, 0xE6, 0x0A, 0xD5, 0xEB, 0xD4, 0xDA, 0xD5, 0xE2, 0xC0, 0xEF, 0x0A])
         try gb.write(to: URL(fileURLWithPath: directory.url(user("gb.txt"))))
         var utf16 = Data([0xFF, 0xFE])
-        utf16.append("第一行\r\n针在此\r\n".data(using: .utf16LittleEndian)!)
+        utf16.append("第一行\(lineEnd)针在此\(lineEnd)".data(using: .utf16LittleEndian)!)
         try utf16.write(to: URL(fileURLWithPath: directory.url(user("u16.txt"))))
+        return gb
+    }
+
+    @Test func editsKeepTheFilesOwnEncoding() async throws {
+        directory.make([user("plain.txt"): "plain"])
+        // Edited as text, saved in their own encodings.
+        let gb = try writeChineseSamples(lineEnd: "\r\n")
         let mcp = try await server()
         let edited = try await tool(mcp, "edit_file", ["path": "gb.txt", "edits": [["oldText": "针在这里", "newText": "针在那里"]]])
         #expect(structured(edited)["applied"] as? Bool == true, "\(text(edited))")
@@ -360,12 +368,7 @@ import Testing
 
     @Test func contentAndNameSearchesFindTextInEveryEncoding() async throws {
         directory.make([user("en.txt"): "alpha\nthe Needle here\nomega"])
-        // “年度报告\n针在这里\n” in GB 18030 (from iconv).
-        let gb = Data([0xC4, 0xEA, 0xB6, 0xC8, 0xB1, 0xA8, 0xB8, 0xE6, 0x0A, 0xD5, 0xEB, 0xD4, 0xDA, 0xD5, 0xE2, 0xC0, 0xEF, 0x0A])
-        try gb.write(to: URL(fileURLWithPath: directory.url(user("gb.txt"))))
-        var utf16 = Data([0xFF, 0xFE])
-        utf16.append("第一行\n针在此\n".data(using: .utf16LittleEndian)!)
-        try utf16.write(to: URL(fileURLWithPath: directory.url(user("u16.txt"))))
+        try writeChineseSamples(lineEnd: "\n")
         try Data([0, 1, 2, 0x6E, 0x65, 0x65, 0x64, 0x6C, 0x65, 0, 0xFF]).write(to: URL(fileURLWithPath: directory.url(user("bin.dat"))))
         let mcp = try await server()
         let english = try await tool(mcp, "search_file_contents", ["path": root, "query": "needle"])

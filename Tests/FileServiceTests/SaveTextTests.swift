@@ -8,13 +8,13 @@ import Testing
 /// conflict, so the REPL's `write`, RPC and MCP's `edit_file` save alike.
 struct SaveTextTests {
     let fixture: HostFixture
-    var directory: TemporaryDirectory { fixture.directory }
-    var session: Session { fixture.session }
-
     init() async throws { fixture = try await HostFixture("save-text") }
 
-    func path(_ text: String) throws(CofferError) -> VirtualPath { try VirtualPath(parsing: text) }
+    var directory: TemporaryDirectory { fixture.directory }
+    var session: Session { fixture.session }
+    func path(_ text: String) throws(CofferError) -> VirtualPath { try fixture.path(text) }
     func host(_ relative: String) -> String { directory.url("host/" + relative) }
+    /// The bytes of the file at `relative` in the fixture's folder.
     func bytes(at relative: String) throws -> [UInt8] { Array(try Data(contentsOf: URL(fileURLWithPath: directory.url(relative)))) }
 
     /// “年度报告\n” in GB 18030.

@@ -19,6 +19,21 @@ public struct SaveText: FileOperation {
     public static let name = "write"
     public static let changesFiles = true
 
+    /// Where the text went, and in which form.
+    public enum Saved: Sendable {
+        /// A file of a mount, as it is now.
+        case file(FileNode, form: TextForm)
+        /// A host file opened in place (its bookmark follows it).
+        case host(HostSaveResult, form: TextForm)
+
+        public var form: TextForm {
+            switch self {
+            case .file(_, let form), .host(_, let form): form
+            }
+        }
+    }
+
+    /// A file of a mount, or a host file opened in place.
     public var target: EditTarget
     /// The text, as UTF-8 (or bytes that are not, written as they are).
     public var text: [UInt8]
@@ -32,20 +47,6 @@ public struct SaveText: FileOperation {
     public init(_ target: EditTarget, text: [UInt8], conflict: ConflictChoice? = nil, ifVersion: FileVersion? = nil,
                 appending: Bool = false) {
         (self.target, self.text, self.conflict, self.ifVersion, self.appending) = (target, text, conflict, ifVersion, appending)
-    }
-
-    /// Where the text went, and in which form.
-    public enum Saved: Sendable {
-        /// A file of a mount, as it is now.
-        case file(FileNode, form: TextForm)
-        /// A host file opened in place (its bookmark follows it).
-        case host(HostSaveResult, form: TextForm)
-
-        public var form: TextForm {
-            switch self {
-            case .file(_, let form), .host(_, let form): form
-            }
-        }
     }
 
     public func run(in context: OperationContext) async throws(CofferError) -> Saved {
