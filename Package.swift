@@ -59,9 +59,9 @@ let package = Package(
         // shared by the backends, the search index and the front ends.
         .target(name: "CofferRuntime", dependencies: ["CofferCore", "CCofferCrypto", "CCofferSystem"]),
         // The desktop's own files, read and written in one place (issue 50): mimeapps.list and the
-        // applications' entries, recently-used.xbel, GTK's bookmarks, the freedesktop.org trash.
+        // applications' entries, recently-used.xbel, GTK's bookmarks.
         .target(name: "CofferDesktop", dependencies: ["CofferCore", "CofferRuntime", "CCofferSystem"]),
-        .target(name: "CofferBackends", dependencies: ["CofferCore", "CofferRuntime", "CofferDesktop", "CCofferSystem", "CMagic"]),
+        .target(name: "CofferBackends", dependencies: ["CofferCore", "CofferRuntime", "CCofferSystem", "CMagic"]),
         // A backend in memory: for tests, scratch space, and as a model of the contract.
         .target(name: "CofferInMemory", dependencies: ["CofferCore"]),
         // The checks any backend can run from its own tests.

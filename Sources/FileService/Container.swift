@@ -60,8 +60,9 @@ public struct Container: Sendable {
     /// The journals of processes using the container (``OperationJournal``).
     public var journalPath: String { journal.folderPath }
 
-    // The files the container holds for the application, one accessor each: no caller
-    // spells a path inside the container.
+    // The files the container holds for the application, one accessor each, so that no
+    // caller spells a path inside the container. (The service still finds the favourites
+    // and shares beside the bookmarks; the accessors say where that is.)
 
     /// Bookmarks of host files opened in place (``BookmarkStore``).
     public var bookmarksPath: String { appDataPath + "/bookmarks.json" }

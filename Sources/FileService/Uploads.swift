@@ -409,8 +409,9 @@ extension FileService {
     public nonisolated func openDownloadData(_ cacheName: String) throws(CofferError) -> any OutputFile {
         let registry = try requireUploads()
         try FileName.validate(cacheName)
+        // Its errors name no path: the cache is no mount its user knows.
         return try registry.backend.openOutputFile(at: VirtualPath.root(of: UploadRegistry.mountName).appending(trustedName: cacheName),
-                                                   .existingOrNew)
+                                                   .existingOrNew, namingPath: false)
     }
 
     /// An unnamed scratch file in the host folder `folder` (gone with its last reference),

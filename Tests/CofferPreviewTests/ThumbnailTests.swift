@@ -153,7 +153,7 @@ struct ThumbnailTests {
         }
         #expect(image.width == 300)
         // The copies were unnamed: nothing is left beside the cache.
-        #expect(!fixture.cached("").contains { $0.hasPrefix(".preview-") })
+        #expect(!fixture.cached("").contains { $0.hasPrefix(".scratch-") })
     }
 
     @Test func aFolderIsThumbnailedOnceThenFoundCurrent() async throws {

@@ -92,11 +92,14 @@ public final class HostOutputFile: OutputFile {
 extension LocalSandboxBackend {
     /// Opens the file at `path` to be written a piece at a time, below this backend's root and
     /// never through a link (an upload's data, a download's). A new file gets mode 0600.
-    public func openOutputFile(at path: VirtualPath, _ opening: HostOutputFile.Opening) throws(CofferError) -> HostOutputFile {
-        if opening != .existing { try requireWritable(path) }
+    /// Errors name the path, unless `namingPath` is false (a place its user does not know).
+    public func openOutputFile(at path: VirtualPath, _ opening: HostOutputFile.Opening,
+                               namingPath: Bool = true) throws(CofferError) -> HostOutputFile {
+        let named = namingPath ? path : nil
+        guard writable else { throw CofferError(.readOnly, path: named) }
         let parent = try openParent(of: path)
         let fd = openat(parent.raw, path.name, HostOutputFile.flags(opening), 0o600)
-        guard fd >= 0 else { throw CofferError.lastSystemError("open", path: path) }
-        return HostOutputFile(Descriptor(fd), path: path)
+        guard fd >= 0 else { throw CofferError.lastSystemError("open", path: named) }
+        return HostOutputFile(Descriptor(fd), path: named)
     }
 }

@@ -50,6 +50,9 @@ public struct SaveText: FileOperation {
     }
 
     public func run(in context: OperationContext) async throws(CofferError) -> Saved {
+        if case .bookmark = target, appending {
+            throw CofferError(.invalidArgument, detail: "appending is for files of a mount, not host files")
+        }
         // Input that is not UTF-8 cannot be converted: it is written as it is.
         let form = String(validating: text, as: UTF8.self) == nil ? nil
             : try await context.service.textForm(of: target, policy: context.session.hostPolicy)
@@ -66,9 +69,6 @@ public struct SaveText: FileOperation {
             }
             return .file(try await WriteFile(path, bytes: bytes, conflict: conflict, ifVersion: ifVersion).run(in: context), form: written)
         case .bookmark(let id):
-            guard !appending else {
-                throw CofferError(.invalidArgument, detail: "appending is for files of a mount, not host files")
-            }
             let mode = Self.hostSaveMode(conflict: conflict, ifVersion: ifVersion)
             return .host(try await WriteHostFile(bookmark: id, bytes: bytes, mode: mode).run(in: context), form: written)
         }
