@@ -34,7 +34,7 @@ public struct Previewer: Sendable {
 
     /// A previewer with the service's thumbnail cache (`Library/Caches/Thumbnails`).
     public init(service: FileService) {
-        self.init(service: service, store: service.thumbnailsPath.map(ThumbnailStore.init(root:)))
+        self.init(service: service, store: service.feature(ThumbnailCache.self).map { ThumbnailStore(root: $0.path) })
     }
 
     // MARK: Kinds

@@ -12,11 +12,13 @@ public struct TransferStore: Sendable {
 
     public init(folder: String) { self.folder = folder }
 
-    /// The service's own (``FileService/transfersPath``).
-    /// - Throws: `unsupported` for a service that makes no transfers.
+    /// The service's own: its container's (``Container/transfersPath``).
+    /// - Throws: `unsupported` for a service made for no container.
     public init(of service: FileService) throws(CofferError) {
-        guard let folder = service.transfersPath else { throw CofferError(.unsupported, detail: "downloads") }
-        self.folder = folder
+        guard let container = service.feature(ContainerFeature.self)?.container else {
+            throw CofferError(.unsupported, detail: "downloads")
+        }
+        self.folder = container.transfersPath
     }
 
     private var doneFolder: String { folder + "/done" }
@@ -89,7 +91,7 @@ public struct DownloadFile: FileOperation {
     public var url: String
     public var folder: VirtualPath
     public var fileName: String?
-    /// Where it is remembered: the service's own (``FileService/transfersPath``) unless given.
+    /// Where it is remembered: the service's own (``TransferStore/init(of:)``) unless given.
     public var store: TransferStore?
     public var engine: DownloadEngine
     /// The id of a download to resume instead of starting one.
@@ -156,7 +158,7 @@ public struct DownloadFile: FileOperation {
         do {
             let target = try VirtualPath(parsing: fetched.folder ?? folder.description)
             node = try await context.service.placeDownload(partialName, into: target, as: fetched.fileName ?? fetched.suggestedName)
-            await context.service.noteRecent(node.path)
+            await context.service.noteUse(.item(node.path))
         } catch {
             // Complete but not placed (its folder is gone, say): the data stays for a resume.
             var unplaced = fetched

@@ -11,7 +11,7 @@ import Synchronization
 /// appended with `O_APPEND`, one `write` each, so processes sharing a container do not
 /// interleave them. Past `maxBytes` the file is rotated: `audit.jsonl` becomes
 /// `audit.1.jsonl`, which becomes `audit.2.jsonl`, and so on up to `keep` old files.
-public final class AuditLog: Sendable {
+public final class AuditLog: ServiceFeature {
     public let path: String
     public let maxBytes: Int
     public let keep: Int
@@ -56,4 +56,9 @@ public final class AuditLog: Sendable {
         _ = rename(path, keep > 0 ? "\(base).1.jsonl" : path + ".old")
         if keep == 0 { _ = unlink(path + ".old") }
     }
+}
+
+extension FileService {
+    /// Where sessions record the operations that changed something; `nil` records nothing.
+    var audit: AuditLog? { features[AuditLog.self] }
 }

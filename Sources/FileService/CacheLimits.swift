@@ -142,14 +142,35 @@ enum ThumbnailCacheTrimmer {
     }
 }
 
-extension FileService {
-    /// Trims the thumbnail cache to the service's ``cacheLimits``; `nil` when it keeps none.
+/// The thumbnail cache of a service (`Library/Caches/Thumbnails` in a standard container):
+/// where the previewer keeps thumbnails, trimmed to its ``CacheLimits`` at the start of the
+/// service's background work and every hour after.
+public final class ThumbnailCache: ServiceFeature {
+    /// The cache's folder, in the freedesktop.org layout (``ThumbnailCacheLayout``).
+    public let path: String
+    /// How much it may keep.
+    public let limits: CacheLimits
+    /// How often the cache is trimmed (GNOME's housekeeping: hourly).
+    static let trimInterval: Duration = .seconds(3600)
+
+    public init(path: String, limits: CacheLimits = .standard) {
+        self.path = path
+        self.limits = limits
+    }
+
+    /// Trims the cache to its limits, as of `now`.
     @discardableResult
-    public nonisolated func trimThumbnails(now: Date = Date()) async -> CacheTrimReport? {
-        guard let thumbnailsPath else { return nil }
-        let limits = cacheLimits
+    public func trim(now: Date = Date()) async -> CacheTrimReport {
+        let (path, limits) = (path, limits)
         return await Task.detached(priority: .background) {
-            ThumbnailCacheTrimmer.trim(thumbnailsPath, to: limits, now: now)
+            ThumbnailCacheTrimmer.trim(path, to: limits, now: now)
         }.value
+    }
+
+    public func keepUp(_ service: FileService) async {
+        while !Task.isCancelled {
+            await trim()
+            try? await Task.sleep(for: Self.trimInterval)
+        }
     }
 }

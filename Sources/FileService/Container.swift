@@ -49,6 +49,8 @@ public struct Container: Sendable {
     public var cachesPath: String { hostPath + "/Library/Caches" }
     /// The search index of `files:` (rebuildable).
     public var searchIndexPath: String { hostPath + "/Library/Caches/SearchIndex" }
+    /// The search index's database (SQLite, with its `-wal` and `-shm` beside it).
+    public var searchIndexDatabasePath: String { searchIndexPath + "/index.sqlite" }
     public var trashPath: String { hostPath + "/Library/Trash" }
     /// Uploads in progress (RPC `files/upload/*`): partial transfers, rebuildable.
     public var uploadsPath: String { hostPath + "/Library/Caches/Downloading" }

@@ -81,7 +81,7 @@ extension FileService {
         let body = Array(bytes.dropFirst(form.byteOrderMarkLength))
         var decoder = StreamingTextDecoder(charset: form.charset)
         let text = form.charset == .utf8 ? body : Array(decoder.decode(body, isFinal: true).utf8)
-        let draftPath = try await BlockingIO.run { [temporaryPath = draftsPath] _ throws(CofferError) -> String in
+        let draftPath = try await BlockingIO.run { [temporaryPath = host.draftsPath] _ throws(CofferError) -> String in
             guard let temporaryPath else { throw CofferError(.unsupported, detail: "edit") }
             return try Self.writeDraft(text, named: name, in: temporaryPath)
         }
@@ -146,7 +146,7 @@ extension FileService {
     /// audit entry (`desktop:ID`).
     func saveHostFile(_ bookmarkID: Int, bytes: [UInt8], mode: HostSaveMode,
                       policy: HostAccessPolicy) async throws(CofferError) -> HostSaveResult {
-        let trash = hostTrash
+        let trash = host.trash
         let result = try await updatingBookmarks(policy) { bookmarks, policy throws(CofferError) in
             guard let index = bookmarks.firstIndex(where: { $0.id == bookmarkID }) else {
                 throw CofferError(.noSuchFile, detail: "bookmark \(bookmarkID)")

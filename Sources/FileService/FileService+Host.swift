@@ -6,7 +6,7 @@ import Foundation
 /// The host bridge: copies in, copies out, and files opened where they are (seeds 001–003).
 extension FileService {
     /// An item just imported, as reported when it cannot be read back.
-    private nonisolated func imported(_ item: HostItem, at path: VirtualPath) -> FileNode {
+    private func imported(_ item: HostItem, at path: VirtualPath) -> FileNode {
         guard item.isFolder else { return writtenFile(path, size: Int(item.size)) }
         return FileNode(path: path, kind: .folder, modificationDate: item.modificationDate,
                         isHidden: FileNode.isDotName(path.name), typeIdentifier: registry.typeIdentifier(forFolderNamed: path.name))
@@ -111,7 +111,7 @@ extension FileService {
             } else {
                 try await stageCopy(of: path, from: source, to: staging, at: staged, progress: progress)
             }
-            let (hostPath, trashed) = try await staging.deliver(staged, exporting: path, to: folder, conflict: conflict, trash: hostTrash,
+            let (hostPath, trashed) = try await staging.deliver(staged, exporting: path, to: folder, conflict: conflict, trash: host.trash,
                                                                 progress: progress)
             if let trashed { ReplacedItems.current?.add("desktop:" + trashed) }
             try? await staging.removeStage(stage)
@@ -239,7 +239,7 @@ extension FileService {
 
     /// Loads the bookmarks, lets `change` edit them, and saves them if it did, all off the
     /// cooperative pool (it touches the host's file system).
-    nonisolated func updatingBookmarks<T: Sendable>(
+    func updatingBookmarks<T: Sendable>(
         _ policy: HostAccessPolicy, _ change: @escaping @Sendable (inout [HostBookmark], HostAccessPolicy) throws(CofferError) -> T
     ) async throws(CofferError) -> T {
         let store = try requireBookmarkStore()
@@ -248,7 +248,7 @@ extension FileService {
         }
     }
 
-    private nonisolated func requireBookmarkStore() throws(CofferError) -> BookmarkStore {
+    private func requireBookmarkStore() throws(CofferError) -> BookmarkStore {
         guard let bookmarkStore else { throw CofferError(.unsupported, detail: "bookmarks") }
         return bookmarkStore
     }
@@ -277,7 +277,7 @@ extension FileService {
     }
 
     /// Opens a sandbox file as text, detecting its encoding.
-    package nonisolated func openText(_ path: VirtualPath) async throws(CofferError) -> TextReader {
+    package func openText(_ path: VirtualPath) async throws(CofferError) -> TextReader {
         let backend = try mount(for: path).backend
         let file: any ReadableFile
         do { file = try await backend.openFile(at: path) } catch { throw CofferError.wrapping(error, path: path) }

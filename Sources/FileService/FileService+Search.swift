@@ -96,7 +96,7 @@ extension FileService {
     /// folders on the current branch, plus subfolders read ahead up to about 32,768 names
     /// and 256 matches waiting for their details —, never following links, and reporting
     /// folders that cannot be read.
-    package nonisolated func search(_ query: SearchQuery) async throws(CofferError) -> SearchResults {
+    package func search(_ query: SearchQuery) async throws(CofferError) -> SearchResults {
         if let order = query.order { return try await sortedSearch(query, order: order) }
         let backend = try mount(for: query.scope).backend
         try requireKnownTypes(query.types)
@@ -148,7 +148,7 @@ extension FileService {
 
     /// A search whose matches come in `order`: every match collected (as nodes), sorted, and
     /// the first `limit` reported, `truncated` after them when there were more.
-    private nonisolated func sortedSearch(_ query: SearchQuery, order: CofferCore.SortOrder) async throws(CofferError) -> SearchResults {
+    private func sortedSearch(_ query: SearchQuery, order: CofferCore.SortOrder) async throws(CofferError) -> SearchResults {
         var unordered = query
         unordered.order = nil
         unordered.limit = nil
@@ -198,7 +198,7 @@ extension FileService {
     /// The index's candidates that are visible now, when a pass has just vouched for every
     /// folder: the listings of the folders with a hidden list on the way (what an edit of
     /// it in place hides or shows) decide; `nil` when one cannot be read.
-    private nonisolated func visibleCandidates(_ found: SearchIndex.Candidates, in backend: any StorageBackend) async
+    private func visibleCandidates(_ found: SearchIndex.Candidates, in backend: any StorageBackend) async
         -> [VirtualPath]?
     {
         guard !found.hiddenListFolders.isEmpty else { return found.paths }
@@ -219,7 +219,7 @@ extension FileService {
 
     /// Runs `body` as a task feeding a stream (its filter reads tags from `backend`, the
     /// scope's); a consumer that stops listening cancels it.
-    private nonisolated func stream(_ query: SearchQuery, _ backend: any StorageBackend,
+    private func stream(_ query: SearchQuery, _ backend: any StorageBackend,
                                     _ body: @escaping @Sendable (SearchFilter) async throws -> Void)
         -> AsyncThrowingStream<SearchEvent, any Error>
     {
@@ -240,7 +240,7 @@ extension FileService {
     /// Walks `scope` depth-first, reporting matches through `filter`.
     /// A backend that lists a tree more cheaply at once (an S3 bucket) is asked once, and
     /// the walk reads its folders and matches from that listing.
-    private nonisolated func walkSearch(_ backend: any StorageBackend, _ scope: VirtualPath,
+    private func walkSearch(_ backend: any StorageBackend, _ scope: VirtualPath,
                                         filter: SearchFilter) async throws {
         let source = if let tree = backend as? any TreeListingBackend {
             WalkSource(tree: try await tree.contentsOfTree(at: scope))
@@ -257,7 +257,7 @@ extension FileService {
     /// Only matches and subfolders need ordering (most names are neither). Matches' nodes
     /// and the next subfolders' entries are asked for in batches, so a walk costs a few
     /// backend calls per batch of folders and of matches rather than one per item.
-    private nonisolated func walkSearch(_ source: WalkSource, _ folder: VirtualPath, entries: [FolderEntry],
+    private func walkSearch(_ source: WalkSource, _ folder: VirtualPath, entries: [FolderEntry],
                                         matches: PendingMatches) async throws -> Bool {
         let filter = matches.filter
         var chosen: [(path: VirtualPath, isFile: Bool, matches: Bool, descends: Bool, key: NaturalSortKey)] = []
@@ -290,9 +290,12 @@ extension FileService {
 
     // MARK: Keeping the index current
 
+    /// The name index of one mount (`files:` in a standard container); `nil`: searches walk.
+    var searchIndex: SearchIndex? { features[SearchIndex.self] }
+
     /// Tells the search index that the items at `paths` changed (created, replaced, moved
     /// away or here, removed), before the operation that changed them returns.
-    nonisolated func indexChanged(_ paths: [VirtualPath]) async {
+    func indexChanged(_ paths: [VirtualPath]) async {
         guard let searchIndex else { return }
         let covered = paths.filter { $0.mount == searchIndex.mount }
         if !covered.isEmpty { await searchIndex.update(covered) }
@@ -302,13 +305,13 @@ extension FileService {
     /// also watched, so changes made by other programs reach the index while this process
     /// runs (the interactive REPL and the RPC server do this; one-off commands do not, and
     /// their searches compare folder times first instead).
-    package nonisolated func startIndexing(watching: Bool) async {
+    package func startIndexing(watching: Bool) async {
         await searchIndex?.start(watching: watching)
     }
 
     /// Brings the search index up to date now, building it if needed (from scratch with
     /// `rebuild`), and waits. `nil` when the service has no index or its database fails.
-    package nonisolated func updateSearchIndex(rebuild: Bool = false) async -> SearchIndexSummary? {
+    package func updateSearchIndex(rebuild: Bool = false) async -> SearchIndexSummary? {
         guard let searchIndex else { return nil }
         if rebuild { searchIndex.rebuild() }
         await searchIndex.reconcile()
@@ -317,7 +320,7 @@ extension FileService {
     }
 
     /// Stops the index's watch and any pass in progress.
-    package nonisolated func stopIndexing() {
+    package func stopIndexing() {
         searchIndex?.stop()
     }
 
@@ -328,7 +331,7 @@ extension FileService {
     /// programs. `onChange` gets batches, coalesced over about 100 ms; moves arrive as
     /// `deleted` at the old path and `created` at the new one. Cancel the returned watch
     /// to stop.
-    package nonisolated func watch(_ path: VirtualPath, recursive: Bool = true,
+    package func watch(_ path: VirtualPath, recursive: Bool = true,
                                   onChange: @escaping @Sendable ([FileChange]) -> Void) async throws(CofferError) -> any ChangeWatch {
         guard let backend = try mount(for: path).backend as? any WatchableBackend else {
             throw CofferError(.unsupported, path: path, detail: "watch")
@@ -501,4 +504,10 @@ final class SearchFilter: Sendable {
     }
 
     func report(_ event: SearchEvent) { continuation.yield(event) }
+}
+
+/// A search index is a feature: its upkeep is a watch of its mount that keeps it live.
+extension SearchIndex: ServiceFeature {
+    public func keepUp(_ service: FileService) async { await start(watching: true) }
+    public func stopKeepingUp() { stop() }
 }

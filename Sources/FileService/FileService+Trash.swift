@@ -118,7 +118,7 @@ extension FileService {
     }
 
     /// The writable mounts that keep their own trash.
-    private nonisolated var keepingMounts: [(name: String, backend: any TrashKeepingBackend)] {
+    private var keepingMounts: [(name: String, backend: any TrashKeepingBackend)] {
         mounts.compactMap { mount in
             guard mount.isWritable, let keeping = mount.backend as? any TrashKeepingBackend else { return nil }
             return (mount.name, keeping)
@@ -127,7 +127,7 @@ extension FileService {
 
     /// For an item `MOUNT/ID` of a mount that keeps its own trash: the mount, its backend
     /// and the ID there; `nil` for an item of the container's trash (a name has no `/`).
-    private nonisolated func keepingMount(of id: String) throws(CofferError)
+    private func keepingMount(of id: String) throws(CofferError)
         -> (name: String, backend: any TrashKeepingBackend, id: String)? {
         guard let slash = id.firstIndex(of: "/") else { return nil }
         let name = String(id[..<slash])
@@ -141,14 +141,14 @@ extension FileService {
     /// The path an error names for the trash item `id` of the trash mounted as `trash`:
     /// `trash:/ID`, or `trash:/MOUNT∕ID` (a slash that looks like one but is no separator) for
     /// an item of a mount's own trash; `nil` when `id` can name no trash item.
-    public nonisolated static func shownTrashPath(of id: String, in trash: String = "trash") -> VirtualPath? {
+    public static func shownTrashPath(of id: String, in trash: String = "trash") -> VirtualPath? {
         guard isTrashID(id) else { return nil }
         return VirtualPath.root(of: trash).appending(trustedName: id.replacingOccurrences(of: "/", with: "∕"))
     }
 
     /// Whether `text` can name an item of a trash: an ID of the container's trash (a file
     /// name) or `MOUNT/ID` of a mount's own.
-    public nonisolated static func isTrashID(_ text: String) -> Bool {
+    public static func isTrashID(_ text: String) -> Bool {
         let parts = text.split(separator: "/", omittingEmptySubsequences: false)
         return parts.count <= 2 && parts.allSatisfy { FileName.problem(with: String($0)) == nil }
     }
@@ -160,7 +160,7 @@ extension FileService {
         return item
     }
 
-    private nonisolated func requireTrash(_ path: VirtualPath?) throws(CofferError) -> TrashBackend {
+    private func requireTrash(_ path: VirtualPath?) throws(CofferError) -> TrashBackend {
         guard let trashBackend else { throw CofferError(.unsupported, path: path, detail: "no-trash") }
         return trashBackend
     }

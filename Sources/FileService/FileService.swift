@@ -15,148 +15,67 @@ import Synchronization
 /// "keep both" finds a free name, how a copy crosses mounts. Backends do the I/O off
 /// Swift's cooperative pool; cancellation is Swift task cancellation, and a cancelled copy
 /// or move leaves nothing half-done.
-public actor FileService {
+///
+/// The service keeps no mutable state of its own — what changes lives in its backends and
+/// its features, each guarding itself — so it is a `Sendable` class rather than an actor,
+/// and nothing queues behind anything: every call runs at once on the caller's task.
+public final class FileService: Sendable {
     /// The mounts by name, fixed when the service is made.
-    public nonisolated let mounts: [Mount]
-    private nonisolated let mountsByName: [String: Mount]
+    public let mounts: [Mount]
+    private let mountsByName: [String: Mount]
     /// The mounts whose storage answers metadata at once, cast once here rather than per `stat`.
-    private nonisolated let immediateBackends: [String: any ImmediateMetadata]
+    private let immediateBackends: [String: any ImmediateMetadata]
     /// Where `trash(_:)` puts items; `nil` when the service has no trash.
-    nonisolated let trashBackend: TrashBackend?
+    let trashBackend: TrashBackend?
     /// Where exports are staged; `nil` when the service has none.
-    nonisolated let stagingBackend: ExportStagingBackend?
+    let stagingBackend: ExportStagingBackend?
     /// The types the service knows: the system's plus the application's manifest.
-    public nonisolated let registry: TypeRegistry
+    public let registry: TypeRegistry
+    /// How the service meets this computer: closed host folders, bookmarks, the desktop's
+    /// trash, drafts.
+    let host: HostSettings
     /// Host folders no session may use, whatever its ``HostAccess`` (the container).
-    nonisolated let excludedHostFolders: [String]
+    var excludedHostFolders: [String] { host.excludedFolders }
     /// Where bookmarks of files opened in place are kept; `nil` keeps none.
-    nonisolated let bookmarkStore: BookmarkStore?
-    /// Where favourites are kept (beside the bookmarks); `nil` keeps none.
-    nonisolated let favouriteStore: JSONListStore<Favourite>?
-    /// Where share links are kept (beside the bookmarks); `nil` keeps none.
-    nonisolated let shareStore: JSONListStore<Share>?
-    /// Wrong share-link passwords, per share and client, while the service runs.
-    nonisolated let shareAttempts = ShareAttempts()
-    /// Uploads in progress; `nil` when the service has nowhere to keep them.
-    nonisolated let uploadRegistry: UploadRegistry?
-    /// Where sessions record the operations that changed something; `nil` records nothing.
-    nonisolated let audit: AuditLog?
-    /// The name index of one mount (`files:` in a standard container); `nil`: searches walk.
-    nonisolated let searchIndex: SearchIndex?
+    let bookmarkStore: BookmarkStore?
+    /// What the composition root added to the engine (``ServiceFeature``).
+    public let features: ServiceFeatures
     /// Background work kept going while long-lived sessions are open.
-    nonisolated let housekeeping = Housekeeping()
-    /// Where network transfers are remembered between processes (`AppData/Transfers` in a
-    /// standard container), or `nil` for a service that makes none.
-    public nonisolated let transfersPath: String?
-    /// Where thumbnails are cached (`Library/Caches/Thumbnails` in a standard container), or
-    /// `nil` for a service that keeps none.
-    public nonisolated let thumbnailsPath: String?
-    /// How much the caches may keep (the thumbnails', trimmed by the housekeeping).
-    public nonisolated let cacheLimits: CacheLimits
-    /// Where an export's replace moves the host item it replaces: the user's desktop trash.
-    nonisolated let hostTrash: HostTrash
-    /// Where edits keep their private copies (`tmp` in a standard container), or `nil` for a
-    /// service that cannot edit.
-    nonisolated let draftsPath: String?
-    /// The desktop's recent-files list the files a user opens, edits, imports, exports or
-    /// downloads are recorded in; `nil` records nothing (`--no-recents`, and services built
-    /// in code unless they ask).
-    nonisolated let recents: RecentFiles?
+    let housekeeping = Housekeeping()
     /// Numbers sessions, for their activities and uploads.
-    nonisolated let sessionNumbers = Atomic<Int>(0)
+    let sessionNumbers = Atomic<Int>(0)
 
     /// A service over `mounts`. Mount names must be unique. A trash or staging backend
     /// given here should also be among the mounts, to be browsable.
     ///
     /// Which host paths a session may use is the session's (``SessionOptions/hostAccess``);
-    /// `excludedHostFolders` are closed to all of them. `bookmarksPath` is the JSON file
-    /// bookmarks are kept in. `journal` notes where uploads make partials (the mounts'
-    /// backends are given theirs when made).
+    /// `host` closes some to all of them, and says where bookmarks and drafts are kept.
+    /// `features` are the capabilities the service has beyond its mounts (an audit log, a
+    /// search index, uploads…); a service without one answers what needs it `unsupported`.
     public init(mounts: [Mount], trash: TrashBackend? = nil, staging: ExportStagingBackend? = nil,
-                registry: TypeRegistry = .standard, excludedHostFolders: [String] = [],
-                bookmarksPath: String? = nil, uploadsPath: String? = nil, transfersPath: String? = nil,
-                thumbnailsPath: String? = nil, audit: AuditLog? = nil, searchIndex: SearchIndex? = nil, journal: OperationJournal? = nil,
-                hostTrash: HostTrash = HostTrash(), draftsPath: String? = nil, recents: RecentFiles? = nil,
-                cacheLimits: CacheLimits = .standard) {
+                registry: TypeRegistry = .standard, host: HostSettings = HostSettings(),
+                features: [any ServiceFeature] = []) {
         self.mounts = mounts
         self.mountsByName = Dictionary(mounts.map { ($0.name, $0) }, uniquingKeysWith: { first, _ in first })
         self.immediateBackends = mountsByName.compactMapValues { $0.backend as? any ImmediateMetadata }
         self.trashBackend = trash
         self.stagingBackend = staging
         self.registry = registry
-        self.excludedHostFolders = excludedHostFolders
-        self.bookmarkStore = bookmarksPath.map(BookmarkStore.init(path:))
-        self.favouriteStore = bookmarksPath.map {
-            JSONListStore(path: ($0 as NSString).deletingLastPathComponent + "/favourites.json", label: "favourites")
-        }
-        self.shareStore = bookmarksPath.map {
-            JSONListStore(path: ($0 as NSString).deletingLastPathComponent + "/shares.json", label: "shares", isPrivate: true)
-        }
-        self.uploadRegistry = uploadsPath.flatMap { try? UploadRegistry(path: $0, journal: journal) }
-        self.transfersPath = transfersPath
-        self.thumbnailsPath = thumbnailsPath
-        self.cacheLimits = cacheLimits
-        self.audit = audit
-        self.searchIndex = searchIndex
-        self.hostTrash = hostTrash
-        self.draftsPath = draftsPath
-        self.recents = recents
+        self.host = host
+        self.bookmarkStore = host.bookmarksPath.map(BookmarkStore.init(path:))
+        self.features = ServiceFeatures(features)
     }
 
-    /// The mounts of a standard container: `files:` over `Documents/UserFiles`, `trash:`
-    /// (read-only) over `Library/Trash`, and `staging:` (hidden) over `Documents/ExportTemp`.
-    /// Bookmarks live in `AppData/bookmarks.json`, uploads in progress in
-    /// `Library/Caches/Downloading`, the audit log in `AppData/logs/audit.jsonl`, the
-    /// search index of `files:` in `Library/Caches/SearchIndex`; the host bridge never
-    /// reaches into the container itself, whatever a session's host access allows. With
-    /// `recordsRecents`, the files a user uses are added to the desktop's recent files.
-    /// Thumbnails in `Library/Caches/Thumbnails` are kept within `cacheLimits`.
-    public static func standard(container: Container, registry: TypeRegistry = .standard,
-                                extraMounts: [Mount] = [], hostTrash: HostTrash = HostTrash(),
-                                recordsRecents: Bool = false,
-                                cacheLimits: CacheLimits = .standard) throws(CofferError) -> FileService {
-        let journal = container.journal
-        // A root that cannot be opened (a folder at mode 000) is named by its mount.
-        func opening<Backend>(_ mount: String, _ open: () throws(CofferError) -> Backend) throws(CofferError) -> Backend {
-            do { return try open() } catch { throw error.path == nil ? error.naming(.root(of: mount)) : error }
-        }
-        let files = try opening(VirtualPath.defaultMount) { () throws(CofferError) in
-            try LocalSandboxBackend(rootPath: container.userFilesPath, registry: registry, journal: journal)
-        }
-        let staging = try opening("staging") { () throws(CofferError) in
-            try ExportStagingBackend(path: container.exportStagingPath, registry: registry, journal: journal)
-        }
-        let trash = try opening("trash") { () throws(CofferError) in
-            try TrashBackend(path: container.trashPath, registry: registry, origins: [
-                VirtualPath.defaultMount: container.userFilesPath, staging.mountName: container.exportStagingPath,
-            ], journal: journal)
-        }
-        return FileService(mounts: [
-            Mount(name: VirtualPath.defaultMount, backend: files, description: LocalizedText("Your files", "你的文件")),
-            Mount(name: trash.mountName, backend: trash, isWritable: false,
-                  description: LocalizedText("Deleted items, restorable (read-only)", "已删除、可恢复的项目（只读）")),
-            Mount(name: staging.mountName, backend: staging, isVisible: false),
-        ] + extraMounts, trash: trash, staging: staging, registry: registry,
-           excludedHostFolders: [container.hostPath],
-           bookmarksPath: container.bookmarksPath, uploadsPath: container.uploadsPath,
-           transfersPath: container.transfersPath, thumbnailsPath: container.thumbnailsPath,
-           audit: AuditLog(path: container.auditLogPath),
-           searchIndex: SearchIndex(databasePath: container.searchIndexPath + "/index.sqlite",
-                                    mount: VirtualPath.defaultMount, backend: files, registry: registry),
-           journal: journal, hostTrash: hostTrash, draftsPath: container.temporaryPath,
-           recents: recordsRecents ? RecentFiles() : nil, cacheLimits: cacheLimits)
-    }
-
-    /// The mount named in `path`.
     /// The mounts whose items have host paths (the local sandbox's), by name: what names a
-    /// local item's thumbnails by its `file://` URI.
-    package nonisolated var hostPathNaming: [String: any HostPathNaming] {
+    /// local item by its `file://` URI.
+    package var hostPathNaming: [String: any HostPathNaming] {
         Dictionary(uniqueKeysWithValues: mounts.compactMap { mount in
             (mount.backend as? any HostPathNaming).map { (mount.name, $0) }
         })
     }
 
-    package nonisolated func mount(for path: VirtualPath) throws(CofferError) -> Mount {
+    /// The mount named in `path`.
+    package func mount(for path: VirtualPath) throws(CofferError) -> Mount {
         guard let mount = mountsByName[path.mount] else {
             throw CofferError(.unknownMount, path: nil, detail: path.mount)
         }
@@ -164,24 +83,22 @@ public actor FileService {
     }
 
     /// Refuses type identifiers the registry does not know (a filter by them would match nothing).
-    nonisolated func requireKnownTypes(_ types: [String]) throws(CofferError) {
+    func requireKnownTypes(_ types: [String]) throws(CofferError) {
         for type in types where registry.type(withIdentifier: type) == nil {
             throw CofferError(.invalidArgument, detail: "unknown type \(type)")
         }
     }
 
-    nonisolated func writableMount(for path: VirtualPath) throws(CofferError) -> Mount {
+    func writableMount(for path: VirtualPath) throws(CofferError) -> Mount {
         let mount = try mount(for: path)
         guard mount.isWritable else { throw CofferError(.readOnly, path: path) }
         return mount
     }
 
     // MARK: Reading
-    // Reads are `nonisolated`: the service keeps no mutable state, so they run at once on
-    // any thread instead of queueing behind the actor (a big listing's sort included).
 
     /// One page of a folder's items, sorted.
-    package nonisolated func list(_ path: VirtualPath, options: ListOptions = ListOptions()) async throws(CofferError) -> ListPage {
+    package func list(_ path: VirtualPath, options: ListOptions = ListOptions()) async throws(CofferError) -> ListPage {
         let backend = try mount(for: path).backend
         let all = try await self.call(path) {
             try await backend.contentsOfFolder(at: path, readingBackupExclusion: options.readsBackupExclusion)
@@ -194,14 +111,14 @@ public actor FileService {
     }
 
     /// The item at `path`.
-    package nonisolated func stat(_ path: VirtualPath) async throws(CofferError) -> FileNode {
+    package func stat(_ path: VirtualPath) async throws(CofferError) -> FileNode {
         let backend = try mount(for: path).backend
         return try await self.call(path) { try await backend.node(at: path) }
     }
 
     /// The item at `path`, read at once on this thread where the mount's backend can
     /// (``ImmediateMetadata``); `nil` where it cannot, to be read with ``stat(_:)``.
-    package nonisolated func statImmediately(_ path: VirtualPath) throws(CofferError) -> FileNode? {
+    package func statImmediately(_ path: VirtualPath) throws(CofferError) -> FileNode? {
         guard let backend = immediateBackends[path.mount] else {
             _ = try mount(for: path)  // an unknown mount is an error, as for `stat`
             return nil
@@ -213,7 +130,7 @@ public actor FileService {
     /// it is gone again already (another process moved it away at once), the item as the
     /// operation left it. The operation succeeded either way; an answer of "no such file"
     /// would tell the caller it had not.
-    package nonisolated func placedNode(_ path: VirtualPath, made: FileNode) async -> FileNode {
+    package func placedNode(_ path: VirtualPath, made: FileNode) async -> FileNode {
         do {
             return try await stat(path)
         } catch {
@@ -224,13 +141,13 @@ public actor FileService {
     }
 
     /// A file just written with `size` bytes, as reported when it cannot be read back.
-    nonisolated func writtenFile(_ path: VirtualPath, size: Int) -> FileNode {
+    func writtenFile(_ path: VirtualPath, size: Int) -> FileNode {
         FileNode(path: path, kind: .file, size: Int64(size), modificationDate: Date(),
                  isHidden: FileNode.isDotName(path.name), typeIdentifier: registry.typeIdentifier(forFileNamed: path.name))
     }
 
     /// Whether something exists at `path`.
-    package nonisolated func exists(_ path: VirtualPath) async throws(CofferError) -> Bool {
+    package func exists(_ path: VirtualPath) async throws(CofferError) -> Bool {
         do {
             _ = try await stat(path)
             return true
@@ -310,7 +227,7 @@ public actor FileService {
     /// a folder, names that folder: `mkdir nope/child` says “files:/nope” doesn't exist. (A
     /// backend names what it was asked for, as its contract says; which part of the way is at
     /// fault is decided here, once.)
-    nonisolated func blamingTheWay(_ failure: CofferError, to path: VirtualPath) async -> CofferError {
+    func blamingTheWay(_ failure: CofferError, to path: VirtualPath) async -> CofferError {
         guard failure.kind == .noSuchFile || failure.kind == .notADirectory, failure.path == path,
               let parent = path.parent, !parent.isRoot else { return failure }
         var current = VirtualPath.root(of: path.mount)
@@ -358,7 +275,7 @@ public actor FileService {
             }
         }
         await indexChanged([source])
-        await favouritesMoved(from: source, to: placed)
+        await noteMoved(from: source, to: placed)
         return placed
     }
 

@@ -13,15 +13,19 @@ import Synchronization
 /// without data remove it. Nothing of an upload is ever visible in `files:` before commit. An upload
 /// belongs to the session that began it: to any other its id is unknown.
 ///
-/// A *resumable* upload (tus's) also outlives its process: a record beside its data
-/// (`resume-ID.json`) names its destination, and after a restart a session of the same front
-/// end finds it again by its id, with what was received counted from the data's length — while
-/// the machine has not restarted since (``BootIdentity``); after a reboot it is dropped, and the
-/// client starts again. It belongs to its front end rather than to one session: any session of
-/// that front end may go on with it (the web page begins it on its socket and sends the bytes
-/// to `/tus/`, and a reloaded page finds it again), and the end of a session leaves it be; an
-/// hour without data removes it, as any other.
-final class UploadRegistry: Sendable {
+/// A *resumable* upload (tus's) also outlives its session and its process: its id — 122
+/// random bits, handed only to the session that began it — is a capability, and whoever that
+/// session hands it to may go on with it (the web page begins it on its socket and sends the
+/// bytes to `/tus/`; a reloaded page, or a client after a restart, presents the id again). A
+/// record beside its data (`resume-ID.json`) names its destination, and after a restart the
+/// upload is found again by its id, with what was received counted from the data's length —
+/// while the machine has not restarted since (``BootIdentity``); after a reboot it is dropped,
+/// and the client starts again. The end of a session leaves it be; an hour without data
+/// removes it, as any other.
+///
+/// A service has uploads when its composition root registers this feature; its upkeep
+/// discards uploads abandoned for ``FileService/uploadIdleLimit``.
+public final class UploadRegistry: ServiceFeature {
     struct Upload {
         /// Where the data goes until commit, in the uploads area.
         var temporary: VirtualPath
@@ -33,12 +37,12 @@ final class UploadRegistry: Sendable {
         /// The number of the session that began it (`nil`: begun outside any session).
         var owner: Int?
         var isBusy = false
-        /// For a resumable upload, the front end whose sessions may go on with it, after a restart too.
-        var resumeKey: String?
+        /// Whether any session holding its id may go on with it, after a restart too.
+        var isResumable = false
 
-        /// Whether the session numbered `owner`, of front end `key`, may go on with it.
-        func isOwned(by owner: Int?, key: String?) -> Bool {
-            self.owner == owner || (resumeKey != nil && resumeKey == key)
+        /// Whether the session numbered `owner`, holding the upload's id, may go on with it.
+        func isOwned(by owner: Int?) -> Bool {
+            self.owner == owner || isResumable
         }
     }
 
@@ -48,7 +52,6 @@ final class UploadRegistry: Sendable {
         var destination: String
         var conflict: ConflictPolicy
         var size: Int64?
-        var key: String
         var boot: String?
     }
 
@@ -86,14 +89,14 @@ final class UploadRegistry: Sendable {
     /// Removes an upload's data, and its record when it has one.
     func remove(_ upload: Upload, id: String) {
         unlink(hostPath(of: upload.temporary))
-        if upload.resumeKey != nil { unlink(recordPath(of: id)) }
+        if upload.isResumable { unlink(recordPath(of: id)) }
     }
 
     /// Writes a resumable upload's record (whole or not at all: written aside, then renamed).
     func keep(_ upload: Upload, id: String) throws(CofferError) {
-        guard let key = upload.resumeKey else { return }
+        guard upload.isResumable else { return }
         let record = ResumeRecord(data: upload.temporary.name, destination: upload.destination.description,
-                                  conflict: upload.conflict, size: upload.expectedSize, key: key, boot: BootIdentity.current)
+                                  conflict: upload.conflict, size: upload.expectedSize, boot: BootIdentity.current)
         let target = recordPath(of: id)
         do {
             let data = try JSONEncoder().encode(record)
@@ -107,14 +110,14 @@ final class UploadRegistry: Sendable {
         }
     }
 
-    /// Finds resumable upload `id` again after a restart, for a session of the front end
-    /// `key` (numbered `owner`): known already, or read from its record. An upload begun before
-    /// the machine restarted is dropped (its unsynced bytes may be lost).
-    func revive(_ id: String, key: String, owner: Int?) {
+    /// Finds resumable upload `id` again after a restart, for the session numbered `owner`
+    /// that presents its id: known already, or read from its record. An upload begun before the
+    /// machine restarted is dropped (its unsynced bytes may be lost).
+    func revive(_ id: String, owner: Int?) {
         guard Self.isIdentifier(id), uploads.withLock({ $0[id] == nil }) else { return }
         let recordFile = recordPath(of: id)
         guard let data = FileManager.default.contents(atPath: recordFile),
-              let record = try? JSONDecoder().decode(ResumeRecord.self, from: data), record.key == key,
+              let record = try? JSONDecoder().decode(ResumeRecord.self, from: data),
               record.data.hasPrefix(Self.temporaryPrefix), !record.data.contains("/"),
               let destination = try? VirtualPath(parsing: record.destination) else { return }
         let temporary = VirtualPath.root(of: Self.mountName).appending(trustedName: record.data)
@@ -130,7 +133,7 @@ final class UploadRegistry: Sendable {
             guard uploads[id] == nil else { return }
             uploads[id] = Upload(temporary: temporary, destination: destination, conflict: record.conflict,
                                  expectedSize: record.size, received: Int64(info.st_size), lastActivity: Date(),
-                                 owner: owner, resumeKey: key)
+                                 owner: owner, isResumable: true)
         }
     }
 
@@ -143,9 +146,22 @@ final class UploadRegistry: Sendable {
     /// The names of uploads' data in the uploads folder.
     static let temporaryPrefix = "upload-"
 
-    init(path: String, journal: OperationJournal?) throws(CofferError) {
+    /// Uploads kept in the host folder at `path` (`Library/Caches/Downloading` in a standard
+    /// container), their writes noted in `journal`.
+    public init(path: String, journal: OperationJournal?) throws(CofferError) {
         backend = try LocalSandboxBackend(rootPath: path, syncBeforeCommit: false, journal: journal)
         self.path = path
+    }
+
+    /// How often abandoned uploads are looked for.
+    static let sweepInterval: Duration = .seconds(60)
+
+    /// Discards, every minute, the uploads that have had no data for an hour.
+    public func keepUp(_ service: FileService) async {
+        while !Task.isCancelled {
+            try? await Task.sleep(for: Self.sweepInterval)
+            await service.abortUploads(idleFor: FileService.uploadIdleLimit)
+        }
     }
 
     /// The most uploads one session may have open, and all sessions together: each holds
@@ -167,9 +183,9 @@ final class UploadRegistry: Sendable {
     }
 
     /// Marks an upload busy for one append, checking that `offset` continues it.
-    func claim(_ id: String, offset: Int64, count: Int, owner: Int?, key: String?) throws(CofferError) -> Upload {
+    func claim(_ id: String, offset: Int64, count: Int, owner: Int?) throws(CofferError) -> Upload {
         let result = uploads.withLock { uploads -> Result<Upload, CofferError> in
-            guard var upload = uploads[id], upload.isOwned(by: owner, key: key) else {
+            guard var upload = uploads[id], upload.isOwned(by: owner) else {
                 return .failure(CofferError(.notFoundUpload, detail: id))
             }
             guard !upload.isBusy else {
@@ -198,9 +214,9 @@ final class UploadRegistry: Sendable {
     }
 
     /// How far an upload of session `owner` has come: bytes received and the size announced.
-    func status(_ id: String, owner: Int?, key: String?) throws(CofferError) -> (received: Int64, expected: Int64?, destination: VirtualPath) {
+    func status(_ id: String, owner: Int?) throws(CofferError) -> (received: Int64, expected: Int64?, destination: VirtualPath) {
         let found = uploads.withLock { uploads -> Upload? in
-            guard let upload = uploads[id], upload.isOwned(by: owner, key: key) else { return nil }
+            guard let upload = uploads[id], upload.isOwned(by: owner) else { return nil }
             return upload
         }
         guard let found else { throw CofferError(.notFoundUpload, detail: id) }
@@ -208,9 +224,9 @@ final class UploadRegistry: Sendable {
     }
 
     /// Removes an upload from the registry (for commit or abort).
-    func take(_ id: String, owner: Int?, key: String? = nil) throws(CofferError) -> Upload {
+    func take(_ id: String, owner: Int?) throws(CofferError) -> Upload {
         let upload = uploads.withLock { uploads -> Upload? in
-            guard let upload = uploads[id], upload.isOwned(by: owner, key: key), !upload.isBusy else { return nil }
+            guard let upload = uploads[id], upload.isOwned(by: owner), !upload.isBusy else { return nil }
             uploads[id] = nil
             return upload
         }
@@ -224,7 +240,7 @@ final class UploadRegistry: Sendable {
         uploads.withLock { uploads in
             let idle = uploads.filter { entry in
                 !entry.value.isBusy && entry.value.lastActivity < cutoff
-                    && (owner == nil || (entry.value.owner == owner && entry.value.resumeKey == nil))
+                    && (owner == nil || (entry.value.owner == owner && !entry.value.isResumable))
             }
             for id in idle.keys { uploads[id] = nil }
             return idle.map { (id: $0.key, upload: $0.value) }
@@ -236,26 +252,24 @@ extension FileService {
     /// How long an upload may go without data before it is removed.
     public static let uploadIdleLimit: TimeInterval = 60 * 60
 
-    private nonisolated func requireUploads() throws(CofferError) -> UploadRegistry {
-        guard let uploadRegistry else { throw CofferError(.unsupported, detail: "uploads") }
-        return uploadRegistry
+    private func requireUploads() throws(CofferError) -> UploadRegistry {
+        try require(UploadRegistry.self, "uploads")
     }
 
-    /// The registry, with resumable upload `id` of front end `resumeKey` found again when a
-    /// restart let go of it.
-    private nonisolated func requireUploads(reviving id: String, owner: Int?, resumeKey: String?) throws(CofferError) -> UploadRegistry {
+    /// The registry, with resumable upload `id` found again when a restart let go of it.
+    private func requireUploads(reviving id: String, owner: Int?) throws(CofferError) -> UploadRegistry {
         let registry = try requireUploads()
-        if let resumeKey { registry.revive(id, key: resumeKey, owner: owner) }
+        registry.revive(id, owner: owner)
         return registry
     }
 
     /// Starts an upload to `path` for the session numbered `owner`. Its folder must exist;
     /// with `.fail` the name must be free now (and is checked again at commit). `size`,
     /// when given, caps what may be appended.
-    /// With `resumeKey` (the front end's name), the upload outlives its process
-    /// (``UploadRegistry``).
+    /// A `resumable` upload outlives its session and its process: its id is the capability to
+    /// go on with it (``UploadRegistry``).
     func beginUpload(to path: VirtualPath, conflict: ConflictPolicy, size: Int64?,
-                     owner: Int?, resumeKey: String? = nil) async throws(CofferError) -> String {
+                     owner: Int?, resumable: Bool = false) async throws(CofferError) -> String {
         let registry = try requireUploads()
         _ = try writableMount(for: path)
         guard let parent = path.parent else { throw CofferError(.isADirectory, path: path) }
@@ -264,7 +278,7 @@ extension FileService {
         if let size, size < 0 { throw CofferError(.invalidArgument, path: path, detail: "negative size") }
         let temporary = VirtualPath.root(of: UploadRegistry.mountName).appending(trustedName: UploadRegistry.temporaryPrefix + UUID().uuidString)
         let upload = UploadRegistry.Upload(temporary: temporary, destination: path, conflict: conflict,
-                                           expectedSize: size, lastActivity: Date(), owner: owner, resumeKey: resumeKey)
+                                           expectedSize: size, lastActivity: Date(), owner: owner, isResumable: resumable)
         let id = try registry.add(upload)
         do {
             try await BlockingIO.run { _ throws(CofferError) in
@@ -279,23 +293,23 @@ extension FileService {
     }
 
     /// How far upload `id` has come (a resumable upload asks before it goes on).
-    /// A resumable upload of front end `resumeKey` begun before a restart is found again.
-    nonisolated func uploadStatus(_ id: String, owner: Int?, resumeKey: String? = nil) throws(CofferError) -> UploadStatus {
-        let registry = try requireUploads(reviving: id, owner: owner, resumeKey: resumeKey)
-        let (received, expected, destination) = try registry.status(id, owner: owner, key: resumeKey)
+    /// A resumable upload begun before a restart is found again.
+    func uploadStatus(_ id: String, owner: Int?) throws(CofferError) -> UploadStatus {
+        let registry = try requireUploads(reviving: id, owner: owner)
+        let (received, expected, destination) = try registry.status(id, owner: owner)
         return UploadStatus(received: received, expectedSize: expected, destination: destination)
     }
 
     /// Appends `bytes` at `offset`, which must be what was received so far. Returns the new total.
-    func appendUpload(_ id: String, offset: Int64, bytes: [UInt8], owner: Int?, resumeKey: String? = nil) async throws(CofferError) -> Int64 {
-        let registry = try requireUploads(reviving: id, owner: owner, resumeKey: resumeKey)
-        let upload = try registry.claim(id, offset: offset, count: bytes.count, owner: owner, key: resumeKey)
+    func appendUpload(_ id: String, offset: Int64, bytes: [UInt8], owner: Int?) async throws(CofferError) -> Int64 {
+        let registry = try requireUploads(reviving: id, owner: owner)
+        let upload = try registry.claim(id, offset: offset, count: bytes.count, owner: owner)
         do {
             try await BlockingIO.run { _ throws(CofferError) in try registry.write(bytes, at: offset, to: upload.temporary) }
         } catch {
             registry.release(id, adding: 0)
             // A failed write leaves the upload in an unknown state: end it.
-            if let broken = try? registry.take(id, owner: owner, key: resumeKey) { registry.remove(broken, id: id) }
+            if let broken = try? registry.take(id, owner: owner) { registry.remove(broken, id: id) }
             throw error.naming(upload.destination, insteadOf: UploadRegistry.mountName)
         }
         registry.release(id, adding: bytes.count)
@@ -306,9 +320,8 @@ extension FileService {
     /// and written on one blocking-I/O thread, a MiB at a time, with no hop to another thread
     /// per piece. What arrived before the body was cut off (or the work was cancelled) is kept,
     /// for the next request to go on from. Returns the new total.
-    nonisolated func appendUpload(_ id: String, offset: Int64, from body: any IncomingBytes, owner: Int?,
-                                  resumeKey: String? = nil) async throws(CofferError) -> Int64 {
-        let registry = try requireUploads(reviving: id, owner: owner, resumeKey: resumeKey)
+    func appendUpload(_ id: String, offset: Int64, from body: any IncomingBytes, owner: Int?) async throws(CofferError) -> Int64 {
+        let registry = try requireUploads(reviving: id, owner: owner)
         return try await BlockingIO.run { flag throws(CofferError) -> Int64 in
             let buffer = UnsafeMutableRawBufferPointer.allocate(byteCount: AppendUploadStream.pieceSize, alignment: 16)
             defer { buffer.deallocate() }
@@ -325,13 +338,13 @@ extension FileService {
                     filled += count
                 }
                 if filled > 0 {
-                    let upload = try registry.claim(id, offset: received, count: filled, owner: owner, key: resumeKey)
+                    let upload = try registry.claim(id, offset: received, count: filled, owner: owner)
                     do throws(CofferError) {
                         try registry.write(UnsafeRawBufferPointer(rebasing: buffer[..<filled]), at: received, to: upload.temporary)
                     } catch {
                         registry.release(id, adding: 0)
                         // A failed write leaves the upload in an unknown state: end it.
-                        if let broken = try? registry.take(id, owner: owner, key: resumeKey) { registry.remove(broken, id: id) }
+                        if let broken = try? registry.take(id, owner: owner) { registry.remove(broken, id: id) }
                         throw error.naming(upload.destination, insteadOf: UploadRegistry.mountName)
                     }
                     registry.release(id, adding: filled)
@@ -344,11 +357,11 @@ extension FileService {
 
     /// Places a finished upload at its destination and returns the node.
     /// With `ifVersion`, a conditional save (``writeFile(_:bytes:conflict:ifVersion:)``).
-    func commitUpload(_ id: String, owner: Int?, resumeKey: String? = nil, ifVersion: FileVersion? = nil) async throws(CofferError) -> FileNode {
-        let registry = try requireUploads(reviving: id, owner: owner, resumeKey: resumeKey)
-        let upload = try registry.take(id, owner: owner, key: resumeKey)
+    func commitUpload(_ id: String, owner: Int?, ifVersion: FileVersion? = nil) async throws(CofferError) -> FileNode {
+        let registry = try requireUploads(reviving: id, owner: owner)
+        let upload = try registry.take(id, owner: owner)
         // From here the upload is placed or gone, whatever happens: its record goes first.
-        if upload.resumeKey != nil { unlink(registry.recordPath(of: id)) }
+        if upload.isResumable { unlink(registry.recordPath(of: id)) }
         if let expected = upload.expectedSize, expected != upload.received {
             registry.remove(upload, id: id)
             throw CofferError(.invalidArgument, path: upload.destination,
@@ -400,13 +413,13 @@ extension FileService {
 
     /// Where downloads keep their data until they are complete: the uploads area
     /// (`Library/Caches/Downloading`), or `nil` for a service without one.
-    public nonisolated var downloadsCachePath: String? { uploadRegistry?.path }
+    public var downloadsCachePath: String? { feature(UploadRegistry.self)?.path }
 
     /// Opens download data `cacheName` in the downloads cache (``downloadsCachePath``) to be
     /// written a piece at a time, made if it is not there: the cache's own backend writes it.
     /// - Throws: `invalidName` for a `cacheName` that is not a plain name there; `unsupported`
     ///   for a service without a downloads cache.
-    public nonisolated func openDownloadData(_ cacheName: String) throws(CofferError) -> any OutputFile {
+    public func openDownloadData(_ cacheName: String) throws(CofferError) -> any OutputFile {
         let registry = try requireUploads()
         try FileName.validate(cacheName)
         // Its errors name no path: the cache is no mount its user knows.
@@ -439,9 +452,9 @@ extension FileService {
     }
 
     /// Discards an upload.
-    func abortUpload(_ id: String, owner: Int?, resumeKey: String? = nil) async throws(CofferError) {
-        let registry = try requireUploads(reviving: id, owner: owner, resumeKey: resumeKey)
-        registry.remove(try registry.take(id, owner: owner, key: resumeKey), id: id)
+    func abortUpload(_ id: String, owner: Int?) async throws(CofferError) {
+        let registry = try requireUploads(reviving: id, owner: owner)
+        registry.remove(try registry.take(id, owner: owner), id: id)
     }
 
     /// Discards uploads that have had no data for `idle` seconds; all of them with `nil`.
@@ -450,7 +463,7 @@ extension FileService {
     /// Returns how many.
     @discardableResult
     package func abortUploads(idleFor idle: TimeInterval?, ownedBy owner: Int? = nil) async -> Int {
-        guard let registry = uploadRegistry else { return 0 }
+        guard let registry = feature(UploadRegistry.self) else { return 0 }
         let cutoff = idle.map { Date().addingTimeInterval(-$0) } ?? .distantFuture
         let stale = registry.takeIdle(before: cutoff, ownedBy: owner)
         for (id, upload) in stale { registry.remove(upload, id: id) }

@@ -198,9 +198,9 @@ struct ThumbnailTests {
         let nodes = try await fixture.service.list(fixture.path(""), options: ListOptions()).items
         _ = try await fixture.session.perform(PrefetchThumbnails(nodes))
         #expect(fixture.cached("normal").count == 10 && fixture.cached("fail/coffer-1.0").count == 3)
-        #expect(try await fixture.service.trimThumbnails()?.removedFiles == 0)
+        #expect(try await fixture.service.feature(ThumbnailCache.self)?.trim().removedFiles == 0)
         // Half a year and a day later, every one has expired (the standard limits: 180 days).
-        let report = try #require(await fixture.service.trimThumbnails(now: Date().addingTimeInterval(181 * 86_400)))
+        let report = try #require(await fixture.service.feature(ThumbnailCache.self)?.trim(now: Date().addingTimeInterval(181 * 86_400)))
         #expect(report.removedFiles == 13 && report.keptFiles == 0)
         #expect(fixture.cached("normal").isEmpty && fixture.cached("fail/coffer-1.0").isEmpty)
         // The folder's manifest went with them: the next run makes them again, none trusted.

@@ -22,8 +22,7 @@ struct CacheLimitsTests {
     }
 
     func trim(_ limits: CacheLimits) async throws -> CacheTrimReport {
-        let service = FileService(mounts: [], thumbnailsPath: directory.url("Thumbnails"), cacheLimits: limits)
-        return try #require(await service.trimThumbnails(now: now))
+        await ThumbnailCache(path: directory.url("Thumbnails"), limits: limits).trim(now: now)
     }
 
     @Test func thumbnailsOlderThanTheAgeLimitGoInEveryFolder() async throws {

@@ -22,7 +22,7 @@ struct ReplaceTests {
     func expectRestorable(_ place: String, files: [String: String]) async throws {
         let listing = try await fixture.service.trashItems()
         let item = try #require(listing.items.last { $0.originalPath == (try fixture.path(place)) })
-        try await session.perform(RestoreItem(.id(item.id), conflict: .replaceFolder))
+        _ = try await session.perform(RestoreItem(.id(item.id), conflict: .replaceFolder))
         for (relative, contents) in files { #expect(directory.contents(fixture.user(relative)) == contents) }
     }
 
@@ -61,14 +61,14 @@ struct ReplaceTests {
         #expect(folderOverFile?.detail == "file-in-the-way")
         #expect(directory.contents(fixture.user("Y/a.txt")) == "old file")
         // Asked explicitly, the folder goes to the trash whole.
-        try await session.perform(CopyItem(try fixture.path("/a.txt"), to: .into(try fixture.path("/X")), conflict: .replaceFolder))
+        _ = try await session.perform(CopyItem(try fixture.path("/a.txt"), to: .into(try fixture.path("/X")), conflict: .replaceFolder))
         #expect(directory.contents(fixture.user("X/a.txt")) == "new")
         try await expectRestorable("/X/a.txt", files: ["X/a.txt/1.jpg": "one", "X/a.txt/2.jpg": "two"])
     }
 
     @Test func writeReplacingTrashesAndRefusesAFolder() async throws {
         directory.make([fixture.user("notes.txt"): "old notes", fixture.user("Album/1.jpg"): "1"])
-        try await session.perform(WriteFile(try fixture.path("/notes.txt"), bytes: Array("new notes".utf8), conflict: .replace))
+        _ = try await session.perform(WriteFile(try fixture.path("/notes.txt"), bytes: Array("new notes".utf8), conflict: .replace))
         #expect(directory.contents(fixture.user("notes.txt")) == "new notes")
         let refused = await thrownError(of: try await session.perform(
             WriteFile(try fixture.path("/Album"), bytes: Array("oops".utf8), conflict: .replace)))
@@ -79,10 +79,10 @@ struct ReplaceTests {
 
     @Test func moveAndRenameReplacingTrashTheOldOne() async throws {
         directory.make([fixture.user("a.txt"): "moved", fixture.user("Docs/a.txt"): "old", fixture.user("b.txt"): "renamed", fixture.user("c.txt"): "old c"])
-        try await session.perform(MoveItem(try fixture.path("/a.txt"), to: .into(try fixture.path("/Docs")), conflict: .replace))
+        _ = try await session.perform(MoveItem(try fixture.path("/a.txt"), to: .into(try fixture.path("/Docs")), conflict: .replace))
         #expect(directory.contents(fixture.user("Docs/a.txt")) == "moved")
         #expect(!directory.exists(fixture.user("a.txt")))
-        try await session.perform(RenameItem(try fixture.path("/b.txt"), to: "c.txt", conflict: .replace))
+        _ = try await session.perform(RenameItem(try fixture.path("/b.txt"), to: "c.txt", conflict: .replace))
         #expect(directory.contents(fixture.user("c.txt")) == "renamed")
         #expect(Set(try await fixture.service.trashItems().items.map(\.originalPath.description)) == ["files:/Docs/a.txt", "files:/c.txt"])
         try await expectRestorable("/Docs/a.txt", files: ["Docs/a.txt": "old"])
@@ -143,7 +143,7 @@ struct ReplaceTests {
             told.value.withLock { $0 = conflict }
             return .replaceFolder
         }
-        try await session.perform(CopyItem(try fixture.path("/a.txt"), to: .into(try fixture.path("/X")), conflict: .ask))
+        _ = try await session.perform(CopyItem(try fixture.path("/a.txt"), to: .into(try fixture.path("/X")), conflict: .ask))
         let conflict = try #require(told.value.withLock { $0 })
         #expect(conflict.existing?.kind == .folder)
         #expect(conflict.contents?.files == 2)

@@ -374,7 +374,7 @@ struct SearchTests {
     @Test func aDeletedIndexIsRebuiltByTheNextSearch() async throws {
         generateTree(count: 100, seed: 5)
         #expect(await service.updateSearchIndex() != nil)
-        for suffix in ["", "-wal", "-shm"] { unlink(container.searchIndexPath + "/index.sqlite" + suffix) }
+        for suffix in ["", "-wal", "-shm"] { unlink(container.searchIndexDatabasePath + suffix) }
         // A process without a watch (a one-off command) finishes the build and answers from it.
         let reopened = try FileService.standard(container: container)
         let first = try await search("re", on: reopened)
@@ -423,7 +423,7 @@ struct SearchTests {
             let fromIndex = try #require(await index.query(try NamePattern(pattern), below: .root())).map(\.description)
             #expect(fromIndex == bruteForce(pattern), "\(pattern)")
         }
-        for suffix in ["", "-wal", "-shm"] { unlink(container.searchIndexPath + "/index.sqlite" + suffix) }
+        for suffix in ["", "-wal", "-shm"] { unlink(container.searchIndexDatabasePath + suffix) }
         let rebuilt = try FileService.standard(container: container)
         for pattern in ["report", "re", "e", "报告", "resume", "a b", "2"] {
             let resumedPaths = try #require(await index.query(try NamePattern(pattern), below: .root())).map(\.description)
@@ -438,7 +438,7 @@ struct SearchTests {
         #expect(await service.updateSearchIndex() != nil)
         // Closed, so everything is in the database file rather than its write-ahead log.
         service.searchIndex?.close()
-        let file = container.searchIndexPath + "/index.sqlite"
+        let file = container.searchIndexDatabasePath
         let handle = try #require(FileHandle(forUpdatingAtPath: file))
         try handle.seek(toOffset: UInt64(offset))
         handle.write(Data(repeating: 0xA5, count: 32_768))

@@ -9,6 +9,6 @@ public struct AbortUpload: FileOperation {
     public init(_ id: String) { self.id = id }
 
     public func run(in context: OperationContext) async throws(CofferError) {
-        try await context.service.abortUpload(id, owner: context.session.number, resumeKey: context.session.frontEnd)
+        try await context.service.abortUpload(id, owner: context.session.number)
     }
 }

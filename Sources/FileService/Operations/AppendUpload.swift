@@ -16,6 +16,6 @@ public struct AppendUpload: FileOperation {
 
     /// - Returns: the bytes received so far.
     public func run(in context: OperationContext) async throws(CofferError) -> Int64 {
-        try await context.service.appendUpload(id, offset: offset, bytes: bytes, owner: context.session.number, resumeKey: context.session.frontEnd)
+        try await context.service.appendUpload(id, offset: offset, bytes: bytes, owner: context.session.number)
     }
 }

@@ -39,8 +39,7 @@ public struct AppendUploadStream: FileOperation {
     }
 
     public func run(in context: OperationContext) async throws(CofferError) -> Int64 {
-        try await context.service.appendUpload(id, offset: offset, from: body, owner: context.session.number,
-                                               resumeKey: context.session.frontEnd)
+        try await context.service.appendUpload(id, offset: offset, from: body, owner: context.session.number)
     }
 
     public func auditRecords(for outcome: Result<Int64, CofferError>) -> [AuditRecord] {

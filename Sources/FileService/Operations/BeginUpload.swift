@@ -33,7 +33,7 @@ public struct BeginUpload: FileOperation {
         let choice = context.conflict(conflict, for: Self.self, otherwise: Self.defaultConflict)
         return try await context.settling(choice, about: path) { policy, _ throws(CofferError) in
             try await context.service.beginUpload(to: path, conflict: policy, size: size, owner: context.session.number,
-                                                    resumeKey: resumable ? context.session.frontEnd : nil)
+                                                    resumable: resumable)
         }
     }
 }

@@ -17,7 +17,7 @@ public struct CommitUpload: FileOperation {
     }
 
     public func run(in context: OperationContext) async throws(CofferError) -> FileNode {
-        try await context.service.commitUpload(id, owner: context.session.number, resumeKey: context.session.frontEnd, ifVersion: ifVersion)
+        try await context.service.commitUpload(id, owner: context.session.number, ifVersion: ifVersion)
     }
 
     public func auditedPaths(for outcome: Result<FileNode, CofferError>) -> [String] {

@@ -35,9 +35,9 @@ public struct FinishEdit: FileOperation {
         let outcome = try await context.service.finishEdit(draft, choice: choice, policy: context.session.hostPolicy)
         if case .saved(let location, _) = outcome {
             if location.hasPrefix("/") {
-                await context.service.noteRecent(hostPath: location)
+                await context.service.noteUse(.host(location))
             } else if let path = try? VirtualPath(parsing: location) {
-                await context.service.noteRecent(path)
+                await context.service.noteUse(.item(path))
             }
         }
         return outcome

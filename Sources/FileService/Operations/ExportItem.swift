@@ -32,7 +32,7 @@ public struct ExportItem: FileOperation {
             try await context.service.exportItem(path, toHostDirectory: hostFolder, conflict: context.conflictPolicy(conflict, for: Self.self, otherwise: Self.defaultConflict),
                                                  encoding: encoding, policy: context.session.hostPolicy, progress: progress)
         }
-        if (try? await context.service.stat(path))?.kind == .file { await context.service.noteRecent(hostPath: written) }
+        if (try? await context.service.stat(path))?.kind == .file { await context.service.noteUse(.host(written)) }
         return written
     }
 

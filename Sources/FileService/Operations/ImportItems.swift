@@ -38,7 +38,7 @@ public struct ImportItems: FileOperation {
                                                   progress: progress)
         }
         for case .success(let node) in results.map(\.outcome) where node.kind == .file {
-            await context.service.noteRecent(node.path)
+            await context.service.noteUse(.item(node.path))
         }
         return results
     }

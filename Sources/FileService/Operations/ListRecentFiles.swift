@@ -8,6 +8,6 @@ public struct ListRecentFiles: FileOperation {
     public static let name = "recent"
     public init() {}
     public func run(in context: OperationContext) async throws(CofferError) -> [RecentFile] {
-        await context.service.recentFiles(reachableBy: context.session.hostPolicy)
+        await context.service.feature(Recents.self)?.files(of: context.service, reachableBy: context.session.hostPolicy) ?? []
     }
 }

@@ -11,7 +11,7 @@ public struct OpenHostFile: FileOperation {
 
     public func run(in context: OperationContext) async throws(CofferError) -> OpenedHostFile {
         let opened = try await context.service.open(hostPath: hostPath, policy: context.session.hostPolicy)
-        await context.service.noteRecent(hostPath: opened.bookmark.hostPath)
+        await context.service.noteUse(.host(opened.bookmark.hostPath))
         return opened
     }
 }

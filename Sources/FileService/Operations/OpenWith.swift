@@ -65,12 +65,12 @@ public struct OpenWithApplication: FileOperation {
             chosen = first
         }
         switch item {
-        case .path(let path): return try await context.service.handOver(path, to: chosen, inPlace: inPlace)
+        case .path(let path): return try await context.service.require(OpenWithLauncher.self, "open-with").handOver(path, of: context.service, to: chosen, inPlace: inPlace)
         case .host(let hostPath):
-            return try await context.service.handOver(hostPath: hostPath, to: chosen, policy: context.session.hostPolicy)
+            return try await context.service.require(OpenWithLauncher.self, "open-with").handOver(hostPath: hostPath, of: context.service, to: chosen, policy: context.session.hostPolicy)
         case .bookmark(let id):
             let policy = context.session.hostPolicy
-            return try await context.service.handOver(hostPath: try await context.service.hostPath(ofBookmark: id, policy: policy),
+            return try await context.service.require(OpenWithLauncher.self, "open-with").handOver(hostPath: try await context.service.hostPath(ofBookmark: id, policy: policy), of: context.service,
                                                       to: chosen, policy: policy)
         }
     }

@@ -17,7 +17,7 @@ public struct OpenShare: FileOperation {
     public init(_ id: String) { self.id = id }
 
     public func run(in context: OperationContext) async throws(CofferError) -> Share {
-        guard let share = await context.service.share(id) else { throw CofferError(.noSuchFile) }
+        guard let share = await context.service.feature(ShareRegistry.self)?.share(id) else { throw CofferError(.noSuchFile) }
         return share
     }
 }
@@ -35,7 +35,7 @@ public struct FindSharedItem: FileOperation {
     }
 
     public func run(in context: OperationContext) async throws(CofferError) -> FileNode {
-        try await context.service.sharedItem(share, names)
+        try await context.service.require(ShareRegistry.self, "shares").item(share, names, in: context.service)
     }
 }
 
@@ -63,7 +63,7 @@ public struct UnlockShare: FileOperation {
 
     public func run(in context: OperationContext) async throws(CofferError) -> ShareUnlocking {
         guard let hash = share.password else { return .unlocked }
-        let attempts = context.service.shareAttempts
+        let attempts = try context.service.require(ShareRegistry.self, "shares").attempts
         let key = share.id + " " + (context.session.client ?? "")
         if let wait = attempts.wait(for: key) { return .wait(seconds: wait) }
         let password = self.password
@@ -120,7 +120,7 @@ extension SharedDownloadEnding {
 
     public func run(in context: OperationContext) async throws(CofferError) -> Share? {
         guard case .complete = end else { return share }
-        return await context.service.countDownload(of: share.id)
+        return await context.service.feature(ShareRegistry.self)?.countDownload(of: share.id)
     }
 
     public func auditRecords(for outcome: Result<Share?, CofferError>) -> [AuditRecord] {

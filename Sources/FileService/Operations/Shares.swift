@@ -22,7 +22,7 @@ public struct CreateShare: FileOperation {
     }
 
     public func run(in context: OperationContext) async throws(CofferError) -> ShareSummary {
-        ShareSummary(try await context.service.createShare(path, expires: expires, password: password,
+        ShareSummary(try await context.service.require(ShareRegistry.self, "shares").create(path, in: context.service, expires: expires, password: password,
                                                            downloadLimit: downloadLimit, upload: upload))
     }
 
@@ -36,7 +36,7 @@ public struct ListShares: FileOperation {
 
     public func run(in context: OperationContext) async throws(CofferError) -> [ShareSummary] {
         let now = Date()
-        return try await context.service.shares().map { ShareSummary($0, now: now) }
+        return try await context.service.require(ShareRegistry.self, "shares").all().map { ShareSummary($0, now: now) }
     }
 }
 
@@ -49,7 +49,7 @@ public struct RevokeShare: FileOperation {
     public init(_ id: String) { self.id = id }
 
     public func run(in context: OperationContext) async throws(CofferError) -> ShareSummary {
-        ShareSummary(try await context.service.revokeShare(id))
+        ShareSummary(try await context.service.require(ShareRegistry.self, "shares").revoke(id))
     }
 
     public func auditedPaths(for outcome: Result<ShareSummary, CofferError>) -> [String] {

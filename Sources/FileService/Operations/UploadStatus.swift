@@ -16,6 +16,6 @@ public struct ReadUploadStatus: FileOperation {
     public init(_ id: String) { self.id = id }
 
     public func run(in context: OperationContext) async throws(CofferError) -> UploadStatus {
-        try context.service.uploadStatus(id, owner: context.session.number, resumeKey: context.session.frontEnd)
+        try context.service.uploadStatus(id, owner: context.session.number)
     }
 }

@@ -1,9 +1,10 @@
 import Foundation
 import Synchronization
 
-/// The background work a service keeps going while someone stays: the search index kept
-/// live by a watch of its mount, a sweep that discards uploads abandoned for an hour, and
-/// the thumbnail cache trimmed to its limits at the start and every hour.
+/// The background work a service keeps going while someone stays: each feature's upkeep
+/// (``ServiceFeature/keepUp(_:)``) — the search index kept live by a watch of its mount, a
+/// sweep that discards uploads abandoned for an hour, the thumbnail cache trimmed to its
+/// limits at the start and every hour…
 ///
 /// Long-lived sessions retain it while they are open (and a server that takes connections
 /// for its whole life, so the index is not dropped between clients); the last release
@@ -15,30 +16,12 @@ final class Housekeeping: Sendable {
     }
 
     private let state = Mutex(State())
-    /// How often abandoned uploads are looked for.
-    static let sweepInterval: Duration = .seconds(60)
-    /// How often the thumbnail cache is trimmed (GNOME's housekeeping: hourly).
-    static let trimInterval: Duration = .seconds(3600)
 
     func retain(_ service: FileService) {
         state.withLock { state in
             state.holders += 1
             guard state.holders == 1 else { return }
-            state.work = [
-                Task { await service.startIndexing(watching: true) },
-                Task {
-                    while !Task.isCancelled {
-                        try? await Task.sleep(for: Self.sweepInterval)
-                        await service.abortUploads(idleFor: FileService.uploadIdleLimit)
-                    }
-                },
-                Task {
-                    while !Task.isCancelled {
-                        await service.trimThumbnails()
-                        try? await Task.sleep(for: Self.trimInterval)
-                    }
-                },
-            ]
+            state.work = service.features.all.map { feature in Task { await feature.keepUp(service) } }
         }
     }
 
@@ -56,7 +39,7 @@ final class Housekeeping: Sendable {
         for task in stopped { await task.value }
         // Under the lock: a retain that came meanwhile starts again after this, not before.
         state.withLock { state in
-            if state.holders == 0 { service.stopIndexing() }
+            if state.holders == 0 { for feature in service.features.all { feature.stopKeepingUp() } }
         }
     }
 }
@@ -65,7 +48,7 @@ extension FileService {
     /// Keeps the search index live and abandoned uploads swept until the matching
     /// ``releaseBackgroundWork()``, with or without sessions open: for a server that serves
     /// one client after another. Long-lived sessions do this themselves.
-    public nonisolated func retainBackgroundWork() { housekeeping.retain(self) }
+    public func retainBackgroundWork() { housekeeping.retain(self) }
 
-    public nonisolated func releaseBackgroundWork() async { await housekeeping.release(self) }
+    public func releaseBackgroundWork() async { await housekeeping.release(self) }
 }

@@ -257,7 +257,7 @@ extension FileService {
     /// Opens a session for a front end. A long-lived one keeps the service's background
     /// work going until it closes.
     /// - Throws: for ``HostAccess/only(_:)`` folders that do not exist or are not folders.
-    public nonisolated func openSession(_ options: SessionOptions) throws(CofferError) -> Session {
+    public func openSession(_ options: SessionOptions) throws(CofferError) -> Session {
         var policy: HostAccessPolicy = switch options.hostAccess {
         case .anywhere: .anywhere
         case .nowhere: .nowhere

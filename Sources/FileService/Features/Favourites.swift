@@ -7,13 +7,21 @@ import Foundation
 import Glibc
 #endif
 
-/// Favourites (``Favourite``), kept in `AppData/favourites.json`; host folders marked for
-/// the desktop also in GTK's bookmarks (`$XDG_CONFIG_HOME/gtk-3.0/bookmarks`).
-extension FileService {
+/// Favourites (``Favourite``), kept in a JSON file (`AppData/favourites.json` in a standard
+/// container); host folders marked for the desktop also in GTK's bookmarks
+/// (`$XDG_CONFIG_HOME/gtk-3.0/bookmarks`). A favourite in a mount follows the item when
+/// Coffer moves or renames it.
+public final class Favourites: ItemMoveObserver {
+    private let store: JSONListStore<Favourite>
+
+    /// Favourites kept in the JSON file at `path`.
+    public init(path: String) {
+        store = JSONListStore(path: path, label: "favourites")
+    }
+
     /// Every favourite, oldest first, each checked: one that vanished is marked missing.
-    func favourites(policy: HostAccessPolicy) async throws(CofferError) -> [FavouriteStatus] {
-        let store = try requireFavouriteStore()
-        let favourites = try await BlockingIO.run { _ throws(CofferError) in store.load() }
+    func list(in service: FileService, policy: HostAccessPolicy) async throws(CofferError) -> [FavouriteStatus] {
+        let favourites = try await BlockingIO.run { [store] _ throws(CofferError) in store.load() }
         var statuses: [FavouriteStatus] = []
         for favourite in favourites {
             if favourite.isHost {
@@ -21,7 +29,7 @@ extension FileService {
                 let exists = FileManager.default.fileExists(atPath: favourite.location, isDirectory: &isFolder)
                 statuses.append(FavouriteStatus(favourite: favourite, isMissing: !exists, isFolder: exists ? isFolder.boolValue : nil))
             } else {
-                let node = try? await stat(try VirtualPath(parsing: favourite.location))
+                let node = try? await service.stat(try VirtualPath(parsing: favourite.location))
                 statuses.append(FavouriteStatus(favourite: favourite, isMissing: node == nil, isFolder: node.map { $0.kind != .file }))
             }
         }
@@ -29,14 +37,14 @@ extension FileService {
     }
 
     /// Marks an item of a mount (it must be there).
-    func addFavourite(_ path: VirtualPath) async throws(CofferError) -> Favourite {
-        _ = try await stat(path)
+    func add(_ path: VirtualPath, in service: FileService) async throws(CofferError) -> Favourite {
+        _ = try await service.stat(path)
         return try await remember(Favourite(location: path.description, isHost: false))
     }
 
     /// Marks a folder of this computer, reached through `policy`; with `desktop`, adds it to
     /// GTK's bookmarks too (once).
-    func addHostFavourite(_ hostPath: String, desktop: Bool, policy: HostAccessPolicy,
+    func addHost(_ hostPath: String, desktop: Bool, policy: HostAccessPolicy,
                           directories: BaseDirectories) async throws(CofferError) -> Favourite {
         let folder = try await BlockingIO.run { _ throws(CofferError) in try policy.open(hostPath) }
         guard folder.isFolder else { throw CofferError(.notADirectory, detail: folder.name) }
@@ -51,11 +59,11 @@ extension FileService {
     /// A favourite follows an item Coffer moves or renames (and the favourites below a folder
     /// moved): best effort, never failing the move. (One moved by another program is shown
     /// missing, as the desktop's bookmarks are.)
-    nonisolated func favouritesMoved(from source: VirtualPath, to destination: VirtualPath) async {
-        guard let store = favouriteStore, !source.isRoot else { return }
+    public func itemMoved(from source: VirtualPath, to destination: VirtualPath, in service: FileService) async {
+        guard !source.isRoot else { return }
         let (old, new) = (source.description, destination.description)
         let follows: @Sendable (Favourite) -> Bool = { favourite in !favourite.isHost && (favourite.location == old || favourite.location.hasPrefix(old + "/")) }
-        _ = try? await BlockingIO.run { _ throws(CofferError) in
+        _ = try? await BlockingIO.run { [store] _ throws(CofferError) in
             // Most moves touch no favourite: looked at first, without the lock.
             guard store.load().contains(where: follows) else { return }
             try store.update { favourites throws(CofferError) in
@@ -73,9 +81,8 @@ extension FileService {
 
     /// Forgets a favourite (by its location as listed); the item itself is not touched. A host
     /// folder written to the desktop's bookmarks leaves them too.
-    func removeFavourite(_ location: String, directories: BaseDirectories) async throws(CofferError) {
-        let store = try requireFavouriteStore()
-        let removed = try await BlockingIO.run { _ throws(CofferError) -> Favourite in
+    func remove(_ location: String, directories: BaseDirectories) async throws(CofferError) {
+        let removed = try await BlockingIO.run { [store] _ throws(CofferError) -> Favourite in
             try store.update { favourites throws(CofferError) -> Favourite in
                 guard let index = favourites.firstIndex(where: { $0.location == location }) else {
                     throw CofferError(.noSuchFile, detail: "favourite \(location)")
@@ -91,8 +98,7 @@ extension FileService {
     }
 
     private func remember(_ favourite: Favourite) async throws(CofferError) -> Favourite {
-        let store = try requireFavouriteStore()
-        return try await BlockingIO.run { _ throws(CofferError) -> Favourite in
+        try await BlockingIO.run { [store] _ throws(CofferError) -> Favourite in
             try store.update { favourites throws(CofferError) -> Favourite in
                 if let index = favourites.firstIndex(where: { $0.location == favourite.location }) {
                     // Marked again: kept where it was, and on the desktop if either asked.
@@ -103,10 +109,5 @@ extension FileService {
                 return favourite
             }
         }
-    }
-
-    private nonisolated func requireFavouriteStore() throws(CofferError) -> JSONListStore<Favourite> {
-        guard let favouriteStore else { throw CofferError(.unsupported, detail: "favourites") }
-        return favouriteStore
     }
 }

@@ -6,7 +6,7 @@ public struct ListFavourites: FileOperation {
     public static let name = "favourites"
     public init() {}
     public func run(in context: OperationContext) async throws(CofferError) -> [FavouriteStatus] {
-        try await context.service.favourites(policy: context.session.hostPolicy)
+        try await context.service.require(Favourites.self, "favourites").list(in: context.service, policy: context.session.hostPolicy)
     }
 }
 
@@ -27,9 +27,9 @@ public struct AddFavourite: FileOperation {
     public func run(in context: OperationContext) async throws(CofferError) -> Favourite {
         switch place {
         case .item(let path):
-            try await context.service.addFavourite(path)
+            try await context.service.require(Favourites.self, "favourites").add(path, in: context.service)
         case .hostFolder(let hostPath, let desktop):
-            try await context.service.addHostFavourite(hostPath, desktop: desktop, policy: context.session.hostPolicy,
+            try await context.service.require(Favourites.self, "favourites").addHost(hostPath, desktop: desktop, policy: context.session.hostPolicy,
                                                        directories: BaseDirectories())
         }
     }
@@ -50,7 +50,7 @@ public struct RemoveFavourite: FileOperation {
     public init(_ location: String) { self.location = location }
 
     public func run(in context: OperationContext) async throws(CofferError) {
-        try await context.service.removeFavourite(location, directories: BaseDirectories())
+        try await context.service.require(Favourites.self, "favourites").remove(location, directories: BaseDirectories())
     }
 
     public func auditedPaths(for outcome: Result<Void, CofferError>) -> [String] {
