@@ -74,18 +74,12 @@ public struct RecentFiles: Sendable {
         let temporary = folder + "/." + PartialName.make()
         let fd = open(temporary, O_WRONLY | O_CREAT | O_EXCL | O_NOFOLLOW | O_CLOEXEC, 0o600)
         guard fd >= 0 else { throw CofferError.lastSystemError("open", path: nil) }
-        let bytes = Array(document.text.utf8)
-        var written = 0
-        while written < bytes.count {
-            let count = bytes.withUnsafeBytes { Glibc.write(fd, $0.baseAddress! + written, $0.count - written) }
-            if count < 0 && errno == EINTR { continue }
-            guard count > 0 else {
-                let error = CofferError.lastSystemError("write", path: nil)
-                close(fd)
-                unlink(temporary)
-                throw error
-            }
-            written += count
+        do {
+            try WriteAll.bytes(Array(document.text.utf8), to: fd, path: nil)
+        } catch {
+            close(fd)
+            unlink(temporary)
+            throw error
         }
         _ = fsync(fd)
         close(fd)

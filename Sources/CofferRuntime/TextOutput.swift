@@ -56,15 +56,7 @@ public final class TextOutput {
     /// Writes all of `bytes` to `fd`, retrying after signals; on a closed pipe or another
     /// error the rest is dropped.
     public static func writeAll(_ bytes: [UInt8], to fd: Int32) {
-        var offset = 0
-        bytes.withUnsafeBytes { raw in
-            while offset < raw.count {
-                let written = Glibc.write(fd, raw.baseAddress! + offset, raw.count - offset)
-                if written < 0 && errno == EINTR { continue }
-                guard written > 0 else { break }
-                offset += written
-            }
-        }
+        _ = bytes.withUnsafeBytes { WriteAll.bytes($0, to: fd) }
     }
 
     deinit { flush() }

@@ -198,15 +198,7 @@ public struct UploadFile: FileOperation {
     }
 
     private static func writeAll(_ fd: Int32, _ bytes: [UInt8]) -> Bool {
-        bytes.withUnsafeBytes { raw in
-            var done = 0
-            while done < raw.count {
-                let count = Glibc.send(fd, raw.baseAddress! + done, raw.count - done, Int32(MSG_NOSIGNAL))
-                if count < 0 { if errno == EINTR { continue }; return false }
-                done += count
-            }
-            return true
-        }
+        bytes.withUnsafeBytes { raw in WriteAll.bytes(raw) { Glibc.send(fd, $0, $1, Int32(MSG_NOSIGNAL)) } == 0 }
     }
 }
 

@@ -60,7 +60,7 @@ struct InteractiveEndToEndTests {
     /// stays exact, for scripts (issue 32).
     @Test func aNameWithAnEscapeSequenceIsShownNotObeyed() throws {
         let name = "evil\u{1B}]0;pwned\u{07}\u{1B}[31mred.txt"
-        FileManager.default.createFile(atPath: files + "/" + name, contents: Data("x".utf8))
+        _ = FileManager.default.createFile(atPath: files + "/" + name, contents: Data("x".utf8))
         let session = try start()
         try session.type("ls; find red")
         try session.press("Enter")

@@ -30,7 +30,7 @@ struct PermissionEndToEndTests {
             let full = directory.url("container/Documents/UserFiles/" + path)
             try? FileManager.default.createDirectory(atPath: (full as NSString).deletingLastPathComponent,
                                                      withIntermediateDirectories: true)
-            FileManager.default.createFile(atPath: full, contents: Data(contents.utf8))
+            _ = FileManager.default.createFile(atPath: full, contents: Data(contents.utf8))
         }
         for path in files.keys.flatMap({ Self.prefixes(of: $0) }) {
             let full = directory.url("container/Documents/UserFiles/" + path)

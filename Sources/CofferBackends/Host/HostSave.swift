@@ -227,7 +227,7 @@ enum HostRewrite {
     /// order), through the writers' one loop; a failure names the host file.
     static func writeAll(_ bytes: [UInt8], to fd: Int32, name: String) throws(CofferError) {
         do {
-            try LocalPendingWrite.writeAll(bytes[...], to: fd, path: nil)
+            try WriteAll.bytes(bytes, to: fd, path: nil)
         } catch {
             throw error.naming(hostFile: name)
         }

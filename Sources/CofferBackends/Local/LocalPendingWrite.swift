@@ -54,7 +54,7 @@ final class LocalPendingWrite: PendingWrite {
         let file = try openFile()
         let path = self.path
         try await BlockingIO.run { _ throws(CofferError) in
-            try Self.writeAll(bytes[...], to: file.raw, path: path)
+            try WriteAll.bytes(bytes, to: file.raw, path: path)
         }
     }
 
@@ -98,17 +98,6 @@ final class LocalPendingWrite: PendingWrite {
         }) ?? []
     }
 
-    static func writeAll(_ bytes: ArraySlice<UInt8>, to fd: Int32, path: VirtualPath?) throws(CofferError) {
-        var offset = bytes.startIndex
-        while offset < bytes.endIndex {
-            let written = bytes[offset...].withUnsafeBytes { Glibc.write(fd, $0.baseAddress, $0.count) }
-            if written < 0 {
-                if errno == EINTR { continue }
-                throw CofferError.lastSystemError("write", path: path)
-            }
-            offset += written
-        }
-    }
 
     func setAttributes(permissions: UInt16?, modificationDate: Date?) async throws {
         try setAttributesNow(permissions: permissions, modificationDate: modificationDate)

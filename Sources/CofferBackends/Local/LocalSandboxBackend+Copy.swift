@@ -190,7 +190,7 @@ enum KernelCopy {
                 throw CofferError.lastSystemError("read", path: sourcePath ?? path)
             }
             if got == 0 { return }
-            try LocalPendingWrite.writeAll(buffer[..<got], to: target, path: path)
+            try WriteAll.bytes(buffer[..<got], to: target, path: path)
             progress.advance(bytes: Int64(got))
         }
     }

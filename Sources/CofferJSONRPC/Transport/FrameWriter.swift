@@ -1,4 +1,5 @@
 import Dispatch
+import CofferRuntime
 import Foundation
 import Synchronization
 
@@ -177,15 +178,7 @@ final class FrameWriter: Sendable {
     /// `false` when the peer is gone.
     private func writeAll(_ data: Data) -> Bool {
         data.withUnsafeBytes { raw in
-            var offset = 0
-            while offset < raw.count {
-                let written = write(fd, raw.baseAddress! + offset, raw.count - offset)
-                if written < 0 && errno == EINTR { continue }
-                if written <= 0 { return false }
-                offset += written
-                bound.progressed()
-            }
-            return true
+            WriteAll.bytes(raw, using: { write(fd, $0, $1) }, progressed: { bound.progressed() }) == 0
         }
     }
 }
