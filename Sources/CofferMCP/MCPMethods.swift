@@ -222,7 +222,7 @@ struct ToolsCall: ImmediateMCPMethod {
                 }
             }
             // What the call could not do without failing (attributes a copy lost) is told in its text.
-            let (output, warnings) = await OperationWarnings.collect { () async -> Result<ToolOutput, CofferError> in
+            let reported = await context.session.reporting { () async -> Result<ToolOutput, CofferError> in
                 guard tool.answersLarge else { return await call() }
                 do {
                     return try await context.withLargeAnswer { await call() }
@@ -230,8 +230,8 @@ struct ToolsCall: ImmediateMCPMethod {
                     return .failure(CofferError(.cancelled))  // only a cancelled wait for a place throws
                 }
             }
-            var answer = try output.get()
-            for warning in warnings { answer.text += "\n" + LocalizedText("Warning: ", "警告：")(context.language) + warning.message(context.language) }
+            var answer = try reported.value.get()
+            for warning in reported.warnings { answer.text += "\n" + LocalizedText("Warning: ", "警告：")(context.language) + warning.message(context.language) }
             return answer.result
         } catch {
             // A cancelled call is not answered at all (the dialect drops it).

@@ -95,9 +95,9 @@ public final class CommandInterpreter {
             output.flush()
             errors.flush()
         }
-        let (outcome, warnings) = await OperationWarnings.collect { await dispatch(name, words) }
-        for warning in warnings { warn(warning.message(language)) }
-        return outcome
+        let reported = await session.reporting { await dispatch(name, words) }
+        for warning in reported.warnings { warn(warning.message(language)) }
+        return reported.value
     }
 
     private func dispatch(_ name: String, _ words: [String]) async -> Outcome {

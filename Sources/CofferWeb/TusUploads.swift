@@ -56,10 +56,13 @@ struct TusUploads: Sendable {
             switch web.blocking({ () async throws(CofferError) in try await session.perform(BeginUpload(target, size: length, resumable: true)) }) {
             case .failure(let error): return web.failure(exchange, error, language: language)
             case .success(let upload):
-                if length == 0, case .failure(let error) = web.blocking({ () async throws(CofferError) in
-                    try await session.perform(CommitUpload(upload))
-                }) { return web.failure(exchange, error, language: language) }
-                return tusAnswer(exchange, 201, base + "Location: /tus/\(upload)\r\nUpload-Offset: 0\r\n")
+                var warnings = ""
+                if length == 0 {
+                    let committed = web.reporting { () async throws(CofferError) in try await session.perform(CommitUpload(upload)) }
+                    if case .failure(let error) = committed.value { return web.failure(exchange, error, language: language) }
+                    warnings = WebContext.warningHeaders(committed.warnings, language: language)
+                }
+                return tusAnswer(exchange, 201, base + warnings + "Location: /tus/\(upload)\r\nUpload-Offset: 0\r\n")
             }
         }
         guard !id.isEmpty, !id.contains("/") else { return tusAnswer(exchange, 404, base) }
@@ -104,12 +107,14 @@ struct TusUploads: Sendable {
         case .success(let received): offset = received
         case .failure(let error): return web.failure(exchange, error, language: language)
         }
+        var warnings = ""
         if let expected = status.expectedSize, offset == expected {
-            if case .failure(let error) = web.blocking({ () async throws(CofferError) in try await session.perform(CommitUpload(id)) }) {
-                return web.failure(exchange, error, language: language)
-            }
+            // What the commit could not do without failing goes to the page with the answer.
+            let committed = web.reporting { () async throws(CofferError) in try await session.perform(CommitUpload(id)) }
+            if case .failure(let error) = committed.value { return web.failure(exchange, error, language: language) }
+            warnings = WebContext.warningHeaders(committed.warnings, language: language)
         }
-        return tusAnswer(exchange, 204, base + "Upload-Offset: \(offset)\r\n")
+        return tusAnswer(exchange, 204, base + warnings + "Upload-Offset: \(offset)\r\n")
     }
 
     private func tusAnswer(_ exchange: HTTPExchange, _ status: Int, _ headers: String, text: String = "") -> Int {

@@ -63,6 +63,30 @@ final class WebContext: Sendable {
         return result.withLock { $0! }
     }
 
+    /// Runs `body` as ``blocking(in:_:)`` does, and returns its outcome with the warnings its
+    /// operations raised (the session's ``Session/reporting(_:)``).
+    func reporting<T: Sendable>(in session: Session? = nil,
+                                _ body: @escaping @Sendable () async throws(CofferError) -> T) -> Reported<Result<T, CofferError>> {
+        let session = session ?? self.session
+        let outcome = blocking(in: session) { () async throws(CofferError) -> Reported<Result<T, CofferError>> in
+            await session.reporting { await Result<T, CofferError>(catching: body) }
+        }
+        switch outcome {
+        case .success(let reported): return reported
+        case .failure(let error): return Reported(.failure(error))
+        }
+    }
+
+    /// `warnings` as `Coffer-Warning` headers, one each: its message in `language`,
+    /// percent-encoded UTF-8 (a header is ASCII), for the page to decode and show.
+    static func warningHeaders(_ warnings: [OperationWarning], language: Language) -> String {
+        warnings.map { warning in
+            let message = warning.message(language)
+            let encoded = message.addingPercentEncoding(withAllowedCharacters: .alphanumerics) ?? ""
+            return "Coffer-Warning: \(encoded)\r\n"
+        }.joined()
+    }
+
     /// The virtual path a request names in `?path=`, decoded, checked by the model.
     func virtualPath(_ exchange: HTTPExchange) -> Result<VirtualPath, CofferError> {
         // A NUL (`%00`) would end the decoded text early and name another item: refused whole.

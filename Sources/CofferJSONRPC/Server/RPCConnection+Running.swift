@@ -49,16 +49,16 @@ extension RPCConnection {
             configuration.dialect.progressDisplay(token: token, method: work.method.name) { connection.send($0) }
         }
         let context = context(progress: progress)
-        let (outcome, warnings) = await OperationWarnings.collect { () async -> Result<Data, any Error> in
+        let reported = await session.reporting { () async -> Result<Data, any Error> in
             do {
                 return .success(try await invoke(work.method, params: work.params, id: work.id, context: context))
             } catch {
                 return .failure(error)
             }
         }
-        switch outcome {
+        switch reported.value {
         case .success(let response):
-            return warnings.isEmpty ? response : Self.response(response, adding: warnings, language: session.language)
+            return reported.warnings.isEmpty ? response : Self.response(response, adding: reported.warnings, language: session.language)
         case .failure(let error):
             let failure = rpcError(error)
             if failure.code == RPCError.requestCancelled, !configuration.dialect.answersCancelledRequests { return nil }

@@ -195,6 +195,7 @@ class Upload {
       if (answer.status !== 204) throw new Error(answer.text || `HTTP ${answer.status}`);
       offset = answer.offset;
       this.progress(offset);
+      if (answer.warnings.length) show(answer.warnings.join("\n"));
     } while (offset < this.file.size);
   }
 
@@ -210,7 +211,10 @@ class Upload {
       request.upload.onprogress = (event) => this.progress(offset + event.loaded);
       request.onload = () => {
         const header = request.getResponseHeader("Upload-Offset");
-        resolve({ status: request.status, offset: header === null ? null : Number(header), text: request.responseText });
+        // What the commit could not do without failing (one header each, percent-encoded).
+        const warnings = (request.getResponseHeader("Coffer-Warning") || "").split(",")
+          .map((part) => part.trim()).filter(Boolean).map(decodeURIComponent);
+        resolve({ status: request.status, offset: header === null ? null : Number(header), text: request.responseText, warnings });
       };
       request.onerror = request.onabort = request.ontimeout = () => reject(new Error(say("lost")));
       request.send(body);
