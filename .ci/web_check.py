@@ -467,6 +467,15 @@ def browser(server, root, screenshots):
         driver.find_element(By.ID, "save").click()
         wait.until(lambda d: text_of(f"{root}/Photos/笔记 2026.txt") == "mine, from the page again")
         check(driver.find_element(By.ID, "changed").get_attribute("open") is None, "a save over its own version asks nothing")
+        # Changed once more: kept aside in files:/Recovered, the file left as the other writer left it.
+        with open(f"{root}/Photos/笔记 2026.txt", "w") as file:
+            file.write("theirs again")
+        driver.find_element(By.ID, "editor").send_keys(" and more")
+        driver.find_element(By.ID, "save").click()
+        wait.until(lambda d: d.find_element(By.ID, "changed").get_attribute("open") is not None)
+        driver.find_element(By.ID, "keep-recovered").click()
+        wait.until(lambda d: text_of(f"{root}/Recovered/笔记 2026.txt") == "mine, from the page again and more")
+        check(text_of(f"{root}/Photos/笔记 2026.txt") == "theirs again", "keeping in Recovered leaves the file alone")
 
         # Upload through the file input.
         source = os.path.join(tempfile.mkdtemp(), "upload me.bin")

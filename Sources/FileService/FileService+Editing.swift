@@ -68,8 +68,6 @@ public enum EditOutcome: Sendable, Hashable {
 extension FileService {
     /// The largest file an edit copies (it is held in memory to be converted).
     public static let editLimit = 64 << 20
-    /// Where ``EditChoice/keepInFiles`` puts edited copies.
-    public static let recoveredFolder = VirtualPath.root().appending(trustedName: "Recovered")
 
     /// Makes the private copy of `target` for an editor. A sandbox file that does not exist
     /// yet gives an empty copy (saving creates it); one that is not text is refused.
@@ -106,9 +104,7 @@ extension FileService {
         // Kept in files: as the editor left it (UTF-8): what could not be saved in the file's
         // own encoding is never lost for that.
         if choice == .keepInFiles {
-            _ = try await createFolder(at: Self.recoveredFolder, intermediates: true)
-            let path = try Self.recoveredFolder.appending(draft.name)
-            let location = try await writeFile(path, bytes: edited, conflict: .keepBoth).path.description
+            let location = try await saveInRecovered(edited, named: draft.name).path.description
             Self.removeDraft(at: draftPath)
             return .saved(location: location, form: .utf8)
         }

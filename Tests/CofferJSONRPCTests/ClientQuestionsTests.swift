@@ -70,4 +70,29 @@ struct ClientQuestionsTests {
         #expect(await rpc.ending() == .finished)
         #expect(rpc.directory.contents(rpc.user("Docs/a.txt")) == "old" && rpc.directory.contents(rpc.user("a.txt")) == "new")
     }
+
+    /// A save over a version that is no longer the file's, made with `conflict: "ask"`, asks
+    /// the client the session's changed-file question: kind, sentence, the four choices.
+    @Test func aSaveOverAChangedFileAsksTheClientOnce() async throws {
+        let rpc = try await webServer()
+        _ = try await rpc.call("initialize", ["locale": "en", "capabilities": ["conflictQuestions": true]])
+        let read = try #require(result(try await rpc.call("files/stat", ["path": "/a.txt"])))
+        let version = try #require(read["version"] as? String)
+        rpc.directory.make([rpc.user("a.txt"): "theirs"])
+        let save = rpc.request("files/write", ["path": "/a.txt", "data": "mine", "ifVersion": version, "conflict": "ask"])
+        let asked = try await question(rpc)
+        let params = try #require(asked["params"] as? [String: Any])
+        #expect(params["kind"] as? String == "changedSinceRead" && params["path"] as? String == "files:/a.txt")
+        #expect((params["message"] as? String)?.contains("was changed by someone else") == true)
+        #expect(params["choices"] as? [String] == ["overwrite", "keepBoth", "keepInRecovered", "cancel"])
+        answer(rpc, asked, "keepInRecovered")
+        #expect(result(try await rpc.response(to: save))?["path"] as? String == "files:/Recovered/a.txt")
+        #expect(rpc.directory.contents(rpc.user("a.txt")) == "theirs" && rpc.directory.contents(rpc.user("Recovered/a.txt")) == "mine")
+
+        // Cancelled: refused as without a question, nothing written.
+        let again = rpc.request("files/write", ["path": "/a.txt", "data": "mine", "ifVersion": version, "conflict": "ask"])
+        answer(rpc, try await question(rpc), "cancel")
+        #expect(errorKind(try await rpc.response(to: again)) == "changedSinceRead")
+        #expect(rpc.directory.contents(rpc.user("a.txt")) == "theirs")
+    }
 }

@@ -3,6 +3,7 @@ import CofferInMemory
 import CofferTestSupport
 import FileService
 import Foundation
+import Synchronization
 import Testing
 
 /// Versions and conditional saves (issue 33): a save names the version it read, and is
@@ -172,6 +173,59 @@ struct EditDraftTests {
         #expect(kept == .saved(location: "files:/Recovered/plan.txt", form: .utf8))
         #expect(fixture.directory.contents(user("Recovered/plan.txt")) == "mine\n")
         #expect(fixture.directory.contents(user("plan.txt")) == "theirs\n")
+    }
+
+    /// "This file changed since you read it" is asked once, by the session, with one set of
+    /// choices, for an edit and for a write that lets it ask; each answer does what it says,
+    /// and no answer leaves the refusal.
+    @Test func theSessionAsksOnceWhatToDoWithAFileChangedSinceItWasRead() async throws {
+        let session = try fixture.service.openSession(SessionOptions(frontEnd: "test"))
+        let answers = Mutex<[ChangedFileChoice?]>([])
+        let asked = Mutex<[(String, [ChangedFileChoice])]>([])
+        session.changedFileQuestion = { refusal, choices in
+            asked.withLock { $0.append((refusal.userMessage(in: .english).text, choices)) }
+            return answers.withLock { $0.isEmpty ? nil : $0.removeFirst() }
+        }
+        let file = try VirtualPath(parsing: "/plan.txt")
+        func race(_ answer: ChangedFileChoice?) async throws -> Result<FileNode, CofferError> {
+            fixture.directory.make([user("plan.txt"): "v1\n"])
+            let version = try #require(await session.perform(StatItem(file)).version)
+            fixture.directory.make([user("plan.txt"): "theirs\n"])
+            answers.withLock { $0 = [answer] }
+            let outcome = await session.performReporting(WriteFile(file, bytes: Array("mine\n".utf8), conflict: .ask, ifVersion: version))
+            return outcome.value
+        }
+        // Cancelled: the refusal stands, nothing written.
+        guard case .failure(let refusal) = try await race(nil) else { Issue.record("a cancelled save was made"); return }
+        #expect(refusal.kind == .changedSinceRead)
+        #expect(fixture.directory.contents(user("plan.txt")) == "theirs\n")
+        #expect(asked.withLock { $0.last?.0.contains("was changed by someone else") == true && $0.last?.1 == ChangedFileChoice.allCases })
+        // Overwrite: theirs to the trash, mine in its place.
+        #expect(try await race(.overwrite).get().path == file)
+        #expect(fixture.directory.contents(user("plan.txt")) == "mine\n")
+        // Keep both: beside it.
+        #expect(try await race(.keepBoth).get().path == (try VirtualPath(parsing: "/plan (2).txt")))
+        #expect(fixture.directory.contents(user("plan.txt")) == "theirs\n")
+        // Keep in Recovered.
+        #expect(try await race(.keepInRecovered).get().path == (try VirtualPath(parsing: "/Recovered/plan.txt")))
+        #expect(fixture.directory.contents(user("Recovered/plan.txt")) == "mine\n")
+        // A write that does not let it ask is refused without a question.
+        let before = asked.withLock { $0.count }
+        fixture.directory.make([user("plan.txt"): "v1\n"])
+        let version = try #require(await session.perform(StatItem(file)).version)
+        fixture.directory.make([user("plan.txt"): "theirs\n"])
+        let refused = await #expect(throws: CofferError.self) {
+            try await session.perform(WriteFile(file, bytes: Array("mine\n".utf8), ifVersion: version))
+        }
+        #expect(refused?.kind == .changedSinceRead && asked.withLock { $0.count } == before)
+        // An edit asks the same question, and takes the answer.
+        let draft = try await session.perform(BeginEdit(.file(file)))
+        try edit(draft, to: "edited\n")
+        fixture.directory.make([user("plan.txt"): "theirs again\n"])
+        answers.withLock { $0 = [.keepBoth] }
+        #expect(try await session.perform(FinishEdit(draft)) == .saved(location: "files:/plan (3).txt", form: .utf8))
+        #expect(asked.withLock { $0.count } == before + 1)
+        await session.close()
     }
 
     @Test func aByteThatIsNotUTF8IsRefusedWithItsLine() async throws {

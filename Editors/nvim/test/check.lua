@@ -78,8 +78,20 @@ if scenario == "single" then
   vim.fn.system({ bin, "--container", container, "-c", "write --replace Notes/a.md" }, "theirs\n")
   keys("Gothird<Esc>")
   messages = {}
+  -- Coffer asks (conflict/ask, kind changedSinceRead); answered here "Cancel".
+  local questions = {}
+  local confirm_before = vim.fn.confirm
+  vim.fn.confirm = function(message, choices)
+    table.insert(questions, { message = message, choices = choices })
+    local list = vim.split(choices, "\n")
+    return #list
+  end
   vim.cmd("write")
-  check(disk("Notes/a.md") == "theirs\n", "a save over a changed file is refused")
+  vim.fn.confirm = confirm_before
+  check(#questions == 1 and questions[1].message:find("was changed by someone else", 1, true) ~= nil
+        and questions[1].choices:find("Keep in &Recovered", 1, true) ~= nil,
+        "a save over a changed file asks, with every choice: " .. vim.inspect(questions))
+  check(disk("Notes/a.md") == "theirs\n", "a save over a changed file, cancelled, is refused")
   check(vim.bo.modified and said("was changed by someone else") and said(":write!"),
         "the refusal says the file changed and offers :Coffer diff and :write!")
   vim.cmd("Coffer diff")

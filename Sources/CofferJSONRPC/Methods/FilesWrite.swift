@@ -5,7 +5,9 @@ import Foundation
 /// `files/write`: a whole file from inline data, at most `maxInlineBytes` decoded; larger
 /// files go through `files/upload/*`. Text is written as UTF-8 unless `charset` names another
 /// form (`utf-16`, `gb18030`, `utf-8-bom`…: what `files/read` reported, to keep a file's own).
-/// `append` adds the data at the end instead. `ifVersion` makes it a conditional save.
+/// `append` adds the data at the end instead. `ifVersion` makes it a conditional save; with
+/// `conflict: "ask"` too, a file changed meanwhile is asked about (`conflict/ask`, kind
+/// `changedSinceRead`) when the client answers questions.
 struct FilesWrite: RPCMethod {
     static let name = "files/write"
     struct Params: Decodable, Sendable {
@@ -15,7 +17,7 @@ struct FilesWrite: RPCMethod {
         var bookmarkId: Int?
         var data: String
         var encoding: DataEncoding?
-        var conflict: ConflictPolicy?
+        var conflict: ConflictParam?
         var ifVersion: VersionParam?
         var append: Bool?
         var charset: String?
@@ -28,7 +30,7 @@ struct FilesWrite: RPCMethod {
         if case .bookmark(let id) = try target(path: params.path, bookmarkId: params.bookmarkId) {
             guard params.append != true else { throw RPCError.invalidParams("param “append” is for files of a mount") }
             let saved = try await context.perform(WriteHostFile(bookmark: id, bytes: try bytes.get(),
-                                                                conflict: params.conflict.map(ConflictChoice.policy),
+                                                                conflict: params.conflict?.choice,
                                                                 ifVersion: params.ifVersion?.version))
             let registry = context.session.service.registry
             return NodeResult(hostFile: saved, type: registry.typeIdentifier(forFileNamed: HostAccess.lastComponent(of: saved.savedPath)))
@@ -43,7 +45,7 @@ struct FilesWrite: RPCMethod {
     private static func write(_ params: Params, _ bytes: Result<[UInt8], CofferError>) throws(CofferError) -> WriteFile {
         let path = try params.path!.resolved()
         do {
-            return WriteFile(path, bytes: try bytes.get(), conflict: params.conflict.map(ConflictChoice.policy),
+            return WriteFile(path, bytes: try bytes.get(), conflict: params.conflict?.choice,
                              ifVersion: params.ifVersion?.version)
         } catch {
             throw error.naming(path)

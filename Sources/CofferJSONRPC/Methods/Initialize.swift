@@ -54,6 +54,7 @@ struct Initialize: RPCMethod {
         let session = context.session
         if params.capabilities?.conflictQuestions == true, let questions = context.lifecycle.questions {
             session.conflictQuestion = questions.conflictQuestion(language: { [session] in session.language })
+            session.changedFileQuestion = questions.changedFileQuestion(language: { [session] in session.language })
         }
         let mounts = context.service.mounts.filter(\.isVisible).map { mount in
             Result.MountInfo(name: mount.name, writable: mount.isWritable,

@@ -98,4 +98,22 @@ public final class ClientQuestions: Sendable {
             }
         }
     }
+
+    /// The session's changed-file question, asked of the client as `conflict/ask` with
+    /// `kind: "changedSinceRead"`: the refusal's sentence in the session's language, and the
+    /// choices this save can take (`overwrite`, `keepBoth`, `keepInRecovered`) then `cancel`.
+    /// Any other answer is "cancel".
+    public func changedFileQuestion(language: @escaping @Sendable () -> Language) -> ChangedFileQuestion {
+        { [self] refusal, choices in
+            let language = language()
+            var params: [String: Any] = [
+                "kind": "changedSinceRead",
+                "message": refusal.userMessage(in: language).text,
+                "choices": choices.map(\.rawValue) + ["cancel"],
+            ]
+            if let path = refusal.path { params["path"] = path.description }
+            let answer = await ask("conflict/ask", params)
+            return ((answer as? [String: Any])?["choice"] as? String).flatMap(ChangedFileChoice.init(rawValue:))
+        }
+    }
 }

@@ -39,11 +39,15 @@ extension CommandInterpreter {
             do throws(CofferError) {
                 describe(try await perform(FinishEdit(draft, choice: choice)))
                 break
+            } catch where error.kind == .changedSinceRead && ask != nil {
+                // At a terminal the session asked (``InteractiveSession``), and the answer was to
+                // discard the changes, once confirmed.
+                choice = .discard
             } catch where error.kind == .changedSinceRead || (error.kind == .fileExists && choice == .keepBoth) {
-                // What happened; the question that follows says what can be done.
+                // In a script there is no one to ask: the edited copy is kept in files:/Recovered.
                 report(error, withHint: false)
-                choice = await choiceAfterConflict(draft)
-                fellBack = ask == nil
+                choice = .keepInFiles
+                fellBack = true
             } catch where error.kind == .notEncodable {
                 report(error)
                 let again = LocalizedText("Edit it again? [Y/n] ", "重新编辑吗？[Y/n] ")(language)
@@ -77,26 +81,6 @@ extension CommandInterpreter {
             let encoding = form == .utf8 ? "" : " (\(form.name))"
             output.line(LocalizedText("Saved \(shown(location))\(encoding).", "已保存 \(shown(location))\(encoding)。")(language))
         }
-    }
-
-    /// Asks what to do with an edit whose file changed meanwhile. Without anyone to ask (a
-    /// script), or without an answer, the edited copy is kept in `files:/Recovered`.
-    private func choiceAfterConflict(_ draft: EditDraft) async -> EditChoice {
-        let question = LocalizedText(
-            "Overwrite it (what is there now goes to the trash), keep both, keep your edited copy in files:/Recovered, or discard your changes? [o/b/K/d] ",
-            "覆盖它（现有内容移到废纸篓）、保留两者、把编辑后的副本保存到 files:/Recovered，还是放弃更改？[o/b/K/d] ")(language)
-        while let answer = await ask?(question) {
-            switch answer.trimmingCharacters(in: .whitespaces).lowercased() {
-            case "o", "overwrite", "覆盖": return .overwrite
-            case "b", "both", "keep both", "保留两者": return .keepBoth
-            case "", "k", "keep", "保存": return .keepInFiles
-            case "d", "discard", "放弃":
-                let sure = LocalizedText("Discard your changes for good? [y/N] ", "确定放弃更改吗？[y/N] ")(language)
-                if let answer = await ask?(sure), ["y", "yes", "是"].contains(answer.lowercased()) { return .discard }
-            default: continue
-            }
-        }
-        return .keepInFiles
     }
 
     /// Runs the user's editor on `path` with this terminal, and waits for it.

@@ -50,6 +50,11 @@ public final class InteractiveSession {
         session.conflictQuestion = { [editor, session] conflict in
             await Self.ask(about: conflict, editor: editor, language: session.language)
         }
+        session.changedFileQuestion = { [editor, session, interpreter] refusal, choices in
+            // What happened first, as any error is said; the question says what can be done.
+            await interpreter.report(refusal, withHint: false)
+            return await Self.ask(changed: choices, editor: editor, language: session.language)
+        }
         interpreter.confirm = { [editor] question in
             await Self.confirm(question, editor: editor)
         }
@@ -70,6 +75,7 @@ public final class InteractiveSession {
         }
         defer {
             session.conflictQuestion = nil
+            session.changedFileQuestion = nil
             interrupts.onSignal(nil)
             for (monitor, _) in terminations { monitor.onSignal(nil) }
         }
@@ -127,6 +133,39 @@ public final class InteractiveSession {
 }
 
 extension InteractiveSession {
+    /// The session's changed-file question at the prompt: `choices` with their letters
+    /// (keeping the copy in `files:/Recovered` is the default, and what no answer gives), and
+    /// *discard* — cancelling the save — only once confirmed.
+    static func ask(changed choices: [ChangedFileChoice], editor: any LineEditor, language: Language) async -> ChangedFileChoice? {
+        let words: [ChangedFileChoice: (letter: String, text: LocalizedText)] = [
+            .overwrite: ("o", LocalizedText("overwrite it (what is there now goes to the trash)", "覆盖它（现有内容移到废纸篓）")),
+            .keepBoth: ("b", LocalizedText("keep both", "保留两者")),
+            .keepInRecovered: ("K", LocalizedText("keep your copy in files:/Recovered", "把你的副本保存到 files:/Recovered")),
+        ]
+        let offered = choices.compactMap { words[$0] }
+        let listed = offered.map { $0.text(language) }.joined(separator: language == .english ? ", " : "、")
+        let question = LocalizedText("\(listed.prefix(1).uppercased() + listed.dropFirst()), or discard your changes? ",
+                                     "\(listed)，还是放弃更改？")(language)
+            + "[" + (offered.map(\.letter) + ["d"]).joined(separator: "/") + "] "
+        let fallback: ChangedFileChoice? = choices.contains(.keepInRecovered) ? .keepInRecovered : nil
+        while true {
+            guard case .line(let line) = await editor.readLine(prompt: question, completion: nil, interruptible: true)
+            else { return fallback }
+            let answer: ChangedFileChoice?
+            switch line.trimmingCharacters(in: .whitespaces).lowercased() {
+            case "o", "overwrite", "覆盖": answer = .overwrite
+            case "b", "both", "keep both", "保留两者": answer = .keepBoth
+            case "", "k", "keep", "保存": answer = fallback
+            case "d", "discard", "放弃":
+                let sure = LocalizedText("Discard your changes for good? [y/N] ", "确定放弃更改吗？[y/N] ")(language)
+                if await confirm(sure, editor: editor) { return nil }
+                continue
+            default: continue
+            }
+            if let answer, choices.contains(answer) { return answer }
+        }
+    }
+
     /// A yes/no question whose default is no: only `y`, `yes` or `是` go ahead.
     static func confirm(_ question: String, editor: any LineEditor) async -> Bool {
         guard case .line(let answer) = await editor.readLine(prompt: question, completion: nil, interruptible: true)

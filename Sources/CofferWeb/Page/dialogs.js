@@ -17,16 +17,19 @@ function choose(dialog, text, choices, cancelled) {
 }
 
 /// The server's `conflict/ask`: a name is taken where this page's row of the defaults table
-/// says "ask"; the session says what is there (`message`), the person chooses.
+/// says "ask", or (`kind: "changedSinceRead"`) a save finds its file changed since it was
+/// read. The session says what happened (`message`) and which choices there are; the person
+/// chooses. For a changed file: overwrite (the other version goes to the trash), save as a
+/// copy beside it, keep it in files:/Recovered, or go on editing (cancel: nothing is lost).
 export async function conflictAsked(params) {
+  if (params.kind === "changedSinceRead") {
+    const buttons = { overwrite: "overwrite", "save-copy": "keepBoth", "keep-recovered": "keepInRecovered", "keep-editing": "cancel" };
+    const offered = params.choices || Object.values(buttons);
+    for (const [id, choice] of Object.entries(buttons)) $(id).hidden = !offered.includes(choice);
+    return { choice: await choose($("changed"), params.message, buttons, "cancel") };
+  }
   const choice = await choose($("conflict"), params.message, { "keep-both": "keepBoth", replace: "replace", cancel: "cancel" }, "cancel");
   return { choice };
-}
-
-/// What to do with an edit whose file changed since it was read: overwrite (the other version
-/// goes to the trash), save as a copy beside it, or go on editing (nothing is lost either way).
-export function changedQuestion(message) {
-  return choose($("changed"), message, { overwrite: "overwrite", "save-copy": "copy", "keep-editing": "edit" }, "edit");
 }
 
 /// A yes-or-no question with the page's own dialog (keyboard and screen readers alike).

@@ -2,7 +2,6 @@
 // show it — an image, a PDF's first page, a text in its encoding (editable), an archive's entries.
 import { bridge } from "./bridge.js";
 import { $, contentURL, failed, formatSize, kindText, show, thumbnailURL } from "./common.js";
-import { changedQuestion } from "./dialogs.js";
 import { say } from "./words.js";
 
 /// Shows `node` (a file) in the pane; `saved` runs after an edit is saved.
@@ -69,7 +68,7 @@ export function closePreview() {
 // MARK: Editing
 
 /// A text file in a text area, saved over the version that was read: when someone else saved
-/// it meanwhile, the server refuses (`changedSinceRead`) and the person chooses what to do.
+/// it meanwhile, the session asks (`conflict/ask`) and the person chooses what to do.
 async function startEditing(node, saved) {
   const limit = 1 << 20;
   const text = await bridge.call("files/read", { path: node.path, encoding: "text", length: limit });
@@ -91,16 +90,15 @@ async function startEditing(node, saved) {
   area.focus();
 }
 
-async function saveEdit(node, data, editing, saved, how = { ifVersion: editing.version }) {
+async function saveEdit(node, data, editing, saved) {
   try {
-    const written = await bridge.call("files/write", { path: node.path, data, charset: editing.charset, ...how });
+    const written = await bridge.call("files/write", { path: node.path, data, charset: editing.charset,
+                                                       ifVersion: editing.version, conflict: "ask" });
     if (written.path === node.path) editing.version = written.version;
-    show(say("saved"));
+    show(written.path === node.path ? say("saved") : say("savedAt", written.path));
     await saved?.();
   } catch (error) {
+    // Asked and answered "keep editing": nothing was saved, and the text stays here.
     if (error?.data?.kind !== "changedSinceRead") throw error;
-    const choice = await changedQuestion(error.message);
-    if (choice === "overwrite") await saveEdit(node, data, editing, saved, { conflict: "replace" });
-    else if (choice === "copy") await saveEdit(node, data, editing, saved, { conflict: "keepBoth" });
   }
 }

@@ -15,8 +15,10 @@ public struct BeginEdit: FileOperation {
     }
 }
 
-/// Saves an edited copy as `choice` says — by default over the version that was copied,
-/// refused with `changedSinceRead` when the file changed meanwhile — or throws it away.
+/// Saves an edited copy as `choice` says — by default over the version that was copied — or
+/// throws it away. When the file changed meanwhile, the session asks what to do
+/// (``Session/changedFileQuestion``: overwrite, keep both, keep in `files:/Recovered`, or
+/// cancel); without anyone to ask, or cancelled, it is refused with `changedSinceRead`.
 /// An editor that changed nothing saves nothing. The copy stays when saving fails, for
 /// another choice.
 public struct FinishEdit: FileOperation {
@@ -32,7 +34,10 @@ public struct FinishEdit: FileOperation {
     }
 
     public func run(in context: OperationContext) async throws(CofferError) -> EditOutcome {
-        let outcome = try await context.service.finishEdit(draft, choice: choice, policy: context.session.hostPolicy)
+        let (service, policy) = (context.service, context.session.hostPolicy)
+        let outcome = try await context.settlingChange(asking: choice == .save) { answer throws(CofferError) in
+            try await service.finishEdit(draft, choice: answer.map(EditChoice.init) ?? choice, policy: policy)
+        }
         if case .saved(let location, _) = outcome {
             if location.hasPrefix("/") {
                 await context.service.noteUse(.host(location))
@@ -59,21 +64,35 @@ public struct WriteHostFile: FileOperation {
     public var bookmarkID: Int
     public var bytes: [UInt8]
     public var mode: HostSaveMode
+    /// Whether a conditional save whose file changed asks the session what to do.
+    public var asksIfChanged: Bool
 
-    public init(bookmark bookmarkID: Int, bytes: [UInt8], mode: HostSaveMode) {
+    public init(bookmark bookmarkID: Int, bytes: [UInt8], mode: HostSaveMode, asksIfChanged: Bool = false) {
         self.bookmarkID = bookmarkID
         self.bytes = bytes
         self.mode = mode
+        self.asksIfChanged = asksIfChanged
     }
 
     /// A save as a request's choices ask, decided as for every front end
-    /// (``SaveText/hostSaveMode(conflict:ifVersion:)``).
+    /// (``SaveText/hostSaveMode(conflict:ifVersion:)``); with `ifVersion` and `.ask`, a file
+    /// that changed meanwhile is asked about (overwrite, keep both or cancel: the host file is
+    /// the one the user opened, and a copy kept aside would be a file of `files:`).
     public init(bookmark bookmarkID: Int, bytes: [UInt8], conflict: ConflictChoice?, ifVersion: FileVersion?) {
-        self.init(bookmark: bookmarkID, bytes: bytes, mode: SaveText.hostSaveMode(conflict: conflict, ifVersion: ifVersion))
+        self.init(bookmark: bookmarkID, bytes: bytes, mode: SaveText.hostSaveMode(conflict: conflict, ifVersion: ifVersion),
+                  asksIfChanged: ifVersion != nil && conflict == .ask)
     }
 
     public func run(in context: OperationContext) async throws(CofferError) -> HostSaveResult {
-        try await context.service.saveHostFile(bookmarkID, bytes: bytes, mode: mode, policy: context.session.hostPolicy)
+        let (service, policy, bytes, id, mode) = (context.service, context.session.hostPolicy, bytes, bookmarkID, mode)
+        return try await context.settlingChange(asking: asksIfChanged, choices: [.overwrite, .keepBoth]) { answer throws(CofferError) in
+            let chosen: HostSaveMode = switch answer {
+            case nil, .keepInRecovered?: mode
+            case .overwrite?: .replace(ifVersion: nil)
+            case .keepBoth?: .keepBoth
+            }
+            return try await service.saveHostFile(id, bytes: bytes, mode: chosen, policy: policy)
+        }
     }
 
     public func auditedPaths(for outcome: Result<HostSaveResult, CofferError>) -> [String] { ["bookmark:\(bookmarkID)"] }
@@ -98,6 +117,17 @@ public struct ReadBookmark: FileOperation {
         switch form {
         case .bytes: return .bytes(try await service.readBookmark(bookmarkID, offset: offset, length: length, policy: policy))
         case .text: return .text(try await service.readBookmarkText(bookmarkID, offset: offset, length: length, policy: policy))
+        }
+    }
+}
+
+extension EditChoice {
+    /// The choice an answer to the changed-file question makes.
+    init(_ answer: ChangedFileChoice) {
+        switch answer {
+        case .overwrite: self = .overwrite
+        case .keepBoth: self = .keepBoth
+        case .keepInRecovered: self = .keepInFiles
         }
     }
 }

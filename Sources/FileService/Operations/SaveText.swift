@@ -69,8 +69,7 @@ public struct SaveText: FileOperation {
             }
             return .file(try await WriteFile(path, bytes: bytes, conflict: conflict, ifVersion: ifVersion).run(in: context), form: written)
         case .bookmark(let id):
-            let mode = Self.hostSaveMode(conflict: conflict, ifVersion: ifVersion)
-            return .host(try await WriteHostFile(bookmark: id, bytes: bytes, mode: mode).run(in: context), form: written)
+            return .host(try await WriteHostFile(bookmark: id, bytes: bytes, conflict: conflict, ifVersion: ifVersion).run(in: context), form: written)
         }
     }
 

@@ -14,8 +14,9 @@ public struct WriteFile: FileOperation {
     public var bytes: [UInt8]
     /// As the request gave it; `nil` for its front end's default (``FrontEndDefaults``).
     public var conflict: ConflictChoice?
-    /// A conditional save: replace the file only while it is at this version
-    /// (`changedSinceRead` otherwise); `conflict` is then not consulted.
+    /// A conditional save: replace the file only while it is at this version. When it
+    /// changed meanwhile, a `conflict` of ``ConflictChoice/ask`` asks the session what to do
+    /// (``ChangedFileChoice``); any other is refused with `changedSinceRead`.
     public var ifVersion: FileVersion?
 
     public init(_ path: VirtualPath, bytes: [UInt8], conflict: ConflictChoice? = nil, ifVersion: FileVersion? = nil) {
@@ -27,7 +28,17 @@ public struct WriteFile: FileOperation {
 
     public func run(in context: OperationContext) async throws(CofferError) -> FileNode {
         let service = context.service
-        if let ifVersion { return try await service.writeFile(path, bytes: bytes, conflict: .replace, ifVersion: ifVersion) }
+        if let ifVersion {
+            let (path, bytes) = (path, bytes)
+            return try await context.settlingChange(asking: conflict == .ask) { answer throws(CofferError) in
+                switch answer {
+                case nil: try await service.writeFile(path, bytes: bytes, conflict: .replace, ifVersion: ifVersion)
+                case .overwrite?: try await service.writeFile(path, bytes: bytes, conflict: .replace)
+                case .keepBoth?: try await service.writeFile(path, bytes: bytes, conflict: .keepBoth)
+                case .keepInRecovered?: try await service.saveInRecovered(bytes, named: path.name)
+                }
+            }
+        }
         return try await context.settling(context.conflict(conflict, for: Self.self, otherwise: Self.defaultConflict), about: path) { policy, _ throws(CofferError) in
             try await service.writeFile(path, bytes: bytes, conflict: policy)
         }

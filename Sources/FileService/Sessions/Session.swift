@@ -39,6 +39,7 @@ public final class Session: Sendable {
     private struct State {
         var language: Language
         var conflictQuestion: ConflictQuestion?
+        var changedFileQuestion: ChangedFileQuestion?
         /// What the session was opened with, and that with the folders its client offers.
         let openedPolicy: HostAccessPolicy
         var hostPolicy: HostAccessPolicy
@@ -79,6 +80,14 @@ public final class Session: Sendable {
     public var conflictQuestion: ConflictQuestion? {
         get { state.withLock { $0.conflictQuestion } }
         set { state.withLock { $0.conflictQuestion = newValue } }
+    }
+
+    /// Who answers when a save that may ask finds its file changed since it was read
+    /// (``ChangedFileChoice``): a person at a terminal, or behind a JSON-RPC client. Without
+    /// one, such a save fails with `changedSinceRead`.
+    public var changedFileQuestion: ChangedFileQuestion? {
+        get { state.withLock { $0.changedFileQuestion } }
+        set { state.withLock { $0.changedFileQuestion = newValue } }
     }
 
     // MARK: Operations

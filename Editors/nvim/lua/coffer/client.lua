@@ -42,10 +42,12 @@ local function arguments()
   return args
 end
 
---- The conflict question (`conflict/ask`): a name is taken; the person chooses.
+--- The conflict question (`conflict/ask`): a name is taken, or (`kind` "changedSinceRead") a
+--- save found its file changed since it was read; the person chooses.
 local function ask(params)
   local choices = params.choices or { "replace", "keepBoth", "cancel" }
-  local labels = { replace = "&Replace", keepBoth = "&Keep both", cancel = "&Cancel" }
+  local labels = { replace = "&Replace", overwrite = "&Overwrite", keepBoth = "&Keep both",
+                   keepInRecovered = "Keep in &Recovered", cancel = "&Cancel" }
   local shown = {}
   for _, choice in ipairs(choices) do table.insert(shown, labels[choice] or choice) end
   local picked = vim.fn.confirm(params.message or "", table.concat(shown, "\n"), #shown)

@@ -95,6 +95,8 @@ local function charset_of(buf)
 end
 
 --- BufWriteCmd (and FileWriteCmd for another name): saved over the version read, unless `:write!`.
+--- When the file changed since it was read, Coffer asks (conflict/ask): overwrite, keep both,
+--- keep it in files:/Recovered, or cancel (the buffer stays modified).
 function M.write(buf, name, whole)
   local path = paths.from_name(name)
   local charset, problem = charset_of(buf)
@@ -105,6 +107,7 @@ function M.write(buf, name, whole)
     params.conflict = "replace"
   elseif same and vim.b[buf].coffer_version then
     params.ifVersion = vim.b[buf].coffer_version
+    params.conflict = "ask"
   else
     params.conflict = "fail"
   end
@@ -115,6 +118,12 @@ function M.write(buf, name, whole)
     else
       say(err, vim.log.levels.ERROR)
     end
+    return
+  end
+  if params.ifVersion and node.path ~= path then
+    -- Kept aside (a copy beside it, or in files:/Recovered): the buffer still edits the file.
+    say(string.format("“%s” changed meanwhile; yours is saved as “%s”", path, node.path))
+    vim.bo[buf].modified = false
     return
   end
   if same or vim.api.nvim_buf_get_name(buf) == name then
