@@ -102,6 +102,26 @@ if scenario == "single" then
   local trash = vim.fn.system({ bin, "--container", container, "-c", "trash" })
   check(trash:find("files:/Notes/a.md", 1, true) ~= nil, "what :write! replaced is in the trash")
 
+  -- A person who takes longer to answer than the request's timeout still gets their save:
+  -- the time a question is open is not the server's.
+  vim.fn.system({ bin, "--container", container, "-c", "write --replace Notes/a.md" }, "theirs again\n")
+  keys("Gofourth<Esc>")
+  local client = require("coffer.client")
+  local timeout_before = client.config.timeout
+  client.config.timeout = 400
+  vim.fn.confirm = function(message, choices)
+    vim.loop.sleep(1200)
+    for index, choice in ipairs(vim.split(choices, "\n")) do
+      if choice == "&Overwrite" then return index end
+    end
+    return 0
+  end
+  vim.cmd("write")
+  vim.fn.confirm = confirm_before
+  client.config.timeout = timeout_before
+  check(disk("Notes/a.md") == "# Plan\nfirst\nsecond\nthird\nfourth\n" and not vim.bo.modified,
+        "an answer slower than the timeout still saves: " .. tostring(disk("Notes/a.md")))
+
   -- A new file, and :saveas.
   vim.cmd("edit coffer://files/Notes/new.md")
   keys("inew text<Esc>")
