@@ -40,6 +40,10 @@ public final class CommandInterpreter {
     /// Asks a question and returns the answer typed, `nil` when there was none (Ctrl-C,
     /// Ctrl-D). Without it nobody is asked (a script), and commands take their safe default.
     public var ask: ((String) async -> String?)?
+
+    /// Set by the person's answer to the session's changed-file question when they chose,
+    /// and confirmed, to discard their changes; `edit` discards only then.
+    var changedFileDiscarded = false
     /// Makes a progress display for a long operation, given its label (“Copying”).
     public var progressBar: (@Sendable (String) -> ProgressBar)?
     /// How standard output shows images, when it is a terminal that can (`preview`).

@@ -53,7 +53,9 @@ public final class InteractiveSession {
         session.changedFileQuestion = { [editor, session, interpreter] refusal, choices in
             // What happened first, as any error is said; the question says what can be done.
             await interpreter.report(refusal, withHint: false)
-            return await Self.ask(changed: choices, editor: editor, language: session.language)
+            let choice = await Self.ask(changed: choices, editor: editor, language: session.language)
+            await MainActor.run { interpreter.changedFileDiscarded = choice == nil }
+            return choice
         }
         interpreter.confirm = { [editor] question in
             await Self.confirm(question, editor: editor)
@@ -76,6 +78,8 @@ public final class InteractiveSession {
         defer {
             session.conflictQuestion = nil
             session.changedFileQuestion = nil
+            interpreter.confirm = nil
+            interpreter.ask = nil
             interrupts.onSignal(nil)
             for (monitor, _) in terminations { monitor.onSignal(nil) }
         }
