@@ -251,6 +251,8 @@ struct EditingEndToEndTests {
         #expect(result(saved)?["path"] as? String == host("doc.txt"), "\(saved)")
         let refused = try await rpc.awaitCall("files/write", ["bookmarkId": id, "data": "three\n", "ifVersion": version])
         #expect(errorKind(refused) == "changedSinceRead")
+        let unasked = try await rpc.awaitCall("files/write", ["bookmarkId": id, "data": "four\n", "conflict": "ask"])
+        #expect(errorKind(unasked) == "invalidArgument", "\(unasked)")
         #expect(directory.contents("host/doc.txt") == "two\n")
         let both = try await rpc.awaitCall("files/write", ["path": "a.txt", "bookmarkId": id, "data": "x"])
         #expect((both["error"] as? [String: Any])?["code"] as? Int == -32602)

@@ -70,5 +70,11 @@ struct SaveTextTests {
         #expect(try bytes(at: "host/note.txt") == expected)
         let appended = await thrownError(of: try await session.perform(SaveText(.bookmark(id), text: [0x41], appending: true)))
         #expect(appended?.kind == .invalidArgument)
+        // Asked not to overwrite, with no version to compare: refused, never written unasked.
+        for conflict in [ConflictChoice.fail, .ask] {
+            let refused = await thrownError(of: try await session.perform(SaveText(.bookmark(id), text: Array("y".utf8), conflict: conflict)))
+            #expect(refused?.kind == .invalidArgument, "\(conflict)")
+        }
+        #expect(try bytes(at: "host/note.txt") == expected)
     }
 }

@@ -67,6 +67,10 @@ public struct WriteHostFile: FileOperation {
     /// Whether a conditional save whose file changed asks the session what to do.
     public var asksIfChanged: Bool
 
+    /// A request that asked not to overwrite (`fail`, or `ask` with nothing to compare):
+    /// refused, since the host file is always there.
+    var refusesOverwriting = false
+
     public init(bookmark bookmarkID: Int, bytes: [UInt8], mode: HostSaveMode, asksIfChanged: Bool = false) {
         self.bookmarkID = bookmarkID
         self.bytes = bytes
@@ -77,13 +81,20 @@ public struct WriteHostFile: FileOperation {
     /// A save as a request's choices ask, decided as for every front end
     /// (``SaveText/hostSaveMode(conflict:ifVersion:)``); with `ifVersion` and `.ask`, a file
     /// that changed meanwhile is asked about (overwrite, keep both or cancel: the host file is
-    /// the one the user opened, and a copy kept aside would be a file of `files:`).
+    /// the one the user opened, and a copy kept aside would be a file of `files:`). Without
+    /// `ifVersion`, `fail` and `ask` are refused (`invalidArgument`): the host file is always
+    /// there, so they could only overwrite it unasked or fail every time.
     public init(bookmark bookmarkID: Int, bytes: [UInt8], conflict: ConflictChoice?, ifVersion: FileVersion?) {
         self.init(bookmark: bookmarkID, bytes: bytes, mode: SaveText.hostSaveMode(conflict: conflict, ifVersion: ifVersion),
                   asksIfChanged: ifVersion != nil && conflict == .ask)
+        refusesOverwriting = ifVersion == nil && (conflict == .ask || conflict == .fail)
     }
 
     public func run(in context: OperationContext) async throws(CofferError) -> HostSaveResult {
+        if refusesOverwriting {
+            throw CofferError(.invalidArgument, detail: "a host file opened in place is always there: save it with "
+                + "ifVersion (asked about if it changed since), or with conflict replace or keepBoth")
+        }
         let (service, policy, bytes, id, mode) = (context.service, context.session.hostPolicy, bytes, bookmarkID, mode)
         return try await context.settlingChange(asking: asksIfChanged, choices: [.overwrite, .keepBoth]) { answer throws(CofferError) in
             let chosen: HostSaveMode = switch answer {
