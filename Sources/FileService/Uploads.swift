@@ -130,7 +130,8 @@ public final class UploadRegistry: ServiceFeature {
             return
         }
         uploads.withLock { uploads in
-            guard uploads[id] == nil else { return }
+            // Taken meanwhile (``take(_:owner:)`` unlinks the record under this lock): gone.
+            guard uploads[id] == nil, access(recordFile, F_OK) == 0 else { return }
             uploads[id] = Upload(temporary: temporary, destination: destination, conflict: record.conflict,
                                  expectedSize: record.size, received: Int64(info.st_size), lastActivity: Date(),
                                  owner: owner, isResumable: true)
@@ -223,11 +224,13 @@ public final class UploadRegistry: ServiceFeature {
         return (found.received, found.expectedSize, found.destination)
     }
 
-    /// Removes an upload from the registry (for commit or abort).
+    /// Removes an upload from the registry (for commit or abort), and a resumable one's
+    /// record with it, so that nothing can revive it from here on.
     func take(_ id: String, owner: Int?) throws(CofferError) -> Upload {
         let upload = uploads.withLock { uploads -> Upload? in
             guard let upload = uploads[id], upload.isOwned(by: owner), !upload.isBusy else { return nil }
             uploads[id] = nil
+            if upload.isResumable { unlink(recordPath(of: id)) }
             return upload
         }
         guard let upload else { throw CofferError(.notFoundUpload, detail: id) }
@@ -360,8 +363,7 @@ extension FileService {
     func commitUpload(_ id: String, owner: Int?, ifVersion: FileVersion? = nil) async throws(CofferError) -> FileNode {
         let registry = try requireUploads(reviving: id, owner: owner)
         let upload = try registry.take(id, owner: owner)
-        // From here the upload is placed or gone, whatever happens: its record goes first.
-        if upload.isResumable { unlink(registry.recordPath(of: id)) }
+        // From here the upload is placed or gone, whatever happens: `take` removed its record.
         if let expected = upload.expectedSize, expected != upload.received {
             registry.remove(upload, id: id)
             throw CofferError(.invalidArgument, path: upload.destination,

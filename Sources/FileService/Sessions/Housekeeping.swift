@@ -13,6 +13,8 @@ final class Housekeeping: Sendable {
     private struct State {
         var holders = 0
         var work: [Task<Void, Never>] = []
+        /// Counts starts, so that of two releases waiting at once only the newest stops.
+        var generation = 0
     }
 
     private let state = Mutex(State())
@@ -21,6 +23,7 @@ final class Housekeeping: Sendable {
         state.withLock { state in
             state.holders += 1
             guard state.holders == 1 else { return }
+            state.generation += 1
             state.work = service.features.all.map { feature in Task { await feature.keepUp(service) } }
         }
     }
@@ -28,18 +31,21 @@ final class Housekeeping: Sendable {
     /// Stops the work when this was the last holder, once the start it began has
     /// finished (so the index is not left watching after being told to stop).
     func release(_ service: FileService) async {
-        let stopped = state.withLock { state -> [Task<Void, Never>]? in
+        let ending = state.withLock { state -> (work: [Task<Void, Never>], generation: Int)? in
             state.holders -= 1
             guard state.holders == 0 else { return nil }
             defer { state.work = [] }
-            return state.work
+            return (state.work, state.generation)
         }
-        guard let stopped else { return }
+        guard let (stopped, generation) = ending else { return }
         for task in stopped { task.cancel() }
         for task in stopped { await task.value }
-        // Under the lock: a retain that came meanwhile starts again after this, not before.
+        // Under the lock: a retain that came meanwhile starts again after this, not before;
+        // and if it came and went, its own release stops what it started.
         state.withLock { state in
-            if state.holders == 0 { for feature in service.features.all { feature.stopKeepingUp() } }
+            if state.holders == 0, state.generation == generation {
+                for feature in service.features.all { feature.stopKeepingUp() }
+            }
         }
     }
 }
