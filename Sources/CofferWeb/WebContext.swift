@@ -79,10 +79,14 @@ final class WebContext: Sendable {
 
     /// `warnings` as `Coffer-Warning` headers, one each: its message in `language`,
     /// percent-encoded UTF-8 (a header is ASCII), for the page to decode and show.
+    private static let plainASCII = CharacterSet(charactersIn: "ABCDEFGHIJKLMNOPQRSTUVWXYZabcdefghijklmnopqrstuvwxyz0123456789")
+
     static func warningHeaders(_ warnings: [OperationWarning], language: Language) -> String {
         warnings.map { warning in
             let message = warning.message(language)
-            let encoded = message.addingPercentEncoding(withAllowedCharacters: .alphanumerics) ?? ""
+            // ASCII letters and digits only: `.alphanumerics` holds Chinese letters too, and a
+            // header is ASCII.
+            let encoded = message.addingPercentEncoding(withAllowedCharacters: Self.plainASCII) ?? ""
             return "Coffer-Warning: \(encoded)\r\n"
         }.joined()
     }

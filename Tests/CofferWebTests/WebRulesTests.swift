@@ -25,6 +25,17 @@ import Testing
         }
     }
 
+    @Test func warningHeadersAreASCIIInEveryLanguage() {
+        let warning = OperationWarning(attributesOf: "files:/报告.txt", notKept: ["user.xdg.tags"], because: .unsupported)
+        for language in [Language.english, .simplifiedChinese] {
+            let headers = WebContext.warningHeaders([warning], language: language)
+            #expect(headers.hasPrefix("Coffer-Warning: ") && headers.hasSuffix("\r\n"))
+            #expect(headers.unicodeScalars.allSatisfy { $0.isASCII }, "\(headers)")
+            let value = headers.dropFirst("Coffer-Warning: ".count).trimmingCharacters(in: .newlines)
+            #expect(value.removingPercentEncoding == warning.message(language))
+        }
+    }
+
     @Test func downloadNamesKeepTheirRealNameAndCannotBreakTheHeader() {
         #expect(HTTPRules.dispositionName("report.pdf") == "filename=\"report.pdf\"; filename*=UTF-8''report.pdf")
         let chinese = HTTPRules.dispositionName("报告 \"最终\".pdf")

@@ -16,6 +16,16 @@ function choose(dialog, text, choices, cancelled) {
   });
 }
 
+let keptEditing = false;
+
+/// Whether the person answered the last changed-file question "keep editing" (and forgets
+/// it): the save's `changedSinceRead` refusal is then their choice, not news to show.
+export function answeredKeepEditing() {
+  const answered = keptEditing;
+  keptEditing = false;
+  return answered;
+}
+
 /// The server's `conflict/ask`: a name is taken where this page's row of the defaults table
 /// says "ask", or (`kind: "changedSinceRead"`) a save finds its file changed since it was
 /// read. The session says what happened (`message`) and which choices there are; the person
@@ -26,7 +36,9 @@ export async function conflictAsked(params) {
     const buttons = { overwrite: "overwrite", "save-copy": "keepBoth", "keep-recovered": "keepInRecovered", "keep-editing": "cancel" };
     const offered = params.choices || Object.values(buttons);
     for (const [id, choice] of Object.entries(buttons)) $(id).hidden = !offered.includes(choice);
-    return { choice: await choose($("changed"), params.message, buttons, "cancel") };
+    const choice = await choose($("changed"), params.message, buttons, "cancel");
+    if (choice === "cancel") keptEditing = true;
+    return { choice };
   }
   const choice = await choose($("conflict"), params.message, { "keep-both": "keepBoth", replace: "replace", cancel: "cancel" }, "cancel");
   return { choice };

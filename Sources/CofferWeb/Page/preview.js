@@ -2,6 +2,7 @@
 // show it — an image, a PDF's first page, a text in its encoding (editable), an archive's entries.
 import { bridge } from "./bridge.js";
 import { $, contentURL, failed, formatSize, kindText, show, thumbnailURL } from "./common.js";
+import { answeredKeepEditing } from "./dialogs.js";
 import { say } from "./words.js";
 
 /// Shows `node` (a file) in the pane; `saved` runs after an edit is saved.
@@ -91,6 +92,7 @@ async function startEditing(node, saved) {
 }
 
 async function saveEdit(node, data, editing, saved) {
+  answeredKeepEditing();
   try {
     const written = await bridge.call("files/write", { path: node.path, data, charset: editing.charset,
                                                        ifVersion: editing.version, conflict: "ask" });
@@ -98,7 +100,8 @@ async function saveEdit(node, data, editing, saved) {
     show(written.path === node.path ? say("saved") : say("savedAt", written.path));
     await saved?.();
   } catch (error) {
-    // Asked and answered "keep editing": nothing was saved, and the text stays here.
-    if (error?.data?.kind !== "changedSinceRead") throw error;
+    // Asked and answered "keep editing": nothing was saved, and the text stays here. A
+    // refusal nobody was asked about is said, as any failure is.
+    if (error?.data?.kind !== "changedSinceRead" || !answeredKeepEditing()) throw error;
   }
 }
