@@ -23,9 +23,10 @@ public final class AuditLog: ServiceFeature {
         self.keep = keep
     }
 
-    /// Appends one entry. Logging never fails an operation: errors are dropped.
+    /// Appends one entry. Logging never fails an operation: errors are dropped. Internal:
+    /// only the session writes lines, once per operation, whichever front end asked.
     /// `extra` adds fields of its own (a share link's access: `share`, `client`, `bytes`).
-    public func record(frontEnd: String, method: String, paths: [String], outcome: String, trashed: [String] = [],
+    func record(frontEnd: String, method: String, paths: [String], outcome: String, trashed: [String] = [],
                        extra: [String: String] = [:], at time: Date = Date()) {
         var entry: [String: Any] = [
             "time": Timestamp.iso8601(time), "frontEnd": frontEnd, "method": method, "paths": paths, "outcome": outcome,

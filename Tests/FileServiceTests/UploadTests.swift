@@ -1,7 +1,7 @@
 import CofferCore
 import CofferRuntime
 import CofferTestSupport
-import FileService
+@testable import FileService
 import Foundation
 import Testing
 
