@@ -103,6 +103,56 @@ import Glibc
         #expect(status == 0 || status == 128 + SIGTERM, "\(status)")
     }
 
+    /// Names an extended glob backtracks on as long as it may, enough that even the release
+    /// build is still matching when the signal comes.
+    private func backtrackingNames(in folder: String) throws {
+        _ = try coffer("mkdir \(folder)")
+        for index in 0..<20_000 {
+            close(open(user("\(folder)/\(index)" + String(repeating: "a", count: 200)), O_WRONLY | O_CREAT | O_CLOEXEC, 0o644))
+        }
+    }
+
+    /// The same for `excludePatterns`, matched against every name of a folder before the walk
+    /// goes on: SIGTERM ends the server, and a cancelled call stops using the processor.
+    @Test(arguments: ["directory_tree", "search_files"])
+    func sigtermAndCancelReachAnExclusionBeingMatched(tool: String) async throws {
+        try backtrackingNames(in: "E")
+        let exclusion: [String: Any] = ["path": "E", "excludePatterns": ["*+(a|aa|aaa)b"]]
+        let arguments = tool == "search_files" ? exclusion.merging(["pattern": "nothing-here"]) { $1 } : exclusion
+        // Cancelled: the work stops (its processor time stays put), and the server goes on.
+        let mcp = try await mcp()
+        let cancelled = mcp.sendRequest("tools/call", ["name": tool, "arguments": arguments])
+        try await Task.sleep(for: .milliseconds(500))
+        try #require(!mcp.received.contains { ($0 as? [String: Any])?["id"] as? Int == cancelled }, "it is still matching")
+        mcp.notify("notifications/cancelled", ["requestId": cancelled, "reason": "test"])
+        // The processor goes quiet (a quarter second without a tick's use) well before the
+        // matching would end (close to a minute in the release build, longer in debug).
+        var quiet = false
+        for _ in 0..<60 where !quiet {
+            let before = try processorTicks(of: mcp.pid)
+            try await Task.sleep(for: .milliseconds(250))
+            quiet = try processorTicks(of: mcp.pid) - before <= 1
+        }
+        #expect(quiet, "still matching 15 s after the cancel")
+        // SIGTERM while matching: the server ends.
+        let again = mcp.sendRequest("tools/call", ["name": tool, "arguments": arguments])
+        try await Task.sleep(for: .milliseconds(500))
+        try #require(!mcp.received.contains { ($0 as? [String: Any])?["id"] as? Int == again }, "it is still matching")
+        mcp.signal(SIGTERM)
+        let began = ContinuousClock.now
+        let status = try await offPool { try mcp.waitForExit(timeout: 30) }
+        #expect(ContinuousClock.now - began < .seconds(20), "SIGTERM took \(ContinuousClock.now - began)")
+        #expect(status == 0 || status == 128 + SIGTERM, "\(status)")
+    }
+
+    /// User and system time a process has used, in clock ticks (`/proc/PID/stat`).
+    private func processorTicks(of pid: Int32) throws -> Int {
+        let stat = try String(contentsOfFile: "/proc/\(pid)/stat", encoding: .utf8)
+        // Fields after the command's closing parenthesis; utime and stime are the 14th and 15th.
+        let fields = stat[stat.range(of: ")", options: .backwards)!.upperBound...].split(separator: " ")
+        return Int(fields[11])! + Int(fields[12])!
+    }
+
     // MARK: 2. Imports in bounded descriptors
 
     @Test func aFolderOfSeventyThousandFilesImportsUnderALimitOfOneThousandDescriptors() async throws {

@@ -92,10 +92,17 @@ public struct TreeWalk: Sendable {
         _ children: [FileNode], relative: String, depth: Int, summary: inout Summary,
         _ body: (WalkEntry) async throws(CofferError) -> Void
     ) async throws(CofferError) {
-        let shown = children.compactMap { child -> (FileNode, String)? in
+        // A client's exclusion may take a while per name (a pattern that backtracks, bounded
+        // in Glob): a cancel or SIGTERM is heard between two names, not after the folder.
+        var shown: [(FileNode, String)] = []
+        shown.reserveCapacity(children.count)
+        for child in children {
             let path = relative.isEmpty ? child.name : relative + "/" + child.name
-            if let excluding = walk.excluding, excluding(path, child.name) { return nil }
-            return (child, path)
+            if let excluding = walk.excluding {
+                guard !Task.isCancelled else { throw CofferError(.cancelled, path: child.path) }
+                if excluding(path, child.name) { continue }
+            }
+            shown.append((child, path))
         }
         for (index, (child, path)) in shown.enumerated() {
             guard !Task.isCancelled else { throw CofferError(.cancelled, path: child.path) }
