@@ -82,16 +82,24 @@ import Glibc
     }
 
     @Test func sigtermEndsTheServerWhileAPatternIsMatched() async throws {
-        _ = try coffer("mkdir D")
-        // Names on which an extended glob backtracks as long as it may (a bounded time each).
-        // Enough that even the release build is still matching when the signal comes.
-        for index in 0..<20_000 {
-            let fd = open(user("D/\(index)" + String(repeating: "a", count: 200)), O_WRONLY | O_CREAT | O_CLOEXEC, 0o644)
-            close(fd)
-        }
+        try backtrackingNames(in: "D")
         let mcp = try await mcp()
-        let id = mcp.sendRequest("tools/call", ["name": "search_files", "arguments": ["path": "D", "pattern": "*+(a|aa|aaa)b"]])
-        // Once it is matching: the request has been read, and no answer came yet.
+        try await endsOnSIGTERM(mcp, whileMatching: ["name": "search_files", "arguments": ["path": "D", "pattern": "*+(a|aa|aaa)b"]])
+    }
+
+    /// Names on which an extended glob backtracks as long as it may (a bounded time each),
+    /// enough that even the release build is still matching when the signal comes.
+    private func backtrackingNames(in folder: String) throws {
+        _ = try coffer("mkdir \(folder)")
+        for index in 0..<20_000 {
+            close(open(user("\(folder)/\(index)" + String(repeating: "a", count: 200)), O_WRONLY | O_CREAT | O_CLOEXEC, 0o644))
+        }
+    }
+
+    /// Sends the tool call, waits until it is under way (read, not answered), sends SIGTERM:
+    /// the server must end, and with a clean status.
+    private func endsOnSIGTERM(_ mcp: RPCProcess, whileMatching call: [String: Any]) async throws {
+        let id = mcp.sendRequest("tools/call", call)
         try await Task.sleep(for: .milliseconds(500))
         try #require(!mcp.received.contains { ($0 as? [String: Any])?["id"] as? Int == id }, "it is still matching")
         mcp.signal(SIGTERM)
@@ -103,23 +111,13 @@ import Glibc
         #expect(status == 0 || status == 128 + SIGTERM, "\(status)")
     }
 
-    /// Names an extended glob backtracks on as long as it may, enough that even the release
-    /// build is still matching when the signal comes.
-    private func backtrackingNames(in folder: String) throws {
-        _ = try coffer("mkdir \(folder)")
-        for index in 0..<20_000 {
-            close(open(user("\(folder)/\(index)" + String(repeating: "a", count: 200)), O_WRONLY | O_CREAT | O_CLOEXEC, 0o644))
-        }
-    }
-
     /// The same for `excludePatterns`, matched against every name of a folder before the walk
-    /// goes on: SIGTERM ends the server, and a cancelled call stops using the processor.
+    /// goes on: a cancelled call stops using the processor, and SIGTERM ends the server.
     @Test(arguments: ["directory_tree", "search_files"])
     func sigtermAndCancelReachAnExclusionBeingMatched(tool: String) async throws {
         try backtrackingNames(in: "E")
         let exclusion: [String: Any] = ["path": "E", "excludePatterns": ["*+(a|aa|aaa)b"]]
         let arguments = tool == "search_files" ? exclusion.merging(["pattern": "nothing-here"]) { $1 } : exclusion
-        // Cancelled: the work stops (its processor time stays put), and the server goes on.
         let mcp = try await mcp()
         let cancelled = mcp.sendRequest("tools/call", ["name": tool, "arguments": arguments])
         try await Task.sleep(for: .milliseconds(500))
@@ -134,15 +132,7 @@ import Glibc
             quiet = try processorTicks(of: mcp.pid) - before <= 1
         }
         #expect(quiet, "still matching 15 s after the cancel")
-        // SIGTERM while matching: the server ends.
-        let again = mcp.sendRequest("tools/call", ["name": tool, "arguments": arguments])
-        try await Task.sleep(for: .milliseconds(500))
-        try #require(!mcp.received.contains { ($0 as? [String: Any])?["id"] as? Int == again }, "it is still matching")
-        mcp.signal(SIGTERM)
-        let began = ContinuousClock.now
-        let status = try await offPool { try mcp.waitForExit(timeout: 30) }
-        #expect(ContinuousClock.now - began < .seconds(20), "SIGTERM took \(ContinuousClock.now - began)")
-        #expect(status == 0 || status == 128 + SIGTERM, "\(status)")
+        try await endsOnSIGTERM(mcp, whileMatching: ["name": tool, "arguments": arguments])
     }
 
     /// User and system time a process has used, in clock ticks (`/proc/PID/stat`).
