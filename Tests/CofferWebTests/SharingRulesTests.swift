@@ -60,6 +60,9 @@ struct SharingRulesTests {
         let id = Share.makeID()
         #expect(Share.isWellFormedID(id) && id.count == 22)
         #expect(!Share.isWellFormedID("../../etc/passwd.....") && !Share.isWellFormedID(id + "x"))
+        // Never taken for an option on a command line (`unshare ID`): 2,000 draws would meet a
+        // leading `-` about 31 times.
+        #expect((0..<2000).allSatisfy { _ in !Share.makeID().hasPrefix("-") })
         let now = Date(timeIntervalSince1970: 1_800_000_000)
         #expect(try Share.parseExpiry("7d", now: now) == now.addingTimeInterval(7 * 86400))
         #expect(throws: CofferError.self) { try Share.parseExpiry("2020-01-01", now: now) }

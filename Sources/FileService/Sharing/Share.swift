@@ -53,13 +53,18 @@ public struct Share: Codable, Sendable, Equatable {
 
     public var virtualPath: VirtualPath? { try? VirtualPath(parsing: path) }
 
-    /// A new identifier: 16 bytes from the system's random source.
+    /// A new identifier: 16 bytes from the system's random source. Never one that starts with
+    /// `-` (drawn again, 1 time in 64), which a command line would take for an option
+    /// (`unshare -Yv…`).
     public static func makeID() -> String {
         var generator = SystemRandomNumberGenerator()
-        let bytes = (0..<16).map { _ in UInt8.random(in: .min ... .max, using: &generator) }
-        return Data(bytes).base64EncodedString()
-            .replacingOccurrences(of: "+", with: "-").replacingOccurrences(of: "/", with: "_")
-            .replacingOccurrences(of: "=", with: "")
+        while true {
+            let bytes = (0..<16).map { _ in UInt8.random(in: .min ... .max, using: &generator) }
+            let id = Data(bytes).base64EncodedString()
+                .replacingOccurrences(of: "+", with: "-").replacingOccurrences(of: "/", with: "_")
+                .replacingOccurrences(of: "=", with: "")
+            if !id.hasPrefix("-") { return id }
+        }
     }
 
     /// Whether `text` has the shape of an identifier (22 base64url characters), checked before
