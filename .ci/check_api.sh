@@ -1,0 +1,31 @@
+#!/usr/bin/env bash
+# Holds the promise of Documentation/Versioning.md: the public API of the products an application
+# links does not break unless CHANGELOG.md's Unreleased section says so.
+#
+# Compares against the commit in .ci/api-baseline with `swift package
+# diagnose-api-breaking-changes`. Each break the changelog announces is written there in backticks
+# exactly as the tool reports it (`API breakage: func FileService.copy(…) has been removed`), with
+# what to use instead; those lines become the tool's allowlist, and any other break fails.
+set -euo pipefail
+cd "$(dirname "$0")/.."
+
+baseline=$(grep -v '^#' .ci/api-baseline | grep -m1 .)
+allowlist=$(mktemp)
+trap 'rm -f "$allowlist"' EXIT
+python3 - CHANGELOG.md > "$allowlist" <<'PY'
+import re, sys
+text = open(sys.argv[1], encoding="utf-8").read()
+start = text.find("\n## Unreleased")
+if start < 0:
+    sys.exit("CHANGELOG.md has no “## Unreleased” section")
+end = text.find("\n## ", start + 1)
+section = text[start:end if end > 0 else len(text)]
+for announced in re.findall(r"`(API breakage: [^`]+)`", section):
+    print(announced)
+PY
+echo "check_api: against $baseline, $(wc -l < "$allowlist") break(s) announced in CHANGELOG.md"
+# What counts as API (Versioning.md): the products an application links.
+swift package diagnose-api-breaking-changes "$baseline" --breakage-allowlist-path "$allowlist" \
+    --products CofferCore CofferBackends CofferInMemory CofferBackendConformance FileService CofferApp \
+               CofferS3 CofferJSONRPC CofferRuntime CofferREPL CofferRPC CofferMCP CofferWeb CofferHTTPServer \
+               CofferTransfers CofferPreview CofferDesktop
