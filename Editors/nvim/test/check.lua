@@ -108,9 +108,9 @@ if scenario == "single" then
   keys("Gofourth<Esc>")
   local client = require("coffer.client")
   local timeout_before = client.config.timeout
-  client.config.timeout = 400
+  client.config.timeout = 2000
   vim.fn.confirm = function(message, choices)
-    vim.loop.sleep(1200)
+    vim.loop.sleep(5000)
     for index, choice in ipairs(vim.split(choices, "\n")) do
       if choice == "&Overwrite" then return index end
     end

@@ -15,9 +15,10 @@ M.config = {
 }
 
 local rpc, closed, exit_code, stopping
--- Questions the server has asked that the person has not answered yet, and when the last
--- was answered: the time someone spends answering is not the server's to account for.
-local asking, answered_at = 0, nil
+-- When the person last answered a question of the server's (milliseconds, `now()`): the time
+-- someone spends answering is not the server's to account for.
+local answered_at = nil
+local function now() return vim.loop.hrtime() / 1e6 end
 local notification_handlers = {}
 M.server = {}  -- what `initialize` answered
 
@@ -66,9 +67,8 @@ local function start()
     end,
     server_request = function(method, params)
       if method == "conflict/ask" then
-        asking = asking + 1
         local ok, choice = pcall(ask, params)
-        asking, answered_at = asking - 1, vim.loop.now()
+        answered_at = now()
         return { choice = ok and choice or "cancel" }
       end
       return nil, { code = -32601, message = "unknown method " .. method }
@@ -105,9 +105,9 @@ local function start()
 end
 
 --- Sends `method` and waits for the answer: `result, nil` or `nil, message` (Coffer's user
---- message, in the session's language). Never waits past `timeout` of the server's own time
---- (a question the person is answering stops the clock; it starts again when they answer),
---- nor for a server that has stopped. A request given up on is cancelled on the server.
+--- message, in the session's language). Waits at most `timeout` after the request was sent or,
+--- if the server asked a question meanwhile, after the person answered it; never for a server
+--- that has stopped. A request given up on (the timeout, or Ctrl-C) is cancelled on the server.
 function M.request(method, params)
   if not rpc and method ~= "initialize" then
     -- Not started yet, or stopped: start (again) for this request, as an LSP client would.
@@ -121,26 +121,21 @@ function M.request(method, params)
     done, result, failure = true, answer, err
   end)
   if not sent then return nil, "the Coffer server has stopped" end
-  local started = vim.loop.now()
-  while true do
-    vim.wait(M.config.timeout, function()
-      return done or closed or asking > 0
-    end, 10)
-    if done or closed then break end
-    if asking > 0 then
-      vim.wait(2 ^ 31 - 1, function() return asking == 0 or done or closed end, 10)
-    end
-    -- The clock counts from the later of the request and the last answer to a question.
-    local since = math.max(started, answered_at or started)
-    if not (done or closed) and vim.loop.now() - since >= M.config.timeout and asking == 0 then
-      break
-    end
+  -- The clock runs from the later of the request and the last answer to a question: the time
+  -- a person spends answering (confirm() holds Neovim meanwhile) is not the server's.
+  local started, interrupted = now(), false
+  while not (done or closed) do
+    local left = M.config.timeout - (now() - math.max(started, answered_at or started))
+    if left <= 0 then break end
+    local _, why = vim.wait(math.ceil(left), function() return done or closed end, 10)
+    if why == -2 then interrupted = true; break end  -- Ctrl-C
   end
   if not done then
     if closed then
       return nil, string.format("the Coffer server stopped (exit status %s) before it answered %s", tostring(exit_code), method)
     end
     if id then pcall(client.notify, "$/cancelRequest", { id = id }) end
+    if interrupted then return nil, string.format("interrupted: %s was cancelled", method) end
     return nil, string.format("no answer to %s within %d s", method, M.config.timeout / 1000)
   end
   if failure then
