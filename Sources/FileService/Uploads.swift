@@ -245,7 +245,11 @@ public final class UploadRegistry: ServiceFeature {
                 !entry.value.isBusy && entry.value.lastActivity < cutoff
                     && (owner == nil || (entry.value.owner == owner && !entry.value.isResumable))
             }
-            for id in idle.keys { uploads[id] = nil }
+            for (id, upload) in idle {
+                uploads[id] = nil
+                // As in `take`: gone from the registry and from its record at once.
+                if upload.isResumable { unlink(recordPath(of: id)) }
+            }
             return idle.map { (id: $0.key, upload: $0.value) }
         }
     }

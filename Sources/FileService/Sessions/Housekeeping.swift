@@ -13,8 +13,9 @@ final class Housekeeping: Sendable {
     private struct State {
         var holders = 0
         var work: [Task<Void, Never>] = []
-        /// Counts starts, so that of two releases waiting at once only the newest stops.
-        var generation = 0
+        /// Releases that let go of the last hold and still wait for their work to end: the
+        /// features are stopped once, after the last of them.
+        var ending = 0
     }
 
     private let state = Mutex(State())
@@ -23,7 +24,6 @@ final class Housekeeping: Sendable {
         state.withLock { state in
             state.holders += 1
             guard state.holders == 1 else { return }
-            state.generation += 1
             state.work = service.features.all.map { feature in Task { await feature.keepUp(service) } }
         }
     }
@@ -31,19 +31,21 @@ final class Housekeeping: Sendable {
     /// Stops the work when this was the last holder, once the start it began has
     /// finished (so the index is not left watching after being told to stop).
     func release(_ service: FileService) async {
-        let ending = state.withLock { state -> (work: [Task<Void, Never>], generation: Int)? in
+        let stopped = state.withLock { state -> [Task<Void, Never>]? in
             state.holders -= 1
             guard state.holders == 0 else { return nil }
+            state.ending += 1
             defer { state.work = [] }
-            return (state.work, state.generation)
+            return state.work
         }
-        guard let (stopped, generation) = ending else { return }
+        guard let stopped else { return }
         for task in stopped { task.cancel() }
         for task in stopped { await task.value }
-        // Under the lock: a retain that came meanwhile starts again after this, not before;
-        // and if it came and went, its own release stops what it started.
+        // Under the lock: a retain that came meanwhile starts again after this, not before; if
+        // it came and went, the work it started has ended too before anything is stopped.
         state.withLock { state in
-            if state.holders == 0, state.generation == generation {
+            state.ending -= 1
+            if state.holders == 0, state.ending == 0 {
                 for feature in service.features.all { feature.stopKeepingUp() }
             }
         }
