@@ -86,10 +86,10 @@ public final class UploadRegistry: ServiceFeature {
         try backend.openOutputFile(at: temporary, .existing).synchronize()
     }
 
-    /// Removes an upload's data, and its record when it has one.
-    func remove(_ upload: Upload, id: String) {
+    /// Removes an upload's data, once ``take(_:owner:)`` or ``takeIdle(before:ownedBy:)`` has
+    /// taken it (and with it its record).
+    func remove(_ upload: Upload) {
         unlink(hostPath(of: upload.temporary))
-        if upload.isResumable { unlink(recordPath(of: id)) }
     }
 
     /// Writes a resumable upload's record (whole or not at all: written aside, then renamed).
@@ -293,7 +293,7 @@ extension FileService {
                 try registry.keep(upload, id: id)
             }
         } catch {
-            if let taken = try? registry.take(id, owner: owner) { registry.remove(taken, id: id) }
+            if let taken = try? registry.take(id, owner: owner) { registry.remove(taken) }
             throw error.naming(path, insteadOf: UploadRegistry.mountName)
         }
         return id
@@ -316,7 +316,7 @@ extension FileService {
         } catch {
             registry.release(id, adding: 0)
             // A failed write leaves the upload in an unknown state: end it.
-            if let broken = try? registry.take(id, owner: owner) { registry.remove(broken, id: id) }
+            if let broken = try? registry.take(id, owner: owner) { registry.remove(broken) }
             throw error.naming(upload.destination, insteadOf: UploadRegistry.mountName)
         }
         registry.release(id, adding: bytes.count)
@@ -351,7 +351,7 @@ extension FileService {
                     } catch {
                         registry.release(id, adding: 0)
                         // A failed write leaves the upload in an unknown state: end it.
-                        if let broken = try? registry.take(id, owner: owner) { registry.remove(broken, id: id) }
+                        if let broken = try? registry.take(id, owner: owner) { registry.remove(broken) }
                         throw error.naming(upload.destination, insteadOf: UploadRegistry.mountName)
                     }
                     registry.release(id, adding: filled)
@@ -369,7 +369,7 @@ extension FileService {
         let upload = try registry.take(id, owner: owner)
         // From here the upload is placed or gone, whatever happens: `take` removed its record.
         if let expected = upload.expectedSize, expected != upload.received {
-            registry.remove(upload, id: id)
+            registry.remove(upload)
             throw CofferError(.invalidArgument, path: upload.destination,
                               detail: "\(upload.received) of \(expected) bytes were sent")
         }
@@ -380,7 +380,7 @@ extension FileService {
             // Durable before it is placed: a crash after the commit never leaves a file short.
             try await BlockingIO.run { _ throws(CofferError) in try registry.sync(temporary) }
         } catch {
-            registry.remove(upload, id: id)
+            registry.remove(upload)
             throw error.naming(upload.destination, insteadOf: UploadRegistry.mountName)
         }
         let path = try await place(temporary, of: registry, at: upload.destination, in: destinationBackend,
@@ -460,7 +460,7 @@ extension FileService {
     /// Discards an upload.
     func abortUpload(_ id: String, owner: Int?) async throws(CofferError) {
         let registry = try requireUploads(reviving: id, owner: owner)
-        registry.remove(try registry.take(id, owner: owner), id: id)
+        registry.remove(try registry.take(id, owner: owner))
     }
 
     /// Discards uploads that have had no data for `idle` seconds; all of them with `nil`.
@@ -472,7 +472,7 @@ extension FileService {
         guard let registry = feature(UploadRegistry.self) else { return 0 }
         let cutoff = idle.map { Date().addingTimeInterval(-$0) } ?? .distantFuture
         let stale = registry.takeIdle(before: cutoff, ownedBy: owner)
-        for (id, upload) in stale { registry.remove(upload, id: id) }
+        for (_, upload) in stale { registry.remove(upload) }
         return stale.count
     }
 }
