@@ -43,7 +43,6 @@ extension CommandInterpreter {
             } catch where error.kind == .changedSinceRead && changedFileDiscarded {
                 // At a terminal the session asked (``InteractiveSession``), and the answer was to
                 // discard the changes, once confirmed.
-                changedFileDiscarded = false
                 choice = .discard
             } catch where error.kind == .changedSinceRead || (error.kind == .fileExists && choice == .keepBoth) {
                 // In a script there is no one to ask: the edited copy is kept in files:/Recovered.
