@@ -25,7 +25,6 @@ let package = Package(
         .library(name: "CofferApp", targets: ["CofferApp"]),
         .executable(name: "coffer", targets: ["coffer"]),
         .executable(name: "coffer-document-types", targets: ["coffer-document-types"]),
-        .executable(name: "custom-backend-example", targets: ["CustomBackendExample"]),
         .plugin(name: "GenerateDocumentTypes", targets: ["GenerateDocumentTypes"]),
     ],
     targets: [
@@ -131,18 +130,6 @@ let package = Package(
             dependencies: ["CofferCore"],
             path: "Benchmarks/SortBench"
         ),
-        // A backend of the application's own (`mem:`, with a quota) beside the standard mounts.
-        .executableTarget(
-            name: "CustomBackendExample",
-            dependencies: ["CofferApp", "CofferCore", "CofferInMemory", "CofferJSONRPC", "FileService"],
-            path: "Examples/custom-backend",
-            exclude: ["Tests", "README.md"]
-        ),
-        .executableTarget(
-            name: "ComposeService",
-            dependencies: ["FileService", "CofferBackends", "CofferCore"],
-            path: "Examples/ComposeService"
-        ),
 
         .target(name: "CofferTestSupport", dependencies: ["CofferCore", "CofferRuntime", "CCofferSystem"], path: "Tests/CofferTestSupport", exclude: ["Servers", "Media"]),
         .testTarget(name: "CofferCoreTests", dependencies: ["CofferCore", "CofferTestSupport"]),
@@ -160,12 +147,8 @@ let package = Package(
             name: "FileServiceTests",
             dependencies: ["FileService", "CofferBackends", "CofferCore", "CofferRuntime", "CofferTestSupport"]
         ),
-        .testTarget(
-            name: "CustomBackendExampleTests",
-            dependencies: ["CustomBackendExample", "CofferBackendConformance", "CofferApp", "CofferInMemory", "CofferCore",
-                           "CofferTestSupport"],
-            path: "Examples/custom-backend/Tests"
-        ),
+        // The application layer: mount and front-end registration, an application's own front end.
+        .testTarget(name: "CofferAppTests", dependencies: ["CofferApp", "CofferCore", "CofferInMemory", "FileService"]),
         .testTarget(
             name: "BackendConformanceTests",
             dependencies: ["CofferBackendConformance", "CofferInMemory", "CofferBackends", "CofferCore"]
@@ -187,7 +170,7 @@ let package = Package(
         .testTarget(name: "CofferREPLTests", dependencies: ["CofferREPL", "CofferCore", "CofferRuntime", "CofferTestSupport"]),
         .testTarget(
             name: "EndToEndTests",
-            dependencies: ["coffer", "CustomBackendExample", "CofferTestSupport", "CofferS3", "FileService", "CofferDesktop"],
+            dependencies: ["coffer", "CofferTestSupport", "CofferS3", "FileService", "CofferDesktop"],
             exclude: ["Scripts"]
         ),
     ]

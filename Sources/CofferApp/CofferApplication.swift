@@ -40,12 +40,34 @@ public struct CofferApplication: Sendable {
     /// The application's own JSON-RPC methods, answered beside Coffer's by `rpc`.
     public var extraMethods: [any RPCMethod.Type]
 
+    /// The application's own front ends, each a subcommand (``CofferFrontEnd``).
+    public var frontEnds: [any CofferFrontEnd.Type] = []
+
+    /// An application with `coffer`'s front ends.
+    ///
+    /// - Parameters:
+    ///   - name: the program's name: in messages, usage, `--version`, RPC's `serverInfo`, and
+    ///     its default container folder (`~/.local/share/NAME`).
+    ///   - version: what `--version` and `serverInfo` say.
+    ///   - extraMethods: JSON-RPC methods of the application's own, answered by `rpc`.
+    ///   - extraMounts: makes the application's own mounts once the container is open. A
+    ///     name that is not a letter followed by letters, digits, `-` or `_`, or that is
+    ///     already taken (`files`, `trash`, `staging`), stops the program with status 1.
     public init(name: String = "coffer", version: String = "0.1.0", extraMethods: [any RPCMethod.Type] = [],
                 extraMounts: @escaping @Sendable (Container, TypeRegistry) throws(CofferError) -> [Mount] = { _, _ in [] }) {
         self.name = name
         self.version = version
         self.extraMethods = extraMethods
         self.extraMounts = extraMounts
+    }
+
+    /// An application with `coffer`'s front ends and its own (``CofferFrontEnd``): each is a
+    /// subcommand, listed by `--help`, with options of its own.
+    public init(name: String, version: String = "0.1.0", extraMethods: [any RPCMethod.Type] = [],
+                frontEnds: [any CofferFrontEnd.Type],
+                extraMounts: @escaping @Sendable (Container, TypeRegistry) throws(CofferError) -> [Mount] = { _, _ in [] }) {
+        self.init(name: name, version: version, extraMethods: extraMethods, extraMounts: extraMounts)
+        self.frontEnds = frontEnds
     }
 
     /// Runs with the process's arguments and environment, then exits with the status.
@@ -72,11 +94,13 @@ public struct CofferApplication: Sendable {
     public func run(arguments: [String], environment: [String: String]) async -> Int32 {
         let options: LaunchOptions
         do {
-            options = try LaunchOptions(arguments: arguments, environment: environment, application: name)
+            try checkFrontEnds()
+            options = try LaunchOptions(arguments: arguments, environment: environment, application: name,
+                                        commands: Set(frontEnds.map { $0.command }))
         } catch {
             let language = Language.preferred(environment: environment)
             FileHandle.standardError.write(Data("\(name): \(error.userMessage(in: language))\n".utf8))
-            FileHandle.standardError.write(Data("\(LaunchOptions.usage(language, program: name))\n".utf8))
+            FileHandle.standardError.write(Data("\(usage(language))\n".utf8))
             return 2
         }
         return await run(options)
@@ -88,14 +112,14 @@ public struct CofferApplication: Sendable {
         let errors = TextOutput.standardError()
         switch options.action {
         case .showHelp:
-            output.line(LaunchOptions.usage(options.language, program: name))
+            output.line(usage(options.language))
             output.flush()
             return 0
         case .showVersion:
             output.line("\(name) \(version)")
             output.flush()
             return 0
-        case .rpc, .mcp, .serve, .commands, .interactive, .help, .openFiles, .installDesktop, .uninstallDesktop:
+        case .rpc, .mcp, .serve, .commands, .interactive, .help, .openFiles, .installDesktop, .uninstallDesktop, .custom:
             break
         }
 
@@ -116,7 +140,20 @@ public struct CofferApplication: Sendable {
             break
         }
         let context = LaunchContext(application: self, options: options, manifest: manifest, output: output, errors: errors)
-        var launch = Self.launch(for: options.action)
+        var launch: any FrontEndLaunch
+        if case .custom(let command, let arguments) = options.action,
+           let type = frontEnds.first(where: { $0.command == command }) {
+            do {
+                launch = CustomLaunch(frontEnd: try type.init(arguments: arguments), command: command)
+            } catch {
+                errors.line("\(name) \(command): \(error.userMessage(in: options.language))")
+                errors.line(usage(options.language))
+                errors.flush()
+                return 2
+            }
+        } else {
+            launch = Self.launch(for: options.action)
+        }
         if let status = launch.prepare(context) { return status }
         let service: FileService
         let container: Container
@@ -142,6 +179,35 @@ public struct CofferApplication: Sendable {
         case .serve: WebLaunch()
         case .openFiles(let paths): OpenFilesLaunch(paths: paths)
         default: REPLLaunch(action: action)
+        }
+    }
+
+    /// The usage text, with the application's own front ends after `coffer`'s.
+    func usage(_ language: Language) -> String {
+        var text = LaunchOptions.usage(language, program: name)
+        guard !frontEnds.isEmpty else { return text }
+        text += language == .english ? "\n\nThe application's own commands:" : "\n\n本应用自己的命令："
+        let width = frontEnds.map { $0.command.count }.max() ?? 0
+        for frontEnd in frontEnds {
+            text += "\n  \(name) \(frontEnd.command.padding(toLength: width, withPad: " ", startingAt: 0))  \(frontEnd.summary(language))"
+        }
+        return text
+    }
+
+    /// Every application command must be typeable and must not take one of `coffer`'s own.
+    func checkFrontEnds() throws(CofferError) {
+        let reserved: Set = ["rpc", "mcp", "serve", "help", "open-files", "install-desktop", "uninstall-desktop"]
+        var taken = Set<String>()
+        for frontEnd in frontEnds {
+            let command = frontEnd.command
+            guard let first = command.unicodeScalars.first, first.properties.isAlphabetic, first.isASCII,
+                  command.unicodeScalars.allSatisfy({ $0.isASCII && ($0.properties.isAlphabetic || ("0"..."9").contains($0) || $0 == "-") })
+            else {
+                throw CofferError(.invalidArgument, detail: "front-end command “\(command)”: use a letter, then letters, digits or -")
+            }
+            guard !reserved.contains(command), taken.insert(command).inserted else {
+                throw CofferError(.invalidArgument, detail: "front-end command “\(command)” is already used")
+            }
         }
     }
 

@@ -19,7 +19,14 @@ struct LaunchOptions {
         /// `install-desktop [--user]`, `uninstall-desktop`.
         case installDesktop
         case uninstallDesktop
+        /// An application's own front end (``CofferFrontEnd``): its command and its arguments.
+        case custom(String, [String])
     }
+
+    /// The options that shape the service, read wherever they stand, also after an
+    /// application's own command (`my-app status --container DIR`).
+    static let serviceOptions = ["--container", "--mount", "--s3-endpoint", "--document-types", "--lang",
+                                 "--thumbnail-max-age", "--thumbnail-max-size"]
 
     /// `coffer rpc --framing lsp|ndjson`; detected from the first byte when nil.
     var framing: String?
@@ -65,13 +72,19 @@ struct LaunchOptions {
     /// The application's document types; the package's own `DocumentTypes.json` when nil.
     var documentTypesPath: String?
 
-    init(arguments: [String], environment: [String: String], application: String = "coffer") throws(CofferError) {
+    init(arguments: [String], environment: [String: String], application: String = "coffer",
+         commands: Set<String> = []) throws(CofferError) {
         self.environment = environment
         language = Language.preferred(environment: environment)
         containerPath = Container.defaultLocation(environment: environment, application: application)
         var reader = ArgumentReader(arguments)
         while !reader.isAtEnd {
-            if try !readCommon(&reader), try !readFrontEndOption(&reader) {
+            if case .custom(let command, let given) = action, !Self.isServiceOption(reader.current) {
+                // Everything else after an application's command is that front end's own.
+                action = .custom(command, given + [reader.current])
+            } else if action == .interactive, commands.contains(reader.current) {
+                action = .custom(reader.current, [])
+            } else if try !readCommon(&reader), try !readFrontEndOption(&reader) {
                 throw CofferError(.invalidArgument, detail: "unexpected argument “\(reader.current)”")
             }
             reader.advance()
@@ -79,8 +92,12 @@ struct LaunchOptions {
         if containerPath.isEmpty { throw CofferError(.invalidArgument, detail: "--container needs a folder") }
     }
 
-    /// An option every front end takes, or the word that chooses the front end; `false` when
-    /// the argument is neither.
+    /// Whether `argument` is one of ``serviceOptions`` (`--lang zh-Hans`, `--lang=zh-Hans`) or
+    /// `--no-recents`.
+    static func isServiceOption(_ argument: String) -> Bool {
+        argument == "--no-recents" || serviceOptions.contains { argument == $0 || argument.hasPrefix($0 + "=") }
+    }
+
     /// A whole number of `unit`, or -1 for no limit.
     private static func limit(_ text: String, of option: String, unit: String) throws(CofferError) -> Int {
         guard let number = Int(text), number >= -1 else {
@@ -89,6 +106,8 @@ struct LaunchOptions {
         return number
     }
 
+    /// An option every front end takes, or the word that chooses the front end; `false` when
+    /// the argument is neither.
     private mutating func readCommon(_ reader: inout ArgumentReader) throws(CofferError) -> Bool {
         let argument = reader.current
         if argument == "-c" {

@@ -16,7 +16,7 @@ import Synchronization
 ///   thread.
 /// - Dot-names are hidden; names of the ``PartialName`` shape (partial copies
 ///   being built) are left out of listings.
-public final class InMemoryBackend: StorageBackend, Sendable {
+public final class InMemoryBackend: StorageBackend, SpaceReportingBackend, Sendable {
     /// The items, as a tree of folders.
     struct Store {
         var root = Folder(modified: Date(), created: Date())
@@ -70,6 +70,9 @@ public final class InMemoryBackend: StorageBackend, Sendable {
 
     /// Bytes held by all files, for quotas and tests.
     public var usedBytes: Int64 { store.withLock { $0.usedBytes } }
+
+    /// The bytes held, with no limit: memory is not counted against a size of its own.
+    public func space() async throws -> StorageSpace { StorageSpace(usedBytes: usedBytes, totalBytes: nil) }
 
     // MARK: Reading
 

@@ -24,6 +24,14 @@ public enum CofferBinary {
         return root.appendingPathComponent(".build/debug/" + name)
     }
 
+    /// A program of one of the example packages (`Examples/*`), as `.ci/build_examples.sh` builds
+    /// them: `.build/examples/debug/NAME` under the package's root.
+    public static func example(_ name: String) -> URL {
+        let root = URL(fileURLWithPath: #filePath).deletingLastPathComponent().deletingLastPathComponent()
+            .deletingLastPathComponent()
+        return root.appendingPathComponent(".build/examples/debug/" + name)
+    }
+
     /// This process's environment with `LANG=C.UTF-8` and no other locale variables (so
     /// messages are English unless a test asks), plus `extra`.
     public static func environment(_ extra: [String: String]) -> [String: String] {

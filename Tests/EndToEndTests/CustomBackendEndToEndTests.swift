@@ -4,11 +4,18 @@ import Testing
 
 /// `custom-backend-example`: the normal front ends over `files:` plus the example's `mem:`
 /// mount, copying both ways, with conflicts, and running out of its quota.
-@Suite(.serialized, .ownsProcesses)
+///
+/// The example is a package of its own (`Examples/custom-backend`), so `swift test` here does not
+/// build it: `.ci/build_examples.sh` does, into `.build/examples`. Without that build the suite is
+/// skipped, unless `COFFER_REQUIRE_EXAMPLES=1` (as in CI), which makes the missing program a failure.
+@Suite(.serialized, .ownsProcesses,
+       .enabled(if: FileManager.default.isExecutableFile(atPath: CofferBinary.example("custom-backend-example").path)
+                    || ProcessInfo.processInfo.environment["COFFER_REQUIRE_EXAMPLES"] == "1",
+                "build the example first: bash .ci/build_examples.sh"))
 struct CustomBackendEndToEndTests {
     let directory = TemporaryDirectory("e2e-custom")
     var container: String { directory.url("container") }
-    let program = CofferBinary.url(named: "custom-backend-example")
+    let program = CofferBinary.example("custom-backend-example")
 
     func example(_ commands: String, language: String = "en", quota: Int = 1 << 20) throws -> CofferBinary.Result {
         try CofferBinary.run(["--container", container, "--lang", language, "-c", commands],

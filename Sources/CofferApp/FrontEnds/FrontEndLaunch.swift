@@ -8,7 +8,9 @@ import FileService
 /// ``CofferApplication`` parses the arguments, asks the action's launch to ``prepare(_:)``,
 /// opens the container and the service, and hands them to ``run(_:)``: one small type per
 /// front end (`REPLLaunch`, `RPCLaunch`, `MCPLaunch`, `WebLaunch`, `OpenFilesLaunch`), so a new
-/// front end is a new type and a case in ``CofferApplication/launch(for:)``.
+/// front end of Coffer's is a new type and a case in ``CofferApplication/launch(for:)``. An
+/// application's own front ends come in through the public ``CofferFrontEnd`` and run as a
+/// `CustomLaunch`.
 protocol FrontEndLaunch {
     /// Checks what can be checked before anything is opened (a socket to listen on, host
     /// folders that must exist); a status to stop with, or `nil` to go on.

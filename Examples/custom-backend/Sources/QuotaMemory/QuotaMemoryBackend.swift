@@ -1,22 +1,9 @@
-// A storage backend of your own, mounted beside Coffer's standard mounts and driven by the
-// normal front ends — the whole application in this one file.
-//
-//     swift run custom-backend-example                               # the REPL; try `mounts`, `ls mem:/`
-//     swift run custom-backend-example -c 'cp -r Download mem:/; ls mem:/'
-//     echo 'cp notes.txt mem:/' | swift run custom-backend-example  # piped commands
-//     swift run custom-backend-example rpc                           # JSON-RPC 2.0 on stdin/stdout,
-//                                                                    # with a method of its own: mem/usage
-//
-// It takes exactly `coffer`'s arguments (`--container`, `--lang`, `-c`, `rpc`, …); its default
-// container is ~/.local/share/custom-backend-example. `mem:` lives as long as the process:
-// each `-c` run starts with it empty. COFFER_MEM_QUOTA sets its size in bytes (1 MiB by default).
-//
-// Documentation/Writing a storage backend.md walks through this file.
-import CofferApp
+// `mem:` — a storage backend of the application's own: files kept in memory, up to a quota.
+// It uses only Coffer's public API: `StorageBackend` and two capabilities from CofferCore, and
+// `InMemoryBackend` for the storage itself. Tests/QuotaMemoryTests runs Coffer's conformance
+// suite on it.
 import CofferCore
 import CofferInMemory
-import CofferJSONRPC
-import FileService
 import Foundation
 import Synchronization
 
@@ -26,7 +13,7 @@ import Synchronization
 /// in an `InMemoryBackend` and adds one rule of its own: the bytes of all its files may not
 /// exceed `quota`. A write that would go over fails with `outOfSpace`, which both front ends
 /// show as the message a full disk gets, and leaves nothing behind.
-public struct QuotaMemoryBackend: StorageBackend {
+public struct QuotaMemoryBackend: StorageBackend, SpaceReportingBackend {
     /// The most bytes all files together may hold.
     public let quota: Int64
     /// Where the items are. `InMemoryBackend` already keeps the contract: names byte for
@@ -39,6 +26,12 @@ public struct QuotaMemoryBackend: StorageBackend {
 
     /// Bytes held by all files now.
     public var usedBytes: Int64 { storage.usedBytes }
+
+    // `SpaceReportingBackend`: how full the mount is. Front ends ask through a session
+    // (`MeasureSpace`), so they never need to know this type.
+    public func space() async throws -> StorageSpace {
+        StorageSpace(usedBytes: usedBytes, totalBytes: quota)
+    }
 
     // What the backend can do. `.writable` lets the service change things here; without
     // it, `FileService` refuses every change with `readOnly` before calling the backend.
@@ -130,41 +123,3 @@ final class QuotaWrite: PendingWrite {
     }
 }
 
-/// `mem/usage`: how much of its quota `mem:` holds — a JSON-RPC method of the application's
-/// own, answered by `custom-backend-example rpc` beside Coffer's methods.
-///
-/// A method is a type: its name on the wire, its params and its result (both `Codable`), and
-/// what it does with the request's context — here it finds the application's own backend among
-/// the service's mounts. Methods that touch files perform an operation in the context's session
-/// (`context.perform(CopyItem(…))`), which audits it as Coffer's own methods are audited.
-struct MemoryUsage: RPCMethod {
-    static let name = "mem/usage"
-
-    struct Result: Encodable, Sendable { var usedBytes, quota, freeBytes: Int64 }
-
-    static func run(_ params: NoParams, _ context: RequestContext) async throws -> Result {
-        guard let memory = context.service.mounts.first(where: { $0.name == "mem" })?.backend as? QuotaMemoryBackend else {
-            throw CofferError(.unknownMount, detail: "mem")
-        }
-        let used = memory.usedBytes
-        return Result(usedBytes: used, quota: memory.quota, freeBytes: max(0, memory.quota - used))
-    }
-}
-
-/// The application: `coffer`'s front ends over the standard mounts plus `mem:`, and one
-/// JSON-RPC method of its own.
-@main
-struct CustomBackendExample {
-    static func main() async {
-        let quota = ProcessInfo.processInfo.environment["COFFER_MEM_QUOTA"].flatMap(Int64.init) ?? 1 << 20
-        // The one place mounts are registered: `files:`, `trash:` and `staging:` come with
-        // the container; this closure adds the application's own. Its methods are added
-        // beside it, the same way.
-        let application = CofferApplication(name: "custom-backend-example", extraMethods: [MemoryUsage.self]) { _, _ in
-            [Mount(name: "mem", backend: QuotaMemoryBackend(quota: quota),
-                   description: LocalizedText("Kept in memory, up to \(quota) bytes, until the program ends",
-                                              "保存在内存中，最多 \(quota) 字节，程序结束即清空"))]
-        }
-        await application.main()
-    }
-}

@@ -2,7 +2,7 @@
 // standard mounts plus one of the application's own, open a session on it and perform
 // operations — what every front end does.
 //
-//     swift run ComposeService /tmp/compose-demo
+//     swift run compose-service /tmp/compose-demo     (from Examples/custom-front-end)
 import CofferBackends
 import CofferCore
 import FileService

@@ -1,10 +1,6 @@
-@testable import CofferApp
 import CofferBackendConformance
 import CofferCore
-import CofferInMemory
-import CofferTestSupport
-@testable import CustomBackendExample
-import Foundation
+import QuotaMemory
 import Testing
 
 /// The example's backend keeps the contract (the conformance suite) and its own rule (the quota).
@@ -37,6 +33,7 @@ struct QuotaMemoryBackendTests {
         try await replacing.write(Array(repeating: 3, count: 90))
         try await replacing.commit(conflict: .replace)
         #expect(backend.usedBytes == 90)
+        #expect(try await backend.space() == StorageSpace(usedBytes: 90, totalBytes: 100, availableBytes: 10))
     }
 
     @Test func copiesInsideTheMountCountToo() async throws {
@@ -50,24 +47,5 @@ struct QuotaMemoryBackendTests {
         }
         #expect(error?.kind == .outOfSpace)
         #expect(try await backend.contentsOfFolder(at: .root(of: "mem")).map(\.name) == ["a.bin"])
-    }
-}
-
-/// Mounts an application registers must be typeable and must not shadow the standard ones.
-struct MountRegistrationTests {
-    @Test(arguments: ["files", "trash", "staging", "my mem", "9lives", "mem:", ""])
-    func badNamesAreRefused(_ name: String) {
-        #expect(throws: CofferError.self) {
-            try CofferApplication.checkMountNames([Mount(name: name, backend: InMemoryBackend())])
-        }
-    }
-
-    @Test func goodNamesPassOnceEach() throws {
-        try CofferApplication.checkMountNames([Mount(name: "mem", backend: InMemoryBackend()),
-                                               Mount(name: "cloud-2_b", backend: InMemoryBackend())])
-        #expect(throws: CofferError.self) {
-            try CofferApplication.checkMountNames([Mount(name: "mem", backend: InMemoryBackend()),
-                                                   Mount(name: "mem", backend: InMemoryBackend())])
-        }
     }
 }

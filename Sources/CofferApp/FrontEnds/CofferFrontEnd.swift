@@ -1,0 +1,140 @@
+import CofferCore
+import CofferRuntime
+import FileService
+import Foundation
+
+/// A front end an application adds to its command line: a subcommand with options of its
+/// own, run on the same service as `coffer`'s own front ends.
+///
+/// Give the types to ``CofferApplication/init(name:version:extraMethods:frontEnds:extraMounts:)``;
+/// `my-app status --json` then parses as `status` with the arguments `["--json"]`:
+///
+/// ```swift
+/// struct Status: CofferFrontEnd {
+///     static let command = "status"
+///     static let summary = LocalizedText("Say how full each mount is", "显示各挂载点的用量")
+///     var json = false
+///
+///     init(arguments: [String]) throws(CofferError) {
+///         for argument in arguments {
+///             guard argument == "--json" else {
+///                 throw CofferError(.invalidArgument, detail: "status: unexpected argument “\(argument)”")
+///             }
+///             json = true
+///         }
+///     }
+///
+///     func run(_ context: FrontEndContext) async -> Int32 {
+///         await context.withSession { session in
+///             let space = try await session.perform(MeasureSpace(mount: "files"))
+///             context.output("files: \(space.usedBytes) bytes")
+///         }
+///     }
+/// }
+/// ```
+///
+/// The options every front end takes (`--container`, `--lang`, `--mount`, `--document-types`,
+/// `--s3-endpoint`, `--no-recents`, `--thumbnail-max-age`, `--thumbnail-max-size`) are read by
+/// the application wherever they stand, before or after the command, because they shape the
+/// service the front end is given. Every other argument after the command, `--help` included,
+/// is the front end's own.
+///
+/// The front end reaches files only through sessions (``FrontEndContext/withSession(hostAccess:isLongLived:isolation:_:)``):
+/// what an operation means, its audit entry and its errors are decided there, once for every
+/// front end.
+public protocol CofferFrontEnd: Sendable {
+    /// The word that chooses this front end (`status`). It must not be one of `coffer`'s own
+    /// (`rpc`, `mcp`, `serve`, `help`, `open-files`, `install-desktop`, `uninstall-desktop`).
+    static var command: String { get }
+    /// One line for the program's `--help`, in both of Coffer's languages.
+    static var summary: LocalizedText { get }
+
+    /// Reads the front end's own arguments, before anything is opened.
+    ///
+    /// - Throws: a `CofferError` of kind `invalidArgument` for arguments it does not take; the
+    ///   program then says why with its usage and exits with status 2.
+    init(arguments: [String]) throws(CofferError)
+
+    /// Runs on the open service until the front end is done; returns the exit status (0 for
+    /// success, 1 when something failed). The container and service are closed after it returns.
+    @MainActor
+    func run(_ context: FrontEndContext) async -> Int32
+}
+
+/// What an application's front end runs with: the service on the open container, the user's
+/// language, and the program's standard output and error.
+public struct FrontEndContext: Sendable {
+    /// The program's name (`my-app`), for messages.
+    public let programName: String
+    /// The front end's command (`status`): the name its sessions are audited under.
+    public let command: String
+    /// The service, composed with the standard mounts and the application's own.
+    public let service: FileService
+    /// The container the service works in.
+    public let container: Container
+    /// The language the user asked for (`--lang`, else `LANG`).
+    public let language: Language
+    /// The environment the program was started with.
+    public let environment: [String: String]
+
+    /// Writes one line to standard output.
+    public func output(_ line: String) {
+        FileHandle.standardOutput.write(Data((line + "\n").utf8))
+    }
+
+    /// Writes one line to standard error, after the program's name (`my-app: …`).
+    public func error(_ line: String) {
+        FileHandle.standardError.write(Data("\(programName): \(line)\n".utf8))
+    }
+
+    /// The message for `error` in the user's language.
+    public func message(for error: CofferError) -> String {
+        "\(error.userMessage(in: language))"
+    }
+
+    /// Opens a session named after the front end's command, runs `body` in it and closes it,
+    /// waiting for what the session started. Returns 0, or 1 after writing the message of a
+    /// `CofferError` that `body` threw to standard error.
+    ///
+    /// - Parameters:
+    ///   - hostAccess: the host folders the session may import from and export to (none by
+    ///     default); the container is never one of them.
+    ///   - isLongLived: whether the session stays open while a person or program works (a
+    ///     server's connection): the service then keeps its search index live.
+    public func withSession(hostAccess: HostAccess = .nowhere, isLongLived: Bool = false,
+                            isolation: isolated (any Actor)? = #isolation,
+                            _ body: (Session) async throws(CofferError) -> Void) async -> Int32 {
+        let session: Session
+        do {
+            session = try service.openSession(SessionOptions(frontEnd: command, language: language,
+                                                             hostAccess: hostAccess, isLongLived: isLongLived))
+        } catch {
+            self.error(message(for: error))
+            return 1
+        }
+        var status: Int32 = 0
+        do {
+            try await body(session)
+        } catch {
+            self.error(message(for: error))
+            status = 1
+        }
+        await session.close()
+        return status
+    }
+}
+
+/// The launch of an application's own front end.
+struct CustomLaunch: FrontEndLaunch {
+    let frontEnd: any CofferFrontEnd
+    let command: String
+
+    @MainActor
+    func run(_ context: LaunchContext, service: FileService, container: Container) async -> Int32 {
+        context.output.flush()
+        let given = FrontEndContext(programName: context.application.name, command: command, service: service,
+                                    container: container, language: context.language,
+                                    environment: context.options.environment)
+        return await frontEnd.run(given)
+    }
+}
