@@ -37,4 +37,4 @@ for module in "${modules[@]}"; do
         --warnings-as-errors
     rm -rf "$only"
 done
-echo "Open with: docc preview Sources/MODULE/MODULE.docc --additional-symbol-graph-dir … (or serve .build/docs/MODULE.doccarchive)"
+echo "Open one: python3 -m http.server --directory .build/docs/CofferApp.doccarchive 8000, then http://127.0.0.1:8000/documentation/cofferapp/"

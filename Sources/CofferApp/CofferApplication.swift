@@ -30,10 +30,12 @@ import Glibc
 ///
 /// The mounts are registered in that one closure; neither front end needs to know about
 /// them: `mounts`, completion, `initialize` and every `files/*` method see them all. An
-/// application adds JSON-RPC methods of its own the same way, with `extraMethods`.
+/// application adds JSON-RPC methods of its own the same way, with `extraMethods`, and
+/// subcommands of its own with `frontEnds` (``CofferFrontEnd``).
 public struct CofferApplication: Sendable {
     /// The program's name, in messages, usage and its default container folder.
     public var name: String
+    /// What `--version` and RPC's `serverInfo` say.
     public var version: String
     /// The application's own mounts, made once the container is open.
     public var extraMounts: @Sendable (Container, TypeRegistry) throws(CofferError) -> [Mount]

@@ -87,7 +87,7 @@ public struct FrontEndContext: Sendable {
         FileHandle.standardError.write(Data("\(programName): \(line)\n".utf8))
     }
 
-    /// The message for `error` in the user's language.
+    /// The message for `error` in the user's language, as the REPL words it.
     public func message(for error: CofferError) -> String {
         "\(error.userMessage(in: language))"
     }
@@ -101,6 +101,10 @@ public struct FrontEndContext: Sendable {
     ///     default); the container is never one of them.
     ///   - isLongLived: whether the session stays open while a person or program works (a
     ///     server's connection): the service then keeps its search index live.
+    ///   - isolation: the actor `body` runs on: the caller's, so the body may use what the
+    ///     caller holds.
+    ///   - body: what the front end does in the session; a `CofferError` it throws is reported.
+    /// - Returns: the exit status: 0, or 1 when the session could not be opened or `body` threw.
     public func withSession(hostAccess: HostAccess = .nowhere, isLongLived: Bool = false,
                             isolation: isolated (any Actor)? = #isolation,
                             _ body: (Session) async throws(CofferError) -> Void) async -> Int32 {
