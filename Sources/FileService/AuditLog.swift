@@ -12,11 +12,16 @@ import Synchronization
 /// interleave them. Past `maxBytes` the file is rotated: `audit.jsonl` becomes
 /// `audit.1.jsonl`, which becomes `audit.2.jsonl`, and so on up to `keep` old files.
 public final class AuditLog: ServiceFeature {
+    /// The log's host path (`…/logs/audit.jsonl`); its folder is made at the first line.
     public let path: String
+    /// The size in bytes past which the log is rotated before the next line.
     public let maxBytes: Int
+    /// How many rotated files are kept (`audit.1.jsonl` … `audit.<keep>.jsonl`); 0 keeps none.
     public let keep: Int
     private let lock = Mutex(())
 
+    /// A log at the host path `path`, rotated past `maxBytes` (1 MiB by default), keeping
+    /// `keep` old files.
     public init(path: String, maxBytes: Int = 1 << 20, keep: Int = 3) {
         self.path = path
         self.maxBytes = maxBytes

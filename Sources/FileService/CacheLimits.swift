@@ -7,13 +7,14 @@ import Glibc
 /// How much a container's caches may keep. Thumbnails expire as GNOME's do
 /// (`org.gnome.desktop.thumbnail-cache`): those older than ``thumbnailMaxAge`` go, then the
 /// oldest until the rest take less than ``thumbnailMaxBytes``. The S3 content cache has its
-/// own bound (`S3Transfers.cacheLimit`); downloads are let go by ``ClearDownloads``.
+/// own bound (`S3Transfers.cacheLimit`); downloads are let go by `ClearDownloads`.
 public struct CacheLimits: Sendable, Equatable {
     /// Thumbnails last written longer ago than this are removed; `nil` keeps any age.
     public var thumbnailMaxAge: Duration?
     /// The most the thumbnails may take, in bytes; `nil` for no bound.
     public var thumbnailMaxBytes: Int64?
 
+    /// Limits as given; each left out is the standard one (``standard``).
     public init(thumbnailMaxAge: Duration? = Self.standard.thumbnailMaxAge,
                 thumbnailMaxBytes: Int64? = Self.standard.thumbnailMaxBytes) {
         self.thumbnailMaxAge = thumbnailMaxAge
@@ -49,10 +50,13 @@ public enum ThumbnailCacheLayout {
 
 /// What trimming a cache removed.
 public struct CacheTrimReport: Sendable, Equatable {
+    /// How many files were removed.
     public var removedFiles = 0
+    /// How many bytes they took.
     public var removedBytes: Int64 = 0
-    /// What is left.
+    /// How many files are left.
     public var keptFiles = 0
+    /// How many bytes the files left take.
     public var keptBytes: Int64 = 0
 }
 
@@ -153,6 +157,7 @@ public final class ThumbnailCache: ServiceFeature {
     /// How often the cache is trimmed (GNOME's housekeeping: hourly).
     static let trimInterval: Duration = .seconds(3600)
 
+    /// The cache in the host folder `path`, kept within `limits`.
     public init(path: String, limits: CacheLimits = .standard) {
         self.path = path
         self.limits = limits
@@ -167,6 +172,7 @@ public final class ThumbnailCache: ServiceFeature {
         }.value
     }
 
+    /// Trims the cache now and every hour after, until the service's background work stops.
     public func keepUp(_ service: FileService) async {
         while !Task.isCancelled {
             await trim()

@@ -43,30 +43,38 @@ public struct Container: Sendable {
     /// How long an entry may stay in `tmp/`.
     public static let temporaryLifetime: TimeInterval = 24 * 60 * 60
 
+    /// The user's files: the root of the `files:` mount.
     public var userFilesPath: String { hostPath + "/Documents/UserFiles" }
+    /// Where exports are staged: the root of the hidden `staging:` mount.
     public var exportStagingPath: String { hostPath + "/Documents/ExportTemp" }
+    /// The application's private data (bookmarks, favourites, shares, the audit log,
+    /// history): kept, backed up, never shown.
     public var appDataPath: String { hostPath + "/Library/Application Support/AppData" }
+    /// The folder of every cache: rebuildable, marked so for backup tools.
     public var cachesPath: String { hostPath + "/Library/Caches" }
     /// The search index of `files:` (rebuildable).
     public var searchIndexPath: String { hostPath + "/Library/Caches/SearchIndex" }
     /// The search index's database (SQLite, with its `-wal` and `-shm` beside it).
     public var searchIndexDatabasePath: String { searchIndexPath + "/index.sqlite" }
+    /// The trash, in freedesktop.org layout: the root of the read-only `trash:` mount.
     public var trashPath: String { hostPath + "/Library/Trash" }
     /// Uploads in progress (RPC `files/upload/*`): partial transfers, rebuildable.
     public var uploadsPath: String { hostPath + "/Library/Caches/Downloading" }
+    /// Short-lived files (editors' drafts among them); entries older than 24 hours are
+    /// removed when the container is opened.
     public var temporaryPath: String { hostPath + "/tmp" }
     /// Contents of remote files (S3 mounts), kept to be read again without the network.
     public var remoteCachePath: String { hostPath + "/Library/Caches/Remote" }
     /// Thumbnails, laid out as the freedesktop.org Thumbnail Managing Standard says.
     public var thumbnailsPath: String { hostPath + "/Library/Caches/Thumbnails" }
-    /// The journals of processes using the container (``OperationJournal``).
+    /// The journals of processes using the container (`OperationJournal`).
     public var journalPath: String { journal.folderPath }
 
     // The files the container holds for the application, one accessor each, so that no
     // caller spells a path inside the container. (The service still finds the favourites
     // and shares beside the bookmarks; the accessors say where that is.)
 
-    /// Bookmarks of host files opened in place (``BookmarkStore``).
+    /// Bookmarks of host files opened in place (``OpenHostFile``).
     public var bookmarksPath: String { appDataPath + "/bookmarks.json" }
     /// The user's favourites.
     public var favouritesPath: String { appDataPath + "/favourites.json" }
@@ -116,12 +124,20 @@ public struct Container: Sendable {
     /// Opens the container at `hostPath`, creating and repairing its layout.
     ///
     /// Missing folders are created; a part of the layout that exists but is not a folder
-    /// (a file, or a link) is reported as ``CofferError/Kind/damagedContainer`` naming the
-    /// part relative to the container, never the host path. Entries in `tmp/` older than
-    /// 24 hours are removed, and so are export stages (`Documents/ExportTemp`) that old, and
-    /// uploads in `Library/Caches/Downloading` abandoned for an hour. What processes that
-    /// were killed left under way is settled (``OperationJournal/recover(folderPath:)``):
-    /// their partials removed wherever they made them, their trash entries made whole.
+    /// (a file, or a link) is reported as `damagedContainer` naming the part relative to the
+    /// container, never the host path. Entries in `tmp/` older than 24 hours are removed,
+    /// and so are export stages (`Documents/ExportTemp`) that old, and uploads in
+    /// `Library/Caches/Downloading` abandoned for an hour. What processes that were killed
+    /// left under way is settled (`OperationJournal`'s `recover(folderPath:)`): their
+    /// partials removed wherever they made them, their trash entries made whole; ``recovery``
+    /// says what was.
+    ///
+    /// - Parameters:
+    ///   - hostPath: The container's folder; made, with its parents, when missing.
+    ///   - now: The time entries' ages are measured from.
+    /// - Throws: `damagedContainer` for a part of the layout that is not a folder;
+    ///   `noPermission` for a folder that cannot be made or searched; `outOfSpace` when the
+    ///   disk is full; `ioError` when a cache folder cannot be marked.
     public static func open(at hostPath: String, now: Date = Date()) async throws(CofferError) -> Container {
         let root = hostPath.count > 1 && hostPath.hasSuffix("/") ? String(hostPath.dropLast()) : hostPath
         try makeFolder(root, part: ".", withParents: true)

@@ -4,26 +4,34 @@ import Foundation
 
 /// A range of a file's bytes.
 public struct ByteRange: Sendable {
+    /// The bytes read; fewer than asked for at the end of the file.
     public var bytes: [UInt8]
+    /// Where in the file they start.
     public var offset: Int64
     /// The file's size when read.
     public var size: Int64
+    /// Whether the range reaches the end of the file.
     public var isEndOfFile: Bool
-    /// The version of the file read (``FileNode/version``), for a save conditional on it.
+    /// The version of the file read (`FileNode`'s `version`), for a save conditional on it.
     public var version: FileVersion?
 }
 
 /// A range of a file read as text.
 public struct TextRange: Sendable {
+    /// The text decoded.
     public var text: String
+    /// The encoding the file was read in, decided from its start.
     public var charset: TextCharset
+    /// Where in the file the read started (as asked).
     public var offset: Int64
     /// Bytes of the file the text covers; a character cut at the end of the range is left
     /// for the next read, which should start at `offset + bytesRead`.
     public var bytesRead: Int
+    /// The file's size when read.
     public var size: Int64
+    /// Whether the text reaches the end of the file, with no character left cut.
     public var isEndOfFile: Bool
-    /// The version of the file read (``FileNode/version``), for a save conditional on it.
+    /// The version of the file read (`FileNode`'s `version`), for a save conditional on it.
     public var version: FileVersion?
     /// The file starts with a byte-order mark (which the text leaves out).
     public var hasByteOrderMark: Bool

@@ -8,7 +8,9 @@ import Glibc
 
 /// What an edit changes: a file of a mount, or a host file opened in place (its bookmark).
 public enum EditTarget: Sendable, Hashable, CustomStringConvertible {
+    /// A file of a mount.
     case file(VirtualPath)
+    /// A host file opened in place, by its bookmark's id (``OpenHostFile``).
     case bookmark(Int)
 
     /// How the audit log names it (never a host path).
@@ -26,6 +28,7 @@ public enum EditTarget: Sendable, Hashable, CustomStringConvertible {
 /// in the container's `tmp/` (mode 0700; the copy 0600) under the file's own name, so an
 /// editor picks the right mode for it by its extension. Its line endings are the file's.
 public struct EditDraft: Sendable {
+    /// The file the copy is of.
     public let target: EditTarget
     /// The file's name.
     public let name: String
@@ -38,6 +41,7 @@ public struct EditDraft: Sendable {
     /// The copy as it was made, to tell an editor that changed nothing.
     let original: [UInt8]
 
+    /// Whether the file did not exist when the copy was made: saving creates it.
     public var isNew: Bool { version == nil }
 }
 

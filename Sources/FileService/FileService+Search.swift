@@ -6,7 +6,9 @@ import Synchronization
 
 /// What the search index holds.
 public struct SearchIndexSummary: Sendable, Equatable {
+    /// How many items it knows, folders included.
     public var items: Int
+    /// How many of them are folders.
     public var folders: Int
 }
 
@@ -18,8 +20,9 @@ public enum SearchEngine: String, Sendable, Codable {
     case index
 }
 
-/// A name search.
+/// A name search (``SearchItems``).
 public struct SearchQuery: Sendable {
+    /// What a name must contain or match.
     public var pattern: NamePattern
     /// The folder searched, with everything below it.
     public var scope: VirtualPath
@@ -37,6 +40,8 @@ public struct SearchQuery: Sendable {
     /// every match first, then reports the first `limit` of them.
     public var order: CofferCore.SortOrder?
 
+    /// A search for `pattern` below `scope` (all of `files:` by default), every match
+    /// reported as a node, in walk order.
     public init(pattern: NamePattern, scope: VirtualPath = .root(), types: [String] = [], limit: Int? = nil,
                 engine: SearchEngine? = nil, detail: SearchDetail = .nodes, filters: SearchFilters = SearchFilters(),
                 order: CofferCore.SortOrder? = nil) {
@@ -81,9 +86,12 @@ public enum SearchEvent: Sendable {
 
 /// A search under way: the engine answering, and its events.
 public struct SearchResults: Sendable {
+    /// The engine answering: the index, or a walk.
     public let engine: SearchEngine
-    /// Matches in walk order: each folder's items in natural order, folders first, each
-    /// folder's contents right after it.
+    /// The matches as they are found: in walk order (each folder's items in natural order,
+    /// folders first, each folder's contents right after it), or in the query's
+    /// ``SearchQuery/order`` when it names one. A folder that cannot be read is an event
+    /// (``SearchEvent/unreadable(_:_:)``), not the end of the search.
     public let events: AsyncThrowingStream<SearchEvent, any Error>
 }
 

@@ -1,7 +1,7 @@
 import CofferCore
 import Foundation
 
-/// Tags (``FileTags``): read, changed, and counted across a mount.
+/// Tags (`FileTags`): read, changed, and counted across a mount.
 extension FileService {
     /// The tags of the item at `path`; none on a mount that keeps no tags.
     package func tags(of path: VirtualPath) async throws(CofferError) -> [String] {

@@ -3,7 +3,9 @@ import Foundation
 /// Reading folders of the host machine, outside any mount: what a person at the REPL may
 /// name for `import`, `export` and `open`. Nothing here reads inside a container.
 public enum HostFolder {
+    /// One item of a host folder.
     public struct Entry: Sendable, Equatable {
+        /// Its name in the folder.
         public var name: String
         /// A folder, or a link to one (host paths follow links, as a shell does).
         public var isFolder: Bool

@@ -1,9 +1,11 @@
 import CofferCore
 
-/// What `FileService.list` returns and how.
+/// Which items a ``ListFolder`` returns, in which order, and which page of them.
 public struct ListOptions: Sendable, Hashable {
     /// Include dot-names and names in `.hidden`.
     public var includeHidden: Bool
+    /// The order after folders first: by name (natural, case- and accent-insensitive),
+    /// date, size or kind, ascending or descending.
     public var order: SortOrder
     /// Index of the first item of the page.
     public var offset: Int
@@ -14,6 +16,7 @@ public struct ListOptions: Sendable, Hashable {
     /// reads `false`. Everything else is the same.
     public var readsBackupExclusion: Bool
 
+    /// Options as given: by default every visible item, by name, in one page.
     public init(includeHidden: Bool = false, order: SortOrder = .byName, offset: Int = 0, limit: Int? = nil,
                 readsBackupExclusion: Bool = true) {
         self.includeHidden = includeHidden
@@ -26,6 +29,7 @@ public struct ListOptions: Sendable, Hashable {
 
 /// One page of a sorted folder listing.
 public struct ListPage: Sendable, Hashable {
+    /// The page's items, in order.
     public var items: [FileNode]
     /// Index of the first item in the whole listing.
     public var offset: Int
@@ -36,13 +40,17 @@ public struct ListPage: Sendable, Hashable {
     public var nextOffset: Int? { offset + items.count < total ? offset + items.count : nil }
 }
 
-/// What `FileService.diskUsage` adds up.
+/// What ``MeasureDiskUsage`` adds up.
 public struct DiskUsage: Sendable {
+    /// The files' sizes added up, in bytes.
     public var bytes: Int64 = 0
+    /// How many files.
     public var files = 0
+    /// How many folders and packages below the start (the start not counted).
     public var folders = 0
     /// Why each folder that could not be read was left out (its size is not in the total).
     public var unreadable: [CofferError] = []
 
+    /// Nothing counted yet.
     public init() {}
 }

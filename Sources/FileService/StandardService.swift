@@ -6,8 +6,10 @@ import CofferSearch
 /// The container a service was made for, for features that keep their files in it (the
 /// transfers' records, for one).
 public final class ContainerFeature: ServiceFeature {
+    /// The container.
     public let container: Container
 
+    /// The feature naming `container`.
     public init(_ container: Container) { self.container = container }
 }
 
@@ -20,6 +22,9 @@ extension FileService {
     /// share links, the thumbnail cache (kept within `cacheLimits`), "Open with", and with
     /// `recordsRecents` the desktop's recent files. The host bridge never reaches into the
     /// container itself, whatever a session's host access allows.
+    ///
+    /// - Throws: what opening a mount's root throws (`noPermission` for a root that cannot be
+    ///   read, say), the error naming that mount's root.
     public static func standard(container: Container, registry: TypeRegistry = .standard,
                                 extraMounts: [Mount] = [], hostTrash: HostTrash = HostTrash(),
                                 recordsRecents: Bool = false,

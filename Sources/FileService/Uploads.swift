@@ -19,7 +19,7 @@ import Synchronization
 /// bytes to `/tus/`; a reloaded page, or a client after a restart, presents the id again). A
 /// record beside its data (`resume-ID.json`) names its destination, and after a restart the
 /// upload is found again by its id, with what was received counted from the data's length —
-/// while the machine has not restarted since (``BootIdentity``); after a reboot it is dropped,
+/// while the machine has not restarted since (`BootIdentity`); after a reboot it is dropped,
 /// and the client starts again. The end of a session leaves it be; an hour without data
 /// removes it, as any other.
 ///

@@ -7,7 +7,7 @@ import Foundation
 import Glibc
 #endif
 
-/// Favourites (``Favourite``), kept in a JSON file (`AppData/favourites.json` in a standard
+/// Favourites (`Favourite`), kept in a JSON file (`AppData/favourites.json` in a standard
 /// container); host folders marked for the desktop also in GTK's bookmarks
 /// (`$XDG_CONFIG_HOME/gtk-3.0/bookmarks`). A favourite in a mount follows the item when
 /// Coffer moves or renames it.

@@ -11,11 +11,14 @@ public struct RecentFile: Sendable, Hashable {
     public var path: VirtualPath?
     /// The file on this computer, when it is not one of a mount's.
     public var hostPath: String?
+    /// When it was last used.
     public var used: Date
+    /// Its MIME type, as recorded when it was used.
     public var mimeType: String?
 }
 
-/// The desktop's recent-files list (``RecentFiles``) as a feature: the session's operations
+/// The desktop's recent-files list (`RecentFiles`, the user's `recently-used.xbel`) as a
+/// feature: the session's operations
 /// record the files a user uses in it, and `recent` lists them.
 public final class Recents: FileUseObserver {
     private let recents: RecentFiles

@@ -53,6 +53,7 @@ public final class OpenWithLauncher: ServiceFeature {
     /// A hand-over is kept this long, for the application to read it, then swept.
     static let handOverLifetime: TimeInterval = 24 * 3600
 
+    /// The launcher; it starts applications as the desktop names them.
     public init() {}
 
     /// Hands the item at `path` to `application`: a read-only copy (mode 0400, in a stage of its

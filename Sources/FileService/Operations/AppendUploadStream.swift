@@ -20,8 +20,11 @@ public struct AppendUploadStream: FileOperation {
     /// How much is read before it is appended.
     public static let pieceSize = 1 << 20
 
+    /// The upload's id, as ``BeginUpload`` returned it.
     public var id: String
+    /// Where the body's first byte goes: the number of bytes received so far.
     public var offset: Int64
+    /// The request's body, read until it ends or is cut off.
     public var body: any IncomingBytes
     /// Where the upload goes, for the audit line.
     public var destination: VirtualPath
@@ -30,6 +33,8 @@ public struct AppendUploadStream: FileOperation {
     /// lands).
     public var auditsThisBody: Bool
 
+    /// Appends what `body` brings to upload `id` from `offset`; `destination` and
+    /// `auditsThisBody` are for the audit line only.
     public init(_ id: String, offset: Int64, body: any IncomingBytes, destination: VirtualPath, auditsThisBody: Bool = true) {
         self.id = id
         self.offset = offset

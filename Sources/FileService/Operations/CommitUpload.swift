@@ -2,15 +2,23 @@ import CofferCore
 
 /// Places a finished upload at its destination (conflicts as chosen at its beginning).
 /// The audit entry names where it was placed.
+///
+/// The data is made durable, then renamed or copied into place; whatever happens, the
+/// upload is over afterwards. Fails with `notFoundUpload` for an id this session does not
+/// know, `invalidArgument` when fewer bytes came than the size announced, `fileExists` when
+/// the name was taken meanwhile under `fail`, and `changedSinceRead` when ``ifVersion`` is
+/// given and the destination is at another version.
 public struct CommitUpload: FileOperation {
     public static let name = "upload"
     public static let changesFiles = true
 
+    /// The upload's id, as ``BeginUpload`` returned it.
     public var id: String
     /// A conditional save: the destination must be at this version (`changedSinceRead`
     /// otherwise), and is replaced whatever the upload's conflict choice.
     public var ifVersion: FileVersion?
 
+    /// Places upload `id`, conditionally on `ifVersion` when one is given.
     public init(_ id: String, ifVersion: FileVersion? = nil) {
         self.id = id
         self.ifVersion = ifVersion

@@ -5,19 +5,28 @@ import CofferCore
 /// Defaults: keep both names (`report (2).pdf`) when the name is taken; folders copied
 /// whole. The audit entry names the source and where the copy landed (or, when it failed,
 /// the destination as named).
+///
+/// Fails with `noSuchFile` when the source is missing, `readOnly` when the destination's
+/// mount is read-only, `invalidOperation` for a mount's root or a folder copied into
+/// itself, `isADirectory` for a folder when ``copiesFolders`` is `false`, and `fileExists`
+/// for a taken name under `fail` (or `ask` with no one to ask). A cancelled copy leaves
+/// nothing behind.
 public struct CopyItem: FileOperation {
     public static let name = "copy"
     public static let changesFiles = true
     /// What a name already taken gets when the caller does not choose.
     public static let defaultConflict: ConflictChoice = .keepBoth
 
+    /// The item copied.
     public var source: VirtualPath
+    /// Where the copy lands.
     public var destination: Destination
     /// As the request gave it; `nil` for its front end's default (``FrontEndDefaults``).
     public var conflict: ConflictChoice?
     /// Whether a folder may be copied; `false` refuses one with `isADirectory` (`cp` without `-r`).
     public var copiesFolders: Bool
 
+    /// Copies `source` to `destination`.
     public init(_ source: VirtualPath, to destination: Destination, conflict: ConflictChoice? = nil,
                 copiesFolders: Bool = true) {
         self.source = source

@@ -1,13 +1,21 @@
 import CofferCore
 
-/// Makes the private copy of a file for an editor program (``FileService`` `beginEdit`):
-/// UTF-8, in `tmp/`, under the file's own name. A file that does not exist yet gives an
-/// empty copy; finishing the edit creates it.
+/// Makes the private copy of a file for an editor program (``EditDraft``): UTF-8, in the
+/// container's `tmp/`, under the file's own name. A file of a mount that does not exist yet
+/// gives an empty copy; finishing the edit (``FinishEdit``) creates it.
+///
+/// Fails with `unsupported` (detail `not-text`) for a file that is not text, and on a
+/// service that keeps no drafts (``HostSettings/draftsPath``); `tooLarge` for a file larger
+/// than ``FileService/editLimit``; `isADirectory` for a folder; `noSuchFile` for a new
+/// file whose folder is missing; `readOnly` on a read-only mount; and for a host file, as
+/// its bookmark is reached (`staleBookmark`, `hostAccessDenied`).
 public struct BeginEdit: FileOperation {
     public static let name = "edit"
 
+    /// The file to edit.
     public var target: EditTarget
 
+    /// Makes the private copy of `target`.
     public init(_ target: EditTarget) { self.target = target }
 
     public func run(in context: OperationContext) async throws(CofferError) -> EditDraft {
@@ -25,9 +33,12 @@ public struct FinishEdit: FileOperation {
     public static let name = "edit"
     public static let changesFiles = true
 
+    /// The copy ``BeginEdit`` made.
     public var draft: EditDraft
+    /// What to do with it.
     public var choice: EditChoice
 
+    /// Saves or discards `draft` as `choice` says.
     public init(_ draft: EditDraft, choice: EditChoice = .save) {
         self.draft = draft
         self.choice = choice
@@ -54,15 +65,26 @@ public struct FinishEdit: FileOperation {
     }
 }
 
-/// Writes a whole host file opened in place, through its bookmark
-/// (``HostBookmark/save(_:mode:policy:trash:)``): only while it is at `ifVersion` when one
-/// is given, keeping its mode, owner, attributes and ACL, the bookmark following it.
+/// Writes a whole host file opened in place, through its bookmark (`HostBookmark`'s
+/// `save`): only while it is at the version `mode` names when it names one, keeping its
+/// mode, owner, attributes and ACL, the bookmark following it. What it replaces goes to the
+/// desktop's trash.
+///
+/// Fails with `changedSinceRead` when the file moved on from the version named (and the
+/// session was not asked, or no answer came), `staleBookmark` when the file was deleted or
+/// replaced, `noSuchFile` for an unknown bookmark, and `hostAccessDenied` when the
+/// session's host access does not reach the file. The audit entry names the bookmark,
+/// never the host path.
 public struct WriteHostFile: FileOperation {
     public static let name = "write"
     public static let changesFiles = true
 
+    /// The bookmark of the file, as ``OpenHostFile`` made it.
     public var bookmarkID: Int
+    /// The file's whole new content.
     public var bytes: [UInt8]
+    /// How the content is placed: over the file (conditionally on a version, or not), or
+    /// beside it under a new name.
     public var mode: HostSaveMode
     /// Whether a conditional save whose file changed asks the session what to do.
     public var asksIfChanged: Bool
@@ -71,6 +93,7 @@ public struct WriteHostFile: FileOperation {
     /// refused, since the host file is always there.
     var refusesOverwriting = false
 
+    /// Writes `bytes` to the file of bookmark `bookmarkID` as `mode` says.
     public init(bookmark bookmarkID: Int, bytes: [UInt8], mode: HostSaveMode, asksIfChanged: Bool = false) {
         self.bookmarkID = bookmarkID
         self.bytes = bytes
@@ -111,14 +134,23 @@ public struct WriteHostFile: FileOperation {
 
 /// Up to `length` bytes of a host file opened in place, from `offset`, as they are or as
 /// text (as ``ReadRange`` reads a sandbox file), with its version.
+///
+/// Fails with `noSuchFile` for an unknown bookmark, `staleBookmark` when the file was
+/// deleted or replaced, `hostAccessDenied` when the session's host access does not reach
+/// it, and, as text, `unsupported` (detail `not-text`) for a file that is not text.
 public struct ReadBookmark: FileOperation {
     public static let name = "read"
 
+    /// The bookmark of the file, as ``OpenHostFile`` made it.
     public var bookmarkID: Int
+    /// The first byte read.
     public var offset: Int64
+    /// The most bytes read.
     public var length: Int
+    /// As bytes, or as text.
     public var form: ReadRange.Form
 
+    /// Reads up to `length` bytes of bookmark `bookmarkID`'s file from `offset`, in `form`.
     public init(bookmark bookmarkID: Int, offset: Int64 = 0, length: Int, as form: ReadRange.Form) {
         (self.bookmarkID, self.offset, self.length, self.form) = (bookmarkID, offset, length, form)
     }

@@ -1,19 +1,25 @@
 import CofferCore
 import Foundation
 
-/// Deletes for good what was trashed before `cutoff` (everything when `nil`): the only
-/// operation in Coffer that deletes a user's file.
+/// Deletes for good what was trashed before `cutoff` (everything when `nil`), or only the
+/// items named: the only operation in Coffer that deletes a user's file.
+///
+/// Named items are all there or nothing is deleted: a name not in the trash fails with
+/// `noSuchFile` naming it. A service without a trash fails with `unsupported`.
 public struct EmptyTrash: FileOperation {
     public static let name = "emptyTrash"
     public static let changesFiles = true
 
+    /// What was trashed before this moment is deleted; `nil`: everything.
     public var cutoff: Date?
     /// Only these items, by their names in the trash (`empty-trash NAME…`, `rm trash:/NAME`);
     /// `nil`: everything trashed before `cutoff`.
     public var items: [String]?
 
+    /// Deletes what was trashed before `cutoff`, everything when `nil`.
     public init(olderThan cutoff: Date? = nil) { self.cutoff = cutoff }
 
+    /// Deletes only `items`, by their names in the trash (`TrashItem` ids).
     public init(items: [String]) {
         self.cutoff = nil
         self.items = items

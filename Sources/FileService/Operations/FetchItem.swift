@@ -4,11 +4,16 @@ import CofferCore
 /// (an S3 mount keeps its contents in `Library/Caches/Remote`, so later reads need no
 /// network), as the Files app downloads an iCloud placeholder before it is opened.
 /// On a local mount it only reads the file.
+///
+/// Fails with `noSuchFile` when nothing is at the path, `isADirectory` for a folder, and
+/// `cancelled` when its task is cancelled (between pieces).
 public struct FetchItem: FileOperation {
     public static let name = "fetch"
 
+    /// The file read through.
     public var path: VirtualPath
 
+    /// Reads the file at `path` through.
     public init(_ path: VirtualPath) { self.path = path }
 
     public func run(in context: OperationContext) async throws(CofferError) -> FileNode {

@@ -8,8 +8,10 @@ import CofferCore
 public struct FollowLinks: FileOperation {
     public static let name = "followLinks"
 
+    /// The path whose links are followed.
     public var path: VirtualPath
 
+    /// Follows the links along `path`.
     public init(_ path: VirtualPath) { self.path = path }
 
     public func run(in context: OperationContext) async throws(CofferError) -> VirtualPath {

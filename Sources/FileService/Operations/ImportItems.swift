@@ -6,12 +6,18 @@ import CofferCore
 /// Defaults: into `files:/Import` (created when missing); keep both names when one is
 /// taken; every type admitted. Each item gets its own result and its own audit entry, which
 /// names where it landed (host paths are never recorded).
+///
+/// An item that fails — outside the session's host access (`hostAccessDenied`), missing
+/// (`noSuchFile`), of a type not admitted (`typeNotAllowed`) — fails alone, in its result.
+/// The operation itself fails only for the destination folder: missing (`noSuchFile`), a
+/// file (`notADirectory`), or on a read-only mount (`readOnly`).
 public struct ImportItems: FileOperation {
     public static let name = "import"
     public static let changesFiles = true
     /// What a name already taken gets when the caller does not choose.
     public static let defaultConflict: ConflictPolicy = .keepBoth
 
+    /// The host files and folders copied in.
     public var hostPaths: [String]
     /// `nil`: `files:/Import`.
     public var folder: VirtualPath?
@@ -20,6 +26,7 @@ public struct ImportItems: FileOperation {
     /// As the request gave it; `nil` for its front end's default (``FrontEndDefaults``).
     public var conflict: ConflictPolicy?
 
+    /// Copies `hostPaths` into `folder` (`files:/Import` when `nil`).
     public init(_ hostPaths: [String], into folder: VirtualPath? = nil, allowedTypes: [String] = [],
                 conflict: ConflictPolicy? = nil) {
         self.hostPaths = hostPaths

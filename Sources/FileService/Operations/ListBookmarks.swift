@@ -5,6 +5,7 @@ import CofferCore
 public struct ListBookmarks: FileOperation {
     public static let name = "listBookmarks"
 
+    /// Lists the bookmarks.
     public init() {}
 
     public func run(in context: OperationContext) async throws(CofferError) -> [BookmarkStatus] {

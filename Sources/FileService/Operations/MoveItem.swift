@@ -5,17 +5,25 @@ import CofferCore
 ///
 /// Default: a name already taken makes it fail; nothing is overwritten unless asked. The
 /// audit entry names the source and where the item landed (or the destination as named).
+///
+/// Fails with `noSuchFile` when the source is missing, `readOnly` when either mount is
+/// read-only, `invalidOperation` for a mount's root or a folder moved into itself, and
+/// `fileExists` for a taken name under `fail` (or `ask` with no one to ask). A cancelled
+/// move across mounts leaves the source whole and nothing at the destination.
 public struct MoveItem: FileOperation {
     public static let name = "move"
     public static let changesFiles = true
     /// What a name already taken gets when the caller does not choose.
     public static let defaultConflict: ConflictChoice = .fail
 
+    /// The item moved.
     public var source: VirtualPath
+    /// Where it lands.
     public var destination: Destination
     /// As the request gave it; `nil` for its front end's default (``FrontEndDefaults``).
     public var conflict: ConflictChoice?
 
+    /// Moves `source` to `destination`.
     public init(_ source: VirtualPath, to destination: Destination, conflict: ConflictChoice? = nil) {
         self.source = source
         self.destination = destination

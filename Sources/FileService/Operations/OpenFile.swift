@@ -6,13 +6,18 @@ import Glibc
 
 /// Opens a file for reading in ranges, for a front end that streams it (the web page's
 /// `/content` with `Range`): the node and the open file, after the one readable-file rule
-/// (``FileNode/requireReadableFile()``). The caller reads with ``OpenedFile/read(at:upTo:)``
-/// and closes it.
+/// (`FileNode`'s `requireReadableFile()`). The caller reads with
+/// ``OpenedFile/read(at:upTo:)`` and closes it.
+///
+/// Fails with `noSuchFile` when nothing is at the path, `isADirectory` for a folder, and
+/// `unsupported` for a special file (a device, a socket, a pipe).
 public struct OpenFile: FileOperation {
     public static let name = "open"
 
+    /// The file opened.
     public var path: VirtualPath
 
+    /// Opens the file at `path` for reading.
     public init(_ path: VirtualPath) { self.path = path }
 
     public func run(in context: OperationContext) async throws(CofferError) -> OpenedFile {
@@ -22,6 +27,7 @@ public struct OpenFile: FileOperation {
 
 /// A file open for reading: what it is, and its bytes in ranges. Read errors name its path.
 public struct OpenedFile: Sendable {
+    /// The file as it was when opened.
     public let node: FileNode
     /// The backend's open file (for an operation of the service's own modules that reads it
     /// through a descriptor, a thumbnail's).
@@ -39,6 +45,7 @@ public struct OpenedFile: Sendable {
         }
     }
 
+    /// Closes the file; later reads fail.
     public func close() async { await file.close() }
 
     /// Reads of this file on the caller's own thread, through a descriptor of its own, for a

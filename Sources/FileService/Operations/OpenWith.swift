@@ -1,20 +1,30 @@
 import CofferDesktop
 import CofferCore
 
-/// The desktop's applications for a file's type, the default first (``DesktopApplications``).
+/// The desktop's applications for a file's type, the default first (`DesktopApplications`),
+/// with the MIME type they were chosen for.
+///
+/// Fails with `isADirectory` for a folder of a mount, `noSuchFile` when the item is missing
+/// or the bookmark unknown, and `staleBookmark` for a bookmarked file deleted or replaced.
 public struct ListApplications: FileOperation {
     public static let name = "applications"
 
+    /// A file "Open with" is about.
     public enum Item: Sendable, Hashable {
+        /// A file of a mount.
         case path(VirtualPath)
+        /// A file of this computer, by its host path.
         case host(String)
         /// A host file opened in place before (`open`, `host/open`), by its bookmark.
         case bookmark(Int)
     }
 
+    /// The file whose applications are listed.
     public var item: Item
+    /// The desktop's applications and their defaults (the user's by default).
     public var applications: DesktopApplications
 
+    /// Lists the applications that open `item`.
     public init(_ item: Item, applications: DesktopApplications = DesktopApplications()) {
         self.item = item
         self.applications = applications
@@ -34,15 +44,24 @@ public struct ListApplications: FileOperation {
 
 /// Opens a file in another application: a file of a mount as a read-only copy (or itself,
 /// `inPlace`), a host file where it is. Without `application`, the desktop's default.
+///
+/// Fails with `invalidArgument` when the application named does not open the file's type,
+/// `unsupported` when no application does or the service has no ``OpenWithLauncher``, and
+/// as ``ListApplications`` does. The audit entry names the item, never a host path.
 public struct OpenWithApplication: FileOperation {
     public static let name = "openWith"
     public static let changesFiles = true
 
+    /// The file opened.
     public var item: ListApplications.Item
+    /// The application, by its desktop id or name; `nil` for the default for the file's type.
     public var application: String?
+    /// Whether a file of a mount is handed over itself rather than as a read-only copy.
     public var inPlace: Bool
+    /// The desktop's applications and their defaults (the user's by default).
     public var applications: DesktopApplications
 
+    /// Opens `item` in `application`, or in the default one.
     public init(_ item: ListApplications.Item, application: String? = nil, inPlace: Bool = false,
                 applications: DesktopApplications = DesktopApplications()) {
         self.item = item

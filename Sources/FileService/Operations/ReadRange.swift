@@ -5,22 +5,34 @@ import CofferCore
 /// As text, the file's encoding (UTF-8, UTF-16 with a byte-order mark, or GB 18030) is
 /// decided from its start wherever the range is, and a character cut at the end of the
 /// range is left for the next read (``TextRange/bytesRead`` says where that starts).
+///
+/// Fails with `noSuchFile` when nothing is at the path, `isADirectory` for a folder,
+/// `invalidArgument` for a negative offset or length, and, as text, `unsupported` (detail
+/// `not-text`) for a file that is not text.
 public struct ReadRange: FileOperation {
     public static let name = "read"
 
+    /// How a range is read: `bytes` as they are, or `text` decoded from the file's encoding.
     public enum Form: Sendable, Hashable { case bytes, text }
 
     /// What was read, in the form asked for.
     public enum Content: Sendable {
+        /// The bytes as they are.
         case bytes(ByteRange)
+        /// The bytes decoded as text.
         case text(TextRange)
     }
 
+    /// The file read.
     public var path: VirtualPath
+    /// The first byte read.
     public var offset: Int64
+    /// The most bytes read (fewer at the end of the file).
     public var length: Int
+    /// As bytes, or as text.
     public var form: Form
 
+    /// Reads up to `length` bytes of the file at `path` from `offset`, in `form`.
     public init(_ path: VirtualPath, offset: Int64 = 0, length: Int, as form: Form) {
         (self.path, self.offset, self.length, self.form) = (path, offset, length, form)
     }

@@ -2,33 +2,42 @@ import CofferCore
 
 /// Files handed to the application from outside — opened with it from a file manager —, each
 /// opened in place or imported as the manifest's document types say
-/// (``DocumentTypesManifest/handling(of:folder:)``: a `Viewer` opens in place, an `Editor`
+/// (`DocumentTypesManifest`'s `handling(of:folder:)`: a `Viewer` opens in place, an `Editor`
 /// in place only with `supportsOpeningDocumentsInPlace`, folders are always copied).
 ///
 /// A file whose type no document type claims, or claims with a role that opens nothing, is
 /// refused with `typeNotAllowed` naming its type; a plain folder no type claims with
 /// `isADirectory` (`not-a-document`); one that is gone fails with `noSuchFile`.
 /// Imports go to `files:/Import`, keeping both names. Each import is audited as one entry.
+/// Every file gets its own outcome; the operation itself does not fail.
 public struct ReceiveFiles: FileOperation {
     public static let name = "receive"
     public static let changesFiles = true
 
     /// Where one file went.
     public enum Placement: Sendable {
+        /// Opened where it is, with a bookmark to come back to it.
         case openedInPlace(OpenedHostFile)
+        /// Copied into `files:/Import`: the copy.
         case imported(FileNode)
     }
 
+    /// What became of one file handed over.
     public struct Received: Sendable {
+        /// The host path it was handed over by.
         public var hostPath: String
         /// What the manifest said to do with it, once its type was known.
         public var handling: DocumentHandling?
+        /// Where it went, or why it was refused or failed.
         public var outcome: Result<Placement, CofferError>
     }
 
+    /// The files handed over, by their host paths.
     public var hostPaths: [String]
+    /// The application's document types, which decide what is opened and how.
     public var manifest: DocumentTypesManifest
 
+    /// Receives `hostPaths` as `manifest`'s document types say.
     public init(_ hostPaths: [String], manifest: DocumentTypesManifest) {
         self.hostPaths = hostPaths
         self.manifest = manifest

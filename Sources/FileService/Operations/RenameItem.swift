@@ -4,17 +4,25 @@ import CofferCore
 ///
 /// Default: a name already taken makes it fail. The audit entry names the item and its
 /// new path (when the new name is a valid one).
+///
+/// Fails with `invalidName` for a new name that is no name (empty, `.`, `..`, holding a `/`
+/// or NUL, or longer than 255 bytes), `noSuchFile` when the item is missing, `invalidOperation` for a
+/// mount's root, `readOnly` on a read-only mount, and `fileExists` for a taken name under
+/// `fail` (or `ask` with no one to ask).
 public struct RenameItem: FileOperation {
     public static let name = "rename"
     public static let changesFiles = true
     /// What a name already taken gets when the caller does not choose.
     public static let defaultConflict: ConflictChoice = .fail
 
+    /// The item renamed.
     public var path: VirtualPath
+    /// Its new name in the same folder.
     public var newName: String
     /// As the request gave it; `nil` for its front end's default (``FrontEndDefaults``).
     public var conflict: ConflictChoice?
 
+    /// Renames the item at `path` to `newName`.
     public init(_ path: VirtualPath, to newName: String, conflict: ConflictChoice? = nil) {
         self.path = path
         self.newName = newName

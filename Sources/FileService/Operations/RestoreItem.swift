@@ -6,12 +6,18 @@ import CofferCore
 /// its original name when only one item has it. Default: a place that is taken makes it
 /// fail; `replace` moves what is in the way to the trash first (a restore never deletes).
 /// The audit entry names `trash:/<id>` and where the item went.
+///
+/// Fails with `noSuchFile` when no item in the trash answers the reference,
+/// `invalidArgument` when several items had the original name given, `fileExists` for a
+/// taken place under `fail` (or `ask` with no one to ask), and `unsupported` on a service
+/// without a trash.
 public struct RestoreItem: FileOperation {
     public static let name = "restore"
     public static let changesFiles = true
     /// What a name already taken gets when the caller does not choose.
     public static let defaultConflict: ConflictChoice = .fail
 
+    /// How the item to restore is named.
     public enum Reference: Sendable, Hashable {
         /// Its name in the trash (`files/<id>`).
         case id(String)
@@ -21,10 +27,12 @@ public struct RestoreItem: FileOperation {
         case originalPath(VirtualPath)
     }
 
+    /// The item to restore.
     public var item: Reference
     /// As the request gave it; `nil` for its front end's default (``FrontEndDefaults``).
     public var conflict: ConflictChoice?
 
+    /// Restores `item` to where it was.
     public init(_ item: Reference, conflict: ConflictChoice? = nil) {
         self.item = item
         self.conflict = conflict

@@ -26,6 +26,7 @@ public struct SaveText: FileOperation {
         /// A host file opened in place (its bookmark follows it).
         case host(HostSaveResult, form: TextForm)
 
+        /// The form the text was written in.
         public var form: TextForm {
             switch self {
             case .file(_, let form), .host(_, let form): form
@@ -44,6 +45,7 @@ public struct SaveText: FileOperation {
     /// Add the text at the file's end (files of a mount only).
     public var appending: Bool
 
+    /// Saves `text` to `target`.
     public init(_ target: EditTarget, text: [UInt8], conflict: ConflictChoice? = nil, ifVersion: FileVersion? = nil,
                 appending: Bool = false) {
         (self.target, self.text, self.conflict, self.ifVersion, self.appending) = (target, text, conflict, ifVersion, appending)

@@ -13,7 +13,9 @@ import Foundation
 public struct OpenShare: FileOperation {
     public static let name = "share-open"
 
+    /// The share's ID, as its link names it (`/s/ID`).
     public var id: String
+    /// Looks up share `id`.
     public init(_ id: String) { self.id = id }
 
     public func run(in context: OperationContext) async throws(CofferError) -> Share {
@@ -23,12 +25,22 @@ public struct OpenShare: FileOperation {
 }
 
 /// The item a visitor of `share` names below it (none for the shared item itself), pinned
-/// to what was shared: no `..`, no link on the way (``FileService/sharedItem(_:_:)``).
+/// to what was shared: a file share answers only for its file; in a folder share no name
+/// may be `..`, `.` or empty or hold a `/` or NUL, and no item on the way may be a
+/// symbolic link, wherever it points.
+///
+/// Fails with `noSuchFile` for anything the share does not cover — a name below a file
+/// share, a link on the way, a special file, a shared item gone or replaced by one of the
+/// other kind — and with `invalidName` for a name that is no name. A service without
+/// ``ShareRegistry`` fails with `unsupported`.
 public struct FindSharedItem: FileOperation {
     public static let name = "share-item"
 
+    /// The share the visitor came by.
     public var share: Share
+    /// The names below the shared folder, one per level; empty for the shared item itself.
     public var names: [String]
+    /// Finds the item `names` name below `share`.
     public init(_ share: Share, names: [String]) {
         self.share = share
         self.names = names
@@ -41,7 +53,9 @@ public struct FindSharedItem: FileOperation {
 
 /// What trying a share link's password came to.
 public enum ShareUnlocking: Sendable, Hashable {
+    /// The password was right, or the share has none.
     case unlocked
+    /// The password was wrong; the try is counted.
     case wrongPassword
     /// Too many wrong passwords from this client: it may try again after these seconds.
     case wait(seconds: Int)
@@ -54,8 +68,11 @@ public struct UnlockShare: FileOperation {
     public static let name = "share-password"
     public static let isAudited = true
 
+    /// The share whose password is tried.
     public var share: Share
+    /// What the visitor typed.
     public var password: String
+    /// Tries `password` for `share`.
     public init(_ share: Share, password: String) {
         self.share = share
         self.password = password
@@ -109,20 +126,28 @@ public enum SharedDownloadEnd: Sendable, Hashable {
 /// so the next request already sees it); every one is audited with the item and the bytes sent.
 /// Performing it returns the share as it is now (`nil` when it was revoked meanwhile).
 public protocol SharedDownloadEnding: FileOperation where Output == Share? {
+    /// The share the download was made through.
     var share: Share { get }
     /// The file sent, or the folder zipped.
     var item: VirtualPath { get }
+    /// How the download ended.
     var end: SharedDownloadEnd { get }
 }
 
 extension SharedDownloadEnding {
     public static var isAudited: Bool { true }
 
+    /// Counts a complete download against the share's limit; a partial or refused one
+    /// changes nothing.
+    /// - Returns: the share as it is now; `nil` when it was revoked meanwhile (or the
+    ///   service has no ``ShareRegistry``).
     public func run(in context: OperationContext) async throws(CofferError) -> Share? {
         guard case .complete = end else { return share }
         return await context.service.feature(ShareRegistry.self)?.countDownload(of: share.id)
     }
 
+    /// One record naming the item, with the bytes sent; a refused download's outcome is its
+    /// protocol status (`416`).
     public func auditRecords(for outcome: Result<Share?, CofferError>) -> [AuditRecord] {
         var record = AuditRecord(paths: [item.description], outcome: outcome)
         if case .refused(let status) = end { record.outcome = String(status) }
@@ -135,9 +160,13 @@ extension SharedDownloadEnding {
 public struct EndSharedDownload: SharedDownloadEnding {
     public static let name = "share-download"
 
+    /// The share the file was downloaded through.
     public var share: Share
+    /// The file sent.
     public var item: VirtualPath
+    /// How the download ended.
     public var end: SharedDownloadEnd
+    /// The download of `item` through `share` ended as `end` says.
     public init(_ share: Share, item: VirtualPath, _ end: SharedDownloadEnd) {
         (self.share, self.item, self.end) = (share, item, end)
     }
@@ -148,9 +177,13 @@ public struct EndSharedDownload: SharedDownloadEnding {
 public struct EndSharedZip: SharedDownloadEnding {
     public static let name = "share-zip"
 
+    /// The share the folder was downloaded through.
     public var share: Share
+    /// The folder zipped.
     public var item: VirtualPath
+    /// How the download ended.
     public var end: SharedDownloadEnd
+    /// The `.zip` of `folder` sent through `share` ended as `end` says.
     public init(_ share: Share, folder: VirtualPath, _ end: SharedDownloadEnd) {
         (self.share, self.item, self.end) = (share, folder, end)
     }

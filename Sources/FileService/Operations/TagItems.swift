@@ -1,15 +1,24 @@
 import CofferCore
 
-/// Adds and removes tags (``FileTags``, the `user.xdg.tags` attribute) of items. Each item
+/// Adds and removes tags (`FileTags`, the `user.xdg.tags` attribute) of items. Each item
 /// gets its own outcome; one failure does not stop the others. Audited per item.
+///
+/// A tag that cannot be written (empty, with a comma or a control character, or over 255
+/// bytes) fails the whole operation with `invalidArgument` before any item changes. An
+/// item fails alone with `noSuchFile` when it is missing, `readOnly` on a read-only mount,
+/// and `unsupported` (detail `no-tags`) on a mount that keeps no tags.
 public struct TagItems: FileOperation {
     public static let name = "tag"
     public static let changesFiles = true
 
+    /// The items changed.
     public var paths: [VirtualPath]
+    /// Tags each item gets (those it has already stay once).
     public var adding: [String]
+    /// Tags each item loses.
     public var removing: [String]
 
+    /// Adds `adding` to and removes `removing` from each of `paths`.
     public init(_ paths: [VirtualPath], adding: [String] = [], removing: [String] = []) {
         (self.paths, self.adding, self.removing) = (paths, adding, removing)
     }
@@ -36,10 +45,14 @@ public struct TagItems: FileOperation {
     }
 }
 
-/// The tags of one item.
+/// The tags of one item; none on a mount that keeps no tags.
+///
+/// Fails with `noSuchFile` when the item is missing.
 public struct ReadTags: FileOperation {
     public static let name = "tags"
+    /// The item whose tags are read.
     public var path: VirtualPath
+    /// Reads the tags of the item at `path`.
     public init(_ path: VirtualPath) { self.path = path }
     public func run(in context: OperationContext) async throws(CofferError) -> [String] {
         try await context.service.tags(of: path)
@@ -47,10 +60,13 @@ public struct ReadTags: FileOperation {
 }
 
 /// Every tag in use below a folder (`files:/` when none is given), with how many items carry
-/// it: most used first, then by name.
+/// it: most used first, then by name. Hidden items and the insides of packages count too;
+/// folders that cannot be read are passed over. A mount that keeps no tags has none.
 public struct CountTags: FileOperation {
     public static let name = "tags"
+    /// The folder counted, with everything below it.
     public var folder: VirtualPath
+    /// Counts the tags below `folder`.
     public init(below folder: VirtualPath = .root()) { self.folder = folder }
     public func run(in context: OperationContext) async throws(CofferError) -> [(tag: String, count: Int)] {
         let counts = try await context.service.tagCounts(below: folder)

@@ -2,12 +2,18 @@ import CofferCore
 
 /// `touch`: makes an empty file where nothing is, or sets an existing item's modification
 /// time to now (where its storage can: not an S3 object's, whose time is its upload's).
+///
+/// Fails with `readOnly` on a read-only mount, `unsupported` (detail `touch`) for an
+/// existing item whose storage cannot set its time, and, for a new file, as
+/// ``WriteFile`` does (`noSuchFile` for a missing folder on the way).
 public struct TouchItem: FileOperation {
     public static let name = "touch"
     public static let changesFiles = true
 
+    /// The item touched, or the file made.
     public var path: VirtualPath
 
+    /// Touches the item at `path`.
     public init(_ path: VirtualPath) { self.path = path }
 
     public func run(in context: OperationContext) async throws(CofferError) -> FileNode {

@@ -12,9 +12,11 @@ import CofferCore
 public struct WalkTree: FileOperation {
     public static let name = "walk"
 
+    /// The folder the walk starts from (not itself an entry).
     public var root: VirtualPath
     /// How deep to go: 1 for the starting folder's children only; `nil` for all levels.
     public var maxDepth: Int?
+    /// Whether hidden items (dot-names, names in `.hidden`) are met, and walked into.
     public var includeHidden: Bool
     /// The most items met; `nil` for the front end's ``FrontEndDefaults/walkLimit``.
     public var limit: Int?
@@ -25,6 +27,7 @@ public struct WalkTree: FileOperation {
     /// copy of the whole tree needs (a folder's `.zip`); by default they are met as items.
     public var intoPackages: Bool
 
+    /// Walks the tree below `root`.
     public init(_ root: VirtualPath, maxDepth: Int? = nil, includeHidden: Bool = false, limit: Int? = nil,
                 intoPackages: Bool = false, excluding: (@Sendable (_ relativePath: String, _ name: String) -> Bool)? = nil) {
         self.root = root
@@ -51,6 +54,7 @@ public struct WalkTree: FileOperation {
 public struct WalkEntry: Sendable {
     /// The item; `nil` when `error` says the folder at `path` could not be read.
     public var node: FileNode?
+    /// The item's virtual path.
     public var path: VirtualPath
     /// Its path below the walk's start (`Docs/a.txt`).
     public var relativePath: String
@@ -58,6 +62,7 @@ public struct WalkEntry: Sendable {
     public var depth: Int
     /// Whether it is the last of its folder's children met (what a drawn tree needs).
     public var isLast: Bool
+    /// Why the folder at ``path`` could not be read; `nil` for an item met.
     public var error: CofferError?
 }
 

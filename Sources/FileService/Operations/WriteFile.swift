@@ -4,13 +4,21 @@ import CofferCore
 ///
 /// Default: a name already taken makes it fail. The audit entry names where the file was
 /// written.
+///
+/// Fails with `fileExists` for a taken name under `fail` (or `ask` with no one to ask),
+/// `changedSinceRead` when ``ifVersion`` is given and the file is at another version or
+/// gone, `isADirectory` for a mount's root, `noSuchFile` or `notADirectory` naming the
+/// folder on the way that is missing or is a file, and `readOnly` on a read-only mount.
+/// What a replace displaces goes to the trash.
 public struct WriteFile: FileOperation {
     public static let name = "write"
     public static let changesFiles = true
     /// What a name already taken gets when the caller does not choose.
     public static let defaultConflict: ConflictChoice = .fail
 
+    /// Where the file is written.
     public var path: VirtualPath
+    /// Its whole content.
     public var bytes: [UInt8]
     /// As the request gave it; `nil` for its front end's default (``FrontEndDefaults``).
     public var conflict: ConflictChoice?
@@ -19,6 +27,7 @@ public struct WriteFile: FileOperation {
     /// (``ChangedFileChoice``); any other is refused with `changedSinceRead`.
     public var ifVersion: FileVersion?
 
+    /// Writes `bytes` as the file at `path`.
     public init(_ path: VirtualPath, bytes: [UInt8], conflict: ConflictChoice? = nil, ifVersion: FileVersion? = nil) {
         self.path = path
         self.bytes = bytes

@@ -1,20 +1,27 @@
 import CofferCore
 
 /// How an operation that puts an item somewhere handles a name already taken: a
-/// ``ConflictPolicy``, or `ask`.
+/// `ConflictPolicy`, or `ask`.
 public enum ConflictChoice: Sendable, Hashable {
+    /// Settle it as the policy says, without asking (``fail``, ``keepBoth``, ``replace``,
+    /// ``replaceFolder``).
     case policy(ConflictPolicy)
     /// Try without overwriting; if the name is taken, ask the session's
     /// ``Session/conflictQuestion`` and try again with its answer. A session with no one to
     /// ask fails with `fileExists`, as `.fail` does; no answer cancels.
     case ask
 
+    /// Fail with `fileExists`; nothing is overwritten.
     public static let fail = ConflictChoice.policy(.fail)
+    /// Keep both: the newcomer takes the first free name (`report (2).pdf`).
     public static let keepBoth = ConflictChoice.policy(.keepBoth)
+    /// Put the newcomer in the old item's place, the old one moved to the trash: only an
+    /// item of the same sort (a file by a file, a folder by a folder).
     public static let replace = ConflictChoice.policy(.replace)
+    /// As ``replace``, and also a folder by a file or a file by a folder.
     public static let replaceFolder = ConflictChoice.policy(.replaceFolder)
 
-    /// The choice a request names: a ``ConflictPolicy``'s raw value (`fail`, `keepBoth`,
+    /// The choice a request names: a `ConflictPolicy`'s raw value (`fail`, `keepBoth`,
     /// `replace`, `replaceFolder`) or `ask`; `nil` for any other name.
     public init?(name: String) {
         if name == "ask" {
@@ -49,6 +56,7 @@ public struct NameConflict: Sendable {
     /// For a folder, what it holds (all levels); `nil` for a file or when it could not be measured.
     public var contents: DiskUsage?
 
+    /// A conflict at `destination`, with what is known of what is there.
     public init(destination: VirtualPath, existing: FileNode? = nil, contents: DiskUsage? = nil) {
         self.destination = destination
         self.existing = existing

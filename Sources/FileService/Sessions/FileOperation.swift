@@ -6,7 +6,12 @@ import CofferCore
 /// Every front end expresses a request as one of these — the REPL's `cp` and RPC's
 /// `files/copy` both make a ``CopyItem`` — so its defaults, its destination rule and its
 /// audit entry exist once. ``Session/perform(_:progress:)`` runs it.
+///
+/// An operation of an application's own conforms as Coffer's do: a `name` for the audit
+/// log, `changesFiles` when it may change something, and a `run(in:)` that does the work
+/// through the context's service and session, throwing a `CofferError`.
 public protocol FileOperation: Sendable {
+    /// What performing it gives back (`Void` for an operation that only acts).
     associatedtype Output: Sendable
 
     /// The operation's name in the audit log (`copy`).
@@ -24,12 +29,16 @@ public protocol FileOperation: Sendable {
     /// The virtual paths one record names (the default `auditRecords` uses them).
     func auditedPaths(for outcome: Result<Output, CofferError>) -> [String]
 
-    /// Does it.
+    /// Does the work, in `context`'s session; the caller is ``Session/perform(_:progress:)``,
+    /// which adds the audit entry around it.
+    ///
+    /// - Throws: the `CofferError` that stopped it; `cancelled` when its task was cancelled,
+    ///   with nothing half-done left.
     func run(in context: OperationContext) async throws(CofferError) -> Output
 }
 
 /// A read that can also be had at once, on the caller's thread, where the storage answers
-/// without waiting (``ImmediateMetadata``): a front end answers it where it stands.
+/// without waiting (`ImmediateMetadata`): a front end answers it where it stands.
 public protocol ImmediateOperation: FileOperation {
     /// The outcome now, or `nil` when it cannot be had without waiting (then use `run`).
     func runImmediately(in service: FileService) throws(CofferError) -> Output?
@@ -58,11 +67,13 @@ public struct AuditRecord: Sendable, Hashable {
     /// address (``SessionOptions/client``).
     public var extra: [String: String] = [:]
 
+    /// A record naming `paths`, with `outcome` as the log writes it (`ok`, or an error's kind).
     public init(paths: [String], outcome: String) {
         self.paths = paths
         self.outcome = outcome
     }
 
+    /// A record naming `paths`, with the outcome of a run (``outcome(of:)``).
     public init<T>(paths: [String], outcome: Result<T, CofferError>) {
         self.init(paths: paths, outcome: AuditRecord.outcome(of: outcome))
     }
@@ -79,10 +90,13 @@ public struct AuditRecord: Sendable, Hashable {
 /// What an operation may use while it runs: its session (language, host access, the
 /// conflict question), the service, and the caller's progress display.
 public struct OperationContext: Sendable {
+    /// The session the operation is performed in.
     public let session: Session
     let progress: (any ProgressDisplay)?
 
+    /// The service the session is open on.
     public var service: FileService { session.service }
+    /// The language of the session's messages.
     public var language: Language { session.language }
 
     /// Runs `body` with a reporter; with a display, the attempt is shown from start to end.

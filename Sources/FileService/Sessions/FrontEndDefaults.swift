@@ -20,6 +20,8 @@ public struct FrontEndDefaults: Sendable {
     /// thumbnail (larger ones go in ranges or through uploads).
     public var inlineBytes: Int
 
+    /// Defaults as given; those left out are every operation's own: no page size, no
+    /// search or walk limit, 8 MiB inline.
     public init(conflicts: [String: ConflictChoice] = [:], listPageSize: Int? = nil, searchLimit: Int? = nil,
                 walkLimit: Int? = nil, inlineBytes: Int = 8 << 20) {
         self.conflicts = conflicts

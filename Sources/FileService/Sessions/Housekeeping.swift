@@ -58,5 +58,8 @@ extension FileService {
     /// one client after another. Long-lived sessions do this themselves.
     public func retainBackgroundWork() { housekeeping.retain(self) }
 
+    /// Lets go of one hold taken by ``retainBackgroundWork()``. When it was the last (no
+    /// long-lived session open either), the features' upkeep is cancelled and waited for,
+    /// then each feature's ``ServiceFeature/stopKeepingUp()`` runs.
     public func releaseBackgroundWork() async { await housekeeping.release(self) }
 }

@@ -22,10 +22,13 @@ public struct ProgressPace: Sendable {
 
     private var last: ContinuousClock.Instant?
 
+    /// A pace that has shown nothing yet: its first report is shown.
     public init() {}
 
     /// Whether a report at `now` is shown; when it is, it is remembered as the last one.
-    /// - Parameter complete: the work is done: shown whatever the time.
+    /// - Parameters:
+    ///   - now: When the report is made.
+    ///   - complete: The work is done: shown whatever the time.
     public mutating func admits(at now: ContinuousClock.Instant = .now, complete: Bool = false) -> Bool {
         if let last, now - last < Self.interval, !complete { return false }
         last = now

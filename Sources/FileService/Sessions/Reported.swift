@@ -3,10 +3,12 @@ import CofferCore
 /// What a front end's handling of one request gave, with the warnings its operations raised
 /// (attributes a copy could not keep…), for the front end to show beside the outcome.
 public struct Reported<Value> {
+    /// What the handling gave.
     public var value: Value
     /// In the order they were raised, each once.
     public var warnings: [OperationWarning]
 
+    /// `value`, with `warnings` to show beside it.
     public init(_ value: Value, warnings: [OperationWarning] = []) {
         self.value = value
         self.warnings = warnings

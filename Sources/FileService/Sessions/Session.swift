@@ -16,6 +16,7 @@ import Synchronization
 ///   key, and closing cancels whatever is still running;
 /// - **its settings**: its language, its host access, and who answers a conflict question.
 public final class Session: Sendable {
+    /// The service the session is open on.
     public let service: FileService
     /// Who is asking, as the audit log records it.
     public let frontEnd: String
@@ -62,7 +63,8 @@ public final class Session: Sendable {
     /// now on: the folders its client offers while it runs (an MCP client's roots), each
     /// call replacing the last one's. The container stays out of reach, however a folder
     /// names it; a session allowed anywhere stays so.
-    /// - Throws: for a folder that does not exist or is not a folder; nothing changes then.
+    /// - Throws: `noSuchFile` or `notADirectory` for a folder that does not exist or is not a
+    ///   folder; nothing changes then.
     public func offerHostFolders(_ folders: [String]) throws(CofferError) {
         try state.withLock { (state: inout State) throws(CofferError) in
             state.hostPolicy = try state.openedPolicy.adding(folders)
@@ -99,7 +101,13 @@ public final class Session: Sendable {
     /// The operation is made on the caller's actor (`nonisolated(nonsending)`); it runs
     /// wherever its `run` does.
     ///
-    /// - Parameter progress: where the operation's progress is shown, if anywhere.
+    /// - Parameters:
+    ///   - operation: The operation, made here: a path that does not parse throws from
+    ///     here, and is still audited.
+    ///   - progress: Where the operation's progress is shown, if anywhere.
+    /// - Returns: The operation's output.
+    /// - Throws: What making or running the operation threw, always a `CofferError`: its
+    ///   kind says what went wrong (each operation names the kinds it throws).
     public nonisolated(nonsending) func perform<Operation: FileOperation>(
         _ operation: @autoclosure () throws(CofferError) -> Operation, progress: (any ProgressDisplay)? = nil
     ) async throws(CofferError) -> Operation.Output {
@@ -194,6 +202,9 @@ public final class Session: Sendable {
     /// coalesced over about 100 ms; moves arrive as `deleted` at the old path and `created`
     /// at the new one.
     /// - Returns: the watch's id (`w1`, `w2`…, per session).
+    /// - Throws: `unsupported` (detail `watch`) on a mount whose storage cannot be watched;
+    ///   `unknownMount` for a mount the service does not have; what the storage throws when
+    ///   the path cannot be watched (`noSuchFile` when nothing is there).
     public func watch(_ path: VirtualPath, recursive: Bool = true,
                       onChange: @escaping @Sendable (_ id: String, [FileChange]) -> Void) async throws(CofferError) -> String {
         let id = watches.reserveID()
@@ -265,7 +276,8 @@ public final class Session: Sendable {
 extension FileService {
     /// Opens a session for a front end. A long-lived one keeps the service's background
     /// work going until it closes.
-    /// - Throws: for ``HostAccess/only(_:)`` folders that do not exist or are not folders.
+    /// - Throws: `noSuchFile` or `notADirectory` for a folder of `HostAccess.only(_:)` that
+    ///   does not exist or is not a folder.
     public func openSession(_ options: SessionOptions) throws(CofferError) -> Session {
         var policy: HostAccessPolicy = switch options.hostAccess {
         case .anywhere: .anywhere

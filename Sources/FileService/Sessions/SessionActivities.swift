@@ -3,7 +3,9 @@ import Synchronization
 /// What names an activity of a session, so it can be cancelled by name: a JSON-RPC
 /// request's id, say.
 public struct ActivityKey: Hashable, Sendable {
+    /// The name, unique among the session's activities running at once.
     public let name: String
+    /// The key named `name`.
     public init(_ name: String) { self.name = name }
 }
 

@@ -25,6 +25,9 @@ public struct SessionOptions: Sendable {
     /// The share link a visitor came by (its ID), for the audit log; `nil` for everyone else.
     public var share: String?
 
+    /// Options for a front end named `frontEnd`; by default English, no host access, a
+    /// short session, and the standard table's defaults for `frontEnd`
+    /// (``FrontEndDefaults/standard(for:)``).
     public init(frontEnd: String, language: Language = .english, hostAccess: HostAccess = .nowhere,
                 isLongLived: Bool = false, defaults: FrontEndDefaults? = nil, client: String? = nil,
                 share: String? = nil) {

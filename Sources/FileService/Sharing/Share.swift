@@ -6,7 +6,7 @@ import Foundation
 /// token: for someone else, read-only unless it is a drop box.
 ///
 /// A share is pinned to exactly what was shared: a file share serves that file and nothing
-/// else, a folder share that folder's tree and nothing outside it (``FileService/sharedItem(_:_:)``).
+/// else, a folder share that folder's tree and nothing outside it (``FindSharedItem``).
 /// Shares are kept in the container (`AppData/shares.json`), so they outlive the server and
 /// every front end sees the same ones.
 public struct Share: Codable, Sendable, Equatable {
@@ -14,7 +14,9 @@ public struct Share: Codable, Sendable, Equatable {
     public var id: String
     /// The item shared, as a virtual path.
     public var path: String
+    /// Whether a folder is shared (else a file).
     public var isFolder: Bool
+    /// When the share was made.
     public var created: Date
     /// After this moment the link answers 410 Gone.
     public var expires: Date?
@@ -27,6 +29,7 @@ public struct Share: Codable, Sendable, Equatable {
     /// A drop box: visitors may upload into the folder (never over anything), and see nothing of it.
     public var allowsUpload: Bool
 
+    /// A share with every field given; ``CreateShare`` makes new ones.
     public init(id: String, path: String, isFolder: Bool, created: Date, expires: Date?, password: PasswordHash?,
                 downloadLimit: Int?, downloads: Int, allowsUpload: Bool) {
         self.id = id
@@ -40,7 +43,10 @@ public struct Share: Codable, Sendable, Equatable {
         self.allowsUpload = allowsUpload
     }
 
+    /// What a share's link answers.
     public enum State: String, Sendable, Hashable, Encodable {
+        /// `active`: the link serves the shared item; `expired`: its expiry has passed, and
+        /// `exhausted`: its download limit is reached (both answer 410 Gone).
         case active, expired, exhausted
     }
 
@@ -51,6 +57,7 @@ public struct Share: Codable, Sendable, Equatable {
         return .active
     }
 
+    /// ``path`` parsed; `nil` when it does not parse (a file edited by hand).
     public var virtualPath: VirtualPath? { try? VirtualPath(parsing: path) }
 
     /// A new identifier: 16 bytes from the system's random source. Never one that starts with
@@ -96,19 +103,30 @@ public struct Share: Codable, Sendable, Equatable {
 
 /// A share as front ends show it: everything but the password's hash.
 public struct ShareSummary: Sendable, Encodable, Hashable {
+    /// The share's ID (``Share/id``).
     public var id: String
     /// The link's path on a server (`/s/ID`), to put after its address.
     public var link: String
+    /// The item shared, as a virtual path.
     public var path: String
+    /// `file` or `folder`.
     public var kind: String
+    /// When the share was made.
     public var created: Date
+    /// When the link stops answering; `nil` for never.
     public var expires: Date?
+    /// Whether a visitor must give a password.
     public var hasPassword: Bool
+    /// How many finished downloads the link allows; `nil` for no limit.
     public var downloadLimit: Int?
+    /// Downloads finished so far.
     public var downloads: Int
+    /// Whether the share is a drop box (``Share/allowsUpload``).
     public var upload: Bool
+    /// What the link answers at the time the summary was made.
     public var state: Share.State
 
+    /// The summary of `share`, its state as of `now`.
     public init(_ share: Share, now: Date = Date()) {
         id = share.id
         link = "/s/" + share.id
