@@ -4,24 +4,19 @@ import PackageDescription
 let package = Package(
     name: "Coffer",
     platforms: [.macOS(.v14)],
+    // Products only for what an application links (Documentation/Versioning.md). The front ends'
+    // modules, the runtime, the search index and the HTTP server are how Coffer is built: an
+    // application reaches them through `CofferApp` and `FileService`, and they may change freely.
     products: [
         .library(name: "CofferCore", targets: ["CofferCore"]),
         .library(name: "CofferBackends", targets: ["CofferBackends"]),
         .library(name: "CofferInMemory", targets: ["CofferInMemory"]),
         .library(name: "CofferBackendConformance", targets: ["CofferBackendConformance"]),
         .library(name: "FileService", targets: ["FileService"]),
-        .library(name: "CofferDesktop", targets: ["CofferDesktop"]),
-        .library(name: "CofferREPL", targets: ["CofferREPL"]),
         .library(name: "CofferJSONRPC", targets: ["CofferJSONRPC"]),
-        .library(name: "CofferRPC", targets: ["CofferRPC"]),
-        .library(name: "CofferMCP", targets: ["CofferMCP"]),
-        .library(name: "CofferWeb", targets: ["CofferWeb"]),
-        .library(name: "CofferHTTPServer", targets: ["CofferHTTPServer"]),
         .library(name: "CofferS3", targets: ["CofferS3"]),
         .library(name: "CofferTransfers", targets: ["CofferTransfers"]),
         .library(name: "CofferPreview", targets: ["CofferPreview"]),
-        .library(name: "CofferRuntime", targets: ["CofferRuntime"]),
-        .library(name: "CofferSearch", targets: ["CofferSearch"]),
         .library(name: "CofferApp", targets: ["CofferApp"]),
         .executable(name: "coffer", targets: ["coffer"]),
         .executable(name: "coffer-document-types", targets: ["coffer-document-types"]),

@@ -27,5 +27,4 @@ echo "check_api: against $baseline, $(wc -l < "$allowlist") break(s) announced i
 # What counts as API (Versioning.md): the products an application links.
 swift package diagnose-api-breaking-changes "$baseline" --breakage-allowlist-path "$allowlist" \
     --products CofferCore CofferBackends CofferInMemory CofferBackendConformance FileService CofferApp \
-               CofferS3 CofferJSONRPC CofferRuntime CofferREPL CofferRPC CofferMCP CofferWeb CofferHTTPServer \
-               CofferTransfers CofferPreview CofferDesktop
+               CofferS3 CofferJSONRPC CofferTransfers CofferPreview
