@@ -2,8 +2,9 @@ import CofferCore
 import Foundation
 
 extension BackendConformance {
-    /// Every check, in the order they run.
-    public static let checks: [Check] = readingChecks + writingChecks + [refusesChanges]
+    /// Every check, in the order they run: reading, changing, refusing changes, then the
+    /// checks of capabilities, which run only for backends that adopt them.
+    public static let checks: [Check] = readingChecks + writingChecks + [refusesChanges] + capabilityChecks
 
     // MARK: Reading (every backend)
 

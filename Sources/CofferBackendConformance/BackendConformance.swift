@@ -4,7 +4,7 @@ import Foundation
 import Glibc
 #endif
 
-/// Checks that a ``StorageBackend`` keeps the contract the rest of Coffer relies on.
+/// Checks that a `StorageBackend` keeps the contract the rest of Coffer relies on.
 ///
 /// Run it from your backend's tests, with any test framework:
 ///
@@ -19,7 +19,9 @@ import Glibc
 /// and `café` spelled both in NFC and in NFD, a dot-name, a file larger than a read chunk,
 /// nested folders — and stops at its first violation. Checks that change things run only
 /// for writable subjects; read-only subjects instead must refuse every change with
-/// `readOnly`. The report lists what passed and, for what failed, why.
+/// `readOnly`. Checks of a capability (`TaggingBackend`, `TouchingBackend`, …) run only
+/// for a backend that adopts it; for the others they are listed in
+/// ``Report/notApplicable``. The report lists what passed and, for what failed, why.
 public enum BackendConformance {
     // MARK: The fixture
 
@@ -27,9 +29,12 @@ public enum BackendConformance {
     public struct FixtureItem: Sendable {
         /// Relative to the backend's root, components joined with `/`.
         public var path: String
+        /// A file's bytes; `nil` for a folder.
         public var contents: [UInt8]?
 
+        /// Whether the item is a folder.
         public var isFolder: Bool { contents == nil }
+        /// The names along ``path``, for `VirtualPath(mount:components:)`.
         public var components: [String] { path.split(separator: "/").map(String.init) }
     }
 
@@ -68,14 +73,19 @@ public enum BackendConformance {
 
     /// A backend under test.
     public struct Subject: Sendable {
+        /// What the report calls it.
         public var name: String
         /// The mount name its nodes are labelled with.
         public var mount: String
+        /// Whether the checks that change things run (`true`), or the check that every change
+        /// is refused with `readOnly` (`false`).
         public var isWritable: Bool
         /// A fresh backend holding the fixture. `scratch` is an empty host folder for this
         /// check alone, removed after it; backends that keep nothing on disk ignore it.
         public var make: @Sendable (_ fixture: [FixtureItem], _ scratch: String) async throws -> any StorageBackend
 
+        /// A subject whose `make` returns a fresh backend already holding the fixture, for
+        /// instance by ``BackendConformance/writeFixture(_:toFolder:)`` into `scratch`.
         public init(name: String, mount: String, isWritable: Bool,
                     make: @escaping @Sendable (_ fixture: [FixtureItem], _ scratch: String) async throws -> any StorageBackend) {
             self.name = name
@@ -107,37 +117,62 @@ public enum BackendConformance {
 
     /// A check that failed, and why.
     public struct Failure: Sendable, CustomStringConvertible {
+        /// The check's ``Check/name``.
         public var check: String
+        /// The promise that was broken, in a sentence.
         public var message: String
+        /// `check: message`.
         public var description: String { "\(check): \(message)" }
     }
 
     /// What a run found.
     public struct Report: Sendable, CustomStringConvertible {
+        /// The subject's ``Subject/name``.
         public var subject: String
+        /// The names of the checks that passed, in the order they ran.
         public var passed: [String] = []
+        /// The checks that failed, with why.
         public var failures: [Failure] = []
+        /// The names of the capability checks that did not apply: the backend does not adopt
+        /// the capability, or (for attributes) its storage keeps none. Neither passed nor failed.
+        public var notApplicable: [String] = []
 
+        /// Whether every check that ran passed (and at least one ran).
         public var isPassing: Bool { failures.isEmpty && !passed.isEmpty }
         /// The names of the checks that failed.
         public var failedChecks: Set<String> { Set(failures.map(\.check)) }
 
+        /// A summary line, then one line per failure.
         public var description: String {
-            var lines = ["\(subject): \(passed.count) checks passed, \(failures.count) failed"]
-            lines += failures.map { "  ✘ \($0)" }
-            return lines.joined(separator: "\n")
+            var summary = "\(subject): \(passed.count) checks passed, \(failures.count) failed"
+            if !notApplicable.isEmpty { summary += ", \(notApplicable.count) did not apply" }
+            return ([summary] + failures.map { "  ✘ \($0)" }).joined(separator: "\n")
         }
     }
 
     /// One check: its name, which subjects it applies to, and what it does.
     public struct Check: Sendable {
-        public enum Applies: Sendable { case all, writable, readOnly }
+        /// The subjects a check runs for, by ``Subject/isWritable``.
+        public enum Applies: Sendable {
+            /// Every subject.
+            case all
+            /// Writable subjects: the check changes things.
+            case writable
+            /// Read-only subjects: the check expects changes to be refused.
+            case readOnly
+        }
+        /// What the report calls it (`"atomic write"`); ``run(_:only:)`` selects by it.
         public let name: String
+        /// The subjects it runs for.
         public let applies: Applies
         let body: @Sendable (Context) async throws -> Void
     }
 
-    /// Runs every check that applies to `subject` (or only those named in `only`).
+    /// Runs every check that applies to `subject` (or only those named in `only`), each on
+    /// a fresh backend, and reports what passed, what failed and what did not apply.
+    ///
+    /// A check fails at the first broken promise, or when `make` or an operation the check
+    /// relies on throws; the run itself never throws.
     public static func run(_ subject: Subject, only: Set<String>? = nil) async -> Report {
         var report = Report(subject: subject.name)
         for check in checks where only.map({ $0.contains(check.name) }) ?? true {
@@ -151,6 +186,8 @@ public enum BackendConformance {
                 let backend = try await subject.make(fixture, scratch)
                 try await check.body(Context(backend: backend, mount: subject.mount))
                 report.passed.append(check.name)
+            } catch is NotApplicable {
+                report.notApplicable.append(check.name)
             } catch let violation as Violation {
                 report.failures.append(Failure(check: check.name, message: violation.message))
             } catch let error as CofferError {
@@ -178,7 +215,9 @@ public enum BackendConformance {
 
     /// What a check works with.
     public struct Context: Sendable {
+        /// The fresh backend, holding the fixture.
         public let backend: any StorageBackend
+        /// The mount name of its paths.
         public let mount: String
 
         var root: VirtualPath { .root(of: mount) }

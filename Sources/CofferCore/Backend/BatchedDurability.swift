@@ -11,7 +11,13 @@ public enum BatchedDurability {
 }
 
 /// A backend that can make a whole folder durable at once (a local file system: `syncfs`).
+///
+/// With it, imports and folder copies built under a partial name sync once, just before the
+/// folder is placed, instead of once per file (``BatchedDurability``). Without it, each write
+/// is made durable at its own commit.
 public protocol DurableFolderBackend: StorageBackend {
     /// Makes everything written below `path` durable.
+    /// - Throws: `noSuchFile` when there is no such folder; `ioError` when the store cannot
+    ///   make it durable (then the caller does not place the folder).
     func makeDurable(_ path: VirtualPath) async throws
 }

@@ -1,6 +1,8 @@
 /// A backend under a name: `files`, `trash`, `staging`, or an application's own.
 public struct Mount: Sendable {
+    /// The name paths begin with (`files` in `files:/Notes`).
     public var name: String
+    /// Where its items are kept.
     public var backend: any StorageBackend
     /// Whether `FileService` accepts changes here (also requires a writable backend).
     public var isWritable: Bool
@@ -9,6 +11,8 @@ public struct Mount: Sendable {
     /// What it holds, in words for people (RPC `initialize` shows it); `nil`: the name says it.
     public var description: LocalizedText?
 
+    /// A mount of `backend` under `name`. It is writable only when `isWritable` and the
+    /// backend claims ``BackendCapabilities/writable``.
     public init(name: String, backend: any StorageBackend, isWritable: Bool = true, isVisible: Bool = true,
                 description: LocalizedText? = nil) {
         self.name = name

@@ -12,6 +12,7 @@ import Synchronization
 /// is an ordinary hidden file. The owner part is what start-up recovery goes by: the
 /// partials of a process that is gone are removed, those of a running one are not.
 public enum PartialName {
+    /// What every partial's name begins with.
     public static let prefix = ".coffer-partial-"
 
     /// This process's mark in the partials it makes.

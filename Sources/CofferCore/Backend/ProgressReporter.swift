@@ -2,11 +2,16 @@ import Synchronization
 
 /// How far a long operation has come.
 public struct OperationProgress: Sendable, Hashable {
+    /// Bytes done so far.
     public var completedBytes: Int64
+    /// Bytes expected in all; 0 while unknown.
     public var totalBytes: Int64
+    /// Items done so far.
     public var completedItems: Int
+    /// Items expected in all; 0 while unknown.
     public var totalItems: Int
 
+    /// Progress with these counts.
     public init(completedBytes: Int64 = 0, totalBytes: Int64 = 0, completedItems: Int = 0, totalItems: Int = 0) {
         self.completedBytes = completedBytes
         self.totalBytes = totalBytes
@@ -16,7 +21,9 @@ public struct OperationProgress: Sendable, Hashable {
 
     /// What progress is counted in.
     public enum Measure: Sendable, Hashable {
+        /// Bytes: a few large items.
         case bytes
+        /// Items: many small ones, or bytes not known.
         case items
     }
 
@@ -65,6 +72,7 @@ public final class ProgressReporter: Sendable {
     /// A reporter that discards updates.
     public static var none: ProgressReporter { ProgressReporter() }
 
+    /// The progress reported so far.
     public var current: OperationProgress { state.withLock { $0 } }
 
     /// Adds to the expected totals.

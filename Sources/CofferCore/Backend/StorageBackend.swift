@@ -3,7 +3,8 @@
 /// A backend is one type, registered as a ``Mount`` in one place (`CofferApplication`'s
 /// `extraMounts`, or `FileService.standard(container:extraMounts:)`); both front ends then
 /// show it with no change to them. `CofferBackendConformance` checks a backend against this
-/// contract from its own tests; `Documentation/Writing a storage backend.md` walks through one.
+/// contract from its own tests; <doc:Writing-a-Storage-Backend> walks through one, and
+/// through the capabilities a backend may add by adopting more protocols.
 ///
 /// ## Contract
 /// - **Paths.** Every path a backend receives has been normalised and checked by
@@ -47,68 +48,131 @@
 /// backend may override ``copyItem(at:to:conflict:progress:)`` with a fast path. The batch
 /// reads searches use (``entries(inFoldersAt:)``, ``nodes(at:)``,
 /// ``folderModificationDates(at:)``) have defaults built on the required methods too.
+///
+/// ## Topics
+///
+/// ### Describing the backend
+/// - ``capabilities``
+///
+/// ### Reading
+/// - ``contentsOfFolder(at:)``
+/// - ``contentsOfFolder(at:readingBackupExclusion:)``
+/// - ``node(at:)``
+/// - ``openFile(at:)``
+///
+/// ### Changing
+/// - ``createFolder(at:)``
+/// - ``makeWrite(at:)``
+/// - ``makeWrite(at:announcing:)``
+/// - ``moveItem(at:to:conflict:)``
+/// - ``removeItem(at:)``
+/// - ``copyItem(at:to:conflict:progress:)``
+///
+/// ### Reading in batches
+/// - ``entries(inFolderAt:)``
+/// - ``entries(inFoldersAt:)``
+/// - ``nodes(at:)``
+/// - ``folderModificationDates(at:)``
 public protocol StorageBackend: Sendable {
-    /// What this backend can do; `FileService` refuses changes to read-only backends.
+    /// What this backend can do: whether it is ``BackendCapabilities/writable``, whether its
+    /// moves are atomic, whether it keeps backup exclusion. `FileService` refuses changes to a
+    /// backend without ``BackendCapabilities/writable`` before calling it.
     var capabilities: BackendCapabilities { get }
 
-    /// The items directly inside the folder at `path`, unsorted, hidden ones included.
+    /// The items directly inside the folder at `path`, unsorted, hidden ones included, each
+    /// with `path` and its own name as its ``FileNode/path``. Partial results
+    /// (``PartialName``) are left out.
+    /// - Throws: `noSuchFile` when the folder does not exist; `notADirectory` (or
+    ///   `noSuchFile`) when `path` is a file; `noPermission`, `ioError` from the store.
     func contentsOfFolder(at path: VirtualPath) async throws -> [FileNode]
 
     /// The same, leaving out what the caller said it will not show: without
     /// `readingBackupExclusion` a backend may skip reading each item's exclusion (which then
     /// reads `false`). The default reads everything, as ``contentsOfFolder(at:)``.
+    /// - Throws: as ``contentsOfFolder(at:)``.
     func contentsOfFolder(at path: VirtualPath, readingBackupExclusion: Bool) async throws -> [FileNode]
 
-    /// The item at `path` (the mount's root is a folder).
+    /// The item at `path`, not following a link (the mount's root is a folder).
+    /// - Throws: `noSuchFile` when the item, or a folder on the way to it, does not exist;
+    ///   `notADirectory` (or `noSuchFile`) when a file stands on the way (`a.txt/b`);
+    ///   `noPermission`, `ioError` from the store.
     func node(at path: VirtualPath) async throws -> FileNode
 
-    /// Creates one folder; its parent must exist. Throws `fileExists` when the name is taken.
+    /// Creates one folder; its parent must exist.
+    /// - Throws: `fileExists` when the name is taken (by a folder or a file); `noSuchFile`
+    ///   when the parent does not exist; `readOnly` for a backend that is not writable;
+    ///   `outOfSpace`, `noPermission`, `ioError` from the store.
     func createFolder(at path: VirtualPath) async throws
 
-    /// Opens a regular file for reading. Links, pipes, sockets and devices are refused.
+    /// Opens a regular file for reading, at its start. The caller closes it.
+    /// - Throws: `noSuchFile` when there is no such item; `isADirectory` for a folder;
+    ///   `unsupported` for a link, pipe, socket or device; `noPermission`, `ioError` from the store.
     func openFile(at path: VirtualPath) async throws -> any ReadableFile
 
-    /// Starts a write that becomes the file at `path` only when committed.
+    /// Starts a write that becomes the file at `path` only when committed
+    /// (``PendingWrite/commit(conflict:)``); until then nothing of it is visible. Whether a
+    /// name is taken is decided at the commit, not here.
+    /// - Throws: `readOnly` for a backend that is not writable; `noSuchFile` (or
+    ///   `notADirectory`) when the folder it is to go in does not exist; `outOfSpace`,
+    ///   `noPermission`, `ioError` from the store.
     func makeWrite(at path: VirtualPath) async throws -> any PendingWrite
 
     /// Starts a write whose size and date are known before its first byte (a copy's): a
     /// backend across a network can send the data while it is written instead of after the
     /// commit. The write is still invisible until committed, and the date still comes
-    /// through `setAttributes`. The default ignores what is announced.
+    /// through `setAttributes`. The default ignores what is announced and calls
+    /// ``makeWrite(at:)``, so a backend that wraps its writes must implement both.
+    /// - Throws: as ``makeWrite(at:)``.
     func makeWrite(at path: VirtualPath, announcing expected: ExpectedWrite) async throws -> any PendingWrite
 
-    /// Moves or renames within this backend.
+    /// Moves or renames within this backend; a folder takes everything in it along.
+    /// - Throws: `noSuchFile` when the source, or the destination's folder, does not exist;
+    ///   `fileExists` when `conflict` is ``ConflictPolicy/fail`` and the destination is taken
+    ///   (nothing changes); `invalidOperation` for a folder moved into itself or the root
+    ///   moved; `readOnly` for a backend that is not writable; `noPermission`, `ioError` from
+    ///   the store.
     func moveItem(at source: VirtualPath, to destination: VirtualPath, conflict: ConflictPolicy) async throws
 
     /// Removes a file, or a folder with everything in it. Used for real deletes only
     /// (emptying the trash, cleaning partial results, replacing on request).
+    /// - Throws: `noSuchFile` when there is no such item; `invalidOperation` for the root;
+    ///   `readOnly` for a backend that is not writable; `noPermission`, `ioError` from the store.
     func removeItem(at path: VirtualPath) async throws
 
-    /// Copies within this backend. The default streams file contents and recreates folders.
+    /// Copies within this backend. The default streams file contents through
+    /// ``openFile(at:)`` and ``makeWrite(at:announcing:)`` and builds a folder under a
+    /// partial name, placing it only when complete (``StreamingCopy``).
+    /// - Throws: `fileExists` when `conflict` is ``ConflictPolicy/fail`` and the destination
+    ///   is taken; `cancelled` when the task is cancelled (nothing is left); and what
+    ///   reading the source and writing the copy throw.
     func copyItem(at source: VirtualPath, to destination: VirtualPath, conflict: ConflictPolicy,
                   progress: ProgressReporter) async throws
 
     /// The names in a folder with just enough to walk it: what each entry is and whether
     /// it is hidden. Searches and the index call this for every folder, so it should be
     /// cheaper than ``contentsOfFolder(at:)``; the default derives it from that.
+    /// - Throws: as ``contentsOfFolder(at:)``.
     func entries(inFolderAt path: VirtualPath) async throws -> [FolderEntry]
 
-    /// ``entries(inFolderAt:)`` for several folders at once, each with its own outcome.
-    /// A walk asks for a folder's subfolders together; backends where each call has a
-    /// fixed cost (a thread hop, a network round trip) answer them in one go.
+    /// ``entries(inFolderAt:)`` for several folders at once, each with its own outcome, in
+    /// the order of `paths`. A walk asks for a folder's subfolders together; backends where
+    /// each call has a fixed cost (a thread hop, a network round trip) answer them in one go.
     func entries(inFoldersAt paths: [VirtualPath]) async -> [Result<[FolderEntry], CofferError>]
 
-    /// ``node(at:)`` for several items at once; `nil` for one that cannot be read.
+    /// ``node(at:)`` for several items at once, in the order of `paths`; `nil` for one that
+    /// cannot be read.
     func nodes(at paths: [VirtualPath]) async -> [FileNode?]
 
-    /// The modification dates of folders, `nil` for one that is gone or not a folder.
-    /// The search index compares them to tell which folders changed since it read them.
-    /// The default asks ``node(at:)`` for each.
+    /// The modification dates of folders, in the order of `paths`; `nil` for one that is
+    /// gone or not a folder. The search index compares them to tell which folders changed
+    /// since it read them. The default asks ``node(at:)`` for each.
+    /// - Throws: `ioError` when the store cannot be asked at all (the default never throws).
     func folderModificationDates(at paths: [VirtualPath]) async throws -> [Date?]
 }
 
 /// One entry of a folder, as a walk needs it.
 public struct FolderEntry: Sendable, Hashable {
+    /// What an entry is, as far as a walk cares.
     public enum Kind: Sendable, Hashable {
         /// A folder (or a package): something a walk may go into.
         case folder
@@ -123,11 +187,14 @@ public struct FolderEntry: Sendable, Hashable {
         }
     }
 
+    /// The entry's name in its folder.
     public var name: String
+    /// What the entry is.
     public var kind: Kind
     /// A dot-name, or listed in the folder's `.hidden`.
     public var isHidden: Bool
 
+    /// An entry named `name`.
     public init(name: String, kind: Kind, isHidden: Bool) {
         self.name = name
         self.kind = kind
@@ -141,29 +208,38 @@ public struct FolderEntry: Sendable, Hashable {
 
 /// What a backend supports. The service consults it; the backend must still refuse what it
 /// cannot do.
+///
+/// Capabilities that add methods are protocols instead (``TaggingBackend``,
+/// ``WatchableBackend``, …); these three only say how the required methods behave.
 public struct BackendCapabilities: OptionSet, Sendable, Hashable {
+    /// The options as bits.
     public let rawValue: Int
+    /// The options whose bits are set in `rawValue`.
     public init(rawValue: Int) { self.rawValue = rawValue }
 
     /// Items can be created, changed, moved and removed. Without it a mount is read-only:
     /// `FileService` refuses changes with `readOnly` before calling the backend.
     public static let writable = BackendCapabilities(rawValue: 1 << 0)
-    /// Per-item backup exclusion is stored (`FileNode.isExcludedFromBackup` means something).
+    /// Per-item backup exclusion is stored (``FileNode/isExcludedFromBackup`` means something).
     public static let backupExclusion = BackendCapabilities(rawValue: 1 << 1)
     /// Moves within the backend are atomic renames: an observer sees the item at the old
     /// place or at the new one, never both or neither.
     public static let atomicMove = BackendCapabilities(rawValue: 1 << 2)
 }
 
-/// An open file being read.
+/// An open file being read, from ``StorageBackend/openFile(at:)``.
+///
+/// Whoever opened it closes it with ``close()``.
 public protocol ReadableFile: Sendable {
     /// The size when it was opened.
     var size: Int64 { get }
-    /// Up to `count` bytes from the current position; empty at the end.
+    /// Up to `count` bytes from the current position, which moves past them; empty at the end.
+    /// - Throws: `ioError` (or another kind from the store, `noPermission`) when the read fails.
     func read(upTo count: Int) async throws -> [UInt8]
-    /// Up to `count` bytes from `offset`, leaving the current position alone. The default
-    /// reads forward from the current position, so it only works for offsets not yet passed;
-    /// backends with random access override it.
+    /// Up to `count` bytes from `offset`, leaving the current position alone; empty at or past
+    /// the end. The default reads forward from the current position, so it only works for
+    /// offsets not yet passed; backends with random access override it.
+    /// - Throws: as ``read(upTo:)``.
     func read(at offset: Int64, upTo count: Int) async throws -> [UInt8]
     /// Releases the file. Reading afterwards is an error.
     func close() async
@@ -174,14 +250,25 @@ public protocol ReadableFile: Sendable {
     func userAttributes() async -> UserAttributes
 }
 
-/// A file being written under a temporary name, invisible until committed.
+/// A file being written under a temporary name, invisible until committed, from
+/// ``StorageBackend/makeWrite(at:)``.
+///
+/// Whoever made it ends it with ``commit(conflict:)`` or ``abort()``; after a failed write or
+/// commit, it calls ``abort()``.
 public protocol PendingWrite: Sendable {
     /// Appends bytes.
+    /// - Throws: `outOfSpace` when the store (a disk, a quota) has no room; `ioError`.
     func write(_ bytes: [UInt8]) async throws
-    /// Sets the permission bits and modification time the finished file will have.
+    /// Sets the permission bits and modification time the finished file will have (`nil`:
+    /// the store's default, the time of the commit).
+    /// - Throws: `ioError` from the store.
     func setAttributes(permissions: UInt16?, modificationDate: Date?) async throws
-    /// Makes the file visible under its real name. With `.fail` an existing item wins
-    /// and `fileExists` is thrown (the write is discarded); with `.replace` it is replaced.
+    /// Makes the file visible under its real name, all at once. With `.fail` an existing item
+    /// wins and `fileExists` is thrown (the write is discarded), exactly, even when commits
+    /// race; with `.replace` it is replaced.
+    /// - Throws: `fileExists` as above; `noSuchFile` when the folder it goes in is gone;
+    ///   `changedSinceRead` when the write announced a version to replace
+    ///   (``ExpectedWrite/replacing``) and the file is no longer at it; `outOfSpace`, `ioError`.
     func commit(conflict: ConflictPolicy) async throws
     /// Discards everything written. Safe to call after a failed commit.
     func abort() async
@@ -195,7 +282,10 @@ import Foundation
 
 /// What a write will be, said when it starts: ``StorageBackend/makeWrite(at:announcing:)``.
 public struct ExpectedWrite: Sendable, Hashable {
+    /// The bytes that will be written, if known.
     public var size: Int64?
+    /// The modification date the file will be given, if known (it still comes through
+    /// ``PendingWrite/setAttributes(permissions:modificationDate:)``).
     public var modificationDate: Date?
     /// For a conditional save: the version of the file the write is to replace. A backend
     /// that can make its commit conditional on it (S3's `If-Match`) does, and throws
@@ -203,6 +293,7 @@ public struct ExpectedWrite: Sendable, Hashable {
     /// just before placing the write, for backends that cannot.
     public var replacing: FileVersion?
 
+    /// An announcement of a write of `size` bytes dated `modificationDate`.
     public init(size: Int64?, modificationDate: Date?, replacing: FileVersion? = nil) {
         self.size = size
         self.modificationDate = modificationDate
@@ -255,6 +346,9 @@ extension StorageBackend {
 
 /// A backend that can report changes to its items as they happen, including changes
 /// made by other processes.
+///
+/// With it, `files/watch` and the web page's live folders work on the mount, and the search
+/// index keeps itself current. Without it, a watch is answered with `unsupported`.
 public protocol WatchableBackend: StorageBackend {
     /// Starts reporting changes below the folder at `path` (in every subfolder when
     /// `recursive`), or to the file at `path`. `handler` receives batches of changes,
@@ -264,6 +358,8 @@ public protocol WatchableBackend: StorageBackend {
     /// With `reportingPassing`, an item created and deleted within one window is reported
     /// `deleted` instead of not at all: for a cache that may have read it in between (a search
     /// index's pass), which must hear it is gone.
+    /// - Throws: `noSuchFile` when there is nothing at `path`; `unsupported` or `ioError` when
+    ///   the store cannot watch it (a system limit on watches reached).
     func watch(_ path: VirtualPath, recursive: Bool, reportingPassing: Bool,
                handler: @escaping @Sendable ([FileChange]) -> Void) async throws -> any ChangeWatch
 }
@@ -276,7 +372,8 @@ extension WatchableBackend {
     }
 }
 
-/// A watch in progress.
+/// A watch in progress, from ``WatchableBackend/watch(_:recursive:reportingPassing:handler:)``.
+/// Whoever started it cancels it.
 public protocol ChangeWatch: Sendable {
     /// Stops the watch and releases what it holds. Safe to call more than once.
     func cancel()
@@ -301,9 +398,10 @@ extension ReadableFile {
 /// A backend that can answer a metadata read at once, on the caller's thread: its reads
 /// never wait long (a local disk, memory), so a front end may answer a `stat` where it
 /// stands instead of handing it to another thread and back. Backends a network away do
-/// not adopt it.
+/// not adopt it: a connection reads nothing else while it waits.
 public protocol ImmediateMetadata: StorageBackend {
     /// What ``StorageBackend/node(at:)`` returns, without suspending.
+    /// - Throws: what ``StorageBackend/node(at:)`` throws for the same path.
     func nodeImmediately(at path: VirtualPath) throws(CofferError) -> FileNode
 }
 
@@ -314,6 +412,7 @@ public protocol ImmediateMetadata: StorageBackend {
 public protocol TreeListingBackend: StorageBackend {
     /// What `contentsOfFolder` gives for the folder at `path` and for every folder below it,
     /// by folder (`path` included, even when empty).
+    /// - Throws: as ``StorageBackend/contentsOfFolder(at:)`` for `path`.
     func contentsOfTree(at path: VirtualPath) async throws -> [VirtualPath: [FileNode]]
 }
 
@@ -322,13 +421,17 @@ public protocol TreeListingBackend: StorageBackend {
 /// how the backend opened them.
 public protocol DescriptorReadableFile: ReadableFile {
     /// A new descriptor for the same open file, at offset 0 and independent of this one's
-    /// position; the caller closes it.
+    /// position; the caller closes it. It blocks: call it off Swift's cooperative pool.
+    /// - Throws: `ioError` when the system gives no descriptor (too many open files).
     func openDescriptor() throws(CofferError) -> Int32
 }
 
 /// A backend whose items are files of this host: what other programs call an item (the
 /// URI a thumbnail is named by), without opening it. The name is never used to open the
 /// file; reads go through the backend.
+///
+/// With it, “open with” hands the mount's files to desktop applications by their `file://`
+/// URI, and thumbnails are shared with the desktop's cache.
 public protocol HostPathNaming: StorageBackend {
     /// The host path of the item at `path` (which need not exist).
     func hostPath(of path: VirtualPath) -> String
@@ -343,6 +446,9 @@ extension PendingWrite {
 /// A backend whose items' modification time can be set to now without rewriting them
 /// (`touch` of an existing item). S3 objects cannot be: their time is their last upload.
 public protocol TouchingBackend: StorageBackend {
-    /// Sets the item's modification (and access) time to now; links are not followed.
+    /// Sets the item's modification (and access) time to now; links are not followed. The
+    /// content is not touched.
+    /// - Throws: `noSuchFile` when there is no such item; `invalidOperation` for the root;
+    ///   `readOnly` for a backend that is not writable; `noPermission`, `ioError` from the store.
     func touch(_ path: VirtualPath) async throws
 }

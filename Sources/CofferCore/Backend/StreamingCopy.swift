@@ -17,6 +17,21 @@ public enum StreamingCopy {
     /// Bytes per read.
     static let chunkSize = 1 << 20
 
+    /// Copies the item at `source` of `sourceBackend` to `destination` of
+    /// `destinationBackend`, file by file, reporting to `progress`.
+    ///
+    /// - Parameters:
+    ///   - sourceBackend: The backend the item is read from.
+    ///   - source: The file or folder to copy.
+    ///   - destinationBackend: The backend the copy is written to (may be `sourceBackend`).
+    ///   - destination: Where the copy goes; its folder must exist.
+    ///   - conflict: What happens when `destination` is taken; `.fail` throws `fileExists`.
+    ///   - version: For a conditional save: the version of the file at `destination` the copy is
+    ///     to replace (``ExpectedWrite/replacing``).
+    ///   - progress: Told the totals first, then each file's bytes and each item as it is done.
+    /// - Throws: `fileExists` as above; `cancelled` when the task is cancelled; `invalidOperation`
+    ///   for a folder copied onto a mount's root; and what reading the source and writing the
+    ///   copy throw. A failed or cancelled copy leaves nothing visible.
     public static func copy(from sourceBackend: any StorageBackend, at source: VirtualPath,
                             to destinationBackend: any StorageBackend, at destination: VirtualPath,
                             conflict: ConflictPolicy, replacing version: FileVersion? = nil,

@@ -3,9 +3,12 @@ import Foundation
 /// What a person reads when an operation fails: one sentence that says what happened,
 /// and one that says what to do next.
 public struct UserMessage: Sendable, Hashable, CustomStringConvertible {
+    /// What happened, in one sentence.
     public var text: String
+    /// What to do next, in one sentence; empty when there is nothing to do.
     public var hint: String
 
+    /// The sentence and the hint, as one line.
     public var description: String { hint.isEmpty ? text : "\(text) \(hint)" }
 }
 
@@ -15,11 +18,13 @@ public struct UserMessage: Sendable, Hashable, CustomStringConvertible {
 public struct MessageHints: Sendable {
     private let hints: [CofferError.Kind: LocalizedText]
 
+    /// A front end's hints, by kind.
     public init(_ hints: [CofferError.Kind: LocalizedText] = [:]) { self.hints = hints }
 
     /// Core's hints only.
     public static let none = MessageHints()
 
+    /// The front end's hint for `kind`, if it has one.
     public subscript(kind: CofferError.Kind) -> LocalizedText? { hints[kind] }
 }
 

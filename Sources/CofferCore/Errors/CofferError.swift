@@ -4,7 +4,7 @@ import Foundation
 ///
 /// Every failure has a stable ``Kind`` (what front ends and clients switch on), the
 /// virtual path it concerns, and the underlying cause kept for logs and debugging.
-/// What a person reads is decided in one place, ``CofferError/userMessage(in:)``;
+/// What a person reads is decided in one place, ``CofferError/userMessage(in:hints:)``;
 /// no message ever includes a host path of the container.
 public struct CofferError: Error, Sendable, CustomStringConvertible {
     /// A stable identifier of what went wrong.
@@ -93,6 +93,7 @@ public struct CofferError: Error, Sendable, CustomStringConvertible {
         fileprivate init(code: Code) { self.code = code }
     }
 
+    /// What went wrong, stably: what programs switch on.
     public var kind: Kind
     /// The virtual path the failure concerns, if any.
     public var path: VirtualPath?
@@ -103,6 +104,7 @@ public struct CofferError: Error, Sendable, CustomStringConvertible {
     /// The underlying error, kept for logs.
     public var underlying: (any Error & Sendable)?
 
+    /// An error of `kind` about `path`.
     public init(_ kind: Kind, path: VirtualPath? = nil, detail: String? = nil,
                 errno: Int32? = nil, underlying: (any Error & Sendable)? = nil) {
         self.kind = kind
@@ -122,8 +124,6 @@ public struct CofferError: Error, Sendable, CustomStringConvertible {
 }
 
 extension CofferError {
-    /// Wraps any error as a `CofferError`, keeping Coffer's own and turning
-    /// `CancellationError` into ``Kind/cancelled``.
     /// This error naming `path` instead of what it named (nothing, or a host detail).
     public func naming(_ path: VirtualPath) -> CofferError {
         var renamed = self
@@ -153,6 +153,9 @@ extension CofferError {
     /// The detail of a ``Kind/readOnly`` error from storage the system will not write (`EROFS`).
     public static let readOnlyStorage = "read-only-storage"
 
+    /// Wraps any error as a `CofferError`, keeping Coffer's own and turning
+    /// `CancellationError` into ``Kind/cancelled``; any other becomes ``Kind/ioError`` about
+    /// `path`, its description the detail.
     public static func wrapping(_ error: any Error, path: VirtualPath? = nil) -> CofferError {
         switch error {
         case let error as CofferError:

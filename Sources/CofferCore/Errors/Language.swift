@@ -1,6 +1,8 @@
 /// The languages Coffer speaks to people in.
 public enum Language: String, Sendable, CaseIterable, Codable {
+    /// English.
     case english = "en"
+    /// Chinese in simplified characters.
     case simplifiedChinese = "zh-Hans"
 
     /// Parses `en`, `zh-Hans`, `zh_CN.UTF-8` and similar spellings.
@@ -28,14 +30,18 @@ public enum Language: String, Sendable, CaseIterable, Codable {
 
 /// A short text in every language Coffer speaks.
 public struct LocalizedText: Sendable, Hashable {
+    /// The English text.
     public var english: String
+    /// The Chinese text, in simplified characters.
     public var chinese: String
 
+    /// A text in English and in Chinese.
     public init(_ english: String, _ chinese: String) {
         self.english = english
         self.chinese = chinese
     }
 
+    /// The text in `language`.
     public func callAsFunction(_ language: Language) -> String {
         switch language {
         case .english: english

@@ -7,6 +7,7 @@ public struct ImportResult: Sendable {
     /// Items inside an imported folder that were left out.
     public var skipped: [ImportSkip]
 
+    /// The result of importing `hostPath`.
     public init(hostPath: String, outcome: Result<FileNode, CofferError>, skipped: [ImportSkip] = []) {
         (self.hostPath, self.outcome, self.skipped) = (hostPath, outcome, skipped)
     }
@@ -16,7 +17,9 @@ public struct ImportResult: Sendable {
 public struct ImportSkip: Sendable {
     /// Its host path.
     public var hostPath: String
+    /// Why it was left out.
     public var error: CofferError
 
+    /// The entry at `hostPath`, left out because of `error`.
     public init(hostPath: String, error: CofferError) { (self.hostPath, self.error) = (hostPath, error) }
 }

@@ -14,10 +14,13 @@ public struct FileNode: Sendable, Hashable, Identifiable {
 
     /// What an item is on disk when it is not a plain file or folder.
     public enum Special: String, Sendable, Hashable, Codable {
+        /// A symbolic link, a named pipe, a socket, or a device.
         case symbolicLink, fifo, socket, device
     }
 
+    /// Where it is: its mount and its names from the root.
     public var path: VirtualPath
+    /// What it is to the user.
     public var kind: Kind
     /// Size in bytes (0 for folders and packages; `du` sums their contents).
     public var size: Int64
@@ -52,7 +55,9 @@ public struct FileNode: Sendable, Hashable, Identifiable {
     /// folders, special items and storage that keeps none.
     public var version: FileVersion?
 
+    /// Its path, which names it in its mount.
     public var id: VirtualPath { path }
+    /// Its name in its folder (the last of its path's names).
     public var name: String { path.name }
     /// Folders and packages: things that contain other items on disk.
     public var isContainer: Bool { kind != .file }
@@ -62,6 +67,7 @@ public struct FileNode: Sendable, Hashable, Identifiable {
     /// When it was last read, where the storage keeps it (mounted `relatime` or `noatime`, it lags).
     public var accessDate: Date?
 
+    /// A node with these facts; what a backend builds for each item it lists or reads.
     public init(path: VirtualPath, kind: Kind, size: Int64 = 0, modificationDate: Date,
                 creationDate: Date? = nil, isHidden: Bool = false, typeIdentifier: String,
                 isExcludedFromBackup: Bool = false, special: Special? = nil, linkTarget: String? = nil,

@@ -38,10 +38,19 @@ public enum FileTags {
 }
 
 /// A backend whose items carry tags (``FileTags``).
+///
+/// With it, `tag`, `files/tags`, the tag filter of searches and the web page's tags work on the
+/// mount, and the search index records each item's tags. Without it, an item has no tags and
+/// changing them fails with `unsupported`.
 public protocol TaggingBackend: StorageBackend {
-    /// The tags of the item at `path` (none: empty).
+    /// The tags of the item at `path` (none: empty), in their order.
+    /// - Throws: `noSuchFile` when there is no such item; `noPermission`, `ioError` from the store.
     func tags(at path: VirtualPath) async throws -> [String]
-    /// Replaces the tags of the item at `path` (empty removes the attribute).
+    /// Replaces the tags of the item at `path` (empty removes the attribute). The item's
+    /// content is not changed.
+    /// - Throws: `noSuchFile` when there is no such item; `unsupported` for an item that cannot
+    ///   carry tags (a folder on S3); `readOnly`, `noPermission`, `ioError` from the store;
+    ///   `changedSinceRead` when a store that rewrites the item finds it changed meanwhile.
     func setTags(_ tags: [String], at path: VirtualPath) async throws
     /// The tags of the items `names` in the folder at `folder`, in their order (none for one
     /// that cannot be read): how a search index reads a whole folder's.

@@ -10,6 +10,7 @@ import Glibc
 /// a `files/stat` answer holds one or two dates, and the format style cost more than the
 /// `statx` behind them. The milliseconds are truncated, as the format style truncates.
 public enum Timestamp {
+    /// `date` in UTC as ISO 8601 with milliseconds: `2026-03-01T09:30:00.125Z`.
     public static func iso8601(_ date: Date) -> String {
         var bytes: [UInt8] = []
         bytes.reserveCapacity(24)

@@ -7,6 +7,7 @@ public typealias UserAttributes = [String: [UInt8]]
 
 /// An attribute a copy could not keep, and why.
 public struct LostAttribute: Sendable, Hashable {
+    /// Why an attribute was not kept.
     public enum Reason: String, Sendable, Hashable, Codable {
         /// The target keeps no extended attributes (a file system without them, a backend
         /// without them, a folder on S3, which is only a prefix).
@@ -18,9 +19,12 @@ public struct LostAttribute: Sendable, Hashable {
         case unnamable
     }
 
+    /// The attribute's full name (`user.xdg.tags`).
     public var name: String
+    /// Why it was not kept.
     public var reason: Reason
 
+    /// `name`, lost for `reason`.
     public init(_ name: String, _ reason: Reason) {
         self.name = name
         self.reason = reason
@@ -35,10 +39,17 @@ public struct LostAttribute: Sendable, Hashable {
 /// A backend whose folders (and files) carry `user.` attributes of their own, so that a
 /// folder copied into it or out of it keeps them. Files' attributes travel with their
 /// content, through ``ReadableFile/userAttributes()`` and ``PendingWrite/setUserAttributes(_:)``.
+///
+/// With it, copies, imports and exports keep a folder's attributes (its tags, its comment)
+/// instead of reporting them as not kept (``OperationWarning``).
 public protocol AttributeKeepingBackend: StorageBackend {
     /// The `user.` attributes of the item at `path`.
+    /// - Throws: `noSuchFile` when there is no such item; `noPermission`, `ioError` from the store.
     func userAttributes(at path: VirtualPath) async throws -> UserAttributes
-    /// Gives the item at `path` these attributes; returns those it could not keep.
+    /// Gives the item at `path` these attributes, beside those it has; returns those it could
+    /// not keep (all of them, ``LostAttribute/Reason/unsupported``, on storage without any).
+    /// - Throws: `noSuchFile` when there is no such item; `readOnly` for a backend that is not
+    ///   writable; `noPermission`, `ioError` from the store.
     func setUserAttributes(_ attributes: UserAttributes, at path: VirtualPath) async throws -> [LostAttribute]
 }
 
@@ -58,17 +69,22 @@ extension StorageBackend {
 /// Something an operation could not do that did not make it fail, told beside its answer
 /// in every front end: today, attributes a copy could not keep (never dropped in silence).
 public struct OperationWarning: Sendable, Hashable, Encodable {
+    /// What a warning is about.
     public enum Kind: String, Sendable, Hashable, Encodable {
+        /// A copy, move, import or export did not keep some of an item's `user.` attributes.
         case attributesNotKept
     }
 
+    /// What it is about.
     public var kind: Kind
     /// The item copied, as the caller named it: a virtual path, or a host path on import.
     public var path: String
     /// The attributes' full names (`user.xdg.tags`).
     public var attributes: [String]
+    /// Why they were not kept.
     public var reason: LostAttribute.Reason
 
+    /// A warning that the copy of `path` did not keep `attributes`, for `reason`.
     public init(attributesOf path: String, notKept attributes: [String], because reason: LostAttribute.Reason) {
         self.kind = .attributesNotKept
         self.path = path
@@ -109,14 +125,18 @@ public struct OperationWarning: Sendable, Hashable, Encodable {
 /// Whatever reports one (``report(_:)``) needs no path back to the caller; blocking work
 /// on Dispatch threads reports into the same collector (`BlockingIO` carries it over).
 public final class OperationWarnings: Sendable {
+    /// The collector of the operation running in this task, if its front end listens.
     @TaskLocal public static var current: OperationWarnings?
 
     private let warnings = Mutex<[OperationWarning]>([])
 
+    /// An empty collector.
     public init() {}
 
+    /// The warnings collected, in the order they came, each once.
     public var all: [OperationWarning] { warnings.withLock { $0 } }
 
+    /// Adds `warning`, unless it is there already.
     public func add(_ warning: OperationWarning) {
         warnings.withLock { if !$0.contains(warning) { $0.append(warning) } }
     }

@@ -4,6 +4,8 @@
 public protocol WordChoice: RawRepresentable, CaseIterable, Decodable where RawValue == String {}
 
 extension WordChoice {
+    /// The value named by the decoded word.
+    /// - Throws: `DecodingError.dataCorrupted` naming the words it may be, for any other word.
     public init(from decoder: any Decoder) throws {
         let container = try decoder.singleValueContainer()
         let word = try container.decode(String.self)

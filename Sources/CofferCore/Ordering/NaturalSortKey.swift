@@ -20,6 +20,7 @@ public struct NaturalSortKey: Sendable, Hashable, Comparable {
     private static let numberClass: UInt32 = 0x2000_0000
     private static let letterClass: UInt32 = 0x3000_0000
 
+    /// The key that orders `name` among others.
     public init(_ name: String) {
         bytes = Array(name.utf8)
         if bytes.allSatisfy({ $0 < 0x80 }) {

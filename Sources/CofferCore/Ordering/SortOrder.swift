@@ -1,19 +1,25 @@
 /// How a listing is ordered. Folders (and packages) always come before files;
 /// within each group the chosen field decides, then the natural name order.
 public struct SortOrder: Sendable, Hashable, Codable {
+    /// What a listing is ordered by; decoded from `name`, `date`, `size` or `kind`.
     public enum Field: String, Sendable, Hashable, Codable, CaseIterable, WordChoice {
+        /// The name, the modification date, the size, or the kind (its type's name).
         case name, modificationDate = "date", size, kind
     }
 
+    /// The field that decides within folders and within files.
     public var field: Field
+    /// Smallest first (`true`) or largest first.
     public var ascending: Bool
 
+    /// An order by `field`; by default names and kinds ascend, dates and sizes descend.
     public init(_ field: Field = .name, ascending: Bool? = nil) {
         self.field = field
         // Dates and sizes read best newest or largest first, as `ls -t` and `ls -S` do.
         self.ascending = ascending ?? (field == .name || field == .kind)
     }
 
+    /// By name, A to Z, as `ls` lists.
     public static let byName = SortOrder(.name)
 }
 

@@ -44,7 +44,10 @@ public enum FileName {
         }
     }
 
+    /// Why a name cannot be used; its raw value is the error's detail.
     public enum Problem: String, Sendable {
+        /// `empty`: no name; `dot-name`: `.` or `..`; `nul`: it holds NUL; `slash`: it
+        /// holds `/`; `too-long`: more than 255 bytes of UTF-8.
         case empty, dotName = "dot-name", containsNUL = "nul", containsSlash = "slash", tooLong = "too-long"
         /// The shape of Coffer's own unfinished results (``PartialName``).
         case reserved

@@ -1,5 +1,6 @@
 /// Something that changed at a path, as a watch reports it.
 public struct FileChange: Sendable, Hashable {
+    /// What happened to the item.
     public enum Kind: String, Sendable, Hashable, Codable {
         /// The item appeared (created, copied, or moved here).
         case created
@@ -9,9 +10,12 @@ public struct FileChange: Sendable, Hashable {
         case deleted
     }
 
+    /// The item that changed.
     public var path: VirtualPath
+    /// What happened to it.
     public var kind: Kind
 
+    /// A change of `kind` at `path`.
     public init(path: VirtualPath, kind: Kind) {
         self.path = path
         self.kind = kind
@@ -39,12 +43,15 @@ public struct ChangeCoalescer: Sendable {
     /// Whether an item that came and went is reported `deleted` rather than not at all.
     private let reportsPassing: Bool
 
+    /// An empty window; with `reportingPassing`, items that came and went are reported `deleted`.
     public init(reportingPassing: Bool = false) {
         reportsPassing = reportingPassing
     }
 
+    /// Whether nothing is held for the window.
     public var isEmpty: Bool { order.isEmpty }
 
+    /// Folds `change` into what the window holds for its path.
     public mutating func add(_ change: FileChange) {
         guard let current = state[change.path] else {
             order.append(change.path)

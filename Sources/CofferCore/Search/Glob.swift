@@ -30,6 +30,7 @@ public struct Glob: Sendable {
         /// A leading `!` matches what the rest does not, a leading `#` nothing.
         public var negation: Bool
 
+        /// A dialect with these features.
         public init(braces: Bool, extended: Bool, segments: Bool, explicitDot: Bool, negation: Bool) {
             self.braces = braces
             self.extended = extended
@@ -58,6 +59,7 @@ public struct Glob: Sendable {
 
     /// The pattern as given.
     public let source: String
+    /// The dialect the pattern was read in.
     public let syntax: Syntax
     private let alternatives: [[Segment]]
     private let negated: Bool

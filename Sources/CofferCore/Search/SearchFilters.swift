@@ -15,6 +15,7 @@ public struct SearchFilters: Sendable, Hashable {
     /// Tags a match must carry, every one of them (`--tag`).
     public var tags: [String]
 
+    /// Filters that each leave out what does not match; `nil` and empty filter nothing.
     public init(modifiedAfter: Date? = nil, modifiedBefore: Date? = nil, minimumSize: Int64? = nil,
                 maximumSize: Int64? = nil, tags: [String] = []) {
         self.modifiedAfter = modifiedAfter

@@ -3,6 +3,7 @@ import Foundation
 /// How Coffer writes a size for people: `512 B`, `1.2 KB`, `34 MB` — decimal units, as file
 /// browsers show them. One rule for the REPL's columns and for questions every front end asks.
 public enum SizeText {
+    /// `bytes` in decimal units, to three digits: `999 B`, `1.2 KB`, `34 MB`.
     public static func decimal(_ bytes: Int64) -> String {
         if bytes < 1000 { return "\(bytes) B" }
         let units = ["KB", "MB", "GB", "TB", "PB"]

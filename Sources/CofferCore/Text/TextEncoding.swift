@@ -7,8 +7,11 @@ import Darwin
 /// The encodings Coffer reads text in (seed 002 §3.2: files from Windows machines and older
 /// Chinese software come as UTF-16 or GBK, and must still open).
 public enum TextCharset: String, Sendable, Hashable, CaseIterable {
+    /// UTF-8, with or without a byte-order mark.
     case utf8 = "UTF-8"
+    /// UTF-16, least significant byte first (what Windows writes).
     case utf16LittleEndian = "UTF-16LE"
+    /// UTF-16, most significant byte first.
     case utf16BigEndian = "UTF-16BE"
     /// A superset of GBK and GB 2312.
     case gb18030 = "GB18030"
@@ -51,6 +54,7 @@ public enum TextDetection: Sendable, Hashable {
 /// A character split between two chunks is carried over to the next call. Invalid bytes
 /// become U+FFFD and are counted, so callers can tell how clean the text was.
 public struct StreamingTextDecoder {
+    /// The encoding the bytes are read in.
     public let charset: TextCharset
     /// Bytes that were not valid in the charset so far.
     public private(set) var invalidSequences = 0
@@ -58,6 +62,7 @@ public struct StreamingTextDecoder {
     public var pendingByteCount: Int { carry.count }
     private var carry: [UInt8] = []
 
+    /// A decoder of `charset`, with nothing carried over.
     public init(charset: TextCharset) { self.charset = charset }
 
     /// Decodes `bytes` after whatever the previous call left. With `isFinal`, an incomplete
@@ -103,14 +108,18 @@ public struct StreamingTextDecoder {
 /// UTF-16 is always written with its mark (without one Coffer, like most readers, would not
 /// know it for UTF-16 again).
 public struct TextForm: Sendable, Hashable {
+    /// The encoding written.
     public var charset: TextCharset
+    /// Whether a byte-order mark leads the file.
     public var byteOrderMark: Bool
 
+    /// A form of `charset`; UTF-16 always has its mark.
     public init(charset: TextCharset, byteOrderMark: Bool = false) {
         self.charset = charset
         self.byteOrderMark = byteOrderMark || charset == .utf16LittleEndian || charset == .utf16BigEndian
     }
 
+    /// UTF-8 without a mark: what new text files are.
     public static let utf8 = TextForm(charset: .utf8)
 
     /// The form a file already has, from its first bytes; `nil` for one that is not text.

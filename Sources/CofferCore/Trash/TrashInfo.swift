@@ -19,11 +19,15 @@ import Glibc
 ///
 /// The local trash and the trash kept in a bucket (`CofferS3`) both write and read them here.
 public struct TrashInfo: Equatable, Sendable {
+    /// The original location: a host path, or for a bucket's trash the object key.
     public var path: String
+    /// When the item was trashed, if the file says.
     public var deletionDate: Date?
+    /// The virtual path the item had (`X-Coffer-Path`), if the file says.
     public var virtualPath: VirtualPath?
 
     static let header = "[Trash Info]"
+    /// The extension of an information file's name.
     public static let suffix = ".trashinfo"
 
     /// The start of an item's ID in a trash: its name, cut (on a character) so that the
@@ -63,6 +67,7 @@ public struct TrashInfo: Equatable, Sendable {
         virtualPath = values[Self.virtualPathKey].flatMap(Self.percentDecoded).flatMap { try? VirtualPath(parsing: $0) }
     }
 
+    /// Information about an item trashed from `path`.
     public init(path: String, deletionDate: Date?, virtualPath: VirtualPath?) {
         self.path = path
         self.deletionDate = deletionDate

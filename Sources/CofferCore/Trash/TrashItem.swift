@@ -19,6 +19,7 @@ public struct TrashItem: Sendable, Hashable {
     /// `directorysizes` cache holds). `nil` for a folder just trashed: listing measures it.
     public var size: Int64?
 
+    /// A trashed item.
     public init(id: String, originalPath: VirtualPath, isForeign: Bool = false, originalHostPath: String? = nil,
                 deletionDate: Date?, node: FileNode, size: Int64?) {
         self.id = id
@@ -40,6 +41,7 @@ public struct TrashItem: Sendable, Hashable {
 
 /// Something in the trash that does not follow the specification.
 public struct TrashProblem: Sendable, Hashable {
+    /// What is wrong with the entry.
     public enum Reason: String, Sendable {
         /// `info/<id>.trashinfo` cannot be read as an information file.
         case damagedInfo
@@ -48,9 +50,12 @@ public struct TrashProblem: Sendable, Hashable {
         /// `files/<id>` has no information file; it is listed, and restored to `files:/`.
         case missingInfo
     }
+    /// The entry's ID in the trash.
     public var id: String
+    /// What is wrong with it.
     public var reason: Reason
 
+    /// A problem of the entry `id`.
     public init(id: String, reason: Reason) { (self.id, self.reason) = (id, reason) }
 
     /// What a person reads of it, in every front end: one sentence naming the entry and what
@@ -77,5 +82,6 @@ public struct TrashListing: Sendable {
     /// Entries skipped or listed without information; never fatal.
     public var problems: [TrashProblem]
 
+    /// A listing of `items`, with the `problems` met.
     public init(items: [TrashItem], problems: [TrashProblem]) { (self.items, self.problems) = (items, problems) }
 }

@@ -11,8 +11,10 @@ public struct ContentMagic: Codable, Sendable, Hashable {
     /// numbers, decimal, `0x` hex or `0` octal.
     public var value: String
 
+    /// Every value ``type`` may take.
     public static let types = ["string", "byte", "big16", "big32", "little16", "little32", "host16", "host32"]
 
+    /// A rule that finds `value` at `offset`.
     public init(type: String = "string", offset: String = "0", value: String) {
         (self.type, self.offset, self.value) = (type, offset, value)
     }

@@ -3,14 +3,19 @@ import Foundation
 /// What is wrong with a manifest: errors stop the Info.plist generator before it writes
 /// anything; warnings are printed and do not.
 public struct ManifestValidation: Sendable, Equatable {
+    /// What makes the manifest unusable, one sentence each.
     public var errors: [String] = []
+    /// What is allowed but probably a mistake, one sentence each.
     public var warnings: [String] = []
 
+    /// Whether there are no errors.
     public var isValid: Bool { errors.isEmpty }
 }
 
 extension DocumentTypesManifest {
+    /// The values a document type's ``DocumentType/role`` may take.
     public static let roles = ["Editor", "Viewer", "Shell", "QLGenerator", "None"]
+    /// The values a document type's ``DocumentType/rank`` may take.
     public static let ranks = ["Owner", "Default", "Alternate", "None"]
 
     /// Checks every rule the systems and App Store Connect apply, against `registry` (the

@@ -8,11 +8,17 @@ import Foundation
 ///
 /// The schema is documented in `Documentation/DocumentTypes.md`.
 public struct DocumentTypesManifest: Codable, Sendable, Equatable {
+    /// `LSSupportsOpeningDocumentsInPlace`: documents are opened where they are, not copied.
     public var supportsOpeningDocumentsInPlace: Bool?
+    /// `UIFileSharingEnabled`: the application's documents appear in the Files app and Finder.
     public var fileSharingEnabled: Bool?
+    /// `UISupportsDocumentBrowser`: the application opens with a document browser.
     public var supportsDocumentBrowser: Bool?
+    /// The kinds of document the application opens.
     public var documentTypes: [DocumentType]
+    /// Types the application declares as its own.
     public var exportedTypes: [DeclaredType]
+    /// Types of others the application declares because the system may not know them.
     public var importedTypes: [DeclaredType]
     /// The application on a Linux desktop; without it no desktop entry or MIME package is made.
     public var application: Application?
@@ -25,9 +31,11 @@ public struct DocumentTypesManifest: Codable, Sendable, Equatable {
         public var id: String
         /// `Name=`, and `Name[xx]=` per language in `localizedNames` (BCP 47 keys: `zh-Hans`).
         public var name: String
+        /// `Name[xx]=` per language.
         public var localizedNames: [String: String]?
         /// `Comment=` and its translations.
         public var comment: String?
+        /// `Comment[xx]=` per language.
         public var localizedComments: [String: String]?
         /// The command line `Exec=` starts with; ` %F` (the files) is added.
         public var exec: String
@@ -38,6 +46,7 @@ public struct DocumentTypesManifest: Codable, Sendable, Equatable {
         /// `Icon=`.
         public var icon: String?
 
+        /// A desktop entry.
         public init(id: String, name: String, localizedNames: [String: String]? = nil, comment: String? = nil,
                     localizedComments: [String: String]? = nil, exec: String, categories: [String],
                     terminal: Bool? = nil, icon: String? = nil) {
@@ -55,15 +64,20 @@ public struct DocumentTypesManifest: Codable, Sendable, Equatable {
 
     /// A kind of document the application opens (an entry of `CFBundleDocumentTypes`).
     public struct DocumentType: Codable, Sendable, Equatable {
+        /// `CFBundleTypeName`: the kind's name, shown to people.
         public var name: String
         /// `Editor`, `Viewer`, `Shell`, `QLGenerator` or `None`.
         public var role: String
         /// `Owner`, `Default`, `Alternate` or `None`.
         public var rank: String
+        /// `LSItemContentTypes`: the uniform types of the kind.
         public var contentTypes: [String]
+        /// `LSTypeIsPackage`: whether a document of the kind is a folder shown as one file.
         public var isPackage: Bool?
+        /// `CFBundleTypeIconFiles`: the kind's icons.
         public var iconFiles: [String]?
 
+        /// A document type.
         public init(name: String, role: String, rank: String, contentTypes: [String], isPackage: Bool? = nil,
                     iconFiles: [String]? = nil) {
             self.name = name
@@ -77,18 +91,26 @@ public struct DocumentTypesManifest: Codable, Sendable, Equatable {
 
     /// A uniform type the application declares: its own (exported) or another's (imported).
     public struct DeclaredType: Codable, Sendable, Equatable {
+        /// `UTTypeIdentifier`: `org.example.notes`.
         public var identifier: String
+        /// `UTTypeDescription`: the type's name, shown to people.
         public var description: String
+        /// `UTTypeConformsTo`: the types it refines (`public.data`, `public.text`).
         public var conformsTo: [String]
+        /// Extensions without the dot.
         public var extensions: [String]
+        /// MIME types.
         public var mimeTypes: [String]
+        /// `UTTypeIconFiles`.
         public var iconFiles: [String]?
+        /// `UTTypeReferenceURL`: where the format is described.
         public var referenceURL: String?
         /// `description` in other languages (BCP 47 keys: `zh-Hans`): the MIME package's comments.
         public var localizedDescriptions: [String: String]?
         /// How to recognise a file of this type by its content (the MIME package's `magic`).
         public var magic: [ContentMagic]?
 
+        /// A declared type.
         public init(identifier: String, description: String, conformsTo: [String], extensions: [String] = [],
                     mimeTypes: [String] = [], iconFiles: [String]? = nil, referenceURL: String? = nil,
                     localizedDescriptions: [String: String]? = nil, magic: [ContentMagic]? = nil) {
@@ -117,6 +139,7 @@ public struct DocumentTypesManifest: Codable, Sendable, Equatable {
         }
     }
 
+    /// A manifest.
     public init(supportsOpeningDocumentsInPlace: Bool? = nil, fileSharingEnabled: Bool? = nil,
                 supportsDocumentBrowser: Bool? = nil, documentTypes: [DocumentType] = [],
                 exportedTypes: [DeclaredType] = [], importedTypes: [DeclaredType] = [], application: Application? = nil) {

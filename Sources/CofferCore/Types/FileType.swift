@@ -8,7 +8,9 @@ public struct FileType: Sendable, Hashable, Codable, Identifiable {
     public var extensions: [String]
     /// Lowercased MIME types; the first is the preferred one.
     public var mimeTypes: [String]
+    /// The name a person reads in English (`JPEG image`).
     public var englishName: String
+    /// The name in Chinese.
     public var chineseName: String
     /// Declared by the operating systems (Apple's core types). Applications must not
     /// declare these again; the others (Markdown, say) they import themselves.
@@ -17,6 +19,7 @@ public struct FileType: Sendable, Hashable, Codable, Identifiable {
     /// types are left to libmagic).
     public var magic: [ContentMagic]
 
+    /// A type; its Chinese name defaults to the English one.
     public init(id: String, conformsTo: [String] = [], extensions: [String] = [], mimeTypes: [String] = [],
                 englishName: String, chineseName: String? = nil, isSystem: Bool = false, magic: [ContentMagic] = []) {
         self.id = id
@@ -56,14 +59,23 @@ public struct FileType: Sendable, Hashable, Codable, Identifiable {
 extension FileType {
     /// Identifiers used by Coffer itself.
     public enum Identifier {
+        /// Anything.
         public static let item = "public.item"
+        /// Any file of bytes.
         public static let data = "public.data"
+        /// A folder shown to the user.
         public static let folder = "public.folder"
+        /// A directory of the file system: folders and packages.
         public static let directory = "public.directory"
+        /// A folder shown as one document.
         public static let package = "com.apple.package"
+        /// A folder of an application's code and resources.
         public static let bundle = "com.apple.bundle"
+        /// A symbolic link.
         public static let symbolicLink = "public.symlink"
+        /// Any text.
         public static let text = "public.text"
+        /// Text without markup.
         public static let plainText = "public.plain-text"
     }
 }

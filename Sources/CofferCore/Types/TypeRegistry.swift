@@ -101,12 +101,13 @@ public struct TypeRegistry: Sendable {
         return conforms(id, to: "public.text") ? "text/plain" : "application/octet-stream"
     }
 
+    /// The type a MIME type stands for (parameters such as `; charset=utf-8` ignored), if one
+    /// is registered.
     public func type(forMIMEType mime: String) -> FileType? {
         let bare = mime.split(separator: ";").first.map { $0.trimmingCharacters(in: .whitespaces).lowercased() } ?? ""
         return byMIMEType[bare].flatMap { types[$0] }
     }
 
-    /// Whether `id` is `parent` or conforms to it, directly or through others.
     /// The MIME types a type stands for: its own; for an abstract type without any
     /// (`public.image`), those of the registered types that conform to it, in identifier order.
     public func mimeTypes(standingFor id: String) -> [String] {
@@ -118,6 +119,7 @@ public struct TypeRegistry: Sendable {
         return found
     }
 
+    /// Whether `id` is `parent` or conforms to it, directly or through others.
     public func conforms(_ id: String, to parent: String) -> Bool {
         if id == parent { return true }
         return closure[id]?.contains(parent) ?? false
