@@ -288,8 +288,10 @@ extension S3Backend: TreeListingBackend {
         let top = folderKey(path)
         let objects = try allObjects(under: top)
         if objects.isEmpty && !path.isRoot { throw CofferError(.noSuchFile, path: path) }
-        var files: [VirtualPath: [String: FileNode]] = [path: [:]]
-        var folders: [VirtualPath: Set<String>] = [path: []]
+        // Names are keyed by their bytes: a String key would merge `café` in NFC and in NFD,
+        // two objects a folder-by-folder listing shows as two items.
+        var files: [VirtualPath: [[UInt8]: FileNode]] = [path: [:]]
+        var folders: [VirtualPath: [[UInt8]: String]] = [path: [:]]
         let trash = prefix.isEmpty ? String(trashPrefix.dropLast()) : nil
         objects: for object in objects {
             var names = object.key.dropFirst(top.count).split(separator: "/", omittingEmptySubsequences: false).map(String.init)
@@ -303,18 +305,18 @@ extension S3Backend: TreeListingBackend {
                 guard let name = self.names.shown(raw, in: folderKey), !PartialName.isPartial(name) else { continue objects }
                 folderKey += raw + "/"
                 if index == names.count - 1 && !isMarker {
-                    files[folder, default: [:]][name] = fileNode(folder.appending(trustedName: name), object)
+                    files[folder, default: [:]][Array(name.utf8)] = fileNode(folder.appending(trustedName: name), object)
                 } else {
-                    folders[folder, default: []].insert(name)
+                    folders[folder, default: [:]][Array(name.utf8)] = name
                     folder = folder.appending(trustedName: name)
                     if files[folder] == nil { files[folder] = [:] }
-                    if folders[folder] == nil { folders[folder] = [] }
+                    if folders[folder] == nil { folders[folder] = [:] }
                 }
             }
         }
         var tree: [VirtualPath: [FileNode]] = [:]
         for (folder, held) in files {
-            let subfolders = (folders[folder] ?? []).subtracting(held.keys)
+            let subfolders = (folders[folder] ?? [:]).filter { held[$0.key] == nil }.values
             tree[folder] = Array(held.values) + subfolders.map { folderNode(folder.appending(trustedName: $0)) }
         }
         return tree
