@@ -22,6 +22,9 @@ for module in "${modules[@]}"; do
     [ -f "$graphs/$module.symbols.json" ] || { echo "no symbol graph for $module (see /tmp/coffer-symbol-graph.log)" >&2; exit 1; }
 done
 
+# Every public type and protocol requirement of these modules has a doc comment.
+python3 .ci/check_doc_coverage.py "$graphs" "${modules[@]}"
+
 mkdir -p .build/docs
 for module in "${modules[@]}"; do
     only=$(mktemp -d)

@@ -13,7 +13,12 @@ public struct ReadRange: FileOperation {
     public static let name = "read"
 
     /// How a range is read: `bytes` as they are, or `text` decoded from the file's encoding.
-    public enum Form: Sendable, Hashable { case bytes, text }
+    public enum Form: Sendable, Hashable {
+        /// The bytes as they are.
+        case bytes
+        /// Text, decoded from the file's encoding.
+        case text
+    }
 
     /// What was read, in the form asked for.
     public enum Content: Sendable {
