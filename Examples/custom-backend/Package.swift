@@ -3,6 +3,11 @@
 // through Coffer's library products, with no access to anything they do not make public.
 import PackageDescription
 
+/// Products of Coffer, by name.
+func coffer(_ products: String...) -> [Target.Dependency] {
+    products.map { .product(name: $0, package: "Coffer") }
+}
+
 let package = Package(
     name: "custom-backend",
     platforms: [.macOS(.v14)],
@@ -14,32 +19,12 @@ let package = Package(
     ],
     targets: [
         // The backend: `mem:`, files kept in memory up to a quota.
-        .target(
-            name: "QuotaMemory",
-            dependencies: [
-                .product(name: "CofferCore", package: "Coffer"),
-                .product(name: "CofferInMemory", package: "Coffer"),
-            ]
-        ),
+        .target(name: "QuotaMemory", dependencies: coffer("CofferCore", "CofferInMemory")),
         // The application: `coffer`'s front ends over the standard mounts plus `mem:`.
-        .executableTarget(
-            name: "custom-backend-example",
-            dependencies: [
-                "QuotaMemory",
-                .product(name: "CofferApp", package: "Coffer"),
-                .product(name: "CofferCore", package: "Coffer"),
-                .product(name: "CofferJSONRPC", package: "Coffer"),
-                .product(name: "FileService", package: "Coffer"),
-            ]
-        ),
+        .executableTarget(name: "custom-backend-example",
+                          dependencies: ["QuotaMemory"] + coffer("CofferApp", "CofferCore", "CofferJSONRPC", "FileService")),
         // The backend keeps Coffer's contract (the conformance suite) and its own rule.
-        .testTarget(
-            name: "QuotaMemoryTests",
-            dependencies: [
-                "QuotaMemory",
-                .product(name: "CofferBackendConformance", package: "Coffer"),
-                .product(name: "CofferCore", package: "Coffer"),
-            ]
-        ),
+        .testTarget(name: "QuotaMemoryTests",
+                    dependencies: ["QuotaMemory"] + coffer("CofferBackendConformance", "CofferCore")),
     ]
 )
