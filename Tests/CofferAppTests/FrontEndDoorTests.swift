@@ -31,7 +31,7 @@ struct FrontEndDoorTests {
 
         func run(_ context: FrontEndContext) async -> Int32 {
             let arguments = arguments
-            return await context.withSession { session throws(CofferError) in
+            return await context.withSession { session in
                 if arguments.contains("--fail") { _ = try await session.perform(StatItem(try VirtualPath(parsing: "/nowhere"))) }
                 _ = try await session.perform(CreateFolder(try VirtualPath(parsing: "/报告 2026")))
                 let listed = try await session.perform(ListFolder(.root(of: "files"))).items.map(\.name)

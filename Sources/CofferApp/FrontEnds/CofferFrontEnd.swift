@@ -103,11 +103,12 @@ public struct FrontEndContext: Sendable {
     ///     server's connection): the service then keeps its search index live.
     ///   - isolation: the actor `body` runs on: the caller's, so the body may use what the
     ///     caller holds.
-    ///   - body: what the front end does in the session; a `CofferError` it throws is reported.
+    ///   - body: what the front end does in the session; an error it throws is reported (a
+    ///     `CofferError` with its own message, anything else as `CofferError.wrapping(_:)` words it).
     /// - Returns: the exit status: 0, or 1 when the session could not be opened or `body` threw.
     public func withSession(hostAccess: HostAccess = .nowhere, isLongLived: Bool = false,
                             isolation: isolated (any Actor)? = #isolation,
-                            _ body: (Session) async throws(CofferError) -> Void) async -> Int32 {
+                            _ body: (Session) async throws -> Void) async -> Int32 {
         let session: Session
         do {
             session = try service.openSession(SessionOptions(frontEnd: command, language: language,
@@ -120,7 +121,7 @@ public struct FrontEndContext: Sendable {
         do {
             try await body(session)
         } catch {
-            self.error(message(for: error))
+            self.error(message(for: CofferError.wrapping(error)))
             status = 1
         }
         await session.close()

@@ -24,7 +24,7 @@ public struct Status: CofferFrontEnd {
     }
 
     public func run(_ context: FrontEndContext) async -> Int32 {
-        await context.withSession { session throws(CofferError) in
+        await context.withSession { session in
             let report = try await StatusReport.make(in: session)
             if json {
                 context.output(report.json())
