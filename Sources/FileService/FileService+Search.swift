@@ -1,6 +1,6 @@
 import CofferBackends
-import CofferCore
-import CofferSearch
+public import CofferCore
+public import CofferSearch
 import Foundation
 import Synchronization
 

@@ -1,4 +1,4 @@
-import CofferCore
+package import CofferCore
 import Foundation
 
 /// Tags (``FileTags``): read, changed, and counted across a mount.

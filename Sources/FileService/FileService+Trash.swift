@@ -1,6 +1,6 @@
 import CofferBackends
-import CofferCore
-import Foundation
+public import CofferCore
+package import Foundation
 
 extension FileService {
     /// Moves an item to the trash. Nothing is deleted: ``restore(_:conflict:)`` puts it back.

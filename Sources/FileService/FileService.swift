@@ -1,6 +1,6 @@
 import CofferDesktop
-import CofferBackends
-import CofferCore
+public import CofferBackends
+public import CofferCore
 import CofferSearch
 import Foundation
 import Synchronization

@@ -1,4 +1,4 @@
-import CofferCore
+public import CofferCore
 
 /// What `FileService.list` returns and how.
 public struct ListOptions: Sendable, Hashable {

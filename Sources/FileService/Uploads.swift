@@ -1,7 +1,7 @@
-import CofferBackends
-import CofferCore
+public import CofferBackends
+public import CofferCore
 import CofferRuntime
-import Foundation
+public import Foundation
 import Synchronization
 
 /// Uploads in progress: files sent in chunks, kept out of sight until committed.

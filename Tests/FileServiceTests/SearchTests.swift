@@ -1,5 +1,6 @@
 import CofferBackends
 import CofferCore
+import CofferSearch
 import CofferTestSupport
 @testable import FileService
 import Foundation

@@ -1,4 +1,4 @@
-import CofferCore
+public import CofferCore
 import Foundation
 
 /// A capability added to a ``FileService`` by whoever puts the service together — its

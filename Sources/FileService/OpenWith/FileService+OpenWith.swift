@@ -1,4 +1,4 @@
-import CofferDesktop
+public import CofferDesktop
 import CofferBackends
 import CofferCore
 import CofferRuntime

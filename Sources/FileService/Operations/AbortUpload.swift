@@ -1,4 +1,4 @@
-import CofferCore
+public import CofferCore
 
 /// Discards an upload.
 public struct AbortUpload: FileOperation {

@@ -1,4 +1,4 @@
-import CofferCore
+public import CofferCore
 
 /// Makes the private copy of a file for an editor program (``FileService`` `beginEdit`):
 /// UTF-8, in `tmp/`, under the file's own name. A file that does not exist yet gives an

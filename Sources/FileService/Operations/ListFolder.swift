@@ -1,4 +1,4 @@
-import CofferCore
+public import CofferCore
 
 /// One page of a folder's items: folders first, then in ``SortOrder``'s order (by name,
 /// naturally, unless told; dates newest first and sizes largest first unless told).

@@ -1,5 +1,5 @@
-import CofferDesktop
-import CofferCore
+public import CofferDesktop
+public import CofferCore
 
 /// The desktop's applications for a file's type, the default first (``DesktopApplications``).
 public struct ListApplications: FileOperation {

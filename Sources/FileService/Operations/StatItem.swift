@@ -1,4 +1,4 @@
-import CofferCore
+public import CofferCore
 
 /// The item at a path.
 public struct StatItem: FileOperation {
