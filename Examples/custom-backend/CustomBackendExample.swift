@@ -13,7 +13,7 @@
 //
 // Documentation/Writing a storage backend.md walks through this file.
 import CofferApp
-public import CofferCore
+@_spi(Engine) public import CofferCore
 import CofferInMemory
 import CofferJSONRPC
 import FileService

@@ -1,6 +1,6 @@
 public import CofferCore
 import CofferRuntime
-public import FileService
+@_spi(Engine) public import FileService
 import Foundation
 import Synchronization
 

@@ -1,6 +1,6 @@
 public import CofferCore
 import CofferRuntime
-public import FileService
+@_spi(Engine) public import FileService
 public import Foundation
 
 /// Where downloads are remembered between processes: one JSON record each, written whole

@@ -1,7 +1,7 @@
 public import CofferCore
 import CofferHTTP
 import CofferRuntime
-public import FileService
+@_spi(Engine) public import FileService
 import Foundation
 import Synchronization
 #if canImport(Glibc)

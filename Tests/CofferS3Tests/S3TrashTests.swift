@@ -1,7 +1,7 @@
 import CofferHTTP
 @testable import CofferS3
 import CofferCore
-import FileService
+@_spi(Engine) import FileService
 import Foundation
 import Synchronization
 import Testing

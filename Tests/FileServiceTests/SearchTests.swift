@@ -2,7 +2,7 @@ import CofferBackends
 import CofferCore
 import CofferSearch
 import CofferTestSupport
-@testable import FileService
+@_spi(Engine) @testable import FileService
 import Foundation
 import Synchronization
 import Testing

@@ -1,7 +1,9 @@
 /// A backend under a name: `files`, `trash`, `staging`, or an application's own.
 public struct Mount: Sendable {
     public var name: String
-    public var backend: any StorageBackend
+    /// The backend itself: for the service's engine (`@_spi(Engine) import CofferCore`), not for
+    /// front ends, which reach a mount's items by performing operations in a session.
+    @_spi(Engine) public var backend: any StorageBackend
     /// Whether `FileService` accepts changes here (also requires a writable backend).
     public var isWritable: Bool
     /// Whether front ends list it in `mounts` and offer it in completion.
