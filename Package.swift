@@ -63,7 +63,7 @@ let package = Package(
         // The search index (SQLite FTS5), kept current by the service and by watching.
         .target(name: "CofferSearch", dependencies: ["CofferCore", "CofferRuntime", "CSQLite"]),
         .target(name: "FileService", dependencies: ["CofferCore", "CofferRuntime", "CofferBackends", "CofferDesktop", "CofferSearch"]),
-        .target(name: "CofferREPL", dependencies: ["CofferCore", "CofferRuntime", "FileService", "CofferTransfers", "CofferPreview",
+        .target(name: "CofferREPL", dependencies: ["CofferCore", "CofferRuntime", "FileService", "CofferTransfers", "CofferPreview", "CofferDesktop",
                                                   "CReadline"]),
         // HTTP through libcurl (loaded when first used), for everything that talks to a server.
         .target(name: "CofferHTTP", dependencies: ["CofferCore", "CofferRuntime", "CCofferHTTP"]),
@@ -136,11 +136,11 @@ let package = Package(
         ),
         .testTarget(
             name: "CofferBackendsTests",
-            dependencies: ["CofferBackends", "CofferCore", "CofferTestSupport", "CCofferSystem"]
+            dependencies: ["CofferBackends", "CofferCore", "CofferRuntime", "CofferTestSupport", "CCofferSystem"]
         ),
         .testTarget(
             name: "FileServiceTests",
-            dependencies: ["FileService", "CofferBackends", "CofferCore", "CofferRuntime", "CofferTestSupport"]
+            dependencies: ["FileService", "CofferBackends", "CofferCore", "CofferRuntime", "CofferSearch", "CofferTestSupport"]
         ),
         // The application layer: mount and front-end registration, an application's own front end.
         .testTarget(name: "CofferAppTests", dependencies: ["CofferApp", "CofferCore", "CofferInMemory", "FileService"]),
@@ -165,7 +165,7 @@ let package = Package(
         .testTarget(name: "CofferREPLTests", dependencies: ["CofferREPL", "CofferCore", "CofferRuntime", "CofferTestSupport"]),
         .testTarget(
             name: "EndToEndTests",
-            dependencies: ["coffer", "CofferTestSupport", "CofferS3", "FileService", "CofferDesktop"],
+            dependencies: ["coffer", "CofferTestSupport", "CofferS3", "CofferHTTP", "FileService", "CofferDesktop"],
             exclude: ["Scripts"]
         ),
     ]
@@ -176,5 +176,7 @@ for target in package.targets where ![.system, .plugin].contains(target.type) &&
     var settings = target.swiftSettings ?? []
     settings.append(.swiftLanguageMode(.v6))
     settings.append(.enableUpcomingFeature("ExistentialAny"))
+    settings.append(.enableUpcomingFeature("InternalImportsByDefault"))
+    settings.append(.enableUpcomingFeature("MemberImportVisibility"))
     target.swiftSettings = settings
 }

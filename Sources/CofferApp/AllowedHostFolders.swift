@@ -1,4 +1,5 @@
 import CofferBackends
+import CofferCore
 
 /// `--allow-host DIR`: programs may use only the folders allowed at start, each of which
 /// must be a folder (a bad one is a bad argument).

@@ -1,10 +1,10 @@
-import CofferCore
+public import CofferCore
 import CofferPreview
 import CofferREPL
-import CofferJSONRPC
+public import CofferJSONRPC
 import CofferRuntime
 import CofferS3
-import FileService
+public import FileService
 import Foundation
 #if canImport(Glibc)
 import Glibc

@@ -1,5 +1,5 @@
-import CofferCore
-import CofferRuntime
+public import CofferCore
+public import CofferRuntime
 import Foundation
 
 /// GTK's bookmarks of favourite folders, one `file://` URI a line with an optional label,

@@ -1,6 +1,6 @@
-import CofferCore
-import CofferRuntime
-import Foundation
+public import CofferCore
+public import CofferRuntime
+public import Foundation
 #if canImport(Glibc)
 import Glibc
 #endif

@@ -1,5 +1,5 @@
 import CCofferHTTP
-import CofferCore
+public import CofferCore
 import CofferRuntime
 import Foundation
 import Synchronization

@@ -1,6 +1,6 @@
 import CCivetWeb
 import CofferRuntime
-import Foundation
+public import Foundation
 
 /// One request being answered: what it says, its body as it arrives, and the answer written
 /// back. Valid only during the ``HTTPRoutes`` call it is given to; used from that call's

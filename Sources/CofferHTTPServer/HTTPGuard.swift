@@ -1,4 +1,4 @@
-import CofferRuntime
+public import CofferRuntime
 
 /// Who may ask a server that listens on `served`: one rule for every HTTP front end (the web
 /// page, its WebSocket, tus, MCP's Streamable HTTP). Share links, which answer any name a

@@ -1,4 +1,4 @@
-import CofferCore
+public import CofferCore
 import Foundation
 
 /// The rules every HTTP front end answers by, kept once.

@@ -1,6 +1,6 @@
 import CofferCore
-import CofferJSONRPC
-import Foundation
+public import CofferJSONRPC
+public import Foundation
 
 /// Any JSON value: tool arguments as the client sent them, and the schemas, results and
 /// content blocks MCP is made of.

@@ -1,6 +1,6 @@
-import CofferCore
-import CofferJSONRPC
-import FileService
+public import CofferCore
+public import CofferJSONRPC
+public import FileService
 import Foundation
 
 /// `coffer mcp`: the Model Context Protocol on standard input and output, one JSON-RPC

@@ -1,3 +1,5 @@
+import Foundation
+
 /// Which tools `tools/list` offers and `tools/call` answers (`coffer mcp --tools`), and whether
 /// their listings carry output schemas (`--structured`).
 ///

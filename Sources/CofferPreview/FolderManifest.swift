@@ -1,5 +1,6 @@
 import CofferCore
 import FileService
+import Foundation
 #if canImport(Glibc)
 import Glibc
 #endif

@@ -1,6 +1,7 @@
 import CCofferVips
 import CofferCore
 import CofferRuntime
+import Foundation
 #if canImport(Glibc)
 import Glibc
 #endif

@@ -1,5 +1,5 @@
-import CofferCore
-import FileService
+public import CofferCore
+public import FileService
 
 /// The facts of a file (``Preview``): what it is, before it is opened.
 public struct PreviewItem: FileOperation {

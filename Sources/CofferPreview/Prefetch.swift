@@ -1,4 +1,4 @@
-import CofferCore
+public import CofferCore
 import CofferRuntime
 import Foundation
 import Synchronization

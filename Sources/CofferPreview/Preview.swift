@@ -1,4 +1,4 @@
-import CofferCore
+public import CofferCore
 
 /// What a file is, at a glance, before it is opened (seed 000: QuickLook): its facts by
 /// kind. Read without extracting, converting or decoding more than a header where the

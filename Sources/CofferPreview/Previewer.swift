@@ -1,6 +1,6 @@
-import CofferCore
+public import CofferCore
 import CofferRuntime
-import FileService
+@_spi(Engine) public import FileService
 import Foundation
 import Synchronization
 

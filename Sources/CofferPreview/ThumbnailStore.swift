@@ -1,7 +1,8 @@
 import CCofferVips
-import CofferCore
+public import CofferCore
 import CofferRuntime
 import FileService
+import Foundation
 #if canImport(Glibc)
 import Glibc
 #endif

@@ -1,4 +1,4 @@
-import CofferCore
+public import CofferCore
 
 /// The usage, summary and examples of one command, in both languages.
 public struct CommandHelp: Sendable {

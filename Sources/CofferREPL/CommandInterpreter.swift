@@ -1,6 +1,6 @@
-import CofferCore
-import CofferRuntime
-import FileService
+public import CofferCore
+public import CofferRuntime
+public import FileService
 
 /// Runs REPL commands in a ``Session``: it turns a command's words into an operation
 /// (``CopyItem``, ``TrashItems``…), performs it, and prints the result. It holds no file

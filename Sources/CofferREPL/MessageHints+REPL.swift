@@ -1,4 +1,4 @@
-import CofferCore
+public import CofferCore
 
 extension MessageHints {
     /// What the REPL suggests, naming its own commands, where Core's hint is general.

@@ -1,7 +1,7 @@
 import CofferCore
-import CofferJSONRPC
+public import CofferJSONRPC
 import CofferTransfers
-import FileService
+public import FileService
 
 /// `coffer rpc`: Coffer's JSON-RPC methods for editors, IDEs and other programs, on standard
 /// I/O (one client) or on a Unix socket (`--listen unix:PATH`, many clients at once).

@@ -1,4 +1,4 @@
-import Foundation
+public import Foundation
 
 /// The user's folders of the XDG Base Directory specification, each an absolute path from
 /// its variable or, when that is unset or relative (which the specification says to ignore),

@@ -1,5 +1,5 @@
-import CCofferSystem
-import CofferCore
+public import CCofferSystem
+public import CofferCore
 import Dispatch
 #if canImport(Glibc)
 import Glibc

@@ -1,5 +1,5 @@
 import CCofferCrypto
-import CofferCore
+public import CofferCore
 
 /// SHA-256 and HMAC-SHA-256, computed by the system's libcrypto (loaded the first time one
 /// is asked for): S3's signatures, the web's browser key. Without libcrypto, each throws

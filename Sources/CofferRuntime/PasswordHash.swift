@@ -1,5 +1,5 @@
 import CCofferCrypto
-import CofferCore
+public import CofferCore
 import Foundation
 
 /// A password kept as a slow hash: PBKDF2 with HMAC-SHA-256 from the system's libcrypto,

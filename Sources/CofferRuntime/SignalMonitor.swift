@@ -1,7 +1,7 @@
 import Dispatch
 import Synchronization
 #if canImport(Glibc)
-import Glibc
+public import Glibc
 #endif
 
 /// Receives a signal (SIGINT for Ctrl-C, SIGTERM) as an ordinary call on a queue, instead

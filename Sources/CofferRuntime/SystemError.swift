@@ -1,4 +1,4 @@
-import CofferCore
+public import CofferCore
 #if canImport(Glibc)
 import Glibc
 #endif

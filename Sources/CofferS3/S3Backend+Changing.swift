@@ -1,4 +1,5 @@
-import CofferCore
+public import CofferCore
+import CofferHTTP
 import CofferRuntime
 import Foundation
 import Synchronization

@@ -1,5 +1,5 @@
-import CofferCore
-import Foundation
+public import CofferCore
+public import Foundation
 
 /// Where an S3 mount's objects are: `s3://BUCKET[/PREFIX]`.
 public struct S3Location: Sendable, Equatable, CustomStringConvertible {

@@ -1,4 +1,5 @@
 import CofferCore
+import CofferHTTP
 import CofferRuntime
 import Dispatch
 import Foundation

@@ -1,6 +1,7 @@
-import CofferCore
+public import CofferCore
+import CofferHTTP
 import CofferRuntime
-import Foundation
+public import Foundation
 
 /// The bucket's own trash, laid out as the freedesktop.org specification lays out the trash
 /// of a volume (`$topdir/.Trash-$uid`), the bucket being the volume: `.Trash-UID/files/ID`

@@ -1,5 +1,6 @@
-import CofferCore
+public import CofferCore
 import Foundation
+import Synchronization
 
 /// Searching: the candidates for a pattern, from the name index.
 extension SearchIndex {

@@ -1,6 +1,6 @@
 import CSQLite
 import CofferRuntime
-import CofferCore
+public import CofferCore
 import Foundation
 import Synchronization
 #if canImport(Glibc)

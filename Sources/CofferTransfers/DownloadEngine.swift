@@ -1,6 +1,6 @@
 import CCofferSystem
-import CofferCore
-import CofferHTTP
+public import CofferCore
+public import CofferHTTP
 import CofferRuntime
 import Foundation
 #if canImport(Glibc)

@@ -1,7 +1,7 @@
-import CofferCore
+public import CofferCore
 import CofferRuntime
-import FileService
-import Foundation
+@_spi(Engine) public import FileService
+public import Foundation
 
 /// Where downloads are remembered between processes: one JSON record each, written whole
 /// (to a temporary name, then renamed), so a killed process leaves the last one saved.

@@ -1,5 +1,5 @@
-import CofferCore
-import FileService
+public import CofferCore
+public import FileService
 
 /// Downloads whose process stopped while they ran (killed, or the machine went down), resumed
 /// when an interactive session or `coffer rpc` starts: in a session of their own, in the

@@ -1,7 +1,7 @@
-import CofferCore
+public import CofferCore
 import CofferHTTP
 import CofferRuntime
-import FileService
+@_spi(Engine) public import FileService
 import Foundation
 import Synchronization
 #if canImport(Glibc)

@@ -1,9 +1,9 @@
-import CofferCore
+public import CofferCore
 import CofferHTTPServer
 import CofferPreview
-import CofferJSONRPC
+public import CofferJSONRPC
 import CofferRuntime
-import FileService
+public import FileService
 import Foundation
 import Synchronization
 

@@ -1,5 +1,5 @@
-import CofferCore
-import Foundation
+public import CofferCore
+public import Foundation
 
 /// Turns a ``DocumentTypesManifest`` into Info.plist entries, merged into an existing
 /// Info.plist, written as an XML property list by `PropertyListSerialization`.

@@ -1,5 +1,5 @@
 import CofferCore
-import Foundation
+public import Foundation
 #if canImport(Glibc)
 import Glibc
 #endif

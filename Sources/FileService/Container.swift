@@ -1,7 +1,7 @@
-import CofferBackends
-import CofferCore
+public import CofferBackends
+public import CofferCore
 import CofferRuntime
-import Foundation
+public import Foundation
 #if canImport(Glibc)
 import Glibc
 #endif

@@ -1,5 +1,5 @@
 import CofferBackends
-import CofferCore
+@_spi(Engine) public import CofferCore
 import Foundation
 
 /// A range of a file's bytes.
@@ -40,7 +40,7 @@ public struct TextRange: Sendable {
 /// Reading and writing whole ranges of bytes, for clients that cannot stream (RPC).
 extension FileService {
     /// Up to `length` bytes of the file at `path`, from `offset`.
-    package func readBytes(_ path: VirtualPath, offset: Int64 = 0, length: Int,
+    @_spi(Engine) public func readBytes(_ path: VirtualPath, offset: Int64 = 0, length: Int,
                           progress: ProgressReporter = .none) async throws(CofferError) -> ByteRange {
         guard offset >= 0, length >= 0 else { throw CofferError(.invalidArgument, path: path, detail: "negative offset or length") }
         var bytes: [UInt8] = []
@@ -53,7 +53,7 @@ extension FileService {
     /// Reads the file at `path` through, as `cp` would, without keeping it: what makes a
     /// remote file local (an S3 mount keeps it in its cache, as the Files app downloads an
     /// iCloud placeholder), with progress, cancellable between pieces.
-    package func fetch(_ path: VirtualPath, progress: ProgressReporter = .none) async throws(CofferError) -> FileNode {
+    @_spi(Engine) public func fetch(_ path: VirtualPath, progress: ProgressReporter = .none) async throws(CofferError) -> FileNode {
         let node = try await stat(path)
         try node.requireReadableFile()
         _ = try await readPieces(of: path, from: 0, progress: progress, count: { $0 }) { _ in }
@@ -96,7 +96,7 @@ extension FileService {
 
     /// Up to `length` bytes from `offset`, as text in the file's encoding (decided from the
     /// file's start, byte-order mark included, wherever the range is).
-    package func readText(_ path: VirtualPath, offset: Int64 = 0, length: Int,
+    @_spi(Engine) public func readText(_ path: VirtualPath, offset: Int64 = 0, length: Int,
                          progress: ProgressReporter = .none) async throws(CofferError) -> TextRange {
         try await Self.readText(offset: offset, length: length, path: path) { start, count, isSample throws(CofferError) in
             // The sample that decides the encoding is no part of the read's progress.
@@ -148,7 +148,7 @@ extension FileService {
     /// `changedSinceRead` otherwise — also when the file is gone — writing nothing. The
     /// version it replaced goes to the trash, as every replace's does.
     @discardableResult
-    package func writeFile(_ path: VirtualPath, bytes: [UInt8], conflict: ConflictPolicy,
+    @_spi(Engine) public func writeFile(_ path: VirtualPath, bytes: [UInt8], conflict: ConflictPolicy,
                            ifVersion: FileVersion? = nil) async throws(CofferError) -> FileNode {
         guard !path.isRoot else { throw CofferError(.isADirectory, path: path) }
         let backend = try writableMount(for: path).backend
@@ -187,7 +187,7 @@ extension FileService {
     /// file as it was, and a reader never sees half of it. (A file's content cannot be
     /// added to in place on every backend: an S3 object never can.) With `ifVersion`, the
     /// file must be there at that version, when it is read and when the append is placed.
-    package func appendToFile(_ path: VirtualPath, bytes: [UInt8], ifVersion: FileVersion? = nil) async throws(CofferError) -> FileNode {
+    @_spi(Engine) public func appendToFile(_ path: VirtualPath, bytes: [UInt8], ifVersion: FileVersion? = nil) async throws(CofferError) -> FileNode {
         guard !path.isRoot else { throw CofferError(.isADirectory, path: path) }
         let existing: FileNode
         do {

@@ -1,5 +1,5 @@
 import CofferBackends
-import CofferCore
+@_spi(Engine) public import CofferCore
 import CofferRuntime
 import Foundation
 
@@ -267,7 +267,7 @@ extension FileService {
 
     /// The type of a file by its name and by its content (declared rules, then libmagic), for `info`.
     /// Folders are judged by name only.
-    package func assessType(_ path: VirtualPath) async throws(CofferError) -> TypeAssessment {
+    @_spi(Engine) public func assessType(_ path: VirtualPath) async throws(CofferError) -> TypeAssessment {
         let node = try await stat(path)
         guard node.kind == .file, node.special == nil else {
             return TypeAssessment(byName: node.typeIdentifier)
@@ -277,7 +277,7 @@ extension FileService {
     }
 
     /// Opens a sandbox file as text, detecting its encoding.
-    package func openText(_ path: VirtualPath) async throws(CofferError) -> TextReader {
+    @_spi(Engine) public func openText(_ path: VirtualPath) async throws(CofferError) -> TextReader {
         let backend = try mount(for: path).backend
         let file: any ReadableFile
         do { file = try await backend.openFile(at: path) } catch { throw CofferError.wrapping(error, path: path) }

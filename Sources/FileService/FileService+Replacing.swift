@@ -1,5 +1,5 @@
 import CofferBackends
-import CofferCore
+@_spi(Engine) import CofferCore
 import Synchronization
 
 /// What an operation puts at a destination, as far as a replace needs to know.

@@ -1,6 +1,6 @@
 import CofferBackends
-import CofferCore
-import CofferSearch
+@_spi(Engine) public import CofferCore
+public import CofferSearch
 import Foundation
 import Synchronization
 
@@ -104,7 +104,7 @@ extension FileService {
     /// folders on the current branch, plus subfolders read ahead up to about 32,768 names
     /// and 256 matches waiting for their details —, never following links, and reporting
     /// folders that cannot be read.
-    package func search(_ query: SearchQuery) async throws(CofferError) -> SearchResults {
+    @_spi(Engine) public func search(_ query: SearchQuery) async throws(CofferError) -> SearchResults {
         if let order = query.order { return try await sortedSearch(query, order: order) }
         let backend = try mount(for: query.scope).backend
         try requireKnownTypes(query.types)
@@ -313,13 +313,13 @@ extension FileService {
     /// also watched, so changes made by other programs reach the index while this process
     /// runs (the interactive REPL and the RPC server do this; one-off commands do not, and
     /// their searches compare folder times first instead).
-    package func startIndexing(watching: Bool) async {
+    @_spi(Engine) public func startIndexing(watching: Bool) async {
         await searchIndex?.start(watching: watching)
     }
 
     /// Brings the search index up to date now, building it if needed (from scratch with
     /// `rebuild`), and waits. `nil` when the service has no index or its database fails.
-    package func updateSearchIndex(rebuild: Bool = false) async -> SearchIndexSummary? {
+    @_spi(Engine) public func updateSearchIndex(rebuild: Bool = false) async -> SearchIndexSummary? {
         guard let searchIndex else { return nil }
         if rebuild { searchIndex.rebuild() }
         await searchIndex.reconcile()
@@ -328,7 +328,7 @@ extension FileService {
     }
 
     /// Stops the index's watch and any pass in progress.
-    package func stopIndexing() {
+    @_spi(Engine) public func stopIndexing() {
         searchIndex?.stop()
     }
 
@@ -339,7 +339,7 @@ extension FileService {
     /// programs. `onChange` gets batches, coalesced over about 100 ms; moves arrive as
     /// `deleted` at the old path and `created` at the new one. Cancel the returned watch
     /// to stop.
-    package func watch(_ path: VirtualPath, recursive: Bool = true,
+    @_spi(Engine) public func watch(_ path: VirtualPath, recursive: Bool = true,
                                   onChange: @escaping @Sendable ([FileChange]) -> Void) async throws(CofferError) -> any ChangeWatch {
         guard let backend = try mount(for: path).backend as? any WatchableBackend else {
             throw CofferError(.unsupported, path: path, detail: "watch")

@@ -1,16 +1,16 @@
-import CofferCore
+@_spi(Engine) public import CofferCore
 import Foundation
 
 /// Tags (`FileTags`): read, changed, and counted across a mount.
 extension FileService {
     /// The tags of the item at `path`; none on a mount that keeps no tags.
-    package func tags(of path: VirtualPath) async throws(CofferError) -> [String] {
+    @_spi(Engine) public func tags(of path: VirtualPath) async throws(CofferError) -> [String] {
         guard let backend = try mount(for: path).backend as? any TaggingBackend else { return [] }
         return try await self.call(path) { try await backend.tags(at: path) }
     }
 
     /// Adds and removes tags of the item at `path`; returns its tags after.
-    package func changeTags(of path: VirtualPath, adding added: [String],
+    @_spi(Engine) public func changeTags(of path: VirtualPath, adding added: [String],
                             removing removed: [String]) async throws(CofferError) -> [String] {
         for tag in added + removed { try FileTags.check(tag) }
         guard let backend = try writableMount(for: path).backend as? any TaggingBackend else {
@@ -29,7 +29,7 @@ extension FileService {
 
     /// Every tag in use below `folder`, with how many items carry it (hidden items and the
     /// insides of packages included: a tag is the user's whatever it is on).
-    package func tagCounts(below folder: VirtualPath) async throws(CofferError) -> [String: Int] {
+    @_spi(Engine) public func tagCounts(below folder: VirtualPath) async throws(CofferError) -> [String: Int] {
         guard let backend = try mount(for: folder).backend as? any TaggingBackend else { return [:] }
         var counts: [String: Int] = [:]
         var pending = [folder]

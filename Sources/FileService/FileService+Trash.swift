@@ -1,17 +1,17 @@
 import CofferBackends
-import CofferCore
-import Foundation
+@_spi(Engine) public import CofferCore
+public import Foundation
 
 extension FileService {
     /// Moves an item to the trash. Nothing is deleted: ``restore(_:conflict:)`` puts it back.
     @discardableResult
-    package func trash(_ path: VirtualPath) async throws(CofferError) -> TrashItem {
+    @_spi(Engine) public func trash(_ path: VirtualPath) async throws(CofferError) -> TrashItem {
         try await trash([path])[0].get()
     }
 
     /// Moves several items to the trash in one pass (much faster than one at a time for
     /// many items). Each gets its own result; a failure does not stop the others.
-    package func trash(_ paths: [VirtualPath]) async -> [Result<TrashItem, CofferError>] {
+    @_spi(Engine) public func trash(_ paths: [VirtualPath]) async -> [Result<TrashItem, CofferError>] {
         var results = [Result<TrashItem, CofferError>](repeating: .failure(CofferError(.cancelled)), count: paths.count)
         var index = 0
         while index < paths.count {
@@ -43,7 +43,7 @@ extension FileService {
 
     /// Everything in the trash, oldest first: the container's, and the trash each mount
     /// that keeps its own holds (its items named `MOUNT/ID`).
-    package func trashItems() async throws(CofferError) -> TrashListing {
+    @_spi(Engine) public func trashItems() async throws(CofferError) -> TrashListing {
         var (items, problems) = keepingMounts.isEmpty || trashBackend != nil ? try await requireTrash(nil).items() : ([], [])
         for (name, keeping) in keepingMounts {
             let listing = try await call(VirtualPath.root(of: name)) { try await keeping.trashListing(mount: name) }
@@ -57,7 +57,7 @@ extension FileService {
     }
 
     /// The trashed item `id`.
-    package func trashItem(_ id: String) async throws(CofferError) -> TrashItem {
+    @_spi(Engine) public func trashItem(_ id: String) async throws(CofferError) -> TrashItem {
         if let (name, keeping, own) = try keepingMount(of: id) {
             return Self.qualified(try await keeping.trashedItem(own, mount: name), mount: name)
         }
@@ -71,7 +71,7 @@ extension FileService {
     /// item in the way to the trash — a restore never deletes anything.
     /// - Returns: where the item now is.
     @discardableResult
-    package func restore(_ id: String, conflict: ConflictPolicy) async throws(CofferError) -> VirtualPath {
+    @_spi(Engine) public func restore(_ id: String, conflict: ConflictPolicy) async throws(CofferError) -> VirtualPath {
         let item = try await trashItem(id)
         let target = item.originalPath
         let mount = try writableMount(for: target)
@@ -92,7 +92,7 @@ extension FileService {
 
     /// Deletes one trashed item for good, by its name in the container's trash, or `MOUNT/ID`
     /// in a mount's own.
-    package func deleteFromTrash(_ id: String) async throws(CofferError) {
+    @_spi(Engine) public func deleteFromTrash(_ id: String) async throws(CofferError) {
         if let (name, keeping, own) = try keepingMount(of: id) {
             do {
                 return try await keeping.deleteTrashed(own)
@@ -109,7 +109,7 @@ extension FileService {
     /// This is the only operation in Coffer that deletes a user's file.
     /// - Returns: how many items were deleted.
     @discardableResult
-    package func emptyTrash(olderThan cutoff: Date? = nil, progress: ProgressReporter = .none) async throws(CofferError) -> Int {
+    @_spi(Engine) public func emptyTrash(olderThan cutoff: Date? = nil, progress: ProgressReporter = .none) async throws(CofferError) -> Int {
         var emptied = keepingMounts.isEmpty || trashBackend != nil ? try await requireTrash(nil).empty(olderThan: cutoff, progress: progress) : 0
         for (name, keeping) in keepingMounts {
             emptied += try await call(VirtualPath.root(of: name)) { try await keeping.emptyTrash(mount: name, olderThan: cutoff) }

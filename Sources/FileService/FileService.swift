@@ -1,6 +1,6 @@
 import CofferDesktop
-import CofferBackends
-import CofferCore
+public import CofferBackends
+@_spi(Engine) public import CofferCore
 import CofferSearch
 import Foundation
 import Synchronization
@@ -68,14 +68,14 @@ public final class FileService: Sendable {
 
     /// The mounts whose items have host paths (the local sandbox's), by name: what names a
     /// local item by its `file://` URI.
-    package var hostPathNaming: [String: any HostPathNaming] {
+    @_spi(Engine) public var hostPathNaming: [String: any HostPathNaming] {
         Dictionary(uniqueKeysWithValues: mounts.compactMap { mount in
             (mount.backend as? any HostPathNaming).map { (mount.name, $0) }
         })
     }
 
     /// The mount named in `path`.
-    package func mount(for path: VirtualPath) throws(CofferError) -> Mount {
+    @_spi(Engine) public func mount(for path: VirtualPath) throws(CofferError) -> Mount {
         guard let mount = mountsByName[path.mount] else {
             throw CofferError(.unknownMount, path: nil, detail: path.mount)
         }
@@ -98,7 +98,7 @@ public final class FileService: Sendable {
     // MARK: Reading
 
     /// One page of a folder's items, sorted.
-    package func list(_ path: VirtualPath, options: ListOptions = ListOptions()) async throws(CofferError) -> ListPage {
+    @_spi(Engine) public func list(_ path: VirtualPath, options: ListOptions = ListOptions()) async throws(CofferError) -> ListPage {
         let backend = try mount(for: path).backend
         let all = try await self.call(path) {
             try await backend.contentsOfFolder(at: path, readingBackupExclusion: options.readsBackupExclusion)
@@ -111,14 +111,14 @@ public final class FileService: Sendable {
     }
 
     /// The item at `path`.
-    package func stat(_ path: VirtualPath) async throws(CofferError) -> FileNode {
+    @_spi(Engine) public func stat(_ path: VirtualPath) async throws(CofferError) -> FileNode {
         let backend = try mount(for: path).backend
         return try await self.call(path) { try await backend.node(at: path) }
     }
 
     /// The item at `path`, read at once on this thread where the mount's backend can
     /// (``ImmediateMetadata``); `nil` where it cannot, to be read with ``stat(_:)``.
-    package func statImmediately(_ path: VirtualPath) throws(CofferError) -> FileNode? {
+    @_spi(Engine) public func statImmediately(_ path: VirtualPath) throws(CofferError) -> FileNode? {
         guard let backend = immediateBackends[path.mount] else {
             _ = try mount(for: path)  // an unknown mount is an error, as for `stat`
             return nil
@@ -130,7 +130,7 @@ public final class FileService: Sendable {
     /// it is gone again already (another process moved it away at once), the item as the
     /// operation left it. The operation succeeded either way; an answer of "no such file"
     /// would tell the caller it had not.
-    package func placedNode(_ path: VirtualPath, made: FileNode) async -> FileNode {
+    @_spi(Engine) public func placedNode(_ path: VirtualPath, made: FileNode) async -> FileNode {
         do {
             return try await stat(path)
         } catch {
@@ -147,7 +147,7 @@ public final class FileService: Sendable {
     }
 
     /// Whether something exists at `path`.
-    package func exists(_ path: VirtualPath) async throws(CofferError) -> Bool {
+    @_spi(Engine) public func exists(_ path: VirtualPath) async throws(CofferError) -> Bool {
         do {
             _ = try await stat(path)
             return true
@@ -157,7 +157,7 @@ public final class FileService: Sendable {
     }
 
     /// Total size and counts below `path` (hidden items included; links not followed).
-    package func diskUsage(_ path: VirtualPath) async throws(CofferError) -> DiskUsage {
+    @_spi(Engine) public func diskUsage(_ path: VirtualPath) async throws(CofferError) -> DiskUsage {
         let node = try await stat(path)
         var usage = DiskUsage()
         if node.kind == .file {
@@ -181,7 +181,7 @@ public final class FileService: Sendable {
     /// Creates a folder. With `intermediates`, missing parents are created and an existing
     /// folder is not an error (like `mkdir -p`).
     @discardableResult
-    package func createFolder(at path: VirtualPath, intermediates: Bool = false) async throws(CofferError) -> FileNode {
+    @_spi(Engine) public func createFolder(at path: VirtualPath, intermediates: Bool = false) async throws(CofferError) -> FileNode {
         let backend = try writableMount(for: path).backend
         guard !path.isRoot else {
             if intermediates { return try await stat(path) }
@@ -246,7 +246,7 @@ public final class FileService: Sendable {
 
     /// Gives an item a new name in the same folder.
     @discardableResult
-    package func rename(_ path: VirtualPath, to newName: String,
+    @_spi(Engine) public func rename(_ path: VirtualPath, to newName: String,
                        conflict: ConflictPolicy) async throws(CofferError) -> VirtualPath {
         guard !path.isRoot else { throw CofferError(.invalidOperation, path: path) }
         let destination = try path.replacingName(with: newName)
@@ -258,7 +258,7 @@ public final class FileService: Sendable {
     /// Within a mount this is a rename. Across mounts the item is copied, and the source is
     /// removed only once the copy is complete and in place.
     @discardableResult
-    package func move(_ source: VirtualPath, to destination: VirtualPath, conflict: ConflictPolicy,
+    @_spi(Engine) public func move(_ source: VirtualPath, to destination: VirtualPath, conflict: ConflictPolicy,
                      progress: ProgressReporter = .none) async throws(CofferError) -> VirtualPath {
         let sourceMount = try writableMount(for: source)
         let destinationMount = try writableMount(for: destination)
@@ -281,7 +281,7 @@ public final class FileService: Sendable {
 
     /// Copies an item to exactly `destination`, across mounts if needed.
     @discardableResult
-    package func copy(_ source: VirtualPath, to destination: VirtualPath, conflict: ConflictPolicy,
+    @_spi(Engine) public func copy(_ source: VirtualPath, to destination: VirtualPath, conflict: ConflictPolicy,
                      progress: ProgressReporter = .none) async throws(CofferError) -> VirtualPath {
         let sourceMount = try mount(for: source)
         let destinationMount = try writableMount(for: destination)

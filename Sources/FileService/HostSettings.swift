@@ -1,4 +1,4 @@
-import CofferBackends
+public import CofferBackends
 
 /// How a ``FileService`` meets the computer it runs on: the host folders no session may use,
 /// where bookmarks of files opened in place and editors' drafts are kept, and the desktop

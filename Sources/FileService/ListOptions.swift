@@ -1,4 +1,4 @@
-import CofferCore
+public import CofferCore
 
 /// Which items a ``ListFolder`` returns, in which order, and which page of them.
 public struct ListOptions: Sendable, Hashable {

@@ -1,5 +1,5 @@
-import CofferBackends
-import CofferCore
+public import CofferBackends
+public import CofferCore
 import CofferDesktop
 import CofferSearch
 

@@ -1,4 +1,4 @@
-import CofferCore
+public import CofferCore
 
 /// Reads a file as text, in whichever of UTF-8, UTF-16 (with a byte-order mark) or
 /// GB 18030 it is written, a chunk at a time (seed 002 §3.2).

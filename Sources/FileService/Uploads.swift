@@ -1,7 +1,7 @@
-import CofferBackends
-import CofferCore
+public import CofferBackends
+@_spi(Engine) public import CofferCore
 import CofferRuntime
-import Foundation
+public import Foundation
 import Synchronization
 
 /// Uploads in progress: files sent in chunks, kept out of sight until committed.
@@ -444,7 +444,7 @@ extension FileService {
     /// removes it from the cache; when it cannot be placed, it stays there. The file appears
     /// only when complete.
     /// - Throws: `invalidName` for a `cacheName` that is not a plain name there.
-    package func placeDownload(_ cacheName: String, into folder: VirtualPath, as fileName: String,
+    @_spi(Engine) public func placeDownload(_ cacheName: String, into folder: VirtualPath, as fileName: String,
                               progress: ProgressReporter = .none) async throws(CofferError) -> FileNode {
         let registry = try requireUploads()
         try FileName.validate(cacheName)
@@ -468,7 +468,7 @@ extension FileService {
     /// but for its resumable uploads, which other sessions of its front end may go on with).
     /// Returns how many.
     @discardableResult
-    package func abortUploads(idleFor idle: TimeInterval?, ownedBy owner: Int? = nil) async -> Int {
+    @_spi(Engine) public func abortUploads(idleFor idle: TimeInterval?, ownedBy owner: Int? = nil) async -> Int {
         guard let registry = feature(UploadRegistry.self) else { return 0 }
         let cutoff = idle.map { Date().addingTimeInterval(-$0) } ?? .distantFuture
         let stale = registry.takeIdle(before: cutoff, ownedBy: owner)

@@ -1,5 +1,6 @@
 @testable import CofferBackends
 import CofferCore
+import CofferRuntime
 import Foundation
 import Testing
 

@@ -1,7 +1,7 @@
 @testable import CofferPreview
 import CofferCore
 import CofferTestSupport
-import FileService
+@_spi(Engine) import FileService
 import Foundation
 import Testing
 

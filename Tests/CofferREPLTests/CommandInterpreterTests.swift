@@ -4,6 +4,7 @@ import CofferREPL
 import CofferRuntime
 import CofferTestSupport
 import FileService
+import Foundation
 import Testing
 
 @MainActor

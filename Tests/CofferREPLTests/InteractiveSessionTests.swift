@@ -4,6 +4,7 @@ import CofferRuntime
 import CofferTestSupport
 import Dispatch
 import FileService
+import Foundation
 import Synchronization
 import Testing
 

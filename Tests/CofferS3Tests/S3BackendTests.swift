@@ -1,7 +1,9 @@
+import CofferHTTP
 @testable import CofferS3
 import CofferBackendConformance
 import CofferCore
 import Foundation
+import Synchronization
 import Testing
 
 /// The S3 backend against the backend contract, on a new bucket of the test server for

@@ -1,3 +1,4 @@
+import CofferHTTP
 @testable import CofferS3
 import CofferCore
 import Foundation

@@ -1,6 +1,8 @@
+import CofferHTTP
 @testable import CofferS3
 import CofferCore
 import Foundation
+import Synchronization
 import Testing
 
 /// Big files on the test server: uploads in parts, what is left when one fails or is

@@ -1,7 +1,9 @@
+import CofferHTTP
 @testable import CofferS3
 import CofferCore
-import FileService
+@_spi(Engine) import FileService
 import Foundation
+import Synchronization
 import Testing
 
 /// The bucket's own trash: freedesktop.org's layout at the top of the bucket, items moved

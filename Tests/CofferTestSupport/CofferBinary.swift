@@ -1,4 +1,4 @@
-import Foundation
+public import Foundation
 
 /// Runs the built `coffer` executable (or another built the same way), for end-to-end tests.
 public enum CofferBinary {

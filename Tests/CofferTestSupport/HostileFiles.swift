@@ -1,4 +1,4 @@
-import Foundation
+public import Foundation
 
 /// Files made to hurt a decoder, written by the tests that need them (never checked in).
 public enum HostileFiles {

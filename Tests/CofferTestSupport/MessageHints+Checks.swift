@@ -1,4 +1,4 @@
-import CofferCore
+public import CofferCore
 
 extension MessageHints {
     /// What is wrong with a front end's hint for `kind`, if it gives one: each must be in

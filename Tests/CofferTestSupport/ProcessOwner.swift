@@ -1,6 +1,6 @@
 import Foundation
 import Synchronization
-import Testing
+public import Testing
 #if canImport(Glibc)
 import Glibc
 #endif

@@ -1,4 +1,4 @@
-import Foundation
+public import Foundation
 
 /// A JSON-RPC client for end-to-end tests, over any byte stream: frames messages in either
 /// framing, reads every frame the server writes (checking each LSP header exactly), and

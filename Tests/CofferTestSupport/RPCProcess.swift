@@ -1,4 +1,4 @@
-import Foundation
+public import Foundation
 
 /// `coffer rpc` (or `coffer mcp`) running with pipes, for end-to-end tests. It belongs to the
 /// test that started it (``OwnsProcesses``), which ends it if the test does not.

@@ -1,4 +1,4 @@
-import Foundation
+public import Foundation
 import Synchronization
 
 /// A client of `coffer rpc --listen unix:PATH`, for end-to-end tests. It belongs to the test

@@ -1,5 +1,5 @@
-import CofferCore
-import Synchronization
+public import CofferCore
+public import Synchronization
 
 /// Polls until `condition` holds, for up to ten seconds; whether it came to hold.
 public func eventually(_ condition: () -> Bool) async -> Bool {

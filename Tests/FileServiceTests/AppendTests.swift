@@ -1,6 +1,6 @@
 import CofferCore
 import CofferTestSupport
-import FileService
+@_spi(Engine) import FileService
 import Foundation
 import Testing
 

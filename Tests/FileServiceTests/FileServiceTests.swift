@@ -1,7 +1,7 @@
 import CofferBackends
 import CofferCore
 import CofferTestSupport
-import FileService
+@_spi(Engine) import FileService
 import Foundation
 import Testing
 

@@ -2,7 +2,7 @@ import CofferBackends
 import CofferCore
 import CofferRuntime
 import CofferTestSupport
-import FileService
+@_spi(Engine) import FileService
 import Foundation
 import Synchronization
 import Testing

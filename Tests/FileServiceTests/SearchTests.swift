@@ -1,7 +1,8 @@
 import CofferBackends
 import CofferCore
+import CofferSearch
 import CofferTestSupport
-@testable import FileService
+@_spi(Engine) @testable import FileService
 import Foundation
 import Synchronization
 import Testing

@@ -1,4 +1,5 @@
 import CofferCore
+import CofferSearch
 import CofferTestSupport
 @testable import FileService
 import Foundation

@@ -1,7 +1,7 @@
 @testable import CofferBackends
-import CofferCore
+@_spi(Engine) import CofferCore
 import CofferTestSupport
-@testable import FileService
+@_spi(Engine) @testable import FileService
 import Foundation
 import Testing
 

@@ -1,7 +1,7 @@
 import CofferCore
 import CofferRuntime
 import CofferTestSupport
-@testable import FileService
+@_spi(Engine) @testable import FileService
 import Foundation
 import Testing
 

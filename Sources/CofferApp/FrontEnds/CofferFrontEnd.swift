@@ -1,6 +1,6 @@
-import CofferCore
+public import CofferCore
 import CofferRuntime
-import FileService
+public import FileService
 import Foundation
 
 /// A front end an application adds to its command line: a subcommand with options of its

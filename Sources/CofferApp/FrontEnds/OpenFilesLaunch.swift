@@ -1,4 +1,6 @@
 import CofferCore
+import CofferREPL
+import CofferRuntime
 import FileService
 import Foundation
 

@@ -1,5 +1,6 @@
 import CofferCore
 import CofferREPL
+import CofferRuntime
 import CofferTransfers
 import FileService
 import Foundation

@@ -1,6 +1,7 @@
 import CofferCore
 import CofferJSONRPC
 import CofferRPC
+import CofferRuntime
 import FileService
 
 /// `coffer rpc [--listen unix:PATH] [--framing lsp|ndjson] [--allow-host DIR]…`, or `coffer rpc --connect unix:PATH`.

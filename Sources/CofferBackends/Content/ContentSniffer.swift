@@ -1,5 +1,5 @@
 import CMagic
-import CofferCore
+public import CofferCore
 import Synchronization
 #if canImport(Glibc)
 import Glibc

@@ -1,7 +1,7 @@
 import CCofferSystem
-import CofferCore
+public import CofferCore
 import CofferRuntime
-import Foundation
+public import Foundation
 import Synchronization
 #if canImport(Glibc)
 import Glibc

@@ -1,5 +1,5 @@
 import CCofferSystem
-import CofferCore
+public import CofferCore
 #if canImport(Glibc)
 import CofferRuntime
 import Glibc

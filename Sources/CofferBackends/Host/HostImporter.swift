@@ -1,5 +1,5 @@
 import CCofferSystem
-import CofferCore
+public import CofferCore
 import CofferRuntime
 import Foundation
 #if canImport(Glibc)

@@ -1,6 +1,6 @@
 import CCofferSystem
 import CofferCore
-import CofferRuntime
+public import CofferRuntime
 import Foundation
 #if canImport(Glibc)
 import Glibc

@@ -1,5 +1,5 @@
 import CofferCore
-import Foundation
+public import Foundation
 import Synchronization
 #if canImport(Glibc)
 import Glibc

@@ -1,4 +1,4 @@
-import CofferCore
+public import CofferCore
 import Foundation
 
 /// A backend whose items are files of this computer under one root, reached through folder

@@ -1,5 +1,5 @@
-import CofferCore
-import Foundation
+public import CofferCore
+public import Foundation
 
 /// The export staging area, `Documents/ExportTemp`, mounted as `staging:` and never shown.
 ///

@@ -1,3 +1,4 @@
+import CCofferSystem
 import CofferCore
 #if canImport(Glibc)
 import Glibc

@@ -1,7 +1,7 @@
 import CCofferSystem
-import CofferCore
+public import CofferCore
 import CofferRuntime
-import Foundation
+public import Foundation
 #if canImport(Glibc)
 import Glibc
 #endif

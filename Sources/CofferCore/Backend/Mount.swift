@@ -2,8 +2,9 @@
 public struct Mount: Sendable {
     /// The name paths begin with (`files` in `files:/Notes`).
     public var name: String
-    /// Where its items are kept.
-    public var backend: any StorageBackend
+    /// The backend itself: for the service's engine (`@_spi(Engine) import CofferCore`), not for
+    /// front ends, which reach a mount's items by performing operations in a session.
+    @_spi(Engine) public var backend: any StorageBackend
     /// Whether `FileService` accepts changes here (also requires a writable backend).
     public var isWritable: Bool
     /// Whether front ends list it in `mounts` and offer it in completion.

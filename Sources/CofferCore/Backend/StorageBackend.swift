@@ -278,7 +278,7 @@ public protocol PendingWrite: Sendable {
     func setUserAttributes(_ attributes: UserAttributes) async -> [LostAttribute]
 }
 
-import Foundation
+public import Foundation
 
 /// What a write will be, said when it starts: ``StorageBackend/makeWrite(at:announcing:)``.
 public struct ExpectedWrite: Sendable, Hashable {

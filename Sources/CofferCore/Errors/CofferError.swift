@@ -1,4 +1,4 @@
-import Foundation
+public import Foundation
 
 /// The one error type of Coffer.
 ///

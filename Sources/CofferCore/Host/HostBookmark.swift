@@ -1,4 +1,4 @@
-import Foundation
+public import Foundation
 
 /// A remembered host file, opened in place rather than copied (seed 003 §6).
 ///

@@ -1,4 +1,4 @@
-import Foundation
+public import Foundation
 
 /// A place the user marked to come back to: a folder or file in a mount, or a folder of this
 /// computer.

@@ -1,4 +1,4 @@
-import Foundation
+public import Foundation
 
 /// One item in a mount, with everything a listing shows, read once when listed.
 public struct FileNode: Sendable, Hashable, Identifiable {

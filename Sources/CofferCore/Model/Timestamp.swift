@@ -1,4 +1,4 @@
-import Foundation
+public import Foundation
 #if canImport(Glibc)
 import Glibc
 #endif

@@ -1,4 +1,4 @@
-import Foundation
+public import Foundation
 
 /// A precomputed key that orders names the way Finder does.
 ///

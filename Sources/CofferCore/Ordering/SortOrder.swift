@@ -1,3 +1,5 @@
+import Foundation
+
 /// How a listing is ordered. Folders (and packages) always come before files;
 /// within each group the chosen field decides, then the natural name order.
 public struct SortOrder: Sendable, Hashable, Codable {

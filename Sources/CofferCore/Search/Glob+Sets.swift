@@ -1,3 +1,5 @@
+import Foundation
+
 extension Glob {
     /// `[...]`: scalars, ranges and POSIX classes, perhaps negated.
     struct ScalarSet: Sendable {

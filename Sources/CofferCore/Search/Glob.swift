@@ -1,3 +1,5 @@
+import Foundation
+
 /// A glob pattern, in one of the dialects clients send, matched at a bounded cost.
 ///
 /// Every pattern a client sends goes through here — MCP's `search_files` and `excludePatterns`

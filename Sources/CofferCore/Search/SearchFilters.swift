@@ -1,4 +1,4 @@
-import Foundation
+public import Foundation
 
 /// What a search narrows its matches to besides their names: when they changed, how big they
 /// are, which tags they carry. Every front end parses the same words (``parseDate(_:now:)``,

@@ -1,4 +1,4 @@
-import Foundation
+public import Foundation
 
 /// An item in the trash.
 public struct TrashItem: Sendable, Hashable {

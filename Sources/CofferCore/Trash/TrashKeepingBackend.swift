@@ -1,4 +1,4 @@
-import Foundation
+public import Foundation
 
 /// A backend that keeps its own trash on its own storage, as the freedesktop.org
 /// specification does for other volumes (`$topdir/.Trash-$uid`): trashing, restoring and

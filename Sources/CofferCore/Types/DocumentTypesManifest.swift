@@ -1,4 +1,4 @@
-import Foundation
+public import Foundation
 
 /// An application's document types, in one JSON file (`DocumentTypes.json`): what it opens
 /// and the types it declares. The runtime registry reads it, `coffer open-files` decides by

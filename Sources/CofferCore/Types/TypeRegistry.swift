@@ -1,4 +1,4 @@
-import Foundation
+public import Foundation
 
 /// The uniform type identifiers Coffer knows, with their conformance graph.
 ///

@@ -1,3 +1,4 @@
+import CofferCore
 import FileService
 
 /// `bookmarks/list`: every bookmark, checked against the disk.

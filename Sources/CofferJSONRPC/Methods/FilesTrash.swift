@@ -1,3 +1,4 @@
+import CofferCore
 import FileService
 
 /// `files/trash`: to the trash, restorable; the answer names it there.

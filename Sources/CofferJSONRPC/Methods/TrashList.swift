@@ -1,3 +1,4 @@
+import CofferCore
 import FileService
 import Foundation
 

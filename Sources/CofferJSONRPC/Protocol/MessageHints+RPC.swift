@@ -1,4 +1,4 @@
-import CofferCore
+public import CofferCore
 
 extension MessageHints {
     /// What the JSON-RPC server suggests, naming its methods and options, where Core's hint

@@ -1,5 +1,6 @@
 import CofferCore
 import CofferPreview
+import FileService
 
 extension NodeResult {
     /// The node as a listing shows it: with whether it has a thumbnail, decided once for

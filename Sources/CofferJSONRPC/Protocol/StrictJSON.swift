@@ -1,4 +1,4 @@
-import Foundation
+package import Foundation
 
 /// One pass over a message that holds it to RFC 8259 before `JSONDecoder` reads it.
 ///

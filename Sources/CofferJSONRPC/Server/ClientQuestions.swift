@@ -1,6 +1,6 @@
-import CofferCore
-import FileService
-import Foundation
+public import CofferCore
+public import FileService
+public import Foundation
 import Synchronization
 
 /// Requests the server sends its client, and their answers: how a session's conflict

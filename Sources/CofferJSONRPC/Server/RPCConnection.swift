@@ -1,5 +1,5 @@
-import CofferCore
-import FileService
+public import CofferCore
+public import FileService
 import Foundation
 import Synchronization
 

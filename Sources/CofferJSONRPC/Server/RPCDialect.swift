@@ -1,6 +1,6 @@
 import CofferCore
-import FileService
-import Foundation
+public import FileService
+public import Foundation
 import Synchronization
 
 /// What a protocol spoken over JSON-RPC 2.0 decides beyond JSON-RPC itself: its lifecycle

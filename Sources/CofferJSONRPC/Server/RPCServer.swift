@@ -1,6 +1,6 @@
-import CofferCore
+public import CofferCore
 import CofferRuntime
-import FileService
+public import FileService
 import Foundation
 import Synchronization
 #if canImport(Glibc)

@@ -1,4 +1,4 @@
-import Foundation
+public import Foundation
 import Synchronization
 
 /// Two ends of a connection inside one process, for tests and for applications that drive

@@ -1,4 +1,4 @@
-import Foundation
+public import Foundation
 
 /// What a connection delivers next.
 public enum IncomingFrame: Sendable, Equatable {

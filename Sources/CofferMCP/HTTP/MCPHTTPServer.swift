@@ -1,8 +1,8 @@
 import CofferCore
 import CofferHTTPServer
-import CofferJSONRPC
+public import CofferJSONRPC
 import CofferRuntime
-import FileService
+public import FileService
 import Foundation
 import Synchronization
 

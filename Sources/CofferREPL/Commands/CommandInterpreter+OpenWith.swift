@@ -1,4 +1,6 @@
 import CofferCore
+import CofferDesktop
+import CofferRuntime
 import FileService
 import Foundation
 

@@ -1,5 +1,6 @@
 import CofferCore
 import CofferPreview
+import CofferRuntime
 import FileService
 import Foundation
 

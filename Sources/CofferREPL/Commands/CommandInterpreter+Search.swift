@@ -1,5 +1,7 @@
 import CofferCore
+import CofferRuntime
 import FileService
+import Foundation
 
 extension CommandInterpreter {
     /// `find pattern [path] [--type uti,…] [--limit N] [--walk]`: one matching virtual

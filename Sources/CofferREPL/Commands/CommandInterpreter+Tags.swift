@@ -1,4 +1,5 @@
 import CofferCore
+import CofferRuntime
 import FileService
 
 /// Tags at the prompt: `tag` and `tags`.

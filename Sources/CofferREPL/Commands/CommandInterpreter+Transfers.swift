@@ -1,4 +1,5 @@
 import CofferCore
+import CofferRuntime
 import CofferTransfers
 import FileService
 import Foundation

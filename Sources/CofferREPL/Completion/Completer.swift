@@ -1,4 +1,4 @@
-import CofferCore
+public import CofferCore
 
 /// An item offered for completion.
 public struct CompletionEntry: Sendable, Equatable {

@@ -1,6 +1,6 @@
-import CofferCore
+public import CofferCore
 import Dispatch
-import FileService
+public import FileService
 import Foundation
 import Synchronization
 

@@ -1,5 +1,5 @@
 import CofferCore
-import CofferRuntime
+public import CofferRuntime
 import FileService
 import Foundation
 #if canImport(Glibc)

@@ -1,3 +1,4 @@
+import FileService
 import Synchronization
 
 /// The command a session is running, so a signal handler on another thread can cancel it.

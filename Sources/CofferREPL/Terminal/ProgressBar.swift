@@ -1,4 +1,4 @@
-import CofferCore
+public import CofferCore
 import CofferRuntime
 import FileService
 import Synchronization

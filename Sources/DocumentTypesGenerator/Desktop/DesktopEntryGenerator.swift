@@ -1,5 +1,5 @@
-import CofferCore
-import Foundation
+public import CofferCore
+public import Foundation
 
 /// The application's freedesktop.org desktop entry (`applications/<id>.desktop`, Desktop Entry
 /// Specification 1.4, which desktop-file-validate knows): how file managers offer it for the

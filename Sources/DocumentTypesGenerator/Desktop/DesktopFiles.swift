@@ -1,5 +1,5 @@
-import CofferCore
-import Foundation
+public import CofferCore
+public import Foundation
 
 /// The files a Linux desktop needs from a manifest: `<id>.desktop` for `applications/`, and
 /// `<id>.xml` for `mime/packages/` when the application exports types.

@@ -1,5 +1,5 @@
-import CofferCore
-import Foundation
+public import CofferCore
+public import Foundation
 #if canImport(FoundationXML)
 import FoundationXML
 #endif

@@ -1,6 +1,6 @@
 import CofferDesktop
 import CofferBackends
-import CofferCore
+public import CofferCore
 import CofferRuntime
 import Foundation
 #if canImport(Glibc)

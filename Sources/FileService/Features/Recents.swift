@@ -1,8 +1,8 @@
-import CofferDesktop
+public import CofferDesktop
 import CofferBackends
-import CofferCore
+public import CofferCore
 import CofferRuntime
-import Foundation
+public import Foundation
 
 /// A file Coffer used, as `recent` lists it: in a mount (its virtual path) or on this computer
 /// (its host path); never both, so a container's location is never shown.

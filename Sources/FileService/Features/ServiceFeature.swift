@@ -1,4 +1,4 @@
-import CofferCore
+public import CofferCore
 import Foundation
 
 /// A capability added to a ``FileService`` by whoever puts the service together — its
@@ -83,7 +83,7 @@ extension FileService {
 
     /// The feature of type `type`.
     /// - Throws: `unsupported` (detail `name`) for a service without it.
-    package func require<Feature: ServiceFeature>(_ type: Feature.Type, _ name: String) throws(CofferError) -> Feature {
+    @_spi(Engine) public func require<Feature: ServiceFeature>(_ type: Feature.Type, _ name: String) throws(CofferError) -> Feature {
         guard let feature = features[type] else { throw CofferError(.unsupported, detail: name) }
         return feature
     }
@@ -96,7 +96,7 @@ extension FileService {
     }
 
     /// Tells the features that watch for it that a user used a file; best effort.
-    package func noteUse(_ use: FileUse) async {
+    @_spi(Engine) public func noteUse(_ use: FileUse) async {
         for case let observer as any FileUseObserver in features.all {
             await observer.fileUsed(use, in: self)
         }

@@ -1,6 +1,6 @@
-import CofferDesktop
+public import CofferDesktop
 import CofferBackends
-import CofferCore
+@_spi(Engine) import CofferCore
 import CofferRuntime
 import Foundation
 #if canImport(Glibc)

@@ -1,4 +1,4 @@
-import CofferCore
+public import CofferCore
 
 /// Discards an upload begun with ``BeginUpload``: its data is removed and its id is
 /// forgotten; nothing reaches its destination.

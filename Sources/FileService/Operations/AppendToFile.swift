@@ -1,4 +1,4 @@
-import CofferCore
+public import CofferCore
 
 /// Adds bytes at the end of a file, making it when there is none; the file changes only
 /// when the whole append is done.

@@ -1,4 +1,4 @@
-import CofferCore
+public import CofferCore
 
 /// Appends the next chunk of an upload at `offset`, which must be what was received so far.
 ///

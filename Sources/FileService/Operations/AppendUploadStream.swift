@@ -1,4 +1,4 @@
-import CofferCore
+public import CofferCore
 import CofferRuntime
 
 /// Bytes arriving from a client as it sends them: a request's body.

@@ -1,4 +1,4 @@
-import CofferCore
+public import CofferCore
 
 /// A file's type by its name and by its content (libmagic); folders by name only.
 ///

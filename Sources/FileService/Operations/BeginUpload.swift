@@ -1,4 +1,4 @@
-import CofferCore
+public import CofferCore
 
 /// Starts an upload: a file sent in chunks, invisible until ``CommitUpload``. It belongs to
 /// the session: another session cannot see it, and closing the session discards it.

@@ -1,4 +1,4 @@
-import CofferCore
+public import CofferCore
 
 /// Places a finished upload at its destination (conflicts as chosen at its beginning).
 /// The audit entry names where it was placed.

@@ -1,4 +1,4 @@
-import CofferCore
+public import CofferCore
 
 /// Copies an item, across mounts if needed. The copy appears only when complete.
 ///

@@ -1,4 +1,4 @@
-import CofferCore
+public import CofferCore
 
 /// Creates a folder; with `intermediates`, missing parents too, and an existing folder is
 /// not an error (`mkdir -p`).

@@ -1,4 +1,4 @@
-import CofferCore
+public import CofferCore
 
 /// Where an item that is moved or copied lands.
 public enum Destination: Sendable, Hashable {

@@ -1,4 +1,4 @@
-import CofferCore
+public import CofferCore
 
 /// Makes the private copy of a file for an editor program (``EditDraft``): UTF-8, in the
 /// container's `tmp/`, under the file's own name. A file of a mount that does not exist yet

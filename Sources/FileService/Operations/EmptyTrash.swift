@@ -1,5 +1,5 @@
-import CofferCore
-import Foundation
+public import CofferCore
+public import Foundation
 
 /// Deletes for good what was trashed before `cutoff` (everything when `nil`), or only the
 /// items named: the only operation in Coffer that deletes a user's file.

@@ -1,4 +1,4 @@
-import CofferCore
+public import CofferCore
 
 /// Copies an item out to a folder of the host machine, through the session's host access.
 /// Always a copy, never a move: the item stays.

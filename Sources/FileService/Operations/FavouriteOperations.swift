@@ -1,4 +1,4 @@
-import CofferCore
+public import CofferCore
 import CofferRuntime
 
 /// Every favourite, oldest first, each checked (one that vanished is marked missing).

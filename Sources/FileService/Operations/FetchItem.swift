@@ -1,4 +1,4 @@
-import CofferCore
+public import CofferCore
 
 /// Reads a file through without keeping it, with progress: what makes a remote file local
 /// (an S3 mount keeps its contents in `Library/Caches/Remote`, so later reads need no

@@ -1,4 +1,4 @@
-import CofferCore
+@_spi(Engine) public import CofferCore
 
 /// Where a path leads once the symbolic links along it are followed, inside its mount: for a
 /// front end that must act as a program that follows links does (MCP's tools, as the

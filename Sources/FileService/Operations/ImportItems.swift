@@ -1,4 +1,4 @@
-import CofferCore
+public import CofferCore
 
 /// Copies files and folders of the host machine into a folder, through the session's host
 /// access. The host side is only read.

@@ -1,4 +1,4 @@
-import CofferCore
+public import CofferCore
 
 /// Every bookmark, checked: a file renamed within its folder is found again (and the
 /// bookmark updated); a deleted or replaced one is reported stale.

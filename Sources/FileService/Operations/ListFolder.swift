@@ -1,4 +1,4 @@
-import CofferCore
+public import CofferCore
 
 /// One page of a folder's items: folders first, then in the order ``ListOptions/order``
 /// names (`SortOrder`: by name, naturally, unless told; dates newest first and sizes

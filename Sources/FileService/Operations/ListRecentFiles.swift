@@ -1,5 +1,5 @@
 import CofferDesktop
-import CofferCore
+public import CofferCore
 
 /// The files Coffer used (opened in place, edited, imported, exported, downloaded), newest
 /// first, from the desktop's recent-files list: this container's by their virtual paths, and

@@ -1,4 +1,4 @@
-import CofferCore
+public import CofferCore
 
 /// Everything in the trash, oldest first, with what in it breaks the specification.
 ///

@@ -1,4 +1,4 @@
-import CofferCore
+public import CofferCore
 
 /// Total size and counts below a path (hidden items included; links not followed).
 ///

@@ -1,4 +1,4 @@
-import CofferCore
+@_spi(Engine) public import CofferCore
 
 /// How full a mount is: what its backend reports through `SpaceReportingBackend`
 /// (a `StorageSpace`).
@@ -21,7 +21,7 @@ public struct MeasureSpace: FileOperation {
 
 extension FileService {
     /// What the mount's backend reports of its space.
-    package func space(ofMount name: String) async throws(CofferError) -> StorageSpace {
+    @_spi(Engine) public func space(ofMount name: String) async throws(CofferError) -> StorageSpace {
         let root = VirtualPath.root(of: name)
         guard let backend = try mount(for: root).backend as? any SpaceReportingBackend else {
             throw CofferError(.unsupported, path: root, detail: "no-space-report")

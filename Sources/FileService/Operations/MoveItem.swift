@@ -1,4 +1,4 @@
-import CofferCore
+public import CofferCore
 
 /// Moves an item, across mounts if needed (a copy, then the source is removed once the copy
 /// is in place).

@@ -1,4 +1,4 @@
-import CofferCore
+@_spi(Engine) public import CofferCore
 import CofferRuntime
 #if canImport(Glibc)
 import Glibc
@@ -31,7 +31,7 @@ public struct OpenedFile: Sendable {
     public let node: FileNode
     /// The backend's open file (for an operation of the service's own modules that reads it
     /// through a descriptor, a thumbnail's).
-    package let file: any ReadableFile
+    @_spi(Engine) public let file: any ReadableFile
 
     /// The size when it was opened.
     public var size: Int64 { file.size }
@@ -90,13 +90,13 @@ public final class DirectFileReader: @unchecked Sendable {
 
 extension FileService {
     /// The file at `path`, open for reading (see ``OpenFile``).
-    package func openForReading(_ path: VirtualPath) async throws(CofferError) -> OpenedFile {
+    @_spi(Engine) public func openForReading(_ path: VirtualPath) async throws(CofferError) -> OpenedFile {
         try await openForReading(try await stat(path))
     }
 
     /// The file `node` describes (just read by the caller), open for reading after the one
     /// readable-file rule: no second look at it first.
-    package func openForReading(_ node: FileNode) async throws(CofferError) -> OpenedFile {
+    @_spi(Engine) public func openForReading(_ node: FileNode) async throws(CofferError) -> OpenedFile {
         try node.requireReadableFile()
         let path = node.path
         let backend = try mount(for: path).backend

@@ -1,4 +1,4 @@
-import CofferCore
+public import CofferCore
 
 /// Opens a host file where it is, without copying it, and remembers it as a bookmark (the
 /// same file opened again keeps its bookmark).

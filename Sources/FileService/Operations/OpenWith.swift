@@ -1,5 +1,5 @@
-import CofferDesktop
-import CofferCore
+public import CofferDesktop
+public import CofferCore
 
 /// The desktop's applications for a file's type, the default first (`DesktopApplications`),
 /// with the MIME type they were chosen for.

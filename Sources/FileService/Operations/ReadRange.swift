@@ -1,4 +1,4 @@
-import CofferCore
+public import CofferCore
 
 /// Up to `length` bytes of a file from `offset`, as they are or as text.
 ///

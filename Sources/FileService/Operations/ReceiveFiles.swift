@@ -1,4 +1,4 @@
-import CofferCore
+public import CofferCore
 
 /// Files handed to the application from outside — opened with it from a file manager —, each
 /// opened in place or imported as the manifest's document types say

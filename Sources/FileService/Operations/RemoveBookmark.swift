@@ -1,4 +1,4 @@
-import CofferCore
+public import CofferCore
 
 /// Forgets a bookmark. The host file is not touched.
 ///

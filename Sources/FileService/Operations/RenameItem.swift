@@ -1,4 +1,4 @@
-import CofferCore
+public import CofferCore
 
 /// Gives an item a new name in its folder. The new name is a name, not a path.
 ///

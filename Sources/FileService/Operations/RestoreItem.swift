@@ -1,4 +1,5 @@
-import CofferCore
+public import CofferCore
+import Foundation
 
 /// Puts a trashed item back where it was, recreating missing parent folders.
 ///

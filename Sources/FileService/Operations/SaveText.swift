@@ -1,5 +1,5 @@
 import CofferBackends
-import CofferCore
+public import CofferCore
 
 /// Saves text someone typed, piped in or edited — to a file of a mount or to a host file
 /// opened in place — in the file's own encoding.

@@ -1,4 +1,4 @@
-import CofferCore
+public import CofferCore
 
 /// Finds items whose names contain a pattern (ignoring case, accents and width), from the
 /// search index when it can answer, else by walking. Hidden items and package contents are

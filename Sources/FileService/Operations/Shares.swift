@@ -1,5 +1,5 @@
-import CofferCore
-import Foundation
+public import CofferCore
+public import Foundation
 
 /// Shares an item by link (``Share``): `share` in the REPL, `shares/create` in RPC.
 ///

@@ -1,4 +1,4 @@
-import CofferCore
+public import CofferCore
 
 /// The item at a path: its kind, size, dates, type and version.
 ///

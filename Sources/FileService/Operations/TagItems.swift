@@ -1,4 +1,5 @@
-import CofferCore
+public import CofferCore
+import Foundation
 
 /// Adds and removes tags (`FileTags`, the `user.xdg.tags` attribute) of items. Each item
 /// gets its own outcome; one failure does not stop the others. Audited per item.

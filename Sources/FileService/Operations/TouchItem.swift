@@ -1,4 +1,4 @@
-import CofferCore
+@_spi(Engine) public import CofferCore
 
 /// `touch`: makes an empty file where nothing is, or sets an existing item's modification
 /// time to now (where its storage can: not an S3 object's, whose time is its upload's).

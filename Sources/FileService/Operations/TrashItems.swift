@@ -1,4 +1,4 @@
-import CofferCore
+public import CofferCore
 
 /// Moves items to the trash, all in one pass (much faster than one at a time for many
 /// items). Nothing is deleted: ``RestoreItem`` puts them back. Each item gets its own

@@ -1,4 +1,4 @@
-import CofferCore
+public import CofferCore
 
 /// How far an upload has come: what a client that lost its connection asks before it sends
 /// the rest (tus's `HEAD`).

@@ -1,4 +1,4 @@
-import CofferCore
+public import CofferCore
 
 /// A folder's tree, depth-first, each folder's children in natural name order: the one walk
 /// every front end uses (the REPL's `tree`, MCP's `directory_tree`, `search_files` and

@@ -1,4 +1,4 @@
-import CofferCore
+public import CofferCore
 
 /// Writes a whole file from bytes in memory; it appears only when complete.
 ///

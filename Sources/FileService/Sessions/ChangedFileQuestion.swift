@@ -1,4 +1,4 @@
-import CofferCore
+public import CofferCore
 
 /// What to do with a save refused because its file changed since it was read (someone else
 /// saved it meanwhile). Not saving — *cancel* — is the question's `nil`.

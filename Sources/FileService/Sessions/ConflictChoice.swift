@@ -1,4 +1,4 @@
-import CofferCore
+public import CofferCore
 
 /// How an operation that puts an item somewhere handles a name already taken: a
 /// `ConflictPolicy`, or `ask`.

@@ -1,4 +1,4 @@
-import CofferCore
+public import CofferCore
 
 /// One thing a session can do, as a value: what it needs, what it means by default, what
 /// it returns, and what the audit log records of it.

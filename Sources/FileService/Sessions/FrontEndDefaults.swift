@@ -1,4 +1,4 @@
-import CofferCore
+public import CofferCore
 
 /// What a front end means when a request leaves a choice out — one table for every front end,
 /// read by the operations through their session, so that no front end picks a default of its

@@ -1,4 +1,4 @@
-import CofferCore
+public import CofferCore
 
 /// Where a front end shows how far an operation has come: a progress bar on a terminal,
 /// `$/progress` notifications to a JSON-RPC client.

@@ -1,4 +1,4 @@
-import CofferCore
+public import CofferCore
 
 /// What a front end's handling of one request gave, with the warnings its operations raised
 /// (attributes a copy could not keep…), for the front end to show beside the outcome.

@@ -1,5 +1,5 @@
 import CofferBackends
-import CofferCore
+public import CofferCore
 import Synchronization
 
 /// One front end's connection to a ``FileService``: the REPL a person types into, one

@@ -1,4 +1,4 @@
-import CofferCore
+public import CofferCore
 
 /// What a front end says about itself when it opens a ``Session``.
 public struct SessionOptions: Sendable {

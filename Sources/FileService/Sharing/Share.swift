@@ -1,6 +1,6 @@
-import CofferCore
-import CofferRuntime
-import Foundation
+public import CofferCore
+public import CofferRuntime
+public import Foundation
 
 /// A link to one file or one folder that `coffer serve` answers at `/s/ID` without the access
 /// token: for someone else, read-only unless it is a drop box.
