@@ -36,7 +36,7 @@ SERVICE_USERS = {"CofferTransfers", "CofferPreview"}
 # The modules whose operations use the engine: the only ones that may `@_spi(Engine) import`.
 ENGINE_USERS = {"FileService", "CofferTransfers", "CofferPreview"}
 # What may sit above the front ends and compose them: the application library and executables.
-COMPOSERS = {"CofferApp", "coffer", "CustomBackendExample", "ComposeService"}
+COMPOSERS = {"CofferApp", "coffer"}
 
 
 def dependencies(package):
