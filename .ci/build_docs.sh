@@ -16,10 +16,19 @@ export PATH="/opt/swift/usr/bin:$PATH"
 modules=("$@")
 ((${#modules[@]})) || modules=(CofferCore FileService CofferBackendConformance CofferApp)
 
-swift package dump-symbol-graph --minimum-access-level public >/tmp/coffer-symbol-graph.log 2>&1 || true
+log=$(mktemp)
+only=""
+trap 'rm -rf "$log" "$only"' EXIT
 graphs="$(swift build --show-bin-path)/../symbolgraph"
+# No graph of an earlier run may stand in for one this run failed to write.
+rm -rf "$graphs"
+swift package dump-symbol-graph --minimum-access-level public >"$log" 2>&1 || true
 for module in "${modules[@]}"; do
-    [ -f "$graphs/$module.symbols.json" ] || { echo "no symbol graph for $module (see /tmp/coffer-symbol-graph.log)" >&2; exit 1; }
+    if [ ! -f "$graphs/$module.symbols.json" ]; then
+        cat "$log" >&2
+        echo "no symbol graph for $module" >&2
+        exit 1
+    fi
 done
 
 # Every public type and protocol requirement of these modules has a doc comment.
@@ -27,6 +36,7 @@ python3 .ci/check_doc_coverage.py "$graphs" "${modules[@]}"
 
 mkdir -p .build/docs
 for module in "${modules[@]}"; do
+    rm -rf "$only"
     only=$(mktemp -d)
     cp "$graphs/$module.symbols.json" "$only/"
     for extension in "$graphs/$module@"*.symbols.json; do
@@ -38,6 +48,5 @@ for module in "${modules[@]}"; do
         --fallback-display-name "$module" --fallback-bundle-identifier "org.coffer.$module" \
         --output-path ".build/docs/$module.doccarchive" \
         --warnings-as-errors
-    rm -rf "$only"
 done
 echo "Open one: python3 -m http.server --directory .build/docs/CofferApp.doccarchive 8000, then http://127.0.0.1:8000/documentation/cofferapp/"

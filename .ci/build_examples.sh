@@ -28,20 +28,30 @@ expect() {  # expect WHAT PATTERN OUTPUT
 }
 
 echo "== run the programs as a user would"
-export HOME="$work/home" LANG=C.UTF-8
+# A home of their own: default containers, the desktop's files and any AWS settings are looked up there.
+export HOME="$work/home" LANG=C.UTF-8 XDG_DATA_HOME="$work/home/.local/share" XDG_CONFIG_HOME="$work/home/.config" \
+       XDG_CACHE_HOME="$work/home/.cache" XDG_STATE_HOME="$work/home/.local/state"
+unset XDG_DATA_DIRS XDG_CONFIG_DIRS AWS_PROFILE AWS_CONFIG_FILE AWS_SHARED_CREDENTIALS_FILE AWS_ENDPOINT_URL
 mkdir -p "$HOME"
-out=$("$bin/custom-backend-example" -c 'mounts; mkdir mem:/notes; ls mem:/')
+# Each program gets a minute: a hang fails here, not at the step's limit.
+run() { timeout 60 "$@"; }
+out=$(run "$bin/custom-backend-example" -c 'mounts; mkdir mem:/notes; ls mem:/')
 expect "custom-backend-example lists mem:" "mem:" "$out"
 expect "custom-backend-example makes a folder in mem:" "notes" "$out"
 # One request at a time, each answer read before the next is sent (at the end of its input the
 # server cancels what is still running).
 out=$(python3 - "$bin/custom-backend-example" <<'PY'
 import json, subprocess, sys
+import selectors
 server = subprocess.Popen([sys.argv[1], "rpc", "--framing", "ndjson"], stdin=subprocess.PIPE, stdout=subprocess.PIPE)
+waiting = selectors.DefaultSelector()
+waiting.register(server.stdout, selectors.EVENT_READ)
 try:
     for number, method in enumerate(["initialize", "mem/usage", "shutdown"], 1):
         server.stdin.write((json.dumps({"jsonrpc": "2.0", "id": number, "method": method, "params": {}}) + "\n").encode())
         server.stdin.flush()
+        if not waiting.select(timeout=30):
+            sys.exit(f"no answer to {method} within 30 s")
         print(server.stdout.readline().decode().strip())
     server.stdin.write(b'{"jsonrpc":"2.0","method":"exit"}\n')
     server.stdin.close()
@@ -54,18 +64,20 @@ PY
 )
 expect "mem/usage answers through the space capability" '"quota":1048576' "$out"
 
-"$bin/custom-front-end-example" -c 'mkdir Reports' >/dev/null
-out=$("$bin/custom-front-end-example" status)
+run "$bin/custom-front-end-example" -c 'mkdir Reports' >/dev/null
+out=$(run "$bin/custom-front-end-example" status)
 expect "status reports files:" "files: .* items — Your files" "$out"
 expect "status reports scratch: with its space" "scratch: .*0 items, .* used" "$out"
-out=$("$bin/custom-front-end-example" --lang zh-Hans status --json)
+out=$(run "$bin/custom-front-end-example" --lang zh-Hans status --json)
 expect "status --json" '"trashed":0' "$out"
-out=$("$bin/custom-front-end-example" --help)
+out=$(run "$bin/custom-front-end-example" --help)
 expect "--help lists status" "custom-front-end-example status" "$out"
 status=0
-"$bin/custom-front-end-example" status --verbose 2>"$work/err" || status=$?
+run "$bin/custom-front-end-example" status --verbose 2>"$work/err" || status=$?
 [ "$status" = 2 ] || { echo "status --verbose exited $status, not 2" >&2; exit 1; }
-expect "status refuses what it does not take" "status: unexpected argument" "$(cat "$work/err")"
-out=$("$bin/compose-service" "$work/compose")
+expect "status refuses what it does not take" "unexpected argument “--verbose”; status takes only --json" "$(cat "$work/err")"
+out=$(run "$bin/compose-service" "$work/compose")
 expect "compose-service lists its mounts" "caches:" "$out"
+out=$(run "$bin/custom-front-end-example" status --help)
+expect "status --help says what status takes" "custom-front-end-example status: .*--json" "$(tr '\n' ' ' <<<"$out")"
 echo "examples: all passed"

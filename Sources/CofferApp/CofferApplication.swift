@@ -97,6 +97,12 @@ public struct CofferApplication: Sendable {
         let options: LaunchOptions
         do {
             try checkFrontEnds()
+        } catch {
+            // The application's own mistake, not the user's: no usage, status 1.
+            FileHandle.standardError.write(Data("\(name): \(error.userMessage(in: Language.preferred(environment: environment)))\n".utf8))
+            return 1
+        }
+        do {
             options = try LaunchOptions(arguments: arguments, environment: environment, application: name,
                                         commands: Set(frontEnds.map { $0.command }))
         } catch {
@@ -145,6 +151,11 @@ public struct CofferApplication: Sendable {
         var launch: any FrontEndLaunch
         if case .custom(let command, let arguments) = options.action,
            let type = frontEnds.first(where: { $0.command == command }) {
+            if options.frontEndHelp {
+                output.line(Self.usage(of: type, program: name, options.language))
+                output.flush()
+                return 0
+            }
             do {
                 launch = CustomLaunch(frontEnd: try type.init(arguments: arguments), command: command)
             } catch {
@@ -196,9 +207,19 @@ public struct CofferApplication: Sendable {
         return text
     }
 
-    /// Every application command must be typeable and must not take one of `coffer`'s own.
+    /// `my-app COMMAND --help`: the front end's summary and its options.
+    static func usage(of frontEnd: any CofferFrontEnd.Type, program: String, _ language: Language) -> String {
+        var text = "\(program) \(frontEnd.command): \(frontEnd.summary(language))"
+        if let usage = frontEnd.usage { text += "\n\n" + usage(language) }
+        return text
+    }
+
+    /// Every application command must be typeable and must not take one of `coffer`'s own
+    /// words, nor a front end's name the audit log and the session defaults already use
+    /// (`repl`, `web`, `share`).
     func checkFrontEnds() throws(CofferError) {
-        let reserved: Set = ["rpc", "mcp", "serve", "help", "open-files", "install-desktop", "uninstall-desktop"]
+        let reserved: Set = ["rpc", "mcp", "serve", "help", "open-files", "install-desktop", "uninstall-desktop",
+                             "repl", "web", "share"]
         var taken = Set<String>()
         for frontEnd in frontEnds {
             let command = frontEnd.command

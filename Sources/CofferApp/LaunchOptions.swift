@@ -65,6 +65,8 @@ struct LaunchOptions {
     var environment: [String: String]
 
     var action: Action = .interactive
+    /// `-h` or `--help` after an application's command (before any `--`): that front end's usage.
+    var frontEndHelp = false
     var containerPath: String
     /// Whether `--container` was given (an installed desktop entry passes it on).
     var containerGiven = false
@@ -79,7 +81,12 @@ struct LaunchOptions {
         containerPath = Container.defaultLocation(environment: environment, application: application)
         var reader = ArgumentReader(arguments)
         while !reader.isAtEnd {
-            if case .custom(let command, let given) = action, !Self.isServiceOption(reader.current) {
+            if case .custom(let command, let given) = action, reader.current == "--" {
+                // After `--`, every argument is the front end's, however it looks.
+                action = .custom(command, given + reader.rest())
+            } else if case .custom = action, reader.current == "-h" || reader.current == "--help" {
+                frontEndHelp = true
+            } else if case .custom(let command, let given) = action, !Self.isServiceOption(reader.current) {
                 // Everything else after an application's command is that front end's own.
                 action = .custom(command, given + [reader.current])
             } else if action == .interactive, commands.contains(reader.current) {

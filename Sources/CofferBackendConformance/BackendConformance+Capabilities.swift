@@ -21,13 +21,18 @@ extension BackendConformance {
             let date = Date(timeIntervalSince1970: 1_200_000_000)
             let write = try await context.backend.makeWrite(at: context.path("announced.txt"),
                                                             announcing: ExpectedWrite(size: 9, modificationDate: date))
-            try await write.write(Array("announced".utf8))
-            try await write.setAttributes(permissions: nil, modificationDate: date)
-            try await context.expectError([.noSuchFile], about: context.path("announced.txt"),
-                                          "node(at:) of an announced write not yet committed") {
-                _ = try await context.backend.node(at: context.path("announced.txt"))
+            do {
+                try await write.write(Array("announced".utf8))
+                try await write.setAttributes(permissions: nil, modificationDate: date)
+                try await context.expectError([.noSuchFile], about: context.path("announced.txt"),
+                                              "node(at:) of an announced write not yet committed") {
+                    _ = try await context.backend.node(at: context.path("announced.txt"))
+                }
+                try await write.commit(conflict: .fail)
+            } catch {
+                await write.abort()
+                throw error
             }
-            try await write.commit(conflict: .fail)
             try context.expect(try await context.contents("announced.txt") == Array("announced".utf8),
                                "an announced write reads back differently")
             let node = try await context.backend.node(at: context.path("announced.txt"))
@@ -35,9 +40,14 @@ extension BackendConformance {
                                "an announced write's date reads back as \(node.modificationDate)")
             let refused = try await context.backend.makeWrite(at: context.path("hello.txt"),
                                                               announcing: ExpectedWrite(size: 1, modificationDate: nil))
-            try await refused.write([1])
-            try await context.expectError([.fileExists], about: context.path("hello.txt"), "an announced commit(.fail) over a file") {
-                try await refused.commit(conflict: .fail)
+            do {
+                try await refused.write([1])
+                try await context.expectError([.fileExists], about: context.path("hello.txt"), "an announced commit(.fail) over a file") {
+                    try await refused.commit(conflict: .fail)
+                }
+            } catch {
+                await refused.abort()
+                throw error
             }
             await refused.abort()
             try context.expect(try await context.contents("hello.txt") == context.file("hello.txt"),
@@ -47,9 +57,15 @@ extension BackendConformance {
         Check(name: "file attributes", applies: .writable) { context in
             let attributes: UserAttributes = ["user.coffer.conformance": [0, 1, 255], "user.xdg.comment": Array("注释".utf8)]
             let write = try await context.backend.makeWrite(at: context.path("attributed.txt"))
-            try await write.write([1])
-            let lost = Set(await write.setUserAttributes(attributes).map(\.name))
-            try await write.commit(conflict: .fail)
+            let lost: Set<String>
+            do {
+                try await write.write([1])
+                lost = Set(await write.setUserAttributes(attributes).map(\.name))
+                try await write.commit(conflict: .fail)
+            } catch {
+                await write.abort()
+                throw error
+            }
             guard lost.count < attributes.count else { throw NotApplicable() }
             let file = try await context.backend.openFile(at: context.path("attributed.txt"))
             let read = await file.userAttributes()
@@ -66,11 +82,17 @@ extension BackendConformance {
                 await file.close()
                 throw NotApplicable()
             }
-            _ = try await file.read(upTo: 1_000)
-            let bytes = try await offThePool { () throws -> [UInt8] in
-                let descriptor = try described.openDescriptor()
-                defer { _ = Glibc.close(descriptor) }
-                return try readAll(descriptor)
+            let bytes: [UInt8]
+            do {
+                _ = try await file.read(upTo: 1_000)
+                bytes = try await offThePool { () throws -> [UInt8] in
+                    let descriptor = try described.openDescriptor()
+                    defer { _ = Glibc.close(descriptor) }
+                    return try readAll(descriptor)
+                }
+            } catch {
+                await file.close()
+                throw error
             }
             await file.close()
             try context.expect(bytes == context.file("big.bin"),
@@ -91,6 +113,19 @@ extension BackendConformance {
                     try context.expect(available <= total, "space() reports \(available) bytes available of \(total)")
                 }
             }
+            // What is written is counted: a file of 4 KiB adds at least its bytes.
+            guard context.backend.capabilities.contains(.writable) else { return }
+            let write = try await context.backend.makeWrite(at: context.path("counted.bin"))
+            do {
+                try await write.write(Array(repeating: 7, count: 4_096))
+                try await write.commit(conflict: .fail)
+            } catch {
+                await write.abort()
+                throw error
+            }
+            let after = try await reporting.space()
+            try context.expect(after.usedBytes >= space.usedBytes + 4_096,
+                               "space() reports \(after.usedBytes) bytes used after a 4,096-byte file was written, \(space.usedBytes) before")
         },
 
         Check(name: "immediate metadata", applies: .all) { context in
@@ -128,7 +163,10 @@ extension BackendConformance {
                 try context.expect(Set(tree.keys) == Set(walked.keys),
                                    "contentsOfTree(at: “\(top)”) has the folders \(tree.keys.map { "\($0)" }.sorted()), a walk \(walked.keys.map { "\($0)" }.sorted())")
                 for (folder, nodes) in walked {
-                    let described = { (nodes: [FileNode]) in Set(nodes.map { Array("\($0.path) \($0.kind) \($0.size)".utf8) }) }
+                    // Sorted lists, not sets: an item listed twice is a difference too.
+                    let described = { (nodes: [FileNode]) in
+                        nodes.map { Array("\($0.path) \($0.kind) \($0.size)".utf8) }.sorted { $0.lexicographicallyPrecedes($1) }
+                    }
                     try context.expect(described(tree[folder] ?? []) == described(nodes),
                                        "contentsOfTree(at: “\(top)”) lists \(folder) as \((tree[folder] ?? []).map(\.name)), a walk as \(nodes.map(\.name))")
                 }

@@ -22,6 +22,7 @@ struct FrontEndDoorTests {
     struct Probe: CofferFrontEnd {
         static let command = "probe"
         static let summary = LocalizedText("Look around", "看看")
+        static let usage: LocalizedText? = LocalizedText("[--x VALUE]", "[--x 值]")
         let arguments: [String]
 
         init(arguments: [String]) throws(CofferError) {
@@ -50,12 +51,14 @@ struct FrontEndDoorTests {
         let folder = Self.container()
         defer { try? FileManager.default.removeItem(atPath: folder) }
         let application = CofferApplication(name: "door-test", frontEnds: [Probe.self])
-        // Coffer's service options are read before and after the command; the rest is the probe's.
-        let status = await application.run(arguments: ["--lang", "zh-Hans", "probe", "--x", "value", "--container", folder, "--help"],
+        // Coffer's service options are read before and after the command; the rest is the probe's,
+        // and everything after `--`, however it looks.
+        let status = await application.run(arguments: ["--lang", "zh-Hans", "probe", "--x", "value", "--container", folder,
+                                                       "--", "--lang", "-h", "--"],
                                            environment: ["HOME": folder])
         #expect(status == 0)
         let seen = Self.seen.withLock { $0 }
-        #expect(seen.arguments == ["--x", "value", "--help"])
+        #expect(seen.arguments == ["--x", "value", "--lang", "-h", "--"])
         #expect(seen.language == .simplifiedChinese)
         #expect(seen.programName == "door-test")
         #expect(seen.listed.contains("报告 2026"))
@@ -76,6 +79,25 @@ struct FrontEndDoorTests {
         defer { try? FileManager.default.removeItem(atPath: folder) }
         let application = CofferApplication(name: "door-test", frontEnds: [Probe.self])
         #expect(await application.run(arguments: ["--container", folder, "probe", "--bad"], environment: ["HOME": folder]) == 2)
+        #expect(!FileManager.default.fileExists(atPath: folder))
+    }
+
+    @Test @MainActor func helpAfterTheCommandIsTheFrontEndsAndOpensNothing() async {
+        let folder = Self.container()
+        defer { try? FileManager.default.removeItem(atPath: folder) }
+        let application = CofferApplication(name: "door-test", frontEnds: [Probe.self])
+        #expect(await application.run(arguments: ["--container", folder, "probe", "--x", "--help"], environment: ["HOME": folder]) == 0)
+        #expect(await application.run(arguments: ["--container", folder, "probe", "-h"], environment: ["HOME": folder]) == 0)
+        #expect(!FileManager.default.fileExists(atPath: folder))
+        #expect(CofferApplication.usage(of: Probe.self, program: "door-test", .english) == "door-test probe: Look around\n\n[--x VALUE]")
+        #expect(CofferApplication.usage(of: Taken.self, program: "door-test", .english) == "door-test serve: ")
+    }
+
+    @Test @MainActor func aReservedCommandStopsTheProgramWithStatusOne() async {
+        let folder = Self.container()
+        defer { try? FileManager.default.removeItem(atPath: folder) }
+        let application = CofferApplication(name: "door-test", frontEnds: [Probe.self, Untypeable.self])
+        #expect(await application.run(arguments: ["--container", folder, "probe"], environment: ["HOME": folder]) == 1)
         #expect(!FileManager.default.fileExists(atPath: folder))
     }
 
@@ -104,7 +126,15 @@ struct FrontEndDoorTests {
         func run(_ context: FrontEndContext) async -> Int32 { 0 }
     }
 
+    struct SessionName: CofferFrontEnd {
+        static let command = "share"
+        static let summary = LocalizedText("", "")
+        init(arguments: [String]) throws(CofferError) {}
+        func run(_ context: FrontEndContext) async -> Int32 { 0 }
+    }
+
     @Test func commandsMustBeTypeableAndFree() throws {
+        #expect(throws: CofferError.self) { try CofferApplication(name: "a", frontEnds: [SessionName.self]).checkFrontEnds() }
         #expect(throws: CofferError.self) { try CofferApplication(name: "a", frontEnds: [Taken.self]).checkFrontEnds() }
         #expect(throws: CofferError.self) { try CofferApplication(name: "a", frontEnds: [Untypeable.self]).checkFrontEnds() }
         #expect(throws: CofferError.self) { try CofferApplication(name: "a", frontEnds: [Probe.self, Probe.self]).checkFrontEnds() }

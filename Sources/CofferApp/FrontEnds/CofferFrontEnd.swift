@@ -18,7 +18,7 @@ import Foundation
 ///     init(arguments: [String]) throws(CofferError) {
 ///         for argument in arguments {
 ///             guard argument == "--json" else {
-///                 throw CofferError(.invalidArgument, detail: "status: unexpected argument “\(argument)”")
+///                 throw CofferError(.invalidArgument, detail: "unexpected argument “\(argument)”")
 ///             }
 ///             json = true
 ///         }
@@ -36,18 +36,23 @@ import Foundation
 /// The options every front end takes (`--container`, `--lang`, `--mount`, `--document-types`,
 /// `--s3-endpoint`, `--no-recents`, `--thumbnail-max-age`, `--thumbnail-max-size`) are read by
 /// the application wherever they stand, before or after the command, because they shape the
-/// service the front end is given. Every other argument after the command, `--help` included,
-/// is the front end's own.
+/// service the front end is given. Every other argument after the command is the front end's
+/// own, and so is everything after `--`. `-h` and `--help` after the command print the front
+/// end's ``summary`` and ``usage`` and exit with status 0, before anything is opened.
 ///
 /// The front end reaches files only through sessions (``FrontEndContext/withSession(hostAccess:isLongLived:isolation:_:)``):
 /// what an operation means, its audit entry and its errors are decided there, once for every
 /// front end.
 public protocol CofferFrontEnd: Sendable {
     /// The word that chooses this front end (`status`). It must not be one of `coffer`'s own
-    /// (`rpc`, `mcp`, `serve`, `help`, `open-files`, `install-desktop`, `uninstall-desktop`).
+    /// (`rpc`, `mcp`, `serve`, `help`, `open-files`, `install-desktop`, `uninstall-desktop`) nor a
+    /// name Coffer's sessions go by (`repl`, `web`, `share`): the program then stops with status 1.
     static var command: String { get }
     /// One line for the program's `--help`, in both of Coffer's languages.
     static var summary: LocalizedText { get }
+    /// The front end's own options, for `my-app COMMAND --help`: a line such as `[--json]`,
+    /// then what each does. `nil` (the default) when it takes none.
+    static var usage: LocalizedText? { get }
 
     /// Reads the front end's own arguments, before anything is opened.
     ///
@@ -56,9 +61,15 @@ public protocol CofferFrontEnd: Sendable {
     init(arguments: [String]) throws(CofferError)
 
     /// Runs on the open service until the front end is done; returns the exit status (0 for
-    /// success, 1 when something failed). The container and service are closed after it returns.
+    /// success, 1 when something failed), with which the program then exits. Return only when
+    /// what the front end started (threads, clients, processes, sessions) has ended.
     @MainActor
     func run(_ context: FrontEndContext) async -> Int32
+}
+
+extension CofferFrontEnd {
+    /// No options of its own.
+    public static var usage: LocalizedText? { nil }
 }
 
 /// What an application's front end runs with: the service on the open container, the user's
@@ -92,9 +103,13 @@ public struct FrontEndContext: Sendable {
         "\(error.userMessage(in: language))"
     }
 
-    /// Opens a session named after the front end's command, runs `body` in it and closes it,
-    /// waiting for what the session started. Returns 0, or 1 after writing the message of a
-    /// `CofferError` that `body` threw to standard error.
+    /// Opens a session named after the front end's command, runs `body` in it, then closes the
+    /// session: work it still runs is cancelled and waited for, and uploads left open are
+    /// discarded. Returns 0, or 1 after writing the message of an error `body` threw to
+    /// standard error.
+    ///
+    /// What a request leaves out is decided by the session's defaults for front ends that
+    /// are programs (RPC's row of `FrontEndDefaults`), whatever the command is called.
     ///
     /// - Parameters:
     ///   - hostAccess: the host folders the session may import from and export to (none by
@@ -112,7 +127,8 @@ public struct FrontEndContext: Sendable {
         let session: Session
         do {
             session = try service.openSession(SessionOptions(frontEnd: command, language: language,
-                                                             hostAccess: hostAccess, isLongLived: isLongLived))
+                                                             hostAccess: hostAccess, isLongLived: isLongLived,
+                                                             defaults: .rpc))
         } catch {
             self.error(message(for: error))
             return 1

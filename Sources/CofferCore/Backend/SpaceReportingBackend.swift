@@ -21,8 +21,9 @@ public struct StorageSpace: Sendable, Hashable, Codable {
 /// A backend that can say how full it is: a quota it keeps, a disk's size.
 ///
 /// Front ends read it through a session (`MeasureSpace` in `FileService`), never from the
-/// backend itself. The conformance suite checks that a report is consistent: no negative
-/// figure, and nothing available beyond the total.
+/// backend itself. The conformance suite checks that a report is consistent (no negative
+/// figure, nothing used or available beyond the total) and, on a writable backend, that a file
+/// written is counted.
 public protocol SpaceReportingBackend: StorageBackend {
     /// How much the whole mount holds and can still take.
     ///

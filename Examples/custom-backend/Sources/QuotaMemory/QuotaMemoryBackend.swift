@@ -13,12 +13,16 @@ import Synchronization
 /// in an `InMemoryBackend` and adds one rule of its own: the bytes of all its files may not
 /// exceed `quota`. A write that would go over fails with `outOfSpace`, which both front ends
 /// show as the message a full disk gets, and leaves nothing behind.
-public struct QuotaMemoryBackend: StorageBackend, SpaceReportingBackend {
+public final class QuotaMemoryBackend: StorageBackend, SpaceReportingBackend {
     /// The most bytes all files together may hold.
     public let quota: Int64
     /// Where the items are. `InMemoryBackend` already keeps the contract: names byte for
     /// byte, writes invisible until committed, atomic moves.
     let storage = InMemoryBackend()
+    /// Bytes promised to commits under way: two commits at once must not both fit in room
+    /// only one of them has. (`InMemoryBackend` commits without suspending, so here they cannot
+    /// overlap; a backend over a disk or a network, where a commit waits, needs exactly this.)
+    let reserved = Mutex<Int64>(0)
 
     public init(quota: Int64) {
         self.quota = quota
@@ -26,6 +30,25 @@ public struct QuotaMemoryBackend: StorageBackend, SpaceReportingBackend {
 
     /// Bytes held by all files now.
     public var usedBytes: Int64 { storage.usedBytes }
+
+    /// Bytes held, plus those promised to commits under way.
+    var committedAndPromised: Int64 { reserved.withLock { $0 } + usedBytes }
+
+    /// Promises `bytes` (negative when a commit frees room) to a commit of `path`, or fails
+    /// with `outOfSpace` when the quota has no room for them.
+    func reserve(_ bytes: Int64, for path: VirtualPath) throws(CofferError) {
+        try reserved.withLock { (reserved: inout Int64) throws(CofferError) in
+            guard bytes <= 0 || storage.usedBytes + reserved + bytes <= quota else {
+                throw CofferError(.outOfSpace, path: path)
+            }
+            reserved += bytes
+        }
+    }
+
+    /// Gives back what ``reserve(_:for:)`` promised, once the commit has ended.
+    func release(_ bytes: Int64) {
+        reserved.withLock { $0 -= bytes }
+    }
 
     // `SpaceReportingBackend`: how full the mount is. Front ends ask through a session
     // (`MeasureSpace`), so they never need to know this type.
@@ -100,7 +123,7 @@ final class QuotaWrite: PendingWrite {
         }
         // Fail early, before holding more bytes than could ever be kept. The service aborts
         // the write after a failure, so nothing of it is left.
-        if backend.usedBytes - replacing + total > backend.quota { throw CofferError(.outOfSpace, path: path) }
+        if backend.committedAndPromised - replacing + total > backend.quota { throw CofferError(.outOfSpace, path: path) }
         try await inner.write(bytes)
     }
 
@@ -109,12 +132,13 @@ final class QuotaWrite: PendingWrite {
     }
 
     func commit(conflict: ConflictPolicy) async throws {
-        // Checked again at the end: other writes may have been committed meanwhile. A file
+        // Checked again at the end, against what is held now and what other commits under way
+        // were promised: the room is reserved before the commit and given back after it. A file
         // this one replaces gives its bytes back.
         let replaced = conflict == .replace ? ((try? await backend.node(at: path))?.size ?? 0) : 0
-        if backend.usedBytes - replaced + pending.withLock({ $0 }) > backend.quota {
-            throw CofferError(.outOfSpace, path: path)
-        }
+        let growth = pending.withLock { $0 } - replaced
+        try backend.reserve(growth, for: path)
+        defer { backend.release(growth) }
         try await inner.commit(conflict: conflict)
     }
 

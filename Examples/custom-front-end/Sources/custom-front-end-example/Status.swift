@@ -10,6 +10,10 @@ public struct Status: CofferFrontEnd {
     public static let summary = LocalizedText("Say how full each mount is, and what the trash holds (--json for programs)",
                                               "显示各挂载点的用量和废纸篓中的项目（--json：给程序读）")
 
+    public static let usage: LocalizedText? = LocalizedText(
+        "[--json]\n  --json  one line of JSON, for programs, instead of lines for a person",
+        "[--json]\n  --json  输出一行 JSON 给程序读，而不是给人看的几行")
+
     /// `--json`: one line of JSON instead of lines for a person.
     public var json = false
 
@@ -18,7 +22,7 @@ public struct Status: CofferFrontEnd {
         for argument in arguments {
             switch argument {
             case "--json": json = true
-            default: throw CofferError(.invalidArgument, detail: "status: unexpected argument “\(argument)”; it takes only --json")
+            default: throw CofferError(.invalidArgument, detail: "unexpected argument “\(argument)”; status takes only --json")
             }
         }
     }
