@@ -148,25 +148,7 @@ public struct CofferApplication: Sendable {
             break
         }
         let context = LaunchContext(application: self, options: options, manifest: manifest, output: output, errors: errors)
-        var launch: any FrontEndLaunch
-        if case .custom(let command, let arguments) = options.action,
-           let type = frontEnds.first(where: { $0.command == command }) {
-            if options.frontEndHelp {
-                output.line(Self.usage(of: type, program: name, options.language))
-                output.flush()
-                return 0
-            }
-            do {
-                launch = CustomLaunch(frontEnd: try type.init(arguments: arguments), command: command)
-            } catch {
-                errors.line("\(name) \(command): \(error.userMessage(in: options.language))")
-                errors.line(usage(options.language))
-                errors.flush()
-                return 2
-            }
-        } else {
-            launch = Self.launch(for: options.action)
-        }
+        var launch = launch(for: options.action)
         if let status = launch.prepare(context) { return status }
         let service: FileService
         let container: Container
@@ -185,8 +167,11 @@ public struct CofferApplication: Sendable {
     }
 
     /// The front end an action starts: one small type each.
-    static func launch(for action: LaunchOptions.Action) -> any FrontEndLaunch {
+    func launch(for action: LaunchOptions.Action) -> any FrontEndLaunch {
         switch action {
+        case .custom(let command, let arguments):
+            // Only the application's own commands parse as `.custom`.
+            CustomLaunch(type: frontEnds.first { $0.command == command }!, arguments: arguments)
         case .rpc: RPCLaunch()
         case .mcp: MCPLaunch()
         case .serve: WebLaunch()

@@ -23,10 +23,6 @@ struct LaunchOptions {
         case custom(String, [String])
     }
 
-    /// The options that shape the service, read wherever they stand, also after an
-    /// application's own command (`my-app status --container DIR`).
-    static let serviceOptions = ["--container", "--mount", "--s3-endpoint", "--document-types", "--lang",
-                                 "--thumbnail-max-age", "--thumbnail-max-size"]
 
     /// `coffer rpc --framing lsp|ndjson`; detected from the first byte when nil.
     var framing: String?
@@ -86,9 +82,10 @@ struct LaunchOptions {
                 action = .custom(command, given + reader.rest())
             } else if case .custom = action, reader.current == "-h" || reader.current == "--help" {
                 frontEndHelp = true
-            } else if case .custom(let command, let given) = action, !Self.isServiceOption(reader.current) {
-                // Everything else after an application's command is that front end's own.
-                action = .custom(command, given + [reader.current])
+            } else if case .custom(let command, let given) = action {
+                // The options that shape the service are read wherever they stand; everything else
+                // after an application's command is that front end's own.
+                if try !readServiceOption(&reader) { action = .custom(command, given + [reader.current]) }
             } else if action == .interactive, commands.contains(reader.current) {
                 action = .custom(reader.current, [])
             } else if try !readCommon(&reader), try !readFrontEndOption(&reader) {
@@ -97,12 +94,6 @@ struct LaunchOptions {
             reader.advance()
         }
         if containerPath.isEmpty { throw CofferError(.invalidArgument, detail: "--container needs a folder") }
-    }
-
-    /// Whether `argument` is one of ``serviceOptions`` (`--lang zh-Hans`, `--lang=zh-Hans`) or
-    /// `--no-recents`.
-    static func isServiceOption(_ argument: String) -> Bool {
-        argument == "--no-recents" || serviceOptions.contains { argument == $0 || argument.hasPrefix($0 + "=") }
     }
 
     /// A whole number of `unit`, or -1 for no limit.
@@ -122,7 +113,33 @@ struct LaunchOptions {
             // used to replace the first without a word).
             let script = try reader.separateValue(of: "-c")
             if case .commands(let earlier) = action { action = .commands(earlier + [script]) } else { action = .commands([script]) }
-        } else if let path = try reader.value(of: "--container") {
+        } else if try readServiceOption(&reader) {
+            return true
+        } else {
+            switch argument {
+            case "-h", "--help": action = .showHelp
+            case "-V", "--version": action = .showVersion
+            case "help": action = .help(reader.rest())
+            case "rpc": action = .rpc
+            case "mcp": action = .mcp
+            case "serve": action = .serve
+            case "install-desktop": action = .installDesktop
+            case "uninstall-desktop": action = .uninstallDesktop
+            case "open-files":
+                let paths = reader.rest().drop { $0 == "--" }
+                guard !paths.isEmpty else { throw CofferError(.invalidArgument, detail: "open-files needs the files to open") }
+                action = .openFiles(Array(paths))
+            default: return false
+            }
+        }
+        return true
+    }
+
+    /// One of the options that shape the service (`--container`, `--lang`, `--mount`, …), read
+    /// wherever it stands, also after an application's own command; `false` for anything else.
+    private mutating func readServiceOption(_ reader: inout ArgumentReader) throws(CofferError) -> Bool {
+        let argument = reader.current
+        if let path = try reader.value(of: "--container") {
             containerPath = path
             containerGiven = true
         } else if let value = try reader.value(of: "--mount") {
@@ -147,21 +164,7 @@ struct LaunchOptions {
             }
             language = chosen
         } else {
-            switch argument {
-            case "-h", "--help": action = .showHelp
-            case "-V", "--version": action = .showVersion
-            case "help": action = .help(reader.rest())
-            case "rpc": action = .rpc
-            case "mcp": action = .mcp
-            case "serve": action = .serve
-            case "install-desktop": action = .installDesktop
-            case "uninstall-desktop": action = .uninstallDesktop
-            case "open-files":
-                let paths = reader.rest().drop { $0 == "--" }
-                guard !paths.isEmpty else { throw CofferError(.invalidArgument, detail: "open-files needs the files to open") }
-                action = .openFiles(Array(paths))
-            default: return false
-            }
+            return false
         }
         return true
     }

@@ -145,15 +145,42 @@ public struct FrontEndContext: Sendable {
     }
 }
 
-/// The launch of an application's own front end.
+/// The launch of an application's own front end: its `--help`, and its arguments read before
+/// anything is opened (``prepare(_:)``); then its run on the service.
 struct CustomLaunch: FrontEndLaunch {
-    let frontEnd: any CofferFrontEnd
-    let command: String
+    let type: any CofferFrontEnd.Type
+    let arguments: [String]
+    /// Made by ``prepare(_:)`` from the arguments.
+    private var frontEnd: (any CofferFrontEnd)?
+
+    init(type: any CofferFrontEnd.Type, arguments: [String]) {
+        self.type = type
+        self.arguments = arguments
+    }
+
+    mutating func prepare(_ context: LaunchContext) -> Int32? {
+        let (application, language) = (context.application, context.language)
+        if context.options.frontEndHelp {
+            context.output.line(CofferApplication.usage(of: type, program: application.name, language))
+            context.output.flush()
+            return 0
+        }
+        do {
+            frontEnd = try type.init(arguments: arguments)
+            return nil
+        } catch {
+            context.errors.line("\(application.name) \(type.command): \(error.userMessage(in: language))")
+            context.errors.line(application.usage(language))
+            context.errors.flush()
+            return 2
+        }
+    }
 
     @MainActor
     func run(_ context: LaunchContext, service: FileService, container: Container) async -> Int32 {
+        guard let frontEnd else { return 2 }  // `prepare` stopped the launch; never run then
         context.output.flush()
-        let given = FrontEndContext(programName: context.application.name, command: command, service: service,
+        let given = FrontEndContext(programName: context.application.name, command: type.command, service: service,
                                     container: container, language: context.language,
                                     environment: context.options.environment)
         return await frontEnd.run(given)
