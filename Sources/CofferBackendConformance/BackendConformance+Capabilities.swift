@@ -115,14 +115,7 @@ extension BackendConformance {
             }
             // What is written is counted: a file of 4 KiB adds at least its bytes.
             guard context.backend.capabilities.contains(.writable) else { return }
-            let write = try await context.backend.makeWrite(at: context.path("counted.bin"))
-            do {
-                try await write.write(Array(repeating: 7, count: 4_096))
-                try await write.commit(conflict: .fail)
-            } catch {
-                await write.abort()
-                throw error
-            }
+            try await context.writeFile(at: context.path("counted.bin"), Array(repeating: 7, count: 4_096))
             let after = try await reporting.space()
             try context.expect(after.usedBytes >= space.usedBytes + 4_096,
                                "space() reports \(after.usedBytes) bytes used after a 4,096-byte file was written, \(space.usedBytes) before")
@@ -237,10 +230,7 @@ extension BackendConformance {
         Check(name: "touch", applies: .writable) { context in
             let touching = try context.adopted((any TouchingBackend).self)
             let old = Date(timeIntervalSince1970: 1_000_000_000)
-            let write = try await context.backend.makeWrite(at: context.path("touched.txt"))
-            try await write.write(Array("unchanged".utf8))
-            try await write.setAttributes(permissions: nil, modificationDate: old)
-            try await write.commit(conflict: .fail)
+            try await context.writeFile(at: context.path("touched.txt"), Array("unchanged".utf8), modified: old)
             let before = Date()
             try await touching.touch(context.path("touched.txt"))
             let node = try await context.backend.node(at: context.path("touched.txt"))
@@ -300,9 +290,7 @@ extension BackendConformance {
             try await context.backend.createFolder(at: context.path("Built"))
             try await BatchedDurability.$deferred.withValue(true) {
                 for index in 0..<3 {
-                    let write = try await context.backend.makeWrite(at: context.path("Built/\(index).txt"))
-                    try await write.write([UInt8(index)])
-                    try await write.commit(conflict: .fail)
+                    try await context.writeFile(at: context.path("Built/\(index).txt"), [UInt8(index)])
                 }
             }
             try await durable.makeDurable(context.path("Built"))
@@ -319,9 +307,7 @@ extension BackendConformance {
             defer { watch.cancel() }
             let made = [context.path("watched.txt"), context.path("Folder/Sub/watched.txt")]
             for path in made {
-                let write = try await context.backend.makeWrite(at: path)
-                try await write.write([1])
-                try await write.commit(conflict: .fail)
+                try await context.writeFile(at: path, [1])
             }
             // A watch reports within about 100 ms; ten seconds leave room for a loaded machine.
             let deadline = Date().addingTimeInterval(10)
@@ -441,6 +427,20 @@ extension BackendConformance {
 }
 
 extension BackendConformance.Context {
+    /// Writes a new file at `path` (its date set to `modified`, when given) and commits it with
+    /// `.fail`; a write that fails is aborted, so nothing of it is left.
+    func writeFile(at path: VirtualPath, _ bytes: [UInt8], modified: Date? = nil) async throws {
+        let write = try await backend.makeWrite(at: path)
+        do {
+            try await write.write(bytes)
+            if let modified { try await write.setAttributes(permissions: nil, modificationDate: modified) }
+            try await write.commit(conflict: .fail)
+        } catch {
+            await write.abort()
+            throw error
+        }
+    }
+
     /// The backend as a `Capability`, or ``BackendConformance/NotApplicable`` when it does not
     /// adopt it.
     func adopted<Capability>(_: Capability.Type) throws -> Capability {

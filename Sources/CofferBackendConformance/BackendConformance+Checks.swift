@@ -285,9 +285,7 @@ extension BackendConformance {
         Check(name: "names on write", applies: .writable) { context in
             let names = ["r\u{E9}sum\u{E9}.txt", "re\u{301}sume\u{301}.txt", "报告 2026 (final).txt", " leading space.txt"]
             for (index, name) in names.enumerated() {
-                let write = try await context.backend.makeWrite(at: context.path(name))
-                try await write.write([UInt8(index)])
-                try await write.commit(conflict: .fail)
+                try await context.writeFile(at: context.path(name), [UInt8(index)])
             }
             for (index, name) in names.enumerated() {
                 try context.expect(try await context.contents(name) == [UInt8(index)], "“\(name)” reads back another file's bytes")
@@ -337,10 +335,7 @@ extension BackendConformance {
 
         Check(name: "modification date", applies: .writable) { context in
             let date = Date(timeIntervalSince1970: 1_000_000_000.5)
-            let write = try await context.backend.makeWrite(at: context.path("dated.txt"))
-            try await write.write([1])
-            try await write.setAttributes(permissions: nil, modificationDate: date)
-            try await write.commit(conflict: .fail)
+            try await context.writeFile(at: context.path("dated.txt"), [1], modified: date)
             let node = try await context.backend.node(at: context.path("dated.txt"))
             try context.expect(abs(node.modificationDate.timeIntervalSince(date)) < 0.001,
                                "the modification date set before commit reads back as \(node.modificationDate)")
