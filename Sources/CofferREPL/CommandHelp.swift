@@ -95,13 +95,42 @@ public struct CommandHelp: Sendable {
                 "名称即 restore 所需的参数。也可以只读浏览废纸篓：ls trash:、info trash:/名称。"),
             examples: ["trash", "ls -l trash:"]),
         CommandHelp(
-            name: "restore", usage: "restore [--keep-both|--replace|--replace-folder] name…",
-            syntax: CommandSyntax(longFlags: ["keep-both", "replace", "replace-folder"], operands: [.trashItem]),
+            name: "restore", usage: "restore [--keep-both|--replace|--replace-folder] name… | restore --version ID [--as NAME] path",
+            syntax: CommandSyntax(longFlags: ["keep-both", "replace", "replace-folder"], longOptions: ["version": .text, "as": .text],
+                                  operands: [.trashItem]),
             summary: LocalizedText("Put trashed items back where they were.", "将废纸篓中的项目放回原处。"),
             details: LocalizedText(
-                "A name is the item's name in the trash, or its original name when only one item has it. Missing folders are recreated. If the place is taken it fails, unless --keep-both or --replace (which moves the item in the way to the trash).",
-                "名称可以是项目在废纸篓中的名称，或在唯一时使用原名称。缺少的上级文件夹会重新创建。原位置被占用时操作失败，除非使用 --keep-both 或 --replace（占位的项目会被移到废纸篓）。"),
-            examples: ["restore report.pdf", "restore --keep-both 'notes (2).txt'"]),
+                "A name is the item's name in the trash, or its original name when only one item has it. Missing folders are recreated. If the place is taken it fails, unless --keep-both or --replace (which moves the item in the way to the trash). With --version ID, puts that version of the file back (as “versions” lists it): what the file has now becomes a version in turn; --as NAME puts it beside the file instead.",
+                "名称可以是项目在废纸篓中的名称，或在唯一时使用原名称。缺少的上级文件夹会重新创建。原位置被占用时操作失败，除非使用 --keep-both 或 --replace（占位的项目会被移到废纸篓）。使用 --version ID 时恢复文件的该历史版本（见 versions 的列表）：文件现在的内容随之成为一个历史版本；--as 名称 则把它恢复在文件旁边。"),
+            examples: ["restore report.pdf", "restore --keep-both 'notes (2).txt'", "restore --version 3 notes.txt"]),
+        CommandHelp(
+            name: "changes", usage: "changes [--json] [session]",
+            syntax: CommandSyntax(longFlags: ["json"], operands: [.text]),
+            summary: LocalizedText("List the sessions that changed files, or one session's changes.", "列出更改过文件的会话，或某个会话的更改。"),
+            details: LocalizedText(
+                "Every session (this REPL, an RPC or MCP client, the web page) journals what it creates, writes, copies, moves, renames, deletes, restores and tags. Without a session: each session's id, front end, start and number of changes, the most recent first. With one: its changes, newest first. “undo ID” reverts them.",
+                "每个会话（本 REPL、RPC 或 MCP 客户端、网页）都会记录它创建、写入、复制、移动、重命名、删除、恢复和加标签的操作。不给会话时：列出每个会话的 ID、前端、开始时间和更改数，最近的在前。给出会话时：列出它的更改，最新的在前。“undo ID” 撤销它们。"),
+            examples: ["changes", "changes 0c41d2aa"]),
+        CommandHelp(
+            name: "undo", usage: "undo [--dry-run] [--force] [--json] session",
+            syntax: CommandSyntax(longFlags: ["dry-run", "force", "json"], operands: [.text]),
+            summary: LocalizedText("Revert what a session changed.", "撤销某个会话所做的更改。"),
+            details: LocalizedText(
+                "Newest first: moved items go back, deleted ones come back from the trash, created ones go to the trash, overwritten content comes back from its version, tags are set back. An item another session changed since is left alone and listed with why, unless --force (what is there is then kept as a version or in the trash first). --dry-run only lists. The undo is a session of its own: undo it to redo.",
+                "从最新的开始：移动的项目移回，删除的从废纸篓恢复，新建的移到废纸篓，被覆盖的内容从历史版本恢复，标签恢复原样。之后被其他会话更改过的项目不会被处理，并列出原因，除非使用 --force（此时现有内容会先保留为历史版本或放入废纸篓）。--dry-run 只列出。撤销本身也是一个会话：撤销它即可重做。"),
+            examples: ["undo --dry-run 0c41d2aa", "undo 0c41d2aa"]),
+        CommandHelp(
+            name: "versions",
+            usage: "versions [--json] path | versions --prune [--keep-last N] [--keep-hourly N] [--keep-daily N] [--keep-weekly N] [--keep-monthly N] [--keep-within DURATION] [--max-size SIZE] [--dry-run] [--json] [path]",
+            syntax: CommandSyntax(longFlags: ["json", "prune", "dry-run"], longOptions: [
+                "keep-last": .text, "keep-hourly": .text, "keep-daily": .text, "keep-weekly": .text, "keep-monthly": .text,
+                "keep-within": .text, "max-size": .text,
+            ], operands: [.sandboxPath]),
+            summary: LocalizedText("List a file's versions, or prune them.", "列出文件的历史版本，或清理它们。"),
+            details: LocalizedText(
+                "Every save or replace keeps what the file had as a version: number, date, size and who replaced it, newest first. “cat --version ID” shows one, “restore --version ID” puts it back. --prune drops what the rules do not keep, as restic forget does (--keep-within takes 1y2m3d4h); with no rule, the default: every version for a day, one an hour for a week, one a day for a month, one a week before that, within --max-size (a tenth of the disk). --dry-run only says what would go; --json prints each version kept or dropped with the rules that kept it.",
+                "每次保存或替换都会把文件原有的内容保留为一个历史版本：编号、日期、大小和替换者，最新的在前。“cat --version ID” 查看某个版本，“restore --version ID” 恢复它。--prune 删除规则不保留的版本，与 restic forget 相同（--keep-within 形如 1y2m3d4h）；不给规则时使用默认规则：一天内全部保留，一周内每小时一个，一个月内每天一个，更早的每周一个，总量不超过 --max-size（磁盘的十分之一）。--dry-run 只说明将删除什么；--json 列出每个版本的去留及保留它的规则。"),
+            examples: ["versions notes.txt", "cat --version 3 notes.txt", "versions --prune --keep-daily 7 --dry-run"]),
         CommandHelp(
             name: "empty-trash", usage: "empty-trash [-f|--yes] [--older-than DAYS | name…]",
             syntax: CommandSyntax(shortFlags: "f", longFlags: ["yes"], longOptions: ["older-than": .text], operands: [.trashItem]),
@@ -147,12 +176,12 @@ public struct CommandHelp: Sendable {
                                    "--remove 删除书签，文件本身不受影响。"),
             examples: ["bookmarks", "bookmarks --remove 2"]),
         CommandHelp(
-            name: "cat", usage: "cat [--bookmark ID] [path…]",
-            syntax: CommandSyntax(longOptions: ["bookmark": .text], operands: [.sandboxPath]),
+            name: "cat", usage: "cat [--bookmark ID | --version ID] [path…]",
+            syntax: CommandSyntax(longOptions: ["bookmark": .text, "version": .text], operands: [.sandboxPath]),
             summary: LocalizedText("Show text files, in UTF-8, UTF-16 or GB 18030.", "显示文本文件（UTF-8、UTF-16 或 GB 18030）。"),
             details: LocalizedText(
-                "The encoding is detected; when it is not UTF-8 a note on standard error says which was used. Binary files are refused. --bookmark reads a file opened in place.",
-                "自动检测编码；不是 UTF-8 时会在标准错误中注明所用编码。二进制文件会被拒绝。--bookmark 读取原位打开的文件。"),
+                "The encoding is detected; when it is not UTF-8 a note on standard error says which was used. Binary files are refused. --bookmark reads a file opened in place; --version ID a version of the file (see versions).",
+                "自动检测编码；不是 UTF-8 时会在标准错误中注明所用编码。二进制文件会被拒绝。--bookmark 读取原位打开的文件；--version ID 读取文件的某个历史版本（见 versions）。"),
             examples: ["cat notes.txt", "cat --bookmark 1"]),
         CommandHelp(
             name: "head", usage: "head [-n N] [--bookmark ID] [path…]",

@@ -2,25 +2,25 @@ import CSQLite
 import Foundation
 
 /// A failure reported by SQLite.
-struct SQLiteError: Error, CustomStringConvertible {
-    var code: Int32
-    var message: String
+package struct SQLiteError: Error, CustomStringConvertible {
+    package var code: Int32
+    package var message: String
 
     /// The file is damaged or is not a database: the index is rebuilt from the disk.
-    var isCorruption: Bool {
+    package var isCorruption: Bool {
         let primary = code & 0xFF
         return primary == SQLITE_CORRUPT || primary == SQLITE_NOTADB
     }
 
-    var description: String { "SQLite error \(code): \(message)" }
+    package var description: String { "SQLite error \(code): \(message)" }
 }
 
 /// One connection. Not thread-safe by itself: its owner serialises every use.
-final class SQLiteConnection: @unchecked Sendable {
+package final class SQLiteConnection: @unchecked Sendable {
     private let handle: OpaquePointer
     private var statements: [String: SQLiteStatement] = [:]
 
-    init(path: String, readOnly: Bool = false) throws(SQLiteError) {
+    package init(path: String, readOnly: Bool = false) throws(SQLiteError) {
         var handle: OpaquePointer?
         let flags = (readOnly ? SQLITE_OPEN_READONLY : SQLITE_OPEN_READWRITE | SQLITE_OPEN_CREATE)
             | SQLITE_OPEN_NOMUTEX
@@ -42,7 +42,7 @@ final class SQLiteConnection: @unchecked Sendable {
     }
 
     /// Runs statements that return no rows.
-    func execute(_ sql: String) throws(SQLiteError) {
+    package func execute(_ sql: String) throws(SQLiteError) {
         var message: UnsafeMutablePointer<CChar>?
         let code = sqlite3_exec(handle, sql, nil, nil, &message)
         guard code == SQLITE_OK else {
@@ -53,12 +53,12 @@ final class SQLiteConnection: @unchecked Sendable {
     }
 
     /// Resets every statement, so none holds a read transaction open. Call after each use.
-    func resetStatements() {
+    package func resetStatements() {
         for statement in statements.values { statement.reset() }
     }
 
     /// A prepared statement, reused across calls, reset and unbound.
-    func statement(_ sql: String) throws(SQLiteError) -> SQLiteStatement {
+    package func statement(_ sql: String) throws(SQLiteError) -> SQLiteStatement {
         if let cached = statements[sql] {
             cached.reset()
             return cached
@@ -72,7 +72,7 @@ final class SQLiteConnection: @unchecked Sendable {
     }
 
     /// Runs `body` in one write transaction, rolled back if it throws.
-    func transaction<T>(_ body: () throws(SQLiteError) -> T) throws(SQLiteError) -> T {
+    package func transaction<T>(_ body: () throws(SQLiteError) -> T) throws(SQLiteError) -> T {
         try execute("BEGIN IMMEDIATE")
         do {
             let result = try body()
@@ -84,13 +84,16 @@ final class SQLiteConnection: @unchecked Sendable {
         }
     }
 
-    func error(_ code: Int32) -> SQLiteError {
+    /// The row ID the last `INSERT` on this connection gave.
+    package var lastInsertRowID: Int64 { sqlite3_last_insert_rowid(handle) }
+
+    package func error(_ code: Int32) -> SQLiteError {
         SQLiteError(code: code, message: String(cString: sqlite3_errmsg(handle)))
     }
 }
 
 /// A prepared statement of a ``SQLiteConnection``.
-final class SQLiteStatement {
+package final class SQLiteStatement {
     private let raw: OpaquePointer
     private unowned let connection: SQLiteConnection
 
@@ -101,19 +104,19 @@ final class SQLiteStatement {
 
     deinit { sqlite3_finalize(raw) }
 
-    func reset() {
+    package func reset() {
         sqlite3_reset(raw)
         sqlite3_clear_bindings(raw)
     }
 
     @discardableResult
-    func bind(_ index: Int32, _ text: String) -> SQLiteStatement {
+    package func bind(_ index: Int32, _ text: String) -> SQLiteStatement {
         sqlite3_bind_text(raw, index, text, -1, coffer_sqlite_transient())
         return self
     }
 
     @discardableResult
-    func bind(_ index: Int32, _ blob: [UInt8]) -> SQLiteStatement {
+    package func bind(_ index: Int32, _ blob: [UInt8]) -> SQLiteStatement {
         blob.withUnsafeBytes { bytes in
             _ = sqlite3_bind_blob(raw, index, bytes.baseAddress ?? UnsafeRawPointer(bitPattern: 1), Int32(bytes.count),
                                   coffer_sqlite_transient())
@@ -122,32 +125,32 @@ final class SQLiteStatement {
     }
 
     @discardableResult
-    func bind(_ index: Int32, _ value: Int) -> SQLiteStatement {
+    package func bind(_ index: Int32, _ value: Int) -> SQLiteStatement {
         sqlite3_bind_int64(raw, index, Int64(value))
         return self
     }
 
     @discardableResult
-    func bind(_ index: Int32, _ value: Int64?) -> SQLiteStatement {
+    package func bind(_ index: Int32, _ value: Int64?) -> SQLiteStatement {
         if let value { sqlite3_bind_int64(raw, index, value) } else { sqlite3_bind_null(raw, index) }
         return self
     }
 
     @discardableResult
-    func bind(_ index: Int32, _ text: String?) -> SQLiteStatement {
+    package func bind(_ index: Int32, _ text: String?) -> SQLiteStatement {
         if let text { return bind(index, text) }
         sqlite3_bind_null(raw, index)
         return self
     }
 
     @discardableResult
-    func bind(_ index: Int32, _ value: Double?) -> SQLiteStatement {
+    package func bind(_ index: Int32, _ value: Double?) -> SQLiteStatement {
         if let value { sqlite3_bind_double(raw, index, value) } else { sqlite3_bind_null(raw, index) }
         return self
     }
 
     /// Advances to the next row; `false` when there are no more.
-    func step() throws(SQLiteError) -> Bool {
+    package func step() throws(SQLiteError) -> Bool {
         let code = sqlite3_step(raw)
         switch code {
         case SQLITE_ROW: return true
@@ -157,34 +160,34 @@ final class SQLiteStatement {
     }
 
     /// Runs a statement that returns no rows.
-    func run() throws(SQLiteError) {
+    package func run() throws(SQLiteError) {
         while try step() {}
     }
 
-    func text(_ column: Int32) -> String {
+    package func text(_ column: Int32) -> String {
         guard let pointer = sqlite3_column_text(raw, column) else { return "" }
         return String(cString: pointer)
     }
 
     /// A text column holding `/`-separated names, as those names: read from SQLite's own
     /// bytes, without making the whole text a string first.
-    func components(_ column: Int32) -> [String] {
+    package func components(_ column: Int32) -> [String] {
         guard let pointer = sqlite3_column_text(raw, column) else { return [] }
         let bytes = UnsafeBufferPointer(start: pointer, count: Int(sqlite3_column_bytes(raw, column)))
         return bytes.split(separator: UInt8(ascii: "/")).map { String(decoding: UnsafeBufferPointer(rebasing: $0), as: UTF8.self) }
     }
 
-    func int(_ column: Int32) -> Int { Int(sqlite3_column_int64(raw, column)) }
+    package func int(_ column: Int32) -> Int { Int(sqlite3_column_int64(raw, column)) }
 
-    func optionalInt64(_ column: Int32) -> Int64? {
+    package func optionalInt64(_ column: Int32) -> Int64? {
         sqlite3_column_type(raw, column) == SQLITE_NULL ? nil : sqlite3_column_int64(raw, column)
     }
 
-    func optionalText(_ column: Int32) -> String? {
+    package func optionalText(_ column: Int32) -> String? {
         sqlite3_column_type(raw, column) == SQLITE_NULL ? nil : text(column)
     }
 
-    func double(_ column: Int32) -> Double? {
+    package func double(_ column: Int32) -> Double? {
         sqlite3_column_type(raw, column) == SQLITE_NULL ? nil : sqlite3_column_double(raw, column)
     }
 }

@@ -15,6 +15,7 @@ import Glibc
 ///   Library/Application Support/AppData/
 ///   Library/Caches/{SearchIndex,Thumbnails,Downloading,Remote}/   (CACHEDIR.TAG)
 ///   Library/Trash/                trash:    (freedesktop.org layout: files/, info/)
+///   Library/Versions/             the versions of files (files/, index.sqlite)
 ///   tmp/                          (CACHEDIR.TAG; entries older than 24 h removed at open)
 /// ```
 public struct Container: Sendable {
@@ -30,7 +31,7 @@ public struct Container: Sendable {
         "Documents", "Documents/UserFiles", "Documents/ExportTemp",
         "Library", "Library/Application Support", "Library/Application Support/AppData",
         "Library/Caches", "Library/Caches/SearchIndex", "Library/Caches/Thumbnails", "Library/Caches/Downloading",
-        "Library/Caches/Remote", "Library/Trash", "tmp",
+        "Library/Caches/Remote", "Library/Trash", "Library/Versions", "tmp",
     ]
     /// Where the journals are, relative to the root (made on the first change).
     static let journalFolder = "Library/Application Support/AppData/Journal"
@@ -58,6 +59,8 @@ public struct Container: Sendable {
     public var searchIndexDatabasePath: String { searchIndexPath + "/index.sqlite" }
     /// The trash, in freedesktop.org layout: the root of the read-only `trash:` mount.
     public var trashPath: String { hostPath + "/Library/Trash" }
+    /// The versions of files: what saves and replaces displaced (``VersionStore``).
+    public var versionsPath: String { hostPath + "/Library/Versions" }
     /// Uploads in progress (RPC `files/upload/*`): partial transfers, rebuildable.
     public var uploadsPath: String { hostPath + "/Library/Caches/Downloading" }
     /// Short-lived files (editors' drafts among them); entries older than 24 hours are

@@ -146,7 +146,7 @@ extension FileService {
     /// With `ifVersion` it is a conditional save: it replaces the file only while that is
     /// the version there (``FileNode/version``), whatever `conflict` says, and throws
     /// `changedSinceRead` otherwise — also when the file is gone — writing nothing. The
-    /// version it replaced goes to the trash, as every replace's does.
+    /// content it replaced is kept as a version, as every replace's is (``versions(of:)``).
     @discardableResult
     @_spi(Engine) public func writeFile(_ path: VirtualPath, bytes: [UInt8], conflict: ConflictPolicy,
                            ifVersion: FileVersion? = nil) async throws(CofferError) -> FileNode {
@@ -223,14 +223,32 @@ extension FileService {
             await file.close()
             do {
                 if !bytes.isEmpty { try await writer.write(bytes) }
-                if let ifVersion { try Self.require(ifVersion, of: try await versionedNode(path)) }
-                try await writer.commit(conflict: .replace)
+                let current = try await versionedNode(path)
+                if let ifVersion { try Self.require(ifVersion, of: current) }
+                // What it had becomes a version, where versions are kept; the rest is put in its place.
+                if let kept = try await keepVersion(of: current) {
+                    ReplacedItems.current?.addVersion(kept)
+                    ReplacedItems.current?.noteDisplaced(at: path, version: kept)
+                    do {
+                        try await writer.commit(conflict: .fail)
+                    } catch {
+                        try? await putVersionBack(kept, at: path)
+                        ReplacedItems.current?.removeVersion(kept)
+                        ReplacedItems.current?.forgetDisplaced(at: path)
+                        throw error
+                    }
+                } else {
+                    try await writer.commit(conflict: .replace)
+                }
             } catch {
                 await writer.abort()
                 throw error
             }
         }
         await indexChanged([path])
-        return try await stat(path)
+        let node = try await stat(path)
+        // Journaled where what it had was kept (then an undo can put it back).
+        ReplacedItems.current?.note(ChangeDraft(kind: .create, path: path, state: node.version?.description))
+        return node
     }
 }

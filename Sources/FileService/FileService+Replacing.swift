@@ -30,13 +30,56 @@ struct Arrival: Sendable {
 final class ReplacedItems: Sendable {
     @TaskLocal static var current: ReplacedItems?
 
+    /// Who performs the operation, for the versions it keeps.
+    let author: ChangeAuthor?
     private let items = Mutex<[String]>([])
+    private let keptVersions = Mutex<[Int]>([])
+
+    init(author: ChangeAuthor? = nil) { self.author = author }
 
     var trashed: [String] { items.withLock { $0 } }
+
+    /// The versions the operation's replaces kept.
+    var versions: [Int] { keptVersions.withLock { $0 } }
 
     func add(_ id: String) { items.withLock { $0.append(id) } }
 
     func remove(_ id: String) { items.withLock { $0.removeAll { $0 == id } } }
+
+    func addVersion(_ id: Int) { keptVersions.withLock { $0.append(id) } }
+
+    func removeVersion(_ id: Int) { keptVersions.withLock { $0.removeAll { $0 == id } } }
+
+    // MARK: The changes, for the session's journal
+
+    private struct Journal {
+        var changes: [ChangeDraft] = []
+        /// What a replace displaced at each place, until the change that placed the new item takes it.
+        var displaced: [VirtualPath: (version: Int?, trash: String?)] = [:]
+    }
+    private let journal = Mutex(Journal())
+
+    /// The changes noted so far, in order.
+    var changes: [ChangeDraft] { journal.withLock { $0.changes } }
+
+    func noteDisplaced(at path: VirtualPath, version: Int? = nil, trash: String? = nil) {
+        journal.withLock { $0.displaced[path] = (version, trash) }
+    }
+
+    func forgetDisplaced(at path: VirtualPath) { journal.withLock { $0.displaced[path] = nil } }
+
+    /// Notes `change`, with what a replace displaced at its path.
+    func note(_ change: ChangeDraft) {
+        journal.withLock { journal in
+            var change = change
+            if let displaced = journal.displaced.removeValue(forKey: change.path) {
+                change.keptVersion = displaced.version
+                change.displacedTrashID = displaced.trash
+                if change.kind == .create { change.kind = .replace }
+            }
+            journal.changes.append(change)
+        }
+    }
 }
 
 extension FileService {
@@ -88,6 +131,7 @@ extension FileService {
                 // from, where the storage checks that); a copy of it is in the trash first.
                 let copy = try await copying.trashCopy(of: destination)
                 ReplacedItems.current?.add(destination.mount + "/" + copy.id)
+                ReplacedItems.current?.noteDisplaced(at: destination, trash: destination.mount + "/" + copy.id)
                 do throws(CofferError) {
                     try await self.call(destination) { try await operation(destination, .replace) }
                 } catch {
@@ -99,14 +143,15 @@ extension FileService {
                 let staging = (destination.parent ?? .root(of: destination.mount)).appending(trustedName: PartialName.make())
                 try await self.call(destination) { try await operation(staging, .fail) }
                 do throws(CofferError) {
-                    if let expected { try Self.require(expected, of: try await versionedNode(destination)) }
-                    let trashed = try await trashReplaced(destination)
+                    let current = try await versionedNode(destination)
+                    if let expected { try Self.require(expected, of: current) }
+                    let displaced = try await displace(current, arriving: arriving)
                     do throws(CofferError) {
                         try await self.call(destination) {
                             try await backend.moveItem(at: staging, to: destination, conflict: .fail)
                         }
                     } catch {
-                        await putBack(trashed)
+                        await putBack(displaced)
                         throw error
                     }
                 } catch {
@@ -114,12 +159,13 @@ extension FileService {
                     throw error
                 }
             } else {
-                if let expected { try Self.require(expected, of: try await versionedNode(destination)) }
-                let trashed = try await trashReplaced(destination)
+                let current = try await versionedNode(destination)
+                if let expected { try Self.require(expected, of: current) }
+                let displaced = try await displace(current, arriving: arriving)
                 do throws(CofferError) {
                     try await self.call(destination) { try await operation(destination, .fail) }
                 } catch {
-                    await putBack(trashed)
+                    await putBack(displaced)
                     throw error
                 }
             }
@@ -144,17 +190,50 @@ extension FileService {
         }
     }
 
-    /// Moves what a replace displaces to the trash, and notes it for the audit entry.
-    private func trashReplaced(_ path: VirtualPath) async throws(CofferError) -> TrashItem {
-        let item = try await trash(path)
+    /// Where a replace put what it displaced.
+    enum Displaced {
+        case trash(TrashItem)
+        case version(Int, VirtualPath)
+    }
+
+    /// Moves what a replace displaces out of the way, and notes it for the audit entry: a
+    /// file replaced by a file becomes a version of it (where the service keeps versions),
+    /// anything else goes to the trash.
+    private func displace(_ current: FileNode, arriving: Arrival) async throws(CofferError) -> Displaced {
+        if current.kind == .file, !arriving.isFolder, let id = try await keepVersion(of: current) {
+            ReplacedItems.current?.addVersion(id)
+            ReplacedItems.current?.noteDisplaced(at: current.path, version: id)
+            return .version(id, current.path)
+        }
+        // Not journaled as a change of its own: the change that takes its place reverts it.
+        let item = try await unjournaled { () async throws(CofferError) in try await trash(current.path) }
         ReplacedItems.current?.add(item.id)
-        return item
+        ReplacedItems.current?.noteDisplaced(at: current.path, trash: item.id)
+        return .trash(item)
     }
 
     /// Puts a displaced item back where it was after the replace failed (best effort: when
-    /// it cannot go back, it stays in the trash, restorable).
-    private func putBack(_ item: TrashItem) async {
-        guard (try? await restore(item.id, conflict: .fail)) != nil else { return }
-        ReplacedItems.current?.remove(item.id)
+    /// it cannot go back, it stays in the trash or among the versions, restorable).
+    private func putBack(_ displaced: Displaced) async {
+        switch displaced {
+        case .trash(let item):
+            guard (try? await unjournaled { () async throws(CofferError) in try await restore(item.id, conflict: .fail) }) != nil
+            else { return }
+            ReplacedItems.current?.remove(item.id)
+            ReplacedItems.current?.forgetDisplaced(at: item.originalPath)
+        case .version(let id, let path):
+            guard (try? await putVersionBack(id, at: path)) != nil else { return }
+            ReplacedItems.current?.removeVersion(id)
+            ReplacedItems.current?.forgetDisplaced(at: path)
+        }
+    }
+
+    /// Runs `body` with its changes kept out of the session's journal (they are part of a
+    /// change noted otherwise).
+    func unjournaled<T: Sendable>(_ body: () async throws(CofferError) -> T) async throws(CofferError) -> T {
+        let result: Result<T, CofferError> = await ReplacedItems.$current.withValue(nil) {
+            do throws(CofferError) { return .success(try await body()) } catch { return .failure(error) }
+        }
+        return try result.get()
     }
 }

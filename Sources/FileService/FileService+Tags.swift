@@ -17,11 +17,13 @@ extension FileService {
             throw CofferError(.unsupported, path: path, detail: "no-tags")
         }
         _ = try await stat(path)
-        let tags = try await self.call(path) {
-            let tags = FileTags.changing(try await backend.tags(at: path), adding: added, removing: removed)
+        let (before, tags) = try await self.call(path) {
+            let before = try await backend.tags(at: path)
+            let tags = FileTags.changing(before, adding: added, removing: removed)
             try await backend.setTags(tags, at: path)
-            return tags
+            return (before, tags)
         }
+        if before != tags { ReplacedItems.current?.note(ChangeDraft(kind: .tag, path: path, tagsBefore: before, tagsAfter: tags)) }
         // A search by tag right after sees it, as it sees every change of Coffer's own.
         await indexChanged([path])
         return tags

@@ -38,6 +38,12 @@ extension FileService {
             index = end
         }
         await indexChanged(zip(paths, results).compactMap { path, result in (try? result.get()) == nil ? nil : path })
+        let store = feature(VersionStore.self)
+        for (path, result) in zip(paths, results) {
+            guard case .success(let item) = result else { continue }
+            await store?.itemTrashed(path, as: item.id)
+            ReplacedItems.current?.note(ChangeDraft(kind: .trash, path: path, trashID: item.id))
+        }
         return results
     }
 
@@ -79,15 +85,28 @@ extension FileService {
             try await createFolder(at: parent, intermediates: true)
         }
         let arriving = Arrival(item.node, moved: true)
+        let placed: VirtualPath
         if let (_, keeping, own) = try keepingMount(of: id) {
-            return try await settle(target, conflict: conflict, arriving: arriving) { destination, _ in
+            placed = try await settle(target, conflict: conflict, arriving: arriving,
+                                      journaling: ChangeDraft(kind: .restore, path: target, trashID: id)) { destination, _ in
                 try await keeping.restoreTrashed(own, to: destination)
             }
+        } else {
+            let trash = try requireTrash(nil)
+            placed = try await settle(target, conflict: conflict, arriving: arriving,
+                                      journaling: ChangeDraft(kind: .restore, path: target, trashID: id)) { destination, policy in
+                try await trash.restore(id, to: destination, in: mount.backend, conflict: policy)
+            }
         }
-        let trash = try requireTrash(nil)
-        return try await settle(target, conflict: conflict, arriving: arriving) { destination, policy in
-            try await trash.restore(id, to: destination, in: mount.backend, conflict: policy)
-        }
+        // Its versions come back with it.
+        await feature(VersionStore.self)?.itemRestored(id, from: target, to: placed)
+        return placed
+    }
+
+    /// Removes the versions of items no longer in the trash: emptying deletes them too.
+    private func removeEmptiedVersions() async {
+        guard let store = feature(VersionStore.self), let listing = try? await trashItems() else { return }
+        await store.removeVersions(ofTrashItemsOtherThan: Set(listing.items.map(\.id)))
     }
 
     /// Deletes one trashed item for good, by its name in the container's trash, or `MOUNT/ID`
@@ -95,7 +114,8 @@ extension FileService {
     @_spi(Engine) public func deleteFromTrash(_ id: String) async throws(CofferError) {
         if let (name, keeping, own) = try keepingMount(of: id) {
             do {
-                return try await keeping.deleteTrashed(own)
+                try await keeping.deleteTrashed(own)
+                return await removeEmptiedVersions()
             } catch where error.kind == .noSuchFile {
                 throw CofferError(.noSuchFile, path: Self.shownTrashPath(of: id, in: trashBackend?.mountName ?? "trash"))
             } catch {
@@ -103,6 +123,7 @@ extension FileService {
             }
         }
         try await requireTrash(nil).delete(id)
+        await removeEmptiedVersions()
     }
 
     /// Deletes for good what was trashed before `cutoff` (everything when `nil`).
@@ -114,6 +135,7 @@ extension FileService {
         for (name, keeping) in keepingMounts {
             emptied += try await call(VirtualPath.root(of: name)) { try await keeping.emptyTrash(mount: name, olderThan: cutoff) }
         }
+        await removeEmptiedVersions()
         return emptied
     }
 

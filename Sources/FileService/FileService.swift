@@ -209,9 +209,11 @@ public final class FileService: Sendable {
                 try await makeEach()
             } catch {
                 await indexChanged(created)
+                for folder in created { ReplacedItems.current?.note(ChangeDraft(kind: .folder, path: folder)) }
                 throw CofferError.wrapping(error, path: path)
             }
             await indexChanged(created)
+            for folder in created { ReplacedItems.current?.note(ChangeDraft(kind: .folder, path: folder)) }
         } else {
             do {
                 try await self.call(path) { try await backend.createFolder(at: path) }
@@ -219,6 +221,7 @@ public final class FileService: Sendable {
                 throw await blamingTheWay(error, to: path)
             }
             await indexChanged([path])
+            ReplacedItems.current?.note(ChangeDraft(kind: .folder, path: path))
         }
         return try await stat(path)
     }
@@ -265,7 +268,8 @@ public final class FileService: Sendable {
         try Self.checkTransfer(source, to: destination)
         if source == destination { return destination }
         let moving = try await stat(source)
-        let placed = try await settle(destination, conflict: conflict, arriving: Arrival(moving, moved: true)) { target, policy in
+        let placed = try await settle(destination, conflict: conflict, arriving: Arrival(moving, moved: true),
+                                      journaling: ChangeDraft(kind: .move, path: destination, source: source)) { target, policy in
             if sourceMount.name == destinationMount.name {
                 try await sourceMount.backend.moveItem(at: source, to: target, conflict: policy)
             } else {
@@ -317,9 +321,24 @@ public final class FileService: Sendable {
     ///
     /// - Parameter arriving: what the operation puts there, so that a replace can tell a
     ///   folder from a file.
+    ///   - change: how the session's journal notes the placing (a ``JournalChange/Kind/create``
+    ///     unless said otherwise), with what a replace displaced.
     func settle(_ destination: VirtualPath, conflict: ConflictPolicy, arriving: Arrival,
-                expecting version: FileVersion? = nil,
+                expecting version: FileVersion? = nil, journaling change: ChangeDraft? = nil,
                 _ operation: (VirtualPath, ConflictPolicy) async throws -> Void) async throws(CofferError) -> VirtualPath {
+        let placed = try await place(destination, conflict: conflict, arriving: arriving, expecting: version, operation)
+        if let journal = ReplacedItems.current {
+            var change = change ?? ChangeDraft(kind: .create, path: placed)
+            change.path = placed
+            if !arriving.isFolder { change.state = (try? await stat(placed))?.version?.description }
+            journal.note(change)
+        }
+        return placed
+    }
+
+    private func place(_ destination: VirtualPath, conflict: ConflictPolicy, arriving: Arrival,
+                       expecting version: FileVersion? = nil,
+                       _ operation: (VirtualPath, ConflictPolicy) async throws -> Void) async throws(CofferError) -> VirtualPath {
         // A conditional save replaces the version it names, and nothing else.
         if let version { return try await replacing(destination, with: arriving, policy: .replace, expecting: version, operation) }
         switch conflict {

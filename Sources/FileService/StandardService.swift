@@ -18,7 +18,7 @@ extension FileService {
     /// ends use. Its mounts: `files:` over `Documents/UserFiles`, `trash:` (read-only) over
     /// `Library/Trash`, and `staging:` (hidden) over `Documents/ExportTemp`, then
     /// `extraMounts`. Its features, each kept in the container (``Container`` names the
-    /// files): the audit log, the search index of `files:`, uploads in progress, favourites,
+    /// files): the audit log, the search index of `files:`, the versions of files, uploads in progress, favourites,
     /// share links, the thumbnail cache (kept within `cacheLimits`), "Open with", and with
     /// `recordsRecents` the desktop's recent files. The host bridge never reaches into the
     /// container itself, whatever a session's host access allows.
@@ -57,6 +57,10 @@ extension FileService {
         ]
         // A cache that cannot be made leaves the service without uploads, not without files.
         if let uploads = try? UploadRegistry(path: container.uploadsPath, journal: journal) { features.append(uploads) }
+        // Without a version store (a folder that cannot be made), replaced files go to the trash.
+        if let versions = try? VersionStore(path: container.versionsPath, registry: registry, journal: journal) {
+            features.append(versions)
+        }
         if recordsRecents { features.append(Recents()) }
         return FileService(mounts: [
             Mount(name: VirtualPath.defaultMount, backend: files, description: LocalizedText("Your files", "你的文件")),

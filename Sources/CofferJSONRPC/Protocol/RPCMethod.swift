@@ -86,7 +86,8 @@ public struct RPCMethodRegistry: Sendable {
     public static let standard = RPCMethodRegistry(uniqueMethods: [
         Initialize.self, Shutdown.self,
         FilesList.self, FilesStat.self, FilesCreateDirectory.self, FilesRename.self, FilesMove.self, FilesCopy.self,
-        FilesTrash.self, FilesRead.self, FilesFetch.self, FilesWrite.self, FilesSearch.self, FilesWatch.self, FilesUnwatch.self,
+        FilesTrash.self, FilesVersions.self, FilesRestoreVersion.self, SessionChangesMethod.self, SessionUndoMethod.self,
+        FilesRead.self, FilesFetch.self, FilesWrite.self, FilesSearch.self, FilesWatch.self, FilesUnwatch.self,
         UploadBegin.self, UploadAppend.self, UploadCommit.self, UploadAbort.self,
         TrashList.self, TrashRestore.self, TrashEmpty.self,
         HostImport.self, HostExport.self, HostOpen.self, BookmarksList.self,

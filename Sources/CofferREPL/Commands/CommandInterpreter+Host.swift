@@ -168,6 +168,14 @@ extension CommandInterpreter {
             return
         }
         guard !arguments.operands.isEmpty else { throw usage(command) }
+        if let version = try versionOption(arguments) {
+            guard arguments.operands.count == 1 else { throw usage(command) }
+            let output = self.output
+            let (charset, printed) = try await session.withText(ofVersion: version, of: try resolve(arguments.operands[0])) { reader in
+                (reader.charset, try await Self.copyText(from: reader, lines: lines, to: output))
+            }
+            return noteCharset(charset, printed: printed)
+        }
         try await forEach(arguments.operands) { text throws(CofferError) in
             let output = self.output
             let (charset, printed) = try await session.withText(of: try resolve(text)) { reader in

@@ -57,6 +57,10 @@ extension CommandInterpreter {
     /// `restore`: each name back to where it was; prints where it went.
     func restore(_ words: ArraySlice<String>) async throws {
         let arguments = try parse(words, as: "restore")
+        if arguments.options["version"] != nil { return try await restoreVersion(arguments) }
+        if arguments.options["as"] != nil {
+            throw CofferError(.invalidArgument, detail: LocalizedText("--as goes with --version", "--as 需与 --version 一起使用")(language))
+        }
         let conflict = try arguments.conflictChoice(language: language)
         guard !arguments.operands.isEmpty else { throw usage("restore") }
         try await forEach(arguments.operands) { name throws(CofferError) in

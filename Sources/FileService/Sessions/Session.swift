@@ -26,6 +26,9 @@ public final class Session: Sendable {
     public let share: String?
     /// This session's number among the service's, from 1.
     public let number: Int
+    /// This session's identifier, unique among every process's sessions (8 hexadecimal
+    /// digits): what the versions its changes kept record as their author.
+    public let id: String
     /// The host folders the session may use (canonical paths), or `nil` for anywhere the
     /// account can read. The container is never among them.
     public var allowedHostFolders: [String]? { hostPolicy.allowedFolders }
@@ -54,6 +57,7 @@ public final class Session: Sendable {
         self.client = options.client
         self.share = options.share
         self.number = number
+        self.id = Self.makeID()
         self.isLongLived = options.isLongLived
         self.defaults = options.defaults
         self.state = Mutex(State(language: options.language, openedPolicy: hostPolicy, hostPolicy: hostPolicy))
@@ -120,7 +124,7 @@ public final class Session: Sendable {
         }
         let context = OperationContext(session: self, progress: progress)
         guard Operation.isAudited else { return try await made.run(in: context) }
-        let replaced = ReplacedItems()
+        let replaced = ReplacedItems(author: ChangeAuthor(session: id, frontEnd: frontEnd))
         let outcome: Result<Operation.Output, CofferError> = await ReplacedItems.$current.withValue(replaced) {
             do throws(CofferError) {
                 return .success(try await made.run(in: context))
@@ -129,12 +133,20 @@ public final class Session: Sendable {
             }
         }
         var records = made.auditRecords(for: outcome)
-        let trashed = replaced.trashed
+        let trashed = replaced.trashed, versions = replaced.versions
         if !trashed.isEmpty, !records.isEmpty {
             // What the replaces moved to the trash, on the first record: one line names it all.
             records[0].trashed = trashed
         }
+        if !versions.isEmpty, !records.isEmpty {
+            records[0].extra["versions"] = versions.map(String.init).joined(separator: ",")
+        }
         record(Operation.self, records)
+        // What it changed, journaled for undoing the session (best effort: a journal that
+        // cannot be written never fails the operation that already happened).
+        if let store = service.feature(VersionStore.self) {
+            try? await store.record(replaced.changes, session: id, frontEnd: frontEnd)
+        }
         return try outcome.get()
     }
 
@@ -234,6 +246,24 @@ public final class Session: Sendable {
         }
     }
 
+    /// Runs `body` with version `id` of the file at `path` read as text, as
+    /// ``withText(of:_:)`` reads the file.
+    /// - Throws: `noSuchFile` (detail `version ID`) when the file has no such version.
+    public nonisolated(nonsending) func withText<T>(
+        ofVersion id: Int, of path: VirtualPath, _ body: (TextReader) async throws -> T
+    ) async throws(CofferError) -> T {
+        let file = try await service.openVersion(id, of: path)
+        do {
+            let reader = try await TextReader(path: path) { try await file.read(upTo: 1 << 20) }
+            let result = try await body(reader)
+            await file.close()
+            return result
+        } catch {
+            await file.close()
+            throw CofferError.wrapping(error, path: path)
+        }
+    }
+
     // MARK: Files opened in place
 
     /// Runs `body` with access to a bookmarked host file, ended when `body` returns or
@@ -270,6 +300,14 @@ public final class Session: Sendable {
         watches.closeAll()
         await service.abortUploads(idleFor: nil, ownedBy: number)
         if isLongLived { await service.releaseBackgroundWork() }
+    }
+}
+
+extension Session {
+    /// A new session identifier: 8 random hexadecimal digits.
+    static func makeID() -> String {
+        let digits = String(UInt32.random(in: 0...UInt32.max), radix: 16)
+        return String(repeating: "0", count: 8 - digits.count) + digits
     }
 }
 

@@ -1,0 +1,190 @@
+import CofferBackends
+@_spi(Engine) public import CofferCore
+import CofferRuntime
+public import Foundation
+#if canImport(Glibc)
+import Glibc
+#endif
+
+/// One version's fate in a pruning: kept or dropped, and why, in restic's words.
+public struct VersionDecision: Sendable, Hashable {
+    /// The version.
+    public var version: SavedVersion
+    /// Whether it stays.
+    public var keep: Bool
+    /// The rules that kept it (`daily snapshot`, `within 1d`), or why it goes when no rule
+    /// dropped it (`over the size limit`).
+    public var reasons: [String]
+}
+
+/// What a pruning of versions kept and dropped.
+public struct PruneReport: Sendable, Hashable {
+    /// Every version considered, file by file (by path), newest first within a file.
+    public var decisions: [VersionDecision]
+    /// The size limit applied, in bytes.
+    public var sizeLimit: Int64
+    /// Whether nothing was removed (a dry run).
+    public var dryRun: Bool
+
+    /// The bytes the dropped versions take (or took).
+    public var droppedBytes: Int64 { decisions.filter { !$0.keep }.reduce(0) { $0 + $1.version.size } }
+}
+
+extension FileService {
+    /// The version store, for a mount whose replaced files it keeps: a visible, writable
+    /// mount of a service that has one. S3 mounts keep their replaced files in their own
+    /// trash (server-side copies) for now.
+    private func versionStore(for path: VirtualPath) -> VersionStore? {
+        guard let store = feature(VersionStore.self), let mount = try? mount(for: path), mount.isVisible, mount.isWritable,
+              !(mount.backend is any TrashCopyingBackend) else { return nil }
+        return store
+    }
+
+    /// Keeps the file `node` as a version of itself, moving it out of its place: one rename on
+    /// the local file system, else a copy then removal. `nil` where versions are not kept
+    /// (the replace trashes the file instead).
+    func keepVersion(of node: FileNode) async throws(CofferError) -> Int? {
+        guard let store = versionStore(for: node.path) else { return nil }
+        let path = node.path
+        let backend = try mount(for: path).backend
+        let id = try await store.enter(node, author: ReplacedItems.current?.author)
+        do throws(CofferError) {
+            if let local = backend as? any LocalFolderBackend {
+                let target = store.contentHostPath(id)
+                let renamed = try await BlockingIO.run { _ throws(CofferError) -> Bool in
+                    try local.withParentFolder(of: path) { folder, name throws(CofferError) -> Bool in
+                        if renameat(folder, name, AT_FDCWD, target) == 0 { return true }
+                        if errno == EXDEV { return false }
+                        throw CofferError.lastSystemError("renameat", path: path)
+                    }
+                }
+                if renamed { return id }
+            }
+            try await call(path) {
+                try await StreamingCopy.copy(from: backend, at: path, to: store.contents, at: store.contentPath(id),
+                                             conflict: .fail, progress: .none)
+            }
+            do throws(CofferError) {
+                try await call(path) { try await backend.removeItem(at: path) }
+            } catch {
+                try? await store.remove(id)
+                throw error
+            }
+            return id
+        } catch {
+            try? await store.forget(id)
+            throw error
+        }
+    }
+
+    /// Puts version `id` back at `path` after the replace that kept it failed, and forgets it.
+    func putVersionBack(_ id: Int, at path: VirtualPath) async throws(CofferError) {
+        guard let store = versionStore(for: path) else { return }
+        let backend = try mount(for: path).backend
+        if let local = backend as? any LocalFolderBackend {
+            let source = store.contentHostPath(id)
+            let linked = try await BlockingIO.run { _ throws(CofferError) -> Bool in
+                try local.withParentFolder(of: path) { folder, name throws(CofferError) -> Bool in
+                    if linkat(AT_FDCWD, source, folder, name, 0) == 0 { return true }
+                    if errno == EXDEV { return false }
+                    throw CofferError.lastSystemError("linkat", path: path)
+                }
+            }
+            if linked { return try await store.remove(id) }
+        }
+        try await call(path) {
+            try await StreamingCopy.copy(from: store.contents, at: store.contentPath(id), to: backend, at: path,
+                                         conflict: .fail, progress: .none)
+        }
+        try await store.remove(id)
+    }
+
+    /// The versions of the file at `path`, newest first.
+    /// - Throws: `unsupported` (detail `versions`) on a service that keeps none.
+    @_spi(Engine) public func versions(of path: VirtualPath) async throws(CofferError) -> [SavedVersion] {
+        let store = try require(VersionStore.self, "versions")
+        _ = try mount(for: path)
+        return try await store.versions(of: path)
+    }
+
+    /// Version `id` of the file at `path`.
+    /// - Throws: `noSuchFile` (naming the version) when the file has no version `id`.
+    @_spi(Engine) public func version(_ id: Int, of path: VirtualPath) async throws(CofferError) -> SavedVersion {
+        let store = try require(VersionStore.self, "versions")
+        do throws(CofferError) {
+            let (version, trash) = try await store.version(id)
+            guard trash == nil, version.path == path else { throw CofferError(.noSuchFile, path: path, detail: "version \(id)") }
+            return version
+        } catch where error.kind == .noSuchFile {
+            throw CofferError(.noSuchFile, path: path, detail: "version \(id)")
+        }
+    }
+
+    /// Opens version `id` of the file at `path` for reading.
+    @_spi(Engine) public func openVersion(_ id: Int, of path: VirtualPath) async throws(CofferError) -> any ReadableFile {
+        _ = try await version(id, of: path)
+        let store = try require(VersionStore.self, "versions")
+        return try await call(path) { try await store.contents.openFile(at: store.contentPath(id)) }
+    }
+
+    /// Puts version `id` of the file at `path` at `destination` (the file itself, or a new
+    /// name beside it): what is at `destination` becomes a version in turn, under `replace`;
+    /// the version stays among the versions.
+    /// - Returns: where the content now is.
+    @discardableResult
+    @_spi(Engine) public func restoreVersion(_ id: Int, of path: VirtualPath, to destination: VirtualPath,
+                                             conflict: ConflictPolicy) async throws(CofferError) -> VirtualPath {
+        _ = try await version(id, of: path)
+        let store = try require(VersionStore.self, "versions")
+        let backend = try writableMount(for: destination).backend
+        let placed = try await settle(destination, conflict: conflict, arriving: .file) { target, policy in
+            try await StreamingCopy.copy(from: store.contents, at: store.contentPath(id), to: backend, at: target,
+                                         conflict: policy, progress: .none)
+        }
+        await indexChanged([placed])
+        return placed
+    }
+
+    /// Applies `policy` to the versions of each file (all files, or those at and below `below`),
+    /// then drops the oldest of what it keeps while the versions take more than `sizeLimit`
+    /// (default: a tenth of the file system holding them). With `dryRun` nothing is removed.
+    @_spi(Engine) public func pruneVersions(policy: RetentionPolicy, sizeLimit: Int64?, below: VirtualPath?,
+                                            dryRun: Bool) async throws(CofferError) -> PruneReport {
+        let store = try require(VersionStore.self, "versions")
+        let limit = sizeLimit ?? Self.defaultVersionLimit(store.path)
+        let all = try await store.liveVersions()
+        var byFile: [VirtualPath: [SavedVersion]] = [:]
+        for version in all where below.map({ $0 == version.path || $0.contains(version.path) }) ?? true {
+            byFile[version.path, default: []].append(version)
+        }
+        var decisions: [VersionDecision] = []
+        for path in byFile.keys.sorted(by: { $0.description < $1.description }) {
+            let versions = byFile[path]!.sorted { ($0.date, $0.id) > ($1.date, $1.id) }
+            for decision in policy.apply(to: versions.map(\.date)) {
+                decisions.append(VersionDecision(version: versions[decision.index], keep: decision.keep, reasons: decision.reasons))
+            }
+        }
+        // The size limit counts every version, those outside `below` and of trashed files too.
+        var total = try await store.totalSize() - decisions.filter { !$0.keep }.reduce(0) { $0 + $1.version.size }
+        if total > limit {
+            let oldestFirst = decisions.indices.filter { decisions[$0].keep }
+                .sorted { (decisions[$0].version.date, decisions[$0].version.id) < (decisions[$1].version.date, decisions[$1].version.id) }
+            for index in oldestFirst where total > limit {
+                decisions[index].keep = false
+                decisions[index].reasons = ["over the size limit"]
+                total -= decisions[index].version.size
+            }
+        }
+        if !dryRun {
+            for decision in decisions where !decision.keep { try await store.remove(decision.version.id) }
+        }
+        return PruneReport(decisions: decisions, sizeLimit: limit, dryRun: dryRun)
+    }
+
+    /// A tenth of the file system holding `path`.
+    static func defaultVersionLimit(_ path: String) -> Int64 {
+        var info = statvfs()
+        guard statvfs(path, &info) == 0 else { return Int64.max }
+        return Int64(info.f_blocks) * Int64(info.f_frsize) / 10
+    }
+}
