@@ -7,7 +7,7 @@ enum Toolbox {
         CreateDirectory.self, ListDirectory.self, ListDirectoryWithSizes.self, DirectoryTree.self, MoveFile.self,
         SearchFiles.self, GetFileInfo.self, ListAllowedDirectories.self,
         // Coffer's.
-        CopyFile.self, TrashFile.self, TagFiles.self, ListTrashTool.self, RestoreFile.self, ListVersionsTool.self, RestoreVersionTool.self, FindFiles.self, SearchFileContents.self,
+        CopyFile.self, TrashFile.self, TagFiles.self, ListTrashTool.self, RestoreFile.self, ListVersionsTool.self, RestoreVersionTool.self, UndoChangesTool.self, FindFiles.self, SearchFileContents.self,
         ImportFiles.self, ExportFile.self, DownloadTool.self,
     ]
 

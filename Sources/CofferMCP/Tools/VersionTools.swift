@@ -35,3 +35,43 @@ struct RestoreVersionTool: MCPTool {
                           fields: ["restored": nodeJSON(node, style, context.paths)])
     }
 }
+
+struct UndoChangesTool: MCPTool {
+    static let name = "undo_changes"
+
+    static func call(_ arguments: Arguments, _ context: ToolContext) async throws(CofferError) -> ToolOutput {
+        let session = try arguments.optionalString("session") ?? context.session.id
+        let dryRun = try arguments.bool("dryRun")
+        let report = try await context.perform(UndoChanges(session: session, dryRun: dryRun, force: try arguments.bool("force")))
+        func entry(_ change: JournalChange) -> JSONValue {
+            var fields: [String: JSONValue] = ["kind": .string(change.kind.rawValue),
+                                               "path": .string(context.paths.display(change.path, .host))]
+            if let source = change.source { fields["source"] = .string(context.paths.display(source, .host)) }
+            return .object(fields)
+        }
+        func line(_ change: JournalChange) -> String {
+            "\(change.kind.rawValue) \(context.paths.display(change.path, .host))"
+                + (change.source.map { " (from \(context.paths.display($0, .host)))" } ?? "")
+        }
+        var lines = report.reverted.map { (dryRun ? "would undo " : "undid ") + line($0) }
+        lines += report.skipped.map { "left alone " + line($0.change) + ": " + $0.reason }
+        lines += report.failed.map { "failed " + line($0.change) + ": " + $0.error.userMessage(in: context.language).text }
+        if lines.isEmpty { lines = ["Nothing to undo in session \(session)."] }
+        if let undo = report.undoSession { lines.append("This undo is session \(undo); undo_changes with session \(undo) reverts it.") }
+        var fields: [String: JSONValue] = [
+            "session": .string(session), "dryRun": .bool(dryRun), "reverted": .array(report.reverted.map(entry)),
+            "skipped": .array(report.skipped.map { skip in
+                guard case .object(var fields) = entry(skip.change) else { return entry(skip.change) }
+                fields["reason"] = .string(skip.reason)
+                return .object(fields)
+            }),
+            "failed": .array(report.failed.map { failure in
+                guard case .object(var fields) = entry(failure.change) else { return entry(failure.change) }
+                fields["error"] = .string(failure.error.userMessage(in: context.language).text)
+                return .object(fields)
+            }),
+        ]
+        if let undo = report.undoSession { fields["undoSession"] = .string(undo) }
+        return ToolOutput(text: lines.joined(separator: "\n"), fields: fields)
+    }
+}
