@@ -94,7 +94,7 @@ let package = Package(
         .target(name: "CofferWeb",
                 dependencies: ["CofferCore", "CofferJSONRPC", "CofferRuntime", "FileService", "CofferPreview", "CofferHTTPServer",
                                "CCofferArchive"],
-                resources: ["index.html", "app.css", "app.js", "bridge.js", "common.js", "dialogs.js", "preview.js", "uploads.js", "words.js"]
+                resources: ["index.html", "app.css", "app.js", "bridge.js", "changes.js", "common.js", "dialogs.js", "preview.js", "uploads.js", "words.js"]
                     .map { .embedInCode("Page/\($0)") }),
         // `coffer`'s command line and front ends, for any application that adds its own mounts.
         .target(

@@ -134,8 +134,10 @@ let serverInstructions = """
     (list_allowed_directories), or Coffer's virtual paths such as files:/notes/a.md and trash:. \
     Deleting is soft: trash_file moves items to the trash, restore_file brings them back. \
     Moves, copies and writes never replace an existing item unless conflict is "replace" \
-    (write_file replaces by default, as the reference server does); what a replace displaces \
-    goes to the trash, and a folder is never replaced by a file unless conflict is "replaceFolder".
+    (write_file replaces by default, as the reference server does); a file a replace or a save \
+    displaces is kept as a version (list_versions, restore_version), a folder goes to the trash, \
+    and a folder is never replaced by a file unless conflict is "replaceFolder". undo_changes \
+    reverts what this connection changed.
     """
 
 func capabilities() -> JSONValue {

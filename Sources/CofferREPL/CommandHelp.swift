@@ -51,8 +51,8 @@ public struct CommandHelp: Sendable {
             syntax: CommandSyntax(longFlags: ["keep-both", "replace", "replace-folder"], operands: [.sandboxPath]),
             summary: LocalizedText("Move items; into the destination when it is a folder.", "移动项目；目标是文件夹时移入其中。"),
             details: LocalizedText(
-                "If the name is taken the move fails, unless --keep-both picks a name like “a (2).pdf” or --replace puts the item in the old one's place and the old one in the trash (restore brings it back). A folder is replaced only by a folder and a file by a file; --replace-folder allows either. On a terminal, without these, it asks.",
-                "目标名称已存在时操作失败；--keep-both 会改用“a (2).pdf”这样的名称，--replace 会用新项目替换旧项目，旧项目移到废纸篓（可用 restore 放回）。文件夹只会被文件夹替换，文件只会被文件替换；--replace-folder 允许两者互换。在终端中未给出这些选项时会询问。"),
+                "If the name is taken the move fails, unless --keep-both picks a name like “a (2).pdf” or --replace puts the item in the old one's place: an old file is kept as a version (versions, restore --version), an old folder goes to the trash (restore brings it back). A folder is replaced only by a folder and a file by a file; --replace-folder allows either. On a terminal, without these, it asks.",
+                "目标名称已存在时操作失败；--keep-both 会改用“a (2).pdf”这样的名称，--replace 会用新项目替换旧项目：旧文件保留为历史版本（versions、restore --version），旧文件夹移到废纸篓（可用 restore 放回）。文件夹只会被文件夹替换，文件只会被文件替换；--replace-folder 允许两者互换。在终端中未给出这些选项时会询问。"),
             examples: ["mv report.pdf Download", "mv --keep-both a.txt b.txt Notes"]),
         CommandHelp(
             name: "rename", usage: "rename [--keep-both|--replace|--replace-folder] path new-name",
@@ -145,8 +145,8 @@ public struct CommandHelp: Sendable {
                                   longOptions: ["into": .sandboxFolder, "types": .text], operands: [.hostPath]),
             summary: LocalizedText("Copy files and folders in from this computer.", "从本机复制文件和文件夹进来。"),
             details: LocalizedText(
-                "Items go to files:/Import unless --into names a folder (a folder arrives whole, under its own name), each under a free name (“photo (2).png”) unless --replace (what is replaced goes to the trash). --types admits only those types and what conforms to them, judged by content, not only by name. One line per item; the command fails if any item did.",
-                "项目默认放入 files:/Import，可用 --into 指定文件夹（文件夹以原名称整体放入）；重名时自动改名（“photo (2).png”），除非使用 --replace（被替换的项目移到废纸篓）。--types 只接受这些类型及其子类型，并按内容而不只是扩展名判断。每个项目输出一行；任一项目失败则命令失败。"),
+                "Items go to files:/Import unless --into names a folder (a folder arrives whole, under its own name), each under a free name (“photo (2).png”) unless --replace (a replaced file is kept as a version, a folder goes to the trash). --types admits only those types and what conforms to them, judged by content, not only by name. One line per item; the command fails if any item did.",
+                "项目默认放入 files:/Import，可用 --into 指定文件夹（文件夹以原名称整体放入）；重名时自动改名（“photo (2).png”），除非使用 --replace（被替换的文件保留为历史版本，文件夹移到废纸篓）。--types 只接受这些类型及其子类型，并按内容而不只是扩展名判断。每个项目输出一行；任一项目失败则命令失败。"),
             examples: ["import ~/Pictures/cat.png", "import ~/Downloads/Album --into Photos --types public.image"]),
         CommandHelp(
             name: "export", usage: "export [--keep-both|--replace|--replace-folder] [--encoding E] path host-folder",
@@ -204,8 +204,8 @@ public struct CommandHelp: Sendable {
                                   longOptions: ["if-version": .text, "bookmark": .text], operands: [.sandboxPath]),
             summary: LocalizedText("Write standard input to a file.", "把标准输入写入文件。"),
             details: LocalizedText(
-                "The file appears only when complete. --append adds to its end; --if-version writes only while the file is at that version (info shows it). A name already taken fails unless --replace (the old file goes to the trash) or --keep-both. Text written to a UTF-16 or GB 18030 file is converted to its encoding.",
-                "文件写完后才出现。--append 追加到末尾；--if-version 仅当文件仍是该版本时写入（info 会显示版本）。名称已存在时失败，除非使用 --replace（旧文件移到废纸篓）或 --keep-both。写入 UTF-16 或 GB 18030 文件的文本会转换为该文件的编码。"),
+                "The file appears only when complete. --append adds to its end; --if-version writes only while the file is at that version (info shows it). A name already taken fails unless --replace (the old file is kept as a version: see versions) or --keep-both. Text written to a UTF-16 or GB 18030 file is converted to its encoding.",
+                "文件写完后才出现。--append 追加到末尾；--if-version 仅当文件仍是该版本时写入（info 会显示版本）。名称已存在时失败，除非使用 --replace（旧文件保留为历史版本，见 versions）或 --keep-both。写入 UTF-16 或 GB 18030 文件的文本会转换为该文件的编码。"),
             examples: ["echo hi | coffer -c 'write Notes/a.md'", "date | coffer -c 'write --append Notes/a.md'"]),
         CommandHelp(
             name: "info", usage: "info path…",

@@ -9,8 +9,8 @@ extension MessageHints {
                                     "链接、管道和设备文件只会被列出，不会被打开；二进制文件请用 info 查看。"),
         .unknownMount: LocalizedText("Run “mounts” to see the mounts there are.", "运行“mounts”查看现有挂载点。"),
         .invalidArgument: LocalizedText("Run “help” with the command's name to see how to use it.", "运行“help 命令名”查看用法。"),
-        .changedSinceRead: LocalizedText("Look at it again (cat, info) and redo the change, or write with --replace (what is there goes to the trash).",
-                                         "请重新查看（cat、info）后再修改，或用 --replace 写入（现有内容会移到废纸篓）。"),
+        .changedSinceRead: LocalizedText("Look at it again (cat, info) and redo the change, or write with --replace (what is there is kept as a version).",
+                                         "请重新查看（cat、info）后再修改，或用 --replace 写入（现有内容保留为历史版本）。"),
         .hostAccessDenied: LocalizedText("Coffer's own container is never a host folder: name a place outside it.",
                                          "Coffer 自己的容器不能作为本机文件夹使用：请指定容器以外的位置。"),
     ])

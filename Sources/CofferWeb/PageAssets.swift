@@ -8,6 +8,7 @@ enum PageAssets {
         "/app.css": (PackageResources.app_css, "text/css; charset=utf-8"),
         "/app.js": (PackageResources.app_js, script),
         "/bridge.js": (PackageResources.bridge_js, script),
+        "/changes.js": (PackageResources.changes_js, script),
         "/common.js": (PackageResources.common_js, script),
         "/dialogs.js": (PackageResources.dialogs_js, script),
         "/preview.js": (PackageResources.preview_js, script),

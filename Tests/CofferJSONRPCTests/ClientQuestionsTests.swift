@@ -32,18 +32,18 @@ struct ClientQuestionsTests {
         let params = try #require(asked["params"] as? [String: Any])
         #expect(params["path"] as? String == "files:/Docs/a.txt")
         #expect(params["message"] as? String
-                == "“a.txt” (a file, 3 B) already exists in files:/Docs. Replacing it moves it to the trash.")
+                == "“a.txt” (a file, 3 B) already exists in files:/Docs. If it is replaced, it is kept as a version.")
         #expect((params["existing"] as? [String: Any])?["size"] as? Int == 3)
         answer(rpc, asked, "keepBoth")
         #expect(result(try await rpc.response(to: copy))?["path"] as? String == "files:/Docs/a (2).txt")
 
-        // "replace": the old file goes to the trash, the new one takes its place.
+        // "replace": the old file is kept as a version, the new one takes its place.
         let again = rpc.request("files/copy", ["path": "/a.txt", "toDirectory": "/Docs"])
         answer(rpc, try await question(rpc), "replace")
         #expect(result(try await rpc.response(to: again))?["path"] as? String == "files:/Docs/a.txt")
         #expect(rpc.directory.contents(rpc.user("Docs/a.txt")) == "new")
-        let trash = try #require(result(try await rpc.call("trash/list"))?["items"] as? [[String: Any]])
-        #expect(trash.map { $0["originalPath"] as? String } == ["files:/Docs/a.txt"])
+        let versions = try #require(result(try await rpc.call("files/versions", ["path": "/Docs/a.txt"]))?["versions"] as? [[String: Any]])
+        #expect(versions.count == 1)
 
         // "cancel": nothing changes, and the request answers as a cancelled one.
         let upload = rpc.request("files/upload/begin", ["path": "/Docs/a.txt"])

@@ -90,7 +90,7 @@ struct InteractiveSessionTests {
         let editor = ScriptedEditor([.line("cp a.txt Download"), .line("what?"), .line("k"),
                                      .line("mv a.txt Download"), .line("r"), .endOfInput])
         #expect(await session(editor).run() == 0)
-        #expect(editor.prompts[1] == "“a.txt” (a file, 3 B) already exists in files:/Download. Replace it (it goes to the trash), keep both, or cancel? [r/k/C] ")
+        #expect(editor.prompts[1] == "“a.txt” (a file, 3 B) already exists in files:/Download. Replace it (it is kept as a version), keep both, or cancel? [r/k/C] ")
         #expect(editor.prompts[2] == editor.prompts[1])  // “what?” is asked again
         #expect(directory.contents("Documents/UserFiles/Download/a (2).txt") == "new")
         #expect(directory.contents("Documents/UserFiles/Download/a.txt") == "new")

@@ -40,7 +40,7 @@ struct CommandEndToEndTests {
     @Test func exitStatusIsZeroOnlyWhenEveryCommandSucceeded() throws {
         let result = try coffer("mkdir A; mkdir A; mkdir B")
         #expect(result.status == 1)
-        #expect(result.errors == "coffer: An item named “files:/A” already exists. Choose another name, or ask to keep both or replace (what is replaced goes to the trash).\n")
+        #expect(result.errors == "coffer: An item named “files:/A” already exists. Choose another name, or ask to keep both or replace (a replaced file is kept as a version, a folder goes to the trash).\n")
         #expect(directory.exists("container/Documents/UserFiles/B"))
     }
 

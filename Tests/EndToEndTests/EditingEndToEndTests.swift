@@ -78,9 +78,10 @@ struct EditingEndToEndTests {
         // And the RPC client that read before the REPL's save is refused.
         let late = try await first.awaitCall("files/write", ["path": "Notes.md", "data": "late\n", "ifVersion": current])
         #expect(errorKind(late) == "changedSinceRead")
-        // Every version a save replaced is in the trash.
-        let trash = try coffer("trash")
-        #expect(trash.output.components(separatedBy: "files:/Notes.md").count - 1 == 2, "\(trash.output)")
+        // Every content a save replaced is a version of the file, with who replaced it.
+        let versions = try coffer("versions Notes.md")
+        let lines = versions.output.split(separator: "\n")
+        #expect(lines.count == 2 && lines[0].contains("repl") && lines[1].contains("rpc"), "\(versions.output)")
     }
 
     @Test func writeTakesStandardInputAndKeepsAFilesEncoding() throws {

@@ -167,7 +167,7 @@ struct InteractiveEndToEndTests {
         // The question says what is there and where a replace puts it (it wraps on the screen).
         try session.wait { $0.filter { !$0.isWhitespace }.hasSuffix("[r/k/C]") }
         let asked = session.screen().filter { !$0.isWhitespace }
-        let question = "“a.txt” (a file, 3 B) already exists in files:/Download. Replace it (it goes to the trash), keep both, or cancel? [r/k/C]"
+        let question = "“a.txt” (a file, 3 B) already exists in files:/Download. Replace it (it is kept as a version), keep both, or cancel? [r/k/C]"
         #expect(asked.contains(question.filter { !$0.isWhitespace }), "\(asked)")
         try session.type("k")
         try session.press("Enter")

@@ -122,9 +122,11 @@ import Testing
             #expect(annotations["openWorldHint"] as? Bool ?? true == (name == "download_file"), "\(name)")
             let reads: Set = ["read_text_file", "read_file", "read_media_file", "read_multiple_files", "list_directory",
                               "list_directory_with_sizes", "directory_tree", "search_files", "get_file_info",
-                              "list_allowed_directories", "list_trash", "find_files", "search_file_contents"]
+                              "list_allowed_directories", "list_trash", "list_versions", "find_files", "search_file_contents"]
             #expect(readOnly == reads.contains(name), "\(name)")
-            if ["trash_file", "create_directory", "restore_file"].contains(name) { #expect(!destructive, "\(name)") }
+            if ["trash_file", "create_directory", "restore_file", "restore_version", "undo_changes"].contains(name) {
+                #expect(!destructive, "\(name)")
+            }
             if ["write_file", "edit_file", "move_file"].contains(name) { #expect(destructive, "\(name)") }
         }
         // `--structured`: every tool with its output schema; `--tools official`: the reference tools alone.

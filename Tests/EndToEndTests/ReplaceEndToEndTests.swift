@@ -3,7 +3,8 @@ import Foundation
 import Testing
 
 /// Issue 30 through the built binary (CI runs these against the release build as well): a
-/// replace never deletes from any front end, a folder is never replaced by a file unless
+/// replace never deletes from any front end (a replaced file is a version, a replaced folder
+/// in the trash), a folder is never replaced by a file unless
 /// asked, a kill in the middle leaves the old item or the new one, and reading a bookmark
 /// does not crash.
 @Suite(.ownsProcesses) struct ReplaceEndToEndTests {
@@ -31,14 +32,18 @@ import Testing
         #expect(try coffer("cp --replace-folder Shelf/Album .").status == 0)
         #expect(directory.contents(user("Album")) == "a file named Album")
         let listed = try coffer("trash")
-        #expect(listed.output.contains("files:/X/a.txt") && listed.output.contains("files:/Album"), "\(listed.output)")
+        #expect(!listed.output.contains("files:/X/a.txt") && listed.output.contains("files:/Album"), "\(listed.output)")
         #expect(try coffer("restore --replace-folder Album").status == 0)
         #expect(directory.contents(user("Album/1.jpg")) == "1")
-        #expect(try coffer("restore --replace a.txt").status == 0)
+        // The file replaced is a version of it.
+        let versions = try coffer("versions X/a.txt")
+        let id = try #require(versions.output.split(separator: "\n").first?.split(separator: " ").first.map(String.init), "\(versions.output)")
+        #expect(try coffer("cat --version \(id) X/a.txt").output == "old")
+        #expect(try coffer("restore --version \(id) X/a.txt").status == 0)
         #expect(directory.contents(user("X/a.txt")) == "old")
     }
 
-    @Test func rpcWriteReplacesIntoTheTrashAndNeverOverAFolder() throws {
+    @Test func rpcWriteKeepsAVersionAndNeverReplacesAFolder() throws {
         directory.make([user("notes.txt"): "old notes", user("Album/1.jpg"): "1"])
         let rpc = try RPCProcess(container: container)
         try rpc.initialize()
@@ -46,9 +51,11 @@ import Testing
         let refused = try rpc.call("files/write", ["path": "/Album", "data": "oops", "conflict": "replace"])
         #expect(errorKind(refused) == "fileExists")
         #expect(directory.contents(user("Album/1.jpg")) == "1")
-        let items = try #require(result(try rpc.call("trash/list"))?["items"] as? [[String: Any]])
-        let trashID = try #require(items.first?["trashId"] as? String)
-        #expect(result(try rpc.call("trash/restore", ["trashId": trashID, "conflict": "replace"])) != nil)
+        #expect((result(try rpc.call("trash/list"))?["items"] as? [[String: Any]])?.isEmpty == true)
+        let versions = try #require(result(try rpc.call("files/versions", ["path": "/notes.txt"]))?["versions"] as? [[String: Any]])
+        let id = try #require(versions.first?["id"] as? Int)
+        #expect(versions.first?["frontEnd"] as? String == "rpc" && versions.first?["size"] as? Int == 9)
+        #expect(result(try rpc.call("files/restoreVersion", ["path": "/notes.txt", "id": id])) != nil)
         #expect(directory.contents(user("notes.txt")) == "old notes")
         // A folder replaced by a folder (files/copy), then restored over the copy, byte for byte.
         directory.make([user("New/Album/only.jpg"): "new", user("Album/2.jpg"): "2"])
@@ -63,7 +70,7 @@ import Testing
         _ = try rpc.waitForExit()
     }
 
-    @Test func mcpWriteFileRefusesAFolderAndTrashesAFile() async throws {
+    @Test func mcpWriteFileRefusesAFolderAndKeepsAFileAsAVersion() async throws {
         directory.make([user("Album/1.jpg"): "1", user("Album/2.jpg"): "2", user("Album/3.jpg"): "3", user("Album/4.jpg"): "4",
                         user("a.txt"): "old"])
         let mcp = try await RPCProcess.mcp(container: container)
@@ -79,11 +86,15 @@ import Testing
                                                                                 "arguments": ["path": "a.txt", "content": "new"]])))
         #expect(onFile["isError"] as? Bool != true)
         #expect(directory.contents(user("a.txt")) == "new")
-        #expect(directory.contents("container/Library/Trash/files/a.txt") == "old")
+        #expect(directory.contents("container/Library/Trash/files/a.txt") == nil)
+        let listing = try #require(result(try await mcp.awaitCall("tools/call", ["name": "list_versions", "arguments": ["path": "a.txt"]])))
+        let versions = try #require((listing["structuredContent"] as? [String: Any])?["versions"] as? [[String: Any]], "\(listing)")
+        let id = try #require(versions.first?["id"] as? Int)
+        #expect(versions.first?["by"] as? String == "mcp")
         let audit = directory.contents("container/Library/Application Support/AppData/logs/audit.jsonl") ?? ""
-        #expect(audit.contains(#""trashed":["a.txt"]"#), "\(audit)")
-        let restored = try #require(result(try await mcp.awaitCall("tools/call", ["name": "restore_file", "arguments": [
-            "trashId": "a.txt", "conflict": "replace"]])))
+        #expect(audit.contains(#""versions":"\#(id)""#), "\(audit)")
+        let restored = try #require(result(try await mcp.awaitCall("tools/call", ["name": "restore_version", "arguments": [
+            "path": "a.txt", "id": id]])))
         #expect(restored["isError"] as? Bool != true, "\(restored)")
         #expect(directory.contents(user("a.txt")) == "old")
         // A folder moved over a folder: the one replaced is in the trash, whole.

@@ -52,9 +52,9 @@ struct ConditionalWriteTests {
         #expect(message.hasPrefix("“files:/Notes.md” was changed by someone else after it was read (last modified 20"), "\(message)")
         #expect(message.hasSuffix("nothing was written."))
         #expect(try #require(error).userMessage(in: .simplifiedChinese).text.contains("未写入任何内容"))
-        // The save that won replaced the draft, which is in the trash; the refused one left nothing.
-        let trash = try await first.perform(ListTrash())
-        #expect(trash.items.map(\.originalPath.description) == ["files:/Notes.md"])
+        // The save that won replaced the draft, which is a version; the refused one left nothing.
+        #expect(try await first.perform(ListTrash()).items.isEmpty)
+        #expect(try await first.perform(ListVersions(file)).count == 1)
         #expect(fixture.directory.names(user("")).filter { $0.hasPrefix(".") }.isEmpty)
     }
 

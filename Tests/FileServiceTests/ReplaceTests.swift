@@ -6,9 +6,10 @@ import Foundation
 import Synchronization
 import Testing
 
-/// A replace never deletes: for every operation that can replace, the old item goes to the
-/// trash and comes back whole with `restore`; a folder and a file replace each other only
-/// with `.replaceFolder`; the audit entry names what was trashed.
+/// A replace never deletes: for every operation that can replace, an old file is kept as a
+/// version and comes back whole with a version's restore, an old folder goes to the trash and
+/// comes back whole with `restore`; a folder and a file replace each other only with
+/// `.replaceFolder`; the audit entry names what was trashed and what was kept.
 struct ReplaceTests {
     /// A container, a session allowed anywhere on the host, and a scratch home's desktop trash.
     let fixture: HostFixture
@@ -26,6 +27,24 @@ struct ReplaceTests {
         for (relative, contents) in files { #expect(directory.contents(fixture.user(relative)) == contents) }
     }
 
+    /// The old file is the newest version of the file at `place`, and restoring it brings it
+    /// back byte for byte; nothing went to the trash.
+    func expectRestorableVersion(_ place: String, _ relative: String, _ contents: String) async throws {
+        let versions = try await fixture.service.versions(of: try fixture.path(place))
+        let newest = try #require(versions.first, "no version of \(place)")
+        _ = try await session.perform(RestoreVersion(newest.id, of: try fixture.path(place)))
+        #expect(directory.contents(fixture.user(relative)) == contents)
+        #expect(try await fixture.service.trashItems().items.isEmpty)
+    }
+
+    func versionsInAudit() -> [String] {
+        let log = directory.contents("c/Library/Application Support/AppData/logs/audit.jsonl") ?? ""
+        return log.split(separator: "\n").compactMap { line in
+            let entry = try? JSONSerialization.jsonObject(with: Data(line.utf8)) as? [String: Any]
+            return entry?["versions"] as? String
+        }
+    }
+
     func trashedInAudit() -> [String] {
         let log = directory.contents("c/Library/Application Support/AppData/logs/audit.jsonl") ?? ""
         return log.split(separator: "\n").compactMap { line in
@@ -34,15 +53,15 @@ struct ReplaceTests {
         }
     }
 
-    @Test func copyReplacingAFileTrashesTheOldOne() async throws {
+    @Test func copyReplacingAFileKeepsTheOldOneAsAVersion() async throws {
         directory.make([fixture.user("a.txt"): "new", fixture.user("X/a.txt"): "old"])
         let node = try await session.perform(CopyItem(try fixture.path("/a.txt"), to: .into(try fixture.path("/X")), conflict: .replace))
         #expect(node.path == (try fixture.path("/X/a.txt")))
         #expect(directory.contents(fixture.user("X/a.txt")) == "new")
-        #expect(trashedInAudit() == ["a.txt"])
-        try await expectRestorable("/X/a.txt", files: ["X/a.txt": "old"])
-        // What the restore replaced (the copy) went to the trash in turn.
-        #expect(try await fixture.service.trashItems().items.count == 1)
+        #expect(trashedInAudit().isEmpty && versionsInAudit().count == 1)
+        try await expectRestorableVersion("/X/a.txt", "X/a.txt", "old")
+        // What the restore replaced (the copy) is a version in turn.
+        #expect(try await fixture.service.versions(of: try fixture.path("/X/a.txt")).count == 2)
     }
 
     @Test func aFolderIsReplacedOnlyByAFolderUnlessAsked() async throws {
@@ -66,7 +85,7 @@ struct ReplaceTests {
         try await expectRestorable("/X/a.txt", files: ["X/a.txt/1.jpg": "one", "X/a.txt/2.jpg": "two"])
     }
 
-    @Test func writeReplacingTrashesAndRefusesAFolder() async throws {
+    @Test func writeReplacingKeepsAVersionAndRefusesAFolder() async throws {
         directory.make([fixture.user("notes.txt"): "old notes", fixture.user("Album/1.jpg"): "1"])
         _ = try await session.perform(WriteFile(try fixture.path("/notes.txt"), bytes: Array("new notes".utf8), conflict: .replace))
         #expect(directory.contents(fixture.user("notes.txt")) == "new notes")
@@ -74,36 +93,36 @@ struct ReplaceTests {
             WriteFile(try fixture.path("/Album"), bytes: Array("oops".utf8), conflict: .replace)))
         #expect(refused?.detail == "folder-in-the-way")
         #expect(directory.contents(fixture.user("Album/1.jpg")) == "1")
-        try await expectRestorable("/notes.txt", files: ["notes.txt": "old notes"])
+        try await expectRestorableVersion("/notes.txt", "notes.txt", "old notes")
     }
 
-    @Test func moveAndRenameReplacingTrashTheOldOne() async throws {
+    @Test func moveAndRenameReplacingKeepTheOldOneAsAVersion() async throws {
         directory.make([fixture.user("a.txt"): "moved", fixture.user("Docs/a.txt"): "old", fixture.user("b.txt"): "renamed", fixture.user("c.txt"): "old c"])
         _ = try await session.perform(MoveItem(try fixture.path("/a.txt"), to: .into(try fixture.path("/Docs")), conflict: .replace))
         #expect(directory.contents(fixture.user("Docs/a.txt")) == "moved")
         #expect(!directory.exists(fixture.user("a.txt")))
         _ = try await session.perform(RenameItem(try fixture.path("/b.txt"), to: "c.txt", conflict: .replace))
         #expect(directory.contents(fixture.user("c.txt")) == "renamed")
-        #expect(Set(try await fixture.service.trashItems().items.map(\.originalPath.description)) == ["files:/Docs/a.txt", "files:/c.txt"])
-        try await expectRestorable("/Docs/a.txt", files: ["Docs/a.txt": "old"])
-        try await expectRestorable("/c.txt", files: ["c.txt": "old c"])
+        #expect(try await fixture.service.trashItems().items.isEmpty)
+        try await expectRestorableVersion("/Docs/a.txt", "Docs/a.txt", "old")
+        try await expectRestorableVersion("/c.txt", "c.txt", "old c")
     }
 
-    @Test func importReplacingTrashesTheOldOne() async throws {
+    @Test func importReplacingKeepsTheOldOneAsAVersion() async throws {
         directory.make(["host/photo.png": "new photo", fixture.user("Import/photo.png"): "old photo"])
         let results = try await session.perform(ImportItems([directory.url("host/photo.png")], conflict: .replace))
         #expect(results.allSatisfy { (try? $0.outcome.get()) != nil })
         #expect(directory.contents(fixture.user("Import/photo.png")) == "new photo")
-        try await expectRestorable("/Import/photo.png", files: ["Import/photo.png": "old photo"])
+        try await expectRestorableVersion("/Import/photo.png", "Import/photo.png", "old photo")
     }
 
-    @Test func anUploadsCommitReplacingTrashesTheOldOne() async throws {
+    @Test func anUploadsCommitReplacingKeepsTheOldOneAsAVersion() async throws {
         directory.make([fixture.user("up.bin"): "old upload"])
         let id = try await session.perform(BeginUpload(try fixture.path("/up.bin"), conflict: .replace))
         _ = try await session.perform(AppendUpload(id, offset: 0, bytes: Array("new upload".utf8)))
         _ = try await session.perform(CommitUpload(id))
         #expect(directory.contents(fixture.user("up.bin")) == "new upload")
-        try await expectRestorable("/up.bin", files: ["up.bin": "old upload"])
+        try await expectRestorableVersion("/up.bin", "up.bin", "old upload")
     }
 
     /// Cancelled while the new item is being made: the old one never moved, and nothing
@@ -126,13 +145,14 @@ struct ReplaceTests {
         task.cancel()
         let outcome = await task.result
         if case .success = outcome {
-            // The copy won the race: then it is whole, and the old one is in the trash.
+            // The copy won the race: then it is whole, and the old one is a version.
             #expect(directory.contents(fixture.user("X/big.bin"))?.utf8.count == 512 << 20)
-            #expect(try await fixture.service.trashItems().items.count == 1)
+            #expect(try await fixture.service.versions(of: try fixture.path("/X/big.bin")).count == 1)
         } else {
             #expect(directory.contents(fixture.user("X/big.bin")) == "old")
-            #expect(try await fixture.service.trashItems().items.isEmpty)
+            #expect(try await fixture.service.versions(of: try fixture.path("/X/big.bin")).isEmpty)
         }
+        #expect(try await fixture.service.trashItems().items.isEmpty)
         #expect(try FileManager.default.contentsOfDirectory(atPath: folder) == ["big.bin"])
     }
 

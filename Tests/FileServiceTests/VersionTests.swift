@@ -100,6 +100,7 @@ struct VersionTests {
     }
 
     @Test func versionsFollowTheFileThroughMovesAndTheTrash() async throws {
+        _ = try await session.perform(CreateFolder(try path("/Docs")))
         try await save("a", at: "/Docs/a.txt")
         try await save("b", at: "/Docs/a.txt")
         _ = try await session.perform(RenameItem(try path("/Docs/a.txt"), to: "b.txt"))

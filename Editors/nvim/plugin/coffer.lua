@@ -7,12 +7,16 @@ vim.api.nvim_create_user_command("Coffer", function(opts) require("coffer").comm
   desc = "Coffer: a folder buffer, or find | trash | restore | import | export | diff",
 })
 
+vim.api.nvim_create_user_command("CofferVersions", function()
+  require("coffer").command({ fargs = { "versions" } })
+end, { nargs = 0, desc = "Coffer: the versions of this file, R restores one" })
+
 local group = vim.api.nvim_create_augroup("coffer", { clear = true })
 local function is_folder(name) return name:sub(-1) == "/" end
 
 -- No swap file: the file is Coffer's, shared with its other clients (another Neovim on the same
--- server would meet an "ATTENTION" prompt for every file), and a save never loses the version
--- it replaces (it goes to Coffer's trash).
+-- server would meet an "ATTENTION" prompt for every file), and a save never loses what it
+-- replaces (Coffer keeps it as a version: `:CofferVersions`).
 vim.api.nvim_create_autocmd("BufNew", { group = group, pattern = "coffer://*", callback = function(args)
   vim.bo[args.buf].swapfile = false
 end })

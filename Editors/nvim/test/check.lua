@@ -99,8 +99,21 @@ if scenario == "single" then
   vim.cmd("close")
   vim.cmd("write!")
   check(disk("Notes/a.md") == "# Plan\nfirst\nsecond\nthird\n", ":write! overwrites it")
-  local trash = vim.fn.system({ bin, "--container", container, "-c", "trash" })
-  check(trash:find("files:/Notes/a.md", 1, true) ~= nil, "what :write! replaced is in the trash")
+  -- What :write! replaced is a version: :CofferVersions lists it, R puts it back.
+  vim.cmd("CofferVersions")
+  check(vim.api.nvim_buf_get_name(0) == "coffer-versions://files:/Notes/a.md" and #lines() >= 2,
+        ":CofferVersions lists the versions: " .. table.concat(lines(), " | "))
+  local newest = lines()[1]
+  keys("R")
+  check(disk("Notes/a.md") == "theirs\n", "R puts the version under the cursor back: " .. tostring(disk("Notes/a.md")))
+  check(lines()[1] ~= newest, "and what the file had is a version in turn")
+  vim.cmd("close")
+  check(table.concat(lines(), "\n") == "theirs", "the file buffer reads the restored file again")
+  vim.cmd("write!")
+  vim.cmd("silent! %d")
+  vim.api.nvim_buf_set_lines(0, 0, -1, false, { "# Plan", "first", "second", "third" })
+  vim.cmd("write!")
+  check(disk("Notes/a.md") == "# Plan\nfirst\nsecond\nthird\n", "and is written again")
 
   -- A person who takes longer to answer than the request's timeout still gets their save:
   -- the time a question is open is not the server's.

@@ -4,7 +4,8 @@ public enum ConflictPolicy: String, Sendable, Hashable, Codable, CaseIterable, W
     case fail
     /// Pick a free name such as `report (2).pdf`, keeping every extension.
     case keepBoth
-    /// Put the new item in the old one's place; the old one goes to the trash, restorable.
+    /// Put the new item in the old one's place; the old one is kept (a file as a version of
+    /// itself where the service keeps versions, else in the trash), restorable.
     /// Only an item of the same sort is replaced: a folder by a folder, a file by a file.
     case replace
     /// As ``replace``, and also a folder by a file or a file by a folder: what the caller

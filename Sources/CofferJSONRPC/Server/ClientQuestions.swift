@@ -79,7 +79,8 @@ public final class ClientQuestions: Sendable {
             var params: [String: Any] = [
                 "path": conflict.destination.description,
                 "message": conflict.sentence(in: language) + " " + LocalizedText(
-                    "Replacing it moves it to the trash.", "替换会把它移到废纸篓。")(language),
+                    "If it is replaced, \(conflict.whatReplacingKeeps(in: .english)).",
+                    "如果替换，\(conflict.whatReplacingKeeps(in: .simplifiedChinese))。")(language),
                 "choices": ["replace", "keepBoth", "cancel"],
             ]
             if let existing = conflict.existing {

@@ -126,8 +126,8 @@ public final class InteractiveSession {
     /// place and the other way round (``ConflictPolicy/replaceFolder``).
     static func ask(about conflict: NameConflict, editor: any LineEditor, language: Language) async -> ConflictPolicy? {
         let question = LocalizedText(
-            "\(conflict.sentence(in: .english)) Replace it (it goes to the trash), keep both, or cancel? [r/k/C] ",
-            "\(conflict.sentence(in: .simplifiedChinese)) 替换（原项目移到废纸篓）、保留两者，还是取消？[r/k/C] ")(language)
+            "\(conflict.sentence(in: .english)) Replace it (\(conflict.whatReplacingKeeps(in: .english))), keep both, or cancel? [r/k/C] ",
+            "\(conflict.sentence(in: .simplifiedChinese)) 替换（\(conflict.whatReplacingKeeps(in: .simplifiedChinese))）、保留两者，还是取消？[r/k/C] ")(language)
         while true {
             guard case .line(let answer) = await editor.readLine(prompt: question, completion: nil, interruptible: true)
             else { return nil }
@@ -142,7 +142,7 @@ extension InteractiveSession {
     /// *discard* — cancelling the save — only once confirmed.
     static func ask(changed choices: [ChangedFileChoice], editor: any LineEditor, language: Language) async -> ChangedFileChoice? {
         let words: [ChangedFileChoice: (letter: String, text: LocalizedText)] = [
-            .overwrite: ("o", LocalizedText("overwrite it (what is there now goes to the trash)", "覆盖它（现有内容移到废纸篓）")),
+            .overwrite: ("o", LocalizedText("overwrite it (what is there now is kept as a version)", "覆盖它（现有内容保留为历史版本）")),
             .keepBoth: ("b", LocalizedText("keep both", "保留两者")),
             .keepInRecovered: ("K", LocalizedText("keep your copy in files:/Recovered", "把你的副本保存到 files:/Recovered")),
         ]

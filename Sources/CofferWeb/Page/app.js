@@ -7,6 +7,7 @@ import {
   nameOf, navigation, parentOf, samePath, selectedItems, show, state, thumbnailURL, typeNames,
 } from "./common.js";
 import { confirmed, conflictAsked, openShare, openWith } from "./dialogs.js";
+import { openChanges } from "./changes.js";
 import { closePreview, preview } from "./preview.js";
 import { droppedEntries, pickedEntries, uploads } from "./uploads.js";
 import { chooseLanguage, label, language, say } from "./words.js";
@@ -733,6 +734,7 @@ function wire() {
   uploads.onFinished = () => { if (state.view === "files") list(state.folder, { remember: false }).catch(failed); };
   $("add-favourite").onclick = () => addFavourite().catch(failed);
   $("download-link").onclick = () => downloadLink().catch(failed);
+  $("changes").onclick = () => openChanges(refresh).catch(failed);
   $("share").onclick = () => { const [node] = selectedItems(); if (node) openShare(node); };
   $("open-with").onclick = () => { const [node] = selectedItems(); if (node?.kind === "file") openWith(node).catch(failed); };
   $("leave-trash").onclick = () => list(state.folder).catch(failed);

@@ -1,7 +1,7 @@
 // The preview pane: the facts `files/preview` gives, and the file itself as the browser can
 // show it — an image, a PDF's first page, a text in its encoding (editable), an archive's entries.
 import { bridge } from "./bridge.js";
-import { $, contentURL, failed, formatSize, kindText, show, thumbnailURL } from "./common.js";
+import { $, contentURL, failed, formatDate, formatSize, kindText, show, thumbnailURL } from "./common.js";
 import { answeredKeepEditing } from "./dialogs.js";
 import { say } from "./words.js";
 
@@ -59,6 +59,41 @@ export async function preview(node, saved) {
     entries.textContent = facts.archive.firstEntries.map((entry) => entry.path).join("\n");
     body.append(entries);
   }
+  await showVersions(node, saved);
+}
+
+/// The file's versions (what its saves and replaces kept), newest first, each with Restore:
+/// the version goes back over the file, whose content becomes a version in turn.
+async function showVersions(node, saved) {
+  const { versions } = await bridge.call("files/versions", { path: node.path });
+  if ($("preview").dataset.path !== node.path || versions.length === 0) return;
+  const section = document.createElement("section");
+  section.id = "versions";
+  const title = document.createElement("h3");
+  title.textContent = say("versions");
+  const list = document.createElement("ul");
+  for (const version of versions) {
+    const item = document.createElement("li");
+    item.dataset.version = version.id;
+    const text = document.createElement("span");
+    text.textContent = [formatDate(version.date), formatSize(version.size), version.frontEnd].filter(Boolean).join(" · ");
+    const restore = document.createElement("button");
+    restore.type = "button";
+    restore.className = "restore-version";
+    restore.textContent = say("restore");
+    restore.onclick = async () => {
+      try {
+        await bridge.call("files/restoreVersion", { path: node.path, id: version.id });
+        show(say("versionRestored", formatDate(version.date)));
+        await saved?.();
+        await preview(node, saved);
+      } catch (error) { failed(error); }
+    };
+    item.append(text, " ", restore);
+    list.append(item);
+  }
+  section.append(title, list);
+  $("preview-body").append(section);
 }
 
 export function closePreview() {

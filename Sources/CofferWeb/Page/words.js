@@ -35,6 +35,11 @@ const words = {
     moving: "Moving", copying: "Copying", downloading: "Downloading", downloadLink: "Download a link…",
     linkAddress: "The address (http or https) to download into this folder", pasteHere: "Paste", opening: "Open the whole document",
     restoreSelected: "Restore", trashEmpty: "The Trash is empty.", lostUpload: "The server no longer has this upload; it starts again.",
+    versions: "Versions", versionRestored: (date) => `Restored the version of ${date}; what the file had is kept as a version.`,
+    changes: "Changes", changesTitle: "What each session changed", undo: "Undo", thisSession: "this session",
+    changeCount: (count, undone) => `${count} change${count === 1 ? "" : "s"}${undone ? `, ${undone} undone` : ""}`,
+    undoes: (id) => `undoes ${id}`, noChanges: "No session has changed anything yet.",
+    undone: (reverted, skipped) => `Undid ${reverted} change${reverted === 1 ? "" : "s"}${skipped ? `; left ${skipped} alone, changed since` : ""}.`,
     itemsInFolder: "items", shortcuts: "Shortcuts: ↑↓←→ move, Shift/Ctrl select, Enter opens (restores in the Trash), Backspace goes up, Delete moves to the Trash (in the Trash, deletes for good, asked first), F2 renames, Ctrl-A selects all, Ctrl-C/Ctrl-X then Ctrl-V copy or move",
   },
   "zh-Hans": {
@@ -70,6 +75,11 @@ const words = {
     moving: "正在移动", copying: "正在拷贝", downloading: "正在下载", downloadLink: "下载链接…",
     linkAddress: "要下载到此文件夹的地址（http 或 https）", pasteHere: "粘贴", opening: "打开整个文稿",
     restoreSelected: "恢复", trashEmpty: "废纸篓是空的。", lostUpload: "服务器已没有这次上传的记录，将从头开始。",
+    versions: "历史版本", versionRestored: (date) => `已恢复 ${date} 的版本；文件原有的内容已保留为历史版本。`,
+    changes: "更改记录", changesTitle: "每个会话所做的更改", undo: "撤销", thisSession: "本会话",
+    changeCount: (count, undone) => `${count} 个更改${undone ? `，已撤销 ${undone} 个` : ""}`,
+    undoes: (id) => `撤销了 ${id}`, noChanges: "还没有会话做过更改。",
+    undone: (reverted, skipped) => `已撤销 ${reverted} 个更改${skipped ? `；${skipped} 个之后被更改过，未处理` : ""}。`,
     itemsInFolder: "个项目", shortcuts: "快捷键：↑↓←→ 移动，Shift/Ctrl 选择，Enter 打开（在废纸篓中为恢复），Backspace 上一级，Delete 移到废纸篓（在废纸篓中为永久删除，会先询问），F2 重命名，Ctrl-A 全选，Ctrl-C/Ctrl-X 后 Ctrl-V 拷贝或移动",
   },
 };

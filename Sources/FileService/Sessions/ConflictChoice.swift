@@ -84,6 +84,14 @@ public struct NameConflict: Sendable {
                              "“\(destination.name)”（\(what(.simplifiedChinese))）已存在于 \(folder)。")(language)
     }
 
+    /// Where replacing puts what is there, for the question's choice: a file is kept as a
+    /// version of itself (in the trash only when a folder takes its place), anything else goes
+    /// to the trash.
+    public func whatReplacingKeeps(in language: Language) -> String {
+        guard existing?.kind == .file else { return LocalizedText("it goes to the trash", "原项目移到废纸篓")(language) }
+        return LocalizedText("it is kept as a version", "原文件保留为历史版本")(language)
+    }
+
     /// What is at `destination` now, measured through `service`.
     static func found(at destination: VirtualPath, in service: FileService) async -> NameConflict {
         let existing = try? await service.stat(destination)

@@ -100,6 +100,44 @@ end
 
 function commands.diff() files.diff() end
 
+--- `:Coffer versions` (`:CofferVersions`): the versions of the file buffer's file, newest first;
+--- `R` puts the one under the cursor back (what the file has becomes a version in turn) and
+--- reads the file buffer again.
+function commands.versions()
+  local file_buf = vim.api.nvim_get_current_buf()
+  local path = vim.b[file_buf].coffer_path
+  if not path then return fail("usage: :CofferVersions in a coffer:// file buffer") end
+  local function lines_of(answer)
+    local lines = {}
+    for _, version in ipairs(answer.versions) do
+      table.insert(lines, string.format("%d\t%s\t%d\t%s", version.id, version.date, version.size, version.frontEnd or "-"))
+    end
+    return lines
+  end
+  local lines = lines_of(client.call("files/versions", { path = path }))
+  vim.cmd("botright new")
+  local buf = vim.api.nvim_get_current_buf()
+  vim.api.nvim_buf_set_lines(buf, 0, -1, false, lines)
+  vim.bo[buf].buftype, vim.bo[buf].bufhidden, vim.bo[buf].swapfile, vim.bo[buf].modifiable = "nofile", "wipe", false, false
+  pcall(vim.api.nvim_buf_set_name, buf, "coffer-versions://" .. path)
+  vim.keymap.set("n", "R", function()
+    local id = tonumber(vim.api.nvim_get_current_line():match("^(%d+)"))
+    if not id then return end
+    local ok, err = pcall(function()
+      client.call("files/restoreVersion", { path = path, id = id })
+      files.say(string.format("restored version %d of %s", id, path))
+      if vim.api.nvim_buf_is_valid(file_buf) and not vim.bo[file_buf].modified then
+        vim.api.nvim_buf_call(file_buf, function() vim.cmd("edit!") end)
+      end
+      vim.bo[buf].modifiable = true
+      vim.api.nvim_buf_set_lines(buf, 0, -1, false, lines_of(client.call("files/versions", { path = path })))
+      vim.bo[buf].modifiable = false
+    end)
+    if not ok then fail(err) end
+  end, { buffer = buf, desc = "Restore the version" })
+  files.say(#lines == 0 and (path .. " has no versions") or "R restores the version under the cursor")
+end
+
 --- `:Coffer [PATH]` opens a folder buffer; `:Coffer SUBCOMMAND …` runs one.
 function M.command(opts)
   local arguments = opts.fargs
@@ -118,7 +156,7 @@ end
 function M.complete(lead, line)
   if line:match("^%s*Coffer%s+%S*$") then
     return vim.tbl_filter(function(word) return word:find(lead, 1, true) == 1 end,
-      { "find", "trash", "restore", "import", "export", "diff" })
+      { "find", "trash", "restore", "import", "export", "diff", "versions" })
   end
   return {}
 end
