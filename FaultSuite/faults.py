@@ -34,6 +34,7 @@ PARTIAL = re.compile(r"^\.coffer-partial-[0-9a-f]{8}-[0-9a-f]{1,16}$")
 USER_FILES = "Documents/UserFiles"
 TRASH = "Library/Trash"
 JOURNAL = "Library/Application Support/AppData/Journal"
+VERSIONS = "Library/Versions/files"
 
 
 class Broken(Exception):
@@ -274,7 +275,7 @@ class Suite:
         """After a reopen: no partial left anywhere, no journal of a dead process, a trash
         whose every entry is whole (information and item), the host side untouched."""
         expect(coffer.run("ls").returncode == 0, f"{context}: the container does not reopen")
-        roots = [os.path.join(coffer.container, part) for part in (USER_FILES, TRASH, "Library/Caches/Downloading")]
+        roots = [os.path.join(coffer.container, part) for part in (USER_FILES, TRASH, "Library/Caches/Downloading", VERSIONS)]
         leftovers = partials_below(*roots, self.host)
         expect(not leftovers, f"{context}: partials left after recovery: {leftovers[:5]}")
         journals = os.listdir(os.path.join(coffer.container, JOURNAL)) if os.path.isdir(
@@ -292,6 +293,19 @@ class Suite:
         named = {info[: -len(".trashinfo")] for info in infos}
         expect(items <= named, f"{context}: items in the trash without information: {sorted(items - named)[:5]}")
         expect(digest_tree(self.host) == self.host_digest, f"{context}: the host side changed")
+
+    def versions_of(self, coffer, path):
+        """The versions `versions --json` lists of files:/PATH, each (id, checksum of its content):
+        a version listed is whole (its entry is made before its content moves in, and a listing
+        leaves out an entry whose content never arrived)."""
+        listed = coffer.run(f"versions --json {quote(path)}")
+        expect(listed.returncode == 0, f"versions {path} failed: {listed.stderr[-300:]}")
+        found = []
+        for version in json.loads(listed.stdout)["versions"]:
+            content = os.path.join(coffer.container, VERSIONS, str(version["id"]))
+            expect(os.path.getsize(content) == version["size"], f"version {version['id']} of {path} is not whole")
+            found.append((version["id"], digest_file(content)))
+        return found
 
     def trash_contents(self, coffer):
         """Original path (relative to files:) → checksum, for everything in the trash."""
@@ -399,24 +413,27 @@ class Suite:
 
         old = make_old()
 
+        is_file = not os.path.isdir(fixture)
+
         def check(context):
-            in_trash = self.trash_contents(coffer) if not os.path.isdir(fixture) else None
             trashed_old = [item for item in os.listdir(coffer.trash("files"))]
+            # A file replaced by a file is kept as a version of it; a folder goes to the trash.
+            versions = [checksum for _, checksum in self.versions_of(coffer, f"{target}/{source}")] if is_file else []
+            displaced = versions if is_file else [digest(coffer.trash("files/" + item)) for item in trashed_old]
             at_place = digest(place) if os.path.exists(place) else None
             expect(at_place in (old, new, None), f"{context}: the place holds neither the old item nor the whole new one")
             if at_place != old:
-                # Replaced (or in the instant between): the old item is in the trash, whole.
-                expect(len(trashed_old) == 1, f"{context}: the replaced item is not in the trash: {trashed_old}")
-                kept = coffer.trash("files/" + trashed_old[0])
-                expect(digest(kept) == old, f"{context}: the trashed item lost content")
-                if in_trash is not None:
-                    expect(in_trash.get(f"{target}/{source}") == old, f"{context}: the trash names another original")
+                # Replaced (or in the instant between): the old item is kept, whole, once.
+                expect(displaced == [old], f"{context}: the replaced item is not kept whole, once: {len(displaced)} kept")
             else:
-                expect(not trashed_old, f"{context}: the old item is both at its place and in the trash")
+                expect(not displaced, f"{context}: the old item is both at its place and kept aside")
+            if is_file:
+                expect(not trashed_old, f"{context}: a replaced file went to the trash: {trashed_old}")
             expect(digest(coffer.files(source)) == new, f"{context}: the source changed")
 
         def reset():
             expect(coffer.run("empty-trash --yes").returncode == 0, "emptying the trash between rounds failed")
+            expect(coffer.run("versions --prune --max-size 0").returncode == 0, "dropping the versions between rounds failed")
             if os.path.isdir(place):
                 shutil.rmtree(place)
             elif os.path.exists(place):
@@ -427,6 +444,90 @@ class Suite:
 
     def scenario_replace(self):
         self.replace_rounds("replace", "big.bin", "Target", digest_file)
+
+    def scenario_version_restore(self):
+        """`restore --version ID` of a 48 MiB file over the file, killed at random moments: the file
+        holds the version or what it had, whole; the version stays; what the file had is kept as a
+        version once it is replaced; nothing is half-made."""
+        coffer = self.container("version-restore")
+        shutil.copy(os.path.join(self.host, "big.bin"), coffer.files("big.bin"))
+        old = digest_file(coffer.files("big.bin"))
+        with open(coffer.files("new.bin"), "wb") as handle:
+            handle.write(self.bytes(24 << 20))
+        new = digest_file(coffer.files("new.bin"))
+        expect(coffer.run("cp --replace new.bin big.bin").returncode == 0, "saving over the file failed")
+        [(kept, checksum)] = self.versions_of(coffer, "big.bin")
+        expect(checksum == old, "the version is not what the file had")
+
+        def check(context):
+            versions = [checksum for _, checksum in self.versions_of(coffer, "big.bin")]
+            at_place = digest_file(coffer.files("big.bin")) if os.path.exists(coffer.files("big.bin")) else None
+            expect(at_place in (old, new), f"{context}: the file holds neither the version nor what it had")
+            expect(old in versions, f"{context}: the restored version is gone")
+            if at_place == old:
+                expect(sorted(versions) == sorted([old, new]), f"{context}: what the file had is not kept once")
+            else:
+                expect(versions == [old], f"{context}: a version was kept of a restore that did not happen")
+            expect(not os.listdir(coffer.trash("files")), f"{context}: something went to the trash")
+
+        def reset():
+            for version_id, checksum in self.versions_of(coffer, "big.bin"):
+                if version_id != kept:
+                    os.remove(os.path.join(coffer.container, VERSIONS, str(version_id)))
+            if digest_file(coffer.files("big.bin")) != new:
+                shutil.copy(coffer.files("new.bin"), coffer.files("big.bin"))
+
+        self.kill_rounds("version restore", coffer, lambda: coffer.spawn(f"restore --version {kept} big.bin"), check, reset)
+
+    def scenario_undo(self):
+        """`undo SESSION` of a session that copied a 300-file tree, moved a folder, saved over a
+        48 MiB file and tagged, killed at random moments in fresh containers: afterwards nothing is
+        lost (every file is where the session left it, where it was, in the trash or a version),
+        and a second, uninterrupted undo brings the tree back exactly as it was."""
+        rounds = max(3, self.rounds // 3)
+        killed_midway = 0
+        span = None
+        for round_number in range(rounds + 1):
+            coffer = self.container(f"undo-{round_number}")
+            shutil.copytree(os.path.join(self.host, "Tree"), coffer.files("Work"))
+            shutil.copy(os.path.join(self.host, "big.bin"), coffer.files("big.bin"))
+            with open(coffer.files("new.bin"), "wb") as handle:
+                handle.write(self.bytes(8 << 20))
+            before = digest_tree(coffer.files())
+            every = set()
+            for folder, _, names in os.walk(coffer.files()):
+                every.update(digest_file(os.path.join(folder, name)) for name in names)
+            session = coffer.run("cp -r Work Copy; mv Work Moved; cp --replace new.bin big.bin; tag new.bin +done")
+            expect(session.returncode == 0, f"the session to undo failed: {session.stderr[-300:]}")
+            sessions = json.loads(coffer.run("changes --json").stdout)["sessions"]
+            identifier = sessions[0]["id"]
+            began = time.monotonic()
+            process = coffer.spawn(f"undo {identifier}")
+            if round_number == 0:
+                process.wait(timeout=600)
+                span = time.monotonic() - began
+                context = "undo, uninterrupted"
+            else:
+                delay = self.random.uniform(0.0, span * 1.1)
+                time.sleep(delay)
+                if process.poll() is None:
+                    process.send_signal(signal.SIGKILL)
+                    killed_midway += 1
+                process.wait(timeout=600)
+                context = f"undo, round {round_number}, killed after {delay * 1000:.0f} ms"
+            self.check_container(coffer, context)
+            # Nothing lost: every content the files had is in files:, the trash or a version.
+            present = set()
+            for root in (coffer.files(), coffer.trash("files"), os.path.join(coffer.container, VERSIONS)):
+                for folder, _, names in os.walk(root):
+                    present.update(digest_file(os.path.join(folder, name)) for name in names)
+            expect(every <= present, f"{context}: {len(every - present)} contents lost")
+            finished = coffer.run(f"undo {identifier}")
+            expect(finished.returncode in (0, 1), f"{context}: the second undo broke: {finished.stderr[-300:]}")
+            expect(digest_tree(coffer.files()) == before, f"{context}: the second undo did not bring the tree back: "
+                   f"{finished.stdout[-500:]} {finished.stderr[-300:]}")
+            shutil.rmtree(coffer.container, ignore_errors=True)
+        print(f"  undo: {rounds} rounds ({killed_midway} killed mid-way; the undo takes {span * 1000:.0f} ms)")
 
     def scenario_folder_replace(self):
         self.replace_rounds("folder replace", "Tree", "Target", digest_tree)
@@ -1091,7 +1192,8 @@ def unquote(text):
     return percent_decoded(text)
 
 
-SCENARIOS = ["copy", "folder_copy", "replace", "folder_replace", "import", "trash", "trash_info", "restore", "write", "upload",
+SCENARIOS = ["copy", "folder_copy", "replace", "folder_replace", "version_restore", "undo", "import", "trash", "trash_info",
+             "restore", "write", "upload",
              "download_resume", "cache_bounds", "disk_full", "concurrent", "frames", "slow_reader", "upload_flood",
              "slow_requests"]
 

@@ -158,7 +158,8 @@ public struct CofferApplication: Sendable {
                 + Self.s3Mounts(options, container: container, registry: registry, environment: options.environment)
             try Self.checkMountNames(added)
             service = try FileService.standard(container: container, registry: registry, extraMounts: added,
-                                               recordsRecents: options.recordsRecents, cacheLimits: options.cacheLimits)
+                                               recordsRecents: options.recordsRecents, cacheLimits: options.cacheLimits,
+                                               versions: options.versions)
         } catch {
             launch.abandon()
             return stopping(with: "\(error.userMessage(in: options.language))", status: 1, errors)

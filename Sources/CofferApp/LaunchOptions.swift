@@ -44,6 +44,8 @@ struct LaunchOptions {
     var recordsRecents = true
     /// `--thumbnail-max-age DAYS`, `--thumbnail-max-size MB` (-1: no limit), as GNOME's settings.
     var cacheLimits = CacheLimits.standard
+    /// `--no-versions`, `--versions-max-size SIZE`.
+    var versions = VersionSettings.standard
     /// `--mount NAME=s3://BUCKET[/PREFIX]`, repeatable: buckets mounted beside `files:`.
     var s3Mounts: [(name: String, location: String)] = []
     /// `--s3-endpoint URL`: the S3 server, over `AWS_ENDPOINT_URL` and the profile's.
@@ -149,6 +151,10 @@ struct LaunchOptions {
             s3Mounts.append((String(value[..<equals]), String(value[value.index(after: equals)...])))
         } else if argument == "--no-recents" {
             recordsRecents = false
+        } else if argument == "--no-versions" {
+            versions.keepsVersions = false
+        } else if let value = try reader.value(of: "--versions-max-size") {
+            versions.sizeLimit = try SearchFilters.parseSize(value)
         } else if let value = try reader.value(of: "--thumbnail-max-age") {
             cacheLimits.thumbnailMaxAge = CacheLimits.age(days: try Self.limit(value, of: "--thumbnail-max-age", unit: "days"))
         } else if let value = try reader.value(of: "--thumbnail-max-size") {
@@ -237,7 +243,7 @@ struct LaunchOptions {
             return """
                 Usage: \(program) [--container DIR] [--lang en|zh-Hans] [--document-types JSON] [--mount NAME=s3://BUCKET[/PREFIX]]…
                            [--s3-endpoint URL] [--no-recents] [--thumbnail-max-age DAYS] [--thumbnail-max-size MB]
-                           [-c 'COMMAND; COMMAND']…
+                           [--no-versions | --versions-max-size SIZE] [-c 'COMMAND; COMMAND']…
                        \(program) [--container DIR] rpc [--framing lsp|ndjson] [--allow-host DIR]… [--listen unix:PATH]
                        \(program) rpc --connect unix:PATH
                        \(program) [--container DIR] mcp [--allow-host DIR]… [--tools all|official|NAME,…] [--structured]
@@ -253,7 +259,9 @@ struct LaunchOptions {
                 (~/.local/share/\(program)). --document-types names the application's manifest of
                 document types (default: the one built in). Files opened, edited, imported, exported and
                 downloaded are recorded in the desktop's recent files unless --no-recents. Thumbnails are
-                kept 180 days and 512 MB at most (-1: no limit). Run “\(program) help” for the list of commands.
+                kept 180 days and 512 MB at most (-1: no limit). What a save or a replace writes over is
+                kept as a version, within a tenth of the disk unless --versions-max-size (500M, 2G);
+                --no-versions sends it to the trash instead. Run “\(program) help” for the list of commands.
                 “\(program) rpc” serves JSON-RPC 2.0 on standard input and output instead, or with
                 --listen on a Unix-domain socket to many clients at once; programs may use only the
                 host folders named with --allow-host; --connect joins standard I/O to such a server. “\(program) mcp” serves the Model Context Protocol
@@ -266,7 +274,7 @@ struct LaunchOptions {
             return """
                 用法：\(program) [--container 目录] [--lang en|zh-Hans] [--document-types JSON] [--mount 名称=s3://存储桶[/前缀]]…
                           [--s3-endpoint 网址] [--no-recents] [--thumbnail-max-age 天数] [--thumbnail-max-size MB]
-                          [-c '命令; 命令']…
+                          [--no-versions | --versions-max-size 大小] [-c '命令; 命令']…
                       \(program) [--container 目录] rpc [--framing lsp|ndjson] [--allow-host 目录]… [--listen unix:路径]
                       \(program) rpc --connect unix:路径
                       \(program) [--container 目录] mcp [--allow-host 目录]… [--tools all|official|名称,…] [--structured]
@@ -280,7 +288,9 @@ struct LaunchOptions {
                 不带 -c 时从标准输入读取命令：在终端中交互运行，通过管道输入时每行一条命令。多个 -c 依次运行。
                 默认容器为 $XDG_DATA_HOME/\(program)（~/.local/share/\(program)）。--document-types 指定应用的
                 文稿类型清单（默认使用内置清单）。打开、编辑、导入、导出和下载的文件会记入桌面的最近文件，
-                除非使用 --no-recents。缩略图最多保留 180 天、512 MB（-1：不限）。运行“\(program) help”查看命令列表。
+                除非使用 --no-recents。缩略图最多保留 180 天、512 MB（-1：不限）。保存或替换所覆盖的内容会保留为
+                历史版本，总量不超过磁盘的十分之一，除非使用 --versions-max-size（500M、2G）；--no-versions 则改为
+                移到废纸篓。运行“\(program) help”查看命令列表。
                 “\(program) rpc”改为在标准输入输出上提供 JSON-RPC 2.0 服务，或用 --listen 在 Unix
                 域套接字上同时为多个客户端服务；程序只能使用 --allow-host 指定的本机文件夹；--connect 把
                 标准输入输出接到这样的服务上。

@@ -230,9 +230,9 @@ extension FileService {
                     ReplacedItems.current?.addVersion(kept)
                     ReplacedItems.current?.noteDisplaced(at: path, version: kept)
                     do {
-                        try await writer.commit(conflict: .fail)
+                        try await writer.commit(conflict: .replace)
                     } catch {
-                        try? await putVersionBack(kept, at: path)
+                        await discardVersion(kept, of: path)
                         ReplacedItems.current?.removeVersion(kept)
                         ReplacedItems.current?.forgetDisplaced(at: path)
                         throw error

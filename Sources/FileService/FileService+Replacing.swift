@@ -83,12 +83,17 @@ final class ReplacedItems: Sendable {
 }
 
 extension FileService {
-    /// Puts an item at `destination` in place of what is there, which goes to the trash.
+    /// Puts an item at `destination` in place of what is there, which is kept: a file replaced
+    /// by a file as a version of it (where the service keeps versions), anything else in the
+    /// trash.
     ///
     /// Nothing is lost at any point, a crash included:
+    /// - a file kept as a version is linked (or copied) into the version store while it is
+    ///   still in place, and the new item then replaces it in one step: the place holds the old
+    ///   file or the new one, never neither;
     /// - where the mount moves items atomically and the item is made anew (a copy, a write,
     ///   an import), it is made under a hidden partial name beside `destination` first; only
-    ///   when it is complete does the old item go to the trash, and the new one is renamed
+    ///   when it is complete is the old item kept aside, and the new one is renamed
     ///   into its place at once. Until then the old item is where it was;
     /// - where one write replaces a file atomically but nothing moves atomically (S3), a copy
     ///   of the old file goes to the mount's trash first, then the write replaces the file
@@ -148,7 +153,7 @@ extension FileService {
                     let displaced = try await displace(current, arriving: arriving)
                     do throws(CofferError) {
                         try await self.call(destination) {
-                            try await backend.moveItem(at: staging, to: destination, conflict: .fail)
+                            try await backend.moveItem(at: staging, to: destination, conflict: displaced.placing)
                         }
                     } catch {
                         await putBack(displaced)
@@ -163,7 +168,7 @@ extension FileService {
                 if let expected { try Self.require(expected, of: current) }
                 let displaced = try await displace(current, arriving: arriving)
                 do throws(CofferError) {
-                    try await self.call(destination) { try await operation(destination, .fail) }
+                    try await self.call(destination) { try await operation(destination, displaced.placing) }
                 } catch {
                     await putBack(displaced)
                     throw error
@@ -192,8 +197,16 @@ extension FileService {
 
     /// Where a replace put what it displaced.
     enum Displaced {
+        /// Moved to the trash: the place is free.
         case trash(TrashItem)
+        /// Kept as this version while it stays in place, for the new item to replace.
         case version(Int, VirtualPath)
+
+        /// How the new item is placed: over the file kept as a version, else in a free place.
+        var placing: ConflictPolicy {
+            if case .version = self { return .replace }
+            return .fail
+        }
     }
 
     /// Moves what a replace displaces out of the way, and notes it for the audit entry: a
@@ -222,7 +235,8 @@ extension FileService {
             ReplacedItems.current?.remove(item.id)
             ReplacedItems.current?.forgetDisplaced(at: item.originalPath)
         case .version(let id, let path):
-            guard (try? await putVersionBack(id, at: path)) != nil else { return }
+            // Still in place: only the version goes.
+            await discardVersion(id, of: path)
             ReplacedItems.current?.removeVersion(id)
             ReplacedItems.current?.forgetDisplaced(at: path)
         }

@@ -13,6 +13,27 @@ public final class ContainerFeature: ServiceFeature {
     public init(_ container: Container) { self.container = container }
 }
 
+/// Whether a standard service keeps versions of replaced files, and how many.
+public struct VersionSettings: Sendable, Hashable {
+    /// Keep versions (and the journal of each session's changes, for undoing it); `false`
+    /// sends replaced files to the trash instead, as before versions.
+    public var keepsVersions: Bool
+    /// What the upkeep's pruning keeps.
+    public var policy: RetentionPolicy
+    /// The most all versions may take, in bytes; `nil` for a tenth of the file system.
+    public var sizeLimit: Int64?
+
+    /// Settings with these values.
+    public init(keepsVersions: Bool = true, policy: RetentionPolicy = .standard, sizeLimit: Int64? = nil) {
+        self.keepsVersions = keepsVersions
+        self.policy = policy
+        self.sizeLimit = sizeLimit
+    }
+
+    /// Versions kept by the standard policy, within a tenth of the file system.
+    public static let standard = VersionSettings()
+}
+
 extension FileService {
     /// The service of a standard container — the composition root of what Coffer's own front
     /// ends use. Its mounts: `files:` over `Documents/UserFiles`, `trash:` (read-only) over
@@ -29,6 +50,18 @@ extension FileService {
                                 extraMounts: [Mount] = [], hostTrash: HostTrash = HostTrash(),
                                 recordsRecents: Bool = false,
                                 cacheLimits: CacheLimits = .standard) throws(CofferError) -> FileService {
+        try standard(container: container, registry: registry, extraMounts: extraMounts, hostTrash: hostTrash,
+                     recordsRecents: recordsRecents, cacheLimits: cacheLimits, versions: .standard)
+    }
+
+    /// The service of a standard container, keeping versions as `versions` says
+    /// (``standard(container:registry:extraMounts:hostTrash:recordsRecents:cacheLimits:)`` keeps
+    /// them by the standard policy).
+    public static func standard(container: Container, registry: TypeRegistry = .standard,
+                                extraMounts: [Mount] = [], hostTrash: HostTrash = HostTrash(),
+                                recordsRecents: Bool = false,
+                                cacheLimits: CacheLimits = .standard,
+                                versions: VersionSettings) throws(CofferError) -> FileService {
         let journal = container.journal
         // A root that cannot be opened (a folder at mode 000) is named by its mount.
         func opening<Backend>(_ mount: String, _ open: () throws(CofferError) -> Backend) throws(CofferError) -> Backend {
@@ -57,9 +90,12 @@ extension FileService {
         ]
         // A cache that cannot be made leaves the service without uploads, not without files.
         if let uploads = try? UploadRegistry(path: container.uploadsPath, journal: journal) { features.append(uploads) }
-        // Without a version store (a folder that cannot be made), replaced files go to the trash.
-        if let versions = try? VersionStore(path: container.versionsPath, registry: registry, journal: journal) {
-            features.append(versions)
+        // Without a version store (turned off, or a folder that cannot be made), replaced files
+        // go to the trash and nothing is journaled for undoing.
+        if versions.keepsVersions,
+           let store = try? VersionStore(path: container.versionsPath, registry: registry, journal: journal,
+                                         policy: versions.policy, sizeLimit: versions.sizeLimit) {
+            features.append(store)
         }
         if recordsRecents { features.append(Recents()) }
         return FileService(mounts: [

@@ -38,7 +38,7 @@ import Testing
         // The file replaced is a version of it.
         let versions = try coffer("versions X/a.txt")
         let id = try #require(versions.output.split(separator: "\n").first?.split(separator: " ").first.map(String.init), "\(versions.output)")
-        #expect(try coffer("cat --version \(id) X/a.txt").output == "old")
+        #expect(try coffer("cat --version \(id) X/a.txt").output.trimmingCharacters(in: .newlines) == "old")
         #expect(try coffer("restore --version \(id) X/a.txt").status == 0)
         #expect(directory.contents(user("X/a.txt")) == "old")
     }

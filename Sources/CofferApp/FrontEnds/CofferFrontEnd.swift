@@ -34,7 +34,8 @@ import Foundation
 /// ```
 ///
 /// The options every front end takes (`--container`, `--lang`, `--mount`, `--document-types`,
-/// `--s3-endpoint`, `--no-recents`, `--thumbnail-max-age`, `--thumbnail-max-size`) are read by
+/// `--s3-endpoint`, `--no-recents`, `--thumbnail-max-age`, `--thumbnail-max-size`, `--no-versions`,
+/// `--versions-max-size`) are read by
 /// the application wherever they stand, before or after the command, because they shape the
 /// service the front end is given. Every other argument after the command is the front end's
 /// own, and so is everything after `--`. `-h` and `--help` after the command print the front

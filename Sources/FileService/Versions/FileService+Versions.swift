@@ -40,9 +40,11 @@ extension FileService {
         return store
     }
 
-    /// Keeps the file `node` as a version of itself, moving it out of its place: one rename on
-    /// the local file system, else a copy then removal. `nil` where versions are not kept
-    /// (the replace trashes the file instead).
+    /// Keeps the file `node` as a version of itself while it stays in place: a hard link into
+    /// the version store on the local file system (no byte copied), else a copy. The caller
+    /// then replaces the file in one step (``ConflictPolicy/replace``), or, when that fails,
+    /// discards the version (``discardVersion(_:of:)``). `nil` where versions are not kept (the
+    /// replace trashes the file instead).
     func keepVersion(of node: FileNode) async throws(CofferError) -> Int? {
         guard let store = versionStore(for: node.path) else { return nil }
         let path = node.path
@@ -51,24 +53,19 @@ extension FileService {
         do throws(CofferError) {
             if let local = backend as? any LocalFolderBackend {
                 let target = store.contentHostPath(id)
-                let renamed = try await BlockingIO.run { _ throws(CofferError) -> Bool in
+                let linked = try await BlockingIO.run { _ throws(CofferError) -> Bool in
                     try local.withParentFolder(of: path) { folder, name throws(CofferError) -> Bool in
-                        if renameat(folder, name, AT_FDCWD, target) == 0 { return true }
-                        if errno == EXDEV { return false }
-                        throw CofferError.lastSystemError("renameat", path: path)
+                        if linkat(folder, name, AT_FDCWD, target, 0) == 0 { return true }
+                        // Another file system, or one without hard links: copied below.
+                        if [EXDEV, EPERM, EMLINK, ENOTSUP].contains(errno) { return false }
+                        throw CofferError.lastSystemError("linkat", path: path)
                     }
                 }
-                if renamed { return id }
+                if linked { return id }
             }
             try await call(path) {
                 try await StreamingCopy.copy(from: backend, at: path, to: store.contents, at: store.contentPath(id),
                                              conflict: .fail, progress: .none)
-            }
-            do throws(CofferError) {
-                try await call(path) { try await backend.removeItem(at: path) }
-            } catch {
-                try? await store.remove(id)
-                throw error
             }
             return id
         } catch {
@@ -77,34 +74,30 @@ extension FileService {
         }
     }
 
-    /// Puts version `id` back at `path` after the replace that kept it failed, and forgets it.
-    func putVersionBack(_ id: Int, at path: VirtualPath) async throws(CofferError) {
+    /// Drops version `id`, kept by a replace that then failed: the file it was kept of is
+    /// still in place.
+    func discardVersion(_ id: Int, of path: VirtualPath) async {
         guard let store = versionStore(for: path) else { return }
-        let backend = try mount(for: path).backend
-        if let local = backend as? any LocalFolderBackend {
-            let source = store.contentHostPath(id)
-            let linked = try await BlockingIO.run { _ throws(CofferError) -> Bool in
-                try local.withParentFolder(of: path) { folder, name throws(CofferError) -> Bool in
-                    if linkat(AT_FDCWD, source, folder, name, 0) == 0 { return true }
-                    if errno == EXDEV { return false }
-                    throw CofferError.lastSystemError("linkat", path: path)
-                }
-            }
-            if linked { return try await store.remove(id) }
-        }
-        try await call(path) {
-            try await StreamingCopy.copy(from: store.contents, at: store.contentPath(id), to: backend, at: path,
-                                         conflict: .fail, progress: .none)
-        }
-        try await store.remove(id)
+        try? await store.remove(id)
     }
 
     /// The versions of the file at `path`, newest first.
     /// - Throws: `unsupported` (detail `versions`) on a service that keeps none.
     @_spi(Engine) public func versions(of path: VirtualPath) async throws(CofferError) -> [SavedVersion] {
         let store = try require(VersionStore.self, "versions")
-        _ = try mount(for: path)
-        return try await store.versions(of: path)
+        let backend = try mount(for: path).backend
+        // The file itself, on the local file system: a content that is it is no earlier version.
+        var live: (device: UInt64, inode: UInt64)?
+        if let local = backend as? any LocalFolderBackend, !path.isRoot {
+            live = try? await BlockingIO.run { _ throws(CofferError) -> (device: UInt64, inode: UInt64)? in
+                try local.withParentFolder(of: path) { folder, name throws(CofferError) -> (device: UInt64, inode: UInt64)? in
+                    var info = Glibc.stat()
+                    guard fstatat(folder, name, &info, AT_SYMLINK_NOFOLLOW) == 0 else { return nil }
+                    return (UInt64(info.st_dev), UInt64(info.st_ino))
+                }
+            }
+        }
+        return try await store.versions(of: path, live: live)
     }
 
     /// Version `id` of the file at `path`.

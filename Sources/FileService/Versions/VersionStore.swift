@@ -144,8 +144,9 @@ public final class VersionStore: ServiceFeature, ItemMoveObserver {
 
     /// The versions of the file at `path`, newest first, each as its content is now (its
     /// date and size read from the content: `touch -d` on it plants a date). Entries whose
-    /// content is missing (a keep cut short) are left out.
-    func versions(of path: VirtualPath) async throws(CofferError) -> [SavedVersion] {
+    /// content is missing (a keep cut short) are left out, and so is a content that is the
+    /// file itself (`live`, its device and inode): a keep whose replace never happened.
+    func versions(of path: VirtualPath, live: (device: UInt64, inode: UInt64)? = nil) async throws(CofferError) -> [SavedVersion] {
         let mount = path.mount, relative = path.relativeString
         let entries = try await withIndex { connection throws(SQLiteError) in
             let row = try connection.statement("SELECT \(Self.columns) FROM versions WHERE mount = ? AND path = ? AND trash IS NULL")
@@ -154,16 +155,17 @@ public final class VersionStore: ServiceFeature, ItemMoveObserver {
             while try row.step() { found.append(Self.version(row).0) }
             return found
         }
-        return try await present(entries).sorted { ($0.date, $0.id) > ($1.date, $1.id) }
+        return try await present(entries, live: live).sorted { ($0.date, $0.id) > ($1.date, $1.id) }
     }
 
     /// `entries` whose content is there, with its date and size read from it.
-    private func present(_ entries: [SavedVersion]) async throws(CofferError) -> [SavedVersion] {
+    private func present(_ entries: [SavedVersion], live: (device: UInt64, inode: UInt64)? = nil) async throws(CofferError) -> [SavedVersion] {
         let folder = filesPath
         return try await BlockingIO.run { _ throws(CofferError) in
             entries.compactMap { entry -> SavedVersion? in
                 var info = stat()
                 guard lstat(folder + "/" + String(entry.id), &info) == 0 else { return nil }
+                if let live, UInt64(info.st_dev) == live.device, UInt64(info.st_ino) == live.inode { return nil }
                 var entry = entry
                 entry.size = Int64(info.st_size)
                 entry.date = Date(timeIntervalSince1970: Double(info.st_mtim.tv_sec) + Double(info.st_mtim.tv_nsec) / 1e9)
