@@ -69,8 +69,10 @@ extension FileService {
         var seen = Set<VirtualPath>()
         for change in pending {
             if Task.isCancelled { throw CofferError(.cancelled) }
-            let target = change.path
-            let isLatest = seen.insert(target).inserted
+            // The session's latest change to the item: none later put anything there, or moved it away.
+            let isLatest = !seen.contains(change.path)
+            seen.insert(change.path)
+            if let source = change.source { seen.insert(source) }
             if !force, let skip = try await reasonToKeep(change, isLatest: isLatest, store: store) {
                 report.skipped.append(skip)
                 continue
