@@ -32,6 +32,8 @@ final class InotifyWatch: ChangeWatch, @unchecked Sendable {
     /// The folder each watch descriptor stands for.
     private var folders: [Int32: VirtualPath] = [:]
     private var pending: ChangeCoalescer
+    /// An arrival (`IN_MOVED_TO`) not reported yet: the next event may make it half of a swap.
+    private var heldArrival: (wd: Int32, path: VirtualPath, isFolder: Bool)?
     private var flushScheduled = false
     /// Held while a batch is delivered, so `cancel()` returning means no further calls.
     private let delivery = NSRecursiveLock()
@@ -135,6 +137,7 @@ final class InotifyWatch: ChangeWatch, @unchecked Sendable {
                 offset += 16 + length
             }
         }
+        releaseHeldArrival()
         scheduleFlush()
     }
 
@@ -159,7 +162,23 @@ final class InotifyWatch: ChangeWatch, @unchecked Sendable {
         else { return }
         let path = folder.appending(trustedName: name)
         let isFolder = mask & UInt32(IN_ISDIR) != 0
-        if mask & UInt32(IN_CREATE | IN_MOVED_TO) != 0 {
+        // A swap (`RENAME_EXCHANGE`, how a replace puts a new file in place) moves an item to
+        // the name and at once the one that was there away from it: the name still holds a
+        // file, now another one. That is a change, not a creation undone. So an arrival is held
+        // until the next event (or the end of the read) says whether a departure pairs with it.
+        if let held = heldArrival {
+            heldArrival = nil
+            if mask & UInt32(IN_MOVED_FROM) != 0, held.wd == wd, held.path == path {
+                pending.add(FileChange(path: path, kind: .changed))
+                return
+            }
+            arrive(held.path, isFolder: held.isFolder)
+        }
+        if mask & UInt32(IN_MOVED_TO) != 0 {
+            heldArrival = (wd, path, isFolder)
+            return
+        }
+        if mask & UInt32(IN_CREATE) != 0 {
             if isFolder && recursive { try? addTree(path, initial: false) }
             pending.add(FileChange(path: path, kind: .created))
         } else if mask & UInt32(IN_DELETE | IN_MOVED_FROM) != 0 {
@@ -168,6 +187,19 @@ final class InotifyWatch: ChangeWatch, @unchecked Sendable {
         } else if mask & UInt32(IN_MODIFY | IN_CLOSE_WRITE | IN_ATTRIB) != 0 {
             pending.add(FileChange(path: path, kind: .changed))
         }
+    }
+
+    /// An item that appeared at `path`.
+    private func arrive(_ path: VirtualPath, isFolder: Bool) {
+        if isFolder && recursive { try? addTree(path, initial: false) }
+        pending.add(FileChange(path: path, kind: .created))
+    }
+
+    /// Reports the arrival held back to see whether it was half of a swap.
+    private func releaseHeldArrival() {
+        guard let held = heldArrival else { return }
+        heldArrival = nil
+        arrive(held.path, isFolder: held.isFolder)
     }
 
     private func scheduleFlush() {
