@@ -471,6 +471,32 @@ png(sys.argv[1], (200, 60, 40)); png(sys.argv[2], (40, 120, 200))
             "offline": False, "latency": 0, "downloadThroughput": -1, "uploadThroughput": -1})
         check(os.listdir(CACHE) == ["CACHEDIR.TAG"], f"nothing of the uploads is left on the server: {os.listdir(CACHE)}")
 
+        # Versions in the preview pane, with Restore; each session's changes, with Undo.
+        notes = os.path.join(FILES, "Other", "draft.txt")
+
+        def notes_text():
+            with open(notes) as file:
+                return file.read()
+        for text in ("zero", "one", "two", "three"):
+            subprocess.run([COFFER, "--container", CONTAINER, "-c", "write --replace Other/draft.txt"], input=text.encode(),
+                           check=True, capture_output=True)
+        driver.get(server.base + "/?folder=files%3A%2FOther")
+        wait.until(lambda d: "draft.txt" in names())
+        row("draft.txt").click()
+        wait.until(lambda d: len(d.find_elements(By.CSS_SELECTOR, "#versions li")) == 3)
+        driver.find_elements(By.CSS_SELECTOR, "#versions li")[-1].find_element(By.CSS_SELECTOR, "button.restore-version").click()
+        wait.until(lambda d: notes_text() == "zero" and len(d.find_elements(By.CSS_SELECTOR, "#versions li")) == 4)
+        check(True, "the preview lists a file's versions, newest first; Restore puts the oldest back and keeps what the file had")
+        driver.find_element(By.ID, "changes").click()
+        wait.until(lambda d: d.find_element(By.ID, "changes-dialog").is_displayed()
+                   and any("this session" in li.text for li in d.find_elements(By.CSS_SELECTOR, "#sessions li")))
+        mine = [li for li in driver.find_elements(By.CSS_SELECTOR, "#sessions li") if "this session" in li.text]
+        check(len(mine) == 1 and "1 change" in mine[0].text, f"the Changes dialog lists this page's session: {[li.text for li in mine]}")
+        mine[0].find_element(By.CSS_SELECTOR, "button.undo-session").click()
+        wait.until(lambda d: notes_text() == "three")
+        check(True, "Undo reverts the page's session: the file has what it had before the restore")
+        driver.find_element(By.CSS_SELECTOR, "#changes-dialog button[value=close]").click()
+
         # The server goes away and comes back on the same port with the same token.
         driver.get(server.base + "/?folder=files%3A%2FOther")
         wait.until(lambda d: "Box" in names())
