@@ -35,7 +35,7 @@ public struct ListSessionChanges: FileOperation {
     }
 }
 
-/// Reverts a session's changes, newest first (``FileService/undo(session:dryRun:force:frontEnd:)``):
+/// Reverts a session's changes, newest first (`FileService.undo(session:dryRun:force:frontEnd:)`, the engine's):
 /// an item another session changed since is left alone and listed, unless `force`. The undo
 /// is a session of its own, which can be undone in turn. With `dryRun`, only lists what it
 /// would revert and what it would leave alone.

@@ -45,7 +45,7 @@ public struct JournalChange: Sendable, Hashable {
     public var tagsBefore: [String]?
     /// The tags after a ``Kind/tag``.
     public var tagsAfter: [String]?
-    /// The file's version (``FileVersion``) just after the change, to tell a later change.
+    /// The file's version (`FileVersion`) just after the change, to tell a later change.
     public var state: String?
     /// The session whose undo reverted it, once one has.
     public var undoneBy: String?
