@@ -214,13 +214,7 @@ enum PruneOracleClock {
     static func seconds(_ date: Date) -> Int { Int(date.timeIntervalSince1970.rounded(.down)) }
 
     /// An ISO 8601 time with its zone (`Z` or an offset), with or without fractions of a second.
-    static func iso8601(_ text: String) throws -> Date {
-        let reader = ISO8601DateFormatter()
-        if let date = reader.date(from: text) { return date }
-        reader.formatOptions.insert(.withFractionalSeconds)
-        if let date = reader.date(from: text) { return date }
-        throw HarnessError("not an ISO 8601 time: \(text)")
-    }
+    static func iso8601(_ text: String) throws -> Date { try ResticForget.time(text) }
 
     private static func formatter() -> DateFormatter {
         let formatter = DateFormatter()
@@ -292,32 +286,16 @@ struct PruneOracleRestic: Sendable {
     }
 
     static func verdict(_ output: Data, rules: [String]) throws -> VersionPruneOracleTests.Verdict {
-        struct Snapshot: Decodable { var time: String }
-        struct Reason: Decodable {
-            var snapshot: Snapshot
-            var matches: [String]
-        }
-        struct Group: Decodable {
-            var keep: [Snapshot]?
-            var remove: [Snapshot]?
-            var reasons: [Reason]?
-        }
-        let groups = try JSONDecoder().decode([Group].self, from: output)
-        guard groups.count == 1 else {
-            throw HarnessError("restic forget \(rules.joined(separator: " ")) answered with \(groups.count) groups")
+        guard let answer = try ResticForget.read(output) else {
+            throw HarnessError("restic forget \(rules.joined(separator: " ")) answered nothing")
         }
         var verdict = VersionPruneOracleTests.Verdict(kept: [:], removed: [])
-        for reason in groups[0].reasons ?? [] {
-            let seconds = PruneOracleClock.seconds(try PruneOracleClock.iso8601(reason.snapshot.time))
-            guard verdict.kept.updateValue(reason.matches, forKey: seconds) == nil else {
-                throw HarnessError("restic kept \(reason.snapshot.time) twice")
+        for (date, reasons) in answer.kept {
+            guard verdict.kept.updateValue(reasons, forKey: PruneOracleClock.seconds(date)) == nil else {
+                throw HarnessError("restic kept \(date) twice")
             }
         }
-        let keep = try (groups[0].keep ?? []).map { PruneOracleClock.seconds(try PruneOracleClock.iso8601($0.time)) }
-        guard Set(keep) == Set(verdict.kept.keys) else { throw HarnessError("restic gave reasons for some kept snapshots only") }
-        for snapshot in groups[0].remove ?? [] {
-            verdict.removed.insert(PruneOracleClock.seconds(try PruneOracleClock.iso8601(snapshot.time)))
-        }
+        verdict.removed = Set(answer.removed.map(PruneOracleClock.seconds))
         return verdict
     }
 

@@ -453,31 +453,7 @@ struct ResticOracle {
 
     /// `forget --json`'s answer read: one group (one host, one path) or none.
     static func answer(_ output: Data) throws -> Answer? {
-        struct Snapshot: Decodable { var time: String }
-        struct Reason: Decodable {
-            var snapshot: Snapshot
-            var matches: [String]
-        }
-        struct Group: Decodable {
-            var keep: [Snapshot]?
-            var remove: [Snapshot]?
-            var reasons: [Reason]?
-        }
-        guard !output.allSatisfy({ $0 == UInt8(ascii: " ") || $0 == UInt8(ascii: "\n") }) else { return nil }
-        let groups = try JSONDecoder().decode([Group].self, from: output)
-        guard let group = groups.first else { return nil }
-        guard groups.count == 1 else { throw HarnessError("restic forget answered with \(groups.count) groups") }
-        func date(_ text: String) throws -> Date {
-            let formatter = ISO8601DateFormatter()
-            if let date = formatter.date(from: text) { return date }
-            formatter.formatOptions.insert(.withFractionalSeconds)
-            guard let date = formatter.date(from: text) else { throw HarnessError("restic wrote the time \(text)") }
-            return date
-        }
-        let reasons = group.reasons ?? []
-        guard reasons.count == (group.keep ?? []).count else { throw HarnessError("restic forget gave reasons for some kept snapshots only") }
-        return Answer(kept: try reasons.map { (try date($0.snapshot.time), $0.matches) },
-                      removed: try (group.remove ?? []).map { try date($0.time) })
+        try ResticForget.read(output).map { Answer(kept: $0.kept, removed: $0.removed) }
     }
 
     /// `body` for each of `items`, at most ``width`` at once, each on a thread of its own; the
