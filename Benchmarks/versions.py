@@ -9,7 +9,8 @@ Usage: versions.py COFFER_BINARY WORK_DIR [--quick] [--rounds N]
             (what a replace displaces goes to the trash, as before versions), taking turns in
             every round; and plain `cp` of the same file over the same name as the floor. Also
             the bytes each run writes (the children's rusage, block output), which keeping a
-            version must not add to: the replaced file is renamed, not copied.
+            version must not add to: the replaced file is hard-linked, not copied. What each run
+            displaces stays until the end (3 GiB per side at 3 rounds).
   list      `files/versions` of a file with 1,000 versions, in a running `coffer rpc` (the file
             saved 1,000 times over by `files/write`), beside `files/stat` of the same file as
             the floor of a round trip; and `coffer -c 'versions FILE'` one-shot beside
@@ -87,17 +88,14 @@ def save(binary, work, env, size, rounds):
             elapsed, wrote = run_timed([binary, "--container", container, *extra, "-c", f"import --replace --into / {big}"], env)
             results[name].append(elapsed)
             written[name].append(wrote)
-            # Out of the way before the next round (not timed): the version, or the trashed file.
-            if name == "kept":
-                subprocess.run([binary, "--container", container, "-c", "versions --prune --keep-last 0 --max-size 0"],
-                               stdout=subprocess.DEVNULL, env=env, check=True)
-            else:
-                subprocess.run([binary, "--container", container, "-c", "empty-trash --yes"],
-                               stdout=subprocess.DEVNULL, env=env, check=True)
+            # (What each displaced stays until the end: deleting a gigabyte between runs makes the
+            # disk free blocks while the next run writes, which would time the deletion instead.)
         # The floor: the same bytes copied over the same name.
         elapsed, wrote = run_timed(["cp", big, os.path.join(floor_folder, "big.bin")], env)
         results["cp"].append(elapsed)
         written["cp"].append(wrote)
+    for container in (kept, off, floor_folder):
+        shutil.rmtree(container, ignore_errors=True)
     medians = {name: statistics.median(times) for name, times in results.items()}
     bytes_written = {name: statistics.median(values) for name, values in written.items()}
     print(f"save {size >> 20} MiB over a file ({rounds} rounds, medians):")
@@ -152,6 +150,7 @@ def undo(binary, work, env, rounds):
                 with open(os.path.join(container, "Documents", "UserFiles", "Base", f"{prefix}{index:03d}.txt"), "w") as file:
                     file.write("base\n")
         agent = Client([binary, "--container", container, "rpc", "--framing", "ndjson"])
+        call(agent, "initialize", {})
         session = call(agent, "session/changes", {})["current"]
         start = time.perf_counter()
         for index in range(250):
@@ -162,10 +161,12 @@ def undo(binary, work, env, rounds):
         doing.append(time.perf_counter() - start)
         agent.close()
         undoer = Client([binary, "--container", container, "rpc", "--framing", "ndjson"])
+        call(undoer, "initialize", {})
         start = time.perf_counter()
         report = call(undoer, "session/undo", {"session": session})
         times.append(time.perf_counter() - start)
         undoer.close()
+        shutil.rmtree(container, ignore_errors=True)
         if len(report["reverted"]) != 1000 or report["skipped"] or report["failed"]:
             raise SystemExit(f"the undo did not revert the 1,000 changes: {len(report['reverted'])} reverted, "
                              f"{len(report['skipped'])} left, {len(report['failed'])} failed")
