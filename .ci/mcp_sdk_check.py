@@ -278,7 +278,7 @@ def http_rules(coffer):
         check(post(listing, **auth)[0] == 400, "a 2025-11-25 request without its session: 400")
         check(post(listing, **auth, **{"Mcp-Session-Id": "nope"})[0] == 404, "an unknown session: 404")
         status, _, data = post(listing, **auth, **{"Mcp-Session-Id": session})
-        check(status == 200 and len(json.loads(data)["result"]["tools"]) == 24, "the session lists its tools")
+        check(status == 200 and len(json.loads(data)["result"]["tools"]) == 27, "the session lists its tools")
         status, _, _ = post({"jsonrpc": "2.0", "method": "notifications/initialized"}, **auth, **{"Mcp-Session-Id": session})
         check(status == 202, f"a notification: 202 ({status})")
         stateless = {"jsonrpc": "2.0", "id": 3, "method": "tools/list",
