@@ -20,7 +20,7 @@ public struct ListChangedSessions: FileOperation {
 
 /// The changes of one session, newest first, each with what reverts it.
 ///
-/// Fails with `noSuchFile` (detail `session ID`) for a session that changed nothing.
+/// Fails with `noSuchFile` (detail `no-session`) for a session that changed nothing.
 public struct ListSessionChanges: FileOperation {
     public static let name = "sessionChanges"
 

@@ -23,7 +23,7 @@ public struct ListVersions: FileOperation {
 /// Puts a version of a file back: over the file, whose content becomes a version in turn
 /// (nothing is lost), or beside it under another name.
 ///
-/// Fails with `noSuchFile` (detail `version ID`) when the file has no such version, and
+/// Fails with `noSuchFile` (detail `no-version`) when the file has no such version, and
 /// `fileExists` when the other name given is taken.
 public struct RestoreVersion: FileOperation {
     public static let name = "restoreVersion"

@@ -248,7 +248,7 @@ public final class Session: Sendable {
 
     /// Runs `body` with version `id` of the file at `path` read as text, as
     /// ``withText(of:_:)`` reads the file.
-    /// - Throws: `noSuchFile` (detail `version ID`) when the file has no such version.
+    /// - Throws: `noSuchFile` (detail `no-version`) when the file has no such version.
     public nonisolated(nonsending) func withText<T>(
         ofVersion id: Int, of path: VirtualPath, _ body: (TextReader) async throws -> T
     ) async throws(CofferError) -> T {

@@ -43,10 +43,10 @@ extension FileService {
     }
 
     /// The changes of session `id`, newest first.
-    /// - Throws: `noSuchFile` (detail `session ID`) for a session that changed nothing.
+    /// - Throws: `noSuchFile` (detail `no-session`) for a session that changed nothing.
     @_spi(Engine) public func changes(ofSession id: String) async throws(CofferError) -> (ChangedSession, [JournalChange]) {
         let store = try require(VersionStore.self, "changes")
-        guard let session = try await store.changedSession(id) else { throw CofferError(.noSuchFile, detail: "session \(id)") }
+        guard let session = try await store.changedSession(id) else { throw CofferError(.noSuchFile, detail: "no-session") }
         return (session, try await store.changes(of: id))
     }
 

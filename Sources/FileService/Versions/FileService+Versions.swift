@@ -106,10 +106,10 @@ extension FileService {
         let store = try require(VersionStore.self, "versions")
         do throws(CofferError) {
             let (version, trash) = try await store.version(id)
-            guard trash == nil, version.path == path else { throw CofferError(.noSuchFile, path: path, detail: "version \(id)") }
+            guard trash == nil, version.path == path else { throw CofferError(.noSuchFile, path: path, detail: "no-version") }
             return version
         } catch where error.kind == .noSuchFile {
-            throw CofferError(.noSuchFile, path: path, detail: "version \(id)")
+            throw CofferError(.noSuchFile, path: path, detail: "no-version")
         }
     }
 

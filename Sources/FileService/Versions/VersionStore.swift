@@ -182,7 +182,7 @@ public final class VersionStore: ServiceFeature, ItemMoveObserver {
             return try row.step() ? Self.version(row) : nil
         }
         guard let found, let present = try await present([found.0]).first else {
-            throw CofferError(.noSuchFile, detail: "version \(id)")
+            throw CofferError(.noSuchFile, detail: "no-version")
         }
         return (present, found.trash)
     }
