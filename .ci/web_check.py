@@ -211,8 +211,8 @@ def security(server, root):
         check(answer.get("error", {}).get("data", {}).get("kind") == "unknownMount" and suggestion
               and "initialize" not in suggestion and "coffer rpc" not in suggestion, f"a web error's hint names no RPC method: {suggestion!r}")
 
-        # A replace over the WebSocket trashes what it replaces, restorable byte for byte; a
-        # folder is replaced by a file only when asked (issue 30).
+        # A replace over the WebSocket keeps what it replaces, restorable byte for byte (a file as a
+        # version, a folder in the trash); a folder is replaced by a file only when asked (issue 30).
         os.makedirs(f"{root}/Replace/Album", exist_ok=True)
         for index in range(4):
             with open(f"{root}/Replace/Album/{index}.jpg", "wb") as file:
@@ -228,10 +228,15 @@ def security(server, root):
         check("result" in answer and open(f"{root}/Replace/Album").read() == "asked", "replaceFolder puts a file in a folder's place")
         items = (await socket.call("trash/list"))["result"]["items"]
         trashed = {item["originalPath"]: item["trashId"] for item in items}
-        check({"files:/Replace/notes.txt", "files:/Replace/Album"} <= set(trashed), "both replaced items are in the trash")
-        for original in ["files:/Replace/notes.txt", "files:/Replace/Album"]:
-            answer = await socket.call("trash/restore", {"trashId": trashed[original], "conflict": "replaceFolder"})
-            check("result" in answer, f"{original} restored over what replaced it")
+        check("files:/Replace/Album" in trashed and "files:/Replace/notes.txt" not in trashed,
+              "the replaced folder is in the trash, the replaced file is not")
+        versions = (await socket.call("files/versions", {"path": "files:/Replace/notes.txt"}))["result"]["versions"]
+        check(len(versions) == 1 and versions[0]["frontEnd"] == "web", f"the replaced file is a version, kept by the web: {versions}")
+        answer = await socket.call("files/restoreVersion", {"path": "files:/Replace/notes.txt", "id": versions[0]["id"]})
+        check("result" in answer and open(f"{root}/Replace/notes.txt", "rb").read() == b"old notes \xe7\xac\x94\xe8\xae\xb0\n",
+              "the version restored over what replaced it, byte for byte")
+        answer = await socket.call("trash/restore", {"trashId": trashed["files:/Replace/Album"], "conflict": "replaceFolder"})
+        check("result" in answer and len(os.listdir(f"{root}/Replace/Album")) == 4, "the folder restored over what replaced it")
         # No conflict argument: the web's row of the defaults table asks (issue 31). A client that
         # did not say it answers `conflict/ask` cannot be asked: the copy fails, as at a piped REPL.
         answer = await socket.call("files/copy", {"path": "files:/Replace/notes.txt", "toDirectory": "files:/Replace"})
@@ -250,7 +255,7 @@ def security(server, root):
         check(len(questions) == 1 and questions[0]["path"] == "files:/Replace/notes.txt"
               and questions[0]["existing"]["kind"] == "file"
               and "“notes.txt” (a file, 17 B) already exists in files:/Replace." in questions[0]["message"]
-              and "trash" in questions[0]["message"], f"the question says what is there: {questions}")
+              and "kept as a version" in questions[0]["message"], f"the question says what is there: {questions}")
         # Cancel: nothing happens, and the answer says so.
         asking.answer = lambda message: asyncio.sleep(0, {"choice": "cancel"})
         answer = await asking.call("files/rename", {"path": "files:/Replace/notes (2).txt", "newName": "notes.txt"})
@@ -460,8 +465,9 @@ def browser(server, root, screenshots):
         wait.until(lambda d: d.find_element(By.ID, "changed").get_attribute("open") is not None)
         driver.find_element(By.ID, "overwrite").click()
         wait.until(lambda d: text_of(f"{root}/Photos/笔记 2026.txt") == "mine, from the page")
-        trashed = subprocess.run([COFFER, "--container", server.container, "-c", "trash"], capture_output=True, text=True).stdout
-        check("笔记 2026.txt" in trashed, "what an overwrite replaced is in the trash")
+        kept = subprocess.run([COFFER, "--container", server.container, "-c", "versions 'Photos/笔记 2026.txt'"],
+                              capture_output=True, text=True, timeout=60).stdout
+        check(len(kept.splitlines()) >= 1 and "web" in kept, f"what an overwrite replaced is a version: {kept!r}")
         area = driver.find_element(By.ID, "editor")
         area.send_keys(" again")
         driver.find_element(By.ID, "save").click()
@@ -507,7 +513,7 @@ def browser(server, root, screenshots):
         shot("web-conflict.png")
         question = driver.find_element(By.ID, "conflict-text").text
         check("“upload me.bin” (a file," in question and "already exists in files:/Photos." in question
-              and "Replacing it moves it to the trash." in question,
+              and "If it is replaced, it is kept as a version." in question,
               f"the session's conflict question says what is there and where a replace puts it: {question!r}")
         driver.find_element(By.ID, "keep-both").click()
         wait.until(lambda d: "upload me (2).bin" in names())
@@ -524,7 +530,12 @@ def browser(server, root, screenshots):
         wait.until(lambda d: "upload me (2).bin" not in names())
         check(os.path.exists(f"{root}/Photos/Albums/upload me (2).bin"), "moved by drag and drop")
 
-        # Trash (Delete key) and restore.
+        # Trash (Delete key) and restore. One item of that name goes to the trash from the REPL first,
+        # so that the trash holds two of them below (what an overwrite replaced is a version now).
+        subprocess.run([COFFER, "--container", server.container, "-c",
+                        "cp 'Photos/笔记 2026.txt' 'Photos/笔记 copy.txt'; rm 'Photos/笔记 2026.txt'; "
+                        "mv 'Photos/笔记 copy.txt' 'Photos/笔记 2026.txt'"], check=True, capture_output=True, timeout=60)
+        wait.until(lambda d: "笔记 copy.txt" not in names() and "笔记 2026.txt" in names())
         click_row("笔记 2026.txt")
         driver.find_element(By.TAG_NAME, "body").send_keys(Keys.DELETE)
         wait.until(lambda d: "笔记 2026.txt" not in names())
@@ -532,13 +543,13 @@ def browser(server, root, screenshots):
         driver.find_element(By.ID, "show-trash").click()
         wait.until(lambda d: "笔记 2026.txt" in names())
         shot("web-trash.png")
-        # (The version an overwrite replaced while editing is in the trash under the same name.)
+        # (The item the REPL trashed above is there under the same name.)
         trashed = names().count("笔记 2026.txt")
         row("笔记 2026.txt").find_element(By.TAG_NAME, "button").click()
         wait.until(lambda d: names().count("笔记 2026.txt") == trashed - 1)
         check(os.path.exists(f"{root}/Photos/笔记 2026.txt"), "restored to where it was")
         # One item of the trash deleted for good, asked first (issue 48: only the REPL could).
-        check(trashed >= 2, "the version an overwrite replaced is in the trash too")
+        check(trashed >= 2, "the item the REPL trashed is in the trash too")
 
         def trash_count():
             """The trash's items that came from files:/Photos/笔记 2026.txt (one line each: the name in
