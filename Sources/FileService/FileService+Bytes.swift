@@ -223,10 +223,11 @@ extension FileService {
             await file.close()
             do {
                 if !bytes.isEmpty { try await writer.write(bytes) }
-                let current = try await versionedNode(path)
-                if let ifVersion { try Self.require(ifVersion, of: current) }
+                // (Gone meanwhile, with no version asked for: the appended file is put in its place.)
+                let current = ifVersion == nil ? try? await stat(path) : try await versionedNode(path)
+                if let ifVersion, let current { try Self.require(ifVersion, of: current) }
                 // What it had becomes a version, where versions are kept; the rest is put in its place.
-                if let kept = try await keepVersion(of: current) {
+                if let current, let kept = try await keepVersion(of: current) {
                     ReplacedItems.current?.addVersion(kept)
                     ReplacedItems.current?.noteDisplaced(at: path, version: kept)
                     do {

@@ -148,15 +148,17 @@ extension FileService {
                 let staging = (destination.parent ?? .root(of: destination.mount)).appending(trustedName: PartialName.make())
                 try await self.call(destination) { try await operation(staging, .fail) }
                 do throws(CofferError) {
-                    let current = try await versionedNode(destination)
-                    if let expected { try Self.require(expected, of: current) }
-                    let displaced = try await displace(current, arriving: arriving)
+                    // (Gone meanwhile: the new item takes the free place.)
+                    var displaced: Displaced?
+                    if let current = try await present(destination, expected: expected) {
+                        displaced = try await displace(current, arriving: arriving)
+                    }
                     do throws(CofferError) {
                         try await self.call(destination) {
-                            try await backend.moveItem(at: staging, to: destination, conflict: displaced.placing)
+                            try await backend.moveItem(at: staging, to: destination, conflict: displaced?.placing ?? .fail)
                         }
                     } catch {
-                        await putBack(displaced)
+                        if let displaced { await putBack(displaced) }
                         throw error
                     }
                 } catch {
@@ -164,13 +166,14 @@ extension FileService {
                     throw error
                 }
             } else {
-                let current = try await versionedNode(destination)
-                if let expected { try Self.require(expected, of: current) }
-                let displaced = try await displace(current, arriving: arriving)
+                var displaced: Displaced?
+                if let current = try await present(destination, expected: expected) {
+                    displaced = try await displace(current, arriving: arriving)
+                }
                 do throws(CofferError) {
-                    try await self.call(destination) { try await operation(destination, displaced.placing) }
+                    try await self.call(destination) { try await operation(destination, displaced?.placing ?? .fail) }
                 } catch {
-                    await putBack(displaced)
+                    if let displaced { await putBack(displaced) }
                     throw error
                 }
             }
@@ -184,6 +187,19 @@ extension FileService {
     static func require(_ version: FileVersion, of node: FileNode) throws(CofferError) {
         try node.requireReadableFile()
         guard node.version == version else { throw CofferError.changedSinceRead(node.path, now: node) }
+    }
+
+    /// What is at `path` just before it is displaced, at `expected` when given; `nil` when it is
+    /// gone meanwhile and no version was expected (the place is free).
+    private func present(_ path: VirtualPath, expected: FileVersion?) async throws(CofferError) -> FileNode? {
+        do {
+            let node = try await stat(path)
+            if let expected { try Self.require(expected, of: node) }
+            return node
+        } catch where error.kind == .noSuchFile {
+            if expected != nil { throw CofferError.changedSinceRead(path, now: nil) }
+            return nil
+        }
     }
 
     /// The node at `path` for a version check: a file that is gone has changed.
