@@ -386,6 +386,35 @@ extension BackendConformance {
             try context.expect(try await context.contents("hello.txt") == context.file("hello.txt"),
                                "discardTrashCopy(_:) changed the file")
         },
+
+        Check(name: "kept versions", applies: .writable) { context in
+            let versions = try context.adopted((any VersionKeepingBackend).self)
+            let path = context.path("versioned.txt")
+            let first = Array("first content".utf8), second = Array("second, longer content".utf8)
+            try await context.writeFile(at: path, first)
+            let discarded = try await versions.keepVersion(of: path)
+            try await versions.discardKeptVersion(discarded)
+            try context.expect(try await context.contents("versioned.txt") == first, "discardKeptVersion(_:) changed the file")
+            let location = try await versions.keepVersion(of: path)
+            let write = try await context.backend.makeWrite(at: path)
+            try await write.write(second)
+            try await write.commit(conflict: .replace)
+            try context.expect(await versions.currentContents(among: [location]).isEmpty,
+                               "currentContents(among:) says a replaced content is still the file's")
+            let file = try await versions.openVersion(location)
+            var read: [UInt8] = []
+            while true {
+                let part = try await file.read(upTo: 65_536)
+                if part.isEmpty { break }
+                read += part
+            }
+            await file.close()
+            try context.expect(read == first, "openVersion(_:) read \(read.count) bytes, not the content kept")
+            try await versions.deleteVersion(location)
+            try context.expect((try? await versions.openVersion(location)) == nil, "deleteVersion(_:) left the version readable")
+            try context.expect(try await context.contents("versioned.txt") == second, "deleteVersion(_:) changed the file")
+            try await context.backend.removeItem(at: path)
+        },
     ]
 
     /// What a check throws when the backend does not adopt what it checks: the run reports

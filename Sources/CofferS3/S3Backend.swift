@@ -104,9 +104,9 @@ public final class S3Backend: StorageBackend {
             continuation = page.continuation
         } while continuation != nil
         if !sawAnything && !path.isRoot { throw CofferError(.noSuchFile, path: path) }
-        // The bucket's trash is at its top: a mount of the whole bucket does not show it.
-        let trash = path.isRoot && prefix.isEmpty ? String(trashPrefix.dropLast()) : nil
-        return nodes.filter { !PartialName.isPartial($0.name) && $0.name != trash }
+        // The bucket's trash and versions are at its top: a mount of the whole bucket does not show them.
+        let kept: Set<String> = path.isRoot && prefix.isEmpty ? [String(trashPrefix.dropLast()), String(versionsPrefix.dropLast())] : []
+        return nodes.filter { !PartialName.isPartial($0.name) && !kept.contains($0.name) }
     }
 
     public func node(at path: VirtualPath) async throws -> FileNode {
@@ -292,13 +292,13 @@ extension S3Backend: TreeListingBackend {
         // two objects a folder-by-folder listing shows as two items.
         var files: [VirtualPath: [[UInt8]: FileNode]] = [path: [:]]
         var folders: [VirtualPath: [[UInt8]: String]] = [path: [:]]
-        let trash = prefix.isEmpty ? String(trashPrefix.dropLast()) : nil
+        let kept: Set<String> = prefix.isEmpty ? [String(trashPrefix.dropLast()), String(versionsPrefix.dropLast())] : []
         objects: for object in objects {
             var names = object.key.dropFirst(top.count).split(separator: "/", omittingEmptySubsequences: false).map(String.init)
             let isMarker = names.last == ""
             if isMarker { names.removeLast() }
             guard !names.isEmpty else { continue }  // the folder's own marker
-            if path.isRoot, names[0] == trash { continue }
+            if path.isRoot, kept.contains(names[0]) { continue }
             var folder = path
             var folderKey = top
             for (index, raw) in names.enumerated() {

@@ -21,6 +21,8 @@ final class S3Client: Sendable {
     private let signer: SignatureV4
     /// How many requests of each method were sent (retries included): what tests count.
     let sent = Mutex<[String: Int]>([:])
+    /// Whether the bucket's versioning was on when last asked, and when that was.
+    let versioning = Mutex<(enabled: Bool, asked: ContinuousClock.Instant)?>(nil)
 
     init(_ configuration: S3Configuration, timeouts: HTTPTimeouts = HTTPTimeouts(), caFile: String? = nil,
          attempts: Int = 4, firstBackoff: Duration = .milliseconds(100)) {

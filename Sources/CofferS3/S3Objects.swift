@@ -1,6 +1,7 @@
 import CofferCore
 import CofferHTTP
 import Foundation
+import Synchronization
 
 /// What a `HEAD` or a listing says of an object.
 struct S3Object: Sendable, Equatable {
@@ -13,6 +14,9 @@ struct S3Object: Sendable, Equatable {
     /// The object's user metadata (`x-amz-meta-NAME`: lowercase `NAME` to its value), from a
     /// `HEAD` or `GET`; a listing gives none.
     var metadata: [String: String] = [:]
+    /// The version of the object (`x-amz-version-id`), in a bucket whose versioning is or
+    /// was on; `null` for an object written before it was.
+    var versionID: String?
 }
 
 /// A page of `ListObjectsV2`.
@@ -36,9 +40,9 @@ enum S3WriteCondition: Sendable {
 
 extension S3Client {
     /// The object at `key`, or `nil` when there is none.
-    func head(_ key: String) throws(CofferError) -> S3Object? {
+    func head(_ key: String, versionID: String? = nil) throws(CofferError) -> S3Object? {
         do {
-            let response = try send("HEAD", key: key)
+            let response = try send("HEAD", key: key, query: versionID.map { [("versionId", $0)] } ?? [])
             return Self.object(key, response)
         } catch where error.kind == .noSuchFile {
             return nil
@@ -48,12 +52,12 @@ extension S3Client {
     /// Bytes `range` of the object at `key` (all of it for `nil`), handed to `sink` as they
     /// arrive; `sink` returns `false` to stop (then `cancelled` is thrown).
     @discardableResult
-    func get(_ key: String, range: Range<Int64>? = nil, ifMatch etag: String? = nil,
+    func get(_ key: String, range: Range<Int64>? = nil, ifMatch etag: String? = nil, versionID: String? = nil,
              into sink: (UnsafeRawBufferPointer) -> Bool) throws(CofferError) -> S3Object? {
         var headers: [(name: String, value: String)] = []
         if let range { headers.append(("Range", "bytes=\(range.lowerBound)-\(range.upperBound - 1)")) }
         if let etag { headers.append(("If-Match", Self.bare(etag))) }
-        let response = try send("GET", key: key, headers: headers, onBody: sink)
+        let response = try send("GET", key: key, query: versionID.map { [("versionId", $0)] } ?? [], headers: headers, onBody: sink)
         return Self.object(key, response)
     }
 
@@ -67,7 +71,20 @@ extension S3Client {
         if let contentType { headers.append(("Content-Type", contentType)) }
         if let modified { headers.append(("X-Amz-Meta-Mtime", Self.mtimeText(modified))) }
         headers += metadata
-        headers += Self.conditionHeaders(condition)
+        if case .none = condition {
+        } else if try keepsVersions() {
+            // Ceph RGW 16.2 evaluates conditions wrongly in a bucket with versioning on (checked:
+            // `If-Match` always fails, `If-None-Match: *` always succeeds): they are checked
+            // here, just before. A writer slipping in between loses nothing: the bucket keeps
+            // what it put as an older version.
+            switch condition {
+            case .none: break
+            case .absent: if try head(key) != nil { throw CofferError(.fileExists) }
+            case .unchanged(let etag): if try head(key).map({ Self.bare($0.etag) }) != Self.bare(etag) { throw CofferError(.fileExists) }
+            }
+        } else {
+            headers += Self.conditionHeaders(condition)
+        }
         return try send("PUT", key: key, headers: headers, body: body).header("ETag")
     }
 
@@ -82,8 +99,59 @@ extension S3Client {
     }
 
     /// Removes the object at `key` (S3 answers the same whether it was there or not).
-    func delete(_ key: String) throws(CofferError) {
-        try send("DELETE", key: key)
+    func delete(_ key: String, versionID: String? = nil) throws(CofferError) {
+        try send("DELETE", key: key, query: versionID.map { [("versionId", $0)] } ?? [])
+    }
+
+    /// Whether the bucket keeps older versions of its objects, asked at most once a minute; a
+    /// bucket whose versioning this user may not read is taken to keep none.
+    func keepsVersions() throws(CofferError) -> Bool {
+        let now = ContinuousClock.now
+        if let known = versioning.withLock({ $0 }), now - known.asked < .seconds(60) { return known.enabled }
+        let enabled: Bool
+        do throws(CofferError) {
+            enabled = try versioningEnabled()
+        } catch where error.kind == .noPermission || error.kind == .unsupported {
+            enabled = false
+        }
+        versioning.withLock { $0 = (enabled, now) }
+        return enabled
+    }
+
+    /// Whether the bucket keeps older versions of its objects (its versioning is `Enabled`;
+    /// never set, or `Suspended`, it does not).
+    func versioningEnabled() throws(CofferError) -> Bool {
+        let document = try sendCollecting("GET", key: nil, query: [("versioning", "")])
+        guard let texts = S3XML.texts(in: document) else { throw CofferError(.ioError, detail: "s3-unreadable-answer") }
+        return texts.contains { $0.path == "VersioningConfiguration/Status" && $0.text == "Enabled" }
+    }
+
+    /// The versions the bucket keeps of the objects under `prefix` (`ListObjectVersions`, its
+    /// first 1,000): key, version ID and whether it is the current one. Delete markers are
+    /// left out.
+    func objectVersions(prefix: String) throws(CofferError) -> [(key: String, versionID: String, isLatest: Bool)] {
+        let document = try sendCollecting("GET", key: nil, query: [("versions", ""), ("prefix", prefix), ("encoding-type", "url")])
+        guard let texts = S3XML.texts(in: document) else { throw CofferError(.ioError, detail: "s3-unreadable-answer") }
+        var found: [(key: String, versionID: String, isLatest: Bool)] = []
+        for (path, text) in texts {
+            switch path {
+            case "ListVersionsResult/Version/Key": found.append((Self.urlDecoded(text), "", false))
+            case "ListVersionsResult/Version/VersionId" where !found.isEmpty: found[found.count - 1].versionID = text
+            case "ListVersionsResult/Version/IsLatest" where !found.isEmpty: found[found.count - 1].isLatest = text == "true"
+            default: break
+            }
+        }
+        return found
+    }
+
+    /// Turns the bucket's versioning on or (`Suspended`) off.
+    func setVersioning(enabled: Bool) throws(CofferError) {
+        let body = """
+            <VersioningConfiguration xmlns="http://s3.amazonaws.com/doc/2006-03-01/">\
+            <Status>\(enabled ? "Enabled" : "Suspended")</Status></VersioningConfiguration>
+            """
+        try send("PUT", key: nil, query: [("versioning", "")], body: .bytes(Array(body.utf8)))
+        versioning.withLock { $0 = (enabled, ContinuousClock.now) }
     }
 
     /// Creates the bucket (tests and first use of an empty server).
@@ -178,7 +246,8 @@ extension S3Client {
             metadata[String(name.lowercased().dropFirst(S3Attributes.headerPrefix.count))] = value
         }
         return S3Object(key: key, size: response.header("Content-Length").flatMap { Int64($0) } ?? 0,
-                        etag: response.header("ETag") ?? "", modified: modified, metadata: metadata)
+                        etag: response.header("ETag") ?? "", modified: modified, metadata: metadata,
+                        versionID: response.header("X-Amz-Version-Id"))
     }
 
     /// rclone's `X-Amz-Meta-Mtime`: seconds since 1970 with up to nine decimals.

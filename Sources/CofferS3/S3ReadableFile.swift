@@ -18,6 +18,9 @@ final class S3ReadableFile: ReadableFile {
     private let key: String
     private let path: VirtualPath
     private let etag: String
+    /// The bucket's version of the object read (an older version kept by Coffer), or `nil`
+    /// for the current one.
+    private let versionID: String?
     var version: FileVersion? { FileVersion(token: etag) }
     private let transfers: S3Transfers
     /// The local copy read instead of the server, when the cache holds it.
@@ -62,8 +65,9 @@ final class S3ReadableFile: ReadableFile {
     /// The object's user metadata as `user.` attributes (``S3Attributes``).
     private let attributes: UserAttributes
 
-    init(client: S3Client, key: String, path: VirtualPath, size: Int64, etag: String, attributes: UserAttributes = [:],
-         transfers: S3Transfers, cache: S3ContentCache?) {
+    init(client: S3Client, key: String, path: VirtualPath, size: Int64, etag: String, versionID: String? = nil,
+         attributes: UserAttributes = [:], transfers: S3Transfers, cache: S3ContentCache?) {
+        self.versionID = versionID
         self.attributes = attributes
         self.client = client
         self.key = key
@@ -163,7 +167,7 @@ final class S3ReadableFile: ReadableFile {
     }
 
     private func fetch(_ block: Block) {
-        let (client, key, etag, path) = (client, key, etag, path)
+        let (client, key, etag, path, versionID) = (client, key, etag, path, versionID)
         // On a thread of its own, as parts are: a block blocks for its whole transfer.
         Thread.detachNewThread {
             let bytes = MappedBuffer(capacity: Int(block.end - block.offset))
@@ -172,7 +176,7 @@ final class S3ReadableFile: ReadableFile {
                 return
             }
             do throws(CofferError) {
-                try client.get(key, range: block.offset..<block.end, ifMatch: etag) { piece in
+                try client.get(key, range: block.offset..<block.end, ifMatch: etag, versionID: versionID) { piece in
                     bytes.append(piece)
                     return !block.stop.load(ordering: .relaxed)
                 }

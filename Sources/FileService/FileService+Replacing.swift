@@ -98,7 +98,8 @@ extension FileService {
     /// - where one write replaces a file atomically but nothing moves atomically (S3), a copy
     ///   of the old file goes to the mount's trash first, then the write replaces the file
     ///   (refused, as S3 refuses it, if another writer changed it since the write began: then
-    ///   the copy is dropped again);
+    ///   the copy is dropped again); where the mount's storage keeps versions
+    ///   (``VersionKeepingBackend``), it keeps the old file as a version instead of the trash copy;
     /// - otherwise (a move, whose source must never sit under a name that a crash clean-up
     ///   removes; a mount that cannot rename) the old item goes to the trash first, and the
     ///   new one is put in its place.
@@ -133,7 +134,22 @@ extension FileService {
             if let copying = backend as? any TrashCopyingBackend, existing.kind == .file, !arriving.isFolder,
                !arriving.movesSource, !backend.capabilities.contains(.atomicMove) {
                 // One atomic write replaces the file (conditional on the version it began
-                // from, where the storage checks that); a copy of it is in the trash first.
+                // from, where the storage checks that); the storage keeps it as a version
+                // first, or, where versions are not kept, a copy of it is in the trash.
+                if let id = try await keepVersion(of: existing) {
+                    ReplacedItems.current?.addVersion(id)
+                    ReplacedItems.current?.noteDisplaced(at: destination, version: id)
+                    do throws(CofferError) {
+                        try await self.call(destination) { try await operation(destination, .replace) }
+                    } catch {
+                        await discardVersion(id, of: destination)
+                        ReplacedItems.current?.removeVersion(id)
+                        ReplacedItems.current?.forgetDisplaced(at: destination)
+                        throw error
+                    }
+                    await indexChanged([destination])
+                    return destination
+                }
                 let copy = try await copying.trashCopy(of: destination)
                 ReplacedItems.current?.add(destination.mount + "/" + copy.id)
                 ReplacedItems.current?.noteDisplaced(at: destination, trash: destination.mount + "/" + copy.id)

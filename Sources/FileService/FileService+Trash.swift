@@ -106,7 +106,7 @@ extension FileService {
     /// Removes the versions of items no longer in the trash: emptying deletes them too.
     private func removeEmptiedVersions() async {
         guard let store = feature(VersionStore.self), let listing = try? await trashItems() else { return }
-        await store.removeVersions(ofTrashItemsOtherThan: Set(listing.items.map(\.id)))
+        await store.removeVersions(ofTrashItemsOtherThan: Set(listing.items.map(\.id)), in: self)
     }
 
     /// Deletes one trashed item for good, by its name in the container's trash, or `MOUNT/ID`

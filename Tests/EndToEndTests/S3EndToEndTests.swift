@@ -151,10 +151,10 @@ struct S3EndToEndTests {
         #expect(missing.status != 0)
     }
 
-    /// A replace on the bucket keeps the old object in the bucket's trash (restorable in
-    /// place), replaces a folder only when asked, and a folder, which S3 keeps no date for,
-    /// shows `-` rather than the year 0.
-    @Test func replacingOnTheBucketKeepsTheOldOneInItsTrash() async throws {
+    /// A replace on the bucket keeps the old object as a version of the file (in its trash
+    /// with versions off, restorable in place), replaces a folder only when asked, and a
+    /// folder, which S3 keeps no date for, shows `-` rather than the year 0.
+    @Test func replacingOnTheBucketKeepsTheOldOne() async throws {
         guard !Self.endpoint.isEmpty else { return }
         let bucket = try makeBucket()
         _ = try await CofferBinary.running(["--container", container, "-c", "ls"])
@@ -163,7 +163,7 @@ struct S3EndToEndTests {
         let placed = try await coffer(bucket, "cp old.txt b:/notes.txt; cp -r Docs b:/; cp --replace notes.txt b:/; cat b:/notes.txt; trash")
         #expect(placed.status == 0, "\(placed.errors)")
         #expect(placed.output.contains("new notes"))
-        #expect(placed.output.contains("b/notes.txt"), "\(placed.output)")
+        #expect(!placed.output.contains("b/notes.txt"), "a version, not a trash item: \(placed.output)")
         let refused = try await coffer(bucket, "cp --replace notes.txt b:/Docs")
         #expect(refused.status == 0, "into the folder, not over it: \(refused.errors)")
         let overFolder = try await coffer(bucket, "cp --replace Shelf/Docs b:/")
@@ -172,9 +172,78 @@ struct S3EndToEndTests {
         let listing = try await coffer(bucket, "ls -l b:/")
         let folderLine = try #require(listing.output.split(separator: "\n").first { $0.hasPrefix("Docs") })
         #expect(!folderLine.contains("0-12-30") && folderLine.contains(" -  "), "\(folderLine)")
-        let restored = try await coffer(bucket, "restore --replace b/notes.txt; cat b:/notes.txt; trash")
+        let versions = try await coffer(bucket, "versions b:/notes.txt")
+        let id = try #require(versions.output.split(separator: "\n").first?.split(separator: " ").first.map(String.init), "\(versions.errors)")
+        let restored = try await coffer(bucket, "restore --version \(id) b:/notes.txt; cat b:/notes.txt")
         #expect(restored.status == 0, "\(restored.errors)")
         #expect(restored.output.contains("old notes"))
+        // With versions off, the bucket's trash keeps it.
+        let off = try await CofferBinary.running(["--container", container, "--no-versions", "--mount", "b=s3://\(bucket)/Work",
+                                                  "--s3-endpoint", Self.endpoint,
+                                                  "-c", "cp --replace notes.txt b:/; trash; restore --replace b/notes.txt; cat b:/notes.txt"],
+                                                 environment: Self.keys)
+        #expect(off.status == 0, "\(off.errors)")
+        #expect(off.output.contains("b/notes.txt") && off.output.hasSuffix("old notes\n"), "\(off.output)")
+    }
+
+    /// Versions on the bucket (issue 52): six saves keep five versions, in the bucket's own
+    /// versioning where it is on (no copy made) and as copies under the hidden `.Versions-UID/`
+    /// where it is off; a restore of the second gives its bytes back and what was there becomes
+    /// a version; a pruning deletes what it drops from the bucket, never the current object.
+    @Test(arguments: [false, true]) func versionsAreKeptOnTheBucket(bucketVersioning: Bool) async throws {
+        guard !Self.endpoint.isEmpty else { return }
+        let bucket = try makeBucket()
+        let client = S3Client(try S3Configuration.resolve(try S3Location(parsing: "s3://\(bucket)"), endpoint: Self.endpoint,
+                                                          environment: Self.keys, home: "/nonexistent"))
+        if bucketVersioning { try client.setVersioning(enabled: true) }
+        #expect(try client.versioningEnabled() == bucketVersioning)
+        _ = try await CofferBinary.running(["--container", container, "-c", "ls"])
+        for index in 0...5 {
+            let saved = try await CofferBinary.running(["--container", container, "--mount", "b=s3://\(bucket)/Work",
+                                                        "--s3-endpoint", Self.endpoint, "-c", "write --replace b:/notes.txt"],
+                                                       input: "v\(index)", environment: Self.keys)
+            #expect(saved.status == 0, "\(saved.errors)")
+        }
+        let listed = try await coffer(bucket, "versions b:/notes.txt")
+        let lines = listed.output.split(separator: "\n")
+        #expect(lines.count == 5, "\(listed.output) \(listed.errors)")
+        let ids = lines.compactMap { $0.split(separator: " ").first.map(String.init) }
+        try #require(ids.count == 5)
+        let second = try await coffer(bucket, "cat --version \(ids[3]) b:/notes.txt")
+        #expect(second.output.trimmingCharacters(in: .newlines) == "v1", "\(second.errors)")
+        // Where they are: nothing in the trash either way.
+        let copies = { () throws -> [S3Object] in try client.list(prefix: ".Versions-\(getuid())/", delimiter: nil).objects }
+        if bucketVersioning {
+            #expect(try copies().isEmpty)
+            #expect(try client.objectVersions(prefix: "Work/notes.txt").count == 6)
+        } else {
+            #expect(try copies().count == 5)
+        }
+        #expect(try client.list(prefix: ".Trash-\(getuid())/", delimiter: nil).objects.isEmpty)
+        // The copies are hidden from a mount of the whole bucket, as its trash is.
+        let whole = try await CofferBinary.running(["--container", container, "--mount", "w=s3://\(bucket)", "--s3-endpoint",
+                                                    Self.endpoint, "-c", "ls -a w:/"], environment: Self.keys)
+        #expect(whole.output.contains("Work") && !whole.output.contains(".Versions"), "\(whole.output)")
+        // Restored, the second content is back and the sixth became a version.
+        let restored = try await coffer(bucket, "restore --version \(ids[3]) b:/notes.txt; cat b:/notes.txt")
+        #expect(restored.status == 0, "\(restored.errors)")
+        #expect(restored.output.contains("v1"))
+        let after = try await coffer(bucket, "versions b:/notes.txt")
+        #expect(after.output.split(separator: "\n").count == 6, "\(after.output)")
+        let newest = try #require(after.output.split(separator: "\n").first?.split(separator: " ").first.map(String.init))
+        #expect(try await coffer(bucket, "cat --version \(newest) b:/notes.txt").output.trimmingCharacters(in: .newlines) == "v5")
+        // Pruned to the newest, the others are gone from the bucket; the file is untouched.
+        let pruned = try await coffer(bucket, "versions --prune --keep-last 1 b:/notes.txt; versions b:/notes.txt; cat b:/notes.txt")
+        #expect(pruned.status == 0, "\(pruned.errors)")
+        #expect(pruned.output.hasSuffix("v1") || pruned.output.hasSuffix("v1\n"), "\(pruned.output)")
+        if bucketVersioning {
+            let left = try client.objectVersions(prefix: "Work/notes.txt")
+            #expect(left.count == 2 && left.filter(\.isLatest).count == 1, "\(left)")
+        } else {
+            #expect(try copies().count == 1)
+        }
+        let dropped = try await coffer(bucket, "cat --version \(ids[3]) b:/notes.txt")
+        #expect(dropped.status != 0)
     }
 
     /// Two `coffer rpc` processes, each with a container of its own, on one bucket: creates

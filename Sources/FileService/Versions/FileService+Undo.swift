@@ -1,5 +1,5 @@
 @_spi(Engine) public import CofferCore
-public import Foundation
+import Foundation
 
 /// A change an undo left alone, and why.
 public struct UndoSkip: Sendable, Hashable {

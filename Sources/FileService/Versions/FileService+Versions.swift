@@ -1,7 +1,7 @@
 import CofferBackends
 @_spi(Engine) public import CofferCore
 import CofferRuntime
-public import Foundation
+import Foundation
 #if canImport(Glibc)
 import Glibc
 #endif
@@ -32,12 +32,21 @@ public struct PruneReport: Sendable, Hashable {
 
 extension FileService {
     /// The version store, for a mount whose replaced files it keeps: a visible, writable
-    /// mount of a service that has one. S3 mounts keep their replaced files in their own
-    /// trash (server-side copies) for now.
+    /// mount of a service that has one. A mount whose files are replaced by one write
+    /// (``TrashCopyingBackend``) needs its storage to keep the versions
+    /// (``VersionKeepingBackend``); without that, its replaced files go to its trash.
     private func versionStore(for path: VirtualPath) -> VersionStore? {
         guard let store = feature(VersionStore.self), let mount = try? mount(for: path), mount.isVisible, mount.isWritable,
-              !(mount.backend is any TrashCopyingBackend) else { return nil }
+              !(mount.backend is any TrashCopyingBackend) || mount.backend is any VersionKeepingBackend else { return nil }
         return store
+    }
+
+    /// The backend of the mount holding `held`.
+    private func holder(of held: HeldVersion, for path: VirtualPath) throws(CofferError) -> any VersionKeepingBackend {
+        guard let backend = try? mount(for: .root(of: held.mount)).backend as? any VersionKeepingBackend else {
+            throw CofferError(.noSuchFile, path: path, detail: "no-version")
+        }
+        return backend
     }
 
     /// Keeps the file `node` as a version of itself while it stays in place: a hard link into
@@ -49,6 +58,18 @@ extension FileService {
         guard let store = versionStore(for: node.path) else { return nil }
         let path = node.path
         let backend = try mount(for: path).backend
+        if let keeping = backend as? any VersionKeepingBackend {
+            // Kept in the mount's own storage, then entered: a kill between the two leaves a
+            // copy nobody lists, never an entry without content.
+            let location = try await keeping.keepVersion(of: path)
+            do throws(CofferError) {
+                return try await store.enter(node, author: ReplacedItems.current?.author,
+                                             held: HeldVersion(mount: path.mount, location: location))
+            } catch {
+                try? await keeping.discardKeptVersion(location)
+                throw error
+            }
+        }
         let id = try await store.enter(node, author: ReplacedItems.current?.author)
         do throws(CofferError) {
             if let local = backend as? any LocalFolderBackend {
@@ -78,7 +99,12 @@ extension FileService {
     /// still in place.
     func discardVersion(_ id: Int, of path: VirtualPath) async {
         guard let store = versionStore(for: path) else { return }
-        try? await store.remove(id)
+        if let held = try? await store.held(id) {
+            guard let backend = try? holder(of: held, for: path), (try? await backend.discardKeptVersion(held.location)) != nil else { return }
+            try? await store.forget(id)
+            return
+        }
+        try? await store.remove(id, in: self)
     }
 
     /// The versions of the file at `path`, newest first.
@@ -97,7 +123,16 @@ extension FileService {
                 }
             }
         }
-        return try await store.versions(of: path, live: live)
+        let versions = try await store.versions(of: path, live: live)
+        // Held by a mount's storage: a content that is a file's current one is no earlier version.
+        var current: Set<HeldVersion> = []
+        for (mount, held) in Dictionary(grouping: versions.compactMap(\.held), by: \.mount) {
+            guard let backend = try? holder(of: held[0], for: path) else { continue }
+            for location in await backend.currentContents(among: held.map(\.location)) {
+                current.insert(HeldVersion(mount: mount, location: location))
+            }
+        }
+        return versions.filter { $0.held.map { !current.contains($0) } ?? true }
     }
 
     /// Version `id` of the file at `path`.
@@ -115,7 +150,15 @@ extension FileService {
 
     /// Opens version `id` of the file at `path` for reading.
     @_spi(Engine) public func openVersion(_ id: Int, of path: VirtualPath) async throws(CofferError) -> any ReadableFile {
-        _ = try await version(id, of: path)
+        let version = try await version(id, of: path)
+        if let held = version.held {
+            let backend = try holder(of: held, for: path)
+            do throws(CofferError) {
+                return try await backend.openVersion(held.location)
+            } catch where error.kind == .noSuchFile {
+                throw CofferError(.noSuchFile, path: path, detail: "no-version")
+            }
+        }
         let store = try require(VersionStore.self, "versions")
         return try await call(path) { try await store.contents.openFile(at: store.contentPath(id)) }
     }
@@ -127,15 +170,43 @@ extension FileService {
     @discardableResult
     @_spi(Engine) public func restoreVersion(_ id: Int, of path: VirtualPath, to destination: VirtualPath,
                                              conflict: ConflictPolicy) async throws(CofferError) -> VirtualPath {
-        _ = try await version(id, of: path)
+        let version = try await version(id, of: path)
         let store = try require(VersionStore.self, "versions")
         let backend = try writableMount(for: destination).backend
         let placed = try await settle(destination, conflict: conflict, arriving: .file) { target, policy in
-            try await StreamingCopy.copy(from: store.contents, at: store.contentPath(id), to: backend, at: target,
-                                         conflict: policy, progress: .none)
+            if version.held != nil {
+                try await self.copy(version, to: backend, at: target, conflict: policy)
+            } else {
+                try await StreamingCopy.copy(from: store.contents, at: store.contentPath(id), to: backend, at: target,
+                                             conflict: policy, progress: .none)
+            }
         }
         await indexChanged([placed])
         return placed
+    }
+
+    /// Writes the content of `version`, which a mount's storage holds, at `target` of
+    /// `backend`, with the date it had.
+    private func copy(_ version: SavedVersion, to backend: any StorageBackend, at target: VirtualPath,
+                      conflict: ConflictPolicy) async throws {
+        let reader = try await openVersion(version.id, of: version.path)
+        let writer: any PendingWrite
+        do {
+            writer = try await backend.makeWrite(at: target, announcing: ExpectedWrite(size: reader.size, modificationDate: version.date))
+        } catch {
+            await reader.close()
+            throw error
+        }
+        do {
+            try await StreamingCopy.pour(reader, into: writer)
+            await reader.close()
+            try await writer.setAttributes(permissions: nil, modificationDate: version.date)
+            try await writer.commit(conflict: conflict)
+        } catch {
+            await reader.close()
+            await writer.abort()
+            throw error
+        }
     }
 
     /// Applies `policy` to the versions of each file (all files, or those at and below `below`),
@@ -157,10 +228,11 @@ extension FileService {
                 decisions.append(VersionDecision(version: versions[decision.index], keep: decision.keep, reasons: decision.reasons))
             }
         }
-        // The size limit counts every version, those outside `below` and of trashed files too.
-        var total = try await store.totalSize() - decisions.filter { !$0.keep }.reduce(0) { $0 + $1.version.size }
+        // The size limit counts every version in the container, those outside `below` and of
+        // trashed files too; what mounts' own storage holds is pruned by the rules alone.
+        var total = try await store.totalSize() - decisions.filter { !$0.keep && $0.version.held == nil }.reduce(0) { $0 + $1.version.size }
         if total > limit {
-            let oldestFirst = decisions.indices.filter { decisions[$0].keep }
+            let oldestFirst = decisions.indices.filter { decisions[$0].keep && decisions[$0].version.held == nil }
                 .sorted { (decisions[$0].version.date, decisions[$0].version.id) < (decisions[$1].version.date, decisions[$1].version.id) }
             for index in oldestFirst where total > limit {
                 decisions[index].keep = false
@@ -169,7 +241,13 @@ extension FileService {
             }
         }
         if !dryRun {
-            for decision in decisions where !decision.keep { try await store.remove(decision.version.id) }
+            for decision in decisions where !decision.keep {
+                if decision.version.held != nil {
+                    try? await store.remove(decision.version.id, in: self)  // its mount may be away: next time
+                } else {
+                    try await store.remove(decision.version.id, in: self)
+                }
+            }
         }
         return PruneReport(decisions: decisions, sizeLimit: limit, dryRun: dryRun)
     }

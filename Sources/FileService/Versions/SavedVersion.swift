@@ -24,6 +24,9 @@ public struct SavedVersion: Sendable, Hashable, Identifiable {
     public var session: String?
     /// The front end of that session (`repl`, `rpc`, `mcp`, `web`…).
     public var frontEnd: String?
+    /// Where a mount's own storage holds it (an S3 bucket's), when it is not in the
+    /// container's version store.
+    var held: HeldVersion?
 
     /// A version with these fields.
     public init(id: Int, path: VirtualPath, date: Date, size: Int64, typeIdentifier: String, keptAt: Date,
@@ -37,6 +40,13 @@ public struct SavedVersion: Sendable, Hashable, Identifiable {
         self.session = session
         self.frontEnd = frontEnd
     }
+}
+
+/// A version a mount's own storage holds (``VersionKeepingBackend``): the mount, and the
+/// location its backend gave.
+struct HeldVersion: Sendable, Hashable {
+    var mount: String
+    var location: String
 }
 
 /// Who made a change, as a version records it.

@@ -1,5 +1,5 @@
 public import CofferBackends
-public import CofferCore
+@_spi(Engine) public import CofferCore
 import CofferRuntime
 import CofferSearch
 import Foundation
@@ -72,6 +72,14 @@ public final class VersionStore: ServiceFeature, ItemMoveObserver {
                 CREATE INDEX IF NOT EXISTS changes_path ON changes(mount, path);
                 CREATE INDEX IF NOT EXISTS changes_from ON changes(fromMount, fromPath) WHERE fromPath IS NOT NULL;
                 """)
+            // A store made before versions could be kept by a mount's own storage.
+            let columns = try connection.statement("SELECT name FROM pragma_table_info('versions')")
+            var known: Set<String> = []
+            while try columns.step() { known.insert(columns.text(0)) }
+            connection.resetStatements()
+            for column in ["holder", "location"] where !known.contains(column) {
+                try connection.execute("ALTER TABLE versions ADD COLUMN \(column) TEXT")
+            }
             index = Mutex(connection)
         } catch {
             throw CofferError(.ioError, detail: "versions index: \(error.message)")
@@ -100,21 +108,34 @@ public final class VersionStore: ServiceFeature, ItemMoveObserver {
         }
     }
 
-    /// Enters a version of the file `node` before its content is moved in.
-    func enter(_ node: FileNode, author: ChangeAuthor?, now: Date = Date()) async throws(CofferError) -> Int {
+    /// Enters a version of the file `node`: before its content is moved in, or, for a
+    /// version a mount's storage keeps (`held`), once it is kept there.
+    func enter(_ node: FileNode, author: ChangeAuthor?, held: HeldVersion? = nil, now: Date = Date()) async throws(CofferError) -> Int {
         let mount = node.path.mount, path = node.path.relativeString
         let date = node.modificationDate.timeIntervalSince1970, size = node.size, type = node.typeIdentifier
         return try await withIndex { connection throws(SQLiteError) in
             try connection.statement("""
-                INSERT INTO versions(mount, path, date, size, type, session, frontEnd, kept) VALUES(?, ?, ?, ?, ?, ?, ?, ?)
+                INSERT INTO versions(mount, path, date, size, type, session, frontEnd, kept, holder, location)
+                VALUES(?, ?, ?, ?, ?, ?, ?, ?, ?, ?)
                 """).bind(1, mount).bind(2, path).bind(3, date).bind(4, size).bind(5, type)
-                .bind(6, author?.session).bind(7, author?.frontEnd).bind(8, now.timeIntervalSince1970).run()
+                .bind(6, author?.session).bind(7, author?.frontEnd).bind(8, now.timeIntervalSince1970)
+                .bind(9, held?.mount).bind(10, held?.location).run()
             return Int(connection.lastInsertRowID)
         }
     }
 
-    /// Removes version `id`: its content, then its entry.
-    func remove(_ id: Int) async throws(CofferError) {
+    /// Removes version `id`: its content, then its entry. A version a mount's storage holds
+    /// is deleted there (``VersionKeepingBackend/deleteVersion(_:)``); while that mount is
+    /// not there, the entry stays.
+    func remove(_ id: Int, in service: FileService) async throws(CofferError) {
+        if let held = try await held(id) {
+            guard let backend = try? service.mount(for: .root(of: held.mount)).backend as? any VersionKeepingBackend else {
+                throw CofferError(.noSuchFile, path: .root(of: held.mount))
+            }
+            try await backend.deleteVersion(held.location)
+            try await forget(id)
+            return
+        }
         let host = contentHostPath(id)
         try await BlockingIO.run { _ throws(CofferError) in
             guard unlink(host) == 0 || errno == ENOENT else { throw CofferError.lastSystemError("unlink", path: nil) }
@@ -131,14 +152,26 @@ public final class VersionStore: ServiceFeature, ItemMoveObserver {
         }
     }
 
-    private static let columns = "id, mount, path, date, size, type, kept, session, frontEnd, trash"
+    /// Where a mount's own storage holds version `id`; `nil` for one in `files/`.
+    func held(_ id: Int) async throws(CofferError) -> HeldVersion? {
+        try await withIndex { connection throws(SQLiteError) -> HeldVersion? in
+            let row = try connection.statement("SELECT holder, location FROM versions WHERE id = ?").bind(1, id)
+            guard try row.step(), let mount = row.optionalText(0), let location = row.optionalText(1) else { return nil }
+            return HeldVersion(mount: mount, location: location)
+        }
+    }
+
+    private static let columns = "id, mount, path, date, size, type, kept, session, frontEnd, trash, holder, location"
 
     private static func version(_ row: SQLiteStatement) -> (SavedVersion, trash: String?) {
         let path = VirtualPath(mount: row.text(1), trustedComponents: row.components(2))
-        let version = SavedVersion(id: row.int(0), path: path, date: Date(timeIntervalSince1970: row.double(3) ?? 0),
+        var version = SavedVersion(id: row.int(0), path: path, date: Date(timeIntervalSince1970: row.double(3) ?? 0),
                                    size: row.optionalInt64(4) ?? 0, typeIdentifier: row.text(5),
                                    keptAt: Date(timeIntervalSince1970: row.double(6) ?? 0),
                                    session: row.optionalText(7), frontEnd: row.optionalText(8))
+        if let mount = row.optionalText(10), let location = row.optionalText(11) {
+            version.held = HeldVersion(mount: mount, location: location)
+        }
         return (version, row.optionalText(9))
     }
 
@@ -158,11 +191,13 @@ public final class VersionStore: ServiceFeature, ItemMoveObserver {
         return try await present(entries, live: live).sorted { ($0.date, $0.id) > ($1.date, $1.id) }
     }
 
-    /// `entries` whose content is there, with its date and size read from it.
+    /// `entries` whose content is there, with its date and size read from it; those a
+    /// mount's storage holds as the index has them.
     private func present(_ entries: [SavedVersion], live: (device: UInt64, inode: UInt64)? = nil) async throws(CofferError) -> [SavedVersion] {
         let folder = filesPath
         return try await BlockingIO.run { _ throws(CofferError) in
             entries.compactMap { entry -> SavedVersion? in
+                if entry.held != nil { return entry }
                 var info = stat()
                 guard lstat(folder + "/" + String(entry.id), &info) == 0 else { return nil }
                 if let live, UInt64(info.st_dev) == live.device, UInt64(info.st_ino) == live.inode { return nil }
@@ -198,10 +233,11 @@ public final class VersionStore: ServiceFeature, ItemMoveObserver {
         return try await present(entries)
     }
 
-    /// The number of bytes every version takes, those of trashed files included.
+    /// The number of bytes the versions in `files/` take, those of trashed files included
+    /// (what mounts' own storage holds takes none of the container's disk).
     func totalSize() async throws(CofferError) -> Int64 {
         try await withIndex { connection throws(SQLiteError) in
-            let row = try connection.statement("SELECT COALESCE(SUM(size), 0) FROM versions")
+            let row = try connection.statement("SELECT COALESCE(SUM(size), 0) FROM versions WHERE location IS NULL")
             return try row.step() ? row.optionalInt64(0) ?? 0 : 0
         }
     }
@@ -246,14 +282,14 @@ public final class VersionStore: ServiceFeature, ItemMoveObserver {
 
     /// Removes the versions of trashed items that are no longer in the trash (emptied):
     /// what emptying the trash deletes for good includes their versions.
-    func removeVersions(ofTrashItemsOtherThan remaining: Set<String>) async {
+    func removeVersions(ofTrashItemsOtherThan remaining: Set<String>, in service: FileService) async {
         guard let ids = try? await withIndex({ connection throws(SQLiteError) -> [(Int, String)] in
             let row = try connection.statement("SELECT id, trash FROM versions WHERE trash IS NOT NULL")
             var found: [(Int, String)] = []
             while try row.step() { found.append((row.int(0), row.text(1))) }
             return found
         }) else { return }
-        for (id, trash) in ids where !remaining.contains(trash) { try? await remove(id) }
+        for (id, trash) in ids where !remaining.contains(trash) { try? await remove(id, in: service) }
     }
 
     /// Removes entries whose content never arrived: a keep cut short (by a kill) more than an
@@ -261,7 +297,7 @@ public final class VersionStore: ServiceFeature, ItemMoveObserver {
     func removeStrays(now: Date = Date()) async {
         let cutoff = now.addingTimeInterval(-3600).timeIntervalSince1970
         guard let entries = try? await withIndex({ connection throws(SQLiteError) -> [(Int, Double)] in
-            let row = try connection.statement("SELECT id, kept FROM versions")
+            let row = try connection.statement("SELECT id, kept FROM versions WHERE location IS NULL")
             var found: [(Int, Double)] = []
             while try row.step() { found.append((row.int(0), row.double(1) ?? 0)) }
             return found
