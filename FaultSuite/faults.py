@@ -522,6 +522,12 @@ class Suite:
                 for folder, _, names in os.walk(root):
                     present.update(digest_file(os.path.join(folder, name)) for name in names)
             expect(every <= present, f"{context}: {len(every - present)} contents lost")
+            # What the cut undo reverted is journaled: each change it marked undone names a
+            # session that is listed, so it can be undone in turn.
+            listed = {entry["id"] for entry in json.loads(coffer.run("changes --json").stdout)["sessions"]}
+            undone_by = {change["undoneBy"] for change in json.loads(coffer.run(f"changes --json {identifier}").stdout)["changes"]
+                         if "undoneBy" in change}
+            expect(undone_by <= listed, f"{context}: undone by a session the journal does not list: {undone_by - listed}")
             finished = coffer.run(f"undo {identifier}")
             expect(finished.returncode in (0, 1), f"{context}: the second undo broke: {finished.stderr[-300:]}")
             expect(digest_tree(coffer.files()) == before, f"{context}: the second undo did not bring the tree back: "

@@ -115,7 +115,8 @@ extension FileService {
         if let (name, keeping, own) = try keepingMount(of: id) {
             do {
                 try await keeping.deleteTrashed(own)
-                return await removeEmptiedVersions()
+                await feature(VersionStore.self)?.removeVersions(ofTrashItem: id, in: self)
+                return
             } catch where error.kind == .noSuchFile {
                 throw CofferError(.noSuchFile, path: Self.shownTrashPath(of: id, in: trashBackend?.mountName ?? "trash"))
             } catch {
@@ -123,7 +124,7 @@ extension FileService {
             }
         }
         try await requireTrash(nil).delete(id)
-        await removeEmptiedVersions()
+        await feature(VersionStore.self)?.removeVersions(ofTrashItem: id, in: self)
     }
 
     /// Deletes for good what was trashed before `cutoff` (everything when `nil`).

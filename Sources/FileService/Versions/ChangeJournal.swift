@@ -100,13 +100,17 @@ extension VersionStore {
 
     /// Journals `changes` of the session `session`, in order.
     func record(_ changes: [ChangeDraft], session: String, frontEnd: String, undoes: String? = nil,
-                now: Date = Date()) async throws(CofferError) {
-        guard !changes.isEmpty else { return }
+                marking reverted: Int? = nil, now: Date = Date()) async throws(CofferError) {
+        guard !changes.isEmpty || reverted != nil else { return }
         let at = now.timeIntervalSince1970
         try await withIndex { connection throws(SQLiteError) in
             try connection.transaction { () throws(SQLiteError) in
+                // (An undo that reverted a change by changing nothing is still listed: marks name it.)
                 try connection.statement("INSERT OR IGNORE INTO sessions(id, frontEnd, started, undoes) VALUES(?, ?, ?, ?)")
                     .bind(1, session).bind(2, frontEnd).bind(3, at).bind(4, undoes).run()
+                if let reverted {
+                    try connection.statement("UPDATE changes SET undoneBy = ? WHERE seq = ?").bind(1, session).bind(2, reverted).run()
+                }
                 let insert = try connection.statement("""
                     INSERT INTO changes(session, at, kind, mount, path, fromMount, fromPath, trashId, version, displacedTrash,
                                         tagsBefore, tagsAfter, state) VALUES(?, ?, ?, ?, ?, ?, ?, ?, ?, ?, ?, ?, ?)
@@ -165,26 +169,20 @@ extension VersionStore {
 
     /// The first change after `sequence`, by a session other than `session`, to the item at
     /// `path`, to an item inside it, or to a folder holding it.
-    func laterChange(touching path: VirtualPath, after sequence: Int, otherThan session: String) async throws(CofferError) -> JournalChange? {
+    func laterChange(touching path: VirtualPath, after sequence: Int, otherThan session: String,
+                     orUndo undo: String) async throws(CofferError) -> JournalChange? {
         let mount = path.mount, relative = path.relativeString
         return try await withIndex { connection throws(SQLiteError) in
             // Below it: from `a/b/` up to `a/b0`; holding it: a path that `a/b/` begins with, then `/`.
             let row = try connection.statement("""
-                SELECT \(Self.changeColumns) FROM changes WHERE seq > ?1 AND session <> ?2 AND (
+                SELECT \(Self.changeColumns) FROM changes WHERE seq > ?1 AND session <> ?2 AND session <> ?7 AND (
                     (mount = ?3 AND (path = ?6 OR (path > ?4 AND path < ?5) OR substr(?4, 1, length(path) + 1) = path || '/'))
                     OR (fromMount = ?3 AND (fromPath = ?6 OR (fromPath > ?4 AND fromPath < ?5)
                                             OR substr(?4, 1, length(fromPath) + 1) = fromPath || '/')))
                 ORDER BY seq LIMIT 1
                 """).bind(1, sequence).bind(2, session).bind(3, mount).bind(4, relative + "/").bind(5, relative + "0")
-                .bind(6, relative)
+                .bind(6, relative).bind(7, undo)
             return try row.step() ? Self.change(row) : nil
-        }
-    }
-
-    /// Notes that the undo session `undo` reverted change `sequence`.
-    func markUndone(_ sequence: Int, by undo: String) async throws(CofferError) {
-        try await withIndex { connection throws(SQLiteError) in
-            try connection.statement("UPDATE changes SET undoneBy = ? WHERE seq = ?").bind(1, undo).bind(2, sequence).run()
         }
     }
 

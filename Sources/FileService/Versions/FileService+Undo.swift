@@ -67,13 +67,14 @@ extension FileService {
         var report = UndoReport(session: id, undoSession: nil, dryRun: dryRun, reverted: [], skipped: [], failed: [])
         let journal = ReplacedItems(author: ChangeAuthor(session: undoID, frontEnd: frontEnd))
         var seen = Set<VirtualPath>()
+        var recorded = 0
         for change in pending {
             if Task.isCancelled { throw CofferError(.cancelled) }
             // The session's latest change to the item: none later put anything there, or moved it away.
             let isLatest = !seen.contains(change.path)
             seen.insert(change.path)
             if let source = change.source { seen.insert(source) }
-            if !force, let skip = try await reasonToKeep(change, isLatest: isLatest, store: store) {
+            if !force, let skip = try await reasonToKeep(change, isLatest: isLatest, undoID: undoID, store: store) {
                 report.skipped.append(skip)
                 continue
             }
@@ -89,26 +90,34 @@ extension FileService {
                     return .failure(error)
                 }
             }
+            // Journaled change by change, with the mark on the change reverted in the same
+            // transaction: an undo cut short (killed) can be undone as far as it went, and
+            // finished by undoing the session again.
+            let made = journal.changes
+            let fresh = made.count > recorded ? Array(made[recorded...]) : []
+            recorded = made.count
             switch outcome {
             case .success:
-                try await store.markUndone(change.sequence, by: undoID)
+                try await store.record(fresh, session: undoID, frontEnd: frontEnd, undoes: id, marking: change.sequence)
                 report.reverted.append(change)
+                report.undoSession = undoID
             case .failure(let error):
+                if !fresh.isEmpty {
+                    try await store.record(fresh, session: undoID, frontEnd: frontEnd, undoes: id)
+                    report.undoSession = undoID
+                }
                 report.failed.append(UndoFailure(change: change, error: error))
             }
-        }
-        if !dryRun, !journal.changes.isEmpty {
-            try await store.record(journal.changes, session: undoID, frontEnd: frontEnd, undoes: id)
-            report.undoSession = undoID
         }
         return report
     }
 
-    /// Why `change` must be left alone: a later change of another session to its item (or
+    /// Why `change` must be left alone: a later change of another session (not this undo) to its item (or
     /// to what holds it, or what it holds), or, for the session's latest change to the item,
     /// a file no longer as the change left it.
-    private func reasonToKeep(_ change: JournalChange, isLatest: Bool, store: VersionStore) async throws(CofferError) -> UndoSkip? {
-        if let later = try await store.laterChange(touching: change.path, after: change.sequence, otherThan: change.session) {
+    private func reasonToKeep(_ change: JournalChange, isLatest: Bool, undoID: String, store: VersionStore) async throws(CofferError) -> UndoSkip? {
+        if let later = try await store.laterChange(touching: change.path, after: change.sequence, otherThan: change.session,
+                                                    orUndo: undoID) {
             let who = try await store.changedSession(later.session)
             return UndoSkip(change: change, reason: "changed since by \(who?.frontEnd ?? "another") session \(later.session) "
                             + "(\(later.kind.rawValue) \(later.path.description))", laterSession: later.session)

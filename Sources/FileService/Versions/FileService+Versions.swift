@@ -181,7 +181,6 @@ extension FileService {
                                              conflict: policy, progress: .none)
             }
         }
-        await indexChanged([placed])
         return placed
     }
 

@@ -292,6 +292,17 @@ public final class VersionStore: ServiceFeature, ItemMoveObserver {
         for (id, trash) in ids where !remaining.contains(trash) { try? await remove(id, in: service) }
     }
 
+    /// Removes the versions of the trashed item `trashID`, deleted for good.
+    func removeVersions(ofTrashItem trashID: String, in service: FileService) async {
+        guard let ids = try? await withIndex({ connection throws(SQLiteError) -> [Int] in
+            let row = try connection.statement("SELECT id FROM versions WHERE trash = ?").bind(1, trashID)
+            var found: [Int] = []
+            while try row.step() { found.append(row.int(0)) }
+            return found
+        }) else { return }
+        for id in ids { try? await remove(id, in: service) }
+    }
+
     /// Removes entries whose content never arrived: a keep cut short (by a kill) more than an
     /// hour ago, before its content was moved in.
     func removeStrays(now: Date = Date()) async {
