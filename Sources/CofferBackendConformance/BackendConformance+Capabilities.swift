@@ -401,14 +401,7 @@ extension BackendConformance {
             try await write.commit(conflict: .replace)
             try context.expect(await versions.currentContents(among: [location]).isEmpty,
                                "currentContents(among:) says a replaced content is still the file's")
-            let file = try await versions.openVersion(location)
-            var read: [UInt8] = []
-            while true {
-                let part = try await file.read(upTo: 65_536)
-                if part.isEmpty { break }
-                read += part
-            }
-            await file.close()
+            let read = try await context.contents(of: versions.openVersion(location), named: "the version")
             try context.expect(read == first, "openVersion(_:) read \(read.count) bytes, not the content kept")
             try await versions.deleteVersion(location)
             try context.expect((try? await versions.openVersion(location)) == nil, "deleteVersion(_:) left the version readable")

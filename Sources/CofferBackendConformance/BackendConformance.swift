@@ -253,7 +253,11 @@ public enum BackendConformance {
 
         /// A file's whole contents, read in chunks of `chunk` bytes.
         func contents(_ relative: String, chunk: Int = 65_536) async throws -> [UInt8] {
-            let file = try await backend.openFile(at: path(relative))
+            try await contents(of: backend.openFile(at: path(relative)), named: relative, chunk: chunk)
+        }
+
+        /// The whole contents of `file`, read in chunks of `chunk` bytes; then it is closed.
+        func contents(of file: any ReadableFile, named relative: String, chunk: Int = 65_536) async throws -> [UInt8] {
             var bytes: [UInt8] = []
             while true {
                 let part = try await file.read(upTo: chunk)

@@ -24,6 +24,7 @@ struct S3BackendTests {
         let report = await BackendConformance.run(Self.subject)
         #expect(report.isPassing, "\(report)")
         #expect(report.passed.count >= 18, "\(report.passed)")
+        #expect(report.passed.contains("kept versions") && report.passed.contains("trash copies"), "\(report.passed)")
     }
 
     /// A listing costs one LIST request per 1,000 entries and none per object: 2,300 objects
