@@ -93,7 +93,7 @@ let package = Package(
         // The web front end (`coffer serve`, issue 22): the page, files over HTTP, JSON-RPC over a WebSocket.
         .target(name: "CofferWeb",
                 dependencies: ["CofferCore", "CofferJSONRPC", "CofferRuntime", "FileService", "CofferPreview", "CofferHTTPServer",
-                               "CCofferArchive"],
+                               "CCofferArchive", "CCofferXML"],
                 resources: ["index.html", "app.css", "app.js", "bridge.js", "changes.js", "common.js", "dialogs.js", "preview.js", "uploads.js", "words.js"]
                     .map { .embedInCode("Page/\($0)") }),
         // `coffer`'s command line and front ends, for any application that adds its own mounts.

@@ -72,8 +72,8 @@ struct coffer_web_server {
 static void describe(const struct mg_connection *connection, coffer_web_request *request) {
     const struct mg_request_info *info = mg.get_request_info(connection);
     request->method = info->request_method != NULL ? info->request_method : "";
-    // Both URIs are decoded once by CivetWeb (local_uri is also cleaned of `..`, which Coffer
-    // checks itself, name by name); the query comes apart, not decoded.
+    // The path as sent (`decode_url` is off: Coffer decodes it, and checks `..` itself, name by
+    // name); the query comes apart, not decoded.
     request->path = info->local_uri_raw != NULL ? info->local_uri_raw : (info->local_uri != NULL ? info->local_uri : "");
     request->query = info->query_string != NULL ? info->query_string : "";
     request->host = mg.get_header(connection, "Host");
@@ -142,6 +142,8 @@ coffer_web_server *coffer_web_start(const char *address, int threads, coffer_web
         "listening_ports", address,
         "num_threads", thread_count,
         "enable_keep_alive", "yes",
+        // Paths reach Coffer as sent: it decodes them once itself (WebDAV name by name).
+        "decode_url", "no",
         // A request (or a client that sends half of one) holds a worker at most 5 s per read or write.
         "request_timeout_ms", "5000",
         "websocket_timeout_ms", "3600000",

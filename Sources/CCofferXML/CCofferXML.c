@@ -19,6 +19,7 @@ static struct {
     int (*read)(coffer_reader);
     int (*node_type)(coffer_reader);
     const unsigned char *(*local_name)(coffer_reader);
+    const unsigned char *(*namespace_uri)(coffer_reader);
     const unsigned char *(*value)(coffer_reader);
     int (*is_empty)(coffer_reader);
     void (*free_reader)(coffer_reader);
@@ -33,22 +34,32 @@ static void load(void) {
     *(void **)&xml.read = dlsym(library, "xmlTextReaderRead");
     *(void **)&xml.node_type = dlsym(library, "xmlTextReaderNodeType");
     *(void **)&xml.local_name = dlsym(library, "xmlTextReaderConstLocalName");
+    *(void **)&xml.namespace_uri = dlsym(library, "xmlTextReaderConstNamespaceUri");
     *(void **)&xml.value = dlsym(library, "xmlTextReaderConstValue");
     *(void **)&xml.is_empty = dlsym(library, "xmlTextReaderIsEmptyElement");
     *(void **)&xml.free_reader = dlsym(library, "xmlFreeTextReader");
-    xml.loaded = xml.reader_for_memory && xml.read && xml.node_type && xml.local_name && xml.value && xml.is_empty
-        && xml.free_reader;
+    xml.loaded = xml.reader_for_memory && xml.read && xml.node_type && xml.local_name && xml.namespace_uri && xml.value
+        && xml.is_empty && xml.free_reader;
 }
 
 enum { MAX_DEPTH = 64, MAX_PATH = 4096, MAX_TEXT = 1 << 20 };
 
-int coffer_xml_texts(const char *bytes, size_t length, coffer_xml_text callback, void *context) {
+/// A reader of `length` bytes that never reads the network; NULL with `*failure` -1 without
+/// libxml2, 0 when the bytes cannot be read.
+static coffer_reader open_reader(const char *bytes, size_t length, int *failure) {
     pthread_once(&xml_once, load);
-    if (!xml.loaded) return -1;
-    if (length > (size_t)__INT_MAX__) return 0;
-    coffer_reader reader = xml.reader_for_memory(bytes, (int)length, NULL, NULL,
-                                                  XML_PARSE_NONET | XML_PARSE_NOCDATA | XML_PARSE_NOERROR | XML_PARSE_NOWARNING);
-    if (reader == NULL) return 0;
+    *failure = -1;
+    if (!xml.loaded) return NULL;
+    *failure = 0;
+    if (length > (size_t)__INT_MAX__) return NULL;
+    return xml.reader_for_memory(bytes, (int)length, NULL, NULL,
+                                 XML_PARSE_NONET | XML_PARSE_NOCDATA | XML_PARSE_NOERROR | XML_PARSE_NOWARNING);
+}
+
+int coffer_xml_texts(const char *bytes, size_t length, coffer_xml_text callback, void *context) {
+    int opened = 0;
+    coffer_reader reader = open_reader(bytes, length, &opened);
+    if (reader == NULL) return opened;
     char path[MAX_PATH];
     size_t ends[MAX_DEPTH];  // where the path ended before each open element
     char parent[MAX_DEPTH];  // whether each open element has elements inside it
@@ -101,6 +112,37 @@ int coffer_xml_texts(const char *bytes, size_t length, coffer_xml_text callback,
         }
     }
     free(text);
+    xml.free_reader(reader);
+    return ok && result == 0;
+}
+
+int coffer_xml_events(const char *bytes, size_t length, coffer_xml_event callback, void *context) {
+    int opened = 0;
+    coffer_reader reader = open_reader(bytes, length, &opened);
+    if (reader == NULL) return opened;
+    int depth = 0, result = -1, ok = 1;
+    while (ok && (result = xml.read(reader)) == 1) {
+        int type = xml.node_type(reader);
+        if (type == NODE_ELEMENT) {
+            if (depth >= MAX_DEPTH) { ok = 0; break; }
+            const char *uri = (const char *)xml.namespace_uri(reader);
+            const char *name = (const char *)xml.local_name(reader);
+            if (!callback(context, COFFER_XML_START, uri ? uri : "", name ? name : "", NULL)) { ok = 0; break; }
+            if (xml.is_empty(reader)) {
+                if (!callback(context, COFFER_XML_END, NULL, NULL, NULL)) { ok = 0; break; }
+            } else {
+                depth++;
+            }
+        } else if (type == NODE_TEXT || type == NODE_CDATA || type == NODE_SIGNIFICANT_WHITESPACE || type == NODE_WHITESPACE) {
+            const char *value = (const char *)xml.value(reader);
+            if (value != NULL && strlen(value) > MAX_TEXT) { ok = 0; break; }
+            if (depth > 0 && !callback(context, COFFER_XML_TEXT, NULL, NULL, value ? value : "")) { ok = 0; break; }
+        } else if (type == NODE_END_ELEMENT) {
+            if (depth == 0) { ok = 0; break; }
+            depth--;
+            if (!callback(context, COFFER_XML_END, NULL, NULL, NULL)) { ok = 0; break; }
+        }
+    }
     xml.free_reader(reader);
     return ok && result == 0;
 }

@@ -16,12 +16,44 @@ public final class HTTPExchange: @unchecked Sendable {
 
     // MARK: The request
 
+    /// `raw` with each `%XX` decoded, as CivetWeb decodes a path: a `%` without two hex digits
+    /// stays, the path ends at a decoded NUL, and bytes that are not UTF-8 are repaired.
+    public static func decodedOnce(_ raw: String) -> String {
+        func hex(_ byte: UInt8) -> UInt8? {
+            switch byte {
+            case UInt8(ascii: "0")...UInt8(ascii: "9"): byte - UInt8(ascii: "0")
+            case UInt8(ascii: "a")...UInt8(ascii: "f"): byte - UInt8(ascii: "a") + 10
+            case UInt8(ascii: "A")...UInt8(ascii: "F"): byte - UInt8(ascii: "A") + 10
+            default: nil
+            }
+        }
+        let bytes = Array(raw.utf8)
+        var out: [UInt8] = []
+        out.reserveCapacity(bytes.count)
+        var index = 0
+        while index < bytes.count {
+            var byte = bytes[index]
+            if byte == UInt8(ascii: "%"), index + 2 < bytes.count,
+               let high = hex(bytes[index + 1]), let low = hex(bytes[index + 2]) {
+                byte = high << 4 | low
+                index += 2
+            }
+            if byte == 0 { break }
+            out.append(byte)
+            index += 1
+        }
+        return String(decoding: out, as: UTF8.self)
+    }
+
     public private(set) lazy var method = String(cString: request.method)
     /// Whether this is a `HEAD`: its answer has headers alone, whatever a route writes after them.
     public private(set) lazy var isHead = method == "HEAD"
+    /// The path as the request line has it, still percent-encoded (WebDAV decodes it name by
+    /// name, so that an encoded `/` is told from a real one).
+    public private(set) lazy var rawPath = String(cString: request.path)
     /// The path, decoded once (`%2F` is a `/` by now, and a `%00` ends it early: a shorter
     /// path, never another one).
-    public private(set) lazy var path = String(cString: request.path)
+    public private(set) lazy var path = Self.decodedOnce(rawPath)
     /// The query, as sent (not decoded), without its `?`; "" when there is none.
     public private(set) lazy var query = request.query.map { String(cString: $0) } ?? ""
     public var host: String? { request.host.map { String(cString: $0) } }

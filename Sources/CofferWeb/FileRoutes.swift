@@ -26,10 +26,11 @@ struct FileRoutes: Sendable {
     /// The file at `path`, whole or the range asked for, read through the session.
     /// `finishing` runs just before the piece holding the file's last byte is written (given
     /// the bytes sent with that piece), so that what it records is there before the client
-    /// can ask again. Read in `session` (a share visitor's), else the web session.
+    /// can ask again. Read in `session` (a share visitor's), else the web session; `extra`
+    /// headers (WebDAV's `ETag`) go with the answer.
     /// - Returns: the status sent, the bytes sent, and whether the last byte of the file was among them.
     func sendFile(_ exchange: HTTPExchange, at path: VirtualPath, attachment forced: Bool, in visitor: Session? = nil,
-                  finishing: ((Int64) -> Void)? = nil) -> (status: Int, sent: Int64, finished: Bool) {
+                  headers extra: String = "", finishing: ((Int64) -> Void)? = nil) -> (status: Int, sent: Int64, finished: Bool) {
         let language = web.language(of: exchange)
         let (service, session) = (web.service, visitor ?? web.session)
         let opened = web.blocking(in: session) { () async throws(CofferError) -> OpenedFile in try await session.perform(OpenFile(path)) }
@@ -56,6 +57,7 @@ struct FileRoutes: Sendable {
             // A user's file never runs as the page: sandboxed, in an origin of its own.
             + "Content-Security-Policy: sandbox; default-src 'none'; img-src 'self' data:; style-src 'unsafe-inline'; plugin-types application/pdf\r\n"
         if status == 206 { headers += "Content-Range: bytes \(start)-\(end)/\(size)\r\n" }
+        headers += extra
         let length = size == 0 ? 0 : end - start + 1
         exchange.respond(status, headers: headers, length: length)
         if exchange.method == "HEAD" { return (status, 0, false) }

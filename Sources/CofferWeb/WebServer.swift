@@ -103,9 +103,11 @@ public enum WebServer {
         await handler.socket.stopAll()
         // Downloads and thumbnails under way stop now, so CivetWeb's workers are free to end.
         handler.web.session.stopWork()
+        handler.dav.session.stopWork()
         handler.shares.stopVisitors()
         server.stop()
         await handler.web.session.close()
+        await handler.dav.session.close()
         await service.releaseBackgroundWork()
         return 0
     }
@@ -123,6 +125,7 @@ final class WebHandler: HTTPRoutes, Sendable {
     let shares: ShareLinks
     let tus: TusUploads
     let socket: PageSocket
+    let dav: DAVRoutes
 
     init(service: FileService, configuration: WebServer.Configuration, token: String, store: AccessToken) throws(CofferError) {
         web = try WebContext(service: service, configuration: configuration)
@@ -131,6 +134,7 @@ final class WebHandler: HTTPRoutes, Sendable {
         shares = ShareLinks(web: web, files: files)
         tus = TusUploads(web: web)
         socket = PageSocket(web: web, access: access)
+        dav = try DAVRoutes(web: web, access: access, files: files)
     }
 
     func listening(on port: Int) throws(CofferError) { try access.listening(on: port) }
@@ -161,6 +165,7 @@ final class WebHandler: HTTPRoutes, Sendable {
         guard access.rules.isServed(exchange) else {
             return web.respond(exchange, 421, text: "This server answers only to \(authority).")
         }
+        if path == "/dav" || path.hasPrefix("/dav/") { return dav.answer(exchange) }
         if path == "/tus/" || path.hasPrefix("/tus/") {
             guard access.isCurrent(access.shownToken(exchange, allowQuery: false)) else {
                 return web.respond(exchange, 403, text: "Uploads show the page's cookie or Authorization: Bearer TOKEN.")

@@ -154,3 +154,13 @@ struct HTTPServerTests {
         #expect(HTTPRules.status(for: .ioError) == 500)
     }
 }
+
+/// Paths reach Coffer as sent and are decoded once by the server, as CivetWeb decoded them.
+@Test func pathsAreDecodedOnceAsCivetWebDid() {
+    #expect(HTTPExchange.decodedOnce("/s/abc/a%20b%E7%AC%94") == "/s/abc/a b笔")
+    #expect(HTTPExchange.decodedOnce("/a%2Fb") == "/a/b")
+    #expect(HTTPExchange.decodedOnce("/100%") == "/100%" && HTTPExchange.decodedOnce("/%zz%4") == "/%zz%4")
+    #expect(HTTPExchange.decodedOnce("/short%00er") == "/short")
+    #expect(HTTPExchange.decodedOnce("/%25%32%35") == "/%25")
+    #expect(HTTPExchange.decodedOnce("/bad%FF") == "/bad\u{FFFD}")
+}

@@ -53,8 +53,12 @@ public struct FrontEndDefaults: Sendable {
     /// beside a name taken (`report (2).pdf`), never over it, and nobody is asked — the one
     /// who shared it is not there. A folder share's listing is shown whole.
     public static let share = FrontEndDefaults(conflicts: ["beginUpload": .policy(.keepBoth)])
+    /// WebDAV (`coffer serve`'s `/dav/`): each request says what a taken name gets (a `PUT`
+    /// replaces, `Overwrite` decides a `COPY` or `MOVE`), so the row holds no conflict choice;
+    /// a folder is listed whole, streamed to the client.
+    public static let dav = FrontEndDefaults()
 
-    /// The table's row for the front end named `frontEnd` (`repl`, `rpc`, `web`, `mcp`, `share`); another
+    /// The table's row for the front end named `frontEnd` (`repl`, `rpc`, `web`, `mcp`, `share`, `dav`); another
     /// front end — an application's own — gets `rpc`'s.
     public static func standard(for frontEnd: String) -> FrontEndDefaults {
         switch frontEnd {
@@ -62,6 +66,7 @@ public struct FrontEndDefaults: Sendable {
         case "web": .web
         case "mcp": .mcp
         case "share": .share
+        case "dav": .dav
         default: .rpc
         }
     }

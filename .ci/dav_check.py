@@ -1,0 +1,87 @@
+"""WebDAV at `coffer serve`'s /dav/ (issue 53), checked with third-party clients: Debian's `litmus`
+(the WebDAV protocol test suite) runs its `basic` group against /dav/files/, and
+curl checks what Coffer means under WebDAV's methods: a DELETE is in the trash, a PUT over a file
+keeps a version, the token is the password.
+
+Usage: dav_check.py COFFER"""
+import base64
+import json
+import os
+import shutil
+import subprocess
+import sys
+import tempfile
+import urllib.error
+import urllib.request
+
+import serve_support
+
+check = serve_support.checker("dav_check")
+
+
+def litmus(url, token, groups):
+    """litmus's groups against `url`; its output and whether every test passed."""
+    environment = dict(os.environ, TESTS=" ".join(groups))
+    # (It writes debug.log and child.log where it runs: a folder of their own.)
+    folder = tempfile.mkdtemp(prefix="coffer-litmus-")
+    run = subprocess.run(["litmus", url, "coffer", token], capture_output=True, text=True, timeout=300, env=environment,
+                         stdin=subprocess.DEVNULL, cwd=folder)
+    shutil.rmtree(folder, ignore_errors=True)
+    return run.stdout + run.stderr, run.returncode == 0
+
+
+def request(server, method, path, body=None, headers=None, token=None):
+    """One request with Basic authentication (any user name, the token as the password)."""
+    secret = base64.b64encode(f"anyone:{token or server.token}".encode()).decode()
+    request = urllib.request.Request(server.base + path, data=body, method=method,
+                                     headers={"Authorization": f"Basic {secret}", **(headers or {})})
+    try:
+        with urllib.request.urlopen(request, timeout=60) as answer:
+            return answer.status, answer.read(), dict(answer.headers)
+    except urllib.error.HTTPError as error:
+        return error.code, error.read(), dict(error.headers)
+
+
+def main():
+    coffer = sys.argv[1]
+    if not shutil.which("litmus"):
+        raise SystemExit("dav_check: litmus is not installed (apt-get install litmus)")
+    container = tempfile.mkdtemp(prefix="coffer-dav-")
+    subprocess.run([coffer, "--container", container, "-c", "ls"], check=True, capture_output=True, timeout=120)
+    server = serve_support.Server(coffer, container)
+    try:
+        status, _, headers = request(server, "OPTIONS", "/dav/files/")
+        check(status == 200 and headers.get("DAV", "").startswith("1"), f"OPTIONS says DAV: {headers.get('DAV')}")
+        status, _, headers = request(server, "PROPFIND", "/dav/files/", token="not-the-token", headers={"Depth": "0"})
+        check(status == 401 and "Basic" in headers.get("WWW-Authenticate", ""), "a wrong password is asked again (401 Basic)")
+        output, passed = litmus(server.base + "/dav/files/", server.token, ["basic"])
+        print(output)
+        check(passed and "16 passed, 0 failed" in output, "litmus basic passes, every test")
+
+        # Coffer's meaning: a save over a file keeps a version; a DELETE goes to the trash.
+        check(request(server, "PUT", "/dav/files/notes%20%E7%AC%94%E8%AE%B0.txt", b"first")[0] == 201, "a PUT makes a file (201)")
+        check(request(server, "PUT", "/dav/files/notes%20%E7%AC%94%E8%AE%B0.txt", b"second")[0] == 204, "a PUT over it replaces it (204)")
+        versions = json.loads(subprocess.run([coffer, "--container", container, "-c", "versions --json 'notes 笔记.txt'"],
+                                             capture_output=True, text=True, timeout=120).stdout)["versions"]
+        check(len(versions) == 1 and versions[0]["frontEnd"] == "dav", f"what it replaced is a version, kept by dav: {versions}")
+        check(request(server, "DELETE", "/dav/files/notes%20%E7%AC%94%E8%AE%B0.txt")[0] == 204, "a DELETE answers 204")
+        trash = subprocess.run([coffer, "--container", container, "-c", "trash"], capture_output=True, text=True, timeout=120).stdout
+        check("notes 笔记.txt" in trash, "the deleted file is in the trash")
+        status, body, _ = request(server, "PROPFIND", "/dav/files/", headers={"Depth": "infinity"})
+        check(status == 403 and b"propfind-finite-depth" in body, "Depth: infinity is refused as RFC 4918 says")
+        for path in ["/dav/files/../../etc/passwd", "/dav/files/a%2Fb", "/dav/files/%2e%2e/x", "/dav/files/evil%00.txt"]:
+            status = request(server, "PUT", path, b"x")[0]
+            check(status == 400, f"{path} is refused ({status})")
+        check(not os.path.exists(os.path.join(container, "Documents/UserFiles/evil")), "a NUL does not shorten the name")
+        status, _, _ = request(server, "PUT", "/dav/files/big.bin", b"x" * (3 << 20), headers={"Transfer-Encoding": "chunked"})
+        check(status == 201 and os.path.getsize(os.path.join(container, "Documents/UserFiles/big.bin")) == 3 << 20,
+              f"a chunked PUT is written whole ({status})")
+        status, body, _ = request(server, "PROPFIND", "/dav/files/", headers={"Depth": "1"})
+        check(status == 207 and b"big.bin" in body and b"<D:getetag>" in body, "PROPFIND Depth 1 lists the folder with ETags")
+    finally:
+        check(server.stop() == 0, "the server stops cleanly")
+        shutil.rmtree(container, ignore_errors=True)
+
+
+if __name__ == "__main__":
+    main()

@@ -1,0 +1,264 @@
+import CofferCore
+import CofferHTTPServer
+import CofferRuntime
+import FileService
+import Foundation
+
+/// WebDAV at `/dav/` (RFC 4918, class 1): each visible mount is a collection (`/dav/files/`),
+/// and every request is an operation of one long-lived session whose front end is `dav`,
+/// audited and journaled as every other front end's. Coffer's meaning holds under WebDAV's
+/// methods: `DELETE` moves to the trash, a `PUT`, `COPY` or `MOVE` over a file keeps what it
+/// replaces as a version, `Overwrite: F` fails as Coffer's `fail` does.
+///
+/// Clients show the server's token as the password of HTTP Basic (any user name) or as
+/// `Authorization: Bearer`.
+final class DAVRoutes: Sendable {
+    let web: WebContext
+    let access: PageAccess
+    let files: FileRoutes
+    /// The session every WebDAV request is an operation of.
+    let session: Session
+    /// The most a `PROPFIND` or `PROPPATCH` body may hold.
+    static let bodyLimit = 1 << 20
+    /// (`COPY` and `MOVE` are answered below, but Debian's CivetWeb 1.15 refuses both methods
+    /// with its own `400` before any handler sees them, so they are not announced.)
+    static let allowed = "OPTIONS, GET, HEAD, PUT, DELETE, PROPFIND, MKCOL"
+
+    init(web: WebContext, access: PageAccess, files: FileRoutes) throws(CofferError) {
+        self.web = web
+        self.access = access
+        self.files = files
+        session = try web.service.openSession(SessionOptions(frontEnd: "dav", language: web.configuration.language, isLongLived: true))
+    }
+
+    func answer(_ exchange: HTTPExchange) -> Int {
+        guard access.isCurrent(shownPassword(exchange)) else {
+            return reply(exchange, 401, text: "Coffer's WebDAV takes the token `coffer serve` printed as the password (any user name).",
+                         headers: "WWW-Authenticate: Basic realm=\"Coffer\", charset=\"UTF-8\"\r\n")
+        }
+        let item: VirtualPath?
+        do throws(DAVPath.Problem) {
+            item = try DAVPath.item(exchange.rawPath)
+        } catch {
+            return reply(exchange, error == .elsewhere ? 404 : 400, text: "\(error)")
+        }
+        switch exchange.method {
+        case "OPTIONS":
+            return reply(exchange, 200, text: "", headers: "DAV: 1\r\nAllow: \(Self.allowed)\r\nMS-Author-Via: DAV\r\n")
+        case "PROPFIND": return propfind(exchange, item)
+        case "GET", "HEAD": return get(exchange, item)
+        case "PUT": return put(exchange, item)
+        case "DELETE": return delete(exchange, item)
+        case "MKCOL": return mkcol(exchange, item)
+        case "COPY", "MOVE": return copyOrMove(exchange, item, moving: exchange.method == "MOVE")
+        default:
+            return reply(exchange, 405, text: "\(exchange.method) is not served here.", headers: "Allow: \(Self.allowed)\r\n")
+        }
+    }
+
+    /// The password of `Authorization: Basic`, or the token of `Bearer`.
+    private func shownPassword(_ exchange: HTTPExchange) -> String? {
+        guard let header = exchange.header("Authorization") else { return nil }
+        if header.lowercased().hasPrefix("basic "),
+           let decoded = Data(base64Encoded: String(header.dropFirst(6)).trimmingCharacters(in: .whitespaces)),
+           let text = String(data: decoded, encoding: .utf8), let colon = text.firstIndex(of: ":") {
+            return String(text[text.index(after: colon)...])
+        }
+        return access.shownToken(exchange, allowQuery: false)
+    }
+
+    // MARK: Reading
+
+    private func propfind(_ exchange: HTTPExchange, _ item: VirtualPath?) -> Int {
+        guard let depth = DAVHeaders.Depth(exchange.header("Depth"), default: .infinity) else {
+            return reply(exchange, 400, text: "Depth is 0, 1 or infinity.")
+        }
+        guard depth != .infinity else {
+            // RFC 4918, 9.1: a server may refuse; the whole tree is walked with Depth 1, folder by folder.
+            return xml(exchange, 403, Array("<?xml version=\"1.0\" encoding=\"utf-8\"?>\n<D:error xmlns:D=\"DAV:\"><D:propfind-finite-depth/></D:error>\n".utf8))
+        }
+        let request: PropertyRequest
+        switch exchange.readBody(limit: Self.bodyLimit) {
+        case .failure: return reply(exchange, 413, text: "A PROPFIND body is at most \(Self.bodyLimit) bytes.")
+        case .success(let body):
+            do throws(DAVXML.Refusal) { request = try PropertyRequest(body: body) } catch {
+                return reply(exchange, error == .unavailable ? 500 : 400, text: "The PROPFIND body: \(error)")
+            }
+        }
+        let session = session
+        let listed = web.blocking(in: session) { () async throws(CofferError) -> (FileNode?, [FileNode]) in
+            guard let item else { return (nil, []) }
+            let node = try await session.perform(StatItem(item))
+            guard depth == .one, node.kind != .file else { return (node, []) }
+            return (node, try await session.perform(ListFolder(item, options: ListOptions(includeHidden: true))).items)
+        }
+        let (top, members): (FileNode?, [FileNode])
+        switch listed {
+        case .failure(let error): return failure(exchange, error)
+        case .success(let found): (top, members) = found
+        }
+        var answer = DAVMultistatus()
+        exchange.respond(207, headers: "Content-Type: application/xml; charset=utf-8\r\nCache-Control: no-store\r\n", length: nil)
+        if let top {
+            add(top, request, to: &answer)
+        } else {
+            // `/dav/`: the mounts, as collections.
+            let root = DAVProperties.rootCollection()
+            answer.add(href: DAVPath.prefix, found: root.filter { request.wants($0.name) }, missing: request.missing(from: root),
+                       namesOnly: request == .names)
+            if depth == .one {
+                for mount in web.service.mounts where mount.isVisible {
+                    let node = FileNode(path: .root(of: mount.name), kind: .folder, size: 0, modificationDate: .distantPast,
+                                        typeIdentifier: FileType.Identifier.folder)
+                    add(node, request, to: &answer)
+                }
+            }
+        }
+        for member in members {
+            add(member, request, to: &answer)
+            // A page at a time: a folder of any size goes out without being held whole.
+            if !exchange.write(answer.take()) { return 207 }
+        }
+        _ = exchange.write(answer.finish())
+        return 207
+    }
+
+    private func add(_ node: FileNode, _ request: PropertyRequest, to answer: inout DAVMultistatus) {
+        let properties = DAVProperties.live(of: node, registry: web.service.registry)
+        answer.add(href: DAVPath.href(node.path, isCollection: node.kind != .file),
+                   found: properties.filter { request.wants($0.name) }, missing: request.missing(from: properties),
+                   namesOnly: request == .names)
+    }
+
+    private func get(_ exchange: HTTPExchange, _ item: VirtualPath?) -> Int {
+        guard let item else { return reply(exchange, 405, text: "/dav/ is the collection of mounts: list it with PROPFIND.") }
+        let stat = web.blocking(in: session) { [session] () async throws(CofferError) in try await session.perform(StatItem(item)) }
+        let node: FileNode
+        switch stat {
+        case .failure(let error): return failure(exchange, error)
+        case .success(let found): node = found
+        }
+        guard node.kind == .file else { return reply(exchange, 405, text: "A folder: list it with PROPFIND.") }
+        let headers = DAVProperties.etag(of: node).map { "ETag: \($0)\r\n" } ?? ""
+            + "Last-Modified: \(DAVProperties.httpDate(node.modificationDate))\r\n"
+        return files.sendFile(exchange, at: item, attachment: true, in: session, headers: headers).status
+    }
+
+    // MARK: Changing
+
+    private func put(_ exchange: HTTPExchange, _ item: VirtualPath?) -> Int {
+        guard let item, !item.isRoot else { return reply(exchange, 405, text: "A mount is a collection: PUT a file in it.") }
+        let session = session
+        let before = web.blocking(in: session) { () async throws(CofferError) -> FileNode? in try? await session.perform(StatItem(item)) }
+        let existed = (try? before.get()) ?? nil
+        if existed?.kind == .folder { return reply(exchange, 405, text: "A folder is there: PUT cannot replace it.") }
+        let size = exchange.header("Content-Length").flatMap { Int64($0) }
+        let body = RequestBody(exchange)
+        let written = web.blocking(in: session) { () async throws(CofferError) in
+            let upload = try await session.perform(BeginUpload(item, conflict: .policy(.replace), size: size))
+            do throws(CofferError) {
+                let received = try await session.perform(AppendUploadStream(upload, offset: 0, body: body, destination: item))
+                if let size, received != size { throw CofferError(.ioError, path: item, detail: "the body ended after \(received) of \(size) bytes") }
+                return try await session.perform(CommitUpload(upload))
+            } catch {
+                _ = try? await session.perform(AbortUpload(upload))
+                throw error
+            }
+        }
+        switch written {
+        case .failure(let error): return failure(exchange, error, missingParentIsConflict: true)
+        case .success(let node):
+            let etag = DAVProperties.etag(of: node).map { "ETag: \($0)\r\n" } ?? ""
+            return reply(exchange, existed == nil ? 201 : 204, text: "", headers: etag)
+        }
+    }
+
+    private func delete(_ exchange: HTTPExchange, _ item: VirtualPath?) -> Int {
+        guard let item, !item.isRoot else { return reply(exchange, 403, text: "A mount cannot be deleted.") }
+        let trashed = web.blocking(in: session) { [session] () async throws(CofferError) in
+            try await session.perform(TrashItems([item]))[0].get()
+        }
+        if case .failure(let error) = trashed { return failure(exchange, error) }
+        return reply(exchange, 204, text: "")
+    }
+
+    private func mkcol(_ exchange: HTTPExchange, _ item: VirtualPath?) -> Int {
+        guard let item, !item.isRoot else { return reply(exchange, 405, text: "Mounts are made by `coffer`'s options, not by MKCOL.") }
+        switch exchange.readBody(limit: Self.bodyLimit) {
+        case .success(let body) where body.isEmpty: break
+        default: return reply(exchange, 415, text: "MKCOL takes no body.")
+        }
+        let made = web.blocking(in: session) { [session] () async throws(CofferError) in try await session.perform(CreateFolder(item)) }
+        switch made {
+        case .failure(let error) where error.kind == .fileExists: return reply(exchange, 405, text: "Something is already there.")
+        case .failure(let error): return failure(exchange, error, missingParentIsConflict: true)
+        case .success: return reply(exchange, 201, text: "")
+        }
+    }
+
+    private func copyOrMove(_ exchange: HTTPExchange, _ item: VirtualPath?, moving: Bool) -> Int {
+        guard let source = item, !source.isRoot else { return reply(exchange, 403, text: "A mount cannot be copied or moved.") }
+        let target: VirtualPath
+        do throws(DAVPath.Problem) {
+            guard let named = try DAVPath.destination(exchange.header("Destination"), isServed: access.served.isNamed(by:)) else {
+                return reply(exchange, 403, text: "The Destination is the collection of mounts.")
+            }
+            target = named
+        } catch {
+            return reply(exchange, error == .elsewhere ? 502 : 400, text: "Destination: \(error)")
+        }
+        guard let overwrite = DAVHeaders.overwrite(exchange.header("Overwrite")) else {
+            return reply(exchange, 400, text: "Overwrite is T or F.")
+        }
+        guard let depth = DAVHeaders.Depth(exchange.header("Depth"), default: .infinity), depth != .one,
+              !(moving && depth != .infinity) else {
+            return reply(exchange, 400, text: moving ? "A MOVE takes Depth: infinity." : "A COPY takes Depth: 0 or infinity.")
+        }
+        if target == source || source.contains(target) {
+            return reply(exchange, 403, text: "The Destination is the item itself, or inside it.")
+        }
+        let session = session
+        let outcome = web.blocking(in: session) { () async throws(CofferError) -> Bool in
+            let existed = (try? await session.perform(StatItem(target))) != nil
+            if existed && !overwrite { throw CofferError(.fileExists, path: target) }
+            let conflict: ConflictChoice = overwrite ? .policy(.replaceFolder) : .policy(.fail)
+            let node = try await session.perform(StatItem(source))
+            if !moving && depth == .zero && node.kind != .file {
+                // Depth 0: the collection and its properties, without its members.
+                if existed { _ = try await session.perform(TrashItems([target]))[0].get() }
+                _ = try await session.perform(CreateFolder(target))
+            } else if moving {
+                _ = try await session.perform(MoveItem(source, to: .exactly(target), conflict: conflict))
+            } else {
+                _ = try await session.perform(CopyItem(source, to: .exactly(target), conflict: conflict))
+            }
+            return existed
+        }
+        switch outcome {
+        case .failure(let error) where error.kind == .fileExists:
+            return reply(exchange, 412, text: "Something is at the Destination and Overwrite is F.")
+        case .failure(let error): return failure(exchange, error, missingParentIsConflict: true)
+        case .success(let existed): return reply(exchange, existed ? 204 : 201, text: "")
+        }
+    }
+
+    // MARK: Answers
+
+    private func reply(_ exchange: HTTPExchange, _ status: Int, text: String, headers: String = "") -> Int {
+        exchange.answer(status, Array(text.utf8), type: "text/plain; charset=utf-8", headers: headers + "Cache-Control: no-store\r\n")
+    }
+
+    private func xml(_ exchange: HTTPExchange, _ status: Int, _ body: [UInt8]) -> Int {
+        exchange.answer(status, body, type: "application/xml; charset=utf-8", headers: "Cache-Control: no-store\r\n")
+    }
+
+    /// An operation's failure as WebDAV says it: a folder on the way missing is `409
+    /// Conflict` where the item is to be made (RFC 4918, 9.3.1, 9.7.1, 9.8.5).
+    private func failure(_ exchange: HTTPExchange, _ error: CofferError, missingParentIsConflict: Bool = false) -> Int {
+        var status = HTTPRules.status(for: error.kind)
+        if missingParentIsConflict && (error.kind == .noSuchFile || error.kind == .notADirectory) { status = 409 }
+        if error.kind == .readOnly { status = 403 }
+        return reply(exchange, status, text: error.userMessage(in: web.configuration.language).description,
+                     headers: "X-Coffer-Error: \(error.kind.identifier)\r\n")
+    }
+}

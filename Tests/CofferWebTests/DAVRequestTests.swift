@@ -1,0 +1,144 @@
+@testable import CofferWeb
+import CofferCore
+import Foundation
+import Testing
+
+/// WebDAV's requests as RFC 4918 writes them, and as hostile clients write them: bodies read
+/// with libxml2 within bounds, headers, and the URLs that name items.
+@Suite struct DAVRequestTests {
+    func bytes(_ text: String) -> [UInt8] { Array(text.utf8) }
+
+    @Test func propfindBodies() throws {
+        #expect(try PropertyRequest(body: []) == .all(including: []))
+        #expect(try PropertyRequest(body: bytes(" \r\n")) == .all(including: []))
+        let some = try PropertyRequest(body: bytes("""
+            <?xml version="1.0"?><D:propfind xmlns:D="DAV:" xmlns:Z="http://ns.example.com/z/">
+            <D:prop><D:getetag/><Z:color/><displayname xmlns="DAV:"/></D:prop></D:propfind>
+            """))
+        #expect(some == .some([.dav("getetag"), QualifiedName("http://ns.example.com/z/", "color"), .dav("displayname")]))
+        #expect(try PropertyRequest(body: bytes("<propfind xmlns='DAV:'><propname/></propfind>")) == .names)
+        #expect(try PropertyRequest(body: bytes("<propfind xmlns='DAV:'><allprop/><include><lockdiscovery/></include></propfind>"))
+                == .all(including: [.dav("lockdiscovery")]))
+        // Not DAV's propfind (no namespace), not XML, nothing asked.
+        #expect(throws: DAVXML.Refusal.self) { try PropertyRequest(body: bytes("<propfind><allprop/></propfind>")) }
+        #expect(throws: DAVXML.Refusal.malformed) { try PropertyRequest(body: bytes("<D:propfind xmlns:D='DAV:'><D:prop>")) }
+        #expect(throws: DAVXML.Refusal.self) { try PropertyRequest(body: bytes("<propfind xmlns='DAV:'/>")) }
+    }
+
+    @Test func hostileBodiesAreRefusedWithinBounds() throws {
+        // 10,000 levels deep: refused at 64.
+        let deep = String(repeating: "<a>", count: 10_000) + String(repeating: "</a>", count: 10_000)
+        #expect(throws: DAVXML.Refusal.malformed) { try DAVXML.parse(bytes(deep)) }
+        // More elements than any request names.
+        let wide = "<r>" + String(repeating: "<a/>", count: DAVXML.elementLimit + 1) + "</r>"
+        #expect(throws: DAVXML.Refusal.malformed) { try DAVXML.parse(bytes(wide)) }
+        // A billion laughs: entities are never expanded into the document.
+        var laughs = "<?xml version=\"1.0\"?><!DOCTYPE lolz [<!ENTITY lol \"lol\">"
+        laughs += "<!ENTITY lol1 \"&lol;&lol;&lol;&lol;&lol;&lol;&lol;&lol;&lol;&lol;\">"
+        for level in 2...9 { laughs += "<!ENTITY lol\(level) \"" + String(repeating: "&lol\(level - 1);", count: 10) + "\">" }
+        laughs += "]><propfind xmlns=\"DAV:\"><prop><x>&lol9;</x></prop></propfind>"
+        let started = ContinuousClock.now
+        if let read = try? DAVXML.parse(bytes(laughs)) {
+            #expect(read.child(.dav("prop"))?.child(.dav("x"))?.text.count ?? 0 < 1_000)
+        }
+        #expect(ContinuousClock.now - started < .seconds(5))
+        // An external entity is not read.
+        let external = "<?xml version=\"1.0\"?><!DOCTYPE r [<!ENTITY x SYSTEM \"file:///etc/passwd\">]><r>&x;</r>"
+        if let read = try? DAVXML.parse(bytes(external)) { #expect(!read.text.contains("root:")) }
+    }
+
+    @Test func proppatchBodiesKeepTheirOrder() throws {
+        let instructions = try PropertyInstruction.parse(bytes("""
+            <D:propertyupdate xmlns:D="DAV:" xmlns:Z="http://ns.example.com/z/">
+            <D:set><D:prop><Z:Author>Jim &amp; Roy</Z:Author></D:prop></D:set>
+            <D:remove><D:prop><Z:Copyright-Owner/></D:prop></D:remove>
+            <D:set><D:prop><Z:rich><Z:b>bold</Z:b></Z:rich></D:prop></D:set>
+            </D:propertyupdate>
+            """))
+        #expect(instructions.map(\.name.name) == ["Author", "Copyright-Owner", "rich"])
+        guard case .set(_, let author) = instructions[0], case .remove = instructions[1], case .set(_, let rich) = instructions[2] else {
+            Issue.record("\(instructions)")
+            return
+        }
+        #expect(author.text == "Jim & Roy")
+        #expect(author.serialized.contains("Jim &amp; Roy"))
+        // A value with elements is kept as XML that reads back the same.
+        #expect(try DAVXML.parse(bytes(rich.serialized)) == rich)
+        #expect(throws: DAVXML.Refusal.self) { try PropertyInstruction.parse(bytes("<propertyupdate xmlns='DAV:'/>")) }
+    }
+
+    @Test func lockBodies() throws {
+        let exclusive = try LockRequest(body: bytes("""
+            <D:lockinfo xmlns:D='DAV:'><D:lockscope><D:exclusive/></D:lockscope><D:locktype><D:write/></D:locktype>
+            <D:owner><D:href>http://example.org/~ejw/contact.html</D:href></D:owner></D:lockinfo>
+            """))
+        #expect(exclusive.exclusive && exclusive.owner?.child(.dav("href"))?.text == "http://example.org/~ejw/contact.html")
+        let shared = try LockRequest(body: bytes("<lockinfo xmlns='DAV:'><lockscope><shared/></lockscope><locktype><write/></locktype></lockinfo>"))
+        #expect(!shared.exclusive && shared.owner == nil)
+        #expect(throws: DAVXML.Refusal.self) {
+            try LockRequest(body: bytes("<lockinfo xmlns='DAV:'><lockscope><exclusive/></lockscope></lockinfo>"))
+        }
+    }
+
+    @Test func headers() {
+        #expect(DAVHeaders.Depth(nil, default: .infinity) == .infinity)
+        #expect(DAVHeaders.Depth(" 1", default: .zero) == .one)
+        #expect(DAVHeaders.Depth("Infinity", default: .zero) == .infinity)
+        #expect(DAVHeaders.Depth("2", default: .zero) == nil)
+        #expect(DAVHeaders.overwrite(nil) == true && DAVHeaders.overwrite("F") == false && DAVHeaders.overwrite("x") == nil)
+        #expect(DAVHeaders.timeout(nil, default: 600, maximum: 3600) == 600)
+        #expect(DAVHeaders.timeout("Infinite, Second-4100000000", default: 600, maximum: 3600) == 3600)
+        #expect(DAVHeaders.timeout("Second-120", default: 600, maximum: 3600) == 120)
+        #expect(DAVHeaders.timeout("Second-x, Second-30", default: 600, maximum: 3600) == 30)
+    }
+
+    @Test func urlsNameItemsAndNothingElse() throws {
+        #expect(try DAVPath.item("/dav/") == nil)
+        #expect(try DAVPath.item("/dav/files/") == .root(of: "files"))
+        #expect(try DAVPath.item("/dav/files/Notes/a%20b%E7%AC%94.md")
+                == VirtualPath(mount: "files", trustedComponents: ["Notes", "a b笔.md"]))
+        // macOS sends NFD; Coffer names are NFC.
+        #expect(try DAVPath.item("/dav/files/cafe%CC%81") == VirtualPath(mount: "files", trustedComponents: ["café"]))
+        #expect(throws: DAVPath.Problem.elsewhere) { try DAVPath.item("/content") }
+        for refused in ["/dav/files/../etc", "/dav/files/a/%2e%2e/b", "/dav/files/a%2Fb", "/dav/files/a%00", "/dav/files/%ZZ",
+                        "/dav/no such mount/x"] {
+            #expect(throws: DAVPath.Problem.self, "\(refused)") { try DAVPath.item(refused) }
+        }
+        let served = { (authority: String) in ["127.0.0.1:8790", "localhost:8790"].contains(authority) }
+        #expect(try DAVPath.destination("http://127.0.0.1:8790/dav/files/b.txt", isServed: served)
+                == VirtualPath(mount: "files", trustedComponents: ["b.txt"]))
+        #expect(try DAVPath.destination("/dav/files/b%20c.txt", isServed: served)
+                == VirtualPath(mount: "files", trustedComponents: ["b c.txt"]))
+        #expect(throws: DAVPath.Problem.elsewhere) { try DAVPath.destination("http://example.com/dav/files/b.txt", isServed: served) }
+        #expect(throws: DAVPath.Problem.self) { try DAVPath.destination(nil, isServed: served) }
+        #expect(throws: DAVPath.Problem.self) { try DAVPath.destination("http://127.0.0.1:8790/dav/files/../../x", isServed: served) }
+        // Every name goes out and comes back the same.
+        for name in ["plain.txt", "with space", "百分号%与#井号?", "a+b;c=d", "~tilde"] {
+            let item = VirtualPath(mount: "files", trustedComponents: ["Folder", name])
+            let href = DAVPath.href(item, isCollection: false)
+            #expect(!href.contains(" ") && !href.contains("#") && !href.contains("?"))
+            #expect(try DAVPath.item(href) == item, "\(href)")
+        }
+        #expect(DAVPath.href(.root(of: "files"), isCollection: true) == "/dav/files/")
+        #expect(DAVPath.href(VirtualPath(mount: "files", trustedComponents: ["Docs"]), isCollection: true) == "/dav/files/Docs/")
+    }
+
+    @Test func multistatusIsWellFormedAndSaysEachStatus() throws {
+        var answer = DAVMultistatus()
+        answer.add(href: "/dav/files/a&b.txt", found: [(.dav("getcontentlength"), "12"), (QualifiedName("urn:z", "color"), "red &lt;")],
+                   missing: [QualifiedName("urn:z", "missing")])
+        answer.add(href: "/dav/files/locked", status: 423)
+        answer.add(href: "/dav/files/c", statuses: [(.dav("displayname"), 403), (QualifiedName("urn:z", "color"), 424)])
+        var bytes = answer.take()
+        bytes += answer.finish()
+        let root = try DAVXML.parse(bytes)
+        #expect(root.name == .dav("multistatus"))
+        let responses = root.children.filter { $0.name == .dav("response") }
+        #expect(responses.map { $0.child(.dav("href"))?.text } == ["/dav/files/a&b.txt", "/dav/files/locked", "/dav/files/c"])
+        let first = responses[0].children.filter { $0.name == .dav("propstat") }
+        #expect(first.map { $0.child(.dav("status"))?.text } == ["HTTP/1.1 200 OK", "HTTP/1.1 404 Not Found"])
+        #expect(first[0].child(.dav("prop"))?.child(QualifiedName("urn:z", "color"))?.text == "red <")
+        #expect(responses[1].child(.dav("status"))?.text == "HTTP/1.1 423 Locked")
+        #expect(responses[2].children.compactMap { $0.child(.dav("status"))?.text } == ["HTTP/1.1 403 Forbidden", "HTTP/1.1 424 Failed Dependency"])
+    }
+}
