@@ -72,7 +72,7 @@ extension S3Client {
         if let modified { headers.append(("X-Amz-Meta-Mtime", Self.mtimeText(modified))) }
         headers += metadata
         if case .none = condition {
-        } else if try keepsVersions() {
+        } else if keepsVersions() {
             // Ceph RGW 16.2 evaluates conditions wrongly in a bucket with versioning on (checked:
             // `If-Match` always fails, `If-None-Match: *` always succeeds): they are checked
             // here, just before. A writer slipping in between loses nothing: the bucket keeps
@@ -104,16 +104,12 @@ extension S3Client {
     }
 
     /// Whether the bucket keeps older versions of its objects, asked at most once a minute; a
-    /// bucket whose versioning this user may not read is taken to keep none.
-    func keepsVersions() throws(CofferError) -> Bool {
+    /// bucket whose versioning cannot be read (not permitted, not implemented, not answering)
+    /// is taken to keep none until it is asked again.
+    func keepsVersions() -> Bool {
         let now = ContinuousClock.now
         if let known = versioning.withLock({ $0 }), now - known.asked < .seconds(60) { return known.enabled }
-        let enabled: Bool
-        do throws(CofferError) {
-            enabled = try versioningEnabled()
-        } catch where error.kind == .noPermission || error.kind == .unsupported {
-            enabled = false
-        }
+        let enabled = (try? versioningEnabled()) ?? false
         versioning.withLock { $0 = (enabled, now) }
         return enabled
     }

@@ -50,7 +50,7 @@ extension S3Backend: VersionKeepingBackend {
             }
             // An object from before versioning was turned on (`null`) would be overwritten
             // if versioning were suspended meanwhile: it is copied.
-            if let id = object.versionID, id != "null", try self.client.keepsVersions() {
+            if let id = object.versionID, id != "null", self.client.keepsVersions() {
                 return VersionLocation.version(id: id, key: key).text
             }
             var random = SystemRandomNumberGenerator()

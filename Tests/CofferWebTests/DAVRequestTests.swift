@@ -97,8 +97,11 @@ import Testing
         #expect(try DAVPath.item("/dav/files/") == .root(of: "files"))
         #expect(try DAVPath.item("/dav/files/Notes/a%20b%E7%AC%94.md")
                 == VirtualPath(mount: "files", trustedComponents: ["Notes", "a b笔.md"]))
-        // macOS sends NFD; Coffer names are NFC.
-        #expect(try DAVPath.item("/dav/files/cafe%CC%81") == VirtualPath(mount: "files", trustedComponents: ["café"]))
+        // Names as sent (an existing NFD name is found); a new one is made composed, as macOS sends NFD.
+        let decomposed = try #require(try DAVPath.item("/dav/files/Docs/cafe%CC%81"))
+        #expect(decomposed == VirtualPath(mount: "files", trustedComponents: ["Docs", "cafe\u{301}"]))
+        #expect(Array(DAVPath.composed(decomposed).name.utf8) == Array("caf\u{E9}".utf8))
+        #expect(DAVPath.composed(decomposed).parent == VirtualPath(mount: "files", trustedComponents: ["Docs"]))
         #expect(throws: DAVPath.Problem.elsewhere) { try DAVPath.item("/content") }
         for refused in ["/dav/files/../etc", "/dav/files/a/%2e%2e/b", "/dav/files/a%2Fb", "/dav/files/a%00", "/dav/files/%ZZ",
                         "/dav/no such mount/x"] {
@@ -140,5 +143,14 @@ import Testing
         #expect(first[0].child(.dav("prop"))?.child(QualifiedName("urn:z", "color"))?.text == "red <")
         #expect(responses[1].child(.dav("status"))?.text == "HTTP/1.1 423 Locked")
         #expect(responses[2].children.compactMap { $0.child(.dav("status"))?.text } == ["HTTP/1.1 403 Forbidden", "HTTP/1.1 424 Failed Dependency"])
+        // A property of no namespace, and a name XML cannot hold, still make well-formed XML.
+        var odd = DAVMultistatus()
+        odd.add(href: "/dav/files/a", found: [(.dav("displayname"), DAVXML.escaped("a\u{1}b"))], missing: [QualifiedName("", "plain")])
+        let oddRoot = try DAVXML.parse(odd.finish())
+        let props = oddRoot.child(.dav("response"))?.children.compactMap { $0.child(.dav("prop")) } ?? []
+        #expect(props.first?.child(.dav("displayname"))?.text == "a\u{FFFD}b")
+        #expect(props.last?.child(QualifiedName("", "plain")) != nil)
+        let plain = DAVElement(name: QualifiedName("", "plain"), children: [], text: "t")
+        #expect(try DAVXML.parse(Array(plain.serialized.utf8)) == plain)
     }
 }

@@ -60,6 +60,10 @@ struct DAVMultistatus {
 
     /// `<D:name>value</D:name>`, a foreign namespace declared on the element.
     static func element(_ name: QualifiedName, value: String) -> String {
+        if name.namespace.isEmpty {
+            // No namespace: no prefix may stand for it.
+            return value.isEmpty ? "<\(name.name) xmlns=\"\"/>" : "<\(name.name) xmlns=\"\">\(value)</\(name.name)>"
+        }
         let prefix = DAVXML.prefix(of: name.namespace), tag = prefix + ":" + name.name
         let declaration = prefix == "x" ? " xmlns:x=\"\(DAVXML.escaped(name.namespace))\"" : ""
         return value.isEmpty ? "<\(tag)\(declaration)/>" : "<\(tag)\(declaration)>\(value)</\(tag)>"

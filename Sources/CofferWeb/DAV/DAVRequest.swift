@@ -157,11 +157,18 @@ enum DAVPath {
         guard let mount = names.first else { return nil }
         guard VirtualPath.isValidMountName(mount) else { throw .refused("no mount is named so") }
         do {
-            // Names as file managers send them: macOS writes NFD, Coffer keeps NFC.
-            return try VirtualPath(mount: mount, components: names.dropFirst().map { $0.precomposedStringWithCanonicalMapping })
+            // Names as sent, byte for byte: an existing item is found under the name it has.
+            return try VirtualPath(mount: mount, components: Array(names.dropFirst()))
         } catch {
             throw .refused(error.detail ?? "a name Coffer refuses (\(error.kind))")
         }
+    }
+
+    /// `item` with its last name composed (NFC), for an item to be made: macOS sends names
+    /// decomposed, and Coffer's own front ends make them composed.
+    static func composed(_ item: VirtualPath) -> VirtualPath {
+        guard let parent = item.parent else { return item }
+        return parent.appending(trustedName: item.name.precomposedStringWithCanonicalMapping)
     }
 
     /// The item a `Destination` header names: an absolute URL whose authority `isServed`

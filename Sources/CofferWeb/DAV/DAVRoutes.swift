@@ -139,7 +139,7 @@ final class DAVRoutes: Sendable {
         case .success(let found): node = found
         }
         guard node.kind == .file else { return reply(exchange, 405, text: "A folder: list it with PROPFIND.") }
-        let headers = DAVProperties.etag(of: node).map { "ETag: \($0)\r\n" } ?? ""
+        let headers = (DAVProperties.etag(of: node).map { "ETag: \($0)\r\n" } ?? "")
             + "Last-Modified: \(DAVProperties.httpDate(node.modificationDate))\r\n"
         return files.sendFile(exchange, at: item, attachment: true, in: session, headers: headers).status
     }
@@ -149,16 +149,24 @@ final class DAVRoutes: Sendable {
     private func put(_ exchange: HTTPExchange, _ item: VirtualPath?) -> Int {
         guard let item, !item.isRoot else { return reply(exchange, 405, text: "A mount is a collection: PUT a file in it.") }
         let session = session
-        let before = web.blocking(in: session) { () async throws(CofferError) -> FileNode? in try? await session.perform(StatItem(item)) }
-        let existed = (try? before.get()) ?? nil
+        // An existing file is written under its own name; a new one's is kept composed (macOS
+        // sends names decomposed).
+        let before = web.blocking(in: session) { () async throws(CofferError) -> (VirtualPath, FileNode?) in
+            if let node = try? await session.perform(StatItem(item)) { return (item, node) }
+            let composed = DAVPath.composed(item)
+            return (composed, try? await session.perform(StatItem(composed)))
+        }
+        guard case .success(let (target, existed)) = before else { return reply(exchange, 500, text: "") }
         if existed?.kind == .folder { return reply(exchange, 405, text: "A folder is there: PUT cannot replace it.") }
         let size = exchange.header("Content-Length").flatMap { Int64($0) }
         let body = RequestBody(exchange)
         let written = web.blocking(in: session) { () async throws(CofferError) in
-            let upload = try await session.perform(BeginUpload(item, conflict: .policy(.replace), size: size))
+            let upload = try await session.perform(BeginUpload(target, conflict: .policy(.replace), size: size))
             do throws(CofferError) {
-                let received = try await session.perform(AppendUploadStream(upload, offset: 0, body: body, destination: item))
-                if let size, received != size { throw CofferError(.ioError, path: item, detail: "the body ended after \(received) of \(size) bytes") }
+                let received = try await session.perform(AppendUploadStream(upload, offset: 0, body: body, destination: target))
+                if let size, received != size {
+                    throw CofferError(.ioError, path: target, detail: "the body ended after \(received) of \(size) bytes")
+                }
                 return try await session.perform(CommitUpload(upload))
             } catch {
                 _ = try? await session.perform(AbortUpload(upload))
@@ -188,7 +196,11 @@ final class DAVRoutes: Sendable {
         case .success(let body) where body.isEmpty: break
         default: return reply(exchange, 415, text: "MKCOL takes no body.")
         }
-        let made = web.blocking(in: session) { [session] () async throws(CofferError) in try await session.perform(CreateFolder(item)) }
+        let made = web.blocking(in: session) { [session] () async throws(CofferError) in
+            // (Taken under the name as sent, or as composed: either way it is there.)
+            if (try? await session.perform(StatItem(item))) != nil { throw CofferError(.fileExists, path: item) }
+            return try await session.perform(CreateFolder(DAVPath.composed(item)))
+        }
         switch made {
         case .failure(let error) where error.kind == .fileExists: return reply(exchange, 405, text: "Something is already there.")
         case .failure(let error): return failure(exchange, error, missingParentIsConflict: true)
@@ -218,6 +230,10 @@ final class DAVRoutes: Sendable {
             return reply(exchange, 403, text: "The Destination is the item itself, or inside it.")
         }
         let session = session
+        // A missing source is 404; a missing folder at the Destination, 409 (below).
+        if case .failure(let error) = web.blocking(in: session, { () async throws(CofferError) in try await session.perform(StatItem(source)) }) {
+            return failure(exchange, error)
+        }
         let outcome = web.blocking(in: session) { () async throws(CofferError) -> Bool in
             let existed = (try? await session.perform(StatItem(target))) != nil
             if existed && !overwrite { throw CofferError(.fileExists, path: target) }

@@ -29,8 +29,9 @@ struct DAVElement: Sendable, Equatable {
     /// The element written back as XML, for a dead property's value: each element declares
     /// its namespace, text is escaped.
     var serialized: String {
-        let prefix = DAVXML.prefix(of: name.namespace), tag = prefix + ":" + name.name
-        var out = "<\(tag) xmlns:\(prefix)=\"\(DAVXML.escaped(name.namespace))\""
+        let prefix = DAVXML.prefix(of: name.namespace)
+        let tag = name.namespace.isEmpty ? name.name : prefix + ":" + name.name
+        var out = name.namespace.isEmpty ? "<\(tag) xmlns=\"\"" : "<\(tag) xmlns:\(prefix)=\"\(DAVXML.escaped(name.namespace))\""
         if children.isEmpty && text.isEmpty { return out + "/>" }
         out += ">" + DAVXML.escaped(text)
         for child in children { out += child.serialized }
@@ -99,6 +100,8 @@ enum DAVXML {
             case "<": out += "&lt;"
             case ">": out += "&gt;"
             case "\"": out += "&quot;"
+            // What XML 1.0 cannot hold at all (a name may have it): the replacement character.
+            case "\u{0}"..."\u{8}", "\u{B}", "\u{C}", "\u{E}"..."\u{1F}", "\u{FFFE}", "\u{FFFF}": out += "\u{FFFD}"
             default: out.unicodeScalars.append(character)
             }
         }

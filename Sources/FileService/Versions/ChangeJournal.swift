@@ -175,7 +175,8 @@ extension VersionStore {
         return try await withIndex { connection throws(SQLiteError) in
             // Below it: from `a/b/` up to `a/b0`; holding it: a path that `a/b/` begins with, then `/`.
             let row = try connection.statement("""
-                SELECT \(Self.changeColumns) FROM changes WHERE seq > ?1 AND session <> ?2 AND session <> ?7 AND (
+                SELECT \(Self.changeColumns) FROM changes WHERE seq > ?1 AND session <> ?2 AND session <> ?7
+                    AND session NOT IN (SELECT id FROM sessions WHERE undoes = ?2) AND (
                     (mount = ?3 AND (path = ?6 OR (path > ?4 AND path < ?5) OR substr(?4, 1, length(path) + 1) = path || '/'))
                     OR (fromMount = ?3 AND (fromPath = ?6 OR (fromPath > ?4 AND fromPath < ?5)
                                             OR substr(?4, 1, length(fromPath) + 1) = fromPath || '/')))

@@ -78,7 +78,11 @@ public final class VersionStore: ServiceFeature, ItemMoveObserver {
             while try columns.step() { known.insert(columns.text(0)) }
             connection.resetStatements()
             for column in ["holder", "location"] where !known.contains(column) {
-                try connection.execute("ALTER TABLE versions ADD COLUMN \(column) TEXT")
+                do throws(SQLiteError) {
+                    try connection.execute("ALTER TABLE versions ADD COLUMN \(column) TEXT")
+                } catch where error.message.contains("duplicate column") {
+                    // Another process added it meanwhile.
+                }
             }
             index = Mutex(connection)
         } catch {
