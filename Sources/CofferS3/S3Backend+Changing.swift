@@ -131,11 +131,7 @@ extension S3Backend {
             try cancel.check(nil)
             // Ceph RGW 16.2 finishes an upload whatever its conditions say (checked), so they
             // are checked here too, just before; AWS checks them itself.
-            switch condition {
-            case .none: break
-            case .absent: if try client.head(key) != nil { throw CofferError(.fileExists) }
-            case .unchanged(let etag): if try client.head(key)?.etag != etag { throw CofferError(.fileExists) }
-            }
+            try client.check(condition, at: key)
             try client.finish(upload, parts: etags, condition: condition)
             ledger?.ended(upload)
         } catch {

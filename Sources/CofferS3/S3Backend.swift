@@ -105,7 +105,7 @@ public final class S3Backend: StorageBackend {
         } while continuation != nil
         if !sawAnything && !path.isRoot { throw CofferError(.noSuchFile, path: path) }
         // The bucket's trash and versions are at its top: a mount of the whole bucket does not show them.
-        let kept: Set<String> = path.isRoot && prefix.isEmpty ? [String(trashPrefix.dropLast()), String(versionsPrefix.dropLast())] : []
+        let kept = path.isRoot ? hiddenAtTop : []
         return nodes.filter { !PartialName.isPartial($0.name) && !kept.contains($0.name) }
     }
 
@@ -292,7 +292,7 @@ extension S3Backend: TreeListingBackend {
         // two objects a folder-by-folder listing shows as two items.
         var files: [VirtualPath: [[UInt8]: FileNode]] = [path: [:]]
         var folders: [VirtualPath: [[UInt8]: String]] = [path: [:]]
-        let kept: Set<String> = prefix.isEmpty ? [String(trashPrefix.dropLast()), String(versionsPrefix.dropLast())] : []
+        let kept = hiddenAtTop
         objects: for object in objects {
             var names = object.key.dropFirst(top.count).split(separator: "/", omittingEmptySubsequences: false).map(String.init)
             let isMarker = names.last == ""

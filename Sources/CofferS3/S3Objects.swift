@@ -77,11 +77,7 @@ extension S3Client {
             // `If-Match` always fails, `If-None-Match: *` always succeeds): they are checked
             // here, just before. A writer slipping in between loses nothing: the bucket keeps
             // what it put as an older version.
-            switch condition {
-            case .none: break
-            case .absent: if try head(key) != nil { throw CofferError(.fileExists) }
-            case .unchanged(let etag): if try head(key).map({ Self.bare($0.etag) }) != Self.bare(etag) { throw CofferError(.fileExists) }
-            }
+            try check(condition, at: key)
         } else {
             headers += Self.conditionHeaders(condition)
         }
@@ -96,6 +92,16 @@ extension S3Client {
             ("X-Amz-Copy-Source", "/\(bucket)/" + S3Encoding.encode(source, keepingSlashes: true)),
             ("X-Amz-Metadata-Directive", "COPY"),
         ])
+    }
+
+    /// Checks `condition` by looking (a `HEAD`), for servers that do not honour it themselves:
+    /// `fileExists` when it does not hold.
+    func check(_ condition: S3WriteCondition, at key: String) throws(CofferError) {
+        switch condition {
+        case .none: break
+        case .absent: if try head(key) != nil { throw CofferError(.fileExists) }
+        case .unchanged(let etag): if try head(key).map({ Self.bare($0.etag) }) != Self.bare(etag) { throw CofferError(.fileExists) }
+        }
     }
 
     /// Removes the object at `key` (S3 answers the same whether it was there or not).

@@ -16,6 +16,11 @@ extension S3Backend: VersionKeepingBackend {
     /// `.Versions-UID/`, at the top of the bucket.
     var versionsPrefix: String { ".Versions-\(getuid())/" }
 
+    /// What a mount of the whole bucket does not show at its top: the trash and the versions.
+    var hiddenAtTop: Set<String> {
+        prefix.isEmpty ? [String(trashPrefix.dropLast()), String(versionsPrefix.dropLast())] : []
+    }
+
     /// Where a version is.
     enum VersionLocation: Equatable {
         /// The bucket's own older version of the object at `key`.
