@@ -150,7 +150,7 @@ enum DAVPath {
             if lowered.contains("%2f") || lowered.contains("%00") || lowered.contains("%5c") {
                 throw .refused("an encoded slash, backslash or NUL in a name")
             }
-            guard let name = String(raw).removingPercentEncoding else { throw .refused("bad percent-encoding") }
+            guard let name = TrashInfo.percentDecoded(String(raw)) else { throw .refused("bad percent-encoding") }
             if name == "." || name == ".." { throw .refused("“.” and “..” are not names") }
             names.append(name)
         }
@@ -190,27 +190,10 @@ enum DAVPath {
 
     /// The URL path of `item` (percent-encoded; a collection's ends in `/`).
     static func href(_ item: VirtualPath, isCollection: Bool) -> String {
-        var out = prefix + encode(item.mount) + "/"
-        for name in item.components { out += encode(name) + "/" }
+        // (A name holds no `/`: every other byte but the unreserved ones is escaped.)
+        var out = prefix + TrashInfo.percentEncoded(item.mount) + "/"
+        for name in item.components { out += TrashInfo.percentEncoded(name) + "/" }
         if !isCollection && !item.isRoot { out.removeLast() }
-        return out
-    }
-
-    /// `name` percent-encoded for a path segment: everything but RFC 3986's unreserved
-    /// characters and a few sub-delimiters file managers expect unencoded.
-    static func encode(_ name: String) -> String {
-        var out = ""
-        for byte in name.utf8 {
-            switch byte {
-            case UInt8(ascii: "a")...UInt8(ascii: "z"), UInt8(ascii: "A")...UInt8(ascii: "Z"), UInt8(ascii: "0")...UInt8(ascii: "9"),
-                 UInt8(ascii: "-"), UInt8(ascii: "."), UInt8(ascii: "_"), UInt8(ascii: "~"), UInt8(ascii: "!"), UInt8(ascii: "$"),
-                 UInt8(ascii: "'"), UInt8(ascii: "("), UInt8(ascii: ")"), UInt8(ascii: "*"), UInt8(ascii: "+"), UInt8(ascii: ","),
-                 UInt8(ascii: ";"), UInt8(ascii: "="), UInt8(ascii: ":"), UInt8(ascii: "@"):
-                out.unicodeScalars.append(Unicode.Scalar(byte))
-            default:
-                out += "%" + String(byte >> 4, radix: 16, uppercase: true) + String(byte & 15, radix: 16, uppercase: true)
-            }
-        }
         return out
     }
 }
