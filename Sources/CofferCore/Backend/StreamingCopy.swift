@@ -1,4 +1,4 @@
-import Foundation
+public import Foundation
 
 extension StorageBackend {
     public func copyItem(at source: VirtualPath, to destination: VirtualPath, conflict: ConflictPolicy,
@@ -82,11 +82,24 @@ public enum StreamingCopy {
                                  at destination: VirtualPath, conflict: ConflictPolicy, replacing version: FileVersion? = nil,
                                  progress: ProgressReporter) async throws {
         if node.special != nil { throw CofferError(.unsupported, path: node.path) }
-        let reader = try await source.openFile(at: node.path)
+        try await copy(source.openFile(at: node.path), named: node.path.description, modified: node.modificationDate,
+                       to: target, at: destination, conflict: conflict, replacing: version, progress: progress)
+        progress.advance(items: 1)
+    }
+
+    /// Copies the file `reader` is open on — its content from where it stands and its `user.`
+    /// attributes — to `destination` of `target`, dated `modified`, then closes the reader:
+    /// a file that is not a backend's item (a version kept in a mount's own storage) copied
+    /// as ``copy(from:at:to:at:conflict:replacing:progress:)`` copies a file. `named` is what
+    /// a warning about attributes the target cannot keep calls it.
+    /// - Throws: as that copy does; nothing is left at `destination` when it fails.
+    public static func copy(_ reader: any ReadableFile, named: String, modified: Date,
+                            to target: any StorageBackend, at destination: VirtualPath, conflict: ConflictPolicy,
+                            replacing version: FileVersion? = nil, progress: ProgressReporter = .none) async throws {
         let writer: any PendingWrite
         do {
             writer = try await target.makeWrite(
-                at: destination, announcing: ExpectedWrite(size: node.size, modificationDate: node.modificationDate, replacing: version))
+                at: destination, announcing: ExpectedWrite(size: reader.size, modificationDate: modified, replacing: version))
         } catch {
             await reader.close()
             throw error
@@ -94,13 +107,12 @@ public enum StreamingCopy {
         do {
             let attributes = await reader.userAttributes()
             if !attributes.isEmpty {
-                OperationWarnings.report(attributesOf: node.path.description, lost: await writer.setUserAttributes(attributes))
+                OperationWarnings.report(attributesOf: named, lost: await writer.setUserAttributes(attributes))
             }
             try await pour(reader, into: writer, progress: progress)
             await reader.close()
-            try await writer.setAttributes(permissions: nil, modificationDate: node.modificationDate)
+            try await writer.setAttributes(permissions: nil, modificationDate: modified)
             try await writer.commit(conflict: conflict)
-            progress.advance(items: 1)
         } catch {
             await reader.close()
             await writer.abort()

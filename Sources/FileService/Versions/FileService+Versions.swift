@@ -42,7 +42,7 @@ extension FileService {
     }
 
     /// The backend of the mount holding `held`.
-    private func holder(of held: HeldVersion, for path: VirtualPath) throws(CofferError) -> any VersionKeepingBackend {
+    func holder(of held: HeldVersion, for path: VirtualPath) throws(CofferError) -> any VersionKeepingBackend {
         guard let backend = try? mount(for: .root(of: held.mount)).backend as? any VersionKeepingBackend else {
             throw CofferError(.noSuchFile, path: path, detail: "no-version")
         }
@@ -175,37 +175,15 @@ extension FileService {
         let backend = try writableMount(for: destination).backend
         let placed = try await settle(destination, conflict: conflict, arriving: .file) { target, policy in
             if version.held != nil {
-                try await self.copy(version, to: backend, at: target, conflict: policy)
+                // Held by a mount's storage: read through its backend, dated as the version is.
+                try await StreamingCopy.copy(self.openVersion(id, of: path), named: path.description, modified: version.date,
+                                             to: backend, at: target, conflict: policy)
             } else {
                 try await StreamingCopy.copy(from: store.contents, at: store.contentPath(id), to: backend, at: target,
                                              conflict: policy, progress: .none)
             }
         }
         return placed
-    }
-
-    /// Writes the content of `version`, which a mount's storage holds, at `target` of
-    /// `backend`, with the date it had.
-    private func copy(_ version: SavedVersion, to backend: any StorageBackend, at target: VirtualPath,
-                      conflict: ConflictPolicy) async throws {
-        let reader = try await openVersion(version.id, of: version.path)
-        let writer: any PendingWrite
-        do {
-            writer = try await backend.makeWrite(at: target, announcing: ExpectedWrite(size: reader.size, modificationDate: version.date))
-        } catch {
-            await reader.close()
-            throw error
-        }
-        do {
-            try await StreamingCopy.pour(reader, into: writer)
-            await reader.close()
-            try await writer.setAttributes(permissions: nil, modificationDate: version.date)
-            try await writer.commit(conflict: conflict)
-        } catch {
-            await reader.close()
-            await writer.abort()
-            throw error
-        }
     }
 
     /// Applies `policy` to the versions of each file (all files, or those at and below `below`),

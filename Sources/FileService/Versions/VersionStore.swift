@@ -133,10 +133,7 @@ public final class VersionStore: ServiceFeature, ItemMoveObserver {
     /// not there, the entry stays.
     func remove(_ id: Int, in service: FileService) async throws(CofferError) {
         if let held = try await held(id) {
-            guard let backend = try? service.mount(for: .root(of: held.mount)).backend as? any VersionKeepingBackend else {
-                throw CofferError(.noSuchFile, path: .root(of: held.mount))
-            }
-            try await backend.deleteVersion(held.location)
+            try await service.holder(of: held, for: .root(of: held.mount)).deleteVersion(held.location)
             try await forget(id)
             return
         }
