@@ -1,4 +1,5 @@
 #include "CCivetWeb.h"
+#include "CCivetWebFront.h"
 
 #include <civetweb.h>
 #include <dlfcn.h>
@@ -65,13 +66,25 @@ int coffer_web_available(void) {
 
 struct coffer_web_server {
     struct mg_context *context;
+    coffer_front *front;
     coffer_web_handlers handlers;
     void *user;
 };
 
-static void describe(const struct mg_connection *connection, coffer_web_request *request) {
+static void describe(const coffer_web_server *server, const struct mg_connection *connection,
+                     coffer_web_request *request) {
     const struct mg_request_info *info = mg.get_request_info(connection);
     request->method = info->request_method != NULL ? info->request_method : "";
+    request->remote_address = info->remote_addr;
+    // What the front says (the client's address, a method CivetWeb cannot parse), believed only
+    // under its secret.
+    const char *front = mg.get_header(connection, "X-Coffer-Front");
+    if (front != NULL && strcmp(front, coffer_front_secret(server->front)) == 0) {
+        const char *peer = mg.get_header(connection, "X-Coffer-Peer");
+        const char *method = mg.get_header(connection, "X-Coffer-Method");
+        if (peer != NULL) request->remote_address = peer;
+        if (method != NULL && strcmp(request->method, "PATCH") == 0) request->method = method;
+    }
     // The path as sent (`decode_url` is off: Coffer decodes it, and checks `..` itself, name by
     // name); the query comes apart, not decoded.
     request->path = info->local_uri_raw != NULL ? info->local_uri_raw : (info->local_uri != NULL ? info->local_uri : "");
@@ -85,13 +98,12 @@ static void describe(const struct mg_connection *connection, coffer_web_request 
     request->content_type = mg.get_header(connection, "Content-Type");
     request->forwarded_for = mg.get_header(connection, "X-Forwarded-For");
     request->content_length = info->content_length;
-    request->remote_address = info->remote_addr;
 }
 
 static int on_request(struct mg_connection *connection, void *data) {
     coffer_web_server *server = data;
     coffer_web_request request;
-    describe(connection, &request);
+    describe(server, connection, &request);
     int status = server->handlers.request(server->user, connection, &request);
     return status > 0 ? status : 500;
 }
@@ -99,7 +111,7 @@ static int on_request(struct mg_connection *connection, void *data) {
 static int on_ws_connect(const struct mg_connection *connection, void *data) {
     coffer_web_server *server = data;
     coffer_web_request request;
-    describe(connection, &request);
+    describe(server, connection, &request);
     int refused = server->handlers.ws_connect(server->user, (void *)connection, &request);
     // Refused before the handshake is answered: say so in HTTP, rather than only closing.
     if (refused) {
@@ -139,7 +151,8 @@ coffer_web_server *coffer_web_start(const char *address, int threads, coffer_web
     snprintf(thread_count, sizeof thread_count, "%d", threads);
     // No document root: CivetWeb serves nothing by itself, every answer comes from Coffer.
     const char *options[] = {
-        "listening_ports", address,
+        // Only the front reaches CivetWeb: it listens on a loopback port the system chooses.
+        "listening_ports", "127.0.0.1:0",
         "num_threads", thread_count,
         "enable_keep_alive", "yes",
         // Paths reach Coffer as sent: it decodes them once itself (WebDAV name by name).
@@ -154,20 +167,28 @@ coffer_web_server *coffer_web_start(const char *address, int threads, coffer_web
     memset(&callbacks, 0, sizeof callbacks);
     server->context = mg.start(&callbacks, server, options);
     if (server->context == NULL) {
-        snprintf(error, capacity, "could not listen on %s (in use, or not an address of this machine)", address);
+        snprintf(error, capacity, "CivetWeb could not start on a loopback port");
+        free(server);
+        return NULL;
+    }
+    struct mg_server_port ports[4];
+    memset(ports, 0, sizeof ports);
+    int inner_port = mg.get_server_ports(server->context, 4, ports) > 0 ? ports[0].port : 0;
+    server->front = inner_port > 0 ? coffer_front_start(address, inner_port, port, error, capacity) : NULL;
+    if (server->front == NULL) {
+        if (error[0] == '\0') snprintf(error, capacity, "could not listen on %s", address);
+        mg.stop(server->context);
         free(server);
         return NULL;
     }
     mg.set_websocket_handler(server->context, "/rpc", on_ws_connect, on_ws_ready, on_ws_data, on_ws_close, server);
     mg.set_request_handler(server->context, "/", on_request, server);
-    struct mg_server_port ports[4];
-    memset(ports, 0, sizeof ports);
-    *port = mg.get_server_ports(server->context, 4, ports) > 0 ? ports[0].port : 0;
     return server;
 }
 
 void coffer_web_stop(coffer_web_server *server) {
     if (server == NULL) return;
+    coffer_front_stop(server->front);
     mg.stop(server->context);
     free(server);
 }
