@@ -68,3 +68,45 @@ struct AttributeTravelTests {
         #expect(none.warnings.isEmpty)
     }
 }
+
+/// ``ReadAttributes`` and ``ChangeAttributes``: what WebDAV keeps its dead properties in, read
+/// and changed through a session like any other change, and visible to other programs.
+struct AttributeChangeTests {
+    let directory = TemporaryDirectory("attribute-change")
+    let session: Session
+
+    init() throws {
+        directory.make(["files/note.txt": "n"])
+        let local = try LocalSandboxBackend(rootPath: directory.url("files"))
+        let service = FileService(mounts: [Mount(name: "files", backend: local), Mount(name: "memory", backend: InMemoryBackend())])
+        session = try service.openSession(SessionOptions(frontEnd: "test"))
+    }
+
+    @Test func setReadAndRemove() async throws {
+        let note = try VirtualPath(parsing: "files:/note.txt")
+        let lost = try await session.perform(ChangeAttributes(note, setting: ["user.dav.a": Array("甲".utf8), "user.dav.b": [1, 2]]))
+        #expect(lost.isEmpty)
+        #expect(AttributeTravelTests.run(["getfattr", "--only-values", "-n", "user.dav.a", directory.url("files/note.txt")]) == "甲")
+        #expect(try await session.perform(ReadAttributes(note))["user.dav.b"] == [1, 2])
+        // Removing one the item lacks is passed over.
+        _ = try await session.perform(ChangeAttributes(note, removing: ["user.dav.a", "user.dav.never"]))
+        let left = try await session.perform(ReadAttributes(note))
+        #expect(left["user.dav.a"] == nil && left["user.dav.b"] == [1, 2])
+    }
+
+    @Test func namesOutsideUserAndTheTagsAreRefused() async throws {
+        let note = try VirtualPath(parsing: "files:/note.txt")
+        for name in ["trusted.x", "user.", FileTags.attribute, "user." + String(repeating: "x", count: 251)] {
+            await #expect(throws: CofferError.self) { _ = try await session.perform(ChangeAttributes(note, setting: [name: [1]])) }
+        }
+        await #expect(throws: CofferError.self) { _ = try await session.perform(ReadAttributes(try VirtualPath(parsing: "files:/gone"))) }
+        // A mount that keeps no attributes says so, and reads as none.
+        _ = try await session.perform(WriteFile(try VirtualPath(parsing: "memory:/m.txt"), bytes: [1]))
+        let memory = try VirtualPath(parsing: "memory:/m.txt")
+        #expect(try await session.perform(ReadAttributes(memory)).isEmpty)
+        do {
+            _ = try await session.perform(ChangeAttributes(memory, setting: ["user.a": [1]]))
+            Issue.record("a mount without attributes took one")
+        } catch { #expect(error.kind == .unsupported) }
+    }
+}

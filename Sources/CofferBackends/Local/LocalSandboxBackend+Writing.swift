@@ -256,6 +256,18 @@ extension LocalSandboxBackend: AttributeKeepingBackend {
             return withExtendedLifetime(item) { ExtendedAttributes.setUserAttributes(attributes, on: item.raw) }
         }
     }
+
+    public func removeUserAttributes(_ names: [String], at path: VirtualPath) async throws {
+        try requireWritable(path)
+        try await BlockingIO.run { _ throws(CofferError) in
+            let item = try self.openForAttributes(path)
+            try withExtendedLifetime(item) { () throws(CofferError) in
+                for name in names where coffer_fremovexattr(item.raw, name) != 0 && errno != ENODATA {
+                    throw CofferError.lastSystemError("fremovexattr", path: path)
+                }
+            }
+        }
+    }
 }
 
 extension LocalSandboxBackend: DurableFolderBackend {

@@ -51,6 +51,19 @@ public protocol AttributeKeepingBackend: StorageBackend {
     /// - Throws: `noSuchFile` when there is no such item; `readOnly` for a backend that is not
     ///   writable; `noPermission`, `ioError` from the store.
     func setUserAttributes(_ attributes: UserAttributes, at path: VirtualPath) async throws -> [LostAttribute]
+    /// Takes the attributes `names` from the item at `path`; a name it does not carry is
+    /// passed over. (A backend written before this requirement inherits one that throws
+    /// `unsupported`.)
+    /// - Throws: `noSuchFile` when there is no such item; `readOnly` for a backend that is not
+    ///   writable; `noPermission`, `ioError` from the store.
+    func removeUserAttributes(_ names: [String], at path: VirtualPath) async throws
+}
+
+extension AttributeKeepingBackend {
+    /// Throws `unsupported`: the backend keeps attributes but cannot take one away.
+    public func removeUserAttributes(_ names: [String], at path: VirtualPath) async throws {
+        throw CofferError(.unsupported, path: path, detail: "attributes cannot be removed here")
+    }
 }
 
 extension StorageBackend {

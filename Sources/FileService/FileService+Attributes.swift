@@ -1,0 +1,39 @@
+@_spi(Engine) public import CofferCore
+import Foundation
+
+/// Extended attributes (`user.…`) of items, read and changed one item at a time: what WebDAV
+/// keeps its dead properties in, and what any program's tags and comments are.
+extension FileService {
+    /// The `user.` attributes of the item at `path`; none on a mount that keeps none.
+    /// - Throws: `noSuchFile` when there is no such item.
+    @_spi(Engine) public func userAttributes(of path: VirtualPath) async throws(CofferError) -> UserAttributes {
+        guard let backend = try mount(for: path).backend as? any AttributeKeepingBackend else {
+            _ = try await stat(path)
+            return [:]
+        }
+        return try await self.call(path) { try await backend.userAttributes(at: path) }
+    }
+
+    /// Sets `setting` and then takes away `removing` on the item at `path`; returns the
+    /// attributes it could not keep (too large for the store, or a store without any).
+    /// - Throws: `invalidArgument` for a name outside `user.`, or the tags' own name (tags change
+    ///   through ``TagItems``); `unsupported` on a mount that keeps no attributes; `readOnly`.
+    @_spi(Engine) public func changeUserAttributes(of path: VirtualPath, setting: UserAttributes,
+                                                   removing: [String]) async throws(CofferError) -> [LostAttribute] {
+        for name in Array(setting.keys) + removing {
+            guard name.hasPrefix("user."), name.utf8.count > 5, name.utf8.count <= 255, !name.utf8.contains(0),
+                  name != FileTags.attribute else {
+                throw CofferError(.invalidArgument, path: path, detail: "not an attribute this can change: \(name)")
+            }
+        }
+        guard let backend = try writableMount(for: path).backend as? any AttributeKeepingBackend else {
+            throw CofferError(.unsupported, path: path, detail: "no-attributes")
+        }
+        _ = try await stat(path)
+        return try await self.call(path) {
+            let lost = setting.isEmpty ? [] : try await backend.setUserAttributes(setting, at: path)
+            if !removing.isEmpty { try await backend.removeUserAttributes(removing, at: path) }
+            return lost
+        }
+    }
+}
