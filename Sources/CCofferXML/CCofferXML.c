@@ -23,6 +23,12 @@ static struct {
     const unsigned char *(*value)(coffer_reader);
     int (*is_empty)(coffer_reader);
     void (*free_reader)(coffer_reader);
+    // For namespace checks (a prefix never declared, `xmlns:p=""`), which libxml2 reports
+    // as recoverable errors and reads on.
+    const unsigned char *(*prefix)(coffer_reader);
+    const unsigned char *(*qualified_name)(coffer_reader);
+    int (*next_attribute)(coffer_reader);
+    int (*to_element)(coffer_reader);
 } xml;
 
 static pthread_once_t xml_once = PTHREAD_ONCE_INIT;
@@ -38,8 +44,30 @@ static void load(void) {
     *(void **)&xml.value = dlsym(library, "xmlTextReaderConstValue");
     *(void **)&xml.is_empty = dlsym(library, "xmlTextReaderIsEmptyElement");
     *(void **)&xml.free_reader = dlsym(library, "xmlFreeTextReader");
+    *(void **)&xml.prefix = dlsym(library, "xmlTextReaderConstPrefix");
+    *(void **)&xml.qualified_name = dlsym(library, "xmlTextReaderConstName");
+    *(void **)&xml.next_attribute = dlsym(library, "xmlTextReaderMoveToNextAttribute");
+    *(void **)&xml.to_element = dlsym(library, "xmlTextReaderMoveToElement");
     xml.loaded = xml.reader_for_memory && xml.read && xml.node_type && xml.local_name && xml.namespace_uri && xml.value
-        && xml.is_empty && xml.free_reader;
+        && xml.is_empty && xml.free_reader && xml.prefix && xml.qualified_name && xml.next_attribute && xml.to_element;
+}
+
+/// Whether the element the reader is on breaks XML Namespaces: a prefix no declaration binds,
+/// or a prefix declared to the empty name (`xmlns:p=""`, which only XML 1.1 allows).
+static int breaks_namespaces(coffer_reader reader, const char *uri) {
+    // (libxml2 reads on: an unbound prefix stays in the local name, or has no namespace.)
+    const char *local = (const char *)xml.local_name(reader);
+    if (local != NULL && strchr(local, ':') != NULL) return 1;
+    if (xml.prefix(reader) != NULL && (uri == NULL || *uri == '\0')) return 1;
+    int broken = 0;
+    while (!broken && xml.next_attribute(reader) == 1) {
+        const char *name = (const char *)xml.qualified_name(reader);
+        const char *value = (const char *)xml.value(reader);
+        // (The default namespace, `xmlns=""`, may be undeclared; a prefix may not.)
+        if (name != NULL && strncmp(name, "xmlns:", 6) == 0 && (value == NULL || *value == '\0')) broken = 1;
+    }
+    xml.to_element(reader);
+    return broken;
 }
 
 enum { MAX_DEPTH = 64, MAX_PATH = 4096, MAX_TEXT = 1 << 20 };
@@ -125,6 +153,7 @@ int coffer_xml_events(const char *bytes, size_t length, coffer_xml_event callbac
         int type = xml.node_type(reader);
         if (type == NODE_ELEMENT) {
             if (depth >= MAX_DEPTH) { ok = 0; break; }
+            if (breaks_namespaces(reader, (const char *)xml.namespace_uri(reader))) { ok = 0; break; }
             const char *uri = (const char *)xml.namespace_uri(reader);
             const char *name = (const char *)xml.local_name(reader);
             if (!callback(context, COFFER_XML_START, uri ? uri : "", name ? name : "", NULL)) { ok = 0; break; }

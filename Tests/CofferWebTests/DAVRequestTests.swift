@@ -153,4 +153,15 @@ import Testing
         let plain = DAVElement(name: QualifiedName("", "plain"), children: [], text: "t")
         #expect(try DAVXML.parse(Array(plain.serialized.utf8)) == plain)
     }
+
+    @Test func namespacesThatAreNotDeclaredAreRefused() throws {
+        // A prefix bound to nothing, and a prefix undeclared by `xmlns:p=""` (not allowed in XML 1.0).
+        #expect(throws: DAVXML.Refusal.self) { try DAVXML.parse(bytes("<D:propfind xmlns:D='DAV:'><D:prop><Z:x/></D:prop></D:propfind>")) }
+        #expect(throws: DAVXML.Refusal.self) {
+            try PropertyInstruction.parse(bytes("<D:propertyupdate xmlns:D='DAV:'><D:set><D:prop><bar:x xmlns:bar=''>1</bar:x></D:prop></D:set></D:propertyupdate>"))
+        }
+        // The empty default namespace is allowed: a property in no namespace.
+        let none = try PropertyInstruction.parse(bytes("<D:propertyupdate xmlns:D='DAV:'><D:set><D:prop><x xmlns=''>1</x></D:prop></D:set></D:propertyupdate>"))
+        #expect(none.map(\.name.name) == ["x"])
+    }
 }

@@ -20,9 +20,9 @@ final class DAVRoutes: Sendable {
     let session: Session
     /// The most a `PROPFIND` or `PROPPATCH` body may hold.
     static let bodyLimit = 1 << 20
-    /// (`COPY` and `MOVE` are answered below, but Debian's CivetWeb 1.15 refuses both methods
-    /// with its own `400` before any handler sees them, so they are not announced.)
-    static let allowed = "OPTIONS, GET, HEAD, PUT, DELETE, PROPFIND, MKCOL"
+    /// (`COPY` and `MOVE` reach this as `PATCH`, the method in a header only the server's front
+    /// can set: Debian's CivetWeb 1.15 refuses both with its own `400`.)
+    static let allowed = "OPTIONS, GET, HEAD, PUT, DELETE, PROPFIND, PROPPATCH, MKCOL, COPY, MOVE"
 
     init(web: WebContext, access: PageAccess, files: FileRoutes) throws(CofferError) {
         self.web = web
@@ -46,6 +46,7 @@ final class DAVRoutes: Sendable {
         case "OPTIONS":
             return reply(exchange, 200, text: "", headers: "DAV: 1\r\nAllow: \(Self.allowed)\r\nMS-Author-Via: DAV\r\n")
         case "PROPFIND": return propfind(exchange, item)
+        case "PROPPATCH": return proppatch(exchange, item)
         case "GET", "HEAD": return get(exchange, item)
         case "PUT": return put(exchange, item)
         case "DELETE": return delete(exchange, item)
@@ -86,21 +87,33 @@ final class DAVRoutes: Sendable {
             }
         }
         let session = session
-        let listed = web.blocking(in: session) { () async throws(CofferError) -> (FileNode?, [FileNode]) in
-            guard let item else { return (nil, []) }
-            let node = try await session.perform(StatItem(item))
-            guard depth == .one, node.kind != .file else { return (node, []) }
-            return (node, try await session.perform(ListFolder(item, options: ListOptions(includeHidden: true))).items)
+        // Dead properties are read only when asked for: a listing of live ones opens nothing.
+        let wantsDead = switch request {
+        case .all, .names: true
+        case .some(let names): names.contains { $0.namespace != "DAV:" }
         }
-        let (top, members): (FileNode?, [FileNode])
+        let listed = web.blocking(in: session) { () async throws(CofferError) -> (FileNode?, [FileNode], [VirtualPath: UserAttributes]) in
+            guard let item else { return (nil, [], [:]) }
+            let node = try await session.perform(StatItem(item))
+            let members = depth == .one && node.kind != .file
+                ? try await session.perform(ListFolder(item, options: ListOptions(includeHidden: true))).items : []
+            var attributes: [VirtualPath: UserAttributes] = [:]
+            if wantsDead {
+                for each in [node] + members {
+                    if let found = try? await session.perform(ReadAttributes(each.path)), !found.isEmpty { attributes[each.path] = found }
+                }
+            }
+            return (node, members, attributes)
+        }
+        let (top, members, attributes): (FileNode?, [FileNode], [VirtualPath: UserAttributes])
         switch listed {
         case .failure(let error): return failure(exchange, error)
-        case .success(let found): (top, members) = found
+        case .success(let found): (top, members, attributes) = found
         }
         var answer = DAVMultistatus()
         exchange.respond(207, headers: "Content-Type: application/xml; charset=utf-8\r\nCache-Control: no-store\r\n", length: nil)
         if let top {
-            add(top, request, to: &answer)
+            add(top, request, attributes: attributes[top.path] ?? [:], to: &answer)
         } else {
             // `/dav/`: the mounts, as collections.
             let root = DAVProperties.rootCollection()
@@ -110,12 +123,12 @@ final class DAVRoutes: Sendable {
                 for mount in web.service.mounts where mount.isVisible {
                     let node = FileNode(path: .root(of: mount.name), kind: .folder, size: 0, modificationDate: .distantPast,
                                         typeIdentifier: FileType.Identifier.folder)
-                    add(node, request, to: &answer)
+                    add(node, request, attributes: [:], to: &answer)
                 }
             }
         }
         for member in members {
-            add(member, request, to: &answer)
+            add(member, request, attributes: attributes[member.path] ?? [:], to: &answer)
             // A page at a time: a folder of any size goes out without being held whole.
             if !exchange.write(answer.take()) { return 207 }
         }
@@ -123,11 +136,92 @@ final class DAVRoutes: Sendable {
         return 207
     }
 
-    private func add(_ node: FileNode, _ request: PropertyRequest, to answer: inout DAVMultistatus) {
-        let properties = DAVProperties.live(of: node, registry: web.service.registry)
+    private func add(_ node: FileNode, _ request: PropertyRequest, attributes: UserAttributes, to answer: inout DAVMultistatus) {
+        let properties = DAVProperties.live(of: node, registry: web.service.registry) + DAVDeadProperties.properties(in: attributes)
         answer.add(href: DAVPath.href(node.path, isCollection: node.kind != .file),
                    found: properties.filter { request.wants($0.name) }, missing: request.missing(from: properties),
                    namesOnly: request == .names)
+    }
+
+    // MARK: Properties
+
+    /// `PROPPATCH` (RFC 4918, 9.2): every instruction is carried out, in document order, or
+    /// none is. A property of `DAV:` is Coffer's to say (403, the others 424); dead ones are
+    /// the item's extended attributes; Coffer's `tags` are its tags.
+    private func proppatch(_ exchange: HTTPExchange, _ item: VirtualPath?) -> Int {
+        guard let item else { return reply(exchange, 403, text: "/dav/, the collection of mounts, has no properties to change.") }
+        let instructions: [PropertyInstruction]
+        switch exchange.readBody(limit: Self.bodyLimit) {
+        case .failure: return reply(exchange, 413, text: "A PROPPATCH body is at most \(Self.bodyLimit) bytes.")
+        case .success(let body):
+            do throws(DAVXML.Refusal) { instructions = try PropertyInstruction.parse(body) } catch {
+                return reply(exchange, error == .unavailable ? 500 : 400, text: "The PROPPATCH body: \(error)")
+            }
+        }
+        var names: [QualifiedName] = []
+        var attributeNames: [String: QualifiedName] = [:]
+        var refused: Set<QualifiedName> = []
+        for instruction in instructions where !names.contains(instruction.name) {
+            names.append(instruction.name)
+            if instruction.name == DAVDeadProperties.tags { continue }
+            if !DAVDeadProperties.isProtected(instruction.name), let attribute = DAVDeadProperties.attribute(for: instruction.name) {
+                attributeNames[attribute] = instruction.name
+            } else {
+                refused.insert(instruction.name)
+            }
+        }
+        let session = session
+        let href = DAVPath.href(item, isCollection: false)
+        func statuses(_ status: (QualifiedName) -> Int) -> Int {
+            var answer = DAVMultistatus()
+            answer.add(href: href, statuses: names.map { ($0, status($0)) })
+            return xml(exchange, 207, answer.finish())
+        }
+        if !refused.isEmpty {
+            if case .failure(let error) = web.blocking(in: session, { () async throws(CofferError) in try await session.perform(StatItem(item)) }) {
+                return failure(exchange, error)
+            }
+            return statuses { refused.contains($0) ? 403 : 424 }
+        }
+        // What the item has after, in document order: a later instruction wins.
+        var setting: UserAttributes = [:], removing: Set<String> = [], tags: [String]?
+        for instruction in instructions {
+            switch instruction {
+            case .set(let name, let element) where name == DAVDeadProperties.tags: tags = DAVDeadProperties.tags(in: element)
+            case .remove(let name) where name == DAVDeadProperties.tags: tags = []
+            case .set(let name, let element):
+                let attribute = DAVDeadProperties.attribute(for: name)!
+                setting[attribute] = DAVDeadProperties.value(of: element)
+                removing.remove(attribute)
+            case .remove(let name):
+                let attribute = DAVDeadProperties.attribute(for: name)!
+                setting[attribute] = nil
+                removing.insert(attribute)
+            }
+        }
+        let changed = web.blocking(in: session) { [setting, removing, tags] () async throws(CofferError) -> [LostAttribute] in
+            _ = try await session.perform(StatItem(item))
+            for tag in tags ?? [] { try FileTags.check(tag) }
+            let lost = setting.isEmpty && removing.isEmpty
+                ? [] : try await session.perform(ChangeAttributes(item, setting: setting, removing: removing.sorted()))
+            if let tags {
+                let before = try await session.perform(ReadTags(item))
+                let outcome = try await session.perform(TagItems([item], adding: tags.filter { !before.contains($0) },
+                                                                 removing: before.filter { !tags.contains($0) }))
+                _ = try outcome[0].tags.get()
+            }
+            return lost
+        }
+        switch changed {
+        case .failure(let error) where error.kind == .noSuchFile: return failure(exchange, error)
+        case .failure(let error):
+            let status = error.kind == .readOnly || error.kind == .unsupported ? 403 : HTTPRules.status(for: error.kind)
+            return statuses { _ in status }
+        case .success(let lost):
+            // Those with no room left (RFC 4918, 9.2.1: 507); the others were kept.
+            let full = Set(lost.compactMap { attributeNames[$0.name] })
+            return statuses { full.contains($0) ? 507 : 200 }
+        }
     }
 
     private func get(_ exchange: HTTPExchange, _ item: VirtualPath?) -> Int {
