@@ -1,7 +1,8 @@
 """WebDAV at `coffer serve`'s /dav/ (issue 53), checked with third-party clients: Debian's `litmus`
-(the WebDAV protocol test suite) runs its `basic` group against /dav/files/, and
-curl checks what Coffer means under WebDAV's methods: a DELETE is in the trash, a PUT over a file
-keeps a version, the token is the password.
+(the WebDAV protocol test suite) runs its `basic`, `copymove`, `props` and `http` groups against
+/dav/files/, and requests check what Coffer means under WebDAV's methods: a DELETE is in the trash, a PUT
+or MOVE over a file keeps a version, dead properties are extended attributes and Coffer's tags a
+property, the token is the password.
 
 Usage: dav_check.py COFFER"""
 import base64
@@ -57,6 +58,13 @@ def main():
         output, passed = litmus(server.base + "/dav/files/", server.token, ["basic"])
         print(output)
         check(passed and "16 passed, 0 failed" in output, "litmus basic passes, every test")
+        for group, count in [("copymove", 13), ("props", 30), ("http", 4)]:
+            output, passed = litmus(server.base + "/dav/files/", server.token, [group])
+            print(output)
+            check(passed and f"{count} passed, 0 failed" in output, f"litmus {group} passes, every test")
+        status, _, headers = request(server, "OPTIONS", "/dav/files/")
+        allowed = {method.strip() for method in headers.get("Allow", "").split(",")}
+        check({"COPY", "MOVE", "PROPPATCH"} <= allowed, f"OPTIONS allows COPY, MOVE and PROPPATCH: {allowed}")
 
         # Coffer's meaning: a save over a file keeps a version; a DELETE goes to the trash.
         check(request(server, "PUT", "/dav/files/notes%20%E7%AC%94%E8%AE%B0.txt", b"first")[0] == 201, "a PUT makes a file (201)")
@@ -78,6 +86,41 @@ def main():
               f"a chunked PUT is written whole ({status})")
         status, body, _ = request(server, "PROPFIND", "/dav/files/", headers={"Depth": "1"})
         check(status == 207 and b"big.bin" in body and b"<D:getetag>" in body, "PROPFIND Depth 1 lists the folder with ETags")
+
+        # A MOVE over a file keeps what it replaced as a version; the moved file is gone from its place.
+        request(server, "PUT", "/dav/files/draft.txt", b"new words")
+        request(server, "PUT", "/dav/files/final.txt", b"old words")
+        status = request(server, "MOVE", "/dav/files/draft.txt", headers={"Destination": server.base + "/dav/files/final.txt"})[0]
+        files = os.path.join(container, "Documents/UserFiles")
+        with open(os.path.join(files, "final.txt"), "rb") as moved:
+            check(status == 204 and moved.read() == b"new words" and not os.path.exists(os.path.join(files, "draft.txt")),
+                  f"a MOVE over a file replaces it ({status})")
+        versions = json.loads(subprocess.run([coffer, "--container", container, "-c", "versions --json final.txt"],
+                                             capture_output=True, text=True, timeout=120).stdout)["versions"]
+        check(len(versions) == 1, f"what the MOVE replaced is a version: {versions}")
+        status = request(server, "COPY", "/dav/files/final.txt", headers={"Destination": "/dav/files/final.txt", "Overwrite": "F"})[0]
+        check(status in (403, 412), f"a COPY onto itself, or onto a taken name with Overwrite: F, is refused ({status})")
+
+        # PROPPATCH: a dead property is an extended attribute; Coffer's tags are a property.
+        body = ('<?xml version="1.0"?><propertyupdate xmlns="DAV:"><set><prop>'
+                '<tags xmlns="urn:x-coffer:dav"><tag>work</tag><tag>报告</tag></tags>'
+                '<colour xmlns="http://example.com/ns">blue</colour></prop></set></propertyupdate>').encode()
+        status, answer, _ = request(server, "PROPPATCH", "/dav/files/final.txt", body)
+        check(status == 207 and answer.count(b"200 OK") >= 1 and b"424" not in answer, f"PROPPATCH sets both ({status}: {answer[:300]})")
+        found = subprocess.run([coffer, "--container", container, "-c", "find --tag 报告 --walk"], capture_output=True, text=True,
+                               timeout=120).stdout
+        check(found.split() == ["files:/final.txt"], f"the tags are Coffer's tags: {found!r}")
+        stored = os.getxattr(os.path.join(files, "final.txt"), "user.xdg.tags").decode()
+        check(sorted(stored.split(",")) == sorted(["work", "报告"]), f"kept as the desktop's tags: {stored!r}")
+        stored = os.getxattr(os.path.join(files, "final.txt"), "user.dav.http%3A//example.com/ns:colour")
+        check(stored == b"blue", f"the dead property is an extended attribute: {stored!r}")
+        status, answer, _ = request(server, "PROPFIND", "/dav/files/final.txt", headers={"Depth": "0"})
+        check(status == 207 and b"blue" in answer and "报告".encode() in answer, "PROPFIND allprop shows both")
+        body = b'<propertyupdate xmlns="DAV:"><set><prop><getetag>x</getetag><a xmlns="urn:z">1</a></prop></set></propertyupdate>'
+        status, answer, _ = request(server, "PROPPATCH", "/dav/files/final.txt", body)
+        check(status == 207 and b"403" in answer and b"424" in answer, "a DAV: property is protected, and the rest is not set")
+        check(b"urn%3Az:a" not in b" ".join(name.encode() for name in os.listxattr(os.path.join(files, "final.txt"))),
+              "all or none: nothing was set")
     finally:
         check(server.stop() == 0, "the server stops cleanly")
         shutil.rmtree(container, ignore_errors=True)

@@ -5,7 +5,7 @@ import Foundation
 /// extended attributes, so they travel with it as its tags do — through a move, a copy, a
 /// version and the trash — and Coffer's tags, which are a property in Coffer's namespace.
 ///
-/// A property `{NS}name` is the attribute `user.dav.NS:name`, both parts percent-encoded; its
+/// A property `{NS}name` is the attribute `user.dav.NS:name`, both parts percent-encoded (a `/` kept); its
 /// value is the property's contents as XML (each element declaring its namespace).
 enum DAVDeadProperties {
     static let attributePrefix = "user.dav."
