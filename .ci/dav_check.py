@@ -1,8 +1,8 @@
 """WebDAV at `coffer serve`'s /dav/ (issue 53), checked with third-party clients: Debian's `litmus`
-(the WebDAV protocol test suite) runs its `basic`, `copymove`, `props` and `http` groups against
+(the WebDAV protocol test suite) runs its `basic`, `copymove`, `props`, `http` and `locks` groups against
 /dav/files/, and requests check what Coffer means under WebDAV's methods: a DELETE is in the trash, a PUT
 or MOVE over a file keeps a version, dead properties are extended attributes and Coffer's tags a
-property, the token is the password.
+property, a lock outlasts a restart of the server, the token is the password.
 
 Usage: dav_check.py COFFER"""
 import base64
@@ -58,13 +58,14 @@ def main():
         output, passed = litmus(server.base + "/dav/files/", server.token, ["basic"])
         print(output)
         check(passed and "16 passed, 0 failed" in output, "litmus basic passes, every test")
-        for group, count in [("copymove", 13), ("props", 30), ("http", 4)]:
+        for group, count in [("copymove", 13), ("props", 30), ("http", 4), ("locks", 41)]:
             output, passed = litmus(server.base + "/dav/files/", server.token, [group])
             print(output)
             check(passed and f"{count} passed, 0 failed" in output, f"litmus {group} passes, every test")
         status, _, headers = request(server, "OPTIONS", "/dav/files/")
         allowed = {method.strip() for method in headers.get("Allow", "").split(",")}
-        check({"COPY", "MOVE", "PROPPATCH"} <= allowed, f"OPTIONS allows COPY, MOVE and PROPPATCH: {allowed}")
+        check({"COPY", "MOVE", "PROPPATCH", "LOCK", "UNLOCK"} <= allowed, f"OPTIONS allows COPY, MOVE, PROPPATCH and locks: {allowed}")
+        check(headers.get("DAV", "").replace(" ", "").startswith("1,2"), f"OPTIONS says class 2: {headers.get('DAV')}")
 
         # Coffer's meaning: a save over a file keeps a version; a DELETE goes to the trash.
         check(request(server, "PUT", "/dav/files/notes%20%E7%AC%94%E8%AE%B0.txt", b"first")[0] == 201, "a PUT makes a file (201)")
@@ -121,6 +122,28 @@ def main():
         check(status == 207 and b"403" in answer and b"424" in answer, "a DAV: property is protected, and the rest is not set")
         check(b"urn%3Az:a" not in b" ".join(name.encode() for name in os.listxattr(os.path.join(files, "final.txt"))),
               "all or none: nothing was set")
+
+        # Windows' way of making a file: an empty PUT, a LOCK, the PUT of its contents with the token.
+        check(request(server, "PUT", "/dav/files/Windows.docx", b"")[0] == 201, "Windows' empty PUT makes the file")
+        lock_body = (b'<?xml version="1.0"?><D:lockinfo xmlns:D="DAV:"><D:lockscope><D:exclusive/></D:lockscope>'
+                     b'<D:locktype><D:write/></D:locktype><D:owner><D:href>DESKTOP\\me</D:href></D:owner></D:lockinfo>')
+        status, answer, headers = request(server, "LOCK", "/dav/files/Windows.docx", lock_body,
+                                          headers={"Timeout": "Second-3600", "Depth": "0"})
+        token = headers.get("Lock-Token", "").strip("<>")
+        check(status == 200 and token.startswith("opaquelocktoken:") and b"Second-" in answer, f"LOCK answers a token ({status}, {token})")
+        check(request(server, "PUT", "/dav/files/Windows.docx", b"other")[0] == 423, "a PUT without the token is refused (423)")
+
+        # The lock outlasts a restart of the server.
+        check(server.stop() == 0, "the server stops cleanly")
+        server = serve_support.Server(coffer, container)
+        check(request(server, "PUT", "/dav/files/Windows.docx", b"other")[0] == 423, "after a restart, the lock still holds")
+        status = request(server, "PUT", "/dav/files/Windows.docx", b"the document", headers={"If": f"(<{token}>)"})[0]
+        check(status == 204, f"the PUT with the token writes ({status})")
+        status, answer, _ = request(server, "PROPFIND", "/dav/files/Windows.docx", headers={"Depth": "0"})
+        check(token.encode() in answer and b"DESKTOP" in answer, "PROPFIND's lockdiscovery shows the lock and its owner")
+        # Windows sends the token of an UNLOCK without its angle brackets.
+        check(request(server, "UNLOCK", "/dav/files/Windows.docx", headers={"Lock-Token": token})[0] == 204, "UNLOCK takes a bare token")
+        check(request(server, "PUT", "/dav/files/Windows.docx", b"free")[0] == 204, "unlocked, anyone writes")
     finally:
         check(server.stop() == 0, "the server stops cleanly")
         shutil.rmtree(container, ignore_errors=True)

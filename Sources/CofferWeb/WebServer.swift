@@ -40,6 +40,9 @@ public enum WebServer {
         /// Take the client's address from `X-Forwarded-For` (`--trust-forwarded`), for a server
         /// behind a reverse proxy the user set up; otherwise the header is ignored.
         public var trustsForwardedFor = false
+        /// Where WebDAV's locks are kept, so that they outlast the server; `nil` keeps them in
+        /// memory only.
+        public var davLocksPath: String?
 
         public init(language: Language, version: String) {
             self.language = language

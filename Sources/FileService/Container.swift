@@ -91,6 +91,8 @@ public struct Container: Sendable {
     public var historyPath: String { appDataPath + "/history" }
     /// The secret of `coffer serve` (the web page).
     public var webTokenPath: String { appDataPath + "/web-token" }
+    /// WebDAV clients' locks, kept while `coffer serve` restarts.
+    public var davLocksPath: String { appDataPath + "/dav-locks.json" }
     /// The secret of `coffer mcp --http`.
     public var mcpTokenPath: String { appDataPath + "/mcp-token" }
     /// The S3 mounts' ledger of multipart uploads under way, to finish or abort after a crash.

@@ -164,4 +164,58 @@ import Testing
         let none = try PropertyInstruction.parse(bytes("<D:propertyupdate xmlns:D='DAV:'><D:set><D:prop><x xmlns=''>1</x></D:prop></D:set></D:propertyupdate>"))
         #expect(none.map(\.name.name) == ["x"])
     }
+
+    @Test func ifHeaders() throws {
+        let file = try VirtualPath(parsing: "files:/a.txt")
+        let token = "opaquelocktoken:e71d4fae-5dec-22d6-fea5-00a0c91e6be4"
+        func holds(_ text: String, locked: Bool = true, etag: String? = "\"v1\"") throws -> Bool {
+            let header = try #require(DAVIfHeader(text))
+            return header.holds(for: file, item: { url in url.hasSuffix("/dav/files/a.txt") ? .some(file) : .none },
+                                tokens: { _ in locked ? [token] : [] }, etag: { _ in etag })
+        }
+        #expect(try holds("(<\(token)>)"))
+        #expect(try !holds("(<\(token)>)", locked: false))
+        #expect(try holds("(<\(token)> [\"v1\"])"))
+        #expect(try !holds("(<\(token)> [\"v2\"])"))
+        // Weak tags never match; `Not <DAV:no-lock>` always holds; any one list is enough.
+        #expect(try !holds("([W/\"v1\"])"))
+        #expect(try holds("(<opaquelocktoken:other>) (Not <DAV:no-lock>)"))
+        #expect(try holds("<http://127.0.0.1:8790/dav/files/a.txt> (<\(token)> [\"v1\"])"))
+        #expect(try !holds("<http://elsewhere/x> (<\(token)>)"))
+        #expect(DAVIfHeader("(<a>) (Not <b>) <http://x/y> (<c>)") == nil, "tagged and untagged lists are not mixed")
+        #expect(DAVIfHeader("(<a>) (Not <b>)")?.tokens == ["a"])
+        for malformed in ["", "()", "(<a>", "<a>", "(<>)", "(x)", "[\"e\"]", "(Not)"] { #expect(DAVIfHeader(malformed) == nil, "\(malformed)") }
+    }
+
+    @Test func locksConflictCoverAndOutlastTheServer() throws {
+        let folder = try VirtualPath(parsing: "files:/Docs"), inside = try VirtualPath(parsing: "files:/Docs/In/a.txt")
+        let file = FileManager.default.temporaryDirectory.appendingPathComponent("dav-locks-\(UUID()).json").path
+        defer { unlink(file) }
+        let locks = DAVLocks(file: file)
+        let deep = try locks.lock(folder, isCollection: true, isDeep: true, isExclusive: false, owner: nil, seconds: 60)
+        // A shared lock admits another shared one, not an exclusive one, on the folder or inside it.
+        let other = try locks.lock(folder, isCollection: true, isDeep: false, isExclusive: false, owner: "<D:href xmlns:D=\"DAV:\">me</D:href>", seconds: 60)
+        #expect(throws: DAVLocks.Refusal.conflicts(with: deep)) {
+            try locks.lock(inside, isCollection: false, isDeep: false, isExclusive: true, owner: nil, seconds: 60)
+        }
+        #expect(locks.covering(inside) == [deep])
+        #expect(locks.blocking(inside, members: false, tokens: []) == deep)
+        #expect(locks.blocking(inside, members: false, tokens: [deep.token]) == nil)
+        // Either shared lock's token will do for the folder itself.
+        #expect(locks.blocking(folder, members: false, tokens: [other.token]) == nil)
+        #expect(locks.blocking(try VirtualPath(parsing: "files:/"), members: true, tokens: []) != nil, "changing what holds it")
+
+        // Another server on the same file finds them, with their timeouts.
+        let restarted = DAVLocks(file: file)
+        #expect(restarted.covering(folder).map(\.token).sorted() == [deep.token, other.token].sorted())
+        #expect(restarted.refresh([other.token], at: folder, seconds: 120)?.seconds == 120)
+        #expect(restarted.unlock(deep.token, at: inside), "released through a member it covers")
+        #expect(!restarted.unlock(deep.token, at: inside))
+        restarted.forget(within: folder)
+        #expect(DAVLocks(file: file).covering(folder).isEmpty)
+
+        // An expired lock governs nothing.
+        _ = try DAVLocks(file: file).lock(inside, isCollection: false, isDeep: false, isExclusive: true, owner: nil, seconds: 0)
+        #expect(DAVLocks(file: file).covering(inside).isEmpty)
+    }
 }

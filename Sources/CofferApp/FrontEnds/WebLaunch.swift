@@ -46,6 +46,7 @@ struct WebLaunch: FrontEndLaunch {
         if options.webAddress == "localhost" { configuration.address = "127.0.0.1" }
         configuration.opensBrowser = options.opensBrowser
         configuration.redirectFolder = container.appDataPath
+        configuration.davLocksPath = container.davLocksPath
         let language = options.language
         let program = context.application.name
         let shareOnly = options.shareOnly

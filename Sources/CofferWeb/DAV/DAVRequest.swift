@@ -201,3 +201,118 @@ enum DAVPath {
 private extension UInt8 {
     var isASCIIWhitespace: Bool { self == 0x20 || self == 0x09 || self == 0x0A || self == 0x0D }
 }
+
+/// The `If` header (RFC 4918, 10.4): lists of conditions on lock tokens and entity tags, each
+/// list about the request's own item or about the item its tag names. The header holds when
+/// any one list holds, and a list holds when every condition in it does.
+struct DAVIfHeader: Equatable, Sendable {
+    struct Condition: Equatable, Sendable {
+        var negated = false
+        /// A state token (`<opaquelocktoken:…>`, or `<DAV:no-lock>`, which no item has).
+        var token: String?
+        /// An entity tag (`["…"]`), as written.
+        var etag: String?
+    }
+
+    struct List: Equatable, Sendable {
+        /// The URL of a tagged list (`<http://…/dav/files/a>`); `nil` for the request's item.
+        var resource: String?
+        var conditions: [Condition]
+    }
+
+    var lists: [List]
+
+    /// The lock tokens the header shows (those not under `Not`): what a request submits to
+    /// change a locked item.
+    var tokens: Set<String> {
+        Set(lists.flatMap { $0.conditions.compactMap { $0.negated ? nil : $0.token } })
+    }
+
+    /// `nil` for a header that does not follow the grammar (a `400`).
+    init?(_ text: String) {
+        var rest = Substring(text)
+        func skipSpace() { rest = rest.drop { $0 == " " || $0 == "\t" } }
+        /// The text up to `end`, past it; `nil` when it never ends.
+        func read(until end: Character) -> String? {
+            guard let index = rest.firstIndex(of: end) else { return nil }
+            defer { rest = rest[rest.index(after: index)...] }
+            return String(rest[..<index])
+        }
+        var lists: [List] = []
+        var resource: String?
+        var tagged: Bool?
+        skipSpace()
+        while let next = rest.first {
+            rest = rest.dropFirst()
+            switch next {
+            case "<":
+                // A tag: every list of the header is tagged, or none is.
+                guard tagged != false, let url = read(until: ">") else { return nil }
+                (resource, tagged) = (url, true)
+            case "(":
+                if tagged == nil { tagged = false }
+                var conditions: [Condition] = []
+                while true {
+                    skipSpace()
+                    guard let first = rest.first else { return nil }
+                    if first == ")" {
+                        rest = rest.dropFirst()
+                        break
+                    }
+                    var condition = Condition()
+                    if rest.hasPrefix("Not") {
+                        condition.negated = true
+                        rest = rest.dropFirst(3)
+                        skipSpace()
+                    }
+                    switch rest.first {
+                    case "<":
+                        rest = rest.dropFirst()
+                        guard let token = read(until: ">"), !token.isEmpty else { return nil }
+                        condition.token = token
+                    case "[":
+                        rest = rest.dropFirst()
+                        guard let etag = read(until: "]"), !etag.isEmpty else { return nil }
+                        condition.etag = etag
+                    default: return nil
+                    }
+                    conditions.append(condition)
+                }
+                guard !conditions.isEmpty else { return nil }
+                lists.append(List(resource: resource, conditions: conditions))
+            default:
+                return nil
+            }
+            skipSpace()
+        }
+        guard !lists.isEmpty else { return nil }
+        self.lists = lists
+    }
+
+    /// Whether the header holds, given the lock tokens that govern an item and its entity tag
+    /// (`nil` for none: a collection, or nothing there). `item` resolves a tag's URL; a list
+    /// whose URL names nothing served here does not hold.
+    func holds(for requested: VirtualPath?, item: (String) -> VirtualPath??,
+               tokens: (VirtualPath) -> Set<String>, etag: (VirtualPath) -> String?) -> Bool {
+        lists.contains { list in
+            let target: VirtualPath?
+            if let resource = list.resource {
+                guard let found = item(resource) else { return false }
+                target = found
+            } else {
+                target = requested
+            }
+            return list.conditions.allSatisfy { condition in
+                let matched: Bool
+                if let token = condition.token {
+                    matched = target.map { tokens($0).contains(token) } ?? false
+                } else {
+                    // Only strong tags compare equal (RFC 9110, 8.8.3.2).
+                    let current = target.flatMap(etag)
+                    matched = current != nil && !condition.etag!.hasPrefix("W/") && current == condition.etag
+                }
+                return matched != condition.negated
+            }
+        }
+    }
+}

@@ -4,7 +4,7 @@ import CofferRuntime
 import FileService
 import Foundation
 
-/// WebDAV at `/dav/` (RFC 4918, class 1): each visible mount is a collection (`/dav/files/`),
+/// WebDAV at `/dav/` (RFC 4918, classes 1 and 2): each visible mount is a collection (`/dav/files/`),
 /// and every request is an operation of one long-lived session whose front end is `dav`,
 /// audited and journaled as every other front end's. Coffer's meaning holds under WebDAV's
 /// methods: `DELETE` moves to the trash, a `PUT`, `COPY` or `MOVE` over a file keeps what it
@@ -18,16 +18,19 @@ final class DAVRoutes: Sendable {
     let files: FileRoutes
     /// The session every WebDAV request is an operation of.
     let session: Session
+    /// The clients' locks, kept across restarts of the server.
+    let locks: DAVLocks
     /// The most a `PROPFIND` or `PROPPATCH` body may hold.
     static let bodyLimit = 1 << 20
     /// (`COPY` and `MOVE` reach this as `PATCH`, the method in a header only the server's front
     /// can set: Debian's CivetWeb 1.15 refuses both with its own `400`.)
-    static let allowed = "OPTIONS, GET, HEAD, PUT, DELETE, PROPFIND, PROPPATCH, MKCOL, COPY, MOVE"
+    static let allowed = "OPTIONS, GET, HEAD, PUT, DELETE, PROPFIND, PROPPATCH, MKCOL, COPY, MOVE, LOCK, UNLOCK"
 
     init(web: WebContext, access: PageAccess, files: FileRoutes) throws(CofferError) {
         self.web = web
         self.access = access
         self.files = files
+        locks = DAVLocks(file: web.configuration.davLocksPath)
         session = try web.service.openSession(SessionOptions(frontEnd: "dav", language: web.configuration.language, isLongLived: true))
     }
 
@@ -42,16 +45,25 @@ final class DAVRoutes: Sendable {
         } catch {
             return reply(exchange, error == .elsewhere ? 404 : 400, text: "\(error)")
         }
+        // `If` (RFC 4918, 10.4): conditions on locks and entity tags, and the lock tokens shown.
+        var tokens: Set<String> = []
+        if let text = exchange.header("If") {
+            guard let condition = DAVIfHeader(text) else { return reply(exchange, 400, text: "The If header does not follow RFC 4918, 10.4.") }
+            guard holds(condition, for: item) else { return reply(exchange, 412, text: "The conditions of the If header do not hold.") }
+            tokens = condition.tokens
+        }
         switch exchange.method {
         case "OPTIONS":
-            return reply(exchange, 200, text: "", headers: "DAV: 1\r\nAllow: \(Self.allowed)\r\nMS-Author-Via: DAV\r\n")
+            return reply(exchange, 200, text: "", headers: "DAV: 1, 2\r\nAllow: \(Self.allowed)\r\nMS-Author-Via: DAV\r\n")
         case "PROPFIND": return propfind(exchange, item)
-        case "PROPPATCH": return proppatch(exchange, item)
+        case "PROPPATCH": return proppatch(exchange, item, tokens: tokens)
         case "GET", "HEAD": return get(exchange, item)
-        case "PUT": return put(exchange, item)
-        case "DELETE": return delete(exchange, item)
-        case "MKCOL": return mkcol(exchange, item)
-        case "COPY", "MOVE": return copyOrMove(exchange, item, moving: exchange.method == "MOVE")
+        case "PUT": return put(exchange, item, tokens: tokens)
+        case "DELETE": return delete(exchange, item, tokens: tokens)
+        case "MKCOL": return mkcol(exchange, item, tokens: tokens)
+        case "COPY", "MOVE": return copyOrMove(exchange, item, moving: exchange.method == "MOVE", tokens: tokens)
+        case "LOCK": return lock(exchange, item, tokens: tokens)
+        case "UNLOCK": return unlock(exchange, item)
         default:
             return reply(exchange, 405, text: "\(exchange.method) is not served here.", headers: "Allow: \(Self.allowed)\r\n")
         }
@@ -137,7 +149,9 @@ final class DAVRoutes: Sendable {
     }
 
     private func add(_ node: FileNode, _ request: PropertyRequest, attributes: UserAttributes, to answer: inout DAVMultistatus) {
-        let properties = DAVProperties.live(of: node, registry: web.service.registry) + DAVDeadProperties.properties(in: attributes)
+        let properties = DAVProperties.live(of: node, registry: web.service.registry)
+            + [(.dav("supportedlock"), DAVLocks.supported), (.dav("lockdiscovery"), locks.covering(node.path).map(DAVLocks.activeLock).joined())]
+            + DAVDeadProperties.properties(in: attributes)
         answer.add(href: DAVPath.href(node.path, isCollection: node.kind != .file),
                    found: properties.filter { request.wants($0.name) }, missing: request.missing(from: properties),
                    namesOnly: request == .names)
@@ -148,8 +162,9 @@ final class DAVRoutes: Sendable {
     /// `PROPPATCH` (RFC 4918, 9.2): every instruction is carried out, in document order, or
     /// none is. A property of `DAV:` is Coffer's to say (403, the others 424); dead ones are
     /// the item's extended attributes; Coffer's `tags` are its tags.
-    private func proppatch(_ exchange: HTTPExchange, _ item: VirtualPath?) -> Int {
+    private func proppatch(_ exchange: HTTPExchange, _ item: VirtualPath?, tokens: Set<String>) -> Int {
         guard let item else { return reply(exchange, 403, text: "/dav/, the collection of mounts, has no properties to change.") }
+        if let status = locked(exchange, item, tokens: tokens) { return status }
         let instructions: [PropertyInstruction]
         switch exchange.readBody(limit: Self.bodyLimit) {
         case .failure: return reply(exchange, 413, text: "A PROPPATCH body is at most \(Self.bodyLimit) bytes.")
@@ -240,7 +255,7 @@ final class DAVRoutes: Sendable {
 
     // MARK: Changing
 
-    private func put(_ exchange: HTTPExchange, _ item: VirtualPath?) -> Int {
+    private func put(_ exchange: HTTPExchange, _ item: VirtualPath?, tokens: Set<String>) -> Int {
         guard let item, !item.isRoot else { return reply(exchange, 405, text: "A mount is a collection: PUT a file in it.") }
         let session = session
         // An existing file is written under its own name; a new one's is kept composed (macOS
@@ -252,6 +267,7 @@ final class DAVRoutes: Sendable {
         }
         guard case .success(let (target, existed)) = before else { return reply(exchange, 500, text: "") }
         if existed?.kind == .folder { return reply(exchange, 405, text: "A folder is there: PUT cannot replace it.") }
+        if let status = locked(exchange, target, creating: existed == nil, tokens: tokens) { return status }
         let size = exchange.header("Content-Length").flatMap { Int64($0) }
         let body = RequestBody(exchange)
         let written = web.blocking(in: session) { () async throws(CofferError) in
@@ -275,17 +291,20 @@ final class DAVRoutes: Sendable {
         }
     }
 
-    private func delete(_ exchange: HTTPExchange, _ item: VirtualPath?) -> Int {
+    private func delete(_ exchange: HTTPExchange, _ item: VirtualPath?, tokens: Set<String>) -> Int {
         guard let item, !item.isRoot else { return reply(exchange, 403, text: "A mount cannot be deleted.") }
+        if let status = locked(exchange, item, members: true, creating: true, tokens: tokens) { return status }
         let trashed = web.blocking(in: session) { [session] () async throws(CofferError) in
             try await session.perform(TrashItems([item]))[0].get()
         }
         if case .failure(let error) = trashed { return failure(exchange, error) }
+        locks.forget(within: item)
         return reply(exchange, 204, text: "")
     }
 
-    private func mkcol(_ exchange: HTTPExchange, _ item: VirtualPath?) -> Int {
+    private func mkcol(_ exchange: HTTPExchange, _ item: VirtualPath?, tokens: Set<String>) -> Int {
         guard let item, !item.isRoot else { return reply(exchange, 405, text: "Mounts are made by `coffer`'s options, not by MKCOL.") }
+        if let status = locked(exchange, item, creating: true, tokens: tokens) { return status }
         switch exchange.readBody(limit: Self.bodyLimit) {
         case .success(let body) where body.isEmpty: break
         default: return reply(exchange, 415, text: "MKCOL takes no body.")
@@ -302,7 +321,7 @@ final class DAVRoutes: Sendable {
         }
     }
 
-    private func copyOrMove(_ exchange: HTTPExchange, _ item: VirtualPath?, moving: Bool) -> Int {
+    private func copyOrMove(_ exchange: HTTPExchange, _ item: VirtualPath?, moving: Bool, tokens: Set<String>) -> Int {
         guard let source = item, !source.isRoot else { return reply(exchange, 403, text: "A mount cannot be copied or moved.") }
         let target: VirtualPath
         do throws(DAVPath.Problem) {
@@ -328,6 +347,10 @@ final class DAVRoutes: Sendable {
         if case .failure(let error) = web.blocking(in: session, { () async throws(CofferError) in try await session.perform(StatItem(source)) }) {
             return failure(exchange, error)
         }
+        // A lock on what is moved away or replaced, or on the folder that gains or loses it, needs its token.
+        let targetExists = (try? web.blocking(in: session, { () async throws(CofferError) in try await session.perform(StatItem(target)) }).get()) != nil
+        if moving, let status = locked(exchange, source, members: true, creating: true, tokens: tokens) { return status }
+        if let status = locked(exchange, target, members: true, creating: !targetExists, tokens: tokens) { return status }
         let outcome = web.blocking(in: session) { () async throws(CofferError) -> Bool in
             let existed = (try? await session.perform(StatItem(target))) != nil
             if existed && !overwrite { throw CofferError(.fileExists, path: target) }
@@ -348,8 +371,115 @@ final class DAVRoutes: Sendable {
         case .failure(let error) where error.kind == .fileExists:
             return reply(exchange, 412, text: "Something is at the Destination and Overwrite is F.")
         case .failure(let error): return failure(exchange, error, missingParentIsConflict: true)
-        case .success(let existed): return reply(exchange, existed ? 204 : 201, text: "")
+        case .success(let existed):
+            if moving { locks.forget(within: source) }
+            return reply(exchange, existed ? 204 : 201, text: "")
         }
+    }
+
+    // MARK: Locks
+
+    /// `LOCK` (RFC 4918, 9.10): a new lock, `201` with an empty file when nothing was there
+    /// (Windows locks a name before it writes it); without a body, a refresh of the lock whose
+    /// token the `If` header shows.
+    private func lock(_ exchange: HTTPExchange, _ item: VirtualPath?, tokens: Set<String>) -> Int {
+        guard let item else { return reply(exchange, 405, text: "/dav/, the collection of mounts, cannot be locked.") }
+        let body: [UInt8]
+        switch exchange.readBody(limit: Self.bodyLimit) {
+        case .failure: return reply(exchange, 413, text: "A LOCK body is at most \(Self.bodyLimit) bytes.")
+        case .success(let read): body = read
+        }
+        let seconds = DAVHeaders.timeout(exchange.header("Timeout"), default: DAVLocks.defaultSeconds, maximum: DAVLocks.maximumSeconds)
+        if body.allSatisfy({ $0 == 0x20 || $0 == 0x09 || $0 == 0x0D || $0 == 0x0A }) {
+            guard let refreshed = locks.refresh(tokens, at: item, seconds: seconds) else {
+                return reply(exchange, 412, text: "A LOCK without a body refreshes a lock: the If header shows its token.")
+            }
+            return lockAnswer(exchange, 200, refreshed, headers: "")
+        }
+        let request: LockRequest
+        do throws(DAVXML.Refusal) { request = try LockRequest(body: body) } catch {
+            return reply(exchange, error == .unavailable ? 500 : 400, text: "The LOCK body: \(error)")
+        }
+        guard let depth = DAVHeaders.Depth(exchange.header("Depth"), default: .infinity), depth != .one else {
+            return reply(exchange, 400, text: "A LOCK takes Depth: 0 or infinity.")
+        }
+        let session = session
+        let found = web.blocking(in: session) { () async throws(CofferError) -> FileNode? in
+            if let node = try? await session.perform(StatItem(item)) { return node }
+            return try? await session.perform(StatItem(DAVPath.composed(item)))
+        }
+        let existing = (try? found.get()) ?? nil
+        let target = existing?.path ?? DAVPath.composed(item)
+        if existing == nil, let status = locked(exchange, target, creating: true, tokens: tokens) { return status }
+        let owner = request.owner.map { String(decoding: DAVDeadProperties.value(of: $0), as: UTF8.self) }
+        let made: DAVLock
+        do throws(DAVLocks.Refusal) {
+            made = try locks.lock(target, isCollection: existing.map { $0.kind != .file } ?? false, isDeep: depth == .infinity,
+                                  isExclusive: request.exclusive, owner: owner, seconds: seconds)
+        } catch {
+            guard case .conflicts(let other) = error else { return reply(exchange, 503, text: "Too many locks are held.") }
+            return lockError(exchange, 423, "no-conflicting-lock", other)
+        }
+        if existing == nil {
+            let created = web.blocking(in: session) { () async throws(CofferError) in
+                try await session.perform(WriteFile(target, bytes: [], conflict: .policy(.fail)))
+            }
+            if case .failure(let error) = created {
+                _ = locks.unlock(made.token, at: target)
+                return failure(exchange, error, missingParentIsConflict: true)
+            }
+        }
+        return lockAnswer(exchange, existing == nil ? 201 : 200, made, headers: "Lock-Token: <\(made.token)>\r\n")
+    }
+
+    /// `UNLOCK` (9.11). The token comes in `Lock-Token`, in angle brackets, or without them as
+    /// Windows sends it.
+    private func unlock(_ exchange: HTTPExchange, _ item: VirtualPath?) -> Int {
+        guard let item, var token = exchange.header("Lock-Token")?.trimmingCharacters(in: .whitespaces), !token.isEmpty else {
+            return reply(exchange, 400, text: "UNLOCK names the lock in the Lock-Token header.")
+        }
+        if token.hasPrefix("<") && token.hasSuffix(">") { token = String(token.dropFirst().dropLast()) }
+        guard locks.unlock(token, at: item) else {
+            return xml(exchange, 409, Array(("<?xml version=\"1.0\" encoding=\"utf-8\"?>\n<D:error xmlns:D=\"DAV:\">"
+                                             + "<D:lock-token-matches-request-uri/></D:error>\n").utf8))
+        }
+        return reply(exchange, 204, text: "")
+    }
+
+    /// `423 Locked` when a lock forbids changing `path` (with `members`, anything inside it;
+    /// `creating`, the folder that gains or loses it too) and the request did not show its
+    /// token; `nil` when the change may go ahead.
+    private func locked(_ exchange: HTTPExchange, _ path: VirtualPath, members: Bool = false, creating: Bool = false,
+                        tokens: Set<String>) -> Int? {
+        var lock = locks.blocking(path, members: members, tokens: tokens)
+        if lock == nil, creating, let parent = path.parent { lock = locks.blocking(parent, members: false, tokens: tokens) }
+        guard let lock else { return nil }
+        return lockError(exchange, 423, "lock-token-submitted", lock)
+    }
+
+    private func lockError(_ exchange: HTTPExchange, _ status: Int, _ condition: String, _ lock: DAVLock) -> Int {
+        let href = DAVXML.escaped(DAVPath.href(lock.root, isCollection: lock.isCollection))
+        return xml(exchange, status, Array(("<?xml version=\"1.0\" encoding=\"utf-8\"?>\n<D:error xmlns:D=\"DAV:\"><D:\(condition)>"
+                                            + "<D:href>\(href)</D:href></D:\(condition)></D:error>\n").utf8))
+    }
+
+    private func lockAnswer(_ exchange: HTTPExchange, _ status: Int, _ lock: DAVLock, headers: String) -> Int {
+        let body = "<?xml version=\"1.0\" encoding=\"utf-8\"?>\n<D:prop xmlns:D=\"DAV:\"><D:lockdiscovery>"
+            + DAVLocks.activeLock(lock) + "</D:lockdiscovery></D:prop>\n"
+        return exchange.answer(status, Array(body.utf8), type: "application/xml; charset=utf-8",
+                               headers: headers + "Cache-Control: no-store\r\n")
+    }
+
+    /// Whether the `If` header holds for the request's item: lock tokens are compared with the
+    /// locks that govern each item it names, entity tags with the file's version.
+    private func holds(_ condition: DAVIfHeader, for item: VirtualPath?) -> Bool {
+        let session = session, locks = locks, web = web, served = access.served
+        return condition.holds(for: item, item: { url -> VirtualPath?? in
+            do throws(DAVPath.Problem) { return .some(try DAVPath.destination(url, isServed: served.isNamed(by:))) } catch { return .none }
+        }, tokens: { Set(locks.covering($0).map(\.token)) }, etag: { path in
+            let node = try? web.blocking(in: session, { () async throws(CofferError) in try await session.perform(StatItem(path)) }).get()
+            return node.flatMap(DAVProperties.etag(of:))
+        })
     }
 
     // MARK: Answers
