@@ -10,6 +10,8 @@
 static struct {
     int loaded;
     __typeof__(&EVP_sha256) sha256;
+    __typeof__(&EVP_sha1) sha1;
+    __typeof__(&EVP_md5) md5;
     __typeof__(&EVP_Digest) digest;
     __typeof__(&HMAC) hmac;
     __typeof__(&EVP_MD_CTX_new) context_new;
@@ -31,6 +33,8 @@ static void load(void) {
     }
     if (library == NULL) return;
     crypto.sha256 = (__typeof__(crypto.sha256))dlsym(library, "EVP_sha256");
+    crypto.sha1 = (__typeof__(crypto.sha1))dlsym(library, "EVP_sha1");
+    crypto.md5 = (__typeof__(crypto.md5))dlsym(library, "EVP_md5");
     crypto.digest = (__typeof__(crypto.digest))dlsym(library, "EVP_Digest");
     crypto.hmac = (__typeof__(crypto.hmac))dlsym(library, "HMAC");
     crypto.context_new = (__typeof__(crypto.context_new))dlsym(library, "EVP_MD_CTX_new");
@@ -94,4 +98,25 @@ int coffer_pbkdf2_sha256(const void *password, size_t length, const uint8_t *sal
 
 void coffer_sha256_discard(void *state) {
     if (state != NULL) crypto.context_free((EVP_MD_CTX *)state);
+}
+
+void *coffer_digest_begin(int algorithm) {
+    if (!coffer_crypto_available()) return NULL;
+    const EVP_MD *kind = algorithm == 1 && crypto.sha1 ? crypto.sha1() : algorithm == 2 && crypto.md5 ? crypto.md5() : NULL;
+    if (kind == NULL) return NULL;
+    EVP_MD_CTX *context = crypto.context_new();
+    if (context == NULL) return NULL;
+    if (crypto.digest_init(context, kind, NULL) != 1) {
+        crypto.context_free(context);
+        return NULL;
+    }
+    return context;
+}
+
+int coffer_digest_finish(void *state, uint8_t *digest, size_t capacity) {
+    if (state == NULL || capacity < 64) return 0;
+    unsigned int size = 0;
+    int done = crypto.digest_final((EVP_MD_CTX *)state, digest, &size) == 1;
+    crypto.context_free((EVP_MD_CTX *)state);
+    return done ? (int)size : 0;
 }

@@ -65,3 +65,39 @@ public final class StreamingSHA256 {
 
     deinit { coffer_sha256_discard(state) }
 }
+
+/// SHA-1 or MD5 fed in pieces: the checksums sync clients send with a file (Nextcloud's
+/// `OC-Checksum`), never used to protect anything.
+public final class StreamingDigest {
+    public enum Algorithm: Int32, Sendable {
+        case sha1 = 1, md5 = 2
+        /// As `OC-Checksum` names it.
+        public var name: String { self == .sha1 ? "SHA1" : "MD5" }
+    }
+
+    public let algorithm: Algorithm
+    private var state: UnsafeMutableRawPointer?
+
+    public init(_ algorithm: Algorithm) throws(CofferError) {
+        guard let state = coffer_digest_begin(algorithm.rawValue) else { throw Digest.missing }
+        (self.algorithm, self.state) = (algorithm, state)
+    }
+
+    public func update(_ bytes: UnsafeRawBufferPointer) {
+        if let state, coffer_sha256_update(state, bytes.baseAddress, bytes.count) != 1 {
+            coffer_sha256_discard(state)
+            self.state = nil
+        }
+    }
+
+    /// The digest in lower-case hexadecimal; the hash cannot be fed after this.
+    public func finish() throws(CofferError) -> String {
+        var digest = [UInt8](repeating: 0, count: 64)
+        let size = coffer_digest_finish(state, &digest, digest.count)
+        state = nil
+        guard size > 0 else { throw Digest.missing }
+        return Digest.hex(Array(digest.prefix(Int(size))))
+    }
+
+    deinit { coffer_sha256_discard(state) }
+}

@@ -1,5 +1,6 @@
 @testable import CofferWeb
 import CofferCore
+import CofferRuntime
 import Foundation
 import Testing
 
@@ -217,5 +218,21 @@ import Testing
         // An expired lock governs nothing.
         _ = try DAVLocks(file: file).lock(inside, isCollection: false, isDeep: false, isExclusive: true, owner: nil, seconds: 0)
         #expect(DAVLocks(file: file).covering(inside).isEmpty)
+    }
+
+    @Test func syncClientHeaders() throws {
+        #expect(DAVSyncClients.modificationDate("1600000000")?.timeIntervalSince1970 == 1_600_000_000)
+        #expect(DAVSyncClients.modificationDate("1600000000.5")?.timeIntervalSince1970 == 1_600_000_000.5)
+        for bad in [nil, "", "soon", "-1", "nan", "1e300"] { #expect(DAVSyncClients.modificationDate(bad) == nil) }
+        #expect(DAVSyncClients.checksums("SHA1:ABC md5:def ADLER32:1") == [.sha1: "abc", .md5: "def"])
+        #expect(DAVSyncClients.checksums("nonsense").isEmpty)
+        // Kept for the file's size and time; shown only while both are as they were.
+        let node = FileNode(path: try VirtualPath(parsing: "files:/a"), kind: .file, size: 5, modificationDate: Date(timeIntervalSince1970: 10),
+                            typeIdentifier: "public.data")
+        let kept = DAVSyncClients.stored([.sha1: "aa", .md5: "bb"], for: node)
+        #expect(DAVSyncClients.property(of: node, attributes: [DAVSyncClients.attribute: kept])?.contains("SHA1:aa MD5:bb") == true)
+        var changed = node
+        changed.modificationDate = Date(timeIntervalSince1970: 11)
+        #expect(DAVSyncClients.property(of: changed, attributes: [DAVSyncClients.attribute: kept]) == nil)
     }
 }

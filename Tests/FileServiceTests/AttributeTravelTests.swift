@@ -110,3 +110,24 @@ struct AttributeChangeTests {
         } catch { #expect(error.kind == .unsupported) }
     }
 }
+
+/// ``TouchItem`` with a date: the time a sync client gives a file (WebDAV's `X-OC-Mtime`).
+struct TouchToDateTests {
+    @Test func anItemTakesTheTimeGivenAndAStoreThatCannotSaysSo() async throws {
+        let directory = TemporaryDirectory("touch-date")
+        directory.make(["files/a.txt": "a"])
+        let service = FileService(mounts: [Mount(name: "files", backend: try LocalSandboxBackend(rootPath: directory.url("files"))),
+                                           Mount(name: "memory", backend: InMemoryBackend())])
+        let session = try service.openSession(SessionOptions(frontEnd: "test"))
+        let when = Date(timeIntervalSince1970: 1_600_000_000.25)
+        let node = try await session.perform(TouchItem(try VirtualPath(parsing: "files:/a.txt"), to: when))
+        #expect(abs(node.modificationDate.timeIntervalSince(when)) < 0.001)
+        let onDisk = try FileManager.default.attributesOfItem(atPath: directory.url("files/a.txt"))[.modificationDate] as? Date
+        #expect(onDisk.map { abs($0.timeIntervalSince(when)) < 0.001 } == true)
+        // A new file is made, then given the time.
+        let made = try await session.perform(TouchItem(try VirtualPath(parsing: "files:/new.txt"), to: when))
+        #expect(made.size == 0 && abs(made.modificationDate.timeIntervalSince(when)) < 0.001)
+        _ = try await session.perform(WriteFile(try VirtualPath(parsing: "memory:/m.txt"), bytes: [1]))
+        await #expect(throws: CofferError.self) { _ = try await session.perform(TouchItem(try VirtualPath(parsing: "memory:/m.txt"), to: when)) }
+    }
+}

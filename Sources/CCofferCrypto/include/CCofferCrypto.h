@@ -27,4 +27,11 @@ void coffer_sha256_discard(void *state);
 /// PBKDF2 with HMAC-SHA-256 (a slow hash for passwords): 1 on success, 0 without libcrypto.
 int coffer_pbkdf2_sha256(const void *password, size_t length, const uint8_t *salt, size_t saltLength,
                          uint32_t iterations, uint8_t *key, size_t keyLength);
+/// A digest fed in pieces with coffer_sha256_update: algorithm 1 is SHA-1, 2 is MD5 (the
+/// checksums WebDAV sync clients send). NULL without libcrypto.
+void *coffer_digest_begin(int algorithm);
+/// Writes the digest (at most 64 bytes, `capacity` at least that) and frees the state;
+/// returns its length, 0 on failure.
+int coffer_digest_finish(void *state, uint8_t *digest, size_t capacity);
+
 #endif

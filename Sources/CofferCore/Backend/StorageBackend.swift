@@ -451,4 +451,15 @@ public protocol TouchingBackend: StorageBackend {
     /// - Throws: `noSuchFile` when there is no such item; `invalidOperation` for the root;
     ///   `readOnly` for a backend that is not writable; `noPermission`, `ioError` from the store.
     func touch(_ path: VirtualPath) async throws
+
+    /// Sets the item's modification time to `date` without rewriting it (a sync client's
+    /// time, as WebDAV's `X-OC-Mtime` carries it). The default throws `unsupported`.
+    /// - Throws: as ``touch(_:)`` does.
+    func setModificationDate(_ date: Date, at path: VirtualPath) async throws
+}
+
+extension TouchingBackend {
+    public func setModificationDate(_ date: Date, at path: VirtualPath) async throws {
+        throw CofferError(.unsupported, path: path, detail: "touch")
+    }
 }

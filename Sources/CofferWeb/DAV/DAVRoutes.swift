@@ -152,6 +152,7 @@ final class DAVRoutes: Sendable {
         let properties = DAVProperties.live(of: node, registry: web.service.registry)
             + [(.dav("supportedlock"), DAVLocks.supported), (.dav("lockdiscovery"), locks.covering(node.path).map(DAVLocks.activeLock).joined())]
             + DAVDeadProperties.properties(in: attributes)
+            + (DAVSyncClients.property(of: node, attributes: attributes).map { [(DAVSyncClients.checksumsProperty, $0)] } ?? [])
         answer.add(href: DAVPath.href(node.path, isCollection: node.kind != .file),
                    found: properties.filter { request.wants($0.name) }, missing: request.missing(from: properties),
                    namesOnly: request == .names)
@@ -268,26 +269,66 @@ final class DAVRoutes: Sendable {
         guard case .success(let (target, existed)) = before else { return reply(exchange, 500, text: "") }
         if existed?.kind == .folder { return reply(exchange, 405, text: "A folder is there: PUT cannot replace it.") }
         if let status = locked(exchange, target, creating: existed == nil, tokens: tokens) { return status }
+        // A conditional save (RFC 9110, 13.1): `If-Match` names the version the client read,
+        // `If-None-Match: *` a file that must be new. Checked now and again as the file is placed.
+        var expected: FileVersion?
+        var mustBeNew = false
+        if let match = exchange.header("If-Match")?.trimmingCharacters(in: .whitespaces) {
+            let current = existed.flatMap(DAVProperties.etag(of:))
+            let named = match.split(separator: ",").map { $0.trimmingCharacters(in: .whitespaces) }
+            guard existed != nil, match == "*" || named.contains(where: { $0 == current }) else {
+                return reply(exchange, 412, text: "The file is not at the version If-Match names (it changed, or is gone).")
+            }
+            expected = match == "*" ? nil : existed?.version
+        }
+        if exchange.header("If-None-Match")?.trimmingCharacters(in: .whitespaces) == "*" {
+            guard existed == nil else { return reply(exchange, 412, text: "Something is there, and If-None-Match: * asks for a new file.") }
+            mustBeNew = true
+        }
         let size = exchange.header("Content-Length").flatMap { Int64($0) }
-        let body = RequestBody(exchange)
-        let written = web.blocking(in: session) { () async throws(CofferError) in
-            let upload = try await session.perform(BeginUpload(target, conflict: .policy(.replace), size: size))
+        let plain = RequestBody(exchange)
+        let hashing = HashingBody(plain)
+        let body: any IncomingBytes = hashing ?? plain
+        let claimed = DAVSyncClients.checksums(exchange.header("OC-Checksum"))
+        let mtime = DAVSyncClients.modificationDate(exchange.header("X-OC-Mtime"))
+        let written = web.blocking(in: session) { [expected, mustBeNew] () async throws(CofferError) -> (FileNode, Bool) in
+            let upload = try await session.perform(BeginUpload(target, conflict: .policy(mustBeNew ? .fail : .replace), size: size))
+            var node: FileNode
+            let digests: [StreamingDigest.Algorithm: String]
             do throws(CofferError) {
                 let received = try await session.perform(AppendUploadStream(upload, offset: 0, body: body, destination: target))
                 if let size, received != size {
                     throw CofferError(.ioError, path: target, detail: "the body ended after \(received) of \(size) bytes")
                 }
-                return try await session.perform(CommitUpload(upload))
+                // A checksum the client sent must be what arrived, before anything is placed.
+                digests = hashing?.finish() ?? [:]
+                for (algorithm, value) in claimed where digests[algorithm] != nil && digests[algorithm] != value {
+                    throw CofferError(.invalidArgument, path: target, detail: "OC-Checksum: the body's \(algorithm.name) is \(digests[algorithm]!)")
+                }
+                node = try await session.perform(CommitUpload(upload, ifVersion: expected))
             } catch {
                 _ = try? await session.perform(AbortUpload(upload))
                 throw error
             }
+            // After the file is in place: its time as the client gives it, and its checksums
+            // kept for `oc:checksums` (where the storage can; a mount that cannot still has the file).
+            var timeKept = false
+            if let mtime, let touched = try? await session.perform(TouchItem(target, to: mtime)) { (node, timeKept) = (touched, true) }
+            if !digests.isEmpty,
+               (try? await session.perform(ChangeAttributes(target, setting: [DAVSyncClients.attribute: DAVSyncClients.stored(digests, for: node)]))) != nil {
+                node = (try? await session.perform(StatItem(target))) ?? node
+            }
+            return (node, timeKept)
         }
         switch written {
+        case .failure(let error) where error.kind == .changedSinceRead || (mustBeNew && error.kind == .fileExists):
+            return reply(exchange, 412, text: "The file changed while it was sent: nothing was written.")
+        case .failure(let error) where error.kind == .invalidArgument && error.detail?.hasPrefix("OC-Checksum") == true:
+            return reply(exchange, 400, text: "\(error.detail!): nothing was written.")
         case .failure(let error): return failure(exchange, error, missingParentIsConflict: true)
-        case .success(let node):
+        case .success(let (node, timeKept)):
             let etag = DAVProperties.etag(of: node).map { "ETag: \($0)\r\n" } ?? ""
-            return reply(exchange, existed == nil ? 201 : 204, text: "", headers: etag)
+            return reply(exchange, existed == nil ? 201 : 204, text: "", headers: etag + (timeKept ? "X-OC-MTime: accepted\r\n" : ""))
         }
     }
 

@@ -1,7 +1,9 @@
 @_spi(Engine) public import CofferCore
+public import Foundation
 
 /// `touch`: makes an empty file where nothing is, or sets an existing item's modification
-/// time to now (where its storage can: not an S3 object's, whose time is its upload's).
+/// time to now, or to ``date`` (where its storage can: not an S3 object's, whose time is its
+/// upload's).
 ///
 /// Fails with `readOnly` on a read-only mount, `unsupported` (detail `touch`) for an
 /// existing item whose storage cannot set its time, and, for a new file, as
@@ -13,20 +15,29 @@ public struct TouchItem: FileOperation {
     /// The item touched, or the file made.
     public var path: VirtualPath
 
+    /// The time an existing item is given; `nil` for now.
+    public var date: Date?
+
     /// Touches the item at `path`.
     public init(_ path: VirtualPath) { self.path = path }
+
+    /// Gives the item at `path` the modification time `date` (a new file is made empty first).
+    public init(_ path: VirtualPath, to date: Date) { (self.path, self.date) = (path, date) }
 
     public func run(in context: OperationContext) async throws(CofferError) -> FileNode {
         let service = context.service
         let backend = try service.writableMount(for: path).backend
-        guard try await service.exists(path) else {
+        if try await !service.exists(path) {
             // Nothing there: an empty file, which appears whole; a name taken meanwhile is not overwritten.
-            return try await service.writeFile(path, bytes: [], conflict: .fail)
+            let made = try await service.writeFile(path, bytes: [], conflict: .fail)
+            guard date != nil else { return made }
         }
         guard let touching = backend as? any TouchingBackend else {
             throw CofferError(.unsupported, path: path, detail: "touch")
         }
-        do { try await touching.touch(path) } catch { throw CofferError.wrapping(error, path: path) }
+        do {
+            if let date { try await touching.setModificationDate(date, at: path) } else { try await touching.touch(path) }
+        } catch { throw CofferError.wrapping(error, path: path) }
         return try await service.stat(path)
     }
 

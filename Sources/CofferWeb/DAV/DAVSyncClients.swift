@@ -1,0 +1,82 @@
+import CofferCore
+import CofferRuntime
+import FileService
+import Foundation
+
+/// What sync clients (rclone with `vendor = nextcloud`, Nextcloud's and ownCloud's own) expect of
+/// a WebDAV server beyond RFC 4918, as Nextcloud serves it: the modification time a `PUT` sends
+/// in `X-OC-Mtime`, and the checksums of `OC-Checksum`, kept and shown as `oc:checksums`.
+enum DAVSyncClients {
+    static let ownCloudNamespace = "http://owncloud.org/ns"
+    static let checksumsProperty = QualifiedName(ownCloudNamespace, "checksums")
+    /// Where a file's checksums are kept: `SIZE MICROSECONDS SHA1:… MD5:…`, valid while the
+    /// file has that size and modification time.
+    static let attribute = "user.coffer.checksums"
+
+    /// The time `X-OC-Mtime` gives (seconds since 1970, maybe with a fraction); `nil` for none
+    /// or one that is not a time.
+    static func modificationDate(_ header: String?) -> Date? {
+        guard let header, let seconds = Double(header.trimmingCharacters(in: .whitespaces)), seconds.isFinite,
+              seconds >= 0, seconds < 1e11 else { return nil }
+        return Date(timeIntervalSince1970: seconds)
+    }
+
+    /// The checksums an `OC-Checksum` header names (`SHA1:hex`, several separated by spaces),
+    /// by algorithm, in lower case; those of other algorithms are passed over.
+    static func checksums(_ header: String?) -> [StreamingDigest.Algorithm: String] {
+        var named: [StreamingDigest.Algorithm: String] = [:]
+        for part in (header ?? "").split(separator: " ") {
+            guard let colon = part.firstIndex(of: ":") else { continue }
+            let value = part[part.index(after: colon)...].lowercased()
+            switch part[..<colon].uppercased() {
+            case "SHA1": named[.sha1] = value
+            case "MD5": named[.md5] = value
+            default: continue
+            }
+        }
+        return named
+    }
+
+    /// What the attribute keeps for `node` with these digests.
+    static func stored(_ digests: [StreamingDigest.Algorithm: String], for node: FileNode) -> [UInt8] {
+        let names = digests.sorted { $0.key.rawValue < $1.key.rawValue }.map { "\($0.key.name):\($0.value)" }
+        return Array(([String(node.size), String(microseconds(node.modificationDate))] + names).joined(separator: " ").utf8)
+    }
+
+    /// The `oc:checksums` value for `node`, when its attributes keep checksums of its present content.
+    static func property(of node: FileNode, attributes: UserAttributes) -> String? {
+        guard let kept = attributes[attribute] else { return nil }
+        let parts = String(decoding: kept, as: UTF8.self).split(separator: " ")
+        guard parts.count > 2, parts[0] == String(node.size), parts[1] == String(microseconds(node.modificationDate)) else { return nil }
+        return "<x:checksum xmlns:x=\"\(ownCloudNamespace)\">\(DAVXML.escaped(parts.dropFirst(2).joined(separator: " ")))</x:checksum>"
+    }
+
+    private static func microseconds(_ date: Date) -> Int64 { Int64((date.timeIntervalSince1970 * 1e6).rounded()) }
+}
+
+/// A request's body, hashed with SHA-1 and MD5 as it passes to the upload. Unchecked: it is
+/// read on one thread and finished after the reading ends, as ``AppendUploadStream`` reads.
+final class HashingBody: IncomingBytes, @unchecked Sendable {
+    private let body: RequestBody
+    private let digests: [StreamingDigest]
+
+    /// `nil` without libcrypto.
+    init?(_ body: RequestBody) {
+        guard let sha1 = try? StreamingDigest(.sha1), let md5 = try? StreamingDigest(.md5) else { return nil }
+        self.body = body
+        digests = [sha1, md5]
+    }
+
+    func read(into buffer: UnsafeMutableRawBufferPointer) -> Int {
+        let count = body.read(into: buffer)
+        if count > 0 { for digest in digests { digest.update(UnsafeRawBufferPointer(rebasing: buffer[..<count])) } }
+        return count
+    }
+
+    /// The digests of everything read, by algorithm.
+    func finish() -> [StreamingDigest.Algorithm: String] {
+        var found: [StreamingDigest.Algorithm: String] = [:]
+        for digest in digests { found[digest.algorithm] = try? digest.finish() }
+        return found
+    }
+}
