@@ -155,6 +155,9 @@ coffer_web_server *coffer_web_start(const char *address, int threads, coffer_web
         "listening_ports", "127.0.0.1:0",
         "num_threads", thread_count,
         "enable_keep_alive", "yes",
+        // An answer written in pieces (a chunk's size, its bytes, its end) goes out at once: with
+        // Nagle's algorithm each small piece waited for the front's delayed ACK.
+        "tcp_nodelay", "1",
         // Paths reach Coffer as sent: it decodes them once itself (WebDAV name by name).
         "decode_url", "no",
         // A request (or a client that sends half of one) holds a worker at most 5 s per read or write.
@@ -195,12 +198,14 @@ void coffer_web_stop(coffer_web_server *server) {
 
 int coffer_web_respond(void *connection, int status, const char *lines, int64_t length) {
     const char *reason = status == 200 ? "OK" : status == 201 ? "Created" : status == 202 ? "Accepted" : status == 204 ? "No Content"
-        : status == 206 ? "Partial Content" : status == 303 ? "See Other" : status == 304 ? "Not Modified"
+        : status == 206 ? "Partial Content" : status == 207 ? "Multi-Status" : status == 303 ? "See Other" : status == 304 ? "Not Modified"
         : status == 400 ? "Bad Request" : status == 401 ? "Unauthorized" : status == 403 ? "Forbidden" : status == 404 ? "Not Found"
         : status == 405 ? "Method Not Allowed" : status == 409 ? "Conflict" : status == 410 ? "Gone"
         : status == 412 ? "Precondition Failed" : status == 413 ? "Content Too Large" : status == 415 ? "Unsupported Media Type"
-        : status == 416 ? "Range Not Satisfiable" : status == 421 ? "Misdirected Request" : status == 429 ? "Too Many Requests"
-        : status == 500 ? "Internal Server Error" : status == 503 ? "Service Unavailable" : "Error";
+        : status == 416 ? "Range Not Satisfiable" : status == 421 ? "Misdirected Request" : status == 423 ? "Locked"
+        : status == 424 ? "Failed Dependency" : status == 429 ? "Too Many Requests"
+        : status == 500 ? "Internal Server Error" : status == 502 ? "Bad Gateway" : status == 503 ? "Service Unavailable"
+        : status == 507 ? "Insufficient Storage" : "Error";
     char length_line[48] = "";
     if (length >= 0) snprintf(length_line, sizeof length_line, "Content-Length: %lld\r\n", (long long)length);
     return mg.printf(connection, "HTTP/1.1 %d %s\r\n%s%s\r\n", status, reason, lines, length_line);

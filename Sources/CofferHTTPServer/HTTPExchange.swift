@@ -218,8 +218,12 @@ public final class ChunkedBody {
     public func write(_ bytes: UnsafeRawPointer, _ length: Int) -> Bool {
         guard !failed else { return false }
         guard length > 0 else { return true }
-        if !exchange.write(Array((String(length, radix: 16) + "\r\n").utf8))
-            || !exchange.write(UnsafeRawBufferPointer(start: bytes, count: length)) || !exchange.write(Array("\r\n".utf8)) {
+        // One write per chunk, its framing with it: three small sends would each be a packet.
+        var framed = Array((String(length, radix: 16) + "\r\n").utf8)
+        framed.reserveCapacity(framed.count + length + 2)
+        framed += UnsafeRawBufferPointer(start: bytes, count: length)
+        framed += [0x0D, 0x0A]
+        if !exchange.write(framed) {
             failed = true
             return false
         }

@@ -14,6 +14,28 @@ extension FileService {
         return try await self.call(path) { try await backend.userAttributes(at: path) }
     }
 
+    /// The `user.` attributes of the items at `paths`, those with none left out: the items of
+    /// one folder are read together (``AttributeKeepingBackend/userAttributes(ofItemsNamed:in:)``).
+    @_spi(Engine) public func userAttributes(of paths: [VirtualPath]) async throws(CofferError) -> [VirtualPath: UserAttributes] {
+        var found: [VirtualPath: UserAttributes] = [:]
+        var byFolder: [VirtualPath: [VirtualPath]] = [:]
+        for path in paths {
+            guard let parent = path.parent else {
+                // A mount's root, alone.
+                if let attributes = try? await userAttributes(of: path), !attributes.isEmpty { found[path] = attributes }
+                continue
+            }
+            byFolder[parent, default: []].append(path)
+        }
+        for (folder, items) in byFolder {
+            if Task.isCancelled { throw CofferError(.cancelled) }
+            guard let backend = try mount(for: folder).backend as? any AttributeKeepingBackend else { continue }
+            let named = try await self.call(folder) { try await backend.userAttributes(ofItemsNamed: items.map(\.name), in: folder) }
+            for item in items { if let attributes = named[item.name] { found[item] = attributes } }
+        }
+        return found
+    }
+
     /// Sets `setting` and then takes away `removing` on the item at `path`; returns the
     /// attributes it could not keep (too large for the store, or a store without any).
     /// - Throws: `invalidArgument` for a name outside `user.`, or the tags' own name (tags change

@@ -249,6 +249,31 @@ extension LocalSandboxBackend: AttributeKeepingBackend {
         }
     }
 
+    /// Opens the folder once, and each item in it by name (files and folders only, never
+    /// following a link).
+    public func userAttributes(ofItemsNamed names: [String], in folder: VirtualPath) async throws -> [String: UserAttributes] {
+        try await BlockingIO.run { _ throws(CofferError) in
+            let parent = try self.openFolder(at: folder)
+            return withExtendedLifetime(parent) {
+                var found: [String: UserAttributes] = [:]
+                for name in names {
+                    var info = coffer_stat()
+                    guard coffer_statx(parent.raw, name, &info) == 0 else { continue }
+                    switch FileMode(info.mode) {
+                    case .regular, .directory: break
+                    default: continue
+                    }
+                    let fd = openat(parent.raw, name, O_RDONLY | O_NOFOLLOW | O_NONBLOCK | O_NOCTTY | O_CLOEXEC)
+                    guard fd >= 0 else { continue }
+                    let attributes = ExtendedAttributes.userAttributes(of: fd)
+                    close(fd)
+                    if !attributes.isEmpty { found[name] = attributes }
+                }
+                return found
+            }
+        }
+    }
+
     public func setUserAttributes(_ attributes: UserAttributes, at path: VirtualPath) async throws -> [LostAttribute] {
         try requireWritable(path)
         return try await BlockingIO.run { _ throws(CofferError) in

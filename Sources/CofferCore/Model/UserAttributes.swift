@@ -57,9 +57,22 @@ public protocol AttributeKeepingBackend: StorageBackend {
     /// - Throws: `noSuchFile` when there is no such item; `readOnly` for a backend that is not
     ///   writable; `noPermission`, `ioError` from the store.
     func removeUserAttributes(_ names: [String], at path: VirtualPath) async throws
+    /// The `user.` attributes of the items `names` in `folder`, by name, as a listing asks for
+    /// them; items with none, and names that are gone, are left out. The default asks
+    /// ``userAttributes(at:)`` item by item; a backend that can open the folder once does better.
+    /// - Throws: `noSuchFile` when the folder is missing; `noPermission`, `ioError` from the store.
+    func userAttributes(ofItemsNamed names: [String], in folder: VirtualPath) async throws -> [String: UserAttributes]
 }
 
 extension AttributeKeepingBackend {
+    public func userAttributes(ofItemsNamed names: [String], in folder: VirtualPath) async throws -> [String: UserAttributes] {
+        var found: [String: UserAttributes] = [:]
+        for name in names {
+            if let attributes = try? await userAttributes(at: folder.appending(name)), !attributes.isEmpty { found[name] = attributes }
+        }
+        return found
+    }
+
     /// Throws `unsupported`: the backend keeps attributes but cannot take one away.
     public func removeUserAttributes(_ names: [String], at path: VirtualPath) async throws {
         throw CofferError(.unsupported, path: path, detail: "attributes cannot be removed here")

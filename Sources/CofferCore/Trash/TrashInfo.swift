@@ -78,17 +78,19 @@ public struct TrashInfo: Equatable, Sendable {
 
     /// Escapes every byte but unreserved ASCII (`A–Z a–z 0–9 - . _ ~`) and `/`, as `%XX`.
     public static func percentEncoded(_ text: String) -> String {
-        var result = ""
+        let digits = Array("0123456789ABCDEF".utf8)
+        var result: [UInt8] = []
+        result.reserveCapacity(text.utf8.count)
         for byte in text.utf8 {
-            let scalar = Unicode.Scalar(byte)
-            if byte < 0x80 && (scalar.properties.isASCIIHexDigit || scalar.properties.isAlphabetic
-                               || "-._~/0123456789".unicodeScalars.contains(scalar)) {
-                result.unicodeScalars.append(scalar)
-            } else {
-                result += "%" + String(byte, radix: 16, uppercase: true).leftPadded(to: 2)
+            switch byte {
+            case UInt8(ascii: "a")...UInt8(ascii: "z"), UInt8(ascii: "A")...UInt8(ascii: "Z"), UInt8(ascii: "0")...UInt8(ascii: "9"),
+                 UInt8(ascii: "-"), UInt8(ascii: "."), UInt8(ascii: "_"), UInt8(ascii: "~"), UInt8(ascii: "/"):
+                result.append(byte)
+            default:
+                result += [UInt8(ascii: "%"), digits[Int(byte >> 4)], digits[Int(byte & 0x0F)]]
             }
         }
-        return result
+        return String(decoding: result, as: UTF8.self)
     }
 
     /// Undoes `%XX` escapes; `nil` for a bad escape or bytes that are not UTF-8.
@@ -124,11 +126,5 @@ public struct TrashInfo: Equatable, Sendable {
         let seconds = mktime(&parts)
         guard seconds != -1 else { return nil }
         return Date(timeIntervalSince1970: TimeInterval(seconds))
-    }
-}
-
-private extension String {
-    func leftPadded(to width: Int) -> String {
-        count >= width ? self : String(repeating: "0", count: width - count) + self
     }
 }

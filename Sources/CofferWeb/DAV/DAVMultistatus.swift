@@ -46,6 +46,9 @@ struct DAVMultistatus {
         pending += "<D:response><D:href>\(DAVXML.escaped(href))</D:href><D:status>\(Self.statusLine(status))</D:status></D:response>"
     }
 
+    /// How many bytes wait to be taken.
+    var pendingBytes: Int { pending.utf8.count }
+
     /// What was written since the last take, as bytes to send.
     mutating func take() -> [UInt8] {
         defer { pending = "" }

@@ -110,11 +110,7 @@ final class DAVRoutes: Sendable {
             let members = depth == .one && node.kind != .file
                 ? try await session.perform(ListFolder(item, options: ListOptions(includeHidden: true))).items : []
             var attributes: [VirtualPath: UserAttributes] = [:]
-            if wantsDead {
-                for each in [node] + members {
-                    if let found = try? await session.perform(ReadAttributes(each.path)), !found.isEmpty { attributes[each.path] = found }
-                }
-            }
+            if wantsDead { attributes = try await session.perform(ReadAttributesOfItems(([node] + members).map(\.path))) }
             return (node, members, attributes)
         }
         let (top, members, attributes): (FileNode?, [FileNode], [VirtualPath: UserAttributes])
@@ -123,7 +119,11 @@ final class DAVRoutes: Sendable {
         case .success(let found): (top, members, attributes) = found
         }
         var answer = DAVMultistatus()
-        exchange.respond(207, headers: "Content-Type: application/xml; charset=utf-8\r\nCache-Control: no-store\r\n", length: nil)
+        // Chunked, so the connection stays open for the client's next request.
+        exchange.respond(207, headers: "Content-Type: application/xml; charset=utf-8\r\nCache-Control: no-store\r\n"
+                         + "Transfer-Encoding: chunked\r\n", length: nil)
+        let body = exchange.chunked()
+        func send(_ bytes: [UInt8]) -> Bool { bytes.isEmpty || bytes.withUnsafeBytes { body.write($0.baseAddress!, $0.count) } }
         if let top {
             add(top, request, attributes: attributes[top.path] ?? [:], to: &answer)
         } else {
@@ -139,21 +139,25 @@ final class DAVRoutes: Sendable {
                 }
             }
         }
+        // Members' addresses are their folder's and their name: the folder's is written once.
+        let folderHref = top.map { DAVPath.href($0.path, isCollection: true) }
         for member in members {
-            add(member, request, attributes: attributes[member.path] ?? [:], to: &answer)
-            // A page at a time: a folder of any size goes out without being held whole.
-            if !exchange.write(answer.take()) { return 207 }
+            let href = folderHref.map { $0 + TrashInfo.percentEncoded(member.name) + (member.kind != .file ? "/" : "") }
+            add(member, request, attributes: attributes[member.path] ?? [:], href: href, to: &answer)
+            // A piece at a time: a folder of any size goes out without being held whole.
+            if answer.pendingBytes >= 64 << 10, !send(answer.take()) { return 207 }
         }
-        _ = exchange.write(answer.finish())
+        if send(answer.finish()) { body.end() }
         return 207
     }
 
-    private func add(_ node: FileNode, _ request: PropertyRequest, attributes: UserAttributes, to answer: inout DAVMultistatus) {
+    private func add(_ node: FileNode, _ request: PropertyRequest, attributes: UserAttributes, href: String? = nil,
+                     to answer: inout DAVMultistatus) {
         let properties = DAVProperties.live(of: node, registry: web.service.registry)
             + [(.dav("supportedlock"), DAVLocks.supported), (.dav("lockdiscovery"), locks.covering(node.path).map(DAVLocks.activeLock).joined())]
             + DAVDeadProperties.properties(in: attributes)
             + (DAVSyncClients.property(of: node, attributes: attributes).map { [(DAVSyncClients.checksumsProperty, $0)] } ?? [])
-        answer.add(href: DAVPath.href(node.path, isCollection: node.kind != .file),
+        answer.add(href: href ?? DAVPath.href(node.path, isCollection: node.kind != .file),
                    found: properties.filter { request.wants($0.name) }, missing: request.missing(from: properties),
                    namesOnly: request == .names)
     }

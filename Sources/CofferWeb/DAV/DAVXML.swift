@@ -92,16 +92,23 @@ enum DAVXML {
 
     /// `text` escaped for XML content or an attribute in double quotes.
     static func escaped(_ text: String) -> String {
+        // Most names need nothing: one pass over the bytes says so, and the text is kept as it is.
+        let needsWork = text.utf8.contains { byte in
+            byte < 0x20 || byte == UInt8(ascii: "&") || byte == UInt8(ascii: "<") || byte == UInt8(ascii: ">")
+                || byte == UInt8(ascii: "\"") || byte == 0xEF
+        }
+        guard needsWork else { return text }
         var out = ""
-        out.reserveCapacity(text.utf8.count)
+        out.reserveCapacity(text.utf8.count + 16)
         for character in text.unicodeScalars {
             switch character {
             case "&": out += "&amp;"
             case "<": out += "&lt;"
             case ">": out += "&gt;"
             case "\"": out += "&quot;"
+            case "\t", "\n", "\r": out.unicodeScalars.append(character)
             // What XML 1.0 cannot hold at all (a name may have it): the replacement character.
-            case "\u{0}"..."\u{8}", "\u{B}", "\u{C}", "\u{E}"..."\u{1F}", "\u{FFFE}", "\u{FFFF}": out += "\u{FFFD}"
+            case "\u{0}"..."\u{1F}", "\u{FFFE}", "\u{FFFF}": out += "\u{FFFD}"
             default: out.unicodeScalars.append(character)
             }
         }

@@ -15,6 +15,19 @@ public struct ReadAttributes: FileOperation {
     }
 }
 
+/// The `user.` attributes of many items at once, as a WebDAV listing asks for its members':
+/// one operation instead of one per item. Items with none, and items that are gone, are left out.
+public struct ReadAttributesOfItems: FileOperation {
+    public static let name = "attributes-of-items"
+    /// The items whose attributes are read.
+    public var paths: [VirtualPath]
+    /// Reads the attributes of the items at `paths`.
+    public init(_ paths: [VirtualPath]) { self.paths = paths }
+    public func run(in context: OperationContext) async throws(CofferError) -> [VirtualPath: UserAttributes] {
+        try await context.service.userAttributes(of: paths)
+    }
+}
+
 /// Sets and removes `user.` extended attributes of one item: what WebDAV's `PROPPATCH` keeps
 /// its dead properties in. Audited; tags change through ``TagItems`` instead.
 ///
