@@ -45,7 +45,8 @@ def request(server, method, path, body=None, headers=None, token=None):
 
 def rclone_check(server):
     """rclone, as a Nextcloud client (`vendor = nextcloud`): a tree copied up keeps its times and
-    its SHA-1s, `rclone check` finds no difference by hash, and a second copy sends nothing."""
+    its SHA-1s, `rclone check` finds no difference by hash, a second copy sends nothing, and the tree
+    copied back down is equal too."""
     if not shutil.which("rclone"):
         raise SystemExit("dav_check: rclone is not installed (apt-get install rclone)")
     source = tempfile.mkdtemp(prefix="coffer-rclone-")
@@ -75,6 +76,15 @@ def rclone_check(server):
         check("2020-09-13 12:26:40" in listed, f"the file keeps the time rclone gave it (X-OC-Mtime): {listed!r}")
         again = rclone("copy", "-v", source, "C:up")
         check(again.returncode == 0 and "Copied" not in again.stderr, f"a second copy sends nothing: {again.stderr[-500:]}")
+        # And back down: the same files, times and hashes.
+        down = os.path.join(source + "-down")
+        copied = rclone("copy", "C:up", down)
+        check(copied.returncode == 0, f"rclone copies the tree down: {copied.stderr[-500:]}")
+        checked = rclone("check", "C:up", down)
+        check(checked.returncode == 0 and "0 differences found" in checked.stderr and "could not be checked" not in checked.stderr,
+              f"rclone check finds the copy down equal by SHA-1: {checked.stderr[-500:]}")
+        check(int(os.path.getmtime(os.path.join(down, "f1.bin"))) == 1_600_000_000, "the copy down keeps the time")
+        shutil.rmtree(down, ignore_errors=True)
     finally:
         shutil.rmtree(source, ignore_errors=True)
 
@@ -257,9 +267,33 @@ def main():
         with open(os.path.join(files, "cond.txt"), "rb") as saved:
             check(status == 412 and saved.read() == b"two", f"If-Match with a stale ETag is refused and writes nothing ({status})")
 
+        # RFC 4331's quotas, when named.
+        body = b'<propfind xmlns="DAV:"><prop><quota-available-bytes/><quota-used-bytes/></prop></propfind>'
+        status, answer, _ = request(server, "PROPFIND", "/dav/files/", body, headers={"Depth": "0"})
+        text = answer.decode()
+        import re
+        used = re.search(r"<D:quota-used-bytes>(\d+)</D:quota-used-bytes>", text)
+        available = re.search(r"<D:quota-available-bytes>(\d+)</D:quota-available-bytes>", text)
+        check(status == 207 and used and available and int(used.group(1)) >= 3 << 20 and int(available.group(1)) > 0,
+              f"the quota properties say what the files hold and what is free: {text[:400]}")
+
+        # A name Windows cannot hold is listed unchanged, and said to a Windows client.
+        check(request(server, "PUT", "/dav/files/a%3Ab.txt", b"colon")[0] == 201, "a name with a colon is made")
+        status, body, headers = request(server, "PROPFIND", "/dav/files/", headers={"Depth": "1",
+                                        "User-Agent": "Microsoft-WebDAV-MiniRedir/10.0.19045"})
+        check(status == 207 and b"/dav/files/a%3Ab.txt" in body and "Coffer-Warning" in headers,
+              f"Windows' listing holds the name unchanged, with a warning ({status}, {headers.get('Coffer-Warning')})")
+
         rclone_check(server)
         cadaver_check(server, files)
         davfs_check(coffer, server, files, container)
+        check(server.stop() == 0, "the server stops cleanly")
+        # --print-dav-url: what to paste into a file manager, after the page's address.
+        server = serve_support.Server(coffer, container, "--print-dav-url")
+        line = server.process.stdout.readline().strip()
+        check(line == server.base + "/dav/files/", f"--print-dav-url prints WebDAV's address: {line!r}")
+        lines = [server.process.stdout.readline() for _ in range(2)]
+        check(any(server.token in line and "password" in line for line in lines), f"and the password: {lines}")
     finally:
         check(server.stop() == 0, "the server stops cleanly")
         shutil.rmtree(container, ignore_errors=True)

@@ -59,6 +59,8 @@ struct LaunchOptions {
     var shareOnly = false
     /// `serve --trust-forwarded`: the client's address from a reverse proxy's `X-Forwarded-For`.
     var trustsForwardedFor = false
+    /// `serve --print-dav-url`: also print WebDAV's address for each mount, to paste into a file manager.
+    var printsDAVURL = false
     /// The environment the options were read in (S3 mounts take their keys from it).
     var environment: [String: String]
 
@@ -194,6 +196,8 @@ struct LaunchOptions {
                 shareOnly = true
             } else if reader.current == "--trust-forwarded" {
                 trustsForwardedFor = true
+            } else if reader.current == "--print-dav-url" {
+                printsDAVURL = true
             } else {
                 return false
             }
@@ -249,6 +253,7 @@ struct LaunchOptions {
                        \(program) [--container DIR] mcp [--allow-host DIR]… [--tools all|official|NAME,…] [--structured]
                            [--listen http://127.0.0.1:PORT/mcp [--address A] [--new-token]]
                        \(program) [--container DIR] serve [--port N] [--address A] [--open] [--new-token] [--share-only] [--trust-forwarded]
+                           [--print-dav-url]
                        \(program) [--container DIR] open-files PATH…
                        \(program) install-desktop [--user] | uninstall-desktop
                        \(program) help [COMMAND]
@@ -280,6 +285,7 @@ struct LaunchOptions {
                       \(program) [--container 目录] mcp [--allow-host 目录]… [--tools all|official|名称,…] [--structured]
                            [--listen http://127.0.0.1:端口/mcp [--address 地址] [--new-token]]
                       \(program) [--container 目录] serve [--port 端口] [--address 地址] [--open] [--new-token] [--share-only] [--trust-forwarded]
+                           [--print-dav-url]
                       \(program) [--container 目录] open-files 路径…
                       \(program) install-desktop [--user] | uninstall-desktop
                       \(program) help [命令]

@@ -79,7 +79,7 @@ final class WebContext: Sendable {
 
     /// `warnings` as `Coffer-Warning` headers, one each: its message in `language`,
     /// percent-encoded UTF-8 (a header is ASCII), for the page to decode and show.
-    private static let plainASCII = CharacterSet(charactersIn: "ABCDEFGHIJKLMNOPQRSTUVWXYZabcdefghijklmnopqrstuvwxyz0123456789")
+    static let plainASCII = CharacterSet(charactersIn: "ABCDEFGHIJKLMNOPQRSTUVWXYZabcdefghijklmnopqrstuvwxyz0123456789")
 
     static func warningHeaders(_ warnings: [OperationWarning], language: Language) -> String {
         warnings.map { warning in

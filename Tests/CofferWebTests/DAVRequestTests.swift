@@ -235,4 +235,13 @@ import Testing
         changed.modificationDate = Date(timeIntervalSince1970: 11)
         #expect(DAVSyncClients.property(of: changed, attributes: [DAVSyncClients.attribute: kept]) == nil)
     }
+
+    @Test func namesWindowsCannotHold() {
+        for name in ["a:b.txt", "what?.md", "trailing.", "trailing ", "CON", "con.txt", "LPT1.log", "tab\there", "pipe|d"] {
+            #expect(WindowsNames.problem(name) != nil, "\(name)")
+        }
+        for name in ["report.pdf", "笔记 2026.txt", ".hidden", "CONSOLE.txt", "COM10"] { #expect(WindowsNames.problem(name) == nil, "\(name)") }
+        #expect(WindowsNames.isWindows(userAgent: "Microsoft-WebDAV-MiniRedir/10.0.19045"))
+        #expect(!WindowsNames.isWindows(userAgent: "rclone/v1.60.1"))
+    }
 }

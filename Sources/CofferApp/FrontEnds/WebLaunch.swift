@@ -5,7 +5,7 @@ import CofferWeb
 import FileService
 import Foundation
 
-/// `coffer serve [--port N] [--address A] [--open] [--new-token] [--share-only] [--trust-forwarded]`:
+/// `coffer serve [--port N] [--address A] [--open] [--new-token] [--share-only] [--trust-forwarded] [--print-dav-url]`:
 /// prints the address with its token (and opens it with `--open`), then serves until SIGTERM or SIGINT.
 struct WebLaunch: FrontEndLaunch {
     /// Caught before anything is served.
@@ -50,6 +50,8 @@ struct WebLaunch: FrontEndLaunch {
         let language = options.language
         let program = context.application.name
         let shareOnly = options.shareOnly
+        // WebDAV's addresses: the page's, at /dav/MOUNT/, with the token as the password.
+        let davMounts = options.printsDAVURL && !shareOnly ? service.mounts.filter(\.isVisible).map(\.name) : []
         return await WebServer.serve(service, tokenPath: container.webTokenPath, configuration: configuration,
                                      stops: stops, announce: { url in
             let line = shareOnly
@@ -57,6 +59,13 @@ struct WebLaunch: FrontEndLaunch {
                                 "Coffer 正在 \(url)/s/… 提供共享链接（“shares”列出全部链接）")(language)
                 : LocalizedText("Coffer is serving your files at \(url)", "Coffer 正在以下地址提供你的文件：\(url)")(language)
             FileHandle.standardOutput.write(Data((line + "\n").utf8))
+            if !davMounts.isEmpty, let query = url.range(of: "/?token=") {
+                let base = url[..<query.lowerBound], token = url[query.upperBound...]
+                var lines = davMounts.map { "\(base)/dav/\($0)/" }
+                lines.append(LocalizedText("(WebDAV: any user name; the password is \(token))",
+                                           "（WebDAV：用户名任意；密码为 \(token)）")(language))
+                FileHandle.standardOutput.write(Data((lines.joined(separator: "\n") + "\n").utf8))
+            }
         }, open: { page in
             // The browser gets a file only the user can read, never the token (Security.md). It
             // lives on its own, and is reaped when it ends.

@@ -1,4 +1,5 @@
 import CofferCore
+import FileService
 import Foundation
 
 /// The live properties Coffer gives each item (RFC 4918, 15), written as an answer carries them.
@@ -62,5 +63,24 @@ extension PropertyRequest {
         case .all(let included): return included.filter { !held.contains($0) }
         case .names: return []
         }
+    }
+}
+
+/// RFC 4331's quota properties of a collection: what its files hold (`quota-used-bytes`, its
+/// folder's disk usage) and what can still be written (`quota-available-bytes`, the mount's
+/// report, where its storage gives one).
+enum DAVQuota {
+    static let names: Set<QualifiedName> = [.dav("quota-available-bytes"), .dav("quota-used-bytes")]
+
+    static func properties(of folder: VirtualPath, in session: Session) async -> [(name: QualifiedName, value: String)] {
+        var found: [(name: QualifiedName, value: String)] = []
+        if let space = try? await session.perform(MeasureSpace(mount: folder.mount)), let available = space.availableBytes {
+            found.append((.dav("quota-available-bytes"), String(available)))
+            if folder.isRoot { found.append((.dav("quota-used-bytes"), String(space.usedBytes))) }
+        }
+        if !folder.isRoot, let usage = try? await session.perform(MeasureDiskUsage(folder)) {
+            found.append((.dav("quota-used-bytes"), String(usage.bytes)))
+        }
+        return found
     }
 }

@@ -3,6 +3,7 @@ import CofferHTTPServer
 import CofferRuntime
 import FileService
 import Foundation
+import Synchronization
 
 /// WebDAV at `/dav/` (RFC 4918, classes 1 and 2): each visible mount is a collection (`/dav/files/`),
 /// and every request is an operation of one long-lived session whose front end is `dav`,
@@ -20,6 +21,8 @@ final class DAVRoutes: Sendable {
     let session: Session
     /// The clients' locks, kept across restarts of the server.
     let locks: DAVLocks
+    /// What was said on standard error already (``reportOnce(_:)``).
+    private let reported = Mutex<Set<String>>([])
     /// The most a `PROPFIND` or `PROPPATCH` body may hold.
     static let bodyLimit = 1 << 20
     /// (`COPY` and `MOVE` reach this as `PATCH`, the method in a header only the server's front
@@ -104,28 +107,43 @@ final class DAVRoutes: Sendable {
         case .all, .names: true
         case .some(let names): names.contains { $0.namespace != "DAV:" }
         }
-        let listed = web.blocking(in: session) { () async throws(CofferError) -> (FileNode?, [FileNode], [VirtualPath: UserAttributes]) in
-            guard let item else { return (nil, [], [:]) }
+        // Quotas (RFC 4331) only when named, and only for the item asked about: they cost a walk.
+        let wantsQuota = if case .some(let names) = request { names.contains { DAVQuota.names.contains($0) } } else { false }
+        let listed = web.blocking(in: session) { () async throws(CofferError) -> (FileNode?, [FileNode], [VirtualPath: UserAttributes], [(name: QualifiedName, value: String)]) in
+            guard let item else { return (nil, [], [:], []) }
             let node = try await session.perform(StatItem(item))
             let members = depth == .one && node.kind != .file
                 ? try await session.perform(ListFolder(item, options: ListOptions(includeHidden: true))).items : []
             var attributes: [VirtualPath: UserAttributes] = [:]
             if wantsDead { attributes = try await session.perform(ReadAttributesOfItems(([node] + members).map(\.path))) }
-            return (node, members, attributes)
+            let quota = wantsQuota && node.kind != .file ? await DAVQuota.properties(of: node.path, in: session) : []
+            return (node, members, attributes, quota)
         }
-        let (top, members, attributes): (FileNode?, [FileNode], [VirtualPath: UserAttributes])
+        let (top, members, attributes, quota): (FileNode?, [FileNode], [VirtualPath: UserAttributes], [(name: QualifiedName, value: String)])
         switch listed {
         case .failure(let error): return failure(exchange, error)
-        case .success(let found): (top, members, attributes) = found
+        case .success(let found): (top, members, attributes, quota) = found
         }
         var answer = DAVMultistatus()
+        // Names Windows cannot hold are listed as they are, and said in a warning Windows' client
+        // carries to no one, so the server's own output says it too.
+        var warnings = ""
+        if WindowsNames.isWindows(userAgent: exchange.header("User-Agent")) {
+            let troubled = members.compactMap { member in WindowsNames.problem(member.name).map { (member.path, $0) } }
+            for (path, problem) in troubled.prefix(20) {
+                let message = LocalizedText("Windows cannot show “\(path)”: \(problem). It is listed unchanged; rename it elsewhere to reach it from Windows.",
+                                            "Windows 无法显示“\(path)”：\(problem)。它按原名列出；请在其他前端重命名后再从 Windows 访问。")(web.configuration.language)
+                warnings += "Coffer-Warning: \(message.addingPercentEncoding(withAllowedCharacters: WebContext.plainASCII) ?? "")\r\n"
+                reportOnce(message)
+            }
+        }
         // Chunked, so the connection stays open for the client's next request.
         exchange.respond(207, headers: "Content-Type: application/xml; charset=utf-8\r\nCache-Control: no-store\r\n"
-                         + "Transfer-Encoding: chunked\r\n", length: nil)
+                         + "Transfer-Encoding: chunked\r\n" + warnings, length: nil)
         let body = exchange.chunked()
         func send(_ bytes: [UInt8]) -> Bool { bytes.isEmpty || bytes.withUnsafeBytes { body.write($0.baseAddress!, $0.count) } }
         if let top {
-            add(top, request, attributes: attributes[top.path] ?? [:], to: &answer)
+            add(top, request, attributes: attributes[top.path] ?? [:], extra: quota, to: &answer)
         } else {
             // `/dav/`: the mounts, as collections.
             let root = DAVProperties.rootCollection()
@@ -152,11 +170,12 @@ final class DAVRoutes: Sendable {
     }
 
     private func add(_ node: FileNode, _ request: PropertyRequest, attributes: UserAttributes, href: String? = nil,
-                     to answer: inout DAVMultistatus) {
+                     extra: [(name: QualifiedName, value: String)] = [], to answer: inout DAVMultistatus) {
         let properties = DAVProperties.live(of: node, registry: web.service.registry)
             + [(.dav("supportedlock"), DAVLocks.supported), (.dav("lockdiscovery"), locks.covering(node.path).map(DAVLocks.activeLock).joined())]
             + DAVDeadProperties.properties(in: attributes)
             + (DAVSyncClients.property(of: node, attributes: attributes).map { [(DAVSyncClients.checksumsProperty, $0)] } ?? [])
+            + extra
         answer.add(href: href ?? DAVPath.href(node.path, isCollection: node.kind != .file),
                    found: properties.filter { request.wants($0.name) }, missing: request.missing(from: properties),
                    namesOnly: request == .names)
@@ -525,6 +544,12 @@ final class DAVRoutes: Sendable {
             let node = try? web.blocking(in: session, { () async throws(CofferError) in try await session.perform(StatItem(path)) }).get()
             return node.flatMap(DAVProperties.etag(of:))
         })
+    }
+
+    /// Writes `message` to the server's standard error the first time it comes up.
+    private func reportOnce(_ message: String) {
+        guard reported.withLock({ $0.count < 10_000 && $0.insert(message).inserted }) else { return }
+        FileHandle.standardError.write(Data("coffer serve: WebDAV: \(message)\n".utf8))
     }
 
     // MARK: Answers

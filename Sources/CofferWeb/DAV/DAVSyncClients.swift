@@ -80,3 +80,24 @@ final class HashingBody: IncomingBytes, @unchecked Sendable {
         return found
     }
 }
+
+/// Names Windows cannot hold (its Explorer and WebDAV redirector refuse or misread them): they are
+/// served as they are, never changed, and a Windows client's listing reports them.
+enum WindowsNames {
+    /// Why Windows cannot hold `name`; `nil` when it can.
+    static func problem(_ name: String) -> String? {
+        if name.unicodeScalars.contains(where: { $0.value < 32 }) { return "it holds a control character" }
+        if let character = name.first(where: { "<>:\"\\|?*".contains($0) }) { return "it holds “\(character)”" }
+        if name.hasSuffix(".") || name.hasSuffix(" ") { return "it ends with a dot or a space" }
+        let stem = name.split(separator: ".", maxSplits: 1).first.map { $0.trimmingCharacters(in: .whitespaces).uppercased() } ?? ""
+        if reserved.contains(stem) { return "\(stem) is a device's name there" }
+        return nil
+    }
+
+    private static let reserved = Set(["CON", "PRN", "AUX", "NUL"] + (1...9).flatMap { ["COM\($0)", "LPT\($0)"] })
+
+    /// Whether the request comes from Windows' WebDAV redirector (Explorer's network folders).
+    static func isWindows(userAgent: String?) -> Bool {
+        userAgent?.contains("Microsoft-WebDAV-MiniRedir") == true
+    }
+}
