@@ -66,7 +66,7 @@ expect "mem/usage answers through the space capability" '"quota":1048576' "$out"
 
 run "$bin/custom-front-end-example" -c 'mkdir Reports' >/dev/null
 out=$(run "$bin/custom-front-end-example" status)
-expect "status reports files:" "files: .* items — Your files" "$out"
+expect "status reports files: with its disk" "files: .* items, .* of .* used — Your files" "$out"
 expect "status reports scratch: with its space" "scratch: .*0 items, .* used" "$out"
 out=$(run "$bin/custom-front-end-example" --lang zh-Hans status --json)
 expect "status --json" '"trashed":0' "$out"

@@ -71,15 +71,22 @@ struct coffer_web_server {
     void *user;
 };
 
+/// Whether the request came through the front, which vouches with its secret: every request
+/// does, unless a client found the inner port, or sent a head the front could not read (which
+/// it passes on as it came, for CivetWeb to refuse).
+static int vouched(const coffer_web_server *server, const struct mg_connection *connection) {
+    const char *front = mg.get_header(connection, "X-Coffer-Front");
+    return front != NULL && strcmp(front, coffer_front_secret(server->front)) == 0;
+}
+
 static void describe(const coffer_web_server *server, const struct mg_connection *connection,
                      coffer_web_request *request) {
     const struct mg_request_info *info = mg.get_request_info(connection);
     request->method = info->request_method != NULL ? info->request_method : "";
     request->remote_address = info->remote_addr;
     // What the front says (the client's address, a method CivetWeb cannot parse), believed only
-    // under its secret.
-    const char *front = mg.get_header(connection, "X-Coffer-Front");
-    if (front != NULL && strcmp(front, coffer_front_secret(server->front)) == 0) {
+    // under its secret; the front writes its headers first, and CivetWeb gives the first copy.
+    if (vouched(server, connection)) {
         const char *peer = mg.get_header(connection, "X-Coffer-Peer");
         const char *method = mg.get_header(connection, "X-Coffer-Method");
         if (peer != NULL) request->remote_address = peer;
@@ -102,6 +109,11 @@ static void describe(const coffer_web_server *server, const struct mg_connection
 
 static int on_request(struct mg_connection *connection, void *data) {
     coffer_web_server *server = data;
+    if (!vouched(server, connection)) {
+        // Not through the front: its address and method unknown, so it is not served.
+        mg.printf(connection, "HTTP/1.1 400 Bad Request\r\nContent-Length: 0\r\nConnection: close\r\n\r\n");
+        return 400;
+    }
     coffer_web_request request;
     describe(server, connection, &request);
     int status = server->handlers.request(server->user, connection, &request);
@@ -110,6 +122,10 @@ static int on_request(struct mg_connection *connection, void *data) {
 
 static int on_ws_connect(const struct mg_connection *connection, void *data) {
     coffer_web_server *server = data;
+    if (!vouched(server, connection)) {
+        mg.printf((struct mg_connection *)connection, "HTTP/1.1 400 Bad Request\r\nContent-Length: 0\r\nConnection: close\r\n\r\n");
+        return 1;
+    }
     coffer_web_request request;
     describe(server, connection, &request);
     int refused = server->handlers.ws_connect(server->user, (void *)connection, &request);

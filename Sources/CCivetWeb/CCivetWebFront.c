@@ -158,14 +158,6 @@ static const char *header_value(const char *line, size_t length, const char *nam
     return value;
 }
 
-static int contains_word(const char *value, size_t length, const char *word) {
-    size_t word_length = strlen(word);
-    for (size_t index = 0; index + word_length <= length; index++) {
-        if (strncasecmp(value + index, word, word_length) == 0) return 1;
-    }
-    return 0;
-}
-
 typedef enum { framed_none, framed_length, framed_chunked, framed_raw } body_kind;
 
 // Rewrites the head at the reader's position (`length` bytes, ending "\r\n\r\n") into `out`;
@@ -185,6 +177,13 @@ static ssize_t rewrite_head(front_link *link, const char *head, size_t length, c
     } else {
         APPEND(head, (size_t)(line_end_at + 1 - head));
     }
+    // The front's own headers first: CivetWeb answers a header's first copy.
+    char added[256];
+    int added_length = snprintf(added, sizeof added, "X-Coffer-Front: %s\r\nX-Coffer-Peer: %s\r\n%s%.*s%s",
+                                link->front->secret, link->peer, renamed ? "X-Coffer-Method: " : "",
+                                renamed ? 4 : 0, head, renamed ? "\r\n" : "");
+    if (added_length < 0 || (size_t)added_length >= sizeof added) return -1;
+    APPEND(added, (size_t)added_length);
     *kind = framed_none;
     *body_length = 0;
     int has_length = 0, chunked = 0, upgrade = 0;
@@ -195,6 +194,11 @@ static ssize_t rewrite_head(front_link *link, const char *head, size_t length, c
         if (next == NULL) return -1;
         size_t line_length = (size_t)(next - line);
         if (line_length > 0 && line[line_length - 1] == '\r') line_length--;
+        // A folded line, or a name with space before its colon, is read differently by each
+        // parser: such a head is not the front's to pass on (CivetWeb refuses it unvouched).
+        const char *colon = memchr(line, ':', line_length);
+        if (line_length == 0 || line[0] == ' ' || line[0] == '\t' || colon == NULL
+            || colon[-1] == ' ' || colon[-1] == '\t') return -1;
         size_t value_length = 0;
         const char *value;
         if ((value = header_value(line, line_length, "Content-Length", &value_length)) != NULL) {
@@ -209,25 +213,18 @@ static ssize_t rewrite_head(front_link *link, const char *head, size_t length, c
             *body_length = parsed;
             has_length = 1;
         } else if ((value = header_value(line, line_length, "Transfer-Encoding", &value_length)) != NULL) {
-            chunked = contains_word(value, value_length, "chunked");
+            // Only `chunked` alone is framed here; any other coding CivetWeb refuses.
+            if (value_length != 7 || strncasecmp(value, "chunked", 7) != 0) return -1;
+            chunked = 1;
         } else if (header_value(line, line_length, "Upgrade", &value_length) != NULL) {
             upgrade = 1;
         }
-        // A client's own copies of the front's headers are dropped.
-        if (!(header_value(line, line_length, "X-Coffer-Front", &value_length) != NULL
-              || header_value(line, line_length, "X-Coffer-Peer", &value_length) != NULL
-              || header_value(line, line_length, "X-Coffer-Method", &value_length) != NULL)) {
-            APPEND(line, (size_t)(next + 1 - line));
-        }
+        // A client's own headers in the front's name are dropped.
+        if (!(colon - line >= 9 && strncasecmp(line, "X-Coffer-", 9) == 0)) APPEND(line, (size_t)(next + 1 - line));
         line = next + 1;
     }
     if (has_length && chunked) return -1;
-    char added[256];
-    int added_length = snprintf(added, sizeof added, "X-Coffer-Front: %s\r\nX-Coffer-Peer: %s\r\n%s%.*s%s\r\n",
-                                link->front->secret, link->peer, renamed ? "X-Coffer-Method: " : "",
-                                renamed ? 4 : 0, head, renamed ? "\r\n" : "");
-    if (added_length < 0 || (size_t)added_length >= sizeof added) return -1;
-    APPEND(added, (size_t)added_length);
+    APPEND("\r\n", 2);
 #undef APPEND
     *kind = upgrade ? framed_raw : chunked ? framed_chunked : has_length ? framed_length : framed_none;
     return (ssize_t)used;
@@ -373,7 +370,15 @@ static void *accept_clients(void *argument) {
         struct sockaddr_storage address;
         socklen_t address_length = sizeof address;
         int client = accept4(front->listener, (struct sockaddr *)&address, &address_length, SOCK_CLOEXEC);
-        if (client < 0) continue;
+        if (client < 0) {
+            // Out of descriptors or memory: the waiting client stays queued; try again in a while
+            // rather than spinning on a listener that stays readable.
+            if (errno == EMFILE || errno == ENFILE || errno == ENOBUFS || errno == ENOMEM) {
+                struct timespec pause = { 0, 100 * 1000 * 1000 };
+                nanosleep(&pause, NULL);
+            }
+            continue;
+        }
         int server = connect_inner(front->inner_port);
         front_link *link = server >= 0 ? calloc(1, sizeof *link) : NULL;
         if (link == NULL) {

@@ -124,9 +124,9 @@ struct TouchToDateTests {
         #expect(abs(node.modificationDate.timeIntervalSince(when)) < 0.001)
         let onDisk = try FileManager.default.attributesOfItem(atPath: directory.url("files/a.txt"))[.modificationDate] as? Date
         #expect(onDisk.map { abs($0.timeIntervalSince(when)) < 0.001 } == true)
-        // A new file is made, then given the time.
-        let made = try await session.perform(TouchItem(try VirtualPath(parsing: "files:/new.txt"), to: when))
-        #expect(made.size == 0 && abs(made.modificationDate.timeIntervalSince(when)) < 0.001)
+        // Nothing is made to be given a time.
+        await #expect(throws: CofferError.self) { _ = try await session.perform(TouchItem(try VirtualPath(parsing: "files:/new.txt"), to: when)) }
+        #expect(!FileManager.default.fileExists(atPath: directory.url("files/new.txt")))
         _ = try await session.perform(WriteFile(try VirtualPath(parsing: "memory:/m.txt"), bytes: [1]))
         await #expect(throws: CofferError.self) { _ = try await session.perform(TouchItem(try VirtualPath(parsing: "memory:/m.txt"), to: when)) }
     }

@@ -10,9 +10,13 @@ extension LocalSandboxBackend: SpaceReportingBackend {
         try await BlockingIO.run { _ throws(CofferError) in
             var system = statvfs()
             guard fstatvfs(self.root.raw, &system) == 0 else { throw CofferError.lastSystemError("fstatvfs", path: nil) }
-            let unit = Int64(system.f_frsize)
-            return StorageSpace(usedBytes: self.bytesUnderRoot(), totalBytes: Int64(system.f_blocks) * unit,
-                                availableBytes: Int64(system.f_bavail) * unit)
+            // (Clamped: a file system may report "unlimited" as the largest count.)
+            func bytes(_ blocks: UInt) -> Int64 {
+                let (product, overflowed) = Int64(clamping: blocks).multipliedReportingOverflow(by: Int64(clamping: system.f_frsize))
+                return overflowed ? .max : product
+            }
+            let used = self.bytesUnderRoot()
+            return StorageSpace(usedBytes: used, totalBytes: max(bytes(system.f_blocks), used), availableBytes: bytes(system.f_bavail))
         }
     }
 

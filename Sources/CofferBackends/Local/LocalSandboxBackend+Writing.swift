@@ -256,7 +256,8 @@ extension LocalSandboxBackend: AttributeKeepingBackend {
             let parent = try self.openFolder(at: folder)
             return withExtendedLifetime(parent) {
                 var found: [String: UserAttributes] = [:]
-                for name in names {
+                // Names only, never a path: one with a slash, `.` or `..` is passed over.
+                for name in names where !name.isEmpty && name != "." && name != ".." && !name.utf8.contains(UInt8(ascii: "/")) {
                     var info = coffer_stat()
                     guard coffer_statx(parent.raw, name, &info) == 0 else { continue }
                     switch FileMode(info.mode) {

@@ -73,6 +73,14 @@ extension ExportStagingBackend: AttributeKeepingBackend {
     public func setUserAttributes(_ attributes: UserAttributes, at path: VirtualPath) async throws -> [LostAttribute] {
         try await local.setUserAttributes(attributes, at: path)
     }
+
+    public func removeUserAttributes(_ names: [String], at path: VirtualPath) async throws {
+        try await local.removeUserAttributes(names, at: path)
+    }
+
+    public func userAttributes(ofItemsNamed names: [String], in folder: VirtualPath) async throws -> [String: UserAttributes] {
+        try await local.userAttributes(ofItemsNamed: names, in: folder)
+    }
 }
 
 extension ExportStagingBackend: HostPathNaming {

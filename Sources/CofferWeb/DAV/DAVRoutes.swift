@@ -115,7 +115,8 @@ final class DAVRoutes: Sendable {
             let members = depth == .one && node.kind != .file
                 ? try await session.perform(ListFolder(item, options: ListOptions(includeHidden: true))).items : []
             var attributes: [VirtualPath: UserAttributes] = [:]
-            if wantsDead { attributes = try await session.perform(ReadAttributesOfItems(([node] + members).map(\.path))) }
+            // (Best effort: a folder whose attributes cannot be read still lists.)
+            if wantsDead { attributes = (try? await session.perform(ReadAttributesOfItems(([node] + members).map(\.path)))) ?? [:] }
             let quota = wantsQuota && node.kind != .file ? await DAVQuota.properties(of: node.path, in: session) : []
             return (node, members, attributes, quota)
         }
@@ -130,11 +131,13 @@ final class DAVRoutes: Sendable {
         var warnings = ""
         if WindowsNames.isWindows(userAgent: exchange.header("User-Agent")) {
             let troubled = members.compactMap { member in WindowsNames.problem(member.name).map { (member.path, $0) } }
-            for (path, problem) in troubled.prefix(20) {
+            for (path, problem) in troubled {
                 let message = LocalizedText("Windows cannot show “\(path)”: \(problem). It is listed unchanged; rename it elsewhere to reach it from Windows.",
                                             "Windows 无法显示“\(path)”：\(problem)。它按原名列出；请在其他前端重命名后再从 Windows 访问。")(web.configuration.language)
-                warnings += "Coffer-Warning: \(message.addingPercentEncoding(withAllowedCharacters: WebContext.plainASCII) ?? "")\r\n"
                 reportOnce(message)
+                // The headers stay small (4 KiB at most); standard error has every one.
+                let header = "Coffer-Warning: \(message.addingPercentEncoding(withAllowedCharacters: WebContext.plainASCII) ?? "")\r\n"
+                if warnings.utf8.count + header.utf8.count <= 4096 { warnings += header }
             }
         }
         // Chunked, so the connection stays open for the client's next request.
@@ -198,9 +201,10 @@ final class DAVRoutes: Sendable {
             }
         }
         var names: [QualifiedName] = []
+        var seen: Set<QualifiedName> = []
         var attributeNames: [String: QualifiedName] = [:]
         var refused: Set<QualifiedName> = []
-        for instruction in instructions where !names.contains(instruction.name) {
+        for instruction in instructions where seen.insert(instruction.name).inserted {
             names.append(instruction.name)
             if instruction.name == DAVDeadProperties.tags { continue }
             if !DAVDeadProperties.isProtected(instruction.name), let attribute = DAVDeadProperties.attribute(for: instruction.name) {
@@ -436,7 +440,9 @@ final class DAVRoutes: Sendable {
             return reply(exchange, 412, text: "Something is at the Destination and Overwrite is F.")
         case .failure(let error): return failure(exchange, error, missingParentIsConflict: true)
         case .success(let existed):
+            // Locks do not follow an item, and what was replaced at the Destination was deleted first (9.9.4).
             if moving { locks.forget(within: source) }
+            if existed { locks.forget(within: target) }
             return reply(exchange, existed ? 204 : 201, text: "")
         }
     }

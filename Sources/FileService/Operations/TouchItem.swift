@@ -21,16 +21,18 @@ public struct TouchItem: FileOperation {
     /// Touches the item at `path`.
     public init(_ path: VirtualPath) { self.path = path }
 
-    /// Gives the item at `path` the modification time `date` (a new file is made empty first).
+    /// Gives the item at `path` the modification time `date`; fails with `noSuchFile` when
+    /// nothing is there.
     public init(_ path: VirtualPath, to date: Date) { (self.path, self.date) = (path, date) }
 
     public func run(in context: OperationContext) async throws(CofferError) -> FileNode {
         let service = context.service
         let backend = try service.writableMount(for: path).backend
-        if try await !service.exists(path) {
+        guard try await service.exists(path) else {
+            // A time is given to an item that is there, never to one made for it.
+            if date != nil { throw CofferError(.noSuchFile, path: path) }
             // Nothing there: an empty file, which appears whole; a name taken meanwhile is not overwritten.
-            let made = try await service.writeFile(path, bytes: [], conflict: .fail)
-            guard date != nil else { return made }
+            return try await service.writeFile(path, bytes: [], conflict: .fail)
         }
         guard let touching = backend as? any TouchingBackend else {
             throw CofferError(.unsupported, path: path, detail: "touch")

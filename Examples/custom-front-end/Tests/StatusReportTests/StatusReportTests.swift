@@ -31,7 +31,8 @@ struct StatusReportTests {
         let scratch = try #require(report.mounts.first { $0.name == "scratch" })
         #expect(scratch.items == 2)
         #expect(scratch.space == StorageSpace(usedBytes: 5, totalBytes: nil))
-        #expect(report.mounts.first { $0.name == "files" }?.space == nil)
+        // The local mount reports its disk (LocalSandboxBackend adopts SpaceReportingBackend).
+        #expect(report.mounts.first { $0.name == "files" }?.space?.availableBytes != nil)
         #expect(report.trashed == 1)
         #expect(report.lines(in: .english).contains { $0.hasPrefix("scratch:") && $0.contains("2 items") })
         #expect(report.lines(in: .simplifiedChinese).last == "废纸篓中（所有挂载点）：1 项")
