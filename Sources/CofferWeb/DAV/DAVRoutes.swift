@@ -221,7 +221,7 @@ final class DAVRoutes: Sendable {
             return xml(exchange, 207, answer.finish())
         }
         if !refused.isEmpty {
-            if case .failure(let error) = web.blocking(in: session, { () async throws(CofferError) in try await session.perform(StatItem(item)) }) {
+            if case .failure(let error) = stat(item) {
                 return failure(exchange, error)
             }
             return statuses { refused.contains($0) ? 403 : 424 }
@@ -269,9 +269,8 @@ final class DAVRoutes: Sendable {
 
     private func get(_ exchange: HTTPExchange, _ item: VirtualPath?) -> Int {
         guard let item else { return reply(exchange, 405, text: "/dav/ is the collection of mounts: list it with PROPFIND.") }
-        let stat = web.blocking(in: session) { [session] () async throws(CofferError) in try await session.perform(StatItem(item)) }
         let node: FileNode
-        switch stat {
+        switch stat(item) {
         case .failure(let error): return failure(exchange, error)
         case .success(let found): node = found
         }
@@ -286,14 +285,7 @@ final class DAVRoutes: Sendable {
     private func put(_ exchange: HTTPExchange, _ item: VirtualPath?, tokens: Set<String>) -> Int {
         guard let item, !item.isRoot else { return reply(exchange, 405, text: "A mount is a collection: PUT a file in it.") }
         let session = session
-        // An existing file is written under its own name; a new one's is kept composed (macOS
-        // sends names decomposed).
-        let before = web.blocking(in: session) { () async throws(CofferError) -> (VirtualPath, FileNode?) in
-            if let node = try? await session.perform(StatItem(item)) { return (item, node) }
-            let composed = DAVPath.composed(item)
-            return (composed, try? await session.perform(StatItem(composed)))
-        }
-        guard case .success(let (target, existed)) = before else { return reply(exchange, 500, text: "") }
+        let (target, existed) = existing(item)
         if existed?.kind == .folder { return reply(exchange, 405, text: "A folder is there: PUT cannot replace it.") }
         if let status = locked(exchange, target, creating: existed == nil, tokens: tokens) { return status }
         // A conditional save (RFC 9110, 13.1): `If-Match` names the version the client read,
@@ -412,11 +404,11 @@ final class DAVRoutes: Sendable {
         }
         let session = session
         // A missing source is 404; a missing folder at the Destination, 409 (below).
-        if case .failure(let error) = web.blocking(in: session, { () async throws(CofferError) in try await session.perform(StatItem(source)) }) {
+        if case .failure(let error) = stat(source) {
             return failure(exchange, error)
         }
         // A lock on what is moved away or replaced, or on the folder that gains or loses it, needs its token.
-        let targetExists = (try? web.blocking(in: session, { () async throws(CofferError) in try await session.perform(StatItem(target)) }).get()) != nil
+        let targetExists = (try? stat(target).get()) != nil
         if moving, let status = locked(exchange, source, members: true, creating: true, tokens: tokens) { return status }
         if let status = locked(exchange, target, members: true, creating: !targetExists, tokens: tokens) { return status }
         let outcome = web.blocking(in: session) { () async throws(CofferError) -> Bool in
@@ -474,12 +466,7 @@ final class DAVRoutes: Sendable {
             return reply(exchange, 400, text: "A LOCK takes Depth: 0 or infinity.")
         }
         let session = session
-        let found = web.blocking(in: session) { () async throws(CofferError) -> FileNode? in
-            if let node = try? await session.perform(StatItem(item)) { return node }
-            return try? await session.perform(StatItem(DAVPath.composed(item)))
-        }
-        let existing = (try? found.get()) ?? nil
-        let target = existing?.path ?? DAVPath.composed(item)
+        let (target, existing) = existing(item)
         if existing == nil, let status = locked(exchange, target, creating: true, tokens: tokens) { return status }
         let owner = request.owner.map { String(decoding: DAVDeadProperties.value(of: $0), as: UTF8.self) }
         let made: DAVLock
@@ -543,12 +530,11 @@ final class DAVRoutes: Sendable {
     /// Whether the `If` header holds for the request's item: lock tokens are compared with the
     /// locks that govern each item it names, entity tags with the file's version.
     private func holds(_ condition: DAVIfHeader, for item: VirtualPath?) -> Bool {
-        let session = session, locks = locks, web = web, served = access.served
+        let locks = locks, served = access.served
         return condition.holds(for: item, item: { url -> VirtualPath?? in
             do throws(DAVPath.Problem) { return .some(try DAVPath.destination(url, isServed: served.isNamed(by:))) } catch { return .none }
         }, tokens: { Set(locks.covering($0).map(\.token)) }, etag: { path in
-            let node = try? web.blocking(in: session, { () async throws(CofferError) in try await session.perform(StatItem(path)) }).get()
-            return node.flatMap(DAVProperties.etag(of:))
+            (try? stat(path).get()).flatMap(DAVProperties.etag(of:))
         })
     }
 
@@ -556,6 +542,22 @@ final class DAVRoutes: Sendable {
     private func reportOnce(_ message: String) {
         guard reported.withLock({ $0.count < 10_000 && $0.insert(message).inserted }) else { return }
         FileHandle.standardError.write(Data("coffer serve: WebDAV: \(message)\n".utf8))
+    }
+
+    // MARK: Items
+
+    /// The item at `path`, read in the session.
+    private func stat(_ path: VirtualPath) -> Result<FileNode, CofferError> {
+        let session = session
+        return web.blocking(in: session) { () async throws(CofferError) in try await session.perform(StatItem(path)) }
+    }
+
+    /// Where a request's item is: under the name as sent when something is there, else under
+    /// the name composed (NFC), where a new item is made (macOS sends names decomposed).
+    private func existing(_ item: VirtualPath) -> (target: VirtualPath, node: FileNode?) {
+        if case .success(let node) = stat(item) { return (item, node) }
+        let composed = DAVPath.composed(item)
+        return (composed, try? stat(composed).get())
     }
 
     // MARK: Answers
