@@ -1,6 +1,7 @@
 """WebDAV at `coffer serve`'s /dav/ (issue 53), checked with third-party clients: Debian's `litmus`
 (the WebDAV protocol test suite) runs its `basic`, `copymove`, `props`, `http` and `locks` groups against
-/dav/files/, and requests check what Coffer means under WebDAV's methods: a DELETE is in the trash, a PUT
+/dav/files/; rclone (as a Nextcloud client, and as `rclone mount` with git working in it), cadaver, GNOME's
+gio and davfs2 use it as their users do; and requests check what Coffer means under WebDAV's methods: a DELETE is in the trash, a PUT
 or MOVE over a file keeps a version, dead properties are extended attributes and Coffer's tags a
 property, a lock outlasts a restart of the server, the token is the password.
 
@@ -12,6 +13,7 @@ import shutil
 import subprocess
 import sys
 import tempfile
+import time
 import urllib.error
 import urllib.request
 
@@ -58,10 +60,7 @@ def rclone_check(server):
         with open(os.path.join(source, "sub", "深", "名 字.txt"), "w") as made:
             made.write("中文\n")
         os.utime(os.path.join(source, "f1.bin"), (1_600_000_000, 1_600_000_000))
-        obscured = subprocess.run(["rclone", "obscure", server.token], capture_output=True, text=True, timeout=60).stdout.strip()
-        environment = dict(os.environ, RCLONE_CONFIG_C_TYPE="webdav", RCLONE_CONFIG_C_URL=server.base + "/dav/files",
-                           RCLONE_CONFIG_C_VENDOR="nextcloud", RCLONE_CONFIG_C_USER="me", RCLONE_CONFIG_C_PASS=obscured,
-                           RCLONE_CONFIG="/dev/null")
+        environment = rclone_environment(server)
 
         def rclone(*arguments):
             return subprocess.run(["rclone", *arguments], capture_output=True, text=True, timeout=300, env=environment,
@@ -87,6 +86,97 @@ def rclone_check(server):
         shutil.rmtree(down, ignore_errors=True)
     finally:
         shutil.rmtree(source, ignore_errors=True)
+
+
+def rclone_environment(server):
+    """rclone's configuration for a remote `C:` on /dav/files/, as a Nextcloud server, from the environment."""
+    obscured = subprocess.run(["rclone", "obscure", server.token], capture_output=True, text=True, timeout=60).stdout.strip()
+    return dict(os.environ, RCLONE_CONFIG_C_TYPE="webdav", RCLONE_CONFIG_C_URL=server.base + "/dav/files",
+                RCLONE_CONFIG_C_VENDOR="nextcloud", RCLONE_CONFIG_C_USER="me", RCLONE_CONFIG_C_PASS=obscured,
+                RCLONE_CONFIG="/dev/null")
+
+
+def mounted(mount_point):
+    with open("/proc/self/mounts") as mounts:
+        return any(line.split()[1] == mount_point for line in mounts)
+
+
+def rclone_mount_git_check(server, files):
+    """`rclone mount` of /dav/files/ is a folder every program uses: git clones a repository
+    into it, and `git fsck` finds every object whole, read back through the mount."""
+    if not os.path.exists("/dev/fuse") or os.geteuid() != 0:
+        print("dav_check: skipped rclone mount: it needs /dev/fuse and root")
+        return
+    work = tempfile.mkdtemp(prefix="coffer-rclone-mount-")
+    mount_point, source = os.path.join(work, "mnt"), os.path.join(work, "source")
+    os.makedirs(mount_point)
+    git = ["git", "-c", "user.name=Coffer CI", "-c", "user.email=ci@coffer.invalid"]
+    subprocess.run(git + ["init", "-q", source], check=True, timeout=60)
+    for index in range(1, 6):
+        os.makedirs(os.path.join(source, "目录", str(index)), exist_ok=True)
+        with open(os.path.join(source, "目录", str(index), f"file {index}.bin"), "wb") as made:
+            made.write(os.urandom(index * 40_000))
+        subprocess.run(git + ["-C", source, "add", "-A"], check=True, timeout=60)
+        subprocess.run(git + ["-C", source, "commit", "-q", "-m", f"commit {index}"], check=True, timeout=60)
+    process = subprocess.Popen(["rclone", "mount", "C:", mount_point, "--vfs-cache-mode", "writes",
+                                "--vfs-write-back", "0s", "--cache-dir", os.path.join(work, "cache")],
+                               env=rclone_environment(server), stdin=subprocess.DEVNULL, stdout=subprocess.DEVNULL,
+                               stderr=subprocess.PIPE, text=True, start_new_session=True)
+    try:
+        deadline = time.monotonic() + 60
+        while not mounted(mount_point) and process.poll() is None and time.monotonic() < deadline:
+            time.sleep(0.1)
+        check(mounted(mount_point), "rclone mounts /dav/files/")
+        cloned = subprocess.run(["git", "clone", "-q", source, os.path.join(mount_point, "cloned")], capture_output=True,
+                                text=True, timeout=300)
+        check(cloned.returncode == 0, f"git clones a repository into the mount: {cloned.stderr[-500:]}")
+        fsck = subprocess.run(["git", "-C", os.path.join(mount_point, "cloned"), "fsck", "--full", "--strict"],
+                              capture_output=True, text=True, timeout=300)
+        check(fsck.returncode == 0, f"git fsck finds the clone whole through the mount: {fsck.stderr[-500:]}")
+        log = subprocess.run(["git", "-C", os.path.join(mount_point, "cloned"), "log", "--oneline"], capture_output=True,
+                             text=True, timeout=120).stdout.splitlines()
+        check(len(log) == 5, f"with its five commits: {log}")
+    finally:
+        # Unmounted, rclone finishes its uploads and ends; it is stopped if it does not.
+        if mounted(mount_point):
+            subprocess.run(["fusermount3", "-u", mount_point], capture_output=True, timeout=120)
+        try:
+            process.wait(timeout=120)
+        except subprocess.TimeoutExpired:
+            process.terminate()
+            process.wait(timeout=30)
+        shutil.rmtree(work, ignore_errors=True)
+    with open(os.path.join(files, "cloned", "目录", "3", "file 3.bin"), "rb") as stored:
+        check(len(stored.read()) == 120_000, "the clone's files are Coffer's files")
+
+
+def gio_check(server, files):
+    """GNOME's gio (what GNOME Files uses), on a D-Bus session of its own: it mounts `dav://`,
+    copies a file in and back out, and what it removes is in Coffer's trash."""
+    if not shutil.which("gio") or not shutil.which("dbus-run-session") or not os.path.exists("/usr/libexec/gvfsd-dav"):
+        raise SystemExit("dav_check: gio and gvfs-backends are not installed (apt-get install gvfs-backends dbus)")
+    work = tempfile.mkdtemp(prefix="coffer-gio-")
+    try:
+        with open(os.path.join(work, "in.txt"), "w") as made:
+            made.write("通过 gio\n")
+        url = "dav://" + server.host + "/dav/files/"
+        script = (f'printf "me\\n%s\\n" "$TOKEN" | gio mount "{url}"\n'
+                  f'gio copy in.txt "{url}gio%20in.txt"\n'
+                  f'gio copy "{url}gio%20in.txt" out.txt\n'
+                  f'gio copy in.txt "{url}gio-gone.txt"\n'
+                  f'gio remove "{url}gio-gone.txt"\n'
+                  f'gio mount -u "{url}"\n')
+        run = subprocess.run(["dbus-run-session", "--", "bash", "-e", "-c", script], capture_output=True, text=True,
+                             timeout=180, cwd=work, stdin=subprocess.DEVNULL, start_new_session=True,
+                             env=dict(os.environ, TOKEN=server.token, HOME=work, XDG_RUNTIME_DIR=work))
+        check(run.returncode == 0, f"gio mounts, copies in and out, and removes: {run.stdout[-500:]} {run.stderr[-1500:]}")
+        with open(os.path.join(files, "gio in.txt")) as stored:
+            check(stored.read() == "通过 gio\n", "what gio copied in is in the files")
+        with open(os.path.join(work, "out.txt")) as back:
+            check(back.read() == "通过 gio\n", "and what it copied out is the same")
+        check(not os.path.exists(os.path.join(files, "gio-gone.txt")), "what gio removed is gone from the folder")
+    finally:
+        shutil.rmtree(work, ignore_errors=True)
 
 
 def cadaver_check(server, files):
@@ -285,7 +375,11 @@ def main():
               f"Windows' listing holds the name unchanged, with a warning ({status}, {headers.get('Coffer-Warning')})")
 
         rclone_check(server)
+        rclone_mount_git_check(server, files)
         cadaver_check(server, files)
+        gio_check(server, files)
+        trash = subprocess.run([coffer, "--container", container, "-c", "trash"], capture_output=True, text=True, timeout=120).stdout
+        check("files:/gio-gone.txt" in trash, "what gio removed is in Coffer's trash")
         davfs_check(coffer, server, files, container)
         check(server.stop() == 0, "the server stops cleanly")
         # --print-dav-url: what to paste into a file manager, after the page's address.
