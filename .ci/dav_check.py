@@ -324,6 +324,14 @@ def main():
         check(b"urn%3Az:a" not in b" ".join(name.encode() for name in os.listxattr(os.path.join(files, "final.txt"))),
               "all or none: nothing was set")
 
+        huge = "x" * 70_000  # (more than any Linux file system keeps in one attribute)
+        body = (f'<propertyupdate xmlns="DAV:"><set><prop><small xmlns="urn:z">1</small>'
+                f'<huge xmlns="urn:z">{huge}</huge></prop></set></propertyupdate>').encode()
+        status, answer, _ = request(server, "PROPPATCH", "/dav/files/final.txt", body)
+        check(status == 207 and b"507" in answer and b"424" in answer, f"a value with no room is 507, the rest 424: {answer[:400]}")
+        check(not any(name.startswith("user.dav.urn%3Az") for name in os.listxattr(os.path.join(files, "final.txt"))),
+              "all or none: the small one was not kept either")
+
         # Windows' way of making a file: an empty PUT, a LOCK, the PUT of its contents with the token.
         check(request(server, "PUT", "/dav/files/Windows.docx", b"")[0] == 201, "Windows' empty PUT makes the file")
         lock_body = (b'<?xml version="1.0"?><D:lockinfo xmlns:D="DAV:"><D:lockscope><D:exclusive/></D:lockscope>'

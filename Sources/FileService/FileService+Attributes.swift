@@ -53,7 +53,17 @@ extension FileService {
         }
         _ = try await stat(path)
         return try await self.call(path) {
+            // All or none: when one cannot be kept, those set beside it are put back as they were.
+            let before = setting.isEmpty ? [:] : try await backend.userAttributes(at: path)
             let lost = setting.isEmpty ? [] : try await backend.setUserAttributes(setting, at: path)
+            guard lost.isEmpty else {
+                let kept = setting.keys.filter { name in !lost.contains { $0.name == name } }
+                let restoring = before.filter { kept.contains($0.key) }
+                if !restoring.isEmpty { _ = try await backend.setUserAttributes(restoring, at: path) }
+                let made = kept.filter { before[$0] == nil }
+                if !made.isEmpty { try await backend.removeUserAttributes(made, at: path) }
+                return lost
+            }
             if !removing.isEmpty { try await backend.removeUserAttributes(removing, at: path) }
             return lost
         }

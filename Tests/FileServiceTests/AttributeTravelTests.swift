@@ -94,6 +94,18 @@ struct AttributeChangeTests {
         #expect(left["user.dav.a"] == nil && left["user.dav.b"] == [1, 2])
     }
 
+    @Test func allOrNoneWhenOneCannotBeKept() async throws {
+        let note = try VirtualPath(parsing: "files:/note.txt")
+        _ = try await session.perform(ChangeAttributes(note, setting: ["user.dav.a": Array("old".utf8), "user.dav.b": [2]]))
+        // Larger than any Linux file system keeps in one attribute (64 KiB).
+        let huge = [UInt8](repeating: 7, count: 70_000)
+        let lost = try await session.perform(ChangeAttributes(note, setting: ["user.dav.a": Array("new".utf8), "user.dav.huge": huge,
+                                                                              "user.dav.c": [3]], removing: ["user.dav.b"]))
+        #expect(lost.map(\.name) == ["user.dav.huge"])
+        let after = try await session.perform(ReadAttributes(note))
+        #expect(after == ["user.dav.a": Array("old".utf8), "user.dav.b": [2]], "nothing changed: \(after)")
+    }
+
     @Test func namesOutsideUserAndTheTagsAreRefused() async throws {
         let note = try VirtualPath(parsing: "files:/note.txt")
         for name in ["trusted.x", "user.", FileTags.attribute, "user." + String(repeating: "x", count: 251)] {

@@ -247,7 +247,7 @@ final class DAVRoutes: Sendable {
             for tag in tags ?? [] { try FileTags.check(tag) }
             let lost = setting.isEmpty && removing.isEmpty
                 ? [] : try await session.perform(ChangeAttributes(item, setting: setting, removing: removing.sorted()))
-            if let tags {
+            if let tags, lost.isEmpty {
                 let before = try await session.perform(ReadTags(item))
                 let outcome = try await session.perform(TagItems([item], adding: tags.filter { !before.contains($0) },
                                                                  removing: before.filter { !tags.contains($0) }))
@@ -261,9 +261,9 @@ final class DAVRoutes: Sendable {
             let status = error.kind == .readOnly || error.kind == .unsupported ? 403 : HTTPRules.status(for: error.kind)
             return statuses { _ in status }
         case .success(let lost):
-            // Those with no room left (RFC 4918, 9.2.1: 507); the others were kept.
+            // Those with no room left (RFC 4918, 9.2.1: 507); nothing was changed, so the others fail too (424).
             let full = Set(lost.compactMap { attributeNames[$0.name] })
-            return statuses { full.contains($0) ? 507 : 200 }
+            return statuses { full.isEmpty ? 200 : full.contains($0) ? 507 : 424 }
         }
     }
 

@@ -31,7 +31,9 @@ public struct ReadAttributesOfItems: FileOperation {
 /// Sets and removes `user.` extended attributes of one item: what WebDAV's `PROPPATCH` keeps
 /// its dead properties in. Audited; tags change through ``TagItems`` instead.
 ///
-/// Returns the attributes that could not be kept (too large for the store). Fails with
+/// All or none: returns the attributes that could not be kept (too large for the store), and
+/// then nothing is changed — those set beside them are put back as they were, and none is
+/// removed. Fails with
 /// `invalidArgument` for a name outside `user.` or `user.xdg.tags`, `noSuchFile`, `readOnly`,
 /// and `unsupported` (detail `no-attributes`) on a mount that keeps no attributes.
 public struct ChangeAttributes: FileOperation {
