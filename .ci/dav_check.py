@@ -332,6 +332,34 @@ def main():
         check(not any(name.startswith("user.dav.urn%3Az") for name in os.listxattr(os.path.join(files, "final.txt"))),
               "all or none: the small one was not kept either")
 
+        # Finder: its ._ and .DS_Store files are kept apart from the files, and served back to it.
+        finder = {"User-Agent": "WebDAVFS/3.0.0 (03008000) Darwin/21.6.0 (x86_64)"}
+        double = b"\x00\x05\x16\x07" + os.urandom(4000)  # (AppleDouble's magic number, then anything)
+        check(request(server, "PUT", "/dav/files/._final.txt", double, headers=finder)[0] == 201, "Finder's ._ file is taken (201)")
+        check(request(server, "PUT", "/dav/files/.DS_Store", b"layout", headers=finder)[0] == 201, "and its .DS_Store")
+        check(not os.path.exists(os.path.join(files, "._final.txt")) and not os.path.exists(os.path.join(files, ".DS_Store")),
+              "neither is among the files")
+        status, body, _ = request(server, "GET", "/dav/files/._final.txt", headers=finder)
+        check(status == 200 and body == double, "Finder reads its ._ file back as it wrote it")
+        status, body, _ = request(server, "PROPFIND", "/dav/files/", headers=dict(finder, Depth="1"))
+        check(status == 207 and b"/dav/files/._final.txt" in body and b"/dav/files/.DS_Store" in body, "Finder's listing shows them")
+        status, body, _ = request(server, "PROPFIND", "/dav/files/", headers={"Depth": "1"})
+        check(status == 207 and b"._final.txt" not in body and b".DS_Store" not in body, "another client's listing does not")
+        listed = subprocess.run([coffer, "--container", container, "-c", "ls -a"], capture_output=True, text=True, timeout=120).stdout
+        check("._final" not in listed and "DS_Store" not in listed, f"nor does Coffer's own: {listed!r}")
+        status = request(server, "MOVE", "/dav/files/._final.txt", headers=dict(finder, Destination="/dav/files/._kept.txt"))[0]
+        check(status == 201 and request(server, "GET", "/dav/files/._kept.txt")[1] == double, f"Finder renames its ._ file ({status})")
+        status = request(server, "MOVE", "/dav/files/final.txt", headers={"Destination": "/dav/files/._final.txt"})[0]
+        check(status == 403 and os.path.exists(os.path.join(files, "final.txt")), f"a file cannot be moved into that store ({status})")
+        check(request(server, "DELETE", "/dav/files/._kept.txt", headers=finder)[0] == 204, "and removes it")
+        check(request(server, "GET", "/dav/files/._kept.txt")[0] == 404, "gone")
+        status = request(server, "PUT", "/dav/files/no-such-folder/._x", b"x", headers=finder)[0]
+        check(status == 409, f"a ._ file needs its folder, as any file does ({status})")
+        # A name Finder sends decomposed (NFD) is made composed (NFC), and found either way.
+        check(request(server, "PUT", "/dav/files/cafe%CC%81.txt", b"nfd", headers=finder)[0] == 201, "an NFD name is taken")
+        check("café.txt" in os.listdir(files), f"and made composed: {os.listdir(files)}")
+        check(request(server, "GET", "/dav/files/caf%C3%A9.txt")[1] == b"nfd", "it reads back under its composed name")
+
         # Windows' way of making a file: an empty PUT, a LOCK, the PUT of its contents with the token.
         check(request(server, "PUT", "/dav/files/Windows.docx", b"")[0] == 201, "Windows' empty PUT makes the file")
         lock_body = (b'<?xml version="1.0"?><D:lockinfo xmlns:D="DAV:"><D:lockscope><D:exclusive/></D:lockscope>'

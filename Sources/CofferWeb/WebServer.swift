@@ -43,6 +43,9 @@ public enum WebServer {
         /// Where WebDAV's locks are kept, so that they outlast the server; `nil` keeps them in
         /// memory only.
         public var davLocksPath: String?
+        /// Where Finder's `.DS_Store` and `._` files written over WebDAV are kept, apart from
+        /// the mounts; `nil` keeps them in memory only.
+        public var davAppleFilesPath: String?
 
         public init(language: Language, version: String) {
             self.language = language

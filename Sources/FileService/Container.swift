@@ -93,6 +93,8 @@ public struct Container: Sendable {
     public var webTokenPath: String { appDataPath + "/web-token" }
     /// WebDAV clients' locks, kept while `coffer serve` restarts.
     public var davLocksPath: String { appDataPath + "/dav-locks.json" }
+    /// Finder's `.DS_Store` and `._` files written over WebDAV, kept apart from the user's files.
+    public var davAppleFilesPath: String { appDataPath + "/dav-apple" }
     /// The secret of `coffer mcp --http`.
     public var mcpTokenPath: String { appDataPath + "/mcp-token" }
     /// The S3 mounts' ledger of multipart uploads under way, to finish or abort after a crash.

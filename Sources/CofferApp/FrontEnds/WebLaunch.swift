@@ -47,6 +47,7 @@ struct WebLaunch: FrontEndLaunch {
         configuration.opensBrowser = options.opensBrowser
         configuration.redirectFolder = container.appDataPath
         configuration.davLocksPath = container.davLocksPath
+        configuration.davAppleFilesPath = container.davAppleFilesPath
         let language = options.language
         let program = context.application.name
         let shareOnly = options.shareOnly

@@ -21,6 +21,8 @@ final class DAVRoutes: Sendable {
     let session: Session
     /// The clients' locks, kept across restarts of the server.
     let locks: DAVLocks
+    /// Finder's `.DS_Store` and `._` files, kept apart from the user's.
+    let apple: DAVAppleFiles
     /// What was said on standard error already (``reportOnce(_:)``).
     private let reported = Mutex<Set<String>>([])
     /// The most a `PROPFIND` or `PROPPATCH` body may hold.
@@ -34,6 +36,7 @@ final class DAVRoutes: Sendable {
         self.access = access
         self.files = files
         locks = DAVLocks(file: web.configuration.davLocksPath)
+        apple = DAVAppleFiles(root: web.configuration.davAppleFilesPath)
         session = try web.service.openSession(SessionOptions(frontEnd: "dav", language: web.configuration.language, isLongLived: true))
     }
 
@@ -55,6 +58,7 @@ final class DAVRoutes: Sendable {
             guard holds(condition, for: item) else { return reply(exchange, 412, text: "The conditions of the If header do not hold.") }
             tokens = condition.tokens
         }
+        if let item, DAVAppleFiles.holds(item), let status = appleAnswer(exchange, item, tokens: tokens) { return status }
         switch exchange.method {
         case "OPTIONS":
             return reply(exchange, 200, text: "", headers: "DAV: 1, 2\r\nAllow: \(Self.allowed)\r\nMS-Author-Via: DAV\r\n")
@@ -168,11 +172,18 @@ final class DAVRoutes: Sendable {
             // A piece at a time: a folder of any size goes out without being held whole.
             if answer.pendingBytes >= 64 << 10, !send(answer.take()) { return 207 }
         }
+        // Finder is shown what it wrote beside the files (``DAVAppleFiles``); no one else is.
+        if let top, top.kind != .file, depth == .one, DAVAppleFiles.isFinder(userAgent: exchange.header("User-Agent")) {
+            let listed = Set(members.map(\.name))
+            for kept in apple.members(of: top.path) where !listed.contains(kept.name) {
+                add(kept, request, attributes: [:], to: &answer)
+            }
+        }
         if send(answer.finish()) { body.end() }
         return 207
     }
 
-    private func add(_ node: FileNode, _ request: PropertyRequest, attributes: UserAttributes, href: String? = nil,
+    func add(_ node: FileNode, _ request: PropertyRequest, attributes: UserAttributes, href: String? = nil,
                      extra: [(name: QualifiedName, value: String)] = [], to answer: inout DAVMultistatus) {
         let properties = DAVProperties.live(of: node, registry: web.service.registry)
             + [(.dav("supportedlock"), DAVLocks.supported), (.dav("lockdiscovery"), locks.covering(node.path).map(DAVLocks.activeLock).joined())]
@@ -402,6 +413,9 @@ final class DAVRoutes: Sendable {
         if target == source || source.contains(target) {
             return reply(exchange, 403, text: "The Destination is the item itself, or inside it.")
         }
+        if DAVAppleFiles.holds(target) {
+            return reply(exchange, 403, text: "\(target.name) is a name Finder keeps apart from your files: choose another.")
+        }
         let session = session
         // A missing source is 404; a missing folder at the Destination, 409 (below).
         if case .failure(let error) = stat(source) {
@@ -466,8 +480,14 @@ final class DAVRoutes: Sendable {
             return reply(exchange, 400, text: "A LOCK takes Depth: 0 or infinity.")
         }
         let session = session
-        let (target, existing) = existing(item)
+        // Finder's files are locked in their own store, and made there (``DAVAppleFiles``).
+        let isApple = DAVAppleFiles.holds(item)
+        let (target, existing) = isApple ? (DAVPath.composed(item), apple.node(DAVPath.composed(item)) ?? (try? stat(item).get()))
+            : existing(item)
         if existing == nil, let status = locked(exchange, target, creating: true, tokens: tokens) { return status }
+        if existing == nil, isApple, let parent = item.parent, case .failure(let error) = stat(parent) {
+            return failure(exchange, error, missingParentIsConflict: true)
+        }
         let owner = request.owner.map { String(decoding: DAVDeadProperties.value(of: $0), as: UTF8.self) }
         let made: DAVLock
         do throws(DAVLocks.Refusal) {
@@ -477,7 +497,12 @@ final class DAVRoutes: Sendable {
             guard case .conflicts(let other) = error else { return reply(exchange, 503, text: "Too many locks are held.") }
             return lockError(exchange, 423, "no-conflicting-lock", other)
         }
-        if existing == nil {
+        if existing == nil, isApple {
+            guard apple.write([], for: target) else {
+                _ = locks.unlock(made.token, at: target)
+                return reply(exchange, 507, text: "Finder's \(target.name) could not be kept.")
+            }
+        } else if existing == nil {
             let created = web.blocking(in: session) { () async throws(CofferError) in
                 try await session.perform(WriteFile(target, bytes: [], conflict: .policy(.fail)))
             }
@@ -506,7 +531,7 @@ final class DAVRoutes: Sendable {
     /// `423 Locked` when a lock forbids changing `path` (with `members`, anything inside it;
     /// `creating`, the folder that gains or loses it too) and the request did not show its
     /// token; `nil` when the change may go ahead.
-    private func locked(_ exchange: HTTPExchange, _ path: VirtualPath, members: Bool = false, creating: Bool = false,
+    func locked(_ exchange: HTTPExchange, _ path: VirtualPath, members: Bool = false, creating: Bool = false,
                         tokens: Set<String>) -> Int? {
         var lock = locks.blocking(path, members: members, tokens: tokens)
         if lock == nil, creating, let parent = path.parent { lock = locks.blocking(parent, members: false, tokens: tokens) }
@@ -514,13 +539,13 @@ final class DAVRoutes: Sendable {
         return lockError(exchange, 423, "lock-token-submitted", lock)
     }
 
-    private func lockError(_ exchange: HTTPExchange, _ status: Int, _ condition: String, _ lock: DAVLock) -> Int {
+    func lockError(_ exchange: HTTPExchange, _ status: Int, _ condition: String, _ lock: DAVLock) -> Int {
         let href = DAVXML.escaped(DAVPath.href(lock.root, isCollection: lock.isCollection))
         return xml(exchange, status, Array(("<?xml version=\"1.0\" encoding=\"utf-8\"?>\n<D:error xmlns:D=\"DAV:\"><D:\(condition)>"
                                             + "<D:href>\(href)</D:href></D:\(condition)></D:error>\n").utf8))
     }
 
-    private func lockAnswer(_ exchange: HTTPExchange, _ status: Int, _ lock: DAVLock, headers: String) -> Int {
+    func lockAnswer(_ exchange: HTTPExchange, _ status: Int, _ lock: DAVLock, headers: String) -> Int {
         let body = "<?xml version=\"1.0\" encoding=\"utf-8\"?>\n<D:prop xmlns:D=\"DAV:\"><D:lockdiscovery>"
             + DAVLocks.activeLock(lock) + "</D:lockdiscovery></D:prop>\n"
         return exchange.answer(status, Array(body.utf8), type: "application/xml; charset=utf-8",
@@ -547,7 +572,7 @@ final class DAVRoutes: Sendable {
     // MARK: Items
 
     /// The item at `path`, read in the session.
-    private func stat(_ path: VirtualPath) -> Result<FileNode, CofferError> {
+    func stat(_ path: VirtualPath) -> Result<FileNode, CofferError> {
         let session = session
         return web.blocking(in: session) { () async throws(CofferError) in try await session.perform(StatItem(path)) }
     }
@@ -562,17 +587,17 @@ final class DAVRoutes: Sendable {
 
     // MARK: Answers
 
-    private func reply(_ exchange: HTTPExchange, _ status: Int, text: String, headers: String = "") -> Int {
+    func reply(_ exchange: HTTPExchange, _ status: Int, text: String, headers: String = "") -> Int {
         exchange.answer(status, Array(text.utf8), type: "text/plain; charset=utf-8", headers: headers + "Cache-Control: no-store\r\n")
     }
 
-    private func xml(_ exchange: HTTPExchange, _ status: Int, _ body: [UInt8]) -> Int {
+    func xml(_ exchange: HTTPExchange, _ status: Int, _ body: [UInt8]) -> Int {
         exchange.answer(status, body, type: "application/xml; charset=utf-8", headers: "Cache-Control: no-store\r\n")
     }
 
     /// An operation's failure as WebDAV says it: a folder on the way missing is `409
     /// Conflict` where the item is to be made (RFC 4918, 9.3.1, 9.7.1, 9.8.5).
-    private func failure(_ exchange: HTTPExchange, _ error: CofferError, missingParentIsConflict: Bool = false) -> Int {
+    func failure(_ exchange: HTTPExchange, _ error: CofferError, missingParentIsConflict: Bool = false) -> Int {
         var status = HTTPRules.status(for: error.kind)
         if missingParentIsConflict && (error.kind == .noSuchFile || error.kind == .notADirectory) { status = 409 }
         if error.kind == .readOnly { status = 403 }
