@@ -27,6 +27,8 @@ final class DAVRoutes: Sendable {
     private let reported = Mutex<Set<String>>([])
     /// The most a `PROPFIND` or `PROPPATCH` body may hold.
     static let bodyLimit = 1 << 20
+    /// How many members of a folder a `PROPFIND` reads at a time.
+    static let listingBatch = 1000
     /// (`COPY` and `MOVE` reach this as `PATCH`, the method in a header only the server's front
     /// can set: Debian's CivetWeb 1.15 refuses both with its own `400`.)
     static let allowed = "OPTIONS, GET, HEAD, PUT, DELETE, PROPFIND, PROPPATCH, MKCOL, COPY, MOVE, LOCK, UNLOCK"
@@ -113,28 +115,30 @@ final class DAVRoutes: Sendable {
         }
         // Quotas (RFC 4331) only when named, and only for the item asked about: they cost a walk.
         let wantsQuota = if case .some(let names) = request { names.contains { DAVQuota.names.contains($0) } } else { false }
-        let listed = web.blocking(in: session) { () async throws(CofferError) -> (FileNode?, [FileNode], [VirtualPath: UserAttributes], [(name: QualifiedName, value: String)]) in
+        // The folder's names are read first, then its members a batch at a time, each batch
+        // written out before the next is read: a folder of any size is listed in bounded memory.
+        let listed = web.blocking(in: session) { () async throws(CofferError) -> (FileNode?, [FolderEntry], UserAttributes, [(name: QualifiedName, value: String)]) in
             guard let item else { return (nil, [], [:], []) }
             let node = try await session.perform(StatItem(item))
-            let members = depth == .one && node.kind != .file
-                ? try await session.perform(ListFolder(item, options: ListOptions(includeHidden: true))).items : []
-            var attributes: [VirtualPath: UserAttributes] = [:]
-            // (Best effort: a folder whose attributes cannot be read still lists.)
-            if wantsDead { attributes = (try? await session.perform(ReadAttributesOfItems(([node] + members).map(\.path)))) ?? [:] }
+            let entries = depth == .one && node.kind != .file ? try await session.perform(ListFolderEntries(item)) : []
+            // (Best effort: an item whose attributes cannot be read still lists.)
+            let attributes = wantsDead ? ((try? await session.perform(ReadAttributes(item))) ?? [:]) : [:]
             let quota = wantsQuota && node.kind != .file ? await DAVQuota.properties(of: node.path, in: session) : []
-            return (node, members, attributes, quota)
+            return (node, entries, attributes, quota)
         }
-        let (top, members, attributes, quota): (FileNode?, [FileNode], [VirtualPath: UserAttributes], [(name: QualifiedName, value: String)])
+        let (top, entries, topAttributes, quota): (FileNode?, [FolderEntry], UserAttributes, [(name: QualifiedName, value: String)])
         switch listed {
         case .failure(let error): return failure(exchange, error)
-        case .success(let found): (top, members, attributes, quota) = found
+        case .success(let found): (top, entries, topAttributes, quota) = found
         }
         var answer = DAVMultistatus()
         // Names Windows cannot hold are listed as they are, and said in a warning Windows' client
         // carries to no one, so the server's own output says it too.
         var warnings = ""
-        if WindowsNames.isWindows(userAgent: exchange.header("User-Agent")) {
-            let troubled = members.compactMap { member in WindowsNames.problem(member.name).map { (member.path, $0) } }
+        if let top, WindowsNames.isWindows(userAgent: exchange.header("User-Agent")) {
+            let troubled = entries.compactMap { entry in
+                WindowsNames.problem(entry.name).map { (top.path.appending(trustedName: entry.name), $0) }
+            }
             for (path, problem) in troubled {
                 let message = LocalizedText("Windows cannot show “\(path)”: \(problem). It is listed unchanged; rename it elsewhere to reach it from Windows.",
                                             "Windows 无法显示“\(path)”：\(problem)。它按原名列出；请在其他前端重命名后再从 Windows 访问。")(web.configuration.language)
@@ -150,7 +154,7 @@ final class DAVRoutes: Sendable {
         let body = exchange.chunked()
         func send(_ bytes: [UInt8]) -> Bool { bytes.isEmpty || bytes.withUnsafeBytes { body.write($0.baseAddress!, $0.count) } }
         if let top {
-            add(top, request, attributes: attributes[top.path] ?? [:], extra: quota, to: &answer)
+            add(top, request, attributes: topAttributes, extra: quota, to: &answer)
         } else {
             // `/dav/`: the mounts, as collections.
             let root = DAVProperties.rootCollection()
@@ -164,17 +168,33 @@ final class DAVRoutes: Sendable {
                 }
             }
         }
-        // Members' addresses are their folder's and their name: the folder's is written once.
-        let folderHref = top.map { DAVPath.href($0.path, isCollection: true) }
-        for member in members {
-            let href = folderHref.map { $0 + TrashInfo.percentEncoded(member.name) + (member.kind != .file ? "/" : "") }
-            add(member, request, attributes: attributes[member.path] ?? [:], href: href, to: &answer)
-            // A piece at a time: a folder of any size goes out without being held whole.
-            if answer.pendingBytes >= 64 << 10, !send(answer.take()) { return 207 }
+        if let top, !entries.isEmpty {
+            // Members' addresses are their folder's and their name: the folder's is written once.
+            let folderHref = DAVPath.href(top.path, isCollection: true)
+            for start in stride(from: 0, to: entries.count, by: Self.listingBatch) {
+                let paths = entries[start..<min(entries.count, start + Self.listingBatch)].map { top.path.appending(trustedName: $0.name) }
+                let read = web.blocking(in: session) { () async throws(CofferError) -> ([FileNode?], [VirtualPath: UserAttributes]) in
+                    let nodes = try await session.perform(StatItems(paths))
+                    let attributes = wantsDead ? ((try? await session.perform(ReadAttributesOfItems(paths))) ?? [:]) : [:]
+                    return (nodes, attributes)
+                }
+                // (The status is sent already: members that cannot be read now are answered each with its own.)
+                guard case .success(let (nodes, attributes)) = read else {
+                    let status = if case .failure(let error) = read { HTTPRules.status(for: error.kind) } else { 500 }
+                    for path in paths { answer.add(href: folderHref + TrashInfo.percentEncoded(path.name), status: status) }
+                    continue
+                }
+                for case let member? in nodes {
+                    let href = folderHref + TrashInfo.percentEncoded(member.name) + (member.kind != .file ? "/" : "")
+                    add(member, request, attributes: attributes[member.path] ?? [:], href: href, to: &answer)
+                    // A piece at a time: a folder of any size goes out without being held whole.
+                    if answer.pendingBytes >= 64 << 10, !send(answer.take()) { return 207 }
+                }
+            }
         }
         // Finder is shown what it wrote beside the files (``DAVAppleFiles``); no one else is.
         if let top, top.kind != .file, depth == .one, DAVAppleFiles.isFinder(userAgent: exchange.header("User-Agent")) {
-            let listed = Set(members.map(\.name))
+            let listed = Set(entries.map(\.name))
             for kept in apple.members(of: top.path) where !listed.contains(kept.name) {
                 add(kept, request, attributes: [:], to: &answer)
             }
