@@ -235,6 +235,113 @@ def huge_folder_check(server, files):
         shutil.rmtree(folder, ignore_errors=True)
 
 
+def tls_check(coffer, container):
+    """`--tls-cert` and `--tls-key`: WebDAV over HTTPS, checked by litmus (every group), a client
+    that verifies the certificate, and rclone; beyond loopback WebDAV needs TLS, and is all that
+    is served there (with share links); a plain request to the TLS port, an idle connection at a
+    SIGTERM and a key that is not the certificate's each end cleanly."""
+    import re
+    import signal
+    import socket
+    import ssl
+    work = tempfile.mkdtemp(prefix="coffer-tls-")
+    certificate, key, other_key = (os.path.join(work, name) for name in ("cert.pem", "key.pem", "other.pem"))
+    made = subprocess.run(["openssl", "req", "-x509", "-newkey", "rsa:2048", "-nodes", "-keyout", key, "-out", certificate,
+                           "-days", "2", "-subj", "/CN=localhost", "-addext", "subjectAltName=IP:127.0.0.1,DNS:localhost"],
+                          capture_output=True, text=True, timeout=120)
+    check(made.returncode == 0, "openssl makes a certificate" + ("" if made.returncode == 0 else f": {made.stderr[-300:]}"))
+    subprocess.run(["openssl", "genrsa", "-out", other_key, "2048"], capture_output=True, check=True, timeout=120)
+
+    def serve(*extra):
+        process = subprocess.Popen([coffer, "--container", container, "--lang", "en", "serve", "--port", "0", *extra],
+                                   stdout=subprocess.PIPE, stderr=subprocess.PIPE, stdin=subprocess.DEVNULL, text=True)
+        line = process.stdout.readline()
+        match = re.search(r"https://([^/\s]+)", line)
+        check(match is not None, f"coffer serve over TLS says its https address: {line!r}")
+        return process, match.group(1)
+
+    def stop(process):
+        process.send_signal(signal.SIGTERM)
+        return process.wait(timeout=30)
+
+    verified = ssl.create_default_context(cafile=certificate)
+    try:
+        process, host = serve("--tls-cert", certificate, "--tls-key", key)
+        with open(os.path.join(container, "Library/Application Support/AppData/web-token")) as file:
+            token = file.read().strip()
+        secret = base64.b64encode(f"me:{token}".encode()).decode()
+        try:
+            base = f"https://{host}"
+            for group, count in [("basic", 16), ("copymove", 13), ("props", 30), ("http", 3), ("locks", 41)]:
+                output, passed = litmus(base + "/dav/files/", token, [group])
+                check(passed and f"{count} passed, 0 failed" in output, f"litmus {group} passes over TLS, every test")
+
+            def call(method, path, body=None, headers=None):
+                request = urllib.request.Request(base + path, data=body, method=method,
+                                                 headers={"Authorization": f"Basic {secret}", **(headers or {})})
+                try:
+                    with urllib.request.urlopen(request, timeout=60, context=verified) as answer:
+                        return answer.status, answer.read()
+                except urllib.error.HTTPError as error:
+                    return error.code, error.read()
+
+            payload = os.urandom(3 << 20)
+            check(call("PUT", "/dav/files/tls.bin", payload)[0] == 201, "a PUT over TLS, the certificate verified")
+            check(call("GET", "/dav/files/tls.bin") == (200, payload), "and the file reads back whole")
+            obscured = subprocess.run(["rclone", "obscure", token], capture_output=True, text=True, timeout=60).stdout.strip()
+            environment = dict(os.environ, RCLONE_CONFIG_T_TYPE="webdav", RCLONE_CONFIG_T_URL=base + "/dav/files",
+                               RCLONE_CONFIG_T_VENDOR="nextcloud", RCLONE_CONFIG_T_USER="me", RCLONE_CONFIG_T_PASS=obscured,
+                               RCLONE_CONFIG="/dev/null")
+            tree = os.path.join(work, "tree")
+            os.makedirs(os.path.join(tree, "子"))
+            for index in range(5):
+                with open(os.path.join(tree, "子", f"{index}.txt"), "w") as written:
+                    written.write(f"file {index}\n" * 1000)
+            for arguments in (["copy", tree, "T:tls-tree"], ["check", tree, "T:tls-tree"]):
+                run = subprocess.run(["rclone", "--ca-cert", certificate, *arguments], capture_output=True, text=True,
+                                     timeout=300, env=environment, stdin=subprocess.DEVNULL)
+                check(run.returncode == 0, f"rclone {arguments[0]} over TLS, the certificate verified: {run.stderr[-400:]}")
+            # Plain HTTP to the TLS port is told, in plain HTTP, to use https, and the connection ends.
+            address, port = host.rsplit(":", 1)
+            with socket.create_connection((address, int(port)), timeout=30) as plain:
+                plain.sendall(b"GET / HTTP/1.1\r\nHost: x\r\n\r\n")
+                answer = b""
+                try:
+                    while chunk := plain.recv(4096):
+                        answer += chunk
+                except (socket.timeout, ConnectionResetError):
+                    pass
+            check(answer.startswith(b"HTTP/1.1 400") and answer.endswith(b"use https:// in the address.\n"),
+                  f"plain HTTP to the TLS port is told to use https, and the connection ends: {answer!r}")
+            # An idle TLS connection does not hold the server up at a SIGTERM.
+            idle = verified.wrap_socket(socket.create_connection((address, int(port)), timeout=30), server_hostname="127.0.0.1")
+            started = time.monotonic()
+            status = stop(process)
+            idle.close()
+            check(status == 0 and time.monotonic() - started < 20, f"the server stops with an idle TLS connection open ({status})")
+        finally:
+            if process.poll() is None:
+                stop(process)
+        # Beyond loopback: WebDAV over TLS only, and nothing else but share links.
+        refused = subprocess.run([coffer, "--container", container, "--lang", "en", "serve", "--port", "0", "--address", "0.0.0.0"],
+                                 capture_output=True, text=True, timeout=60, stdin=subprocess.DEVNULL)
+        check(refused.returncode == 2 and "--tls-cert" in refused.stderr, f"beyond loopback without TLS is refused: {refused.stderr}")
+        process, host = serve("--address", "0.0.0.0", "--tls-cert", certificate, "--tls-key", key)
+        try:
+            port = host.rsplit(":", 1)[1]
+            base = f"https://127.0.0.1:{port}"
+            check(call("PROPFIND", "/dav/files/", headers={"Depth": "0"})[0] == 207, "beyond loopback, WebDAV answers over TLS")
+            status, body = call("GET", "/")
+            check(status == 403 and b"127.0.0.1" in body, f"and the page is not served there ({status})")
+        finally:
+            check(stop(process) == 0, "that server stops cleanly")
+        wrong = subprocess.run([coffer, "--container", container, "--lang", "en", "serve", "--port", "0", "--tls-cert", certificate,
+                                "--tls-key", other_key], capture_output=True, text=True, timeout=60, stdin=subprocess.DEVNULL)
+        check(wrong.returncode == 1 and "not the certificate's" in wrong.stderr, f"a key that is not the certificate's is refused: {wrong.stderr}")
+    finally:
+        shutil.rmtree(work, ignore_errors=True)
+
+
 def cadaver_check(server, files):
     """cadaver, the command-line client, scripted on its standard input (the password from a
     `.netrc` of its own): folders, upload, move, locks, properties, download, delete."""
@@ -481,6 +588,9 @@ def main():
         check(line == server.base + "/dav/files/", f"--print-dav-url prints WebDAV's address: {line!r}")
         lines = [server.process.stdout.readline() for _ in range(2)]
         check(any(server.token in line and "password" in line for line in lines), f"and the password: {lines}")
+        check(server.stop() == 0, "the server stops cleanly")
+        tls_check(coffer, container)
+        server = serve_support.Server(coffer, container)
     finally:
         check(server.stop() == 0, "the server stops cleanly")
         shutil.rmtree(container, ignore_errors=True)

@@ -154,13 +154,27 @@ static void on_ws_close(const struct mg_connection *connection, void *data) {
 
 coffer_web_server *coffer_web_start(const char *address, int threads, coffer_web_handlers handlers, void *context,
                                     int *port, char *error, size_t capacity) {
+    return coffer_web_start_tls(address, threads, handlers, context, NULL, NULL, port, error, capacity);
+}
+
+coffer_web_server *coffer_web_start_tls(const char *address, int threads, coffer_web_handlers handlers, void *context,
+                                        const char *certificate, const char *key, int *port, char *error, size_t capacity) {
     error[0] = '\0';
     if (!coffer_web_available()) {
         snprintf(error, capacity, "CivetWeb (libcivetweb.so.1, with WebSocket support) could not be loaded");
         return NULL;
     }
+    // TLS first: a certificate that cannot be used stops the server before anything listens.
+    coffer_tls *tls = NULL;
+    if (certificate != NULL && key != NULL) {
+        tls = coffer_tls_load(certificate, key, error, capacity);
+        if (tls == NULL) return NULL;
+    }
     coffer_web_server *server = calloc(1, sizeof *server);
-    if (server == NULL) return NULL;
+    if (server == NULL) {
+        coffer_tls_free(tls);
+        return NULL;
+    }
     server->handlers = handlers;
     server->user = context;
     char thread_count[16];
@@ -187,13 +201,15 @@ coffer_web_server *coffer_web_start(const char *address, int threads, coffer_web
     server->context = mg.start(&callbacks, server, options);
     if (server->context == NULL) {
         snprintf(error, capacity, "CivetWeb could not start on a loopback port");
+        coffer_tls_free(tls);
         free(server);
         return NULL;
     }
     struct mg_server_port ports[4];
     memset(ports, 0, sizeof ports);
     int inner_port = mg.get_server_ports(server->context, 4, ports) > 0 ? ports[0].port : 0;
-    server->front = inner_port > 0 ? coffer_front_start(address, inner_port, port, error, capacity) : NULL;
+    if (inner_port == 0) coffer_tls_free(tls);
+    server->front = inner_port > 0 ? coffer_front_start(address, inner_port, tls, port, error, capacity) : NULL;
     if (server->front == NULL) {
         if (error[0] == '\0') snprintf(error, capacity, "could not listen on %s", address);
         mg.stop(server->context);

@@ -46,7 +46,16 @@ struct coffer_front {
     int live;
     int stopping;
     front_link *links;
+    coffer_tls *tls;
+    int pumps;   // TLS connections being carried
 };
+
+// One TLS connection: its encrypted socket, and the plain end of the pair the link reads.
+typedef struct {
+    coffer_front *front;
+    int encrypted;
+    int plain;
+} front_pump;
 
 struct front_link {
     coffer_front *front;
@@ -353,6 +362,53 @@ static int start_thread(void *(*body)(void *), void *argument) {
     return failed;
 }
 
+// TLS on one connection, until either side ends (CCivetWebTLS.c).
+static void *carry_tls(void *argument) {
+    front_pump *pump = argument;
+    coffer_front *front = pump->front;
+    coffer_tls_pump(front->tls, pump->encrypted, pump->plain, &front->stopping);
+    close(pump->encrypted);
+    close(pump->plain);
+    free(pump);
+    pthread_mutex_lock(&front->lock);
+    front->pumps -= 1;
+    pthread_cond_broadcast(&front->changed);
+    pthread_mutex_unlock(&front->lock);
+    return NULL;
+}
+
+static int start_thread(void *(*body)(void *), void *argument);
+
+// With TLS, the link's client is the plain end of a socket pair, and a thread of its own
+// carries the other end to and from the encrypted socket: -1 when that cannot start.
+static int wrap_in_tls(coffer_front *front, int *client) {
+    int pair[2];
+    if (socketpair(AF_UNIX, SOCK_STREAM | SOCK_CLOEXEC, 0, pair) < 0) return -1;
+    front_pump *pump = calloc(1, sizeof *pump);
+    if (pump == NULL) {
+        close(pair[0]);
+        close(pair[1]);
+        return -1;
+    }
+    pump->front = front;
+    pump->encrypted = *client;
+    pump->plain = pair[1];
+    pthread_mutex_lock(&front->lock);
+    front->pumps += 1;
+    pthread_mutex_unlock(&front->lock);
+    if (start_thread(carry_tls, pump) != 0) {
+        pthread_mutex_lock(&front->lock);
+        front->pumps -= 1;
+        pthread_mutex_unlock(&front->lock);
+        free(pump);
+        close(pair[0]);
+        close(pair[1]);
+        return -1;
+    }
+    *client = pair[0];
+    return 0;
+}
+
 static void *accept_clients(void *argument) {
     coffer_front *front = argument;
     for (;;) {
@@ -388,6 +444,12 @@ static void *accept_clients(void *argument) {
         }
         int on = 1;
         setsockopt(client, IPPROTO_TCP, TCP_NODELAY, &on, sizeof on);
+        if (front->tls != NULL && wrap_in_tls(front, &client) < 0) {
+            close(server);
+            close(client);
+            free(link);
+            continue;
+        }
         link->front = front;
         link->client = client;
         link->server = server;
@@ -461,9 +523,13 @@ static int listen_on(const char *address, int *port, char *error, size_t capacit
     return fd;
 }
 
-coffer_front *coffer_front_start(const char *address, int inner_port, int *port, char *error, size_t capacity) {
+coffer_front *coffer_front_start(const char *address, int inner_port, coffer_tls *tls, int *port, char *error, size_t capacity) {
     coffer_front *front = calloc(1, sizeof *front);
-    if (front == NULL) return NULL;
+    if (front == NULL) {
+        coffer_tls_free(tls);
+        return NULL;
+    }
+    front->tls = tls;
     unsigned char random[16];
     if (getrandom(random, sizeof random, 0) != sizeof random) {
         snprintf(error, capacity, "no randomness for the front's secret");
@@ -474,12 +540,14 @@ coffer_front *coffer_front_start(const char *address, int inner_port, int *port,
     front->inner_port = inner_port;
     front->listener = listen_on(address, port, error, capacity);
     if (front->listener < 0) {
+        coffer_tls_free(tls);
         free(front);
         return NULL;
     }
     if (pipe2(front->wake, O_CLOEXEC) < 0) {
         snprintf(error, capacity, "no pipe for the front (%s)", strerror(errno));
         close(front->listener);
+        coffer_tls_free(tls);
         free(front);
         return NULL;
     }
@@ -496,6 +564,7 @@ coffer_front *coffer_front_start(const char *address, int inner_port, int *port,
         close(front->listener);
         close(front->wake[0]);
         close(front->wake[1]);
+        coffer_tls_free(tls);
         free(front);
         return NULL;
     }
@@ -509,7 +578,7 @@ const char *coffer_front_secret(const coffer_front *front) {
 void coffer_front_stop(coffer_front *front) {
     if (front == NULL) return;
     pthread_mutex_lock(&front->lock);
-    front->stopping = 1;
+    __atomic_store_n(&front->stopping, 1, __ATOMIC_RELAXED);
     pthread_cond_broadcast(&front->changed);
     pthread_mutex_unlock(&front->lock);
     ssize_t ignored = write(front->wake[1], "x", 1);
@@ -525,16 +594,18 @@ void coffer_front_stop(coffer_front *front) {
         shutdown(link->client, SHUT_RDWR);
         shutdown(link->server, SHUT_RDWR);
     }
-    while (front->live > 0) {
+    // (TLS threads see `stopping` within a quarter of a second.)
+    while (front->live > 0 || front->pumps > 0) {
         if (pthread_cond_timedwait(&front->changed, &front->lock, &deadline) == ETIMEDOUT) break;
     }
-    int left = front->live;
+    int left = front->live + front->pumps;
     pthread_mutex_unlock(&front->lock);
     close(front->wake[0]);
     close(front->wake[1]);
     if (left == 0) {
         pthread_mutex_destroy(&front->lock);
         pthread_cond_destroy(&front->changed);
+        coffer_tls_free(front->tls);
         free(front);
     }
     // Otherwise a thread still holds it (stuck in a send the kernel has not failed): it is left

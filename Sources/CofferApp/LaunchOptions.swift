@@ -61,6 +61,9 @@ struct LaunchOptions {
     var trustsForwardedFor = false
     /// `serve --print-dav-url`: also print WebDAV's address for each mount, to paste into a file manager.
     var printsDAVURL = false
+    /// `serve --tls-cert FILE --tls-key FILE`: HTTPS, which WebDAV beyond loopback needs.
+    var tlsCertificate: String?
+    var tlsKey: String?
     /// The environment the options were read in (S3 mounts take their keys from it).
     var environment: [String: String]
 
@@ -198,6 +201,10 @@ struct LaunchOptions {
                 trustsForwardedFor = true
             } else if reader.current == "--print-dav-url" {
                 printsDAVURL = true
+            } else if let file = try reader.value(of: "--tls-cert") {
+                tlsCertificate = file
+            } else if let file = try reader.value(of: "--tls-key") {
+                tlsKey = file
             } else {
                 return false
             }
@@ -253,7 +260,7 @@ struct LaunchOptions {
                        \(program) [--container DIR] mcp [--allow-host DIR]… [--tools all|official|NAME,…] [--structured]
                            [--listen http://127.0.0.1:PORT/mcp [--address A] [--new-token]]
                        \(program) [--container DIR] serve [--port N] [--address A] [--open] [--new-token] [--share-only] [--trust-forwarded]
-                           [--print-dav-url]
+                           [--print-dav-url] [--tls-cert FILE --tls-key FILE]
                        \(program) [--container DIR] open-files PATH…
                        \(program) install-desktop [--user] | uninstall-desktop
                        \(program) help [COMMAND]
@@ -285,7 +292,7 @@ struct LaunchOptions {
                       \(program) [--container 目录] mcp [--allow-host 目录]… [--tools all|official|名称,…] [--structured]
                            [--listen http://127.0.0.1:端口/mcp [--address 地址] [--new-token]]
                       \(program) [--container 目录] serve [--port 端口] [--address 地址] [--open] [--new-token] [--share-only] [--trust-forwarded]
-                           [--print-dav-url]
+                           [--print-dav-url] [--tls-cert 文件 --tls-key 文件]
                       \(program) [--container 目录] open-files 路径…
                       \(program) install-desktop [--user] | uninstall-desktop
                       \(program) help [命令]

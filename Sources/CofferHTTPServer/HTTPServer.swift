@@ -41,7 +41,14 @@ public final class HTTPServer: @unchecked Sendable {
     /// chooses) with `threads` workers (each open WebSocket and each request being answered
     /// holds one).
     /// - Throws: ``HTTPServerError`` with CivetWeb's reason (the port taken, the library missing).
-    public init(address: String, port: Int, threads: Int, routes: some HTTPRoutes) throws(HTTPServerError) {
+    public convenience init(address: String, port: Int, threads: Int, routes: some HTTPRoutes) throws(HTTPServerError) {
+        try self.init(address: address, port: port, threads: threads, routes: routes, tls: nil)
+    }
+
+    /// The same, and with `tls` every connection is HTTPS: TLS 1.2 or later, with the system's
+    /// OpenSSL (loaded now), the certificate and key read before anything listens.
+    /// - Throws: ``HTTPServerError`` also when OpenSSL is missing or a file cannot be used.
+    public init(address: String, port: Int, threads: Int, routes: some HTTPRoutes, tls: TLSFiles?) throws(HTTPServerError) {
         let listen = address.contains(":") ? "[\(address)]:\(port)" : "\(address):\(port)"
         let box = Unmanaged.passRetained(RoutesBox(routes))
         let handlers = coffer_web_handlers(
@@ -70,7 +77,8 @@ public final class HTTPServer: @unchecked Sendable {
             })
         var chosen: Int32 = 0
         var error = [CChar](repeating: 0, count: 256)
-        guard let server = coffer_web_start(listen, Int32(threads), handlers, box.toOpaque(), &chosen, &error, error.count) else {
+        guard let server = coffer_web_start_tls(listen, Int32(threads), handlers, box.toOpaque(), tls?.certificate, tls?.key,
+                                                &chosen, &error, error.count) else {
             box.release()
             throw HTTPServerError(reason: String(cBuffer: error))
         }
@@ -90,6 +98,21 @@ public final class HTTPServer: @unchecked Sendable {
     }
 
     deinit { stop() }
+}
+
+/// A server's TLS identity: its certificate (with any intermediate certificates after it) and
+/// its private key, as unencrypted PEM files.
+public struct TLSFiles: Sendable, Hashable {
+    /// The certificate chain's PEM file.
+    public var certificate: String
+    /// The private key's PEM file.
+    public var key: String
+
+    /// The identity in these two files.
+    public init(certificate: String, key: String) {
+        self.certificate = certificate
+        self.key = key
+    }
 }
 
 /// Why a server could not start.

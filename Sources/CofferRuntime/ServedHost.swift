@@ -5,11 +5,22 @@
 public struct ServedHost: Sendable {
     public let address: String
     public let port: Int
+    /// Whether it is served over TLS: its pages' origins are then `https://`.
+    public let isSecure: Bool
 
     public init(address: String, port: Int) {
+        self.init(address: address, port: port, isSecure: false)
+    }
+
+    /// A server on `address` and `port`, over TLS when `isSecure`.
+    public init(address: String, port: Int, isSecure: Bool) {
         self.address = address
         self.port = port
+        self.isSecure = isSecure
     }
+
+    /// `https` over TLS, else `http`.
+    public var scheme: String { isSecure ? "https" : "http" }
 
     /// Whether `address` is this machine's loopback (`127.x.x.x`, `::1`, `localhost`): the
     /// only addresses a server that can change every file listens on unless the user names
@@ -38,6 +49,6 @@ public struct ServedHost: Sendable {
     /// Whether `origin` (an `Origin` header) is a page of this server.
     public func isOrigin(_ origin: String) -> Bool {
         let origin = origin.lowercased()
-        return names.contains { "http://" + $0 == origin }
+        return names.contains { scheme + "://" + $0 == origin }
     }
 }

@@ -9,6 +9,7 @@ import Synchronization
 /// (``HTTPGuard``) for the address served.
 final class PageAccess: Sendable {
     private let listeningAddress: String
+    private let isSecure: Bool
     private let store: AccessToken
     private let token: Mutex<String>
     /// What the browser's cookie holds, derived from the token and the port (``BrowserKey``).
@@ -16,8 +17,9 @@ final class PageAccess: Sendable {
     private let oneTimeCodes = OneTimeCodes()
     private let port = Atomic<Int>(0)
 
-    init(address: String, token: String, store: AccessToken) {
+    init(address: String, token: String, store: AccessToken, isSecure: Bool = false) {
         self.listeningAddress = address
+        self.isSecure = isSecure
         self.store = store
         self.token = Mutex(token)
     }
@@ -29,16 +31,16 @@ final class PageAccess: Sendable {
     }
 
     /// The address served, and the names a request may give it.
-    var served: ServedHost { ServedHost(address: listeningAddress, port: port.load(ordering: .relaxed)) }
+    var served: ServedHost { ServedHost(address: listeningAddress, port: port.load(ordering: .relaxed), isSecure: isSecure) }
 
     /// The address as a browser writes it in `Host`.
     var authority: String { served.authority }
 
     /// The address to open, with its token.
-    var address: String { "http://\(authority)/?token=\(token.withLock { $0 })" }
+    var address: String { "\(served.scheme)://\(authority)/?token=\(token.withLock { $0 })" }
 
     /// An address that lets a browser in once, within two minutes.
-    func oneTimeAddress() -> String { "http://\(authority)/?once=\(oneTimeCodes.make())" }
+    func oneTimeAddress() -> String { "\(served.scheme)://\(authority)/?once=\(oneTimeCodes.make())" }
 
     /// Trades a one-time code for the cookie, once.
     func redeem(_ code: String) -> Bool { oneTimeCodes.redeem(code) }

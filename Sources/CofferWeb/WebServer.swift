@@ -1,5 +1,5 @@
 public import CofferCore
-import CofferHTTPServer
+public import CofferHTTPServer
 import CofferPreview
 public import CofferJSONRPC
 import CofferRuntime
@@ -46,6 +46,9 @@ public enum WebServer {
         /// Where Finder's `.DS_Store` and `._` files written over WebDAV are kept, apart from
         /// the mounts; `nil` keeps them in memory only.
         public var davAppleFilesPath: String?
+        /// Serve HTTPS with this certificate and key (`--tls-cert`, `--tls-key`); on an address
+        /// other than loopback it is required, and only WebDAV and share links are answered there.
+        public var tls: TLSFiles?
 
         public init(language: Language, version: String) {
             self.language = language
@@ -77,7 +80,7 @@ public enum WebServer {
         let server: HTTPServer
         do {
             server = try HTTPServer(address: configuration.address, port: configuration.port,
-                                    threads: configuration.maxConnections + 32, routes: handler)
+                                    threads: configuration.maxConnections + 32, routes: handler, tls: configuration.tls)
         } catch {
             fail(error.reason)
             return 1
@@ -90,7 +93,7 @@ public enum WebServer {
         }
         service.retainBackgroundWork()
         // Serving share links only, there is no page to open: the address has no token.
-        announce(configuration.shareOnly ? "http://\(handler.authority)" : handler.address)
+        announce(configuration.shareOnly || handler.isRemote ? "\(handler.served.scheme)://\(handler.authority)" : handler.address)
         var redirect: String?
         if configuration.opensBrowser && !configuration.shareOnly {
             let folder = RedirectFile.folder(fallback: configuration.redirectFolder ?? NSTemporaryDirectory())
@@ -135,7 +138,7 @@ final class WebHandler: HTTPRoutes, Sendable {
 
     init(service: FileService, configuration: WebServer.Configuration, token: String, store: AccessToken) throws(CofferError) {
         web = try WebContext(service: service, configuration: configuration)
-        access = PageAccess(address: configuration.address, token: token, store: store)
+        access = PageAccess(address: configuration.address, token: token, store: store, isSecure: configuration.tls != nil)
         files = FileRoutes(web: web)
         shares = ShareLinks(web: web, files: files)
         tus = TusUploads(web: web)
@@ -148,6 +151,8 @@ final class WebHandler: HTTPRoutes, Sendable {
     /// The address served, and the names a request may give it.
     var served: ServedHost { access.served }
     var authority: String { access.authority }
+    /// Served on an address other than loopback (over TLS): WebDAV and share links only.
+    var isRemote: Bool { !ServedHost.isLoopback(web.configuration.address) }
     var address: String { access.address }
     func oneTimeAddress() -> String { access.oneTimeAddress() }
 
@@ -167,6 +172,12 @@ final class WebHandler: HTTPRoutes, Sendable {
         if path.hasPrefix("/s/") { return shares.answer(exchange) }
         if web.configuration.shareOnly {
             return web.respond(exchange, 404, text: "This server answers share links only.")
+        }
+        if isRemote {
+            // Beyond loopback (over TLS): WebDAV, with the token as its password, under whatever
+            // name the client reached this machine by; the page stays this machine's (Decisions.md).
+            if path == "/dav" || path.hasPrefix("/dav/") { return dav.answer(exchange) }
+            return web.respond(exchange, 403, text: "On this address only WebDAV (/dav/) and share links are served; the file browser is served on 127.0.0.1.")
         }
         guard access.rules.isServed(exchange) else {
             return web.respond(exchange, 421, text: "This server answers only to \(authority).")

@@ -158,6 +158,36 @@ struct HTTPServerTests {
         #expect(answer.components(separatedBy: "HTTP/1.1 200").count == 5, "four answers: \(answer)")
     }
 
+    /// `--tls-cert` and `--tls-key`: the same answers over HTTPS (the front ends TLS and CivetWeb
+    /// sees plain HTTP), COPY and MOVE too; unusable files are a clear error before anything listens.
+    @Test func tlsCarriesTheSameAnswers() throws {
+        let directory = TemporaryDirectory("http-tls")
+        let (certificate, key) = (directory.url("cert.pem"), directory.url("key.pem"))
+        let made = try TestProcess.run(["openssl", "req", "-x509", "-newkey", "rsa:2048", "-nodes", "-keyout", key, "-out", certificate,
+                                        "-days", "2", "-subj", "/CN=localhost", "-addext", "subjectAltName=IP:127.0.0.1"], timeout: 60)
+        try #require(made.status == 0)
+        let server = try HTTPServer(address: "127.0.0.1", port: 0, threads: 4, routes: ProbeRoutes(),
+                                    tls: TLSFiles(certificate: certificate, key: key))
+        defer { server.stop() }
+        let base = "https://127.0.0.1:\(server.port)"
+        let echoed = try curl(["--cacert", certificate, "--data-binary", "over tls", base + "/echo?name=x"])
+        #expect(echoed.outputText == "over tls", "\(echoed.errorText)")
+        let chunks = try curl(["--cacert", certificate, base + "/chunks", "-X", "COPY", "-o", "/dev/null", "-w", "%{http_code}"])
+        #expect(chunks.outputText == "200")
+        let method = try curl(["--cacert", certificate, "-X", "MOVE", base + "/method"])
+        #expect(method.outputText == "MOVE from 127.0.0.1", "\(method.errorText)")
+        // Plain HTTP to it is told to use https.
+        let plain = try curl(["http://127.0.0.1:\(server.port)/echo"])
+        #expect(plain.outputText.contains("use https://"), "\(plain.errorText)")
+        do {
+            _ = try HTTPServer(address: "127.0.0.1", port: 0, threads: 2, routes: ProbeRoutes(),
+                               tls: TLSFiles(certificate: directory.url("missing.pem"), key: key))
+            Issue.record("a missing certificate was taken")
+        } catch {
+            #expect(error.reason.contains("missing.pem"), "\(error.reason)")
+        }
+    }
+
     @Test func aTakenPortIsAClearError() throws {
         let first = try HTTPServer(address: "127.0.0.1", port: 0, threads: 2, routes: ProbeRoutes())
         defer { first.stop() }

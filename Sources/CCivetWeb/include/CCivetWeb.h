@@ -53,6 +53,10 @@ typedef struct {
 /// message in `error`. `*port` is the port it listens on.
 coffer_web_server *coffer_web_start(const char *address, int threads, coffer_web_handlers handlers, void *context,
                                     int *port, char *error, size_t capacity);
+/// The same over TLS: `certificate` (its chain) and `key` are PEM files, read with the system's
+/// OpenSSL (libssl.so.3, loaded now); NULL with the reason when either cannot be used.
+coffer_web_server *coffer_web_start_tls(const char *address, int threads, coffer_web_handlers handlers, void *context,
+                                        const char *certificate, const char *key, int *port, char *error, size_t capacity);
 
 /// Stops listening and ends every connection (ws_closed is called for each WebSocket).
 void coffer_web_stop(coffer_web_server *server);

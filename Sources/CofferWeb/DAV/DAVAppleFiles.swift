@@ -172,7 +172,7 @@ extension DAVRoutes {
     private func appleCopyOrMove(_ exchange: HTTPExchange, _ source: VirtualPath, moving: Bool, tokens: Set<String>) -> Int {
         let target: VirtualPath
         do throws(DAVPath.Problem) {
-            guard let named = try DAVPath.destination(exchange.header("Destination"), isServed: access.served.isNamed(by:)) else {
+            guard let named = try DAVPath.destination(exchange.header("Destination"), isServed: destinationIsServed(exchange)) else {
                 return reply(exchange, 403, text: "The Destination is the collection of mounts.")
             }
             target = DAVPath.composed(named)

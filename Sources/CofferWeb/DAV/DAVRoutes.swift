@@ -416,7 +416,7 @@ final class DAVRoutes: Sendable {
         guard let source = item, !source.isRoot else { return reply(exchange, 403, text: "A mount cannot be copied or moved.") }
         let target: VirtualPath
         do throws(DAVPath.Problem) {
-            guard let named = try DAVPath.destination(exchange.header("Destination"), isServed: access.served.isNamed(by:)) else {
+            guard let named = try DAVPath.destination(exchange.header("Destination"), isServed: destinationIsServed(exchange)) else {
                 return reply(exchange, 403, text: "The Destination is the collection of mounts.")
             }
             target = named
@@ -595,6 +595,13 @@ final class DAVRoutes: Sendable {
     func stat(_ path: VirtualPath) -> Result<FileNode, CofferError> {
         let session = session
         return web.blocking(in: session) { () async throws(CofferError) in try await session.perform(StatItem(path)) }
+    }
+
+    /// Whether a `Destination`'s host and port are this server's: a name it is served under, or
+    /// the one the request itself was sent to (beyond loopback, whatever name reached the machine).
+    func destinationIsServed(_ exchange: HTTPExchange) -> @Sendable (String) -> Bool {
+        let served = access.served, host = exchange.header("Host")?.lowercased()
+        return { authority in served.isNamed(by: authority) || authority == host }
     }
 
     /// Where a request's item is: under the name as sent when something is there, else under
