@@ -101,11 +101,18 @@ def mounted(mount_point):
         return any(line.split()[1] == mount_point for line in mounts)
 
 
+def can_mount(what):
+    """Whether FUSE mounts can be made here (/dev/fuse, and root); says so when not."""
+    if os.path.exists("/dev/fuse") and os.geteuid() == 0:
+        return True
+    print(f"dav_check: skipped {what}: it needs /dev/fuse and root")
+    return False
+
+
 def rclone_mount_git_check(server, files):
     """`rclone mount` of /dav/files/ is a folder every program uses: git clones a repository
     into it, and `git fsck` finds every object whole, read back through the mount."""
-    if not os.path.exists("/dev/fuse") or os.geteuid() != 0:
-        print("dav_check: skipped rclone mount: it needs /dev/fuse and root")
+    if not can_mount("rclone mount"):
         return
     work = tempfile.mkdtemp(prefix="coffer-rclone-mount-")
     mount_point, source = os.path.join(work, "mnt"), os.path.join(work, "source")
@@ -371,8 +378,7 @@ def davfs_check(coffer, server, files, container):
     """davfs2 mounts /dav/files/ and programs write through it. (On this machine davfs2 1.6.1's
     own FUSE code gets EINVAL from the kernel on every readdir, against `rclone serve webdav`
     too: directories are not listed through the mount here, only used.)"""
-    if not os.path.exists("/dev/fuse") or os.geteuid() != 0:
-        print("dav_check: skipped davfs2: it needs /dev/fuse and root")
+    if not can_mount("davfs2"):
         return
     work = tempfile.mkdtemp(prefix="coffer-davfs-")
     mount_point, cache = os.path.join(work, "mnt"), os.path.join(work, "cache")

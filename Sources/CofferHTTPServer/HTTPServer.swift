@@ -109,10 +109,7 @@ public struct TLSFiles: Sendable, Hashable {
     public var key: String
 
     /// The identity in these two files.
-    public init(certificate: String, key: String) {
-        self.certificate = certificate
-        self.key = key
-    }
+    public init(certificate: String, key: String) { (self.certificate, self.key) = (certificate, key) }
 }
 
 /// Why a server could not start.

@@ -125,12 +125,9 @@ extension DAVRoutes {
         case "PROPFIND":
             guard let kept else { return nil }
             let request: PropertyRequest
-            switch exchange.readBody(limit: Self.bodyLimit) {
-            case .failure: return reply(exchange, 413, text: "A PROPFIND body is at most \(Self.bodyLimit) bytes.")
-            case .success(let body):
-                do throws(DAVXML.Refusal) { request = try PropertyRequest(body: body) } catch {
-                    return reply(exchange, error == .unavailable ? 500 : 400, text: "The PROPFIND body: \(error)")
-                }
+            switch propertyRequest(exchange) {
+            case .failure(let refused): return refused.status
+            case .success(let read): request = read
             }
             var answer = DAVMultistatus()
             add(kept, request, attributes: [:], to: &answer)

@@ -100,12 +100,9 @@ final class DAVRoutes: Sendable {
             return xml(exchange, 403, Array("<?xml version=\"1.0\" encoding=\"utf-8\"?>\n<D:error xmlns:D=\"DAV:\"><D:propfind-finite-depth/></D:error>\n".utf8))
         }
         let request: PropertyRequest
-        switch exchange.readBody(limit: Self.bodyLimit) {
-        case .failure: return reply(exchange, 413, text: "A PROPFIND body is at most \(Self.bodyLimit) bytes.")
-        case .success(let body):
-            do throws(DAVXML.Refusal) { request = try PropertyRequest(body: body) } catch {
-                return reply(exchange, error == .unavailable ? 500 : 400, text: "The PROPFIND body: \(error)")
-            }
+        switch propertyRequest(exchange) {
+        case .failure(let refused): return refused.status
+        case .success(let read): request = read
         }
         let session = session
         // Dead properties are read only when asked for: a listing of live ones opens nothing.
@@ -201,6 +198,20 @@ final class DAVRoutes: Sendable {
         }
         if send(answer.finish()) { body.end() }
         return 207
+    }
+
+    /// A refusal already answered, with the status it sent.
+    struct Answered: Error { let status: Int }
+
+    /// A `PROPFIND` body, read within ``bodyLimit``; a body that cannot be read is answered here.
+    func propertyRequest(_ exchange: HTTPExchange) -> Result<PropertyRequest, Answered> {
+        switch exchange.readBody(limit: Self.bodyLimit) {
+        case .failure: return .failure(Answered(status: reply(exchange, 413, text: "A PROPFIND body is at most \(Self.bodyLimit) bytes.")))
+        case .success(let body):
+            do throws(DAVXML.Refusal) { return .success(try PropertyRequest(body: body)) } catch {
+                return .failure(Answered(status: reply(exchange, error == .unavailable ? 500 : 400, text: "The PROPFIND body: \(error)")))
+            }
+        }
     }
 
     func add(_ node: FileNode, _ request: PropertyRequest, attributes: UserAttributes, href: String? = nil,
