@@ -340,6 +340,14 @@ def tls_check(coffer, container):
             check(call("PROPFIND", "/dav/files/", headers={"Depth": "0"})[0] == 207, "beyond loopback, WebDAV answers over TLS")
             status, body = call("GET", "/")
             check(status == 403 and b"127.0.0.1" in body, f"and the page is not served there ({status})")
+            upgrade = (f"GET /rpc HTTP/1.1\r\nHost: 127.0.0.1:{port}\r\nUpgrade: websocket\r\nConnection: Upgrade\r\n"
+                       f"Sec-WebSocket-Key: dGhlIHNhbXBsZSBub25jZQ==\r\nSec-WebSocket-Version: 13\r\n"
+                       f"Authorization: Bearer {token}\r\n\r\n").encode()
+            with verified.wrap_socket(socket.create_connection(("127.0.0.1", int(port)), timeout=30),
+                                      server_hostname="127.0.0.1") as tls_socket:
+                tls_socket.sendall(upgrade)
+                first = tls_socket.recv(4096)
+            check(not first.startswith(b"HTTP/1.1 101"), f"nor the page's WebSocket, with the token or without: {first[:60]!r}")
         finally:
             check(stop(process) == 0, "that server stops cleanly")
         wrong = subprocess.run([coffer, "--container", container, "--lang", "en", "serve", "--port", "0", "--tls-cert", certificate,
@@ -524,6 +532,19 @@ def main():
         check(request(server, "GET", "/dav/files/._kept.txt")[0] == 404, "gone")
         status = request(server, "PUT", "/dav/files/no-such-folder/._x", b"x", headers=finder)[0]
         check(status == 409, f"a ._ file needs its folder, as any file does ({status})")
+        status = request(server, "PUT", "/dav/files/final.txt/._x", b"x", headers=finder)[0]
+        check(status == 409, f"and a folder, not a file ({status})")
+        status = request(server, "PUT", "/dav/trash/._x", b"x", headers=finder)[0]
+        check(status == 403, f"and none is kept on a read-only mount ({status})")
+        # Those inside a folder go with it when it moves, and are gone when it is deleted.
+        check(request(server, "MKCOL", "/dav/files/Album/")[0] == 201, "a folder for Finder's files")
+        request(server, "PUT", "/dav/files/Album/photo.jpg", b"jpeg")
+        request(server, "PUT", "/dav/files/Album/._photo.jpg", double, headers=finder)
+        status = request(server, "MOVE", "/dav/files/Album/", headers={"Destination": "/dav/files/Album%202/"})[0]
+        check(status == 201 and request(server, "GET", "/dav/files/Album%202/._photo.jpg")[1] == double
+              and request(server, "GET", "/dav/files/Album/._photo.jpg")[0] == 404, f"Finder's files follow their folder's move ({status})")
+        check(request(server, "DELETE", "/dav/files/Album%202/")[0] == 204
+              and request(server, "GET", "/dav/files/Album%202/._photo.jpg")[0] == 404, "and go when it is deleted")
         # A name Finder sends decomposed (NFD) is made composed (NFC), and found either way.
         check(request(server, "PUT", "/dav/files/cafe%CC%81.txt", b"nfd", headers=finder)[0] == 201, "an NFD name is taken")
         check("café.txt" in os.listdir(files), f"and made composed: {os.listdir(files)}")

@@ -533,6 +533,7 @@ coffer_front *coffer_front_start(const char *address, int inner_port, coffer_tls
     unsigned char random[16];
     if (getrandom(random, sizeof random, 0) != sizeof random) {
         snprintf(error, capacity, "no randomness for the front's secret");
+        coffer_tls_free(tls);
         free(front);
         return NULL;
     }

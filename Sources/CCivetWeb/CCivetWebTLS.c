@@ -12,6 +12,7 @@
 #include <fcntl.h>
 #include <poll.h>
 #include <pthread.h>
+#include <stdint.h>
 #include <stdio.h>
 #include <stdlib.h>
 #include <string.h>
@@ -27,6 +28,7 @@ enum {
     ssl_ctrl_set_min_proto_version = 123,
     ssl_mode_partial_write = 1,
     ssl_mode_moving_buffer = 2,
+    ssl_op_ignore_unexpected_eof = 1 << 7,
     tls1_2_version = 0x0303,
     pump_capacity = 64 * 1024,
     handshake_seconds = 15,
@@ -53,6 +55,7 @@ static struct {
     int (*get_error)(const void *connection, int result);
     int (*shutdown)(void *connection);
     unsigned long (*error_get)(void);
+    uint64_t (*set_options)(void *context, uint64_t options);   // (optional)
     void (*error_string)(unsigned long error, char *buffer, size_t length);
 } ssl;
 
@@ -83,6 +86,7 @@ static void load_ssl(void) {
     FIND(shutdown, "SSL_shutdown");
     FIND(error_get, "ERR_get_error");
     FIND(error_string, "ERR_error_string_n");
+    FIND(set_options, "SSL_CTX_set_options");
 #undef FIND
     ssl.loaded = ssl.server_method && ssl.context_new && ssl.context_free && ssl.use_chain && ssl.use_key && ssl.check_key
         && ssl.context_ctrl && ssl.connection_new && ssl.connection_free && ssl.set_fd && ssl.accept && ssl.read
@@ -114,6 +118,9 @@ coffer_tls *coffer_tls_load(const char *certificate, const char *key, char *erro
     }
     ssl.context_ctrl(context, ssl_ctrl_set_min_proto_version, tls1_2_version, NULL);
     ssl.context_ctrl(context, ssl_ctrl_mode, ssl_mode_partial_write | ssl_mode_moving_buffer, NULL);
+    // A client that closes its side without TLS's close_notify (many do, after their last
+    // request) still gets its answers: the end of its bytes is an end, not an attack.
+    if (ssl.set_options != NULL) ssl.set_options(context, ssl_op_ignore_unexpected_eof);
     if (ssl.use_chain(context, certificate) != 1) {
         char what[600];
         snprintf(what, sizeof what, "the certificate %s cannot be read (a PEM file is expected)", certificate);
@@ -194,10 +201,18 @@ int coffer_tls_pump(coffer_tls *tls, int encrypted, int plain, const int *stoppi
     if (first != 0x16) {
         static const char answer[] = "HTTP/1.1 400 Bad Request\r\nContent-Type: text/plain; charset=utf-8\r\n"
             "Connection: close\r\nContent-Length: 53\r\n\r\nThis port speaks HTTPS: use https:// in the address.\n";
-        char discard[4096];
-        while (recv(encrypted, discard, sizeof discard, MSG_DONTWAIT) > 0) {}   // (unread, they would reset the answer)
         send(encrypted, answer, sizeof answer - 1, MSG_NOSIGNAL);
         shutdown(encrypted, SHUT_WR);
+        // What the client still sends is read away (closing with it unread would reset the
+        // connection, and the answer with it) until it closes, for two seconds at most.
+        char discard[4096];
+        long long drained = now_seconds() + 2;
+        while (now_seconds() < drained && !__atomic_load_n(stopping, __ATOMIC_RELAXED)) {
+            struct pollfd wait = { .fd = encrypted, .events = POLLIN };
+            if (poll(&wait, 1, 250) < 0 && errno != EINTR) break;
+            ssize_t count = recv(encrypted, discard, sizeof discard, MSG_DONTWAIT);
+            if (count == 0 || (count < 0 && errno != EAGAIN && errno != EWOULDBLOCK && errno != EINTR)) break;
+        }
         goto done;
     }
     // The handshake, within its time.
@@ -277,12 +292,16 @@ int coffer_tls_pump(coffer_tls *tls, int encrypted, int plain, const int *stoppi
             outcome = 0;
             break;
         }
-        if (moved) {
-            last_moved = now_seconds();
-            continue;
-        }
+        // Stalled: bytes wait to go one way and nothing has moved for a long while (the other
+        // side stopped reading). Waiting with nothing to carry (a slow answer being prepared,
+        // an idle connection) is not a stall: CivetWeb's own timeouts govern that.
+        int pending = in_end > in_start || out_end > out_start;
+        if (moved || !pending) last_moved = now_seconds();
+        if (moved) continue;
         if (now_seconds() - last_moved > stalled_seconds) break;
-        struct pollfd waits[2] = { { .fd = encrypted, .events = encrypted_events }, { .fd = plain, .events = plain_events } };
+        // A side with nothing to wait for is left out (a closed one would wake poll at once, for ever).
+        struct pollfd waits[2] = { { .fd = encrypted_events ? encrypted : -1, .events = encrypted_events },
+                                   { .fd = plain_events ? plain : -1, .events = plain_events } };
         // (A side that hung up is read next time round, and gives its end.)
         if (poll(waits, 2, 250) < 0 && errno != EINTR) break;
     }

@@ -22,7 +22,8 @@ final class PageSocket: Sendable {
     /// A socket may open when its `Host` is served, its `Origin` is the page's own (a page of
     /// another site is refused, whatever cookies its browser sends), and it shows the token.
     func accepts(_ exchange: HTTPExchange, _ peer: WebSocketPeer) -> Bool {
-        guard !web.configuration.shareOnly, access.rules.isServed(exchange), access.rules.originAllowed(exchange) else { return false }
+        // (Beyond loopback the page is not served, nor its WebSocket.)
+        guard !web.configuration.shareOnly, !web.isRemote, access.rules.isServed(exchange), access.rules.originAllowed(exchange) else { return false }
         guard let shown = access.shownToken(exchange, allowQuery: false), access.isCurrent(shown) else { return false }
         let socket = WebSocketConnection(peer, token: shown, maxMessageBytes: web.configuration.limits.maxMessageBytes,
                                          maxUnsentBytes: web.configuration.limits.maxPendingBytes)

@@ -1,6 +1,7 @@
 import CofferCore
 import CofferHTTPServer
 import FileService
+import CofferRuntime
 import Foundation
 import Synchronization
 
@@ -10,6 +11,8 @@ import Synchronization
 final class WebContext: Sendable {
     let service: FileService
     let configuration: WebServer.Configuration
+    /// Served on an address other than loopback (over TLS): WebDAV and share links only.
+    var isRemote: Bool { !ServedHost.isLoopback(configuration.address) }
     /// The session HTTP requests (downloads, thumbnails, tus) are read in.
     let session: Session
 

@@ -66,6 +66,11 @@ public enum WebServer {
                              open: @escaping @Sendable (String) -> Void = { _ in },
                              fail: @escaping @Sendable (String) -> Void) async -> Int32 {
         signal(SIGPIPE, SIG_IGN)
+        // Beyond loopback, only share links go without TLS: WebDAV's password must not cross a network in the clear.
+        if !ServedHost.isLoopback(configuration.address) && !configuration.shareOnly && configuration.tls == nil {
+            fail("WebDAV on \(configuration.address) needs TLS (Configuration.tls); without it, serve share links only.")
+            return 1
+        }
         let store = AccessToken(path: tokenPath)
         let token: String
         do { token = try store.current(renew: configuration.newToken) } catch {
@@ -95,7 +100,7 @@ public enum WebServer {
         // Serving share links only, there is no page to open: the address has no token.
         announce(configuration.shareOnly || handler.isRemote ? "\(handler.served.scheme)://\(handler.authority)" : handler.address)
         var redirect: String?
-        if configuration.opensBrowser && !configuration.shareOnly {
+        if configuration.opensBrowser && !configuration.shareOnly && !handler.isRemote {
             let folder = RedirectFile.folder(fallback: configuration.redirectFolder ?? NSTemporaryDirectory())
             do {
                 redirect = try RedirectFile.make(address: handler.oneTimeAddress(), port: port, in: folder)
@@ -152,7 +157,7 @@ final class WebHandler: HTTPRoutes, Sendable {
     var served: ServedHost { access.served }
     var authority: String { access.authority }
     /// Served on an address other than loopback (over TLS): WebDAV and share links only.
-    var isRemote: Bool { !ServedHost.isLoopback(web.configuration.address) }
+    var isRemote: Bool { web.isRemote }
     var address: String { access.address }
     func oneTimeAddress() -> String { access.oneTimeAddress() }
 

@@ -53,18 +53,31 @@ extension FileService {
         }
         _ = try await stat(path)
         return try await self.call(path) {
-            // All or none: when one cannot be kept, those set beside it are put back as they were.
+            // All or none: when one cannot be kept, or the removals fail, what was set is undone.
             let before = setting.isEmpty ? [:] : try await backend.userAttributes(at: path)
             let lost = setting.isEmpty ? [] : try await backend.setUserAttributes(setting, at: path)
-            guard lost.isEmpty else {
-                let kept = setting.keys.filter { name in !lost.contains { $0.name == name } }
-                let restoring = before.filter { kept.contains($0.key) }
-                if !restoring.isEmpty { _ = try await backend.setUserAttributes(restoring, at: path) }
-                let made = kept.filter { before[$0] == nil }
+            let lostNames = Set(lost.map(\.name))
+            /// Those made take their room first, so the old values fit again; one that does not is an error.
+            func undo() async throws {
+                let changed = setting.keys.filter { !lostNames.contains($0) }
+                let made = changed.filter { before[$0] == nil }
                 if !made.isEmpty { try await backend.removeUserAttributes(made, at: path) }
+                let restoring = before.filter { changed.contains($0.key) }
+                let notRestored = restoring.isEmpty ? [] : try await backend.setUserAttributes(restoring, at: path)
+                if !notRestored.isEmpty {
+                    throw CofferError(.ioError, path: path, detail: "attributes could not be put back: \(notRestored.map(\.name).joined(separator: ", "))")
+                }
+            }
+            guard lost.isEmpty else {
+                try await undo()
                 return lost
             }
-            if !removing.isEmpty { try await backend.removeUserAttributes(removing, at: path) }
+            if !removing.isEmpty {
+                do { try await backend.removeUserAttributes(removing, at: path) } catch {
+                    try? await undo()
+                    throw error
+                }
+            }
             return lost
         }
     }

@@ -1,10 +1,16 @@
 @_spi(Engine) public import CofferCore
 
 extension FileService {
-    /// The entries of the folder at `path` (``ListFolderEntries``).
-    @_spi(Engine) public func entries(inFolder path: VirtualPath) async throws(CofferError) -> [FolderEntry] {
+    /// The entries of the folder at `path` (``ListFolderEntries``): names alone where the
+    /// backend reads items by name cheaply, else the items whole.
+    @_spi(Engine) public func entries(inFolder path: VirtualPath) async throws(CofferError) -> FolderListing {
         let backend = try mount(for: path).backend
-        return try await self.call(path) { try await backend.entries(inFolderAt: path) }
+        guard backend.readsItemsByNameCheaply else {
+            let nodes = try await self.call(path) { try await backend.contentsOfFolder(at: path) }
+            return FolderListing(entries: nodes.map { FolderEntry(name: $0.name, kind: FolderEntry.Kind(of: $0), isHidden: $0.isHidden) },
+                                 nodes: nodes)
+        }
+        return FolderListing(entries: try await self.call(path) { try await backend.entries(inFolderAt: path) })
     }
 
     /// The items at `paths`, `nil` for one that cannot be read (``StatItems``); each mount's

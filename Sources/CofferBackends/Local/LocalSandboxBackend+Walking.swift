@@ -39,6 +39,9 @@ extension LocalSandboxBackend {
 
     static let nodesReadInPlace = 256
 
+    /// A `statx` relative to an open folder: as cheap by name as in a listing.
+    public var readsItemsByNameCheaply: Bool { true }
+
     func nodesSync(at paths: [VirtualPath]) -> [FileNode?] {
         // Large batches are split over the cores; within a slice, paths come in walk order,
         // so each folder is opened once, from the one above it.

@@ -49,6 +49,7 @@ public final class ExportStagingBackend: StorageBackend, ImmediateMetadata, Send
     }
 
     public var capabilities: BackendCapabilities { local.capabilities }
+    public var readsItemsByNameCheaply: Bool { local.readsItemsByNameCheaply }
     public func contentsOfFolder(at path: VirtualPath) async throws -> [FileNode] { try await local.contentsOfFolder(at: path) }
     public func node(at path: VirtualPath) async throws -> FileNode { try await local.node(at: path) }
     public func nodeImmediately(at path: VirtualPath) throws(CofferError) -> FileNode { try local.nodeSync(at: path) }

@@ -168,6 +168,12 @@ public protocol StorageBackend: Sendable {
     /// since it read them. The default asks ``node(at:)`` for each.
     /// - Throws: `ioError` when the store cannot be asked at all (the default never throws).
     func folderModificationDates(at paths: [VirtualPath]) async throws -> [Date?]
+
+    /// Whether reading items by name (``nodes(at:)``) costs about what listing them does, as on
+    /// a local disk: a huge folder is then gone through as names first and its items a batch at
+    /// a time (``entries(inFolderAt:)``). `false` (the default) where each item is a request of
+    /// its own (S3): the folder is then listed whole, in the store's own pages.
+    var readsItemsByNameCheaply: Bool { get }
 }
 
 /// One entry of a folder, as a walk needs it.
@@ -333,6 +339,8 @@ extension StorageBackend {
         for path in paths { nodes.append(try? await node(at: path)) }
         return nodes
     }
+
+    public var readsItemsByNameCheaply: Bool { false }
 
     public func folderModificationDates(at paths: [VirtualPath]) async throws -> [Date?] {
         var dates: [Date?] = []

@@ -1,6 +1,7 @@
 import CofferCore
 import CofferHTTPServer
 import CofferRuntime
+import FileService
 import Foundation
 import Synchronization
 
@@ -93,6 +94,37 @@ final class DAVAppleFiles: Sendable {
         return writing.withLock { _ in unlink(file) == 0 }
     }
 
+    /// What is kept inside `folder` goes with it to `destination` (a folder moved or, with
+    /// `copying`, copied), or is forgotten (`destination` nil: the folder was deleted), so that
+    /// Finder finds its files where the folder now is.
+    func follow(_ folder: VirtualPath, to destination: VirtualPath?, copying: Bool = false) {
+        guard let root else {
+            memory.withLock { kept in
+                for path in kept.keys.filter({ folder.contains($0) && $0 != folder }) {
+                    if let destination {
+                        let moved = VirtualPath(mount: destination.mount,
+                                                trustedComponents: destination.components + path.components.dropFirst(folder.components.count))
+                        kept[moved] = kept[path]
+                    }
+                    if !copying { kept[path] = nil }
+                }
+            }
+            return
+        }
+        let from = ([root, folder.mount] + folder.components).joined(separator: "/")
+        guard FileManager.default.fileExists(atPath: from) else { return }
+        writing.withLock { _ in
+            if let destination {
+                let to = ([root, destination.mount] + destination.components).joined(separator: "/")
+                try? FileManager.default.removeItem(atPath: to)
+                try? FileManager.default.createDirectory(atPath: (to as NSString).deletingLastPathComponent, withIntermediateDirectories: true)
+                if copying { try? FileManager.default.copyItem(atPath: from, toPath: to) } else { try? FileManager.default.moveItem(atPath: from, toPath: to) }
+            } else {
+                try? FileManager.default.removeItem(atPath: from)
+            }
+        }
+    }
+
     /// What is kept for the members of `folder`.
     func members(of folder: VirtualPath) -> [FileNode] {
         guard let root else {
@@ -137,9 +169,7 @@ extension DAVRoutes {
             if exchange.header("If-None-Match")?.trimmingCharacters(in: .whitespaces) == "*", kept != nil {
                 return reply(exchange, 412, text: "Something is there, and If-None-Match: * asks for a new file.")
             }
-            if let parent = item.parent, case .failure(let error) = stat(parent) {
-                return failure(exchange, error, missingParentIsConflict: true)
-            }
+            if let refused = appleRefusal(exchange, item) { return refused }
             let bytes: [UInt8]
             switch exchange.readBody(limit: DAVAppleFiles.sizeLimit) {
             case .failure: return reply(exchange, 413, text: "Finder's \(item.name) is kept up to \(DAVAppleFiles.sizeLimit >> 20) MiB.")
@@ -149,6 +179,9 @@ extension DAVRoutes {
             return reply(exchange, kept == nil ? 201 : 204, text: "", headers: apple.node(item).map { "ETag: \(DAVAppleFiles.etag(of: $0))\r\n" } ?? "")
         case "DELETE":
             guard kept != nil else { return nil }
+            guard web.service.mounts.first(where: { $0.name == item.mount })?.isWritable == true else {
+                return reply(exchange, 403, text: "The mount \(item.mount) is read-only.")
+            }
             if let status = locked(exchange, item, creating: true, tokens: tokens) { return status }
             _ = apple.remove(item)
             locks.forget(within: item)
@@ -161,6 +194,20 @@ extension DAVRoutes {
             return appleCopyOrMove(exchange, item, moving: exchange.method == "MOVE", tokens: tokens)
         default:
             return nil
+        }
+    }
+
+    /// Why Finder's file `item` may not be kept (answered here), or `nil`: its mount must be
+    /// writable and its folder a folder, as for any file.
+    func appleRefusal(_ exchange: HTTPExchange, _ item: VirtualPath) -> Int? {
+        guard web.service.mounts.first(where: { $0.name == item.mount })?.isWritable == true else {
+            return reply(exchange, 403, text: "The mount \(item.mount) is read-only.")
+        }
+        guard let parent = item.parent else { return reply(exchange, 409, text: "Finder's files are kept in folders.") }
+        switch stat(parent) {
+        case .failure(let error): return failure(exchange, error, missingParentIsConflict: true)
+        case .success(let node) where node.kind == .file: return reply(exchange, 409, text: "\(parent) is a file, not a folder.")
+        case .success: return nil
         }
     }
 
@@ -185,9 +232,7 @@ extension DAVRoutes {
         if existed && !overwrite { return reply(exchange, 412, text: "Something is at the Destination, and Overwrite is F.") }
         if moving, let status = locked(exchange, source, creating: true, tokens: tokens) { return status }
         if let status = locked(exchange, target, creating: !existed, tokens: tokens) { return status }
-        if let parent = target.parent, case .failure(let error) = stat(parent) {
-            return failure(exchange, error, missingParentIsConflict: true)
-        }
+        if let refused = appleRefusal(exchange, target) { return refused }
         guard let bytes = apple.read(source), apple.write(bytes, for: target) else {
             return reply(exchange, 507, text: "Finder's \(target.name) could not be kept.")
         }

@@ -114,20 +114,21 @@ final class DAVRoutes: Sendable {
         let wantsQuota = if case .some(let names) = request { names.contains { DAVQuota.names.contains($0) } } else { false }
         // The folder's names are read first, then its members a batch at a time, each batch
         // written out before the next is read: a folder of any size is listed in bounded memory.
-        let listed = web.blocking(in: session) { () async throws(CofferError) -> (FileNode?, [FolderEntry], UserAttributes, [(name: QualifiedName, value: String)]) in
-            guard let item else { return (nil, [], [:], []) }
+        let listed = web.blocking(in: session) { () async throws(CofferError) -> (FileNode?, FolderListing, UserAttributes, [(name: QualifiedName, value: String)]) in
+            guard let item else { return (nil, FolderListing(entries: []), [:], []) }
             let node = try await session.perform(StatItem(item))
-            let entries = depth == .one && node.kind != .file ? try await session.perform(ListFolderEntries(item)) : []
+            let entries = depth == .one && node.kind != .file ? try await session.perform(ListFolderEntries(item)) : FolderListing(entries: [])
             // (Best effort: an item whose attributes cannot be read still lists.)
             let attributes = wantsDead ? ((try? await session.perform(ReadAttributes(item))) ?? [:]) : [:]
             let quota = wantsQuota && node.kind != .file ? await DAVQuota.properties(of: node.path, in: session) : []
             return (node, entries, attributes, quota)
         }
-        let (top, entries, topAttributes, quota): (FileNode?, [FolderEntry], UserAttributes, [(name: QualifiedName, value: String)])
+        let (top, listing, topAttributes, quota): (FileNode?, FolderListing, UserAttributes, [(name: QualifiedName, value: String)])
         switch listed {
         case .failure(let error): return failure(exchange, error)
-        case .success(let found): (top, entries, topAttributes, quota) = found
+        case .success(let found): (top, listing, topAttributes, quota) = found
         }
+        let entries = listing.entries
         var answer = DAVMultistatus()
         // Names Windows cannot hold are listed as they are, and said in a warning Windows' client
         // carries to no one, so the server's own output says it too.
@@ -169,16 +170,20 @@ final class DAVRoutes: Sendable {
             // Members' addresses are their folder's and their name: the folder's is written once.
             let folderHref = DAVPath.href(top.path, isCollection: true)
             for start in stride(from: 0, to: entries.count, by: Self.listingBatch) {
-                let paths = entries[start..<min(entries.count, start + Self.listingBatch)].map { top.path.appending(trustedName: $0.name) }
+                let batch = start..<min(entries.count, start + Self.listingBatch)
+                let paths = entries[batch].map { top.path.appending(trustedName: $0.name) }
+                let known = listing.nodes.map { Array($0[batch]) as [FileNode?] }
                 let read = web.blocking(in: session) { () async throws(CofferError) -> ([FileNode?], [VirtualPath: UserAttributes]) in
-                    let nodes = try await session.perform(StatItems(paths))
+                    let nodes = if let known { known } else { try await session.perform(StatItems(paths)) }
                     let attributes = wantsDead ? ((try? await session.perform(ReadAttributesOfItems(paths))) ?? [:]) : [:]
                     return (nodes, attributes)
                 }
                 // (The status is sent already: members that cannot be read now are answered each with its own.)
                 guard case .success(let (nodes, attributes)) = read else {
                     let status = if case .failure(let error) = read { HTTPRules.status(for: error.kind) } else { 500 }
-                    for path in paths { answer.add(href: folderHref + TrashInfo.percentEncoded(path.name), status: status) }
+                    for entry in entries[batch] {
+                        answer.add(href: folderHref + TrashInfo.percentEncoded(entry.name) + (entry.kind == .folder ? "/" : ""), status: status)
+                    }
                     continue
                 }
                 for case let member? in nodes {
@@ -401,6 +406,7 @@ final class DAVRoutes: Sendable {
         }
         if case .failure(let error) = trashed { return failure(exchange, error) }
         locks.forget(within: item)
+        apple.follow(item, to: nil)
         return reply(exchange, 204, text: "")
     }
 
@@ -480,6 +486,9 @@ final class DAVRoutes: Sendable {
             // Locks do not follow an item, and what was replaced at the Destination was deleted first (9.9.4).
             if moving { locks.forget(within: source) }
             if existed { locks.forget(within: target) }
+            // Finder's files inside a folder go where it went (``DAVAppleFiles``).
+            if existed { apple.follow(target, to: nil) }
+            if moving || depth != .zero { apple.follow(source, to: target, copying: !moving) }
             return reply(exchange, existed ? 204 : 201, text: "")
         }
     }

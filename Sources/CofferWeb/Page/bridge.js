@@ -20,7 +20,7 @@ class Bridge {
 
   open() {
     return new Promise((resolve, reject) => {
-      const socket = new WebSocket(`ws://${location.host}/rpc`);
+      const socket = new WebSocket(`${location.protocol === 'https:' ? 'wss' : 'ws'}://${location.host}/rpc`);
       this.socket = socket;
       socket.onopen = () => { socket.wasOpen = true; this.onStateChange(true); resolve(); };
       socket.onerror = reject;

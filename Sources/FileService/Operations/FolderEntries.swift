@@ -3,7 +3,9 @@ public import CofferCore
 /// The names in a folder, each with what it is (file, folder, other) and whether it is
 /// hidden, unsorted: far less than ``ListFolder`` holds per item, so a folder of any size can
 /// be gone through a batch at a time — its names first, then ``StatItems`` for each batch, as
-/// WebDAV's `PROPFIND` does. Hidden items and dot-names are included.
+/// WebDAV's `PROPFIND` does. Hidden items and dot-names are included. Where the storage reads
+/// items one request each (S3), the items come whole with the names instead
+/// (``FolderListing/nodes``), read in the store's own pages.
 ///
 /// Fails with `noSuchFile` when the folder is missing, `notADirectory` when it is a file.
 public struct ListFolderEntries: FileOperation {
@@ -12,9 +14,21 @@ public struct ListFolderEntries: FileOperation {
     public var path: VirtualPath
     /// Reads the entries of the folder at `path`.
     public init(_ path: VirtualPath) { self.path = path }
-    public func run(in context: OperationContext) async throws(CofferError) -> [FolderEntry] {
+    public func run(in context: OperationContext) async throws(CofferError) -> FolderListing {
         try await context.service.entries(inFolder: path)
     }
+}
+
+/// What ``ListFolderEntries`` reads of a folder.
+public struct FolderListing: Sendable {
+    /// Its entries, in the store's order.
+    public var entries: [FolderEntry]
+    /// Its items, in the same order, where the store gives them as cheaply as their names;
+    /// `nil` where they are read a batch at a time with ``StatItems``.
+    public var nodes: [FileNode]?
+
+    /// A listing of `entries`, with their `nodes` when read already.
+    public init(entries: [FolderEntry], nodes: [FileNode]? = nil) { (self.entries, self.nodes) = (entries, nodes) }
 }
 
 /// The items at `paths`, in their order: `nil` for one that is gone or cannot be read. One
