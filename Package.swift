@@ -100,7 +100,7 @@ let package = Package(
         .target(
             name: "CofferApp",
             dependencies: ["CofferREPL", "CofferRPC", "CofferJSONRPC", "CofferMCP", "CofferWeb", "CofferS3", "CofferTransfers", "CofferPreview", "FileService", "CofferBackends", "CofferDesktop", "CofferCore", "CofferRuntime",
-                           "DocumentTypesGenerator"],
+                           "CCofferSystem", "DocumentTypesGenerator"],
             // The package's own manifest (a link to DocumentTypes.json at the root).
             resources: [.embedInCode("DocumentTypes.json")]
         ),

@@ -7,6 +7,7 @@ property, a lock outlasts a restart of the server, the token is the password.
 
 Usage: dav_check.py COFFER"""
 import base64
+import hashlib
 import json
 import os
 import shutil
@@ -465,6 +466,22 @@ def main():
               f"a chunked PUT is written whole ({status})")
         status, body, _ = request(server, "PROPFIND", "/dav/files/", headers={"Depth": "1"})
         check(status == 207 and b"big.bin" in body and b"<D:getetag>" in body, "PROPFIND Depth 1 lists the folder with ETags")
+
+        # A sync client's checksum is checked and kept; every PUT's body is hashed.
+        asked = b'<?xml version="1.0"?><d:propfind xmlns:d="DAV:" xmlns:oc="http://owncloud.org/ns"><d:prop><oc:checksums/></d:prop></d:propfind>'
+        summed = hashlib.sha1(b"summed").hexdigest()
+        check(request(server, "PUT", "/dav/files/summed.txt", b"summed", headers={"OC-Checksum": f"SHA1:{summed}"})[0] == 201,
+              "a PUT with the right OC-Checksum is written")
+        status, body, _ = request(server, "PROPFIND", "/dav/files/summed.txt", asked, headers={"Depth": "0"})
+        check(status == 207 and f"SHA1:{summed}".encode() in body and b"MD5:" in body, f"its checksums are shown: {body[-300:]!r}")
+        status, _, _ = request(server, "PUT", "/dav/files/summed.txt", b"changed", headers={"OC-Checksum": f"SHA1:{summed}"})
+        check(status == 400 and open(os.path.join(container, "Documents/UserFiles/summed.txt"), "rb").read() == b"summed",
+              f"a PUT whose body is not its OC-Checksum is refused, the file unchanged ({status})")
+        request(server, "PUT", "/dav/files/summed.txt", b"plain")
+        status, body, _ = request(server, "PROPFIND", "/dav/files/summed.txt", asked, headers={"Depth": "0"})
+        check(status == 207 and f"SHA1:{hashlib.sha1(b'plain').hexdigest()}".encode() in body
+              and f"MD5:{hashlib.md5(b'plain').hexdigest()}".encode() in body,
+              f"a PUT without OC-Checksum is hashed too, its new content's checksums shown: {body[-300:]!r}")
 
         # A MOVE over a file keeps what it replaced as a version; the moved file is gone from its place.
         request(server, "PUT", "/dav/files/draft.txt", b"new words")

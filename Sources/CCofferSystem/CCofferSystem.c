@@ -4,6 +4,9 @@
 #include <dirent.h>
 #include <errno.h>
 #include <fcntl.h>
+#if defined(__GLIBC__)
+#include <malloc.h>
+#endif
 #include <stdio.h>
 #include <stdlib.h>
 #include <string.h>
@@ -360,4 +363,13 @@ int coffer_child_has_ended(pid_t pid, int *status) {
     if (info.si_pid != pid) return 0;
     if (status) *status = info.si_code == CLD_EXITED ? info.si_status : 128 + info.si_status;
     return 1;
+}
+
+int coffer_limit_malloc_arenas(int count) {
+#if defined(__GLIBC__)
+    return mallopt(M_ARENA_MAX, count);
+#else
+    (void)count;
+    return 0;
+#endif
 }

@@ -133,4 +133,8 @@ int coffer_child_has_ended(pid_t pid, int *status);
 /// or -1 with errno (ENOSYS before Linux 5.3).
 int coffer_pidfd_open(pid_t pid);
 
+/// Caps how many malloc arenas glibc makes for the process's threads (`M_ARENA_MAX`); 0 where
+/// the C library has no such setting.
+int coffer_limit_malloc_arenas(int count);
+
 #endif

@@ -54,11 +54,21 @@ enum DAVSyncClients {
     private static func microseconds(_ date: Date) -> Int64 { Int64((date.timeIntervalSince1970 * 1e6).rounded()) }
 }
 
-/// A request's body, hashed with SHA-1 and MD5 as it passes to the upload. Unchecked: it is
-/// read on one thread and finished after the reading ends, as ``AppendUploadStream`` reads.
+/// A request's body, hashed with SHA-1 and MD5 as it passes to the upload. The hashing runs on
+/// a queue of its own, a few pieces behind the reading, so a large `PUT` is not slowed by it
+/// (one core writes while the other hashes); at most ``depth`` pieces wait, copied, and the
+/// reading waits when they do. Unchecked: it is read on one thread and finished after the
+/// reading ends, as ``AppendUploadStream`` reads; the pieces and the digests are the queue's.
 final class HashingBody: IncomingBytes, @unchecked Sendable {
+    /// How many pieces may wait to be hashed.
+    static let depth = 4
     private let body: RequestBody
     private let digests: [StreamingDigest]
+    private let queue = DispatchQueue(label: "coffer.dav.hashing")
+    private let room = DispatchSemaphore(value: HashingBody.depth)
+    /// Buffers the queue has finished with, for the next pieces (guarded by `lock`).
+    private var spare: [UnsafeMutableRawBufferPointer] = []
+    private let lock = NSLock()
 
     /// `nil` without libcrypto.
     init?(_ body: RequestBody) {
@@ -67,17 +77,37 @@ final class HashingBody: IncomingBytes, @unchecked Sendable {
         digests = [sha1, md5]
     }
 
+    deinit {
+        // Every queued piece holds this object, so none is left when it goes.
+        for buffer in spare { buffer.deallocate() }
+    }
+
     func read(into buffer: UnsafeMutableRawBufferPointer) -> Int {
         let count = body.read(into: buffer)
-        if count > 0 { for digest in digests { digest.update(UnsafeRawBufferPointer(rebasing: buffer[..<count])) } }
+        guard count > 0 else { return count }
+        room.wait()  // bounded: the queue only hashes, and each piece frees a place
+        var piece = lock.withLock { spare.popLast() }
+        if let small = piece, small.count < count {
+            small.deallocate()
+            piece = nil
+        }
+        nonisolated(unsafe) let copy = piece ?? .allocate(byteCount: max(count, 1 << 20), alignment: 16)
+        copy.copyMemory(from: UnsafeRawBufferPointer(rebasing: buffer[..<count]))
+        queue.async { [self] in
+            for digest in digests { digest.update(UnsafeRawBufferPointer(rebasing: copy[..<count])) }
+            lock.withLock { spare.append(copy) }
+            room.signal()
+        }
         return count
     }
 
-    /// The digests of everything read, by algorithm.
+    /// The digests of everything read, by algorithm, once the pieces still queued are hashed.
     func finish() -> [StreamingDigest.Algorithm: String] {
-        var found: [StreamingDigest.Algorithm: String] = [:]
-        for digest in digests { found[digest.algorithm] = try? digest.finish() }
-        return found
+        queue.sync { [digests] in
+            var found: [StreamingDigest.Algorithm: String] = [:]
+            for digest in digests { found[digest.algorithm] = try? digest.finish() }
+            return found
+        }
     }
 }
 
