@@ -247,6 +247,25 @@ int coffer_web_write(void *connection, const void *bytes, size_t length) {
     return mg.write(connection, bytes, length);
 }
 
+int64_t coffer_web_send_file(void *connection, int fd, int64_t offset, int64_t length) {
+    const struct mg_request_info *info = mg.get_request_info(connection);
+    coffer_web_server *server = info != NULL ? info->user_data : NULL;
+    if (server == NULL || !vouched(server, connection)) return -2;
+    const char *named = mg.get_header(connection, "X-Coffer-Link");
+    char *after = NULL;
+    unsigned long long number = named != NULL ? strtoull(named, &after, 10) : 0;
+    if (named == NULL || after == named || *after != '\0') return -2;
+    char marker[128];
+    coffer_front_file_wait wait = { 0, 0 };
+    int marker_length = coffer_front_offer_file(server->front, number, fd, offset, length, &wait, marker, sizeof marker);
+    if (marker_length < 0) return -2;
+    if (mg.write(connection, marker, (size_t)marker_length) != marker_length) {
+        coffer_front_withdraw_file(server->front, number);
+        return 0;
+    }
+    return coffer_front_await_file(server->front, number, &wait);
+}
+
 const char *coffer_web_header(void *connection, const char *name) {
     return mg.get_header(connection, name);
 }

@@ -7,7 +7,7 @@
 // untouched. CivetWeb stays the server: its parser, limits, timeouts and thread pool judge every
 // request as before.
 #define _GNU_SOURCE
-#include "CCivetWebFront.h"
+#include "CCivetWebFrontLink.h"
 
 #include <errno.h>
 #include <fcntl.h>
@@ -26,46 +26,12 @@
 #include <time.h>
 #include <unistd.h>
 
-enum {
-    head_capacity = 64 * 1024,   // a head longer than CivetWeb accepts (16 KiB) still reaches it whole
-    copy_capacity = 256 * 1024,
-    line_capacity = 4096,        // a chunk's size line
-    connection_limit = 1024,     // beyond it, new clients wait in the kernel's queue
-};
-
-typedef struct front_link front_link;
-
-struct coffer_front {
-    int listener;
-    int wake[2];
-    int inner_port;
-    char secret[33];
-    pthread_t acceptor;
-    pthread_mutex_t lock;
-    pthread_cond_t changed;
-    int live;
-    int stopping;
-    front_link *links;
-    coffer_tls *tls;
-    int pumps;   // TLS connections being carried
-};
-
 // One TLS connection: its encrypted socket, and the plain end of the pair the link reads.
 typedef struct {
     coffer_front *front;
     int encrypted;
     int plain;
 } front_pump;
-
-struct front_link {
-    coffer_front *front;
-    int client;
-    int server;
-    int ended;   // how many of its two threads have ended
-    char peer[64];
-    front_link *next;
-    front_link *previous;
-};
 
 // Buffered reading of the client's side.
 typedef struct {
@@ -75,7 +41,7 @@ typedef struct {
     size_t end;
 } front_reader;
 
-static int send_all(int fd, const char *bytes, size_t length) {
+int coffer_front_send_all(int fd, const char *bytes, size_t length) {
     while (length > 0) {
         ssize_t sent = send(fd, bytes, length, MSG_NOSIGNAL);
         if (sent < 0 && errno == EINTR) continue;
@@ -111,7 +77,7 @@ static int carry(front_reader *reader, int server, uint64_t length) {
         }
         size_t available = reader->end - reader->start;
         size_t part = available < length ? available : (size_t)length;
-        if (send_all(server, reader->bytes + reader->start, part) < 0) return -1;
+        if (coffer_front_send_all(server, reader->bytes + reader->start, part) < 0) return -1;
         reader->start += part;
         length -= part;
     }
@@ -187,9 +153,9 @@ static ssize_t rewrite_head(front_link *link, const char *head, size_t length, c
         APPEND(head, (size_t)(line_end_at + 1 - head));
     }
     // The front's own headers first: CivetWeb answers a header's first copy.
-    char added[256];
-    int added_length = snprintf(added, sizeof added, "X-Coffer-Front: %s\r\nX-Coffer-Peer: %s\r\n%s%.*s%s",
-                                link->front->secret, link->peer, renamed ? "X-Coffer-Method: " : "",
+    char added[320];
+    int added_length = snprintf(added, sizeof added, "X-Coffer-Front: %s\r\nX-Coffer-Peer: %s\r\nX-Coffer-Link: %llu\r\n%s%.*s%s",
+                                link->front->secret, link->peer, (unsigned long long)link->number, renamed ? "X-Coffer-Method: " : "",
                                 renamed ? 4 : 0, head, renamed ? "\r\n" : "");
     if (added_length < 0 || (size_t)added_length >= sizeof added) return -1;
     APPEND(added, (size_t)added_length);
@@ -252,6 +218,7 @@ static void link_ended(front_link *link) {
     }
     pthread_mutex_unlock(&front->lock);
     if (last) {
+        if (link->file.fd >= 0) close(link->file.fd);
         close(link->client);
         close(link->server);
         free(link);
@@ -262,7 +229,7 @@ static void carry_raw(int from, int to, char *buffer, size_t capacity) {
     for (;;) {
         ssize_t count = recv(from, buffer, capacity, 0);
         if (count < 0 && errno == EINTR) continue;
-        if (count <= 0 || send_all(to, buffer, (size_t)count) < 0) return;
+        if (count <= 0 || coffer_front_send_all(to, buffer, (size_t)count) < 0) return;
     }
 }
 
@@ -287,7 +254,7 @@ static void *carry_requests(void *argument) {
                 // No whole head (the client ended, or sent more than any head): CivetWeb gets what
                 // came as it is, and judges it.
                 if (reader.end > reader.start) {
-                    if (send_all(link->server, reader.bytes + reader.start, reader.end - reader.start) < 0) break;
+                    if (coffer_front_send_all(link->server, reader.bytes + reader.start, reader.end - reader.start) < 0) break;
                     reader.start = reader.end = 0;
                     carry_raw(link->client, link->server, buffer, head_capacity);
                 }
@@ -299,15 +266,15 @@ static void *carry_requests(void *argument) {
                                        &kind, &body_length);
             if (out < 0) {
                 // Not a request the front can frame: CivetWeb refuses it, and the connection ends.
-                send_all(link->server, reader.bytes + reader.start, reader.end - reader.start);
+                coffer_front_send_all(link->server, reader.bytes + reader.start, reader.end - reader.start);
                 break;
             }
             reader.start += length;
-            if (send_all(link->server, rewritten, (size_t)out) < 0) break;
+            if (coffer_front_send_all(link->server, rewritten, (size_t)out) < 0) break;
             if (kind == framed_length && carry(&reader, link->server, body_length) < 0) break;
             if (kind == framed_chunked && carry_chunked(&reader, link->server) < 0) break;
             if (kind == framed_raw) {
-                if (reader.end > reader.start && send_all(link->server, reader.bytes + reader.start, reader.end - reader.start) < 0) break;
+                if (reader.end > reader.start && coffer_front_send_all(link->server, reader.bytes + reader.start, reader.end - reader.start) < 0) break;
                 carry_raw(link->client, link->server, buffer, head_capacity);
                 break;
             }
@@ -321,11 +288,11 @@ static void *carry_requests(void *argument) {
     return NULL;
 }
 
-// CivetWeb to the client, as it comes.
+// CivetWeb to the client, as it comes (and a file a handler offers, CCivetWebFrontFiles.c).
 static void *carry_answers(void *argument) {
     front_link *link = argument;
     char *buffer = malloc(copy_capacity);
-    if (buffer != NULL) carry_raw(link->server, link->client, buffer, copy_capacity);
+    if (buffer != NULL) coffer_front_carry_answers(link, buffer, copy_capacity);
     free(buffer);
     // Either side gone: both end, which wakes the other thread.
     shutdown(link->client, SHUT_RDWR);
@@ -453,10 +420,12 @@ static void *accept_clients(void *argument) {
         link->front = front;
         link->client = client;
         link->server = server;
+        link->file.fd = -1;
         if (getnameinfo((struct sockaddr *)&address, address_length, link->peer, sizeof link->peer, NULL, 0, NI_NUMERICHOST) != 0) {
             snprintf(link->peer, sizeof link->peer, "?");
         }
         pthread_mutex_lock(&front->lock);
+        link->number = ++front->next_link;
         link->next = front->links;
         if (front->links != NULL) front->links->previous = link;
         front->links = link;
@@ -596,10 +565,11 @@ void coffer_front_stop(coffer_front *front) {
         shutdown(link->server, SHUT_RDWR);
     }
     // (TLS threads see `stopping` within a quarter of a second.)
-    while (front->live > 0 || front->pumps > 0) {
+    // (A handler waiting for its file to be sent sees its link gone, and leaves.)
+    while (front->live > 0 || front->pumps > 0 || front->waiters > 0) {
         if (pthread_cond_timedwait(&front->changed, &front->lock, &deadline) == ETIMEDOUT) break;
     }
-    int left = front->live + front->pumps;
+    int left = front->live + front->pumps + front->waiters;
     pthread_mutex_unlock(&front->lock);
     close(front->wake[0]);
     close(front->wake[1]);

@@ -3,6 +3,7 @@
 #define CCIVETWEB_FRONT_H
 
 #include <stddef.h>
+#include <stdint.h>
 
 #include "CCivetWebTLS.h"
 
@@ -16,5 +17,23 @@ coffer_front *coffer_front_start(const char *address, int inner_port, coffer_tls
 const char *coffer_front_secret(const coffer_front *front);
 /// Stops listening and ends every connection it carries.
 void coffer_front_stop(coffer_front *front);
+
+// A file's bytes sent by the front straight to the client (sendfile(2)), instead of through
+// CivetWeb and the loopback connection: the handler offers `length` bytes of `fd` from `offset`
+// on the link `number` (its request's X-Coffer-Link), then writes the marker it is given as its
+// answer's next bytes, then waits. The front keeps a copy of the descriptor.
+// What the front tells the handler of its file; the handler's own, kept until it has waited.
+typedef struct {
+    int done;       // 0 while it goes, 1 when all was sent, -1 when not
+    int64_t sent;
+} coffer_front_file_wait;
+// Offer: the marker's length (written into `marker`), or -1 when the link cannot take one.
+int coffer_front_offer_file(coffer_front *front, uint64_t number, int fd, int64_t offset, int64_t length,
+                            coffer_front_file_wait *wait, char *marker, size_t capacity);
+// Waits until the offered file is sent, or could not all be (the connection is then closed):
+// how many bytes went. Gives up when nothing moves for 15 s.
+int64_t coffer_front_await_file(coffer_front *front, uint64_t number, coffer_front_file_wait *wait);
+// Takes back an offer whose marker could not be written; the connection is closed.
+void coffer_front_withdraw_file(coffer_front *front, uint64_t number);
 
 #endif

@@ -165,6 +165,19 @@ public final class HTTPExchange: @unchecked Sendable {
     @discardableResult
     public func write(_ bytes: [UInt8]) -> Bool { bytes.withUnsafeBytes { write($0) } }
 
+    /// Sends `length` bytes of the open file `descriptor` from `offset` as the rest of the body,
+    /// straight from the file to the client (the kernel's `sendfile`, by the server's front)
+    /// rather than through a buffer: for a download of a local file, after ``respond(_:headers:length:)``.
+    /// The descriptor stays the caller's.
+    /// - Returns: the bytes sent (fewer when the client went away or the file shrank; the
+    ///   connection is then closed), or `nil` when this connection cannot send a file so
+    ///   (nothing was written: ``write(_:)-(UnsafeRawBufferPointer)`` the bytes instead).
+    public func sendFile(descriptor: Int32, offset: Int64, length: Int64) -> Int64? {
+        guard length > 0, !isHead else { return 0 }
+        let sent = coffer_web_send_file(connection, descriptor, offset, length)
+        return sent == -2 ? nil : max(sent, 0)
+    }
+
     @discardableResult
     public func write(_ data: Data) -> Bool { data.withUnsafeBytes { write($0) } }
 

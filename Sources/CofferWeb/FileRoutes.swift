@@ -67,10 +67,20 @@ struct FileRoutes: Sendable {
             if end == size - 1 && offset + Int64(count) > end { finishing?(offset + Int64(count) - start) }
         }
         if let reader = try? file.directReader() {
-            // A file of this host: read here, on this request's own thread, into one buffer,
-            // and written from it (no hop to another thread per piece).
             defer { reader.close() }
-            let buffer = UnsafeMutableRawBufferPointer.allocate(byteCount: 1 << 20, alignment: 16)
+            // A file of this host: sent by the kernel from the file to the client where the
+            // connection allows. The last piece of a download that records something before
+            // its last bytes (a share's) goes below, so the record waits for it as before.
+            let piece: Int64 = 1 << 20
+            let kept = finishing != nil && end == size - 1 ? min(length, piece) : 0
+            if length - kept > 0,
+               let sent = reader.withDescriptor({ exchange.sendFile(descriptor: $0, offset: start, length: length - kept) }) ?? nil {
+                offset += sent
+                if sent < length - kept { return (status, sent, false) }  // the client went away
+            }
+            // Else (or for that last piece) read here, on this request's own thread, into one
+            // buffer, and written from it (no hop to another thread per piece).
+            let buffer = UnsafeMutableRawBufferPointer.allocate(byteCount: Int(piece), alignment: 16)
             defer { buffer.deallocate() }
             while offset <= end && length > 0 {
                 let wanted = Int(min(Int64(buffer.count), end - offset + 1))

@@ -9,6 +9,8 @@ import Testing
 /// Routes that show what the server's one request and answer type does.
 private final class ProbeRoutes: HTTPRoutes {
     let port = Mutex(0)
+    /// What the last `/file` answer's ``HTTPExchange/sendFile(descriptor:offset:length:)`` said.
+    let fileSent = Mutex<Int64?>(nil)
 
     func answer(_ exchange: HTTPExchange) -> Int {
         switch exchange.path {
@@ -45,6 +47,17 @@ private final class ProbeRoutes: HTTPRoutes {
             return exchange.answer(HTTPRules.status(for: .fileExists), text: "taken")
         case "/method":
             return exchange.answer(200, text: "\(exchange.method) from \(exchange.remoteAddress)")
+        case "/file":
+            // `count` bytes of the file `path` from `from`, sent from the file by the front.
+            let fd = open(exchange.queryValue("path") ?? "", O_RDONLY | O_CLOEXEC)
+            guard fd >= 0 else { return exchange.answer(404, text: "no file") }
+            defer { close(fd) }
+            let from = exchange.queryValue("from").flatMap { Int64($0) } ?? 0
+            let count = exchange.queryValue("count").flatMap { Int64($0) } ?? Int64(lseek(fd, 0, SEEK_END))
+            exchange.respond(200, headers: "Content-Type: application/octet-stream\r\n", length: count)
+            let sent = exchange.sendFile(descriptor: fd, offset: from, length: count)
+            fileSent.withLock { $0 = sent }
+            return 200
         default:
             return exchange.answer(404, text: "nothing")
         }
@@ -158,6 +171,41 @@ struct HTTPServerTests {
         #expect(answer.components(separatedBy: "HTTP/1.1 200").count == 5, "four answers: \(answer)")
     }
 
+    /// A file sent from the file by the front (`sendFile`) lands in its place among the other
+    /// answers on one connection, whole or a range, whatever bytes it holds (the front's own
+    /// marker among them); one that turned out shorter ends the connection after what there was.
+    @Test func aFileSentFromTheFileKeepsItsPlaceAmongAnswers() throws {
+        let routes = ProbeRoutes()
+        let server = try HTTPServer(address: "127.0.0.1", port: 0, threads: 2, routes: routes)
+        defer { server.stop() }
+        let directory = TemporaryDirectory("http-sendfile")
+        let path = directory.url("big.bin")
+        var bytes = (0..<(300 * 1024)).map { UInt8(truncatingIfNeeded: $0 &* 7 &+ $0 >> 9) }
+        bytes.replaceSubrange(1000..<1000, with: Array("\r\nX-Coffer-File: guess 1\r\n".utf8))
+        try Data(bytes).write(to: URL(fileURLWithPath: path))
+        let file = "/file?path=\(path)"
+        let answer = try exchangeRaw("GET \(file) HTTP/1.1\r\nHost: 127.0.0.1\r\n\r\n"
+                                     + "GET /method HTTP/1.1\r\nHost: 127.0.0.1\r\n\r\n"
+                                     + "GET \(file)&from=1000&count=40 HTTP/1.1\r\nHost: 127.0.0.1\r\nConnection: close\r\n\r\n",
+                                     port: server.port)
+        let whole = String(decoding: bytes, as: UTF8.self)
+        #expect(answer.contains("\r\n\r\n" + whole + "HTTP/1.1 200"), "the whole file, then the next answer")
+        #expect(answer.contains("GET from 127.0.0.1"))
+        #expect(answer.hasSuffix("\r\n\r\n" + String(decoding: bytes[1000..<1040], as: UTF8.self)), "the range, last")
+        // (The route hears how its file went just after the client does: waited for, 10 s at most.)
+        func sentByRoute(_ expected: Int64) -> Int64? {
+            let deadline = ContinuousClock.now + .seconds(10)
+            while routes.fileSent.withLock({ $0 }) != expected && ContinuousClock.now < deadline { usleep(10_000) }
+            return routes.fileSent.withLock { $0 }
+        }
+        #expect(sentByRoute(40) == 40)
+        // Asked for more than the file holds: what there is, then the connection ends.
+        let short = try exchangeRaw("GET \(file)&from=\(bytes.count - 10)&count=100 HTTP/1.1\r\nHost: 127.0.0.1\r\n\r\n"
+                                    + "GET /method HTTP/1.1\r\nHost: 127.0.0.1\r\n\r\n", port: server.port)
+        #expect(short.hasSuffix(String(decoding: bytes.suffix(10), as: UTF8.self)) && !short.contains("GET from"), "\(short.suffix(200))")
+        #expect(sentByRoute(10) == 10)
+    }
+
     /// `--tls-cert` and `--tls-key`: the same answers over HTTPS (the front ends TLS and CivetWeb
     /// sees plain HTTP), COPY and MOVE too; unusable files are a clear error before anything listens.
     @Test func tlsCarriesTheSameAnswers() throws {
@@ -174,6 +222,10 @@ struct HTTPServerTests {
         #expect(echoed.outputText == "over tls", "\(echoed.errorText)")
         let chunks = try curl(["--cacert", certificate, base + "/chunks", "-X", "COPY", "-o", "/dev/null", "-w", "%{http_code}"])
         #expect(chunks.outputText == "200")
+        let file = directory.url("sent.txt")
+        try Data(String(repeating: "從文件直接發送 ", count: 50_000).utf8).write(to: URL(fileURLWithPath: file))
+        let sent = try curl(["--cacert", certificate, base + "/file?path=\(file)"])
+        #expect(sent.outputText == String(repeating: "從文件直接發送 ", count: 50_000), "a file sent from the file, over TLS")
         let method = try curl(["--cacert", certificate, "-X", "MOVE", base + "/method"])
         #expect(method.outputText == "MOVE from 127.0.0.1", "\(method.errorText)")
         // Plain HTTP to it is told to use https.

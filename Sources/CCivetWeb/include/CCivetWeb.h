@@ -65,6 +65,11 @@ void coffer_web_stop(coffer_web_server *server);
 int coffer_web_respond(void *connection, int status, const char *lines, int64_t length);
 /// Writes body bytes; returns what was written, or -1 when the client is gone.
 int coffer_web_write(void *connection, const void *bytes, size_t length);
+/// Sends `length` bytes of the file `fd` from `offset` as the rest of the answer, straight from
+/// the file to the client (the front's sendfile), after the head already written: the bytes sent
+/// (fewer than `length` when not all could be; the connection is then closed), or -2 when this
+/// connection cannot (nothing was written: write the bytes instead).
+int64_t coffer_web_send_file(void *connection, int fd, int64_t offset, int64_t length);
 
 /// A header of the request being answered, NULL when absent.
 const char *coffer_web_header(void *connection, const char *name);

@@ -54,7 +54,7 @@ enum DAVSyncClients {
     private static func microseconds(_ date: Date) -> Int64 { Int64((date.timeIntervalSince1970 * 1e6).rounded()) }
 }
 
-/// A request's body, hashed with SHA-1 and MD5 as it passes to the upload. The hashing runs on
+/// A request's body, hashed with SHA-1 (and MD5) as it passes to the upload. The hashing runs on
 /// a queue of its own, a few pieces behind the reading, so a large `PUT` is not slowed by it
 /// (one core writes while the other hashes); at most ``depth`` pieces wait, copied, and the
 /// reading waits when they do. Unchecked: it is read on one thread and finished after the
@@ -70,11 +70,16 @@ final class HashingBody: IncomingBytes, @unchecked Sendable {
     private var spare: [UnsafeMutableRawBufferPointer] = []
     private let lock = NSLock()
 
-    /// `nil` without libcrypto.
-    init?(_ body: RequestBody) {
-        guard let sha1 = try? StreamingDigest(.sha1), let md5 = try? StreamingDigest(.md5) else { return nil }
+    /// Hashes with SHA-1, and with MD5 too when `withMD5`; `nil` without libcrypto.
+    init?(_ body: RequestBody, withMD5: Bool) {
+        guard let sha1 = try? StreamingDigest(.sha1) else { return nil }
+        var digests = [sha1]
+        if withMD5 {
+            guard let md5 = try? StreamingDigest(.md5) else { return nil }
+            digests.append(md5)
+        }
         self.body = body
-        digests = [sha1, md5]
+        self.digests = digests
     }
 
     deinit {

@@ -79,6 +79,13 @@ public final class DirectFileReader: @unchecked Sendable {
         }
     }
 
+    /// Runs `body` with the open descriptor (for a call that reads it itself, such as
+    /// `sendfile`; it stays this reader's, not to be closed); `nil` once closed.
+    public func withDescriptor<T>(_ body: (Int32) throws -> T) rethrows -> T? {
+        guard descriptor >= 0 else { return nil }
+        return try body(descriptor)
+    }
+
     /// Lets the descriptor go; later reads fail. Called again, it does nothing.
     public func close() {
         if descriptor >= 0 { _ = Glibc.close(descriptor) }
