@@ -225,6 +225,8 @@ void coffer_web_stop(coffer_web_server *server) {
     if (server == NULL) return;
     coffer_front_stop(server->front);
     mg.stop(server->context);
+    // Freed only now: a handler CivetWeb was still running may have used it.
+    coffer_front_free(server->front);
     free(server);
 }
 
@@ -260,7 +262,7 @@ int64_t coffer_web_send_file(void *connection, int fd, int64_t offset, int64_t l
     int marker_length = coffer_front_offer_file(server->front, number, fd, offset, length, &wait, marker, sizeof marker);
     if (marker_length < 0) return -2;
     if (mg.write(connection, marker, (size_t)marker_length) != marker_length) {
-        coffer_front_withdraw_file(server->front, number);
+        coffer_front_withdraw_file(server->front, number, &wait);
         return 0;
     }
     return coffer_front_await_file(server->front, number, &wait);

@@ -499,14 +499,17 @@ coffer_front *coffer_front_start(const char *address, int inner_port, coffer_tls
         return NULL;
     }
     front->tls = tls;
-    unsigned char random[16];
+    unsigned char random[32];
     if (getrandom(random, sizeof random, 0) != sizeof random) {
         snprintf(error, capacity, "no randomness for the front's secret");
         coffer_tls_free(tls);
         free(front);
         return NULL;
     }
-    for (int index = 0; index < 16; index++) snprintf(front->secret + 2 * index, 3, "%02x", random[index]);
+    for (int index = 0; index < 16; index++) {
+        snprintf(front->secret + 2 * index, 3, "%02x", random[index]);
+        snprintf(front->file_secret + 2 * index, 3, "%02x", random[16 + index]);
+    }
     front->inner_port = inner_port;
     front->listener = listen_on(address, port, error, capacity);
     if (front->listener < 0) {
@@ -569,10 +572,16 @@ void coffer_front_stop(coffer_front *front) {
     while (front->live > 0 || front->pumps > 0 || front->waiters > 0) {
         if (pthread_cond_timedwait(&front->changed, &front->lock, &deadline) == ETIMEDOUT) break;
     }
-    int left = front->live + front->pumps + front->waiters;
     pthread_mutex_unlock(&front->lock);
     close(front->wake[0]);
     close(front->wake[1]);
+}
+
+void coffer_front_free(coffer_front *front) {
+    if (front == NULL) return;
+    pthread_mutex_lock(&front->lock);
+    int left = front->live + front->pumps + front->waiters;
+    pthread_mutex_unlock(&front->lock);
     if (left == 0) {
         pthread_mutex_destroy(&front->lock);
         pthread_cond_destroy(&front->changed);

@@ -13,6 +13,7 @@
 #include <errno.h>
 #include <fcntl.h>
 #include <stdio.h>
+#include <stdlib.h>
 #include <string.h>
 #include <sys/sendfile.h>
 #include <sys/socket.h>
@@ -22,7 +23,8 @@
 
 enum {
     send_timeout_seconds = 5,   // as CivetWeb's request_timeout_ms: a client that takes nothing for 5 s is gone
-    stall_seconds = 15,         // a waiting handler gives up when nothing moved for this long
+    stall_seconds = 15,         // a waiting handler gives up when the answers ahead of its file stop for this long
+    piece_size = 1 << 20,       // sent at a time, so the handler hears of progress
 };
 
 // The link numbered `number`, under the front's lock; NULL when it has ended.
@@ -56,7 +58,7 @@ int coffer_front_offer_file(coffer_front *front, uint64_t number, int fd, int64_
         close(copy);
         return -1;
     }
-    int written = snprintf(link->file.marker, sizeof link->file.marker, "\r\nX-Coffer-File: %s %llu\r\n", front->secret,
+    int written = snprintf(link->file.marker, sizeof link->file.marker, "\r\nX-Coffer-File: %s %llu\r\n", front->file_secret,
                            (unsigned long long)++front->files_offered);
     if (written <= 0 || (size_t)written >= sizeof link->file.marker || (size_t)written >= capacity) {
         pthread_mutex_unlock(&front->lock);
@@ -70,28 +72,35 @@ int coffer_front_offer_file(coffer_front *front, uint64_t number, int fd, int64_
     link->file.offset = offset;
     link->file.length = length;
     link->file.sent = 0;
+    __atomic_store_n(&link->file.moved, 0, __ATOMIC_RELAXED);
+    front->waiters += 1;   // until it has heard how its file went (await or withdraw)
     memcpy(marker, link->file.marker, (size_t)written + 1);
     pthread_mutex_unlock(&front->lock);
     return written;
 }
 
-void coffer_front_withdraw_file(coffer_front *front, uint64_t number) {
+void coffer_front_withdraw_file(coffer_front *front, uint64_t number, coffer_front_file_wait *wait) {
     pthread_mutex_lock(&front->lock);
     front_link *link = find_link(front, number);
-    if (link != NULL && link->file.state == file_offered) {
-        close(link->file.fd);
-        link->file.fd = -1;
-        link->file.state = file_none;
+    if (link != NULL && link->file.waiter == wait) {
         link->file.waiter = NULL;
+        if (link->file.state == file_offered) {
+            close(link->file.fd);
+            link->file.fd = -1;
+            link->file.state = file_none;
+        } else if (link->file.state == file_sending) {
+            link->file.state = file_abandoned;
+        }
         shutdown(link->client, SHUT_RDWR);
     }
+    front->waiters -= 1;
+    pthread_cond_broadcast(&front->changed);
     pthread_mutex_unlock(&front->lock);
 }
 
 int64_t coffer_front_await_file(coffer_front *front, uint64_t number, coffer_front_file_wait *wait) {
     pthread_mutex_lock(&front->lock);
-    front->waiters += 1;
-    int64_t last_sent = -1;
+    int64_t last_moved = -1;
     struct timespec moved;
     clock_gettime(CLOCK_MONOTONIC, &moved);
     while (wait->done == 0) {
@@ -102,8 +111,11 @@ int64_t coffer_front_await_file(coffer_front *front, uint64_t number, coffer_fro
         }
         struct timespec now;
         clock_gettime(CLOCK_MONOTONIC, &now);
-        if (wait->sent != last_sent) {
-            last_sent = wait->sent;
+        int64_t carried = __atomic_load_n(&link->file.moved, __ATOMIC_RELAXED);
+        // While the file is being sent the kernel bounds each wait for the client (SO_SNDTIMEO);
+        // before, the answers ahead of it must keep moving.
+        if (carried != last_moved || link->file.state == file_sending) {
+            last_moved = carried;
             moved = now;
         } else if (now.tv_sec - moved.tv_sec > stall_seconds) {
             // Nothing moved: the connection ends, and whoever holds the file lets it go.
@@ -111,8 +123,6 @@ int64_t coffer_front_await_file(coffer_front *front, uint64_t number, coffer_fro
                 close(link->file.fd);
                 link->file.fd = -1;
                 link->file.state = file_none;
-            } else {
-                link->file.state = file_abandoned;
             }
             link->file.waiter = NULL;
             wait->done = -1;
@@ -146,18 +156,35 @@ static int send_offered_file(front_link *link) {
     pthread_mutex_unlock(&front->lock);
 
     // The kernel's wait for a client that takes nothing is bounded too (sendfile honours it).
+    // The kernel's wait for a client that takes nothing is bounded too (sendfile honours it).
     struct timeval limit = { send_timeout_seconds, 0 };
     setsockopt(link->client, SOL_SOCKET, SO_SNDTIMEO, &limit, sizeof limit);
+    char *buffer = NULL;   // for a file the kernel cannot sendfile: read and sent instead
     while (left > 0) {
-        ssize_t moved = sendfile(link->client, fd, &position, left > (1 << 30) ? (size_t)1 << 30 : (size_t)left);
+        size_t piece = left > piece_size ? (size_t)piece_size : (size_t)left;
+        ssize_t moved;
+        if (buffer == NULL) {
+            moved = sendfile(link->client, fd, &position, piece);
+            if (moved < 0 && (errno == EINVAL || errno == ENOSYS) && position == (off_t)link->file.offset) {
+                buffer = malloc(piece_size);
+                if (buffer == NULL) break;
+                continue;
+            }
+        } else {
+            moved = pread(fd, buffer, piece, position);
+            if (moved > 0 && coffer_front_send_all(link->client, buffer, (size_t)moved) < 0) moved = -1;
+            if (moved > 0) position += moved;
+        }
         if (moved < 0 && errno == EINTR) continue;
         if (moved <= 0) break;   // the client is gone or stalled, or the file is shorter now
         left -= moved;
+        __atomic_add_fetch(&link->file.moved, moved, __ATOMIC_RELAXED);
         pthread_mutex_lock(&front->lock);
         link->file.sent += moved;
         tell_waiter(link, 0);
         pthread_mutex_unlock(&front->lock);
     }
+    free(buffer);
     struct timeval none = { 0, 0 };
     setsockopt(link->client, SOL_SOCKET, SO_SNDTIMEO, &none, sizeof none);
 
@@ -205,6 +232,7 @@ void coffer_front_carry_answers(front_link *link, char *buffer, size_t capacity)
         if (found == NULL) {
             size_t hold = marker_start(buffer, total, marker, marker_length);
             if (coffer_front_send_all(link->client, buffer, total - hold) < 0) break;
+            __atomic_add_fetch(&link->file.moved, (int64_t)(total - hold), __ATOMIC_RELAXED);
             memmove(buffer, buffer + total - hold, hold);
             kept = hold;
             continue;

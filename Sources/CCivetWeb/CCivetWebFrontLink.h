@@ -25,6 +25,7 @@ struct coffer_front {
     int wake[2];
     int inner_port;
     char secret[33];
+    char file_secret[33];     // in the markers of offered files (another, so a marker tells nothing of `secret`)
     pthread_t acceptor;
     pthread_mutex_t lock;
     pthread_cond_t changed;   // links, pumps, waiters and offered files changed
@@ -35,7 +36,7 @@ struct coffer_front {
     int pumps;                // TLS connections being carried
     uint64_t next_link;       // the last link's number
     uint64_t files_offered;   // for each offer's marker
-    int waiters;              // handlers waiting for a file to be sent
+    int waiters;              // handlers between offering a file and hearing how it went
 };
 
 // What becomes of a file a handler offers (CCivetWebFrontFiles.c).
@@ -59,6 +60,7 @@ struct front_link {
         int64_t offset;
         int64_t length;
         int64_t sent;
+        int64_t moved;   // bytes the link has carried to the client since the offer (atomic)
         char marker[marker_capacity];
         size_t marker_length;
     } file;

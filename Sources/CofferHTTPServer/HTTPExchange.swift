@@ -173,7 +173,8 @@ public final class HTTPExchange: @unchecked Sendable {
     ///   connection is then closed), or `nil` when this connection cannot send a file so
     ///   (nothing was written: ``write(_:)-(UnsafeRawBufferPointer)`` the bytes instead).
     public func sendFile(descriptor: Int32, offset: Int64, length: Int64) -> Int64? {
-        guard length > 0, !isHead else { return 0 }
+        guard length > 0 else { return 0 }
+        guard !isHead else { return length }  // (as `write` takes a HEAD's body: nothing is sent)
         let sent = coffer_web_send_file(connection, descriptor, offset, length)
         return sent == -2 ? nil : max(sent, 0)
     }

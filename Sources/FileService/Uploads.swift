@@ -78,8 +78,17 @@ public final class UploadRegistry: ServiceFeature {
     }
 
     func write(_ bytes: UnsafeRawBufferPointer, at offset: Int64, to temporary: VirtualPath) throws(CofferError) {
-        try backend.openOutputFile(at: temporary, .existing).write(bytes, at: offset)
+        let file = try backend.openOutputFile(at: temporary, .existing)
+        try file.write(bytes, at: offset)
+        // Each window of 8 MiB is sent on to the disk as soon as it is written, while the rest
+        // arrives: the sync before the upload is placed then waits for the last window only.
+        let window = Self.writeBackWindow
+        let end = offset + Int64(bytes.count)
+        if end / window > offset / window { file.startWritingBack(offset: (end / window - 1) * window, length: window) }
     }
+
+    /// How much of an upload is written before it is sent on to the disk.
+    static let writeBackWindow: Int64 = 8 << 20
 
     /// Makes an upload's data durable before it is placed.
     func sync(_ temporary: VirtualPath) throws(CofferError) {

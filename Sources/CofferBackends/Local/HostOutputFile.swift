@@ -84,6 +84,10 @@ public final class HostOutputFile: OutputFile {
         guard fsync(handle.raw) == 0 else { throw CofferError.lastSystemError("fsync", path: path) }
     }
 
+    public func startWritingBack(offset: Int64, length: Int64) {
+        _ = coffer_start_writeback(handle.raw, offset, length)
+    }
+
     public func setAttribute(_ name: String, to value: [UInt8]) {
         _ = coffer_fsetxattr(handle.raw, name, value, value.count, 0)
     }

@@ -23,9 +23,14 @@ public protocol OutputFile: AnyObject, Sendable {
     func synchronize() throws(CofferError)
     /// Sets the extended attribute `name` (`user.…`); a file system without them is not an error.
     func setAttribute(_ name: String, to value: [UInt8])
+    /// Starts writing `length` bytes from `offset` to the disk without waiting for them, so a
+    /// later ``synchronize()`` has less to wait for. A hint: by default it does nothing.
+    func startWritingBack(offset: Int64, length: Int64)
 }
 
 extension OutputFile {
+    public func startWritingBack(offset: Int64, length: Int64) {}
+
     /// Writes all of `bytes` at `offset`.
     public func write(_ bytes: [UInt8], at offset: Int64) throws(CofferError) {
         let outcome = bytes.withUnsafeBytes { raw in Result { () throws(CofferError) in try write(raw, at: offset) } }
