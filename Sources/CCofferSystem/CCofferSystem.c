@@ -365,11 +365,12 @@ int coffer_child_has_ended(pid_t pid, int *status) {
     return 1;
 }
 
-int coffer_limit_malloc_arenas(int count) {
+int coffer_tune_malloc(int arenas, int mmap_threshold) {
 #if defined(__GLIBC__)
-    return mallopt(M_ARENA_MAX, count);
+    return mallopt(M_ARENA_MAX, arenas) && (mmap_threshold <= 0 || mallopt(M_MMAP_THRESHOLD, mmap_threshold));
 #else
-    (void)count;
+    (void)arenas;
+    (void)mmap_threshold;
     return 0;
 #endif
 }

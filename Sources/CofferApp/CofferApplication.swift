@@ -90,8 +90,11 @@ public struct CofferApplication: Sendable {
         }
         // glibc gives each thread that allocates an arena of its own, up to eight per core, and
         // a server's threads (a hundred of CivetWeb's, the indexer's, the pool's) mostly wait on
-        // the network or the disk: two arenas keep a busy server's memory about 9 MiB lower.
-        _ = coffer_limit_malloc_arenas(2)
+        // the network or the disk: two arenas keep a busy server's memory about 9 MiB lower. And
+        // glibc maps a large block on its own only until one is freed, then keeps such blocks
+        // (each upload's buffers of a MiB) in the arenas, where they stay after use: a fixed
+        // threshold gives them back.
+        _ = coffer_tune_malloc(2, 256 * 1024)
         exit(await run(arguments: Array(arguments.dropFirst()), environment: ProcessInfo.processInfo.environment))
     }
 

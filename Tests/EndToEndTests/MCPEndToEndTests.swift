@@ -32,11 +32,11 @@ import Testing
 
     /// Calls a tool and returns its result (failing the test on a protocol error).
     @discardableResult
-    func tool(_ mcp: RPCProcess, _ name: String, _ arguments: [String: Any] = [:], stateless: Bool = false,
+    func tool(_ mcp: RPCProcess, _ name: String, _ arguments: [String: Any] = [:], stateless: Bool = false, timeout: Double = 30,
               sourceLocation: SourceLocation = #_sourceLocation) async throws -> [String: Any] {
         var params: [String: Any] = ["name": name, "arguments": arguments]
         if stateless { params["_meta"] = Self.stateless }
-        let answer = try await mcp.awaitCall("tools/call", params)
+        let answer = try await mcp.awaitCall("tools/call", params, timeout: timeout)
         return try #require(result(answer), "\(answer)", sourceLocation: sourceLocation)
     }
 
@@ -583,12 +583,13 @@ import Testing
         let mcp = try await server()
         // search_files goes through the whole tree (no match in the first 20,000 is no false
         // "No matches found"), and reports at most 20,000 matches, saying how many there were.
-        let last = try await tool(mcp, "search_files", ["path": root, "pattern": "**/f20049.txt"])
+        // (Walks of 20,050 files, which take a loaded CI machine more than the usual 30 s.)
+        let last = try await tool(mcp, "search_files", ["path": root, "pattern": "**/f20049.txt"], timeout: 120)
         #expect(text(last) == folder + "/f20049.txt" && structured(last)["truncated"] as? Bool == false, "\(text(last))")
-        let search = try await tool(mcp, "search_files", ["path": root, "pattern": "**/*.txt"])
+        let search = try await tool(mcp, "search_files", ["path": root, "pattern": "**/*.txt"], timeout: 120)
         #expect(text(search).hasSuffix("Showing 20,000 of 20,050 matches. Narrow the pattern or use find_files."))
         #expect(structured(search)["truncated"] as? Bool == true && (structured(search)["matches"] as? [Any])?.count == 20_000)
-        let tree = try await tool(mcp, "directory_tree", ["path": root])
+        let tree = try await tool(mcp, "directory_tree", ["path": root], timeout: 120)
         #expect(text(tree).contains("Stopped after 20,000 items"))
     }
 

@@ -133,8 +133,10 @@ int coffer_child_has_ended(pid_t pid, int *status);
 /// or -1 with errno (ENOSYS before Linux 5.3).
 int coffer_pidfd_open(pid_t pid);
 
-/// Caps how many malloc arenas glibc makes for the process's threads (`M_ARENA_MAX`); 0 where
-/// the C library has no such setting.
-int coffer_limit_malloc_arenas(int count);
+/// Tunes glibc's malloc for a long-running server: at most `arenas` arenas for the process's
+/// threads (`M_ARENA_MAX`), and blocks of `mmap_threshold` bytes or more mapped on their own and
+/// given back when freed (`M_MMAP_THRESHOLD`, which also stops glibc from raising it; left as it
+/// is when not above 0). 0 where the C library has no such settings.
+int coffer_tune_malloc(int arenas, int mmap_threshold);
 
 #endif
