@@ -46,6 +46,25 @@ static void tell_waiter(front_link *link, int done) {
     pthread_cond_broadcast(&link->front->changed);
 }
 
+// Closes the offered file, which no one will send (under the front's lock).
+static void drop_offered_file(front_link *link) {
+    close(link->file.fd);
+    link->file.fd = -1;
+    link->file.state = file_none;
+}
+
+// The handler stops waiting for its file: whoever holds the file lets it go (the pump, once it
+// has one under way), and the connection ends, since its answer cannot be finished.
+static void abandon_offer(front_link *link) {
+    link->file.waiter = NULL;
+    if (link->file.state == file_offered) {
+        drop_offered_file(link);
+    } else if (link->file.state == file_sending) {
+        link->file.state = file_abandoned;
+    }
+    shutdown(link->client, SHUT_RDWR);
+}
+
 int coffer_front_offer_file(coffer_front *front, uint64_t number, int fd, int64_t offset, int64_t length,
                             coffer_front_file_wait *wait, char *marker, size_t capacity) {
     if (front == NULL || offset < 0 || length <= 0) return -1;
@@ -82,17 +101,7 @@ int coffer_front_offer_file(coffer_front *front, uint64_t number, int fd, int64_
 void coffer_front_withdraw_file(coffer_front *front, uint64_t number, coffer_front_file_wait *wait) {
     pthread_mutex_lock(&front->lock);
     front_link *link = find_link(front, number);
-    if (link != NULL && link->file.waiter == wait) {
-        link->file.waiter = NULL;
-        if (link->file.state == file_offered) {
-            close(link->file.fd);
-            link->file.fd = -1;
-            link->file.state = file_none;
-        } else if (link->file.state == file_sending) {
-            link->file.state = file_abandoned;
-        }
-        shutdown(link->client, SHUT_RDWR);
-    }
+    if (link != NULL && link->file.waiter == wait) abandon_offer(link);
     front->waiters -= 1;
     pthread_cond_broadcast(&front->changed);
     pthread_mutex_unlock(&front->lock);
@@ -118,15 +127,8 @@ int64_t coffer_front_await_file(coffer_front *front, uint64_t number, coffer_fro
             last_moved = carried;
             moved = now;
         } else if (now.tv_sec - moved.tv_sec > stall_seconds) {
-            // Nothing moved: the connection ends, and whoever holds the file lets it go.
-            if (link->file.state == file_offered) {
-                close(link->file.fd);
-                link->file.fd = -1;
-                link->file.state = file_none;
-            }
-            link->file.waiter = NULL;
+            abandon_offer(link);   // nothing moved
             wait->done = -1;
-            shutdown(link->client, SHUT_RDWR);
             break;
         }
         struct timespec until;
@@ -246,9 +248,7 @@ void coffer_front_carry_answers(front_link *link, char *buffer, size_t capacity)
     // An offer the answers never reached fails; its handler stops waiting.
     pthread_mutex_lock(&front->lock);
     if (link->file.state == file_offered) {
-        close(link->file.fd);
-        link->file.fd = -1;
-        link->file.state = file_none;
+        drop_offered_file(link);
         tell_waiter(link, -1);
     }
     pthread_mutex_unlock(&front->lock);
