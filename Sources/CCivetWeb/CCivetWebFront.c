@@ -68,9 +68,58 @@ static ssize_t fill(front_reader *reader) {
     }
 }
 
-// Carries `length` bytes from the client to the server.
+// Moves up to `*length` bytes from `client` to `server` through a pipe (splice), so a long body's
+// bytes never pass through the front's memory; `*length` says what is left. 0 when done, 1 when
+// the kernel cannot splice these sockets (before anything moved: the caller reads and sends the
+// rest), -1 when either side is gone. `spare` (`capacity` bytes) carries what a pipe holds
+// when the server's side refuses to be spliced into.
+static int carry_spliced(int client, int server, uint64_t *length, char *spare, size_t capacity) {
+    int pipe_ends[2];
+    if (pipe2(pipe_ends, O_CLOEXEC) < 0) return 1;
+    int size = fcntl(pipe_ends[1], F_SETPIPE_SZ, splice_capacity);
+    size_t piece = size > 0 ? (size_t)size : 64 * 1024;
+    int result = 0;
+    int moved_any = 0;
+    while (*length > 0) {
+        ssize_t taken = splice(client, NULL, pipe_ends[1], NULL, *length < piece ? (size_t)*length : piece,
+                               SPLICE_F_MOVE | SPLICE_F_MORE);
+        if (taken < 0 && errno == EINTR) continue;
+        if (taken < 0 && !moved_any && (errno == EINVAL || errno == ENOSYS)) { result = 1; break; }
+        if (taken <= 0) { result = -1; break; }
+        moved_any = 1;
+        *length -= (uint64_t)taken;
+        size_t left = (size_t)taken;
+        while (left > 0) {
+            ssize_t given = splice(pipe_ends[0], NULL, server, NULL, left, SPLICE_F_MOVE | SPLICE_F_MORE);
+            if (given < 0 && errno == EINTR) continue;
+            if (given < 0 && (errno == EINVAL || errno == ENOSYS)) {
+                ssize_t count = read(pipe_ends[0], spare, left < capacity ? left : capacity);
+                if (count < 0 && errno == EINTR) continue;
+                if (count <= 0 || coffer_front_send_all(server, spare, (size_t)count) < 0) { result = -1; break; }
+                given = count;
+            }
+            if (given <= 0) { result = -1; break; }
+            left -= (size_t)given;
+        }
+        if (result != 0) break;
+    }
+    close(pipe_ends[0]);
+    close(pipe_ends[1]);
+    return result;
+}
+
+// Carries `length` bytes from the client to the server: what the reader holds, then a long rest
+// spliced, and what cannot be spliced read and sent.
 static int carry(front_reader *reader, int server, uint64_t length) {
+    int may_splice = 1;
     while (length > 0) {
+        if (may_splice && reader->start == reader->end && length >= splice_threshold) {
+            reader->start = reader->end = 0;
+            int spliced = carry_spliced(reader->fd, server, &length, reader->bytes, head_capacity);
+            if (spliced < 0) return -1;
+            if (spliced == 1) may_splice = 0;
+            if (length == 0) return 0;
+        }
         if (reader->start == reader->end) {
             reader->start = reader->end = 0;
             if (fill(reader) <= 0) return -1;

@@ -14,6 +14,8 @@ enum {
     head_capacity = 64 * 1024,   // a head longer than CivetWeb accepts (16 KiB) still reaches it whole
     copy_capacity = 256 * 1024,
     line_capacity = 4096,        // a chunk's size line
+    splice_threshold = 256 * 1024,   // a body's rest from this size on goes socket to socket (splice)
+    splice_capacity = 1024 * 1024,   // the pipe it goes through, when the kernel allows
     connection_limit = 1024,     // beyond it, new clients wait in the kernel's queue
     marker_capacity = 96,
 };
