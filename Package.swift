@@ -33,6 +33,8 @@ let package = Package(
         .target(name: "CCofferXML"),
         // Images from libvips (libvips-dev), and GLib's URIs and checksums, each loaded when first used.
         .target(name: "CCofferVips"),
+        // FUSE from libfuse 3's low-level API (libfuse3.so.3), loaded when `coffer mount` starts.
+        .target(name: "CCofferFUSE"),
         // Archives' tables of contents from libarchive (libarchive-dev), loaded when first used.
         .target(name: "CCofferArchive"),
         // HTTP and WebSocket from CivetWeb (libcivetweb-dev), loaded when `coffer serve` starts.
@@ -62,7 +64,8 @@ let package = Package(
         .target(name: "CofferBackendConformance", dependencies: ["CofferCore"]),
         // The search index (SQLite FTS5), kept current by the service and by watching.
         .target(name: "CofferSearch", dependencies: ["CofferCore", "CofferRuntime", "CSQLite"]),
-        .target(name: "FileService", dependencies: ["CofferCore", "CofferRuntime", "CofferBackends", "CofferDesktop", "CofferSearch"]),
+        .target(name: "FileService", dependencies: ["CofferCore", "CofferRuntime", "CofferBackends", "CofferDesktop", "CofferSearch",
+                                                   "CCofferSystem"]),
         .target(name: "CofferREPL", dependencies: ["CofferCore", "CofferRuntime", "FileService", "CofferTransfers", "CofferPreview", "CofferDesktop",
                                                   "CReadline"]),
         // HTTP through libcurl (loaded when first used), for everything that talks to a server.
@@ -96,10 +99,12 @@ let package = Package(
                                "CCofferArchive", "CCofferXML"],
                 resources: ["index.html", "app.css", "app.js", "bridge.js", "changes.js", "common.js", "dialogs.js", "preview.js", "uploads.js", "words.js"]
                     .map { .embedInCode("Page/\($0)") }),
+        // The mount front end (`coffer mount`, issue 54): the file space as a FUSE file system.
+        .target(name: "CofferMount", dependencies: ["CofferCore", "CofferRuntime", "FileService", "CCofferFUSE"]),
         // `coffer`'s command line and front ends, for any application that adds its own mounts.
         .target(
             name: "CofferApp",
-            dependencies: ["CofferREPL", "CofferRPC", "CofferJSONRPC", "CofferMCP", "CofferWeb", "CofferS3", "CofferTransfers", "CofferPreview", "FileService", "CofferBackends", "CofferDesktop", "CofferCore", "CofferRuntime",
+            dependencies: ["CofferREPL", "CofferRPC", "CofferJSONRPC", "CofferMCP", "CofferWeb", "CofferMount", "CofferS3", "CofferTransfers", "CofferPreview", "FileService", "CofferBackends", "CofferDesktop", "CofferCore", "CofferRuntime",
                            "CCofferSystem", "DocumentTypesGenerator"],
             // The package's own manifest (a link to DocumentTypes.json at the root).
             resources: [.embedInCode("DocumentTypes.json")]
@@ -143,6 +148,7 @@ let package = Package(
             dependencies: ["FileService", "CofferBackends", "CofferCore", "CofferRuntime", "CofferSearch", "CofferTestSupport"]
         ),
         // The application layer: mount and front-end registration, an application's own front end.
+        .testTarget(name: "CofferMountTests", dependencies: ["CofferMount", "CofferCore"]),
         .testTarget(name: "CofferAppTests", dependencies: ["CofferApp", "CofferCore", "CofferInMemory", "FileService"]),
         .testTarget(
             name: "BackendConformanceTests",
@@ -172,7 +178,7 @@ let package = Package(
 )
 
 // The same language settings for every Swift target.
-for target in package.targets where ![.system, .plugin].contains(target.type) && !["CCofferSystem", "CCofferCrypto", "CCofferHTTP", "CCofferXML", "CCofferVips", "CCofferArchive", "CCivetWeb"].contains(target.name) {
+for target in package.targets where ![.system, .plugin].contains(target.type) && !["CCofferSystem", "CCofferCrypto", "CCofferHTTP", "CCofferXML", "CCofferVips", "CCofferFUSE", "CCofferArchive", "CCivetWeb"].contains(target.name) {
     var settings = target.swiftSettings ?? []
     settings.append(.swiftLanguageMode(.v6))
     settings.append(.enableUpcomingFeature("ExistentialAny"))

@@ -31,7 +31,7 @@ import sys
 
 ROOT = os.path.dirname(os.path.dirname(os.path.abspath(__file__)))
 
-FRONT_ENDS = {"CofferREPL", "CofferRPC", "CofferMCP", "CofferWeb"}
+FRONT_ENDS = {"CofferREPL", "CofferRPC", "CofferMCP", "CofferWeb", "CofferMount"}
 SERVICE_USERS = {"CofferTransfers", "CofferPreview"}
 # The modules whose operations use the engine: the only ones that may `@_spi(Engine) import`.
 ENGINE_USERS = {"FileService", "CofferTransfers", "CofferPreview"}

@@ -247,6 +247,16 @@ int coffer_syncfs(int fd) {
 #endif
 }
 
+int coffer_fallocate(int fd, int mode, int64_t offset, int64_t length) {
+#if defined(__linux__)
+    return fallocate(fd, mode, offset, length);
+#else
+    (void)fd; (void)mode; (void)offset; (void)length;
+    errno = EOPNOTSUPP;
+    return -1;
+#endif
+}
+
 int coffer_start_writeback(int fd, int64_t offset, int64_t length) {
 #if defined(__linux__)
     return sync_file_range(fd, offset, length, SYNC_FILE_RANGE_WRITE);

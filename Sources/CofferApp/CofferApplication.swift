@@ -135,7 +135,7 @@ public struct CofferApplication: Sendable {
             output.line("\(name) \(version)")
             output.flush()
             return 0
-        case .rpc, .mcp, .serve, .commands, .interactive, .help, .openFiles, .installDesktop, .uninstallDesktop, .custom:
+        case .rpc, .mcp, .serve, .mount, .commands, .interactive, .help, .openFiles, .installDesktop, .uninstallDesktop, .custom:
             break
         }
 
@@ -184,6 +184,7 @@ public struct CofferApplication: Sendable {
         case .rpc: RPCLaunch()
         case .mcp: MCPLaunch()
         case .serve: WebLaunch()
+        case .mount: MountLaunch()
         case .openFiles(let paths): OpenFilesLaunch(paths: paths)
         default: REPLLaunch(action: action)
         }
@@ -212,7 +213,7 @@ public struct CofferApplication: Sendable {
     /// words, nor a front end's name the audit log and the session defaults already use
     /// (`repl`, `web`, `share`).
     func checkFrontEnds() throws(CofferError) {
-        let reserved: Set = ["rpc", "mcp", "serve", "help", "open-files", "install-desktop", "uninstall-desktop",
+        let reserved: Set = ["rpc", "mcp", "serve", "mount", "help", "open-files", "install-desktop", "uninstall-desktop",
                              "repl", "web", "share"]
         var taken = Set<String>()
         for frontEnd in frontEnds {

@@ -1,5 +1,6 @@
 import CofferCore
 import FileService
+import CofferMount
 
 /// What `coffer` was asked to do, from its arguments and environment.
 struct LaunchOptions {
@@ -16,6 +17,8 @@ struct LaunchOptions {
         case serve
         /// `open-files PATH…`: files handed in by a file manager.
         case openFiles([String])
+        /// `mount DIR`: the file space as a file system (FUSE), until unmounted.
+        case mount
         /// `install-desktop [--user]`, `uninstall-desktop`.
         case installDesktop
         case uninstallDesktop
@@ -64,6 +67,9 @@ struct LaunchOptions {
     /// `serve --tls-cert FILE --tls-key FILE`: HTTPS, which WebDAV beyond loopback needs.
     var tlsCertificate: String?
     var tlsKey: String?
+    /// `coffer mount DIR [--mount NAME | --all] [--cache-timeout SECONDS] [--timeout SECONDS] [--scratch PATTERN]…`.
+    var mountDirectory: String?
+    var mountOptions = MountOptions()
     /// The environment the options were read in (S3 mounts take their keys from it).
     var environment: [String: String]
 
@@ -103,6 +109,14 @@ struct LaunchOptions {
         if containerPath.isEmpty { throw CofferError(.invalidArgument, detail: "--container needs a folder") }
     }
 
+    /// A number of seconds, at least `least`.
+    private static func seconds(_ text: String, of option: String, least: Double) throws(CofferError) -> Double {
+        guard let number = Double(text), number.isFinite, number >= least, number <= 86_400 else {
+            throw CofferError(.invalidArgument, detail: "\(option) \(text): use a number of seconds from \(Int(least)) to 86400")
+        }
+        return number
+    }
+
     /// A whole number of `unit`, or -1 for no limit.
     private static func limit(_ text: String, of option: String, unit: String) throws(CofferError) -> Int {
         guard let number = Int(text), number >= -1 else {
@@ -130,6 +144,7 @@ struct LaunchOptions {
             case "rpc": action = .rpc
             case "mcp": action = .mcp
             case "serve": action = .serve
+            case "mount": action = .mount
             case "install-desktop": action = .installDesktop
             case "uninstall-desktop": action = .uninstallDesktop
             case "open-files":
@@ -149,6 +164,9 @@ struct LaunchOptions {
         if let path = try reader.value(of: "--container") {
             containerPath = path
             containerGiven = true
+        } else if action == .mount, let value = try reader.value(of: "--mount"), !value.contains("=") {
+            // `coffer mount DIR --mount NAME`: the mount shown (an S3 one is still NAME=s3://…).
+            mountOptions.mount = value
         } else if let value = try reader.value(of: "--mount") {
             guard let equals = value.firstIndex(of: "="), value[value.index(after: equals)...].hasPrefix("s3://") else {
                 throw CofferError(.invalidArgument, detail: "--mount \(value): use NAME=s3://BUCKET[/PREFIX]")
@@ -208,6 +226,20 @@ struct LaunchOptions {
             } else {
                 return false
             }
+        case .mount:
+            if reader.current == "--all" {
+                mountOptions.allMounts = true
+            } else if let value = try reader.value(of: "--cache-timeout") {
+                mountOptions.attributeTimeout = try Self.seconds(value, of: "--cache-timeout", least: 0)
+            } else if let value = try reader.value(of: "--scratch") {
+                mountOptions.scratchNames.append(value)
+            } else if let value = try reader.value(of: "--timeout") {
+                mountOptions.operationTimeout = try Self.seconds(value, of: "--timeout", least: 1)
+            } else if mountDirectory == nil, !reader.current.hasPrefix("-") {
+                mountDirectory = reader.current
+            } else {
+                return false
+            }
         case .installDesktop:
             return reader.current == "--user"  // the only kind of installation there is: into $XDG_DATA_HOME
         case .rpc, .mcp:
@@ -261,6 +293,8 @@ struct LaunchOptions {
                            [--listen http://127.0.0.1:PORT/mcp [--address A] [--new-token]]
                        \(program) [--container DIR] serve [--port N] [--address A] [--open] [--new-token] [--share-only] [--trust-forwarded]
                            [--print-dav-url] [--tls-cert FILE --tls-key FILE]
+                       \(program) [--container DIR] mount DIR [--mount NAME | --all] [--cache-timeout SECONDS] [--timeout SECONDS]
+                           [--scratch PATTERN]…
                        \(program) [--container DIR] open-files PATH…
                        \(program) install-desktop [--user] | uninstall-desktop
                        \(program) help [COMMAND]
@@ -279,6 +313,8 @@ struct LaunchOptions {
                 host folders named with --allow-host; --connect joins standard I/O to such a server. “\(program) mcp” serves the Model Context Protocol
                 on standard input and output, for AI editors and agents. “\(program) serve” is the file
                 browser in a web browser, on 127.0.0.1 with an access token in the address it prints.
+                “\(program) mount DIR” shows files: as a folder of this machine for every program, until
+                Ctrl-C (deleting there moves to the trash; replacing keeps a version).
                 “\(program) install-desktop” adds \(program) to the
                 desktop's “Open With” for the types it opens; “open-files” is what the desktop runs then.
                 """
@@ -293,6 +329,8 @@ struct LaunchOptions {
                            [--listen http://127.0.0.1:端口/mcp [--address 地址] [--new-token]]
                       \(program) [--container 目录] serve [--port 端口] [--address 地址] [--open] [--new-token] [--share-only] [--trust-forwarded]
                            [--print-dav-url] [--tls-cert 文件 --tls-key 文件]
+                      \(program) [--container 目录] mount 目录 [--mount 名称 | --all] [--cache-timeout 秒数] [--timeout 秒数]
+                           [--scratch 模式]…
                       \(program) [--container 目录] open-files 路径…
                       \(program) install-desktop [--user] | uninstall-desktop
                       \(program) help [命令]
@@ -309,6 +347,8 @@ struct LaunchOptions {
                 标准输入输出接到这样的服务上。
                 “\(program) mcp”在标准输入输出上提供模型上下文协议（MCP）服务，供 AI 编辑器和智能体使用。
                 “\(program) serve”在网页浏览器中提供文件浏览器，监听 127.0.0.1，打印的地址中带有访问令牌。
+                “\(program) mount 目录”把 files: 作为本机的一个文件夹提供给所有程序，直到按 Ctrl-C
+                （在其中删除的会移到废纸篓；被替换的会保留为版本）。
                 “\(program) install-desktop”把 \(program) 加入桌面“打开方式”中它能打开的类型；桌面随后运行
                 “open-files”。
                 """

@@ -86,6 +86,10 @@ void coffer_closedir(coffer_dir *dir);
 /// sync_file_range(2) with SYNC_FILE_RANGE_WRITE: start writing back a range without waiting.
 int coffer_start_writeback(int fd, int64_t offset, int64_t length);
 
+/// fallocate(2): reserve, punch or zero space of an open file (`mode` 0, or FALLOC_FL_…);
+/// -1 with errno EOPNOTSUPP where the system has no such call.
+int coffer_fallocate(int fd, int mode, int64_t offset, int64_t length);
+
 /// syncfs(2): flush the file system holding `fd`.
 int coffer_syncfs(int fd);
 

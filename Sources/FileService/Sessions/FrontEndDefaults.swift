@@ -19,9 +19,12 @@ public struct FrontEndDefaults: Sendable {
     /// The most bytes one message carries inline: a read's answer, a write's content, a
     /// thumbnail (larger ones go in ranges or through uploads).
     public var inlineBytes: Int
+    /// The names of scratch files that ``DeleteItem`` deletes for good instead of moving to
+    /// the trash; `nil` for none (every deleted item goes to the trash).
+    public var scratchNames: ScratchNames?
 
     /// Defaults as given; those left out are every operation's own: no page size, no
-    /// search or walk limit, 8 MiB inline.
+    /// search or walk limit, 8 MiB inline, no scratch files (set ``scratchNames`` after).
     public init(conflicts: [String: ConflictChoice] = [:], listPageSize: Int? = nil, searchLimit: Int? = nil,
                 walkLimit: Int? = nil, inlineBytes: Int = 8 << 20) {
         self.conflicts = conflicts
@@ -57,8 +60,16 @@ public struct FrontEndDefaults: Sendable {
     /// replaces, `Overwrite` decides a `COPY` or `MOVE`), so the row holds no conflict choice;
     /// a folder is listed whole, streamed to the client.
     public static let dav = FrontEndDefaults()
+    /// `coffer mount`, as POSIX calls mean it: a `rename(2)` onto a taken name replaces it
+    /// (what it replaces is kept as a version), a folder is listed whole, and editors' scratch
+    /// files (`ScratchNames.standard`) are deleted for good rather than to the trash.
+    public static let mount: FrontEndDefaults = {
+        var row = FrontEndDefaults(conflicts: ["move": .policy(.replace), "rename": .policy(.replace)])
+        row.scratchNames = try? ScratchNames()
+        return row
+    }()
 
-    /// The table's row for the front end named `frontEnd` (`repl`, `rpc`, `web`, `mcp`, `share`, `dav`); another
+    /// The table's row for the front end named `frontEnd` (`repl`, `rpc`, `web`, `mcp`, `share`, `dav`, `mount`); another
     /// front end — an application's own — gets `rpc`'s.
     public static func standard(for frontEnd: String) -> FrontEndDefaults {
         switch frontEnd {
@@ -67,6 +78,7 @@ public struct FrontEndDefaults: Sendable {
         case "mcp": .mcp
         case "share": .share
         case "dav": .dav
+        case "mount": .mount
         default: .rpc
         }
     }

@@ -1,0 +1,29 @@
+/// The names of scratch files: what editors and office suites make beside a document while
+/// they work on it — a lock, a swap file, a backup, a half-written download. A front end whose
+/// programs make them by the hundred (`coffer mount`) deletes them for good, so they never
+/// fill the trash or the versions (`FrontEndDefaults` in `FileService` says which do).
+public struct ScratchNames: Sendable {
+    /// The patterns, in `fnmatch` syntax (a `*` also matches a leading dot).
+    public let patterns: [String]
+    private let globs: [Glob]
+
+    /// LibreOffice's locks (`.~lock.report.odt#`), Vim's swap files and its write test
+    /// (`4913`), backups (`notes.txt~`), GNOME's half-saved files (`.goutputstream-XXXXXX`),
+    /// downloads in progress (`*.part`, `*.crdownload`), Emacs' locks and autosaves, Kate's swap.
+    public static let standard: [String] = [
+        ".~lock.*#", "*.swp", "*.swo", "*.swx", "4913", "*~", ".goutputstream-*", "*.part", "*.crdownload",
+        ".#*", "#*#", ".*.kate-swp",
+    ]
+
+    /// Names matching any of `patterns`.
+    /// - Throws: `invalidArgument` for a pattern that is not one (``Glob``'s limits).
+    public init(_ patterns: [String] = ScratchNames.standard) throws(CofferError) {
+        var globs: [Glob] = []
+        for pattern in patterns { globs.append(try Glob(pattern, syntax: .fnmatch)) }
+        self.patterns = patterns
+        self.globs = globs
+    }
+
+    /// Whether `name` (one item's name, not a path) is a scratch file's.
+    public func contains(_ name: String) -> Bool { globs.contains { $0.matches(name) } }
+}

@@ -1,0 +1,116 @@
+import CCofferFUSE
+public import CofferCore
+import CofferRuntime
+public import FileService
+import Foundation
+
+/// Coffer's file space as a file system of this machine (`coffer mount DIR`): every program
+/// opens its files as files, and still gets what Coffer gives — deleting moves to the trash,
+/// a rename over a file keeps the replaced one as a version, each change is audited and
+/// undoable. Served through libfuse 3's low-level interface, loaded when a mount is first made.
+///
+/// ```swift
+/// let mount = try FileMount(service: service, at: "/home/me/Coffer")
+/// Thread { _ = mount.serve() }.start()   // until stopped or unmounted
+/// // …
+/// mount.stop()                             // unmounts; serve() returns
+/// ```
+public final class FileMount: Sendable {
+    /// Where it is mounted.
+    public let directory: String
+    private let system: MountFileSystem
+    private let session: Session
+    // A pointer, kept as its address: libfuse's session, valid until `serve` ends.
+    private let fuse: UInt
+
+    /// Mounts the file space on `directory`, an empty folder (a dead mount left there by a
+    /// killed `coffer mount` is cleared first).
+    /// - Throws: `unsupported` when libfuse 3 cannot be loaded; `unknownMount` for a mount
+    ///   the service does not have; `noSuchFile` or `notADirectory` for `directory`;
+    ///   `noPermission` when the system refuses the mount.
+    public init(service: FileService, at directory: String, options: MountOptions = MountOptions()) throws(CofferError) {
+        guard coffer_fuse_available() != 0 else {
+            throw CofferError(.unsupported, detail: "libfuse 3 (libfuse3.so.3) could not be loaded: \(String(cString: coffer_fuse_load_error()))")
+        }
+        let visible = service.mounts.filter(\.isVisible).map(\.name)
+        if !options.allMounts, !service.mounts.contains(where: { $0.name == options.mount }) {
+            throw CofferError(.unknownMount, detail: options.mount)
+        }
+        FileMount.clearDeadMount(at: directory)
+        var isFolder: ObjCBool = false
+        guard FileManager.default.fileExists(atPath: directory, isDirectory: &isFolder) else {
+            throw CofferError(.noSuchFile, detail: directory)
+        }
+        // (The kernel would mount over a file as well.)
+        guard isFolder.boolValue else { throw CofferError(.notADirectory, detail: directory) }
+        // The `mount` row of the defaults, with the user's own scratch files added.
+        var defaults = FrontEndDefaults.mount
+        if !options.scratchNames.isEmpty { defaults.scratchNames = try ScratchNames(ScratchNames.standard + options.scratchNames) }
+        session = try service.openSession(SessionOptions(frontEnd: "mount", language: .english, isLongLived: true, defaults: defaults))
+        system = MountFileSystem(session: session, options: options, mounts: visible)
+        self.directory = directory
+        var ops = MountCallbacks.table
+        var settings = coffer_fuse_settings()
+        let context = Unmanaged.passUnretained(system).toOpaque()
+        let options = ["fsname=coffer", "subtype=coffer", "nodev", "nosuid"]
+        var error = [CChar](repeating: 0, count: 512)
+        let made = options.withCStringArray { list in
+            coffer_fuse_mount(directory, list, &ops, &settings, context, &error, error.count)
+        }
+        guard let made else {
+            let message = String(decoding: error.prefix { $0 != 0 }.map { UInt8(bitPattern: $0) }, as: UTF8.self)
+            let session = session
+            Task { await session.close() }
+            throw CofferError(message.contains("ermission") ? .noPermission : .ioError, detail: message)
+        }
+        fuse = UInt(bitPattern: made)
+    }
+
+    /// Serves the kernel's calls until ``stop()`` or an unmount from outside (`fusermount3 -u`),
+    /// then unmounts and closes what was open. Call it once, on a thread that may block.
+    /// Returns 0, or the errno of a failure to read from the kernel.
+    public func serve() -> Int32 {
+        let session = OpaquePointer(bitPattern: fuse)
+        // Held deletions go to the trash once deletions pause (``PendingDeletes``).
+        let queue = DispatchQueue(label: "coffer.mount.deletions")
+        let flusher = DispatchSource.makeTimerSource(queue: queue)
+        let system = system
+        flusher.schedule(deadline: .now() + .milliseconds(500), repeating: .milliseconds(500))
+        flusher.setEventHandler { system.flushDeletions(all: false) }
+        flusher.resume()
+        let result = coffer_fuse_run(session, Int32(max(1, system.options.threads)))
+        flusher.cancel()
+        queue.sync {}   // a flush under way ends first
+        coffer_fuse_unmount_and_destroy(session)
+        system.flushDeletions(all: true)
+        system.closeAll()
+        return result < 0 ? -result : 0
+    }
+
+    /// Ends ``serve()`` soon; callable from any thread.
+    public func stop() {
+        coffer_fuse_exit(OpaquePointer(bitPattern: fuse))
+    }
+
+    /// Closes the session the mount's calls were operations of (after ``serve()`` returned).
+    public func close() async {
+        await session.close()
+    }
+
+    /// A folder where a killed mount left its dead end (`ENOTCONN`) is unmounted, lazily, so a
+    /// new mount can take it.
+    static func clearDeadMount(at directory: String) {
+        guard access(directory, F_OK) != 0, errno == ENOTCONN else { return }
+        _ = umount2(directory, Int32(MNT_DETACH))
+    }
+}
+
+extension Array where Element == String {
+    /// Runs `body` with the strings as a NULL-terminated list of C strings.
+    func withCStringArray<T>(_ body: (UnsafePointer<UnsafePointer<CChar>?>) -> T) -> T {
+        let copies = map { strdup($0) }
+        defer { copies.forEach { free($0) } }
+        let list = copies.map { UnsafePointer($0) } + [nil]
+        return list.withUnsafeBufferPointer { body($0.baseAddress!) }
+    }
+}

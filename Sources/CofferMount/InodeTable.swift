@@ -1,0 +1,137 @@
+import CofferCore
+import Synchronization
+
+/// The inode numbers the kernel knows, and the item each stands for.
+///
+/// The kernel names items by number; Coffer names them by path. A number is given the first time
+/// the kernel looks a path up, counted for each lookup, and dropped when the kernel forgets it as
+/// often as it was looked up. Numbers are never reused within a mount, so no generation is needed.
+/// A rename carries the numbers of the item and everything under it to the new paths; a deleted
+/// item's number is detached from its path (a new item of that name gets a new number) and lives
+/// until the kernel forgets it.
+final class InodeTable: Sendable {
+    /// What a number stands for.
+    enum Item: Hashable, Sendable {
+        /// The root of `coffer mount --all`: a folder of the visible mounts.
+        case mounts
+        /// An item of a mount (a mount's root too).
+        case path(VirtualPath)
+    }
+
+    private struct Entry {
+        var item: Item
+        var lookups: UInt64
+        /// Still the item at its path (not deleted, not replaced).
+        var attached: Bool
+    }
+
+    private struct State {
+        var entries: [UInt64: Entry] = [:]
+        var numbers: [Item: UInt64] = [:]
+        var next: UInt64 = 2
+    }
+
+    private let state: Mutex<State>
+
+    /// A table whose root (number 1) is `root`.
+    init(root: Item) {
+        var state = State()
+        state.entries[1] = Entry(item: root, lookups: 1, attached: true)
+        state.numbers[root] = 1
+        self.state = Mutex(state)
+    }
+
+    /// What `number` stands for; `nil` for a number the table does not know.
+    func item(_ number: UInt64) -> Item? { state.withLock { $0.entries[number]?.item } }
+
+    /// The path `number` stands for; `nil` for the root of `--all`, an unknown number, or one
+    /// whose item was deleted or replaced since (its path names another item now, or none).
+    func path(_ number: UInt64) -> VirtualPath? {
+        state.withLock { state in
+            guard let entry = state.entries[number], entry.attached, case .path(let path) = entry.item else { return nil }
+            return path
+        }
+    }
+
+    /// Whether `number` still stands for the item at its path (not deleted or replaced since).
+    func isAttached(_ number: UInt64) -> Bool { state.withLock { $0.entries[number]?.attached ?? false } }
+
+    /// The number of `item`, counting one lookup (as a `lookup` or `readdirplus` answer does).
+    func lookUp(_ item: Item) -> UInt64 {
+        state.withLock { state in
+            if let number = state.numbers[item] {
+                state.entries[number]!.lookups += 1
+                return number
+            }
+            let number = state.next
+            state.next += 1
+            state.entries[number] = Entry(item: item, lookups: 1, attached: true)
+            state.numbers[item] = number
+            return number
+        }
+    }
+
+    /// A number to show for `item` in a plain listing, without a lookup: its own when it has
+    /// one, else one that stands for nothing (the kernel looks the name up before using it).
+    func shownNumber(_ item: Item) -> UInt64 {
+        state.withLock { state in state.numbers[item] ?? (UInt64(truncatingIfNeeded: item.hashValue) | (1 << 63)) }
+    }
+
+    /// The kernel dropped `count` lookups of `number`.
+    func forget(_ number: UInt64, _ count: UInt64) {
+        guard number != 1 else { return }
+        state.withLock { state in
+            guard var entry = state.entries[number] else { return }
+            entry.lookups = entry.lookups > count ? entry.lookups - count : 0
+            if entry.lookups > 0 {
+                state.entries[number] = entry
+                return
+            }
+            state.entries[number] = nil
+            if entry.attached, state.numbers[entry.item] == number { state.numbers[entry.item] = nil }
+        }
+    }
+
+    /// The item at `path` is gone (deleted, or replaced by another): its number no longer
+    /// stands for the path, nor, for a folder (`withContents`), do the numbers of what was
+    /// inside it.
+    func detach(_ path: VirtualPath, withContents: Bool) {
+        state.withLock { state in Self.detach(path, withContents: withContents, in: &state) }
+    }
+
+    /// The item at `source`, and for a folder (`withContents`) all inside it, is now at
+    /// `destination`; what was at `destination` before is detached.
+    func move(_ source: VirtualPath, to destination: VirtualPath, withContents: Bool) {
+        state.withLock { state in
+            Self.detach(destination, withContents: true, in: &state)
+            for (item, number) in Self.held(source, withContents: withContents, in: state) {
+                guard case .path(let held) = item else { continue }
+                let moved = Item.path(VirtualPath(mount: destination.mount,
+                                                  trustedComponents: destination.components + held.components.dropFirst(source.components.count)))
+                state.numbers[item] = nil
+                state.numbers[moved] = number
+                state.entries[number]?.item = moved
+            }
+        }
+    }
+
+    private static func detach(_ path: VirtualPath, withContents: Bool, in state: inout State) {
+        for (item, number) in held(path, withContents: withContents, in: state) {
+            state.numbers[item] = nil
+            state.entries[number]?.attached = false
+        }
+    }
+
+    /// The numbered items at `path` and, `withContents`, inside it (a scan of the table: only
+    /// for folders, whose contents the kernel may hold numbers of).
+    private static func held(_ path: VirtualPath, withContents: Bool, in state: State) -> [(Item, UInt64)] {
+        guard withContents else { return state.numbers[.path(path)].map { [(.path(path), $0)] } ?? [] }
+        return state.numbers.filter { item, _ in
+            if case .path(let held) = item { return path.contains(held) }
+            return false
+        }.map { ($0.key, $0.value) }
+    }
+
+    /// How many numbers the kernel holds (for tests and `--verbose`).
+    var count: Int { state.withLock { $0.entries.count } }
+}

@@ -1,0 +1,136 @@
+import CCofferFUSE
+import CofferCore
+import FileService
+import Foundation
+
+/// Opening, reading and writing files. A local file is read and written in place through a
+/// descriptor of its own, on libfuse's thread (no hop per piece); a file of other storage (S3)
+/// is read in ranges, and cannot be opened for writing yet (`ENOTSUP`).
+extension MountFileSystem {
+    func open(_ request: OpaquePointer, ino: UInt64, flags: Int32) {
+        guard let path = table.path(ino) else { return coffer_fuse_reply_err(request, table.item(ino) == nil ? ENOENT : EISDIR).ignored }
+        let session = session
+        let writing = flags & O_ACCMODE != O_RDONLY
+        let opened = run { () async throws(CofferError) -> OpenHandle.Content in
+            if writing { return .updating(try await session.perform(OpenForUpdate(path))) }
+            let file = try await session.perform(OpenFile(path))
+            if let reader = try file.directReader() {
+                await file.close()
+                return .reading(reader)
+            }
+            return .remote(file)
+        }
+        switch opened {
+        case .success(let content): replyOpen(request, OpenHandle(ino: ino, content), directIO: false)
+        case .failure(let error): reply(request, error)
+        }
+    }
+
+    func create(_ request: OpaquePointer, parent: UInt64, name: String, flags: Int32) {
+        let session = session
+        let exclusive = flags & O_EXCL != 0
+        let made = child(parent, name, changing: true).flatMap { path in
+            clearHeldDeletion(at: path)
+            return run { () async throws(CofferError) -> (FileNode, UpdatableFile) in
+                let file = try await session.perform(OpenForUpdate(path, creating: true, exclusive: exclusive,
+                                                                   truncating: flags & O_TRUNC != 0))
+                do throws(CofferError) {
+                    return (try await session.perform(StatItem(path)), file)
+                } catch {
+                    file.close()
+                    throw error
+                }
+            }
+        }
+        switch made {
+        case .success(let (node, file)):
+            let number = table.lookUp(.path(node.path))
+            let handle = open(OpenHandle(ino: number, .updating(file)))
+            var facts = attributes(node, number: number)
+            if coffer_fuse_reply_create(request, number, 0, &facts, options.attributeTimeout, options.attributeTimeout,
+                                        handle, 0, 0) != 0 {
+                close(handle)
+                table.forget(number, 1)
+            }
+        case .failure(let error): reply(request, error)
+        }
+    }
+
+    func read(_ request: OpaquePointer, size: Int, offset: Int64, fh: UInt64) {
+        guard let handle = handle(fh) else { return coffer_fuse_reply_err(request, EBADF).ignored }
+        let count = min(size, 1 << 20)
+        switch handle.current {
+        case .reading(let reader)?:
+            readLocally(request, count: count) { buffer throws(CofferError) in try reader.read(at: offset, into: buffer) }
+        case .updating(let file)?:
+            readLocally(request, count: count) { buffer throws(CofferError) in try file.read(at: offset, into: buffer) }
+        case .remote(let file)?:
+            switch run({ () async throws(CofferError) in try await file.read(at: offset, upTo: count) }) {
+            case .success(let bytes): _ = bytes.withUnsafeBytes { coffer_fuse_reply_buf(request, $0.baseAddress, $0.count) }
+            case .failure(let error): reply(request, error)
+            }
+        default: coffer_fuse_reply_err(request, EBADF)
+        }
+    }
+
+    /// Reads up to `count` bytes with `body` (which may return fewer at the end) and answers.
+    private func readLocally(_ request: OpaquePointer, count: Int,
+                             _ body: (UnsafeMutableRawBufferPointer) throws(CofferError) -> Int) {
+        let buffer = UnsafeMutableRawBufferPointer.allocate(byteCount: max(count, 1), alignment: 16)
+        defer { buffer.deallocate() }
+        var filled = 0
+        do throws(CofferError) {
+            // The kernel expects the whole size unless the file ends.
+            while filled < count {
+                let got = try body(UnsafeMutableRawBufferPointer(rebasing: buffer[filled..<count]))
+                if got == 0 { break }
+                filled += got
+            }
+        } catch {
+            return reply(request, error)
+        }
+        coffer_fuse_reply_buf(request, buffer.baseAddress, filled)
+    }
+
+    func write(_ request: OpaquePointer, data: UnsafePointer<CChar>, size: Int, offset: Int64, fh: UInt64) {
+        guard let handle = handle(fh) else { return coffer_fuse_reply_err(request, EBADF).ignored }
+        guard case .updating(let file)? = handle.current else { return coffer_fuse_reply_err(request, EBADF).ignored }
+        do throws(CofferError) {
+            let written = try file.write(at: offset, UnsafeRawBufferPointer(start: data, count: size))
+            coffer_fuse_reply_write(request, written)
+        } catch {
+            reply(request, error)
+        }
+    }
+
+    func fsync(_ request: OpaquePointer, dataOnly: Bool, fh: UInt64) {
+        guard case .updating(let file)? = handle(fh)?.current else { return coffer_fuse_reply_err(request, 0).ignored }
+        do throws(CofferError) {
+            try file.synchronize(dataOnly: dataOnly)
+            coffer_fuse_reply_err(request, 0)
+        } catch {
+            reply(request, error)
+        }
+    }
+
+    func fallocate(_ request: OpaquePointer, mode: Int32, offset: Int64, length: Int64, fh: UInt64) {
+        guard case .updating(let file)? = handle(fh)?.current else { return coffer_fuse_reply_err(request, EBADF).ignored }
+        do throws(CofferError) {
+            try file.allocate(mode: mode, offset: offset, length: length)
+            coffer_fuse_reply_err(request, 0)
+        } catch {
+            reply(request, error)
+        }
+    }
+
+    func lseek(_ request: OpaquePointer, offset: Int64, whence: Int32, fh: UInt64) {
+        let found: Int64? = switch handle(fh)?.current {
+        case .reading(let reader)?: reader.withDescriptor { Int64(Glibc.lseek($0, off_t(offset), whence)) }
+        case .updating(let file)?: file.withDescriptor { Int64(Glibc.lseek($0, off_t(offset), whence)) }
+        default: nil
+        }
+        guard let found else { return coffer_fuse_reply_err(request, EINVAL).ignored }
+        if found < 0 { return coffer_fuse_reply_err(request, Glibc.errno).ignored }
+        coffer_fuse_reply_lseek(request, found)
+    }
+}

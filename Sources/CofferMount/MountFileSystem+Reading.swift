@@ -1,0 +1,180 @@
+import CCofferFUSE
+import CofferCore
+import FileService
+import Foundation
+
+/// Looking up, reading attributes, listing folders and reading files.
+extension MountFileSystem {
+    func lookup(_ request: OpaquePointer, parent: UInt64, name: String) {
+        switch child(parent, name).flatMap(node(at:)) {
+        case .success(let node): replyEntry(request, node)
+        case .failure(let error): reply(request, error)
+        }
+    }
+
+    func getattr(_ request: OpaquePointer, ino: UInt64, fh: UInt64) {
+        // A file still open after it was deleted or replaced is described by what is open.
+        let open = handle(fh).map { [$0] } ?? (table.isAttached(ino) ? [] : handles(of: ino))
+        if var facts = open.lazy.compactMap(Self.openAttributes).first {
+            facts.st_ino = ino_t(ino)
+            coffer_fuse_reply_attr(request, &facts, options.attributeTimeout)
+            return
+        }
+        if !table.isAttached(ino), ino != 1 { return coffer_fuse_reply_err(request, ENOENT).ignored }
+        switch table.item(ino) {
+        case nil: coffer_fuse_reply_err(request, ENOENT)
+        case .mounts?:
+            var facts = mountsFolderAttributes()
+            coffer_fuse_reply_attr(request, &facts, options.attributeTimeout)
+        case .path(let path)?:
+            switch node(at: path) {
+            case .success(let node):
+                var facts = attributes(node, number: ino)
+                coffer_fuse_reply_attr(request, &facts, options.attributeTimeout)
+            case .failure(let error): reply(request, error)
+            }
+        }
+    }
+
+    func readlink(_ request: OpaquePointer, ino: UInt64) {
+        guard let path = table.path(ino) else { return coffer_fuse_reply_err(request, ENOENT).ignored }
+        switch node(at: path) {
+        case .success(let node):
+            // Only a link that stays inside its mount is shown: one that leads out is refused
+            // here as everywhere in Coffer (the kernel would follow it out of the sandbox).
+            guard node.special == .symbolicLink, let target = node.linkTarget else { return coffer_fuse_reply_err(request, EINVAL).ignored }
+            guard Self.staysInside(target, from: path) else { return coffer_fuse_reply_err(request, EACCES).ignored }
+            coffer_fuse_reply_readlink(request, target)
+        case .failure(let error): reply(request, error)
+        }
+    }
+
+    /// Whether the link at `path` pointing at `target` names an item of its own mount: a
+    /// relative target that never climbs above the mount's root.
+    static func staysInside(_ target: String, from path: VirtualPath) -> Bool {
+        guard !target.hasPrefix("/"), !target.isEmpty else { return false }
+        var depth = path.components.count - 1
+        for part in target.split(separator: "/", omittingEmptySubsequences: true) {
+            if part == ".." { depth -= 1 } else if part != "." { depth += 1 }
+            if depth < 0 { return false }
+        }
+        return true
+    }
+
+    // MARK: Folders
+
+    func opendir(_ request: OpaquePointer, ino: UInt64) {
+        switch table.item(ino) {
+        case nil: coffer_fuse_reply_err(request, ENOENT)
+        case .mounts?: replyOpen(request, OpenHandle(ino: ino, .mounts), directIO: false)
+        case .path(let path)?:
+            let session = session
+            switch run({ () async throws(CofferError) in try await session.perform(ListFolderEntries(path)) }) {
+            case .success(let listing):
+                let shown = listing.entries.filter { !pending.hides(path.appending(trustedName: $0.name)) }
+                replyOpen(request, OpenHandle(ino: ino, .folder(shown)), directIO: false)
+            case .failure(let error): reply(request, error)
+            }
+        }
+    }
+
+    /// The entries of an open folder, "." and ".." first.
+    private func entries(_ fh: UInt64) -> [(name: String, item: InodeTable.Item?, kind: FolderEntry.Kind)]? {
+        switch handle(fh)?.current {
+        case .folder(let entries)?:
+            guard case .path(let folder)? = table.item(handle(fh)!.ino) else { return nil }
+            return [(".", nil, .folder), ("..", nil, .folder)]
+                + entries.map { ($0.name, .path(folder.appending(trustedName: $0.name)), $0.kind) }
+        case .mounts?:
+            return [(".", nil, .folder), ("..", nil, .folder)] + mounts.map { ($0, .path(.root(of: $0)), .folder) }
+        default: return nil
+        }
+    }
+
+    func readdir(_ request: OpaquePointer, ino: UInt64, size: Int, offset: Int64, fh: UInt64, plus: Bool) {
+        guard let all = entries(fh) else { return coffer_fuse_reply_err(request, EBADF).ignored }
+        let start = Int(max(0, offset))
+        guard start < all.count else { return coffer_fuse_reply_buf(request, nil, 0).ignored }
+        let capacity = min(size, 1 << 20)
+        let buffer = UnsafeMutablePointer<CChar>.allocate(capacity: capacity)
+        defer { buffer.deallocate() }
+        var used = 0
+        // With attributes: the items of the part that can fit, read in one batch.
+        let part = all[start..<min(all.count, start + max(1, capacity / 96))]
+        var nodes: [InodeTable.Item: FileNode] = [:]
+        if plus {
+            let paths = part.compactMap { entry -> VirtualPath? in
+                if case .path(let path)? = entry.item { return path }
+                return nil
+            }
+            let session = session
+            if case .success(let found) = run({ () async throws(CofferError) in try await session.perform(StatItems(paths)) }) {
+                for node in found.compactMap({ $0 }) { nodes[.path(node.path)] = node }
+            }
+        }
+        for (index, entry) in zip(part.indices, part) {
+            let remaining = capacity - used
+            let next = Int64(index + 1)
+            var written: Int
+            if plus, let item = entry.item, let node = nodes[item] {
+                let number = table.lookUp(item)
+                var facts = attributes(node, number: number)
+                written = entry.name.withCString {
+                    coffer_fuse_add_direntry_plus(request, buffer + used, remaining, $0, number, 0, &facts,
+                                                  options.attributeTimeout, options.attributeTimeout, next)
+                }
+                if written > remaining { table.forget(number, 1) }
+            } else {
+                var facts = stat()
+                facts.st_ino = ino_t(entry.item.map(table.shownNumber) ?? ino)
+                facts.st_mode = entry.kind == .folder ? S_IFDIR : S_IFREG
+                written = entry.name.withCString {
+                    plus
+                        ? coffer_fuse_add_direntry_plus(request, buffer + used, remaining, $0, 0, 0, &facts, 0, 0, next)
+                        : coffer_fuse_add_direntry(request, buffer + used, remaining, $0, &facts, next)
+                }
+            }
+            if written > remaining { break }
+            used += written
+        }
+        coffer_fuse_reply_buf(request, buffer, used)
+    }
+
+    // MARK: Replies
+
+    /// Answers with the entry of `node`, counting the kernel's lookup.
+    func replyEntry(_ request: OpaquePointer, _ node: FileNode) {
+        let number = table.lookUp(.path(node.path))
+        var facts = attributes(node, number: number)
+        if coffer_fuse_reply_entry(request, number, 0, &facts, options.attributeTimeout, options.attributeTimeout) != 0 {
+            table.forget(number, 1)
+        }
+    }
+
+    /// Answers an open with a new handle for `handle` (closed again when the kernel did not
+    /// take it).
+    func replyOpen(_ request: OpaquePointer, _ handle: OpenHandle, directIO: Bool) {
+        let number = open(handle)
+        if coffer_fuse_reply_open(request, number, directIO ? 1 : 0, 0) != 0 { close(number) }
+    }
+
+    func reply(_ request: OpaquePointer, _ error: CofferError) {
+        coffer_fuse_reply_err(request, Self.errno(error))
+    }
+
+    /// What `fstat` says of an open local file.
+    static func openAttributes(_ handle: OpenHandle) -> stat? {
+        var facts = stat()
+        let found: Bool? = switch handle.current {
+        case .reading(let reader)?: reader.withDescriptor { fstat($0, &facts) == 0 }
+        case .updating(let file)?: file.withDescriptor { fstat($0, &facts) == 0 }
+        default: nil
+        }
+        return found == true ? facts : nil
+    }
+}
+
+extension Int32 {
+    /// For answers whose outcome changes nothing (the kernel stopped waiting).
+    var ignored: Void { () }
+}

@@ -1,0 +1,61 @@
+import CofferCore
+import FileService
+import Synchronization
+
+/// A file or folder the kernel has open, under the number it was given in `open`, `create` or
+/// `opendir`: what it reads and writes through.
+final class OpenHandle: Sendable {
+    /// What an open item holds.
+    enum Content: Sendable {
+        /// A local file opened for reading only.
+        case reading(DirectFileReader)
+        /// A file of storage without descriptors (S3), read in ranges.
+        case remote(OpenedFile)
+        /// A local file opened for writing (and reading), in place.
+        case updating(UpdatableFile)
+        /// A folder's entries as they were when it was opened (a listing does not shift under
+        /// the offsets the kernel continues from).
+        case folder([FolderEntry])
+        /// The root of `--all`.
+        case mounts
+    }
+
+    /// The inode it was opened as.
+    let ino: UInt64
+    private let content: Mutex<Content?>
+
+    init(ino: UInt64, _ content: Content) {
+        self.ino = ino
+        self.content = Mutex(content)
+    }
+
+    /// What it holds now; `nil` once closed.
+    var current: Content? { content.withLock { $0 } }
+
+    /// Puts `new` in place of what it holds (a file emptied by a truncation is a new file:
+    /// the handle writes to it from now on), closing what it held.
+    func replace(with new: Content) {
+        let old = content.withLock { content in
+            defer { content = new }
+            return content
+        }
+        old.map(Self.close)
+    }
+
+    func close() {
+        let old = content.withLock { content in
+            defer { content = nil }
+            return content
+        }
+        old.map(Self.close)
+    }
+
+    private static func close(_ content: Content) {
+        switch content {
+        case .reading(let reader): reader.close()
+        case .remote(let file): Task { await file.close() }
+        case .updating(let file): file.close()
+        case .folder, .mounts: break
+        }
+    }
+}

@@ -1,0 +1,48 @@
+@_spi(Engine) public import CofferCore
+
+/// Deletes one item as its front end means it: a scratch file (a name its front end's
+/// ``FrontEndDefaults/scratchNames`` lists: an editor's lock or swap file) is deleted for good;
+/// anything else goes to the trash, as ``TrashItems`` moves it. What `unlink(2)` and `rmdir(2)`
+/// do under `coffer mount`.
+///
+/// Fails as ``TrashItems`` does for its item: `noSuchFile` when missing, `readOnly` on a
+/// read-only mount, `invalidOperation` for a mount's root, `unsupported` on a service without a trash.
+public struct DeleteItem: FileOperation {
+    public static let name = "delete"
+    public static let changesFiles = true
+
+    /// What became of a deleted item.
+    public enum Outcome: Sendable {
+        /// Moved to the trash, from where it can be restored.
+        case trashed(TrashItem)
+        /// A scratch file, deleted for good.
+        case discarded
+    }
+
+    /// The item deleted.
+    public var path: VirtualPath
+
+    /// Deletes the item at `path`.
+    public init(_ path: VirtualPath) { self.path = path }
+
+    public func run(in context: OperationContext) async throws(CofferError) -> Outcome {
+        let service = context.service
+        guard !path.isRoot else { throw CofferError(.invalidOperation, path: path) }
+        if let scratch = context.session.defaults.scratchNames, scratch.contains(path.name) {
+            let node = try await service.stat(path)
+            if node.kind == .file {
+                let backend = try service.writableMount(for: path).backend
+                let path = path
+                try await service.call(path) { try await backend.removeItem(at: path) }
+                return .discarded
+            }
+        }
+        return .trashed(try await service.trash([path])[0].get())
+    }
+
+    public func auditRecords(for outcome: Result<Outcome, CofferError>) -> [AuditRecord] {
+        var record = AuditRecord(paths: [path.description], outcome: outcome)
+        if case .success(.discarded) = outcome { record.extra["scratch"] = "deleted" }
+        return [record]
+    }
+}

@@ -1,0 +1,153 @@
+@_spi(Engine) public import CofferCore
+import CCofferSystem
+import CofferRuntime
+import Synchronization
+#if canImport(Glibc)
+import Glibc
+#endif
+
+/// Opens a file of a local mount for reading and writing in place, at any offset: what a file
+/// system's `open(2)` asks (`coffer mount`). The front end then reads and writes through the
+/// ``UpdatableFile`` on its own thread, as a program writes a file.
+///
+/// Coffer's meaning holds: a truncating open of a file with content (`O_TRUNC`) replaces it,
+/// so the content is kept as one version (or moved to the trash where versions are not kept)
+/// and a new, empty file is opened in its place; a new file appears empty at once, as
+/// `O_CREAT` makes it.
+///
+/// Fails with `noSuchFile` when nothing is there and `creating` is not set, `fileExists` when
+/// something is and `exclusive` is, `isADirectory` for a folder, `unsupported` for a special
+/// file or for a mount whose storage is not a local folder (an S3 mount: its objects cannot
+/// be written in place), `readOnly` on a read-only mount.
+public struct OpenForUpdate: FileOperation {
+    public static let name = "openForUpdate"
+    public static let changesFiles = true
+
+    /// The file opened.
+    public var path: VirtualPath
+    /// Makes an empty file when nothing is there.
+    public var creating: Bool
+    /// With `creating`, fails when something is there (`O_EXCL`).
+    public var exclusive: Bool
+    /// Empties the file first, keeping what it held as a version.
+    public var truncating: Bool
+
+    /// Opens the file at `path`.
+    public init(_ path: VirtualPath, creating: Bool = false, exclusive: Bool = false, truncating: Bool = false) {
+        self.path = path
+        self.creating = creating
+        self.exclusive = exclusive
+        self.truncating = truncating
+    }
+
+    public func run(in context: OperationContext) async throws(CofferError) -> UpdatableFile {
+        let service = context.service
+        guard !path.isRoot else { throw CofferError(.isADirectory, path: path) }
+        let backend = try service.writableMount(for: path).backend
+        guard let local = backend as? any LocalFolderBackend else {
+            throw CofferError(.unsupported, path: path, detail: Self.name)
+        }
+        var existing: FileNode?
+        do {
+            existing = try await service.stat(path)
+        } catch where error.kind == .noSuchFile {
+            existing = nil
+        }
+        if let existing {
+            if creating && exclusive { throw CofferError(.fileExists, path: path) }
+            try existing.requireReadableFile()
+            // Replaced by an empty file, as every replace is: what it held becomes a version.
+            if truncating && existing.size > 0 { try await service.writeFile(path, bytes: [], conflict: .replace) }
+        } else {
+            guard creating else { throw CofferError(.noSuchFile, path: path) }
+            try await service.writeFile(path, bytes: [], conflict: .fail)
+        }
+        let path = path
+        let descriptor = try await BlockingIO.run { _ throws(CofferError) -> Int32 in
+            try local.withParentFolder(of: path) { folder, name throws(CofferError) -> Int32 in
+                let opened = openat(folder, name, O_RDWR | O_NOFOLLOW | O_CLOEXEC)
+                guard opened >= 0 else { throw CofferError.lastSystemError("openat", path: path) }
+                var facts = stat()
+                guard fstat(opened, &facts) == 0, facts.st_mode & S_IFMT == S_IFREG else {
+                    _ = Glibc.close(opened)
+                    throw CofferError(.unsupported, path: path, detail: Self.name)
+                }
+                return opened
+            }
+        }
+        return UpdatableFile(descriptor: descriptor, path: path)
+    }
+
+    public func auditedPaths(for outcome: Result<UpdatableFile, CofferError>) -> [String] { [path.description] }
+}
+
+/// A local file open for reading and writing in place (``OpenForUpdate``), on the caller's
+/// thread with `pread` and `pwrite`: it is the file that was opened, even if renamed since.
+/// Errors name its path. Whoever opened it closes it.
+public final class UpdatableFile: @unchecked Sendable {
+    private let descriptor: Int32
+    private let closed = Mutex(false)
+    /// The file's path when it was opened.
+    public let path: VirtualPath
+
+    init(descriptor: Int32, path: VirtualPath) {
+        self.descriptor = descriptor
+        self.path = path
+    }
+
+    /// Up to `buffer.count` bytes from `offset` into `buffer`: how many, 0 at the end.
+    public func read(at offset: Int64, into buffer: UnsafeMutableRawBufferPointer) throws(CofferError) -> Int {
+        try retrying("pread") { pread(descriptor, buffer.baseAddress, buffer.count, off_t(offset)) }
+    }
+
+    /// Writes all of `bytes` at `offset` (the file grows as needed); how many were written.
+    public func write(at offset: Int64, _ bytes: UnsafeRawBufferPointer) throws(CofferError) -> Int {
+        var written = 0
+        while written < bytes.count {
+            let count = try retrying("pwrite") {
+                pwrite(descriptor, bytes.baseAddress! + written, bytes.count - written, off_t(offset) + off_t(written))
+            }
+            if count == 0 { throw CofferError(.ioError, path: path, detail: "pwrite") }
+            written += count
+        }
+        return written
+    }
+
+    /// Sets the file's size: cut, or grown with zeros.
+    public func resize(to size: Int64) throws(CofferError) {
+        _ = try retrying("ftruncate") { Int(ftruncate(descriptor, off_t(size))) }
+    }
+
+    /// Reserves (or, with `mode`, punches or zeroes) space as `fallocate(2)` does.
+    public func allocate(mode: Int32, offset: Int64, length: Int64) throws(CofferError) {
+        _ = try retrying("fallocate") { Int(coffer_fallocate(descriptor, mode, offset, length)) }
+    }
+
+    /// Makes what was written durable (`fdatasync` when `dataOnly`).
+    public func synchronize(dataOnly: Bool) throws(CofferError) {
+        _ = try retrying("fsync") { Int(dataOnly ? fdatasync(descriptor) : fsync(descriptor)) }
+    }
+
+    /// Runs `body` with the open descriptor (it stays this file's: not to be closed).
+    public func withDescriptor<T>(_ body: (Int32) throws -> T) rethrows -> T { try body(descriptor) }
+
+    /// Lets the descriptor go; later calls fail. Called again, it does nothing.
+    public func close() {
+        let first = closed.withLock { closed in
+            defer { closed = true }
+            return !closed
+        }
+        if first { _ = Glibc.close(descriptor) }
+    }
+
+    deinit { close() }
+
+    private func retrying(_ call: StaticString, _ body: () -> Int) throws(CofferError) -> Int {
+        guard !closed.withLock({ $0 }) else { throw CofferError(.invalidOperation, path: path, detail: "closed") }
+        while true {
+            let result = body()
+            if result >= 0 { return result }
+            if errno != EINTR { throw CofferError.lastSystemError(call, path: path) }
+        }
+    }
+}
