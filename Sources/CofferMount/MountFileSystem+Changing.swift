@@ -79,7 +79,10 @@ extension MountFileSystem {
         }
         switch moved {
         case .success(let (placed, isFolder)):
-            if case .success(let (source, _)) = paths { table.move(source, to: placed.path, withContents: isFolder) }
+            if case .success(let (source, _)) = paths {
+                table.move(source, to: placed.path, withContents: isFolder)
+                if isFolder { pending.move(source, to: placed.path) }
+            }
             coffer_fuse_reply_err(request, 0)
         case .failure(let error): reply(request, error)
         }

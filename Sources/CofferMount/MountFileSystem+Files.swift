@@ -8,7 +8,10 @@ import Foundation
 /// is read in ranges, and cannot be opened for writing yet (`ENOTSUP`).
 extension MountFileSystem {
     func open(_ request: OpaquePointer, ino: UInt64, flags: Int32) {
-        guard let path = table.path(ino) else { return coffer_fuse_reply_err(request, table.item(ino) == nil ? ENOENT : EISDIR).ignored }
+        guard let path = table.path(ino) else {
+            if case .mounts? = table.item(ino) { return coffer_fuse_reply_err(request, EISDIR).ignored }
+            return coffer_fuse_reply_err(request, ENOENT).ignored
+        }
         let session = session
         let writing = flags & O_ACCMODE != O_RDONLY
         let opened = run { () async throws(CofferError) -> OpenHandle.Content in

@@ -64,35 +64,47 @@ extension MountFileSystem {
     // MARK: Folders
 
     func opendir(_ request: OpaquePointer, ino: UInt64) {
-        switch table.item(ino) {
-        case nil: coffer_fuse_reply_err(request, ENOENT)
-        case .mounts?: replyOpen(request, OpenHandle(ino: ino, .mounts), directIO: false)
-        case .path(let path)?:
-            let session = session
-            switch run({ () async throws(CofferError) in try await session.perform(ListFolderEntries(path)) }) {
-            case .success(let listing):
-                let shown = listing.entries.filter { !pending.hides(path.appending(trustedName: $0.name)) }
-                replyOpen(request, OpenHandle(ino: ino, .folder(shown)), directIO: false)
-            case .failure(let error): reply(request, error)
-            }
+        if case .mounts? = table.item(ino) { return replyOpen(request, OpenHandle(ino: ino, .mounts), directIO: false) }
+        // (A folder deleted or replaced since is not listed: its path names something else now.)
+        guard let path = table.path(ino) else { return coffer_fuse_reply_err(request, ENOENT).ignored }
+        let session = session
+        switch run({ () async throws(CofferError) in try await session.perform(ListFolderEntries(path)) }) {
+        case .success(let listing):
+            let shown = listing.entries.filter { !pending.hides(path.appending(trustedName: $0.name)) }
+            replyOpen(request, OpenHandle(ino: ino, .folder(shown)), directIO: false)
+        case .failure(let error): reply(request, error)
         }
     }
 
-    /// The entries of an open folder, "." and ".." first.
-    private func entries(_ fh: UInt64) -> [(name: String, item: InodeTable.Item?, kind: FolderEntry.Kind)]? {
-        switch handle(fh)?.current {
+    /// An open folder's entries, "." and ".." first, read by index (a listing of 100,000 is not
+    /// copied for each of the kernel's requests).
+    private struct Listing {
+        typealias Entry = (name: String, item: InodeTable.Item?, kind: FolderEntry.Kind)
+        let count: Int
+        let entry: (Int) -> Entry
+    }
+
+    private func listing(_ fh: UInt64) -> Listing? {
+        guard let handle = handle(fh) else { return nil }
+        switch handle.current {
         case .folder(let entries)?:
-            guard case .path(let folder)? = table.item(handle(fh)!.ino) else { return nil }
-            return [(".", nil, .folder), ("..", nil, .folder)]
-                + entries.map { ($0.name, .path(folder.appending(trustedName: $0.name)), $0.kind) }
+            guard case .path(let folder)? = table.item(handle.ino) else { return nil }
+            return Listing(count: entries.count + 2) { index in
+                if index < 2 { return (index == 0 ? "." : "..", nil, .folder) }
+                let entry = entries[index - 2]
+                return (entry.name, .path(folder.appending(trustedName: entry.name)), entry.kind)
+            }
         case .mounts?:
-            return [(".", nil, .folder), ("..", nil, .folder)] + mounts.map { ($0, .path(.root(of: $0)), .folder) }
+            let mounts = mounts
+            return Listing(count: mounts.count + 2) { index in
+                index < 2 ? (index == 0 ? "." : "..", nil, .folder) : (mounts[index - 2], .path(.root(of: mounts[index - 2])), .folder)
+            }
         default: return nil
         }
     }
 
     func readdir(_ request: OpaquePointer, ino: UInt64, size: Int, offset: Int64, fh: UInt64, plus: Bool) {
-        guard let all = entries(fh) else { return coffer_fuse_reply_err(request, EBADF).ignored }
+        guard let all = listing(fh) else { return coffer_fuse_reply_err(request, EBADF).ignored }
         let start = Int(max(0, offset))
         guard start < all.count else { return coffer_fuse_reply_buf(request, nil, 0).ignored }
         let capacity = min(size, 1 << 20)
@@ -100,7 +112,7 @@ extension MountFileSystem {
         defer { buffer.deallocate() }
         var used = 0
         // With attributes: the items of the part that can fit, read in one batch.
-        let part = all[start..<min(all.count, start + max(1, capacity / 96))]
+        let part = (start..<min(all.count, start + max(1, capacity / 96))).map(all.entry)
         var nodes: [InodeTable.Item: FileNode] = [:]
         if plus {
             let paths = part.compactMap { entry -> VirtualPath? in
@@ -112,7 +124,7 @@ extension MountFileSystem {
                 for node in found.compactMap({ $0 }) { nodes[.path(node.path)] = node }
             }
         }
-        for (index, entry) in zip(part.indices, part) {
+        for (index, entry) in zip(start..., part) {
             let remaining = capacity - used
             let next = Int64(index + 1)
             var written: Int

@@ -86,16 +86,15 @@ final class MountFileSystem: Sendable {
     /// The path of `name` in the folder numbered `parent` (for an item to be made or changed
     /// there, `changing`); an error to answer otherwise.
     func child(_ parent: UInt64, _ name: String, changing: Bool = false) -> Result<VirtualPath, CofferError> {
-        switch table.item(parent) {
-        case nil: return .failure(CofferError(.noSuchFile, detail: "stale"))
-        case .mounts?:
+        if case .mounts? = table.item(parent) {
             // The folder of mounts is made by `coffer`'s options, not by programs.
             if changing { return .failure(CofferError(.readOnly)) }
             guard mounts.contains(name) else { return .failure(CofferError(.noSuchFile)) }
             return .success(.root(of: name))
-        case .path(let folder)?:
-            return Result { () throws(CofferError) in try folder.appending(name) }
         }
+        // A folder deleted or replaced since the kernel learned its number has no items.
+        guard let folder = table.path(parent) else { return .failure(CofferError(.noSuchFile, detail: "stale")) }
+        return Result { () throws(CofferError) in try folder.appending(name) }
     }
 
     /// The attributes the kernel is given for `node`, numbered `number`: the mounting user's,

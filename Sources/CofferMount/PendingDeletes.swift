@@ -71,6 +71,19 @@ final class PendingDeletes: Sendable {
         }
     }
 
+    /// The folder at `source` was renamed to `destination`: what is held inside it is held there.
+    func move(_ source: VirtualPath, to destination: VirtualPath) {
+        state.withLock { state in
+            let inside = state.held.filter { source.contains($0) }
+            guard !inside.isEmpty else { return }
+            state.held.subtract(inside)
+            for path in inside {
+                state.held.insert(VirtualPath(mount: destination.mount,
+                                              trustedComponents: destination.components + path.components.dropFirst(source.components.count)))
+            }
+        }
+    }
+
     /// Takes the held item at `path` or the held folder `path` is in, to move to the trash at
     /// once (a new item is about to take its name); `nil` when none is held there.
     func take(covering path: VirtualPath) -> VirtualPath? {
