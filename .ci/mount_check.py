@@ -126,10 +126,10 @@ def basics(coffer, container, point, files):
           and not os.path.exists(os.path.join(files, os.path.basename(lock))),
           "an office suite's lock file is deleted for good, not put in the trash")
 
-    # rm -r of a tree leaves one restorable folder in the trash.
+    # rm -r of a 1,000-file tree leaves one restorable folder in the trash.
     for folder in ["Project/src/深", "Project/docs"]:
         os.makedirs(os.path.join(point, folder))
-    for index in range(30):
+    for index in range(1000):
         with open(os.path.join(point, ["Project", "Project/src/深", "Project/docs"][index % 3], f"part {index}.txt"), "w") as made:
             made.write(str(index) * index)
     run(["rm", "-r", os.path.join(point, "Project")], "rm -r removes a tree")
@@ -139,7 +139,8 @@ def basics(coffer, container, point, files):
     check(not any(name.startswith("part ") for name in names) and names.count("Project") == 1,
           f"as one item, not one per file: {names}")
     run([coffer, "--container", container, "-c", "restore Project"], "restore puts the folder back")
-    check(len(os.listdir(os.path.join(point, "Project/src/深"))) == 10, "with everything that was in it, seen through the mount")
+    restored = sum(len(names) for _, _, names in os.walk(os.path.join(point, "Project")))
+    check(restored == 1000, f"with everything that was in it, seen through the mount ({restored} files)")
 
     # user.* attributes are Coffer's attributes, user.xdg.tags its tags.
     tagged = os.path.join(point, "Project/docs/part 2.txt")
@@ -230,6 +231,23 @@ def programs(point, work):
           f"two processes write SQLite in WAL mode at once: {count} rows, {integrity}")
 
 
+def editor(point, coffer, container):
+    """Neovim edits a file in the mount and writes it: its swap file beside the file, and the file renamed
+    aside as a backup (`edited.txt~`) while the new one is written, then deleted: it becomes a version."""
+    text = os.path.join(point, "edited.txt")
+    with open(text, "w") as made:
+        made.write("first line\n")
+    done = subprocess.run(["nvim", "--headless", "--clean", "-c", "set directory=. backupcopy=no writebackup",
+                           "-c", "normal Gosecond line", "-c", "wq", text], capture_output=True, text=True, timeout=120,
+                          stdin=subprocess.DEVNULL, cwd=point)
+    with open(text) as written:
+        content = written.read()
+    check(done.returncode == 0 and content == "first line\nsecond line\n", f"nvim edits and writes a file in the mount: {content!r}")
+    versions = coffer_json(coffer, container, "versions --json edited.txt")["versions"]
+    check(len(versions) == 1, f"its write keeps what the file held as one version: {versions}")
+    check(not any(name.endswith((".swp", "~")) for name in os.listdir(point)), "and leaves no swap file or backup behind")
+
+
 def stressors(point):
     """stress-ng's file-system stressors with --verify, and fio writing with crc32c checks."""
     folder = os.path.join(point, "stress")
@@ -261,6 +279,7 @@ def main():
         basics(coffer, container, point, files)
         saves(coffer, container, point, files)
         programs(point, work)
+        editor(point, coffer, container)
         stressors(point)
     finally:
         if mount.process.poll() is None:

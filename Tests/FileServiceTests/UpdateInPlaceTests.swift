@@ -98,6 +98,33 @@ struct UpdateInPlaceTests {
         await mount.close()
     }
 
+    @Test func anEditorsBackupOfASavedFileBecomesItsVersion() async throws {
+        let mount = try service.openSession(SessionOptions(frontEnd: "mount"))
+        // Vim's save: the file renamed aside, the new one written, the backup deleted.
+        try await save("old words", at: "/notes.txt")
+        _ = try await mount.perform(MoveItem(try path("/notes.txt"), to: .exactly(try path("/notes.txt~"))))
+        try await save("new words", at: "/notes.txt")
+        guard case .keptAsVersion(let file) = try await mount.perform(DeleteItem(try path("/notes.txt~"))) else {
+            Issue.record("the backup was not kept as a version")
+            return
+        }
+        #expect(file == (try path("/notes.txt")))
+        let versions = try await service.versions(of: try path("/notes.txt"))
+        #expect(versions.count == 1 && versions.first?.size == 9 && versions.first?.frontEnd == "mount")
+        let kept = try await service.openVersion(try #require(versions.first?.id), of: try path("/notes.txt"))
+        #expect(String(decoding: try await kept.read(upTo: 100), as: UTF8.self) == "old words")
+        await kept.close()
+        #expect(!FileManager.default.fileExists(atPath: directory.url("c/Documents/UserFiles/notes.txt~")))
+        #expect(try await service.trashItems().items.isEmpty)
+        // A backup with no file beside it is a scratch file like any other.
+        try await save("alone", at: "/lonely.txt~")
+        guard case .discarded = try await mount.perform(DeleteItem(try path("/lonely.txt~"))) else {
+            Issue.record("a lone backup was not deleted")
+            return
+        }
+        await mount.close()
+    }
+
     @Test func scratchNames() throws {
         let names = try ScratchNames()
         for name in [".~lock.report.odt#", ".notes.txt.swp", "4913", "notes.txt~", ".goutputstream-AB12CD", "film.mp4.part",

@@ -1,8 +1,10 @@
 @_spi(Engine) public import CofferCore
 
 /// Deletes one item as its front end means it: a scratch file (a name its front end's
-/// ``FrontEndDefaults/scratchNames`` lists: an editor's lock or swap file) is deleted for good;
-/// anything else goes to the trash, as ``TrashItems`` moves it. What `unlink(2)` and `rmdir(2)`
+/// ``FrontEndDefaults/scratchNames`` lists: an editor's lock or swap file) is deleted for good,
+/// except an editor's backup `NAME~` beside a file `NAME`, which becomes a version of it (what
+/// the file held before the editor saved it anew); anything else goes to the trash, as
+/// ``TrashItems`` moves it. What `unlink(2)` and `rmdir(2)`
 /// do under `coffer mount`.
 ///
 /// Fails as ``TrashItems`` does for its item: `noSuchFile` when missing, `readOnly` on a
@@ -17,6 +19,8 @@ public struct DeleteItem: FileOperation {
         case trashed(TrashItem)
         /// A scratch file, deleted for good.
         case discarded
+        /// An editor's backup (`NAME~`) of the file at the path given, made a version of it.
+        case keptAsVersion(VirtualPath)
     }
 
     /// The item deleted.
@@ -30,6 +34,14 @@ public struct DeleteItem: FileOperation {
         guard !path.isRoot else { throw CofferError(.invalidOperation, path: path) }
         if let scratch = context.session.defaults.scratchNames, scratch.contains(path.name) {
             let node = try await service.stat(path)
+            // An editor's backup of a file it saved anew (Vim's `notes.txt~`) is what the file
+            // held: kept as its version rather than lost.
+            if node.kind == .file, node.special == nil, path.name.hasSuffix("~"), path.name.count > 1,
+               let saved = try? path.replacingName(with: String(path.name.dropLast())),
+               let file = try? await service.stat(saved), file.kind == .file,
+               try await service.keepBackup(node, asVersionOf: saved) != nil {
+                return .keptAsVersion(saved)
+            }
             if node.kind == .file {
                 let backend = try service.writableMount(for: path).backend
                 let path = path

@@ -95,6 +95,33 @@ extension FileService {
         }
     }
 
+    /// Makes the file `backup` (an editor's `NAME~`, holding what `NAME` had before it was
+    /// saved by renaming it aside and writing anew) a version of `file`, and removes it: its
+    /// content is linked into the version store, as a replace's is. `nil` where versions are not
+    /// kept, or where the backup is not on the local file system (then nothing changes).
+    func keepBackup(_ backup: FileNode, asVersionOf file: VirtualPath) async throws(CofferError) -> Int? {
+        guard let store = versionStore(for: file), let local = try mount(for: backup.path).backend as? any LocalFolderBackend,
+              backup.path.mount == file.mount else { return nil }
+        var entered = backup
+        entered.path = file
+        let id = try await store.enter(entered, author: ReplacedItems.current?.author)
+        let target = store.contentHostPath(id), source = backup.path
+        do throws(CofferError) {
+            try await BlockingIO.run { _ throws(CofferError) in
+                try local.withParentFolder(of: source) { folder, name throws(CofferError) in
+                    guard linkat(folder, name, AT_FDCWD, target, 0) == 0 else { throw CofferError.lastSystemError("linkat", path: source) }
+                }
+            }
+        } catch {
+            try? await store.forget(id)
+            return nil
+        }
+        let backend = try mount(for: source).backend
+        try await call(source) { try await backend.removeItem(at: source) }
+        ReplacedItems.current?.addVersion(id)
+        return id
+    }
+
     /// Drops version `id`, kept by a replace that then failed: the file it was kept of is
     /// still in place.
     func discardVersion(_ id: Int, of path: VirtualPath) async {
