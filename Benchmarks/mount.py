@@ -10,7 +10,8 @@ Usage: mount.py COFFER_BINARY WORK_DIR [--rounds N] [--size-mib M] [--repository
 - read: the same file read in 1 MiB blocks (cached by the kernel on every side, as a second read is); MB/s.
 - git clone: of a 5,000-file repository (`file://`, so git packs and unpacks instead of linking); seconds.
 - ls -lR: of 100,000 files in 100 folders, the first listing after the mount; seconds.
-- rm -r: of a tree of 10,000 files in 20 folders; seconds (Coffer's leaves them in the trash, as one folder).
+- rm -r: of a tree of 10,000 files in 20 folders, made through the same side; seconds (Coffer's leaves them in
+  the trash, as one folder).
 
 Goal: Coffer >= 1.0x rclone mount on each figure, and >= 0.5x the disk for reading and writing. The sides
 take turns at going first in every round; medians. Both mounts are started and ended by the script.
@@ -121,6 +122,10 @@ def main():
         shutil.rmtree(listing, ignore_errors=True)
         make_tree(listing, listing_files, 100)
 
+    for leftover in os.listdir(files):   # of a run that stopped half-way
+        if leftover.startswith(("big-", "clone-", "removed-")):
+            path = os.path.join(files, leftover)
+            shutil.rmtree(path) if os.path.isdir(path) else os.remove(path)
     sides = {"coffer": os.path.join(work, "coffer-mnt"), "rclone": os.path.join(work, "rclone-mnt"), "disk": files}
     figures = {name: {side: [] for side in sides} for name in ("write", "read", "clone", "list", "remove")}
     for index in range(rounds):
@@ -149,7 +154,8 @@ def main():
                 clone = f"clone-{side}-{index}"
                 figures["clone"][side].append(timed(["git", "clone", "-q", "file://" + repository, os.path.join(point, clone)]))
                 removed = f"removed-{side}-{index}"
-                make_tree(os.path.join(files, removed), removed_files, 20)
+                # Made through the side itself, so its caches know the tree it removes.
+                make_tree(os.path.join(point, removed), removed_files, 20)
                 figures["remove"][side].append(timed(["rm", "-r", os.path.join(point, removed)]))
                 for leftover in [name, clone]:
                     path = os.path.join(files, leftover)

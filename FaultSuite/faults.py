@@ -465,7 +465,9 @@ class Suite:
             expect(at_place in (old, new), f"{context}: the file holds neither the version nor what it had")
             expect(old in versions, f"{context}: the restored version is gone")
             if at_place == old:
-                expect(sorted(versions) == sorted([old, new]), f"{context}: what the file had is not kept once")
+                expect(sorted(versions) == sorted([old, new]),
+                       f"{context}: what the file had is not kept once: {[{old: 'old', new: 'new'}.get(v, v[:8]) for v in versions]}, "
+                       f"{sorted(os.listdir(os.path.join(coffer.container, VERSIONS)))}")
             else:
                 expect(versions == [old], f"{context}: a version was kept of a restore that did not happen")
             expect(not os.listdir(coffer.trash("files")), f"{context}: something went to the trash")

@@ -51,7 +51,7 @@ extension MountFileSystem {
             let handle = open(OpenHandle(ino: number, .updating(file)))
             var facts = attributes(node, number: number)
             if coffer_fuse_reply_create(request, number, 0, &facts, options.attributeTimeout, options.attributeTimeout,
-                                        handle, 0, 0) != 0 {
+                                        handle, 0, 1) != 0 {
                 close(handle)
                 table.forget(number, 1)
             }

@@ -167,7 +167,10 @@ extension MountFileSystem {
     /// take it).
     func replyOpen(_ request: OpaquePointer, _ handle: OpenHandle, directIO: Bool) {
         let number = open(handle)
-        if coffer_fuse_reply_open(request, number, directIO ? 1 : 0, 0) != 0 { close(number) }
+        // The kernel keeps what it read of a file from one open to the next: it drops it itself
+        // when the file's size or time is seen to change (libfuse's AUTO_INVAL_DATA), at the
+        // latest after the attribute timeout, and every write through the mount updates it.
+        if coffer_fuse_reply_open(request, number, directIO ? 1 : 0, 1) != 0 { close(number) }
     }
 
     func reply(_ request: OpaquePointer, _ error: CofferError) {

@@ -54,6 +54,19 @@ struct VersionTests {
         #expect(try await service.trashItems().items.isEmpty)
     }
 
+    @Test func aReplaceKilledAfterLinkingTheFileInLeavesNoSecondVersion() async throws {
+        try await save("v1", at: "/a.txt")
+        // What a replace killed between linking the file into the store and placing the new one leaves.
+        let store = try #require(service.feature(VersionStore.self))
+        let id = try await store.enter(try await service.stat(try path("/a.txt")), author: nil)
+        #expect(link(directory.url("c/Documents/UserFiles/a.txt"), store.contentHostPath(id)) == 0)
+        #expect(try await service.versions(of: try path("/a.txt")).isEmpty)   // it is the file itself
+        try await save("v2", at: "/a.txt")
+        let versions = try await service.versions(of: try path("/a.txt"))
+        #expect(versions.count == 1)
+        #expect(try await content(ofVersion: try #require(versions.first?.id), of: "/a.txt") == "v1")
+    }
+
     @Test func aVersionRestoredBesideTheFileLeavesItAlone() async throws {
         try await save("old", at: "/a.txt")
         try await save("new", at: "/a.txt")

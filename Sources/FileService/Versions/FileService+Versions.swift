@@ -70,6 +70,17 @@ extension FileService {
                 throw error
             }
         }
+        if let local = backend as? any LocalFolderBackend {
+            // A version an earlier replace of this file linked in but was killed before placing.
+            let live = try await BlockingIO.run { _ throws(CofferError) -> (device: UInt64, inode: UInt64)? in
+                try local.withParentFolder(of: path) { folder, name throws(CofferError) -> (device: UInt64, inode: UInt64)? in
+                    var info = Glibc.stat()
+                    guard fstatat(folder, name, &info, AT_SYMLINK_NOFOLLOW) == 0 else { return nil }
+                    return (UInt64(info.st_dev), UInt64(info.st_ino))
+                }
+            }
+            if let live { try await store.dropInterrupted(of: path, live: live) }
+        }
         let id = try await store.enter(node, author: ReplacedItems.current?.author)
         do throws(CofferError) {
             if let local = backend as? any LocalFolderBackend {

@@ -304,6 +304,31 @@ public final class VersionStore: ServiceFeature, ItemMoveObserver {
         for id in ids { try? await remove(id, in: service) }
     }
 
+    /// Removes the versions of `path` whose content is the live file itself (`live`, its device
+    /// and inode): what a replace cut short by a kill left, after it linked the file in and before
+    /// the new file took its place. Hidden while the file stays (``versions(of:live:)``), such a
+    /// version would appear beside the one the next replace keeps, a second copy of the same content.
+    func dropInterrupted(of path: VirtualPath, live: (device: UInt64, inode: UInt64)) async throws(CofferError) {
+        let mount = path.mount, relative = path.relativeString
+        let ids = try await withIndex { connection throws(SQLiteError) -> [Int] in
+            let row = try connection.statement("SELECT id FROM versions WHERE mount = ? AND path = ? AND holder IS NULL")
+                .bind(1, mount).bind(2, relative)
+            var found: [Int] = []
+            while try row.step() { found.append(row.int(0)) }
+            return found
+        }
+        guard !ids.isEmpty else { return }
+        let folder = filesPath
+        let interrupted = try await BlockingIO.run { _ throws(CofferError) -> [Int] in
+            ids.filter { id in
+                var info = stat()
+                guard lstat(folder + "/" + String(id), &info) == 0 else { return false }
+                return UInt64(info.st_dev) == live.device && UInt64(info.st_ino) == live.inode && unlink(folder + "/" + String(id)) == 0
+            }
+        }
+        for id in interrupted { try await forget(id) }
+    }
+
     /// Removes entries whose content never arrived: a keep cut short (by a kill) more than an
     /// hour ago, before its content was moved in.
     func removeStrays(now: Date = Date()) async {
