@@ -103,14 +103,17 @@ enum { SKIPPED = 0, SKIP_FAILED = -1, SKIP_STOPPED = 1 };
 // Goes past an entry's data. In a compressed stream (tar.gz, tar.bz2…) that means
 // decompressing it, so it is read in blocks: the bytes decompressed count against `budget`
 // and `stop` is asked between blocks, so a small file that expands to gigabytes stops soon.
-// Elsewhere libarchive skips without reading (a seek).
-static int skip_data(struct archive *archive, int compressed, int64_t *budget, coffer_archive_stop stop,
+// Elsewhere libarchive skips without reading (a seek). `block` (skip_block bytes) is the
+// listing's own: a `static __thread` one would be 64 KiB of TLS in every thread of the process
+// (CivetWeb's workers, the front's links…), zeroed as each starts.
+enum { skip_block = 64 * 1024 };
+
+static int skip_data(struct archive *archive, int compressed, char *block, int64_t *budget, coffer_archive_stop stop,
                      void *context) {
     if (!compressed) return lib.data_skip(archive) < ARCHIVE_WARN ? SKIP_FAILED : SKIPPED;
-    static __thread char block[64 * 1024];
     for (;;) {
         if (stop(context)) return SKIP_STOPPED;
-        la_ssize_t count = lib.read_data(archive, block, sizeof block);
+        la_ssize_t count = lib.read_data(archive, block, skip_block);
         if (count == 0) return SKIPPED;
         if (count < ARCHIVE_WARN) return SKIP_FAILED;
         if (count > 0) *budget -= count;
@@ -121,8 +124,10 @@ static int skip_data(struct archive *archive, int compressed, int64_t *budget, c
 static int read_contents(int fd, int64_t listed, int64_t counted, int64_t budget, coffer_archive_entry_sink sink,
                          coffer_archive_stop stop, void *context, coffer_archive_summary *summary,
                          char *error, size_t capacity) {
-    struct archive *archive = lib.read_new();
+    char *block = malloc(skip_block);
+    struct archive *archive = block != NULL ? lib.read_new() : NULL;
     if (archive == NULL) {
+        free(block);
         copy_text(error, capacity, "out of memory");
         return -1;
     }
@@ -133,6 +138,7 @@ static int read_contents(int fd, int64_t listed, int64_t counted, int64_t budget
     if (lib.open_fd(archive, fd, 64 * 1024) != ARCHIVE_OK) {
         copy_text(error, capacity, lib.error_string(archive));
         lib.read_free(archive);
+        free(block);
         return -1;
     }
     struct archive_entry *entry = NULL;
@@ -172,7 +178,7 @@ static int read_contents(int fd, int64_t listed, int64_t counted, int64_t budget
             sink(context, path != NULL ? path : "", size, lib.filetype(entry) == AE_IFDIR);
         }
         summary->count += 1;
-        int skipped = skip_data(archive, compressed, &budget, stop, context);
+        int skipped = skip_data(archive, compressed, block, &budget, stop, context);
         if (skipped == SKIP_STOPPED) break;
         if (skipped == SKIP_FAILED) {
             copy_text(error, capacity, lib.error_string(archive));
@@ -181,6 +187,7 @@ static int read_contents(int fd, int64_t listed, int64_t counted, int64_t budget
         }
     }
     lib.read_free(archive);
+    free(block);
     // An archive whose first header is unreadable is not an archive at all.
     if (result != 0 && summary->count == 0 && error[0] == '\0') copy_text(error, capacity, "not an archive");
     return result;

@@ -72,9 +72,9 @@ public final class FileMount: Sendable {
     public func serve() -> Int32 {
         let session = OpaquePointer(bitPattern: fuse)
         // Held deletions go to the trash once deletions pause (``PendingDeletes``).
-        let queue = DispatchQueue(label: "coffer.mount.deletions")
-        let flusher = DispatchSource.makeTimerSource(queue: queue)
         let system = system
+        let queue = system.deletions
+        let flusher = DispatchSource.makeTimerSource(queue: queue)
         flusher.schedule(deadline: .now() + .milliseconds(500), repeating: .milliseconds(500))
         flusher.setEventHandler { system.flushDeletions(all: false) }
         flusher.resume()

@@ -44,7 +44,7 @@ extension MountFileSystem {
             table.detach(path, withContents: folder)
             let full = pending.hold(path)
             coffer_fuse_reply_err(request, 0)
-            if full { flushDeletions(all: true) }
+            if full { deletions.async { [self] in flushDeletions(all: true) } }
         case .failure(let error): reply(request, error)
         }
     }

@@ -18,6 +18,8 @@ final class MountFileSystem: Sendable {
     let table: InodeTable
     /// Deletions held back a moment, so `rm -r` leaves one folder in the trash.
     let pending = PendingDeletes()
+    /// Where held deletions go to the trash, apart from the kernel's calls.
+    let deletions = DispatchQueue(label: "coffer.mount.deletions")
     /// The visible mounts, for the root of `--all`.
     let mounts: [String]
     private let owner: (user: uid_t, group: gid_t)
@@ -71,6 +73,7 @@ final class MountFileSystem: Sendable {
         let session = session
         for path in pending.take(all: all) {
             _ = run { () async throws(CofferError) in _ = try await session.perform(DeleteItem(path)) }
+            pending.gone(path)
         }
     }
 

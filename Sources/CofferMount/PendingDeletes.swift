@@ -19,6 +19,8 @@ final class PendingDeletes: Sendable {
 
     private struct State {
         var held: Set<VirtualPath> = []
+        /// Taken to go to the trash, and still hidden until they are there.
+        var going: Set<VirtualPath> = []
         var last = Date.distantPast
     }
 
@@ -27,10 +29,10 @@ final class PendingDeletes: Sendable {
     /// Whether `path`, or a folder it is in, is held (deleted, as far as programs can tell).
     func hides(_ path: VirtualPath) -> Bool {
         state.withLock { state in
-            guard !state.held.isEmpty else { return false }
+            guard !state.held.isEmpty || !state.going.isEmpty else { return false }
             var current: VirtualPath? = path
             while let here = current, !here.isRoot {
-                if state.held.contains(here) { return true }
+                if state.held.contains(here) || state.going.contains(here) { return true }
                 current = here.parent
             }
             return false
@@ -49,26 +51,39 @@ final class PendingDeletes: Sendable {
 
     /// Whether every one of `names` in the folder at `folder` is held.
     func holdsAll(_ names: [String], in folder: VirtualPath) -> Bool {
-        state.withLock { state in names.allSatisfy { state.held.contains(folder.appending(trustedName: $0)) } }
+        state.withLock { state in
+            names.allSatisfy { name in
+                let path = folder.appending(trustedName: name)
+                return state.held.contains(path) || state.going.contains(path)
+            }
+        }
     }
 
     /// The held items to move to the trash now — all when `all`, else only once deletions have
     /// been quiet for ``quiet`` seconds — leaving out those inside another held folder (they go
-    /// with it). They are no longer held.
+    /// with it). They stay hidden until ``gone(_:)`` says each is in the trash.
     func take(all: Bool) -> [VirtualPath] {
         state.withLock { state in
             guard !state.held.isEmpty, all || Date().timeIntervalSince(state.last) >= Self.quiet else { return [] }
             let held = state.held
             state.held = []
-            return held.filter { path in
+            let tops = held.filter { path in
                 var current = path.parent
                 while let here = current, !here.isRoot {
                     if held.contains(here) { return false }
                     current = here.parent
                 }
                 return true
-            }.sorted { $0.description < $1.description }
+            }
+            state.going.formUnion(tops)
+            return tops.sorted { $0.description < $1.description }
         }
+    }
+
+    /// The item at `path`, taken by ``take(all:)``, is in the trash (or could not go: then it
+    /// shows again where it is).
+    func gone(_ path: VirtualPath) {
+        state.withLock { _ = $0.going.remove(path) }
     }
 
     /// The folder at `source` was renamed to `destination`: what is held inside it is held there.
