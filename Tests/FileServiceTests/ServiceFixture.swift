@@ -14,3 +14,13 @@ struct ServiceFixture {
         session = try service.openSession(SessionOptions(frontEnd: "test"))
     }
 }
+
+extension ServiceFixture {
+    /// The virtual path `text` names.
+    func path(_ text: String) throws(CofferError) -> VirtualPath { try VirtualPath(parsing: text) }
+
+    /// Writes `text` at `place`, replacing what is there.
+    func save(_ text: String, at place: String) async throws {
+        _ = try await session.perform(WriteFile(try path(place), bytes: Array(text.utf8), conflict: .replace))
+    }
+}
