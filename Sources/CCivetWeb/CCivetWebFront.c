@@ -89,8 +89,10 @@ static int carry_spliced(int client, int server, uint64_t *length, char *spare, 
         moved_any = 1;
         *length -= (uint64_t)taken;
         size_t left = (size_t)taken;
+        // (No MSG_MORE on the body's last piece: the kernel would hold it back a moment.)
+        unsigned int more = *length > 0 ? SPLICE_F_MORE : 0;
         while (left > 0) {
-            ssize_t given = splice(pipe_ends[0], NULL, server, NULL, left, SPLICE_F_MOVE | SPLICE_F_MORE);
+            ssize_t given = splice(pipe_ends[0], NULL, server, NULL, left, SPLICE_F_MOVE | more);
             if (given < 0 && errno == EINTR) continue;
             if (given < 0 && (errno == EINVAL || errno == ENOSYS)) {
                 ssize_t count = read(pipe_ends[0], spare, left < capacity ? left : capacity);

@@ -79,6 +79,7 @@ typedef struct {
     void *mem;
     int fd;
     off_t pos;
+    size_t spare[8];   // room for fields later libfuse releases add at the end (zeroed)
 } request_buffer;
 
 // The low-level operations table, in libfuse's order. Slots the shim never fills are typed

@@ -164,10 +164,12 @@ struct LaunchOptions {
         if let path = try reader.value(of: "--container") {
             containerPath = path
             containerGiven = true
-        } else if action == .mount, let value = try reader.value(of: "--mount"), !value.contains("=") {
-            // `coffer mount DIR --mount NAME`: the mount shown (an S3 one is still NAME=s3://…).
-            mountOptions.mount = value
         } else if let value = try reader.value(of: "--mount") {
+            // `coffer mount DIR --mount NAME`: the mount shown (an S3 one is still NAME=s3://…).
+            if action == .mount, !value.contains("=") {
+                mountOptions.mount = value
+                return true
+            }
             guard let equals = value.firstIndex(of: "="), value[value.index(after: equals)...].hasPrefix("s3://") else {
                 throw CofferError(.invalidArgument, detail: "--mount \(value): use NAME=s3://BUCKET[/PREFIX]")
             }

@@ -3,6 +3,7 @@ public import CofferCore
 import CofferRuntime
 public import FileService
 import Foundation
+import Synchronization
 
 /// Coffer's file space as a file system of this machine (`coffer mount DIR`): every program
 /// opens its files as files, and still gets what Coffer gives — deleting moves to the trash,
@@ -20,8 +21,8 @@ public final class FileMount: Sendable {
     public let directory: String
     private let system: MountFileSystem
     private let session: Session
-    // A pointer, kept as its address: libfuse's session, valid until `serve` ends.
-    private let fuse: UInt
+    // A pointer, kept as its address: libfuse's session, until `serve` frees it (then 0).
+    private let fuse: Mutex<UInt>
 
     /// Mounts the file space on `directory`, an empty folder (a dead mount left there by a
     /// killed `coffer mount` is cleared first).
@@ -63,14 +64,14 @@ public final class FileMount: Sendable {
             Task { await session.close() }
             throw CofferError(message.contains("ermission") ? .noPermission : .ioError, detail: message)
         }
-        fuse = UInt(bitPattern: made)
+        fuse = Mutex(UInt(bitPattern: made))
     }
 
     /// Serves the kernel's calls until ``stop()`` or an unmount from outside (`fusermount3 -u`),
     /// then unmounts and closes what was open. Call it once, on a thread that may block.
     /// Returns 0, or the errno of a failure to read from the kernel.
     public func serve() -> Int32 {
-        let session = OpaquePointer(bitPattern: fuse)
+        let session = OpaquePointer(bitPattern: fuse.withLock { $0 })
         // Held deletions go to the trash once deletions pause (``PendingDeletes``).
         let system = system
         let queue = system.deletions
@@ -81,6 +82,8 @@ public final class FileMount: Sendable {
         let result = coffer_fuse_run(session, Int32(max(1, system.options.threads)))
         flusher.cancel()
         queue.sync {}   // a flush under way ends first
+        // A stop asked from now on finds nothing to stop.
+        fuse.withLock { $0 = 0 }
         coffer_fuse_unmount_and_destroy(session)
         system.flushDeletions(all: true)
         system.closeAll()
@@ -89,7 +92,9 @@ public final class FileMount: Sendable {
 
     /// Ends ``serve()`` soon; callable from any thread.
     public func stop() {
-        coffer_fuse_exit(OpaquePointer(bitPattern: fuse))
+        fuse.withLock { session in
+            if session != 0 { coffer_fuse_exit(OpaquePointer(bitPattern: session)) }
+        }
     }
 
     /// Closes the session the mount's calls were operations of (after ``serve()`` returned).
@@ -101,7 +106,12 @@ public final class FileMount: Sendable {
     /// new mount can take it.
     static func clearDeadMount(at directory: String) {
         guard access(directory, F_OK) != 0, errno == ENOTCONN else { return }
-        _ = umount2(directory, Int32(MNT_DETACH))
+        if umount2(directory, Int32(MNT_DETACH)) == 0 { return }
+        // Not root: fusermount3, setuid, unmounts what the user mounted.
+        if let child = try? ChildProcess.start(["fusermount3", "-u", "-z", directory], searchingPath: true),
+           child.wait(timeout: .seconds(10)) == nil {
+            child.reapWhenEnded()
+        }
     }
 }
 

@@ -111,6 +111,7 @@ extension MountFileSystem {
         let buffer = UnsafeMutablePointer<CChar>.allocate(capacity: capacity)
         defer { buffer.deallocate() }
         var used = 0
+        var counted: [UInt64] = []
         // With attributes: the items of the part that can fit, read in one batch.
         let part = (start..<min(all.count, start + max(1, capacity / 96))).map(all.entry)
         var nodes: [InodeTable.Item: FileNode] = [:]
@@ -135,7 +136,7 @@ extension MountFileSystem {
                     coffer_fuse_add_direntry_plus(request, buffer + used, remaining, $0, number, 0, &facts,
                                                   options.attributeTimeout, options.attributeTimeout, next)
                 }
-                if written > remaining { table.forget(number, 1) }
+                if written > remaining { table.forget(number, 1) } else { counted.append(number) }
             } else {
                 var facts = stat()
                 facts.st_ino = ino_t(entry.item.map(table.shownNumber) ?? ino)
@@ -149,7 +150,8 @@ extension MountFileSystem {
             if written > remaining { break }
             used += written
         }
-        coffer_fuse_reply_buf(request, buffer, used)
+        // The kernel that stopped waiting learned none of the names counted.
+        if coffer_fuse_reply_buf(request, buffer, used) != 0 { for number in counted { table.forget(number, 1) } }
     }
 
     // MARK: Replies

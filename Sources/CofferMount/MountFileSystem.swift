@@ -79,7 +79,11 @@ final class MountFileSystem: Sendable {
 
     /// Before a new item takes the name `path`: a held deletion there goes to the trash now.
     func clearHeldDeletion(at path: VirtualPath) {
-        guard let held = pending.take(covering: path) else { return }
+        guard let held = pending.take(covering: path) else {
+            // On its way to the trash already: the new item waits until it is there.
+            if pending.hides(path) { deletions.sync {} }
+            return
+        }
         let session = session
         _ = run { () async throws(CofferError) in _ = try await session.perform(DeleteItem(held)) }
     }

@@ -33,13 +33,10 @@ final class OpenHandle: Sendable {
     var current: Content? { content.withLock { $0 } }
 
     /// Puts `new` in place of what it holds (a file emptied by a truncation is a new file:
-    /// the handle writes to it from now on), closing what it held.
+    /// the handle writes to it from now on). What it held is not closed here: a call on
+    /// another thread may be using it; it closes itself when the last user lets it go.
     func replace(with new: Content) {
-        let old = content.withLock { content in
-            defer { content = new }
-            return content
-        }
-        old.map(Self.close)
+        content.withLock { $0 = new }
     }
 
     func close() {

@@ -54,6 +54,9 @@ struct MountBookkeepingTests {
         // Not yet: deletions were just made.
         #expect(pending.take(all: false).isEmpty)
         #expect(pending.take(all: true) == [try path("/P"), try path("/loose.txt")])
+        // Still hidden until it is in the trash.
+        #expect(pending.hides(try path("/P")))
+        pending.gone(try path("/P"))
         #expect(!pending.hides(try path("/P")))
     }
 

@@ -27,6 +27,8 @@ import Glibc
 public final class VersionStore: ServiceFeature, ItemMoveObserver {
     /// The store's host folder.
     public let path: String
+    /// When this process opened the store: an entry kept before it belongs to an earlier process.
+    private let openedAt: Date
     /// The contents' host folder.
     var filesPath: String { path + "/files" }
     /// Reading and writing the contents, confined to `files/` as a mount is.
@@ -44,6 +46,7 @@ public final class VersionStore: ServiceFeature, ItemMoveObserver {
     public init(path: String, registry: TypeRegistry = .standard, journal: OperationJournal? = nil,
                 policy: RetentionPolicy = .standard, sizeLimit: Int64? = nil) throws(CofferError) {
         self.path = path
+        openedAt = Date()
         self.policy = policy
         self.sizeLimit = sizeLimit
         for folder in [path, path + "/files"] where mkdir(folder, 0o700) != 0 && errno != EEXIST {
@@ -305,14 +308,15 @@ public final class VersionStore: ServiceFeature, ItemMoveObserver {
     }
 
     /// Removes the versions of `path` whose content is the live file itself (`live`, its device
-    /// and inode): what a replace cut short by a kill left, after it linked the file in and before
+    /// and inode) and that an earlier process kept: what a replace cut short by a kill left, after it linked the file in and before
     /// the new file took its place. Hidden while the file stays (``versions(of:live:)``), such a
     /// version would appear beside the one the next replace keeps, a second copy of the same content.
     func dropInterrupted(of path: VirtualPath, live: (device: UInt64, inode: UInt64)) async throws(CofferError) {
-        let mount = path.mount, relative = path.relativeString
+        let mount = path.mount, relative = path.relativeString, opened = openedAt.timeIntervalSince1970
         let ids = try await withIndex { connection throws(SQLiteError) -> [Int] in
-            let row = try connection.statement("SELECT id FROM versions WHERE mount = ? AND path = ? AND holder IS NULL")
-                .bind(1, mount).bind(2, relative)
+            // Only an earlier process's (one killed): a replace of this process may be placing its file.
+            let row = try connection.statement("SELECT id FROM versions WHERE mount = ? AND path = ? AND holder IS NULL AND kept < ?")
+                .bind(1, mount).bind(2, relative).bind(3, opened)
             var found: [Int] = []
             while try row.step() { found.append(row.int(0)) }
             return found
