@@ -41,8 +41,9 @@ enum MountCallbacks {
         ops.write = { context, request, _, data, size, offset, fh in
             system(context).write(request!, data: data!, size: size, offset: offset, fh: fh)
         }
+        ops.flush = { context, request, _, fh in system(context).flush(request!, fh: fh) }
         ops.release = { context, request, _, _, fh in
-            system(context).close(fh)
+            system(context).release(fh)
             coffer_fuse_reply_err(request, 0)
         }
         ops.fsync = { context, request, _, dataOnly, fh in system(context).fsync(request!, dataOnly: dataOnly != 0, fh: fh) }

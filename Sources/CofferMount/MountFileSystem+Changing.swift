@@ -101,13 +101,30 @@ extension MountFileSystem {
         if toSet & Int32(COFFER_FUSE_SET_MTIME | COFFER_FUSE_SET_MTIME_NOW) != 0 {
             let now = toSet & Int32(COFFER_FUSE_SET_MTIME_NOW) != 0
             let time = given.pointee.st_mtim
-            let date = now ? Date() : Date(timeIntervalSince1970: Double(time.tv_sec) + Double(time.tv_nsec) / 1e9)
-            let touched = run { () async throws(CofferError) in try await session.perform(TouchItem(path, to: date)) }
-            if case .failure(let error) = touched { return reply(request, error) }
+            if let copy = stagedWriter(of: ino, fh: fh) {
+                // A copy of another storage's file takes the time, and carries it when sent.
+                do throws(CofferError) { try copy.setModificationTime(now ? nil : (time.tv_sec, time.tv_nsec)) } catch { return reply(request, error) }
+            } else {
+                let date = now ? Date() : Date(timeIntervalSince1970: Double(time.tv_sec) + Double(time.tv_nsec) / 1e9)
+                let touched = run { () async throws(CofferError) in try await session.perform(TouchItem(path, to: date)) }
+                // Storage that keeps no time of its own choosing (an S3 object's is its upload's)
+                // answers yes, as for a chmod.
+                if case .failure(let error) = touched, !(error.kind == .unsupported && error.detail == "touch") {
+                    return reply(request, error)
+                }
+            }
         }
         // Owners and permissions are the mounting user's and the storage's: a chmod or chown is
         // taken without changing them (as on a FAT or SMB mount), so copying programs go on.
         getattr(request, ino: ino, fh: fh)
+    }
+
+    /// A copy of another storage's file open for writing as `fh`, or by any handle of `ino`.
+    private func stagedWriter(of ino: UInt64, fh: UInt64) -> UpdatableFile? {
+        (handle(fh).map { [$0] } ?? handles(of: ino)).lazy.compactMap { handle -> UpdatableFile? in
+            if case .updating(let file)? = handle.current, file.isStaged { return file }
+            return nil
+        }.first
     }
 
     /// `setattr` of a file deleted (or replaced) while open: only what is open changes, in place
@@ -122,10 +139,8 @@ extension MountFileSystem {
         do throws(CofferError) {
             if toSet & Int32(COFFER_FUSE_SET_SIZE) != 0 { try file.resize(to: Int64(given.pointee.st_size)) }
             if toSet & Int32(COFFER_FUSE_SET_MTIME | COFFER_FUSE_SET_MTIME_NOW) != 0 {
-                // (UTIME_OMIT leaves the access time; UTIME_NOW is now.)
-                let omit = timespec(tv_sec: 0, tv_nsec: (1 << 30) - 2), now = timespec(tv_sec: 0, tv_nsec: (1 << 30) - 1)
-                var times = [omit, toSet & Int32(COFFER_FUSE_SET_MTIME_NOW) != 0 ? now : given.pointee.st_mtim]
-                _ = file.withDescriptor { futimens($0, &times) }
+                let time = given.pointee.st_mtim
+                try file.setModificationTime(toSet & Int32(COFFER_FUSE_SET_MTIME_NOW) != 0 ? nil : (time.tv_sec, time.tv_nsec))
             }
         } catch {
             return reply(request, error)
@@ -148,6 +163,11 @@ extension MountFileSystem {
             case .failure(let error): return error
             case .success(nil): return nil
             case .success(let file?):
+                // (A copy of another storage's file is sent emptied now.)
+                if let failure = send(file) {
+                    file.close()
+                    return failure
+                }
                 // Writers of this file go on in the new one; readers keep what they opened.
                 for handle in handles(of: ino) {
                     guard case .updating? = handle.current else { continue }
@@ -167,6 +187,7 @@ extension MountFileSystem {
             let file = try await session.perform(OpenForUpdate(path))
             defer { file.close() }
             try file.resize(to: size)
+            if file.hasUnsentChanges { _ = try await session.perform(SaveUpdatedFile(file)) }
         }
         if case .failure(let error) = resized { return error }
         return nil

@@ -4,8 +4,10 @@ import FileService
 import Foundation
 
 /// Opening, reading and writing files. A local file is read and written in place through a
-/// descriptor of its own, on libfuse's thread (no hop per piece); a file of other storage (S3)
-/// is read in ranges, and cannot be opened for writing yet (`ENOTSUP`).
+/// descriptor of its own, on libfuse's thread (no hop per piece). A file of other storage (S3)
+/// is read in ranges; opened for writing, it is a copy on local disk (``UpdatableFile/isStaged``),
+/// sent to the storage whole when a descriptor of it is closed (`flush`), at `fsync`, and at
+/// the latest when the last is closed — what a kill keeps from being sent, the next mount sends.
 extension MountFileSystem {
     func open(_ request: OpaquePointer, ino: UInt64, flags: Int32) {
         guard let path = table.path(ino) else {
@@ -34,11 +36,13 @@ extension MountFileSystem {
         let exclusive = flags & O_EXCL != 0
         let made = child(parent, name, changing: true).flatMap { path in
             clearHeldDeletion(at: path)
-            return run { () async throws(CofferError) -> (FileNode, UpdatableFile) in
+            return run { () async throws(CofferError) -> (FileNode?, UpdatableFile, VirtualPath) in
                 let file = try await session.perform(OpenForUpdate(path, creating: true, exclusive: exclusive,
                                                                    truncating: flags & O_TRUNC != 0))
+                // A copy of a new file of other storage is not in the storage until it is sent.
+                if file.hasUnsentChanges { return (nil, file, path) }
                 do throws(CofferError) {
-                    return (try await session.perform(StatItem(path)), file)
+                    return (try await session.perform(StatItem(path)), file, path)
                 } catch {
                     file.close()
                     throw error
@@ -46,10 +50,16 @@ extension MountFileSystem {
             }
         }
         switch made {
-        case .success(let (node, file)):
-            let number = table.lookUp(.path(node.path))
-            let handle = open(OpenHandle(ino: number, .updating(file)))
-            var facts = attributes(node, number: number)
+        case .success(let (node, file, path)):
+            let number = table.lookUp(.path(path))
+            let opened = OpenHandle(ino: number, .updating(file))
+            let handle = open(opened)
+            guard var facts = node.map({ attributes($0, number: number) }) ?? Self.openAttributes(opened) else {
+                close(handle)
+                table.forget(number, 1)
+                return coffer_fuse_reply_err(request, EIO).ignored
+            }
+            facts.st_ino = ino_t(number)
             if coffer_fuse_reply_create(request, number, 0, &facts, options.attributeTimeout, options.attributeTimeout,
                                         handle, 0, 1) != 0 {
                 close(handle)
@@ -110,10 +120,37 @@ extension MountFileSystem {
         guard case .updating(let file)? = handle(fh)?.current else { return coffer_fuse_reply_err(request, 0).ignored }
         do throws(CofferError) {
             try file.synchronize(dataOnly: dataOnly)
+            if let failure = send(file) { throw failure }
             coffer_fuse_reply_err(request, 0)
         } catch {
             reply(request, error)
         }
+    }
+
+    /// A descriptor of the file was closed: a copy of a file of other storage is sent, so
+    /// `close(2)` reports whether it arrived.
+    func flush(_ request: OpaquePointer, fh: UInt64) {
+        guard case .updating(let file)? = handle(fh)?.current, let failure = send(file) else {
+            return coffer_fuse_reply_err(request, 0).ignored
+        }
+        reply(request, failure)
+    }
+
+    /// The last descriptor of the file was closed: what a copy still holds unsent is sent, then
+    /// the handle goes (a copy that could not be sent stays for the next mount).
+    func release(_ fh: UInt64) {
+        if case .updating(let file)? = handle(fh)?.current { _ = send(file) }
+        close(fh)
+    }
+
+    /// Sends a copy's unsent changes to its storage (nothing for a local file); the error, if any.
+    func send(_ file: UpdatableFile) -> CofferError? {
+        guard file.hasUnsentChanges else { return nil }
+        let session = session
+        if case .failure(let error) = run({ () async throws(CofferError) in _ = try await session.perform(SaveUpdatedFile(file)) }) {
+            return error
+        }
+        return nil
     }
 
     func fallocate(_ request: OpaquePointer, mode: Int32, offset: Int64, length: Int64, fh: UInt64) {

@@ -6,15 +6,30 @@ import Foundation
 /// Looking up, reading attributes, listing folders and reading files.
 extension MountFileSystem {
     func lookup(_ request: OpaquePointer, parent: UInt64, name: String) {
-        switch child(parent, name).flatMap(node(at:)) {
+        let path = child(parent, name)
+        switch path.flatMap(node(at:)) {
         case .success(let node): replyEntry(request, node)
-        case .failure(let error): reply(request, error)
+        case .failure(let error):
+            // A new file of other storage is there once made, though not yet sent.
+            if error.kind == .noSuchFile, case .success(let path) = path {
+                let number = table.lookUp(.path(path))
+                if var facts = handles(of: number).lazy.filter(\.isUnsentCopy).compactMap(Self.openAttributes).first {
+                    facts.st_ino = ino_t(number)
+                    if coffer_fuse_reply_entry(request, number, 0, &facts, options.attributeTimeout, options.attributeTimeout) != 0 {
+                        table.forget(number, 1)
+                    }
+                    return
+                }
+                table.forget(number, 1)
+            }
+            reply(request, error)
         }
     }
 
     func getattr(_ request: OpaquePointer, ino: UInt64, fh: UInt64) {
-        // A file still open after it was deleted or replaced is described by what is open.
-        let open = handle(fh).map { [$0] } ?? (table.isAttached(ino) ? [] : handles(of: ino))
+        // A file still open after it was deleted or replaced is described by what is open; so
+        // is a copy with changes not yet sent to its storage.
+        let open = handle(fh).map { [$0] } ?? (table.isAttached(ino) ? handles(of: ino).filter(\.isUnsentCopy) : handles(of: ino))
         if var facts = open.lazy.compactMap(Self.openAttributes).first {
             facts.st_ino = ino_t(ino)
             coffer_fuse_reply_attr(request, &facts, options.attributeTimeout)
@@ -187,6 +202,8 @@ extension MountFileSystem {
         case .updating(let file)?: file.withDescriptor { fstat($0, &facts) == 0 }
         default: nil
         }
+        // A copy on local disk is shown as the file it stands for.
+        if case .updating(let file)? = handle.current, file.isStaged { facts.st_mode = S_IFREG | 0o644 }
         return found == true ? facts : nil
     }
 }

@@ -176,13 +176,16 @@ final class MountFileSystem: Sendable {
         handle?.close()
     }
 
-    /// Closes every open file (the mount is ending).
+    /// Closes every open file (the mount is ending), sending what copies hold unsent first.
     func closeAll() {
         let all = handles.withLock { handles in
             defer { handles.open = [:] }
             return Array(handles.open.values)
         }
-        for handle in all { handle.close() }
+        for handle in all {
+            if case .updating(let file)? = handle.current { _ = send(file) }
+            handle.close()
+        }
     }
 
     // MARK: Errors

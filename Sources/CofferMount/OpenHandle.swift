@@ -11,7 +11,8 @@ final class OpenHandle: Sendable {
         case reading(DirectFileReader)
         /// A file of storage without descriptors (S3), read in ranges.
         case remote(OpenedFile)
-        /// A local file opened for writing (and reading), in place.
+        /// A file opened for writing (and reading): a local one in place, another storage's as a
+        /// copy on local disk.
         case updating(UpdatableFile)
         /// A folder's entries as they were when it was opened (a listing does not shift under
         /// the offsets the kernel continues from).
@@ -31,6 +32,12 @@ final class OpenHandle: Sendable {
 
     /// What it holds now; `nil` once closed.
     var current: Content? { content.withLock { $0 } }
+
+    /// Whether it is a copy of a file of other storage with changes not yet sent there.
+    var isUnsentCopy: Bool {
+        if case .updating(let file)? = current { return file.hasUnsentChanges }
+        return false
+    }
 
     /// Puts `new` in place of what it holds (a file emptied by a truncation is a new file:
     /// the handle writes to it from now on). What it held is not closed here: a call on

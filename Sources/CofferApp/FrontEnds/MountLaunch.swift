@@ -43,11 +43,26 @@ struct MountLaunch: FrontEndLaunch {
             await stops.wait()
             mount.stop()
         }
-        let status = await withCheckedContinuation { (done: CheckedContinuation<Int32, Never>) in
+        let serving = Task { await withCheckedContinuation { (done: CheckedContinuation<Int32, Never>) in
             let thread = Thread { done.resume(returning: mount.serve()) }
             thread.name = "coffer-mount"
             thread.start()
+        } }
+        // What a killed mount left unsent goes out now, while the mount is already served.
+        for result in await mount.finishPendingSaves() {
+            switch result {
+            case .success(let node):
+                context.output.line(LocalizedText("sent \(node.path), left unsent by an earlier mount",
+                                                  "已上传上次挂载未上传的 \(node.path)")(context.language))
+            case .failure(let error):
+                let message = error.userMessage(in: context.language)
+                context.errors.line(LocalizedText("not sent yet (tried again at the next mount): \(message)",
+                                                  "尚未上传（下次挂载时重试）：\(message)")(context.language))
+            }
         }
+        context.output.flush()
+        context.errors.flush()
+        let status = await serving.value
         watcher.cancel()
         stops.disarm()
         await mount.close()

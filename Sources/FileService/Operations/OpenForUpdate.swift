@@ -15,10 +15,14 @@ import Glibc
 /// and a new, empty file is opened in its place; a new file appears empty at once, as
 /// `O_CREAT` makes it.
 ///
+/// On storage that cannot be written in place (an S3 mount), the file is opened as a copy on
+/// local disk, made from the object when it is opened (``UpdatableFile/isStaged``): what is
+/// written reaches the storage when ``SaveUpdatedFile`` sends it, as one conditional replace.
+///
 /// Fails with `noSuchFile` when nothing is there and `creating` is not set, `fileExists` when
 /// something is and `exclusive` is, `isADirectory` for a folder, `unsupported` for a special
-/// file or for a mount whose storage is not a local folder (an S3 mount: its objects cannot
-/// be written in place), `readOnly` on a read-only mount.
+/// file or, on storage that is not a local folder, for a service without an uploads area,
+/// `readOnly` on a read-only mount.
 public struct OpenForUpdate: FileOperation {
     public static let name = "openForUpdate"
     public static let changesFiles = true
@@ -44,9 +48,6 @@ public struct OpenForUpdate: FileOperation {
         let service = context.service
         guard !path.isRoot else { throw CofferError(.isADirectory, path: path) }
         let backend = try service.writableMount(for: path).backend
-        guard let local = backend as? any LocalFolderBackend else {
-            throw CofferError(.unsupported, path: path, detail: Self.name)
-        }
         var existing: FileNode?
         do {
             existing = try await service.stat(path)
@@ -56,10 +57,17 @@ public struct OpenForUpdate: FileOperation {
         if let existing {
             if creating && exclusive { throw CofferError(.fileExists, path: path) }
             try existing.requireReadableFile()
+        } else if !creating {
+            throw CofferError(.noSuchFile, path: path)
+        }
+        guard let local = backend as? any LocalFolderBackend else {
+            // Emptied or made in the copy, and sent when it is saved: one replace in the storage.
+            return try await service.stagedCopy(of: existing, at: path, in: backend, emptying: truncating)
+        }
+        if let existing {
             // Replaced by an empty file, as every replace is: what it held becomes a version.
             if truncating && existing.size > 0 { try await service.writeFile(path, bytes: [], conflict: .replace) }
         } else {
-            guard creating else { throw CofferError(.noSuchFile, path: path) }
             try await service.writeFile(path, bytes: [], conflict: .fail)
         }
         let path = path
@@ -84,16 +92,30 @@ public struct OpenForUpdate: FileOperation {
 /// A local file open for reading and writing in place (``OpenForUpdate``), on the caller's
 /// thread with `pread` and `pwrite`: it is the file that was opened, even if renamed since.
 /// Errors name its path. Whoever opened it closes it.
+///
+/// A file of storage that cannot be written in place is a copy on local disk
+/// (``isStaged``); ``SaveUpdatedFile`` sends what was written to the storage. Closed with
+/// changes not yet sent, the copy stays, and ``FinishPendingSaves`` sends it later.
 public final class UpdatableFile: @unchecked Sendable {
     private let descriptor: Int32
     private let closed = Mutex(false)
     /// The file's path when it was opened.
     public let path: VirtualPath
+    /// The copy on local disk, for storage that cannot be written in place.
+    let staging: StagedCopy?
 
-    init(descriptor: Int32, path: VirtualPath) {
+    init(descriptor: Int32, path: VirtualPath, staging: StagedCopy? = nil) {
         self.descriptor = descriptor
         self.path = path
+        self.staging = staging
     }
+
+    /// Whether it is a copy on local disk of a file of other storage (S3), sent there by
+    /// ``SaveUpdatedFile``.
+    public var isStaged: Bool { staging != nil }
+
+    /// Whether it is a copy with changes ``SaveUpdatedFile`` has not sent yet.
+    public var hasUnsentChanges: Bool { staging?.hasUnsentChanges ?? false }
 
     /// Up to `buffer.count` bytes from `offset` into `buffer`: how many, 0 at the end.
     public func read(at offset: Int64, into buffer: UnsafeMutableRawBufferPointer) throws(CofferError) -> Int {
@@ -110,17 +132,30 @@ public final class UpdatableFile: @unchecked Sendable {
             if count == 0 { throw CofferError(.ioError, path: path, detail: "pwrite") }
             written += count
         }
+        try staging?.changed()
         return written
     }
 
     /// Sets the file's size: cut, or grown with zeros.
     public func resize(to size: Int64) throws(CofferError) {
         _ = try retrying("ftruncate") { Int(ftruncate(descriptor, off_t(size))) }
+        try staging?.changed()
     }
 
     /// Reserves (or, with `mode`, punches or zeroes) space as `fallocate(2)` does.
     public func allocate(mode: Int32, offset: Int64, length: Int64) throws(CofferError) {
         _ = try retrying("fallocate") { Int(coffer_fallocate(descriptor, mode, offset, length)) }
+        try staging?.changed()
+    }
+
+    /// Sets the file's modification time to `time`, seconds and nanoseconds since 1970 (`nil`:
+    /// now), leaving its access time.
+    public func setModificationTime(_ time: (seconds: Int, nanoseconds: Int)?) throws(CofferError) {
+        // (UTIME_OMIT leaves the access time; UTIME_NOW is now.)
+        var times = [timespec(tv_sec: 0, tv_nsec: (1 << 30) - 2),
+                     time.map { timespec(tv_sec: $0.seconds, tv_nsec: $0.nanoseconds) } ?? timespec(tv_sec: 0, tv_nsec: (1 << 30) - 1)]
+        _ = try retrying("futimens") { Int(futimens(descriptor, &times)) }
+        try staging?.changed()
     }
 
     /// Makes what was written durable (`fdatasync` when `dataOnly`).
@@ -137,7 +172,10 @@ public final class UpdatableFile: @unchecked Sendable {
             defer { closed = true }
             return !closed
         }
-        if first { _ = Glibc.close(descriptor) }
+        if first {
+            _ = Glibc.close(descriptor)
+            staging?.release()
+        }
     }
 
     deinit { close() }

@@ -1,0 +1,266 @@
+"""`coffer mount` of an S3 mount (issue 54) against the real Ceph RGW, cross-checked with boto3: files written
+through the mount are the objects boto3 reads, and objects boto3 writes are the files the mount shows. A new
+file, an append, a truncating save, rsync -a in and diff -r, tar both ways, rm -r as one trash item; a save
+over a change made meanwhile elsewhere keeps both; one version per save, none of an empty file. Faults:
+kill -9 while a file's upload is under way, then the next mount sends what was left; a store that stops
+answering gives EIO after --timeout, never a hang.
+
+Usage: mount_s3_check.py COFFER   (COFFER_TEST_S3_ENDPOINT names the RGW)"""
+import hashlib
+import os
+import random
+import signal
+import socket
+import subprocess
+import sys
+import tempfile
+import threading
+import time
+import uuid
+
+import boto3
+from botocore.config import Config
+
+import serve_support
+from mount_check import mounted, run
+
+check = serve_support.checker("mount_s3_check")
+ENDPOINT = os.environ.get("COFFER_TEST_S3_ENDPOINT", "")
+os.environ.setdefault("AWS_ACCESS_KEY_ID", os.environ.get("COFFER_TEST_S3_ACCESS_KEY", "test:tester"))
+os.environ.setdefault("AWS_SECRET_ACCESS_KEY", os.environ.get("COFFER_TEST_S3_SECRET_KEY", "testing"))
+
+
+def client():
+    return boto3.client("s3", endpoint_url=ENDPOINT, region_name="us-east-1", config=Config(s3={"addressing_style": "path"}))
+
+
+class Mount:
+    """`coffer --mount b=s3://BUCKET mount POINT --mount b` in the foreground; ready when it says so."""
+
+    def __init__(self, coffer, container, point, bucket, endpoint=None, *extra):
+        self.point = point
+        self.log = tempfile.NamedTemporaryFile(prefix="coffer-mount-s3-", suffix=".log", delete=False)
+        self.process = subprocess.Popen([coffer, "--container", container, "--lang", "en", "--mount", f"b=s3://{bucket}",
+                                         "--s3-endpoint", endpoint or ENDPOINT, "mount", point, "--mount", "b", *extra],
+                                        stdout=subprocess.PIPE, stderr=self.log, stdin=subprocess.DEVNULL, text=True)
+        line = self.process.stdout.readline()
+        if "mounted at" not in line or not mounted(point):
+            self.process.kill()
+            self.process.wait(timeout=30)
+            raise SystemExit(f"mount_s3_check: FAILED: coffer mount did not start: {line!r} {open(self.log.name).read()}")
+
+    def stop(self, number=signal.SIGTERM):
+        self.process.send_signal(number)
+        return self.process.wait(timeout=120)
+
+
+def coffer_lines(coffer, container, bucket, command):
+    done = subprocess.run([coffer, "--container", container, "--lang", "en", "--mount", f"b=s3://{bucket}", "--s3-endpoint", ENDPOINT,
+                           "-c", command], capture_output=True, text=True, timeout=120, stdin=subprocess.DEVNULL)
+    return done.stdout.splitlines()
+
+
+def body(s3, bucket, key):
+    try:
+        return s3.get_object(Bucket=bucket, Key=key)["Body"].read()
+    except s3.exceptions.NoSuchKey:
+        return None
+
+
+def keys(s3, bucket, prefix=""):
+    listed = s3.get_paginator("list_objects_v2").paginate(Bucket=bucket, Prefix=prefix)
+    return sorted(item["Key"] for page in listed for item in page.get("Contents", []) if not item["Key"].startswith(".Versions"))
+
+
+def files(coffer, container, s3, bucket, point):
+    s3.put_object(Bucket=bucket, Key="Shelf/existing.txt", Body=b"remote v1\n")
+    with open(os.path.join(point, "Shelf", "existing.txt"), "rb") as handle:
+        check(handle.read() == b"remote v1\n", "an object boto3 put is read through the mount")
+
+    new = os.path.join(point, "新 note.txt")
+    with open(new, "w") as handle:
+        handle.write("hello\n")
+        handle.flush()
+        check(os.path.exists(new), "a new file is there while it is still being written")
+    check(body(s3, bucket, "新 note.txt") == b"hello\n", "a new file is the object boto3 reads once it is closed")
+    with open(os.path.join(point, "empty"), "w"):
+        pass
+    check(body(s3, bucket, "empty") == b"", "an empty new file (touch) is an empty object")
+
+    existing = os.path.join(point, "Shelf", "existing.txt")
+    with open(existing, "a") as handle:
+        handle.write("more\n")
+    check(body(s3, bucket, "Shelf/existing.txt") == b"remote v1\nmore\n", "an append reaches the object")
+    with open(existing, "w") as handle:
+        handle.write("saved anew\n")
+    check(body(s3, bucket, "Shelf/existing.txt") == b"saved anew\n", "a truncating save reaches the object")
+    versions = [line for line in coffer_lines(coffer, container, bucket, "versions b:/Shelf/existing.txt") if line[:1].isdigit()]
+    check(len(versions) == 2, f"each save kept what it replaced as one version, none of an empty file ({versions})")
+    check(not [line for line in coffer_lines(coffer, container, bucket, "versions b:/新 note.txt") if line[:1].isdigit()],
+          "a new file has no version of its empty start")
+
+    # An fsync sends what was written so far; the file stays open and writable.
+    with open(os.path.join(point, "log.txt"), "w") as handle:
+        handle.write("one\n")
+        handle.flush()
+        os.fsync(handle.fileno())
+        check(body(s3, bucket, "log.txt") == b"one\n", "fsync sends what was written so far")
+        handle.write("two\n")
+    check(body(s3, bucket, "log.txt") == b"one\ntwo\n", "and the close what came after")
+
+    # Changed meanwhile elsewhere: both are kept, nothing lost.
+    shared = os.path.join(point, "shared.txt")
+    s3.put_object(Bucket=bucket, Key="shared.txt", Body=b"first\n")
+    with open(shared, "r+") as handle:
+        handle.read()
+        s3.put_object(Bucket=bucket, Key="shared.txt", Body=b"changed by boto3\n")
+        handle.seek(0)
+        handle.write("changed through the mount\n")
+    names = keys(s3, bucket, "shared")
+    kept = [body(s3, bucket, name) for name in names]
+    check(b"changed by boto3\n" in kept and b"changed through the mount\n" in kept and len(names) == 2,
+          f"a save over a change made elsewhere keeps both ({names})")
+
+
+def trees(coffer, container, s3, bucket, point, work):
+    source = os.path.join(work, "tree")
+    os.makedirs(os.path.join(source, "子 folder", "deeper"))
+    for index in range(40):
+        with open(os.path.join(source, "子 folder", f"file {index}.txt"), "w") as handle:
+            handle.write(f"line {index}\n" * (index + 1))
+    with open(os.path.join(source, "子 folder", "deeper", "random.bin"), "wb") as handle:
+        handle.write(random.Random(54).randbytes(3 << 20))
+    open(os.path.join(source, "empty file"), "w").close()
+    run(["rsync", "-rt", source + "/", os.path.join(point, "tree")], "rsync copies a tree into the S3 mount")
+    run(["diff", "-r", source, os.path.join(point, "tree")], "diff -r finds it equal through the mount")
+    check(hashlib.sha256(body(s3, bucket, "tree/子 folder/deeper/random.bin")).hexdigest()
+          == hashlib.sha256(open(os.path.join(source, "子 folder", "deeper", "random.bin"), "rb").read()).hexdigest(),
+          "the 3 MiB file is the object boto3 reads")
+    archive = os.path.join(work, "tree.tar")
+    run(["tar", "-cf", archive, "-C", point, "tree"], "tar reads the tree from the mount")
+    run(["tar", "-xf", archive, "-C", point, "--transform", "s/^tree/untarred/"], "and writes it back under another name")
+    run(["diff", "-r", source, os.path.join(point, "untarred")], "the round trip is equal")
+    run(["rm", "-r", os.path.join(point, "untarred")], "rm -r of the tree")
+    deadline = time.monotonic() + 20
+    while "b/untarred" not in trash_names(coffer, container, bucket) and time.monotonic() < deadline:
+        time.sleep(0.3)
+    check(trash_names(coffer, container, bucket) == ["b/untarred"], "rm -r leaves one folder in the trash")
+    # (The trash lists the folder as its move begins; the bucket's keys follow as it ends.)
+    while keys(s3, bucket, "untarred/") and time.monotonic() < deadline:
+        time.sleep(0.3)
+    check(not keys(s3, bucket, "untarred/"), "and the bucket no longer lists it")
+    coffer_lines(coffer, container, bucket, "restore b/untarred")
+    deadline = time.monotonic() + 10
+    while not os.path.isdir(os.path.join(point, "untarred")) and time.monotonic() < deadline:
+        time.sleep(0.3)
+    run(["diff", "-r", source, os.path.join(point, "untarred")], "restored, the folder is whole again")
+
+
+def trash_names(coffer, container, bucket):
+    return [line.split("  ")[0] for line in coffer_lines(coffer, container, bucket, "trash") if "  " in line]
+
+
+def killed(coffer, container, s3, bucket, point):
+    """kill -9 while a big file is being sent, and while another is written but not yet closed: the next mount
+    sends both, each once."""
+    data = random.Random(9).randbytes(48 << 20)
+    mount = Mount(coffer, container, point, bucket)
+    unsent = os.open(os.path.join(point, "unsent.bin"), os.O_WRONLY | os.O_CREAT | os.O_TRUNC)
+    os.write(unsent, data[:1 << 20])
+    path = os.path.join(point, "big.bin")
+    descriptor = os.open(path, os.O_WRONLY | os.O_CREAT | os.O_TRUNC)
+    os.write(descriptor, data)
+    syncing = threading.Thread(target=lambda: _ignore(lambda: os.fsync(descriptor)))
+    syncing.start()
+    time.sleep(0.3)
+    mount.stop(signal.SIGKILL)
+    syncing.join(timeout=60)
+    _ignore(lambda: os.close(descriptor))
+    _ignore(lambda: os.close(unsent))
+    check(not syncing.is_alive(), "a program waiting on the killed mount is let go")
+    mount = Mount(coffer, container, point, bucket)
+    deadline = time.monotonic() + 120
+    while (body(s3, bucket, "big.bin") != data or body(s3, bucket, "unsent.bin") is None) and time.monotonic() < deadline:
+        time.sleep(0.5)
+    check(body(s3, bucket, "big.bin") == data, "after kill -9 the next mount sends the file being sent, whole")
+    check(body(s3, bucket, "unsent.bin") == data[:1 << 20], "and the file written but not closed")
+    check(keys(s3, bucket, "big") == ["big.bin"] and keys(s3, bucket, "unsent") == ["unsent.bin"],
+          f"each once ({keys(s3, bucket, 'big') + keys(s3, bucket, 'unsent')})")
+    with open(path, "rb") as handle:
+        check(hashlib.sha256(handle.read()).digest() == hashlib.sha256(data).digest(), "and reads it back through the mount")
+    check(mount.stop() == 0 and not mounted(point), "and unmounts cleanly")
+    uploads = os.path.join(container, "Library", "Caches", "Downloading")
+    check(not [name for name in os.listdir(uploads) if name.startswith("mount-")], "no copy is left on disk once sent")
+
+
+def _ignore(body):
+    try:
+        body()
+    except OSError:
+        pass
+
+
+def silent_store(coffer, container, point):
+    """An S3 endpoint that accepts connections and never answers: calls fail with EIO after --timeout."""
+    listener = socket.socket()
+    listener.bind(("127.0.0.1", 0))
+    listener.listen(64)
+    held = []
+    stop = threading.Event()
+
+    def accept():
+        listener.settimeout(0.2)
+        while not stop.is_set():
+            try:
+                held.append(listener.accept()[0])
+            except OSError:
+                pass
+
+    thread = threading.Thread(target=accept)
+    thread.start()
+    try:
+        endpoint = f"http://127.0.0.1:{listener.getsockname()[1]}"
+        mount = Mount(coffer, container, point, "silent", endpoint, "--timeout", "3")
+        started = time.monotonic()
+        done = subprocess.run(["ls", point], capture_output=True, text=True, timeout=60, stdin=subprocess.DEVNULL)
+        took = time.monotonic() - started
+        check(done.returncode != 0 and "Input/output error" in done.stderr and took < 20,
+              f"a store that does not answer gives EIO after the timeout ({took:.1f} s: {done.stderr.strip()})")
+        check(mount.stop() == 0 and not mounted(point), "and the mount still ends cleanly")
+    finally:
+        stop.set()
+        thread.join()
+        for connection in held:
+            connection.close()
+        listener.close()
+
+
+def main():
+    coffer = sys.argv[1]
+    if not (os.path.exists("/dev/fuse") and os.geteuid() == 0):
+        raise SystemExit("mount_s3_check: it needs /dev/fuse and root")
+    if not ENDPOINT:
+        raise SystemExit("mount_s3_check: set COFFER_TEST_S3_ENDPOINT to a running RGW")
+    s3 = client()
+    bucket = "mount-" + uuid.uuid4().hex[:12]
+    s3.create_bucket(Bucket=bucket)
+    work = tempfile.mkdtemp(prefix="coffer-mount-s3-check-")
+    container, point = os.path.join(work, "container"), os.path.join(work, "mnt")
+    os.makedirs(point)
+    mount = Mount(coffer, container, point, bucket)
+    try:
+        files(coffer, container, s3, bucket, point)
+        trees(coffer, container, s3, bucket, point, work)
+    finally:
+        if mount.process.poll() is None:
+            status = mount.stop()
+            check(status == 0 and not mounted(point), f"SIGTERM unmounts and ends coffer mount ({status})")
+        else:
+            print(open(mount.log.name).read())
+    killed(coffer, container, s3, bucket, point)
+    silent_store(coffer, container, point)
+    subprocess.run(["rm", "-rf", work], timeout=300)
+
+
+if __name__ == "__main__":
+    main()
