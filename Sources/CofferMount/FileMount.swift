@@ -98,7 +98,7 @@ public final class FileMount: Sendable {
     }
 
     /// Sends what an earlier mount of this container wrote to files of an S3 mount but was
-    /// stopped (killed) before it sent (``FinishPendingSaves``): call it once the mount is
+    /// stopped (killed) before it sent (`FinishPendingSaves`): call it once the mount is
     /// served, alongside. The files sent, and the errors of those that stay for the next time.
     public func finishPendingSaves() async -> [Result<FileNode, CofferError>] {
         do {
