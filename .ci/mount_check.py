@@ -2,7 +2,8 @@
 git (clone, then fsck), rsync -a and diff -r, tar both ways, SQLite in WAL mode with two writing processes, an
 office suite's save (a temporary file renamed over the document) and an editor's truncating save, each
 through a mount started as a user starts it. Coffer's meaning underneath: what is deleted is in the trash,
-editors' scratch files are not, what a save replaces is one version. Ending: SIGTERM and `fusermount3 -u`
+editors' scratch files are not, what a save replaces is one version. A change made beside the mount is
+seen at once, though the kernel may trust its cache for a minute. Ending: SIGTERM and `fusermount3 -u`
 unmount cleanly; after `kill -9`, the next `coffer mount` takes the dead mount point over.
 
 Usage: mount_check.py COFFER"""
@@ -265,6 +266,34 @@ def stressors(point):
     run(["rm", "-rf", folder], "the stressors' files are removed")
 
 
+def fresh(coffer, container, point, files):
+    """Changes made elsewhere reach the kernel's caches at once, even when it may trust them for a minute."""
+    mount = Mount(coffer, container, point, "--cache-timeout", "60")
+    try:
+        os.makedirs(os.path.join(point, "fresh"))
+        for name in ["grows.txt", "goes.txt"]:
+            with open(os.path.join(point, "fresh", name), "w") as handle:
+                handle.write("hello\n")
+        with open(os.path.join(point, "fresh", "grows.txt")) as handle:
+            handle.read()
+        os.stat(os.path.join(point, "fresh", "goes.txt"))
+        time.sleep(2.5)   # what the mount itself changed is the kernel's own for two seconds
+        with open(os.path.join(files, "fresh", "grows.txt"), "a") as handle:
+            handle.write("more, written beside the mount\n")
+        subprocess.run([coffer, "--container", container, "-c", "rm fresh/goes.txt"], capture_output=True, timeout=120,
+                       stdin=subprocess.DEVNULL)
+        deadline = time.monotonic() + 5
+        while time.monotonic() < deadline and (os.stat(os.path.join(point, "fresh", "grows.txt")).st_size == 6
+                                               or os.path.exists(os.path.join(point, "fresh", "goes.txt"))):
+            time.sleep(0.1)
+        with open(os.path.join(point, "fresh", "grows.txt")) as handle:
+            check(handle.read() == "hello\nmore, written beside the mount\n",
+                  "a file changed beside the mount is read anew at once, with --cache-timeout 60")
+        check(not os.path.exists(os.path.join(point, "fresh", "goes.txt")), "a file another front end deleted is gone at once")
+    finally:
+        check(mount.stop() == 0 and not mounted(point), "that mount ends cleanly too")
+
+
 def main():
     coffer = sys.argv[1]
     if not (os.path.exists("/dev/fuse") and os.geteuid() == 0):
@@ -287,6 +316,8 @@ def main():
             check(status == 0 and not mounted(point), f"SIGTERM unmounts and ends coffer mount ({status})")
         else:
             print(mount.errors())
+
+    fresh(coffer, container, point, files)
 
     # Unmounted from outside, coffer mount ends by itself.
     mount = Mount(coffer, container, point)

@@ -65,6 +65,7 @@ public final class FileMount: Sendable {
             throw CofferError(message.contains("ermission") ? .noPermission : .ioError, detail: message)
         }
         fuse = Mutex(UInt(bitPattern: made))
+        system.notifier.start(session: made)
     }
 
     /// Serves the kernel's calls until ``stop()`` or an unmount from outside (`fusermount3 -u`),
@@ -79,19 +80,42 @@ public final class FileMount: Sendable {
         flusher.schedule(deadline: .now() + .milliseconds(500), repeating: .milliseconds(500))
         flusher.setEventHandler { system.flushDeletions(all: false) }
         flusher.resume()
+        // Changes made elsewhere reach the kernel's caches at once (storage that cannot be
+        // watched, S3, keeps to the cache timeout).
+        let watches = watchMounts()
         let result = coffer_fuse_run(session, Int32(max(1, system.options.threads)))
+        for id in watches { _ = self.session.unwatch(id) }
+        // (Unmounted from outside: nothing is waiting on a notification any more.)
+        let quiet = system.notifier.stop(waiting: .now() + 5)
         flusher.cancel()
         queue.sync {}   // a flush under way ends first
         // A stop asked from now on finds nothing to stop.
         fuse.withLock { $0 = 0 }
-        coffer_fuse_unmount_and_destroy(session)
+        // A notification still stuck in the kernel uses the session: it is left, not freed
+        // under it (the process's end, or the next mount, clears the mount point).
+        if quiet { coffer_fuse_unmount_and_destroy(session) }
         system.flushDeletions(all: true)
         system.closeAll()
         return result < 0 ? -result : 0
     }
 
+    /// The watches of the mounts shown, by id; a mount whose storage cannot be watched has none.
+    private func watchMounts() -> [String] {
+        let (session, system) = (self.session, self.system)
+        let roots = system.options.allMounts ? system.mounts.map { VirtualPath.root(of: $0) } : [.root(of: system.options.mount)]
+        return roots.compactMap { root in
+            let started = system.run { () async throws(CofferError) -> String in
+                try await session.watch(root) { _, changes in system.notifier.invalidate(changes, in: system.table) }
+            }
+            return try? started.get()
+        }
+    }
+
     /// Ends ``serve()`` soon; callable from any thread.
     public func stop() {
+        // Notifications end first, while calls are still answered: one may be waiting for a
+        // folder's lock that a program's call holds until it is answered.
+        system.notifier.stop(waiting: .now() + 5)
         fuse.withLock { session in
             if session != 0 { coffer_fuse_exit(OpaquePointer(bitPattern: session)) }
         }

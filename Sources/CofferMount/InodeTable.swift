@@ -56,6 +56,9 @@ final class InodeTable: Sendable {
     /// Whether `number` still stands for the item at its path (not deleted or replaced since).
     func isAttached(_ number: UInt64) -> Bool { state.withLock { $0.entries[number]?.attached ?? false } }
 
+    /// The number the kernel knows `item` by, without counting a lookup; `nil` when it knows none.
+    func existingNumber(_ item: Item) -> UInt64? { state.withLock { $0.numbers[item] } }
+
     /// The number of `item`, counting one lookup (as a `lookup` or `readdirplus` answer does).
     func lookUp(_ item: Item) -> UInt64 {
         state.withLock { state in

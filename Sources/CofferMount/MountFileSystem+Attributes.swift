@@ -30,6 +30,7 @@ extension MountFileSystem {
     func setxattr(_ request: OpaquePointer, ino: UInt64, name: String, value: UnsafeRawBufferPointer, flags: Int32) {
         guard let path = table.path(ino) else { return coffer_fuse_reply_err(request, EROFS).ignored }
         guard name.hasPrefix("user.") else { return coffer_fuse_reply_err(request, ENOTSUP).ignored }
+        notifier.noteOwn(path)
         let bytes = [UInt8](value)
         let session = session
         let changed = run { () async throws(CofferError) in
@@ -55,6 +56,7 @@ extension MountFileSystem {
     func removexattr(_ request: OpaquePointer, ino: UInt64, name: String) {
         guard let path = table.path(ino) else { return coffer_fuse_reply_err(request, EROFS).ignored }
         guard name.hasPrefix("user.") else { return coffer_fuse_reply_err(request, ENOTSUP).ignored }
+        notifier.noteOwn(path)
         let session = session
         let removed = run { () async throws(CofferError) -> Bool in
             guard try await session.perform(ReadAttributes(path))[name] != nil else { return false }

@@ -93,6 +93,7 @@ extension MountFileSystem {
             if case .mounts? = table.item(ino) { return coffer_fuse_reply_err(request, EROFS).ignored }
             return setOpenAttributes(request, ino: ino, attributes: given, toSet: toSet, fh: fh)
         }
+        notifier.noteOwn(path)
         let session = session
         if toSet & Int32(COFFER_FUSE_SET_SIZE) != 0 {
             let size = Int64(given.pointee.st_size)

@@ -108,6 +108,7 @@ extension MountFileSystem {
     func write(_ request: OpaquePointer, data: UnsafePointer<CChar>, size: Int, offset: Int64, fh: UInt64) {
         guard let handle = handle(fh) else { return coffer_fuse_reply_err(request, EBADF).ignored }
         guard case .updating(let file)? = handle.current else { return coffer_fuse_reply_err(request, EBADF).ignored }
+        if let path = table.path(handle.ino) { notifier.noteOwn(path) }
         do throws(CofferError) {
             let written = try file.write(at: offset, UnsafeRawBufferPointer(start: data, count: size))
             coffer_fuse_reply_write(request, written)

@@ -20,6 +20,8 @@ final class MountFileSystem: Sendable {
     let pending = PendingDeletes()
     /// Where held deletions go to the trash, apart from the kernel's calls.
     let deletions = DispatchQueue(label: "coffer.mount.deletions")
+    /// What tells the kernel of changes made elsewhere.
+    let notifier = KernelNotifier()
     /// The visible mounts, for the root of `--all`.
     let mounts: [String]
     private let owner: (user: uid_t, group: gid_t)
@@ -72,6 +74,7 @@ final class MountFileSystem: Sendable {
     func flushDeletions(all: Bool) {
         let session = session
         for path in pending.take(all: all) {
+            notifier.noteOwn(path)
             _ = run { () async throws(CofferError) in _ = try await session.perform(DeleteItem(path)) }
             pending.gone(path)
         }
@@ -85,6 +88,7 @@ final class MountFileSystem: Sendable {
             return
         }
         let session = session
+        notifier.noteOwn(held)
         _ = run { () async throws(CofferError) in _ = try await session.perform(DeleteItem(held)) }
     }
 
@@ -101,7 +105,9 @@ final class MountFileSystem: Sendable {
         }
         // A folder deleted or replaced since the kernel learned its number has no items.
         guard let folder = table.path(parent) else { return .failure(CofferError(.noSuchFile, detail: "stale")) }
-        return Result { () throws(CofferError) in try folder.appending(name) }
+        let path = Result { () throws(CofferError) in try folder.appending(name) }
+        if changing, case .success(let changed) = path { notifier.noteOwn(changed) }
+        return path
     }
 
     /// The attributes the kernel is given for `node`, numbered `number`: the mounting user's,
@@ -222,7 +228,8 @@ public struct MountOptions: Sendable {
     /// Every visible mount as a folder of the root (`--all`).
     public var allMounts = false
     /// How long the kernel trusts an item's attributes, and a name, without asking again, in
-    /// seconds: changes made elsewhere show after at most this long.
+    /// seconds. Changes made elsewhere are sent to the kernel at once where the storage can be
+    /// watched (a local folder); elsewhere (S3) they show after at most this long.
     public var attributeTimeout: Double = 1
     /// The longest any call waits for the storage before it fails with `EIO`, in seconds.
     public var operationTimeout: Double = 60
