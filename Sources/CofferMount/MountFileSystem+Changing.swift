@@ -102,7 +102,9 @@ extension MountFileSystem {
         if toSet & Int32(COFFER_FUSE_SET_MTIME | COFFER_FUSE_SET_MTIME_NOW) != 0 {
             let now = toSet & Int32(COFFER_FUSE_SET_MTIME_NOW) != 0
             let time = given.pointee.st_mtim
-            if let copy = stagedWriter(of: ino, fh: fh) {
+            // (A copy already sent takes no time: sending it again for a time would cost an
+            // upload and a version; the time is not kept, as on a closed object.)
+            if let copy = stagedWriter(of: ino, fh: fh), copy.hasUnsentChanges {
                 // A copy of another storage's file takes the time, and carries it when sent.
                 do throws(CofferError) { try copy.setModificationTime(now ? nil : (time.tv_sec, time.tv_nsec)) } catch { return reply(request, error) }
             } else {
@@ -154,6 +156,12 @@ extension MountFileSystem {
     /// size is set in place. `nil` when done.
     private func resize(_ path: VirtualPath, ino: UInt64, to size: Int64, fh: UInt64) -> CofferError? {
         let session = session
+        // A copy of another storage's file open for writing is resized itself, and its send
+        // carries the size (the storage's object may not even be there yet).
+        if let copy = stagedWriter(of: ino, fh: fh) {
+            do throws(CofferError) { try copy.resize(to: size) } catch { return error }
+            return nil
+        }
         if size == 0 {
             let emptied = run { () async throws(CofferError) -> UpdatableFile? in
                 let node = try await session.perform(StatItem(path))
@@ -166,7 +174,7 @@ extension MountFileSystem {
             case .success(let file?):
                 // (A copy of another storage's file is sent emptied now.)
                 if let failure = send(file) {
-                    file.close()
+                    file.discard()
                     return failure
                 }
                 // Writers of this file go on in the new one; readers keep what they opened.
@@ -184,11 +192,17 @@ extension MountFileSystem {
             do throws(CofferError) { try file.resize(to: size) } catch { return error }
             return nil
         }
-        let resized = run { () async throws(CofferError) in
+        let current = (try? node(at: path).get())?.size ?? 0
+        let resized = run(moving: max(current, size)) { () async throws(CofferError) in
             let file = try await session.perform(OpenForUpdate(path))
-            defer { file.close() }
-            try file.resize(to: size)
-            if file.hasUnsentChanges { _ = try await session.perform(SaveUpdatedFile(file)) }
+            do throws(CofferError) {
+                try file.resize(to: size)
+                if file.hasUnsentChanges { _ = try await session.perform(SaveUpdatedFile(file)) }
+                file.close()
+            } catch {
+                file.discard()
+                throw error
+            }
         }
         if case .failure(let error) = resized { return error }
         return nil

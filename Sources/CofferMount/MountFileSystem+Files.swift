@@ -16,7 +16,9 @@ extension MountFileSystem {
         }
         let session = session
         let writing = flags & O_ACCMODE != O_RDONLY
-        let opened = run { () async throws(CofferError) -> OpenHandle.Content in
+        // (Opened for writing, a file of other storage is copied whole first.)
+        let size = writing ? ((try? node(at: path).get())?.size ?? 0) : 0
+        let opened = run(moving: size) { () async throws(CofferError) -> OpenHandle.Content in
             if writing { return .updating(try await session.perform(OpenForUpdate(path))) }
             let file = try await session.perform(OpenFile(path))
             if let reader = try file.directReader() {
@@ -55,6 +57,7 @@ extension MountFileSystem {
             let opened = OpenHandle(ino: number, .updating(file))
             let handle = open(opened)
             guard var facts = node.map({ attributes($0, number: number) }) ?? Self.openAttributes(opened) else {
+                file.discard()
                 close(handle)
                 table.forget(number, 1)
                 return coffer_fuse_reply_err(request, EIO).ignored
@@ -62,6 +65,8 @@ extension MountFileSystem {
             facts.st_ino = ino_t(number)
             if coffer_fuse_reply_create(request, number, 0, &facts, options.attributeTimeout, options.attributeTimeout,
                                         handle, 0, 1) != 0 {
+                // The program gave up: no file of its making appears later.
+                file.discard()
                 close(handle)
                 table.forget(number, 1)
             }
@@ -148,7 +153,9 @@ extension MountFileSystem {
     func send(_ file: UpdatableFile) -> CofferError? {
         guard file.hasUnsentChanges else { return nil }
         let session = session
-        if case .failure(let error) = run({ () async throws(CofferError) in _ = try await session.perform(SaveUpdatedFile(file)) }) {
+        var facts = stat()
+        let size = file.withDescriptor { fstat($0, &facts) == 0 ? Int64(facts.st_size) : 0 }
+        if case .failure(let error) = run(moving: size, { () async throws(CofferError) in _ = try await session.perform(SaveUpdatedFile(file)) }) {
             return error
         }
         return nil

@@ -40,6 +40,17 @@ final class MountFileSystem: Sendable {
     /// Runs `body` as work of the session and waits for it here, on libfuse's thread, at most
     /// the operation timeout: a store that stops answering gives `EIO`, never a hung program.
     func run<T: Sendable>(_ body: @escaping @Sendable () async throws(CofferError) -> T) -> Result<T, CofferError> {
+        run(within: options.operationTimeout, body)
+    }
+
+    /// Waits at most the operation timeout plus a second for each MiB of `size`: what moves a
+    /// whole file (a copy of an S3 object made or sent) is given the time its size needs, at 1 MiB/s
+    /// at least; a store that stalls is cut off by its own stall timeout first.
+    func run<T: Sendable>(moving size: Int64, _ body: @escaping @Sendable () async throws(CofferError) -> T) -> Result<T, CofferError> {
+        run(within: options.operationTimeout + Double(max(0, size)) / 1_048_576, body)
+    }
+
+    private func run<T: Sendable>(within timeout: Double, _ body: @escaping @Sendable () async throws(CofferError) -> T) -> Result<T, CofferError> {
         let done = DispatchSemaphore(value: 0)
         let result = Mutex<Result<T, CofferError>?>(nil)
         let task = session.start {
@@ -52,9 +63,9 @@ final class MountFileSystem: Sendable {
             result.withLock { $0 = outcome }
             done.signal()
         }
-        guard done.wait(timeout: .now() + options.operationTimeout) == .success else {
+        guard done.wait(timeout: .now() + timeout) == .success else {
             task.cancel()
-            return .failure(CofferError(.ioError, detail: "the storage did not answer within \(Int(options.operationTimeout)) s"))
+            return .failure(CofferError(.ioError, detail: "the storage did not answer within \(Int(timeout)) s"))
         }
         return result.withLock { $0! }
     }

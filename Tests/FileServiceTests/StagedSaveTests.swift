@@ -122,6 +122,25 @@ struct StagedSaveTests {
         #expect(try await session.perform(FinishPendingSaves()).isEmpty)
     }
 
+    @Test func aCopyStillOpenIsLeftToItsOwnerAndADiscardedOneIsDropped() async throws {
+        let open = try await session.perform(OpenForUpdate(try path("/open.txt"), creating: true))
+        try write("still being written", at: 0, to: open)
+        // Another finishing (another mount, or this one at its start) leaves an open copy be.
+        #expect(try await session.perform(FinishPendingSaves()).isEmpty)
+        #expect(copies.count == 2)
+        try write("still being written, and more", at: 0, to: open)
+        _ = try await session.perform(SaveUpdatedFile(open))
+        open.close()
+        #expect(try await text("/open.txt") == "still being written, and more")
+        // A file whose making failed: nothing of it reaches the storage, now or later.
+        let failed = try await session.perform(OpenForUpdate(try path("/failed.txt"), creating: true))
+        try write("never", at: 0, to: failed)
+        failed.discard()
+        #expect(copies.isEmpty)
+        #expect(try await session.perform(FinishPendingSaves()).isEmpty)
+        #expect(try await text("/failed.txt") == nil)
+    }
+
     @Test func aCopySentButNotCrossedOffIsNotSentTwice() async throws {
         let file = try await session.perform(OpenForUpdate(try path("/twice.txt"), creating: true))
         try write("once", at: 0, to: file)

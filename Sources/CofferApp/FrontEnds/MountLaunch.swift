@@ -22,6 +22,22 @@ struct MountLaunch: FrontEndLaunch {
         return nil
     }
 
+    /// Runs `body` in a task of its own and waits for it, or for `limit`, whichever ends first.
+    private static func waiting(atMost limit: Duration, _ body: @escaping @Sendable () async -> Void) async {
+        let (ended, signal) = AsyncStream<Void>.makeStream()
+        let work = Task.detached {
+            await body()
+            signal.yield()
+        }
+        let timer = Task.detached {
+            try? await Task.sleep(for: limit)
+            signal.yield()
+        }
+        for await _ in ended { break }
+        timer.cancel()
+        _ = work
+    }
+
     @MainActor
     func run(_ context: LaunchContext, service: FileService, container: Container) async -> Int32 {
         let directory = context.options.mountDirectory!
@@ -65,7 +81,9 @@ struct MountLaunch: FrontEndLaunch {
         let status = await serving.value
         watcher.cancel()
         stops.disarm()
-        await mount.close()
+        // The session ends once its work has; work stuck on a store that stopped answering (its
+        // callers long given EIO) is not waited for past a few seconds: the process ends anyway.
+        await Self.waiting(atMost: .seconds(5)) { await mount.close() }
         if status != 0 {
             return context.stopping(with: "mount \(directory): reading from the kernel failed (errno \(status))", status: 1)
         }

@@ -95,7 +95,8 @@ public struct OpenForUpdate: FileOperation {
 ///
 /// A file of storage that cannot be written in place is a copy on local disk
 /// (``isStaged``); ``SaveUpdatedFile`` sends what was written to the storage. Closed with
-/// changes not yet sent, the copy stays, and ``FinishPendingSaves`` sends it later.
+/// changes not yet sent, the copy stays, and ``FinishPendingSaves`` sends it later;
+/// ``discard()`` drops them instead, and so does the end of a file nobody closed.
 public final class UpdatableFile: @unchecked Sendable {
     private let descriptor: Int32
     private let closed = Mutex(false)
@@ -167,18 +168,27 @@ public final class UpdatableFile: @unchecked Sendable {
     public func withDescriptor<T>(_ body: (Int32) throws -> T) rethrows -> T { try body(descriptor) }
 
     /// Lets the descriptor go; later calls fail. Called again, it does nothing.
-    public func close() {
+    public func close() { close(discarding: false) }
+
+    /// Closes it, and drops what a copy (``isStaged``) holds unsent: for an open that failed, or
+    /// a change that failed, whose effect must not reach the storage later. A local file is
+    /// written in place: for it this is ``close()``.
+    public func discard() { close(discarding: true) }
+
+    private func close(discarding: Bool) {
         let first = closed.withLock { closed in
             defer { closed = true }
             return !closed
         }
         if first {
+            // (The copy goes while its lock is held: no finishing takes it meanwhile.)
+            staging?.release(discarding: discarding)
             _ = Glibc.close(descriptor)
-            staging?.release()
         }
     }
 
-    deinit { close() }
+    // Never closed by its owner: an open abandoned (its caller stopped waiting), whose copy is dropped.
+    deinit { close(discarding: true) }
 
     private func retrying(_ call: StaticString, _ body: () -> Int) throws(CofferError) -> Int {
         guard !closed.withLock({ $0 }) else { throw CofferError(.invalidOperation, path: path, detail: "closed") }

@@ -7,12 +7,13 @@ import Glibc
 #endif
 
 /// A file of a mount whose storage cannot be written in place (an S3 bucket), open for
-/// writing through a copy on local disk: the uploads area holds the copy
-/// (`mount-PID-UUID`), the program reads and writes it as a local file, and
-/// ``SaveUpdatedFile`` sends it to the storage as a whole, conditional on the version the copy
-/// began from. A copy with changes not yet sent has a record beside it (`….json`, written at
-/// its first change): a process killed before it sent them leaves both, and
-/// ``FinishPendingSaves`` sends them later.
+/// writing through a copy on local disk: the uploads area holds the copy (`mount-UUID`), the
+/// program reads and writes it as a local file, and ``SaveUpdatedFile`` sends it to the
+/// storage as a whole, conditional on the version the copy began from. A copy with changes not
+/// yet sent has a record beside it (`….json`, written at its first change, kept current at
+/// each send): a process killed before it sent them leaves both, and ``FinishPendingSaves``
+/// sends them later. While open, the copy is locked (`flock`), so that the finishing of
+/// another process, or of this one, leaves it to its owner.
 final class StagedCopy: Sendable {
     /// What a copy with unsent changes keeps beside it, to be sent after a crash.
     struct Record: Codable {
@@ -35,6 +36,13 @@ final class StagedCopy: Sendable {
         var changes = 0
         var sent = 0
         var isSending = false
+        /// Whether the record on disk names the unsent changes (a record that could not be
+        /// written is tried again at the next change).
+        var recorded = false
+
+        func record(of name: String) -> Record {
+            Record(data: name, destination: destination.description, base: base?.token, emptyBase: baseIsEmpty)
+        }
     }
 
     static let prefix = "mount-"
@@ -54,19 +62,39 @@ final class StagedCopy: Sendable {
     var recordPath: String { dataPath + ".json" }
     var hasUnsentChanges: Bool { state.withLock { $0.changes != $0.sent } }
 
-    /// A new name for a copy made by this process.
-    static func newName() -> String { prefix + "\(getpid())-" + UUID().uuidString }
+    /// A new name for a copy.
+    static func newName() -> String { prefix + UUID().uuidString }
 
-    /// Notes a change; the first since the copy was last sent writes its record.
+    /// Notes a change; the record is written when it does not name unsent changes yet.
     func changed() throws(CofferError) {
         let failure = state.withLock { state -> CofferError? in
             state.changes += 1
-            guard state.changes == state.sent + 1 else { return nil }
-            let record = Record(data: name, destination: state.destination.description, base: state.base?.token,
-                                emptyBase: state.baseIsEmpty)
-            return Self.write(record, to: recordPath, naming: state.destination)
+            guard !state.recorded else { return nil }
+            if let failure = Self.write(state.record(of: name), to: recordPath, naming: state.destination) { return failure }
+            state.recorded = true
+            return nil
         }
         if let failure { throw failure }
+    }
+
+    /// After a send of the first `changes`, to `destination` as `node`: crossed off when
+    /// nothing came meanwhile, else the record names the new base.
+    func sent(_ changes: Int, as node: FileNode) {
+        state.withLock { state in
+            state.isSending = false
+            state.sent = changes
+            state.destination = node.path
+            state.base = node.version
+            state.baseIsEmpty = node.size == 0
+            if state.changes == state.sent {
+                unlink(recordPath)
+                state.recorded = false
+            } else {
+                // Changes came during the send: the record names the new base. (Should that
+                // fail, the old one stands, and a later finishing keeps the copy beside.)
+                _ = Self.write(state.record(of: name), to: recordPath, naming: state.destination)
+            }
+        }
     }
 
     /// Writes `record` whole or not at all (aside, then renamed).
@@ -79,9 +107,10 @@ final class StagedCopy: Sendable {
     }
 
     /// Lets the copy go when the file is closed: removed with its record when everything was
-    /// sent; otherwise both stay, for ``FinishPendingSaves``.
-    func release() {
-        guard !hasUnsentChanges else { return }
+    /// sent, or when `discarding`; otherwise both stay, for ``FinishPendingSaves``. Called
+    /// while the copy's descriptor (and so its lock) is still open.
+    func release(discarding: Bool) {
+        guard discarding || !hasUnsentChanges else { return }
         unlink(dataPath)
         unlink(recordPath)
     }
@@ -167,8 +196,9 @@ extension FileService {
         let staging = StagedCopy(folder: registry.path, name: name, destination: path, base: node?.version,
                                  baseIsEmpty: size == 0)
         let descriptor = Glibc.open(staging.dataPath, O_RDWR | O_NOFOLLOW | O_CLOEXEC)
-        guard descriptor >= 0 else {
+        guard descriptor >= 0, flock(descriptor, LOCK_EX | LOCK_NB) == 0 else {
             let error = CofferError.lastSystemError("open", path: path)
+            if descriptor >= 0 { Glibc.close(descriptor) }
             unlink(staging.dataPath)
             throw error
         }
@@ -201,14 +231,7 @@ extension FileService {
         let (changes, destination, base, empty) = staging.state.withLock { ($0.changes, $0.destination, $0.base, $0.baseIsEmpty) }
         do throws(CofferError) {
             let node = try await place(copyAt: staging.name, at: destination, expecting: base, empty: empty)
-            staging.state.withLock { state in
-                state.isSending = false
-                state.sent = changes
-                state.destination = node.path
-                state.base = node.version
-                state.baseIsEmpty = node.size == 0
-                if state.changes == state.sent { unlink(staging.recordPath) }
-            }
+            staging.sent(changes, as: node)
             return node
         } catch {
             staging.state.withLock { $0.isSending = false }
@@ -258,11 +281,13 @@ extension FileService {
         let names = (try? FileManager.default.contentsOfDirectory(atPath: registry.path)) ?? []
         var results: [Result<FileNode, CofferError>] = []
         for name in names.sorted() where name.hasPrefix(StagedCopy.prefix) && !name.contains(".") {
-            // `mount-PID-UUID`: a running process's copies are its own.
-            let fields = name.dropFirst(StagedCopy.prefix.count).split(separator: "-", maxSplits: 1)
-            if let pid = fields.first.flatMap({ Int32($0) }), pid != getpid(), kill(pid, 0) == 0 || errno == EPERM { continue }
             let staging = StagedCopy(folder: registry.path, name: name, destination: .root(of: VirtualPath.defaultMount),
                                      base: nil, baseIsEmpty: false)
+            // A copy still open (locked), in this process or another, is its owner's.
+            let lock = Glibc.open(staging.dataPath, O_RDONLY | O_NOFOLLOW | O_CLOEXEC)
+            guard lock >= 0 else { continue }
+            defer { Glibc.close(lock) }
+            guard flock(lock, LOCK_EX | LOCK_NB) == 0 else { continue }
             guard let data = FileManager.default.contents(atPath: staging.recordPath),
                   let record = try? JSONDecoder().decode(StagedCopy.Record.self, from: data), record.data == name,
                   let destination = try? VirtualPath(parsing: record.destination) else {
