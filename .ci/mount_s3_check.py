@@ -22,6 +22,7 @@ import boto3
 from botocore.config import Config
 
 import serve_support
+import mount_check
 from mount_check import mounted, run
 
 check = serve_support.checker("mount_s3_check")
@@ -34,24 +35,10 @@ def client():
     return boto3.client("s3", endpoint_url=ENDPOINT, region_name="us-east-1", config=Config(s3={"addressing_style": "path"}))
 
 
-class Mount:
-    """`coffer --mount b=s3://BUCKET mount POINT --mount b` in the foreground; ready when it says so."""
-
-    def __init__(self, coffer, container, point, bucket, endpoint=None, *extra):
-        self.point = point
-        self.log = tempfile.NamedTemporaryFile(prefix="coffer-mount-s3-", suffix=".log", delete=False)
-        self.process = subprocess.Popen([coffer, "--container", container, "--lang", "en", "--mount", f"b=s3://{bucket}",
-                                         "--s3-endpoint", endpoint or ENDPOINT, "mount", point, "--mount", "b", *extra],
-                                        stdout=subprocess.PIPE, stderr=self.log, stdin=subprocess.DEVNULL, text=True)
-        line = self.process.stdout.readline()
-        if "mounted at" not in line or not mounted(point):
-            self.process.kill()
-            self.process.wait(timeout=30)
-            raise SystemExit(f"mount_s3_check: FAILED: coffer mount did not start: {line!r} {open(self.log.name).read()}")
-
-    def stop(self, number=signal.SIGTERM):
-        self.process.send_signal(number)
-        return self.process.wait(timeout=120)
+def Mount(coffer, container, point, bucket, endpoint=None, *extra):
+    """`coffer mount POINT --mount b=s3://BUCKET --mount b` (the service's options read after `mount` too)."""
+    return mount_check.Mount(coffer, container, point, "--mount", f"b=s3://{bucket}", "--s3-endpoint", endpoint or ENDPOINT,
+                             "--mount", "b", *extra)
 
 
 def coffer_lines(coffer, container, bucket, command):

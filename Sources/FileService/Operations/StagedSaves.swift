@@ -149,7 +149,7 @@ public struct SaveUpdatedFile: FileOperation {
 /// Sends the copies an earlier `coffer mount` of this container wrote but was stopped (killed)
 /// before it sent — each as ``SaveUpdatedFile`` would have, conditional on the version it began
 /// from, kept beside under a new name on a conflict — and removes the copies it left with
-/// nothing to send. Copies of a process still running are left to it.
+/// nothing to send. A copy still open (locked), in this process or another, is left to its owner.
 ///
 /// Returns the files sent; one that cannot be sent now stays for the next time, and its error
 /// is in the list.
@@ -207,7 +207,7 @@ extension FileService {
             do throws(CofferError) {
                 try staging.changed()
             } catch {
-                file.close()
+                file.discard()
                 throw error
             }
         }
