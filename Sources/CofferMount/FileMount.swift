@@ -81,43 +81,52 @@ public final class FileMount: Sendable {
         flusher.setEventHandler { system.flushDeletions(all: false) }
         flusher.resume()
         // Changes made elsewhere reach the kernel's caches at once (storage that cannot be
-        // watched, S3, keeps to the cache timeout).
-        let watches = watchMounts()
+        // watched, S3, keeps to the cache timeout). The watches are set up beside the loop, so
+        // a large tree does not keep the folder from answering meanwhile.
+        let watches = WatchIDs()
+        let watching = DispatchGroup()
+        DispatchQueue.global().async(group: watching) { [self] in watchMounts(into: watches) }
         let result = coffer_fuse_run(session, Int32(max(1, system.options.threads)))
-        for id in watches { _ = self.session.unwatch(id) }
-        // (Unmounted from outside: nothing is waiting on a notification any more.)
+        for id in watches.end() { _ = self.session.unwatch(id) }
+        // (Unmounted from outside, the kernel waits on no notification any more; stopped by
+        // `stop()`, they ended while calls were still answered.)
         let quiet = system.notifier.stop(waiting: .now() + 5)
+        _ = watching.wait(timeout: .now() + 5)
         flusher.cancel()
         queue.sync {}   // a flush under way ends first
         // A stop asked from now on finds nothing to stop.
         fuse.withLock { $0 = 0 }
-        // A notification still stuck in the kernel uses the session: it is left, not freed
-        // under it (the process's end, or the next mount, clears the mount point).
+        // A notification still stuck in the kernel uses the session: it is not freed under it.
         if quiet { coffer_fuse_unmount_and_destroy(session) }
         system.flushDeletions(all: true)
         system.closeAll()
         return result < 0 ? -result : 0
     }
 
-    /// The watches of the mounts shown, by id; a mount whose storage cannot be watched has none.
-    private func watchMounts() -> [String] {
+    /// Watches the mounts shown, keeping the ids in `watches` (a watch made after the loop
+    /// ended is stopped at once); a mount whose storage cannot be watched has none.
+    private func watchMounts(into watches: WatchIDs) {
         let (session, system) = (self.session, self.system)
         let roots = system.options.allMounts ? system.mounts.map { VirtualPath.root(of: $0) } : [.root(of: system.options.mount)]
-        return roots.compactMap { root in
+        for root in roots {
             let started = system.run { () async throws(CofferError) -> String in
                 try await session.watch(root) { _, changes in system.notifier.invalidate(changes, in: system.table) }
             }
-            return try? started.get()
+            guard case .success(let id) = started else { continue }
+            if !watches.keep(id) { _ = session.unwatch(id) }
         }
     }
 
-    /// Ends ``serve()`` soon; callable from any thread.
+    /// Ends ``serve()`` soon; callable from any thread, and returns at once.
     public func stop() {
         // Notifications end first, while calls are still answered: one may be waiting for a
-        // folder's lock that a program's call holds until it is answered.
-        system.notifier.stop(waiting: .now() + 5)
-        fuse.withLock { session in
-            if session != 0 { coffer_fuse_exit(OpaquePointer(bitPattern: session)) }
+        // folder's lock that a program's call holds until it is answered, which every call is
+        // within its timeout.
+        DispatchQueue.global().async { [self] in
+            system.notifier.stop(waiting: .now() + system.options.operationTimeout + 5)
+            fuse.withLock { session in
+                if session != 0 { coffer_fuse_exit(OpaquePointer(bitPattern: session)) }
+            }
         }
     }
 
@@ -146,6 +155,27 @@ public final class FileMount: Sendable {
         if let child = try? ChildProcess.start(["fusermount3", "-u", "-z", directory], searchingPath: true),
            child.wait(timeout: .seconds(10)) == nil {
             child.reapWhenEnded()
+        }
+    }
+}
+
+/// The ids of a mount's watches, made beside its loop; those made after it ended are not kept.
+private final class WatchIDs: Sendable {
+    private let state = Mutex<(ids: [String], ended: Bool)>(([], false))
+
+    /// Keeps `id`; `false` when the loop has ended (the watch is to be stopped at once).
+    func keep(_ id: String) -> Bool {
+        state.withLock { state in
+            if !state.ended { state.ids.append(id) }
+            return !state.ended
+        }
+    }
+
+    /// The loop ended: the watches kept, to stop.
+    func end() -> [String] {
+        state.withLock { state in
+            state.ended = true
+            return state.ids
         }
     }
 }

@@ -37,7 +37,12 @@ final class KernelNotifier: Sendable {
 
     /// The mount itself is changing the item at `path`.
     func noteOwn(_ path: VirtualPath) {
-        state.withLock { $0.own[path] = .now }
+        let now = ContinuousClock.now
+        state.withLock { state in
+            state.own[path] = now
+            // (Pruned here too: storage that is not watched sends no batch that would.)
+            if state.own.count > 4096 { state.own = state.own.filter { now - $0.value < Self.ownWindow } }
+        }
     }
 
     /// The changes of `changes` not made through the mount lately.

@@ -179,7 +179,8 @@ extension MountFileSystem {
                 }
                 // Writers of this file go on in the new one; readers keep what they opened.
                 for handle in handles(of: ino) {
-                    guard case .updating? = handle.current else { continue }
+                    // (A copy of another storage's file opened meanwhile sends itself: kept beside.)
+                    guard case .updating(let writing)? = handle.current, !writing.isStaged else { continue }
                     if case .success(let reopened) = run({ () async throws(CofferError) in try await session.perform(OpenForUpdate(path)) }) {
                         handle.replace(with: .updating(reopened))
                     }

@@ -196,11 +196,16 @@ extension FileService {
         let staging = StagedCopy(folder: registry.path, name: name, destination: path, base: node?.version,
                                  baseIsEmpty: size == 0)
         let descriptor = Glibc.open(staging.dataPath, O_RDWR | O_NOFOLLOW | O_CLOEXEC)
-        guard descriptor >= 0, flock(descriptor, LOCK_EX | LOCK_NB) == 0 else {
+        guard descriptor >= 0 else {
             let error = CofferError.lastSystemError("open", path: path)
-            if descriptor >= 0 { Glibc.close(descriptor) }
             unlink(staging.dataPath)
             throw error
+        }
+        var facts = Glibc.stat()
+        guard flock(descriptor, LOCK_EX | LOCK_NB) == 0, fstat(descriptor, &facts) == 0, facts.st_nlink > 0 else {
+            // (Not ours: a finishing that ran between its making and its locking took it.)
+            Glibc.close(descriptor)
+            throw CofferError(.ioError, path: path, detail: "copy taken")
         }
         let file = UpdatableFile(descriptor: descriptor, path: path, staging: staging)
         if changed {
@@ -280,7 +285,13 @@ extension FileService {
         guard let registry = feature(UploadRegistry.self) else { return [] }
         let names = (try? FileManager.default.contentsOfDirectory(atPath: registry.path)) ?? []
         var results: [Result<FileNode, CofferError>] = []
-        for name in names.sorted() where name.hasPrefix(StagedCopy.prefix) && !name.contains(".") {
+        // A record whose copy is gone names nothing to send.
+        let copies = Set(names.filter { $0.hasPrefix(StagedCopy.prefix) && !$0.contains(".") })
+        for name in names where name.hasPrefix(StagedCopy.prefix) && name.hasSuffix(".json")
+            && !copies.contains(String(name.dropLast(".json".count))) {
+            unlink(registry.path + "/" + name)
+        }
+        for name in copies.sorted() {
             let staging = StagedCopy(folder: registry.path, name: name, destination: .root(of: VirtualPath.defaultMount),
                                      base: nil, baseIsEmpty: false)
             // A copy still open (locked), in this process or another, is its owner's.
