@@ -294,11 +294,21 @@ extension FileService {
         for name in copies.sorted() {
             let staging = StagedCopy(folder: registry.path, name: name, destination: .root(of: VirtualPath.defaultMount),
                                      base: nil, baseIsEmpty: false)
-            // A copy still open (locked), in this process or another, is its owner's.
+            // A copy still open (locked), in this process or another, is its owner's. (A child
+            // process forked meanwhile holds the lock too until it runs its program: tried again
+            // a moment before the copy is left for the next time.)
             let lock = Glibc.open(staging.dataPath, O_RDONLY | O_NOFOLLOW | O_CLOEXEC)
             guard lock >= 0 else { continue }
             defer { Glibc.close(lock) }
-            guard flock(lock, LOCK_EX | LOCK_NB) == 0 else { continue }
+            var locked = false
+            for attempt in 0..<20 {
+                if attempt > 0 { try? await Task.sleep(for: .milliseconds(10)) }
+                if flock(lock, LOCK_EX | LOCK_NB) == 0 {
+                    locked = true
+                    break
+                }
+            }
+            guard locked else { continue }
             guard let data = FileManager.default.contents(atPath: staging.recordPath),
                   let record = try? JSONDecoder().decode(StagedCopy.Record.self, from: data), record.data == name,
                   let destination = try? VirtualPath(parsing: record.destination) else {
