@@ -290,6 +290,24 @@ def fresh(coffer, container, point, files):
             check(handle.read() == "hello\nmore, written beside the mount\n",
                   "a file changed beside the mount is read anew at once, with --cache-timeout 60")
         check(not os.path.exists(os.path.join(point, "fresh", "goes.txt")), "a file another front end deleted is gone at once")
+
+        # The kernel keeps a file's pages from one open to the next only while the file is as it
+        # was read or as the mount's own writes left it. Changed beside the mount within the two
+        # seconds in which no notification is sent (the mount wrote it), with the same size and
+        # its old modification time put back, it is still read anew at the next open.
+        kept = os.path.join(point, "fresh", "kept.txt")
+        with open(kept, "w") as handle:
+            handle.write("written through the mount\n")
+        with open(kept) as handle:
+            check(handle.read() == "written through the mount\n", "a file written through the mount reads back")
+        beside = os.path.join(files, "fresh", "kept.txt")
+        before = os.stat(beside)
+        with open(beside, "r+") as handle:
+            handle.write("WRITTEN")
+        os.utime(beside, ns=(before.st_atime_ns, before.st_mtime_ns))
+        with open(kept) as handle:
+            check(handle.read() == "WRITTEN through the mount\n",
+                  "a same-size change beside the mount, its time put back, is read at the next open")
     finally:
         check(mount.stop() == 0 and not mounted(point), "that mount ends cleanly too")
 

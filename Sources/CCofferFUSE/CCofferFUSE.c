@@ -53,6 +53,7 @@ enum {
     CAP_SPLICE_WRITE = 1 << 7,
     CAP_SPLICE_MOVE = 1 << 8,
     CAP_SPLICE_READ = 1 << 9,
+    CAP_AUTO_INVAL_DATA = 1 << 12,
     CAP_READDIRPLUS = 1 << 13,
     CAP_READDIRPLUS_AUTO = 1 << 14,
     CAP_WRITEBACK_CACHE = 1 << 16,
@@ -254,6 +255,7 @@ struct coffer_fuse_session {
     int wake;            // an eventfd, readable once the loop should stop
     atomic_int stopping;
     atomic_int error;    // the first failure reading the device, as a negative errno
+    pthread_mutex_t reading;  // held by the one thread waiting for the next request
 };
 
 // From libfuse's callbacks to Swift's: the session comes back as the request's user data.
@@ -272,10 +274,12 @@ static void on_init(void *userdata, connection_info *conn) {
     unsigned int want = conn->want;  // libfuse's defaults, adjusted:
     // Truncations as setattr, never as an O_TRUNC to handle in open; the kernel clears setuid
     // bits itself; no splicing (plain buffers only); no NFS export (it would look up "." and
-    // ".." by inode number); the write-back cache only when asked.
+    // ".." by inode number); the write-back cache only when asked. Whether a file's cached pages
+    // stay valid is decided at each open (its keep_cache), not whenever its time is seen to
+    // change: the mount's own writes change the time too, and the pages they left are right.
     want &= ~(unsigned int)(CAP_ATOMIC_O_TRUNC | CAP_HANDLE_KILLPRIV | CAP_SPLICE_READ | CAP_SPLICE_WRITE
                             | CAP_SPLICE_MOVE | CAP_EXPORT_SUPPORT | CAP_WRITEBACK_CACHE
-                            | CAP_READDIRPLUS | CAP_READDIRPLUS_AUTO);
+                            | CAP_READDIRPLUS | CAP_READDIRPLUS_AUTO | CAP_AUTO_INVAL_DATA);
     want |= CAP_ASYNC_READ;
     if (session->settings.writeback_cache) want |= CAP_WRITEBACK_CACHE;
     // With readdirplus the kernel fills its caches while listing; with readdir as well it
@@ -404,6 +408,7 @@ coffer_fuse_session *coffer_fuse_mount(const char *mountpoint, const char *const
     if (settings != NULL) session->settings = *settings;
     session->context = context;
     session->wake = -1;
+    pthread_mutex_init(&session->reading, NULL);
     argv[0] = "coffer";
     for (size_t i = 0; i < count; i++) {
         argv[1 + 2 * i] = "-o";
@@ -424,6 +429,7 @@ coffer_fuse_session *coffer_fuse_mount(const char *mountpoint, const char *const
     if (!mounted) {
         if (error[0] == '\0') snprintf(error, capacity, "%s could not be mounted", mountpoint);
         if (session->session != NULL) fuse.session_destroy(session->session);
+        pthread_mutex_destroy(&session->reading);
         free(session);
         return NULL;
     }
@@ -456,32 +462,44 @@ void coffer_fuse_exit(coffer_fuse_session *session) {
     if (session != NULL) stop(session);
 }
 
-// One thread of the loop: wait for a request or the wake-up, read the request (another thread
-// may have taken it first: EAGAIN), let libfuse decode it and call the operation.
+// Waits for the next request and reads it into `buffer`: its size, or 0 once the loop should
+// end (the failure, if any, recorded). Called by one thread at a time.
+static int next_request(coffer_fuse_session *session, request_buffer *buffer) {
+    struct pollfd watched[2] = {{.fd = session->device, .events = POLLIN}, {.fd = session->wake, .events = POLLIN}};
+    while (!atomic_load(&session->stopping)) {
+        buffer->flags = 0;
+        int received = fuse.session_receive_buf(session->session, buffer);
+        if (received > 0) return received;
+        if (received == -EINTR) continue;
+        if (received != -EAGAIN) {
+            // 0: the session was told to exit, or the file system was unmounted (libfuse turns
+            // the kernel's ENODEV into an exit).
+            int expected = 0;
+            if (received < 0) atomic_compare_exchange_strong(&session->error, &expected, received);
+            return 0;
+        }
+        if (poll(watched, 2, -1) < 0 && errno != EINTR) {
+            int expected = 0;
+            atomic_compare_exchange_strong(&session->error, &expected, -errno);
+            return 0;
+        }
+        if (watched[1].revents != 0) return 0;
+    }
+    return 0;
+}
+
+// One thread of the loop: take the next request, let libfuse decode it and call the operation.
+// One thread at a time waits for the device (the others wait for their turn on `reading`), so a
+// request wakes one thread, not all of them; it hands the turn on before answering.
 static void *serve(void *argument) {
     coffer_fuse_session *session = argument;
     request_buffer buffer;
     memset(&buffer, 0, sizeof buffer);
-    struct pollfd watched[2] = {{.fd = session->device, .events = POLLIN}, {.fd = session->wake, .events = POLLIN}};
-    while (!atomic_load(&session->stopping)) {
-        if (poll(watched, 2, -1) < 0) {
-            if (errno == EINTR) continue;
-            int expected = 0;
-            atomic_compare_exchange_strong(&session->error, &expected, -errno);
-            break;
-        }
-        if (watched[1].revents != 0) break;
-        if (watched[0].revents == 0) continue;
-        buffer.flags = 0;
-        int received = fuse.session_receive_buf(session->session, &buffer);
-        if (received == -EAGAIN || received == -EINTR) continue;
-        // 0: the session was told to exit, or the file system was unmounted (libfuse turns
-        // the kernel's ENODEV into an exit).
-        if (received <= 0) {
-            int expected = 0;
-            if (received < 0) atomic_compare_exchange_strong(&session->error, &expected, received);
-            break;
-        }
+    for (;;) {
+        pthread_mutex_lock(&session->reading);
+        int received = next_request(session, &buffer);
+        pthread_mutex_unlock(&session->reading);
+        if (received <= 0) break;
         fuse.session_process_buf(session->session, &buffer);
     }
     stop(session);  // whatever ended this thread ends the others
@@ -514,6 +532,7 @@ void coffer_fuse_unmount_and_destroy(coffer_fuse_session *session) {
     fuse.session_unmount(session->session);
     fuse.session_destroy(session->session);
     if (session->wake >= 0) close(session->wake);
+    pthread_mutex_destroy(&session->reading);
     free(session);
 }
 

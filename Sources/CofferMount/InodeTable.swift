@@ -1,4 +1,6 @@
+import CCofferFUSE
 import CofferCore
+import Foundation
 import Synchronization
 
 /// The inode numbers the kernel knows, and the item each stands for.
@@ -23,6 +25,8 @@ final class InodeTable: Sendable {
         var lookups: UInt64
         /// Still the item at its path (not deleted, not replaced).
         var attached: Bool
+        /// What the file held when the kernel last cached it, if that is known.
+        var content: ContentStamp?
     }
 
     private struct State {
@@ -137,4 +141,55 @@ final class InodeTable: Sendable {
 
     /// How many numbers the kernel holds (for tests and `--verbose`).
     var count: Int { state.withLock { $0.entries.count } }
+
+    // MARK: What the kernel caches
+
+    /// `number` is being opened, its content as `content` shows it now (`nil`: unknown): whether
+    /// the pages the kernel kept from before may stay, because the file shows what it showed
+    /// when they were cached. Either way, `content` is what they stand for from now on.
+    func opened(_ number: UInt64, content: ContentStamp?) -> Bool {
+        state.withLock { state in
+            guard state.entries[number] != nil else { return false }
+            let same = content != nil && state.entries[number]!.content == content
+            state.entries[number]!.content = content
+            return same
+        }
+    }
+
+    /// The mount's own writes left `number` as `content` shows it (`nil`: unknown, so the next
+    /// open drops what the kernel cached).
+    func wrote(_ number: UInt64, content: ContentStamp?) {
+        state.withLock { state in
+            if state.entries[number] != nil { state.entries[number]!.content = content }
+        }
+    }
+}
+
+/// What a file held, as far as its facts tell: while they stay the same, the pages the kernel
+/// cached of it are right. For a file on disk its inode, size and times (a change time moves
+/// with every write, whatever a program sets the modification time to); for a file of other
+/// storage its size, time and version (an ETag).
+struct ContentStamp: Hashable, Sendable {
+    private let identity: Int
+    private let size: Int64
+    private let modified: Int64
+    private let changed: Int64
+
+    /// The stamp of the open file `descriptor`; `nil` when it cannot be read.
+    init?(descriptor: Int32) {
+        var facts = stat()
+        guard fstat(descriptor, &facts) == 0 else { return nil }
+        identity = Int(bitPattern: UInt(facts.st_ino))
+        size = Int64(facts.st_size)
+        modified = Int64(facts.st_mtim.tv_sec) * 1_000_000_000 + Int64(facts.st_mtim.tv_nsec)
+        changed = Int64(facts.st_ctim.tv_sec) * 1_000_000_000 + Int64(facts.st_ctim.tv_nsec)
+    }
+
+    /// The stamp of a file of storage without descriptors, from its facts.
+    init(node: FileNode) {
+        identity = node.version?.hashValue ?? 0
+        size = node.size
+        modified = Int64((node.modificationDate.timeIntervalSince1970 * 1e9).rounded())
+        changed = 0
+    }
 }

@@ -28,9 +28,31 @@ extension MountFileSystem {
             return .remote(file)
         }
         switch opened {
-        case .success(let content): replyOpen(request, OpenHandle(ino: ino, content), directIO: false)
+        case .success(let content):
+            let handle = OpenHandle(ino: ino, content)
+            replyOpen(request, handle, directIO: false, keepCache: table.opened(ino, content: Self.stamp(of: content)))
         case .failure(let error): reply(request, error)
         }
+    }
+
+    /// What an opened file holds now, for deciding whether the kernel's pages of it stay: a
+    /// copy on local disk of another storage's file is not the file the kernel read (none).
+    static func stamp(of content: OpenHandle.Content) -> ContentStamp? {
+        switch content {
+        case .reading(let reader): reader.withDescriptor { ContentStamp(descriptor: $0) } ?? nil
+        case .updating(let file): file.isStaged ? nil : file.withDescriptor { ContentStamp(descriptor: $0) }
+        case .remote(let file): ContentStamp(node: file.node)
+        case .folder, .mounts: nil
+        }
+    }
+
+    /// After a descriptor of a file this handle wrote was closed: the pages the kernel kept of
+    /// the writes stand for the file when nothing else changed it since the last of them.
+    func noteWrites(of handle: OpenHandle) {
+        let writes = handle.writes
+        guard writes.happened, case .updating(let file)? = handle.current else { return }
+        let now = file.isStaged ? nil : file.withDescriptor { ContentStamp(descriptor: $0) }
+        table.wrote(handle.ino, content: now != nil && now == writes.stamp ? now : nil)
     }
 
     func create(_ request: OpaquePointer, parent: UInt64, name: String, flags: Int32) {
@@ -55,6 +77,7 @@ extension MountFileSystem {
         case .success(let (node, file, path)):
             let number = table.lookUp(.path(path))
             let opened = OpenHandle(ino: number, .updating(file))
+            _ = table.opened(number, content: Self.stamp(of: .updating(file)))
             let handle = open(opened)
             guard var facts = node.map({ attributes($0, number: number) }) ?? Self.openAttributes(opened) else {
                 file.discard()
@@ -116,6 +139,7 @@ extension MountFileSystem {
         if let path = table.path(handle.ino) { notifier.noteOwn(path) }
         do throws(CofferError) {
             let written = try file.write(at: offset, UnsafeRawBufferPointer(start: data, count: size))
+            handle.noteWritten(file.isStaged ? nil : file.withDescriptor { ContentStamp(descriptor: $0) })
             coffer_fuse_reply_write(request, written)
         } catch {
             reply(request, error)
@@ -136,16 +160,21 @@ extension MountFileSystem {
     /// A descriptor of the file was closed: a copy of a file of other storage is sent, so
     /// `close(2)` reports whether it arrived.
     func flush(_ request: OpaquePointer, fh: UInt64) {
-        guard case .updating(let file)? = handle(fh)?.current, let failure = send(file) else {
+        guard let handle = handle(fh), case .updating(let file)? = handle.current else {
             return coffer_fuse_reply_err(request, 0).ignored
         }
+        noteWrites(of: handle)
+        guard let failure = send(file) else { return coffer_fuse_reply_err(request, 0).ignored }
         reply(request, failure)
     }
 
     /// The last descriptor of the file was closed: what a copy still holds unsent is sent, then
     /// the handle goes (a copy that could not be sent stays for the next mount).
     func release(_ fh: UInt64) {
-        if case .updating(let file)? = handle(fh)?.current { _ = send(file) }
+        if let handle = handle(fh), case .updating(let file)? = handle.current {
+            noteWrites(of: handle)
+            _ = send(file)
+        }
         close(fh)
     }
 

@@ -182,12 +182,13 @@ extension MountFileSystem {
 
     /// Answers an open with a new handle for `handle` (closed again when the kernel did not
     /// take it).
-    func replyOpen(_ request: OpaquePointer, _ handle: OpenHandle, directIO: Bool) {
+    /// The kernel keeps what it read of a file from one open to the next (`keepCache`) when
+    /// the file is as it was then, or as the mount's own writes left it (``InodeTable/opened(_:content:)``);
+    /// otherwise the open drops it. Changes made elsewhere while it is open are sent by the
+    /// ``KernelNotifier``; a change of size the kernel sees drops what lies beyond it.
+    func replyOpen(_ request: OpaquePointer, _ handle: OpenHandle, directIO: Bool, keepCache: Bool = true) {
         let number = open(handle)
-        // The kernel keeps what it read of a file from one open to the next: it drops it itself
-        // when the file's size or time is seen to change (libfuse's AUTO_INVAL_DATA), at the
-        // latest after the attribute timeout, and every write through the mount updates it.
-        if coffer_fuse_reply_open(request, number, directIO ? 1 : 0, 1) != 0 { close(number) }
+        if coffer_fuse_reply_open(request, number, directIO ? 1 : 0, keepCache ? 1 : 0) != 0 { close(number) }
     }
 
     func reply(_ request: OpaquePointer, _ error: CofferError) {

@@ -50,20 +50,23 @@ final class MountFileSystem: Sendable {
         run(within: options.operationTimeout + Double(max(0, size)) / 1_048_576, body)
     }
 
+    ///
+    /// The operation runs on the calling thread (``WaitingThreadExecutor``), as far as it does
+    /// not wait for something else: a call costs no hand-over between threads.
     private func run<T: Sendable>(within timeout: Double, _ body: @escaping @Sendable () async throws(CofferError) -> T) -> Result<T, CofferError> {
-        let done = DispatchSemaphore(value: 0)
+        let executor = WaitingThreadExecutor()
         let result = Mutex<Result<T, CofferError>?>(nil)
-        let task = session.start {
+        let task = session.start(on: executor) { [executor] in
             let outcome: Result<T, CofferError>
+            defer { withExtendedLifetime(executor) {} }
             do throws(CofferError) {
                 outcome = .success(try await body())
             } catch {
                 outcome = .failure(error)
             }
             result.withLock { $0 = outcome }
-            done.signal()
         }
-        guard done.wait(timeout: .now() + timeout) == .success else {
+        guard executor.run(within: timeout, isDone: { result.withLock { $0 != nil } }) else {
             task.cancel()
             return .failure(CofferError(.ioError, detail: "the storage did not answer within \(Int(timeout)) s"))
         }

@@ -24,6 +24,9 @@ final class OpenHandle: Sendable {
     /// The inode it was opened as.
     let ino: UInt64
     private let content: Mutex<Content?>
+    /// The file as this handle's last write left it (`nil` before it wrote), to tell whether the
+    /// pages the kernel kept of those writes are still the file's when it is closed.
+    private let written = Mutex<(happened: Bool, stamp: ContentStamp?)>((false, nil))
 
     init(ino: UInt64, _ content: Content) {
         self.ino = ino
@@ -38,6 +41,12 @@ final class OpenHandle: Sendable {
         if case .updating(let file)? = current { return file.hasUnsentChanges }
         return false
     }
+
+    /// This handle wrote: `stamp` is the file as the write left it.
+    func noteWritten(_ stamp: ContentStamp?) { written.withLock { $0 = (true, stamp) } }
+
+    /// Whether this handle wrote, and the file as its last write left it (`nil`: unknown).
+    var writes: (happened: Bool, stamp: ContentStamp?) { written.withLock { $0 } }
 
     /// Puts `new` in place of what it holds (a file emptied by a truncation is a new file:
     /// the handle writes to it from now on). What it held is not closed here: a call on

@@ -2,7 +2,8 @@ public import CofferCore
 import Dispatch
 import Synchronization
 
-/// Runs blocking system calls on Dispatch threads, never on Swift's cooperative pool.
+/// Runs blocking system calls on Dispatch threads, never on Swift's cooperative pool (in place
+/// on a thread that waits for the task anyway: ``WaitingThreadExecutor``).
 /// Public so the service can keep its own host-side calls (opening host paths, sniffing,
 /// the bookmark file) off the pool too.
 public enum BlockingIO {
@@ -15,7 +16,26 @@ public enum BlockingIO {
     public static func run<T: Sendable>(_ body: @escaping @Sendable (CancellationFlag) throws(CofferError) -> T)
         async throws(CofferError) -> T
     {
+        try await run(waitingOnNetwork: false, body)
+    }
+
+    /// Runs `body` as ``run(_:)`` does. `waitingOnNetwork`: `body` waits for another machine (a
+    /// store's requests), so it is never run in place on a waiting thread, whose deadline must
+    /// hold however long the other machine takes.
+    public static func run<T: Sendable>(waitingOnNetwork: Bool,
+                                        _ body: @escaping @Sendable (CancellationFlag) throws(CofferError) -> T)
+        async throws(CofferError) -> T
+    {
         let flag = CancellationFlag()
+        if !waitingOnNetwork, WaitingThread.isCurrent {
+            // A thread that waits for this task anyway: the call runs here, with no hand-over.
+            let outcome = await withTaskCancellationHandler {
+                Result { () throws(CofferError) -> T in try body(flag) }
+            } onCancel: {
+                flag.cancel()
+            }
+            return try outcome.get()
+        }
         // What the work warns of goes to the operation that started it (task-locals stay with tasks).
         let warnings = OperationWarnings.current
         let result: Result<T, CofferError> = await withTaskCancellationHandler {

@@ -8,7 +8,7 @@ import Synchronization
 extension S3Backend {
 
     public func createFolder(at path: VirtualPath) async throws {
-        try await BlockingIO.run { _ throws(CofferError) in
+        try await BlockingIO.run(waitingOnNetwork: true) { _ throws(CofferError) in
             guard !path.isRoot else { throw CofferError(.fileExists, path: path) }
             try self.requireFolder(path.parent!, for: path)
             if try self.client.head(self.key(path)) != nil { throw CofferError(.fileExists, path: path) }
@@ -37,7 +37,7 @@ extension S3Backend {
     }
 
     func makeWrite(at path: VirtualPath, expecting expected: ExpectedWrite?) async throws(CofferError) -> any PendingWrite {
-        try await BlockingIO.run { _ throws(CofferError) -> any PendingWrite in
+        try await BlockingIO.run(waitingOnNetwork: true) { _ throws(CofferError) -> any PendingWrite in
             guard let parent = path.parent else { throw CofferError(.isADirectory, path: path) }
             self.sweepAbandonedUploads()
             try self.requireFolder(parent, for: path)
@@ -165,7 +165,7 @@ extension S3Backend {
     }
 
     public func moveItem(at source: VirtualPath, to destination: VirtualPath, conflict: ConflictPolicy) async throws {
-        try await BlockingIO.run { _ throws(CofferError) in
+        try await BlockingIO.run(waitingOnNetwork: true) { _ throws(CofferError) in
             guard !source.isRoot, !destination.isRoot else { throw CofferError(.invalidOperation, path: source) }
             guard source != destination else { return }
             guard !source.contains(destination) else { throw CofferError(.invalidOperation, path: destination) }
@@ -185,7 +185,7 @@ extension S3Backend {
     }
 
     public func removeItem(at path: VirtualPath) async throws {
-        try await BlockingIO.run { _ throws(CofferError) in try self.removeSync(path) }
+        try await BlockingIO.run(waitingOnNetwork: true) { _ throws(CofferError) in try self.removeSync(path) }
     }
 
     func removeSync(_ path: VirtualPath) throws(CofferError) {

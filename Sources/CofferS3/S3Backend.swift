@@ -77,7 +77,7 @@ public final class S3Backend: StorageBackend {
     // MARK: Reading
 
     public func contentsOfFolder(at path: VirtualPath) async throws -> [FileNode] {
-        try await BlockingIO.run { _ throws(CofferError) in try self.listFolder(path) }
+        try await BlockingIO.run(waitingOnNetwork: true) { _ throws(CofferError) in try self.listFolder(path) }
     }
 
     func listFolder(_ path: VirtualPath) throws(CofferError) -> [FileNode] {
@@ -110,7 +110,7 @@ public final class S3Backend: StorageBackend {
     }
 
     public func node(at path: VirtualPath) async throws -> FileNode {
-        try await BlockingIO.run { _ throws(CofferError) in try self.nodeSync(path) }
+        try await BlockingIO.run(waitingOnNetwork: true) { _ throws(CofferError) in try self.nodeSync(path) }
     }
 
     func nodeSync(_ path: VirtualPath) throws(CofferError) -> FileNode {
@@ -134,7 +134,7 @@ public final class S3Backend: StorageBackend {
     }
 
     public func openFile(at path: VirtualPath) async throws -> any ReadableFile {
-        try await BlockingIO.run { _ throws(CofferError) -> any ReadableFile in
+        try await BlockingIO.run(waitingOnNetwork: true) { _ throws(CofferError) -> any ReadableFile in
             guard let object = try self.client.head(self.key(path)) else {
                 throw CofferError(try self.isFolder(path) ? .isADirectory : .noSuchFile, path: path)
             }
@@ -207,7 +207,7 @@ final class S3PendingWrite: PendingWrite {
             // The first whole part is written: the upload starts, with the announced date.
             let (backend, key) = (backend, backend.key(path))
             let contentType = backend.contentType(for: path)
-            let started = try? await BlockingIO.run { _ throws(CofferError) in
+            let started = try? await BlockingIO.run(waitingOnNetwork: true) { _ throws(CofferError) in
                 try backend.startParts(fd, key: key, contentType: contentType, modified: date, metadata: metadata, size: total)
             }
             state.withLock { state in
@@ -238,7 +238,7 @@ final class S3PendingWrite: PendingWrite {
         let started = sender.flatMap { modified == expected?.modificationDate ? $0 : nil }
         defer { discard() }
         let conditional = expected?.replacing != nil
-        try await BlockingIO.run { cancel throws(CofferError) in
+        try await BlockingIO.run(waitingOnNetwork: true) { cancel throws(CofferError) in
             do throws(CofferError) {
                 try backend.commit(spool, size: size, modified: modified, metadata: metadata, at: path, conflict: conflict,
                                    observed: observed, cancel: cancel, started: started)
@@ -281,7 +281,7 @@ extension S3Backend: TreeListingBackend {
     /// as ``contentsOfFolder(at:)`` folds one level: markers and key names as folders, a name
     /// that is both a file and a prefix as the file, unusable names and partials left out.
     public func contentsOfTree(at path: VirtualPath) async throws -> [VirtualPath: [FileNode]] {
-        try await BlockingIO.run { _ throws(CofferError) in try self.treeSync(path) }
+        try await BlockingIO.run(waitingOnNetwork: true) { _ throws(CofferError) in try self.treeSync(path) }
     }
 
     func treeSync(_ path: VirtualPath) throws(CofferError) -> [VirtualPath: [FileNode]] {

@@ -94,7 +94,7 @@ final class S3ReadableFile: ReadableFile {
         if let cached { return try await readLocally(cached, offset..<end) }
         let wanted = plan(offset..<end)
         let fill = fill
-        let pieces = try await BlockingIO.run { _ throws(CofferError) -> [UInt8] in
+        let pieces = try await BlockingIO.run(waitingOnNetwork: true) { _ throws(CofferError) -> [UInt8] in
             var bytes: [UInt8] = []
             bytes.reserveCapacity(Int(end - offset))
             for block in wanted {
@@ -119,7 +119,7 @@ final class S3ReadableFile: ReadableFile {
 
     private func readLocally(_ fd: Int32, _ range: Range<Int64>) async throws(CofferError) -> [UInt8] {
         let path = path
-        return try await BlockingIO.run { _ throws(CofferError) -> [UInt8] in
+        return try await BlockingIO.run(waitingOnNetwork: true) { _ throws(CofferError) -> [UInt8] in
             var bytes = [UInt8](repeating: 0, count: range.count)
             var done = 0
             while done < bytes.count {

@@ -16,7 +16,7 @@ extension S3Backend: TaggingBackend {
     static let tagsHeader = "X-Amz-Meta-Xdg-Tags"
 
     public func tags(at path: VirtualPath) async throws -> [String] {
-        try await BlockingIO.run { _ throws(CofferError) -> [String] in
+        try await BlockingIO.run(waitingOnNetwork: true) { _ throws(CofferError) -> [String] in
             guard !path.isRoot else { return [] }
             guard let response = try self.client.headResponse(self.key(path)) else {
                 if try self.isFolder(path) { return [] }
@@ -27,7 +27,7 @@ extension S3Backend: TaggingBackend {
     }
 
     public func setTags(_ tags: [String], at path: VirtualPath) async throws {
-        try await BlockingIO.run { _ throws(CofferError) in
+        try await BlockingIO.run(waitingOnNetwork: true) { _ throws(CofferError) in
             guard !path.isRoot else { throw CofferError(.invalidOperation, path: path) }
             let key = self.key(path)
             guard let response = try self.client.headResponse(key) else {

@@ -18,7 +18,7 @@ extension S3Backend: TrashCopyingBackend {
     var trashPrefix: String { ".Trash-\(getuid())/" }
 
     public func trash(_ paths: [VirtualPath]) async -> [Result<TrashItem, CofferError>] {
-        (try? await BlockingIO.run { _ throws(CofferError) in
+        (try? await BlockingIO.run(waitingOnNetwork: true) { _ throws(CofferError) in
             paths.map { path in Result { () throws(CofferError) -> TrashItem in try self.trashSync(path) } }
         }) ?? paths.map { _ in .failure(CofferError(.cancelled)) }
     }
@@ -68,18 +68,18 @@ extension S3Backend: TrashCopyingBackend {
     }
 
     public func trashCopy(of path: VirtualPath) async throws(CofferError) -> TrashItem {
-        try await BlockingIO.run { _ throws(CofferError) in try self.trashSync(path, keepingOriginal: true) }
+        try await BlockingIO.run(waitingOnNetwork: true) { _ throws(CofferError) in try self.trashSync(path, keepingOriginal: true) }
     }
 
     public func discardTrashCopy(_ id: String) async throws(CofferError) {
-        try await BlockingIO.run { _ throws(CofferError) in
+        try await BlockingIO.run(waitingOnNetwork: true) { _ throws(CofferError) in
             try self.client.delete(self.trashPrefix + "files/" + id)
             try self.client.delete(self.trashPrefix + "info/" + id + TrashInfo.suffix)
         }
     }
 
     public func trashListing(mount: String) async throws(CofferError) -> TrashListing {
-        try await BlockingIO.run { _ throws(CofferError) in try self.trashListingSync(mount: mount) }
+        try await BlockingIO.run(waitingOnNetwork: true) { _ throws(CofferError) in try self.trashListingSync(mount: mount) }
     }
 
     /// One listing of the information files and one of the items, then each information
@@ -118,7 +118,7 @@ extension S3Backend: TrashCopyingBackend {
     }
 
     public func trashedItem(_ id: String, mount: String) async throws(CofferError) -> TrashItem {
-        try await BlockingIO.run { _ throws(CofferError) in try self.trashedItemSync(id, mount: mount) }
+        try await BlockingIO.run(waitingOnNetwork: true) { _ throws(CofferError) in try self.trashedItemSync(id, mount: mount) }
     }
 
     func trashedItemSync(_ id: String, mount: String) throws(CofferError) -> TrashItem {
@@ -139,7 +139,7 @@ extension S3Backend: TrashCopyingBackend {
     }
 
     public func restoreTrashed(_ id: String, to target: VirtualPath) async throws(CofferError) {
-        try await BlockingIO.run { _ throws(CofferError) in
+        try await BlockingIO.run(waitingOnNetwork: true) { _ throws(CofferError) in
             let item = try self.trashedItemSync(id, mount: target.mount)
             if (try? self.nodeSync(target)) != nil { throw CofferError(.fileExists, path: target) }
             let source = self.trashPrefix + "files/" + id
@@ -154,7 +154,7 @@ extension S3Backend: TrashCopyingBackend {
     }
 
     public func emptyTrash(mount: String, olderThan cutoff: Date?) async throws(CofferError) -> Int {
-        try await BlockingIO.run { _ throws(CofferError) in
+        try await BlockingIO.run(waitingOnNetwork: true) { _ throws(CofferError) in
             var emptied = 0
             for item in try self.trashListingSync(mount: mount).items where item.isEmptied(olderThan: cutoff) {
                 try self.discardTrashed(item.id, contents: try self.contentKeys(of: item.id, isFile: item.node.kind == .file))
@@ -165,7 +165,7 @@ extension S3Backend: TrashCopyingBackend {
     }
 
     public func deleteTrashed(_ id: String) async throws(CofferError) {
-        try await BlockingIO.run { _ throws(CofferError) in
+        try await BlockingIO.run(waitingOnNetwork: true) { _ throws(CofferError) in
             let isFile = try self.client.head(self.trashPrefix + "files/" + id) != nil
             let contents = try self.contentKeys(of: id, isFile: isFile)
             // Information without its content still goes: it names an item of this trash.

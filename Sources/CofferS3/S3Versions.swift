@@ -48,7 +48,7 @@ extension S3Backend: VersionKeepingBackend {
     }
 
     public func keepVersion(of path: VirtualPath) async throws(CofferError) -> String {
-        try await BlockingIO.run { _ throws(CofferError) -> String in
+        try await BlockingIO.run(waitingOnNetwork: true) { _ throws(CofferError) -> String in
             let key = self.key(path)
             guard let object = try self.client.head(key) else {
                 throw CofferError(try self.isFolder(path) ? .isADirectory : .noSuchFile, path: path)
@@ -74,13 +74,13 @@ extension S3Backend: VersionKeepingBackend {
     public func discardKeptVersion(_ location: String) async throws(CofferError) {
         // The bucket's own version is still the object's current content: it stays.
         guard case .copy(let key)? = VersionLocation(location) else { return }
-        try await BlockingIO.run { _ throws(CofferError) in try self.client.delete(key) }
+        try await BlockingIO.run(waitingOnNetwork: true) { _ throws(CofferError) in try self.client.delete(key) }
     }
 
     public func openVersion(_ location: String) async throws(CofferError) -> any ReadableFile {
         let missing = CofferError(.noSuchFile, detail: "no-version")
         guard let place = VersionLocation(location) else { throw missing }
-        return try await BlockingIO.run { _ throws(CofferError) -> any ReadableFile in
+        return try await BlockingIO.run(waitingOnNetwork: true) { _ throws(CofferError) -> any ReadableFile in
             let (key, id): (String, String?) = switch place {
             case .version(let id, let key): (key, id)
             case .copy(let key): (key, nil)
@@ -100,7 +100,7 @@ extension S3Backend: VersionKeepingBackend {
 
     public func deleteVersion(_ location: String) async throws(CofferError) {
         guard let place = VersionLocation(location) else { return }
-        try await BlockingIO.run { _ throws(CofferError) in
+        try await BlockingIO.run(waitingOnNetwork: true) { _ throws(CofferError) in
             switch place {
             case .copy(let key):
                 try self.client.delete(key)
@@ -120,7 +120,7 @@ extension S3Backend: VersionKeepingBackend {
         guard !byKey.isEmpty else { return [] }
         let asked = byKey
         // One `HEAD` per key, however many versions name it.
-        return (try? await BlockingIO.run { _ throws(CofferError) -> Set<String> in
+        return (try? await BlockingIO.run(waitingOnNetwork: true) { _ throws(CofferError) -> Set<String> in
             var current: Set<String> = []
             for (key, named) in asked {
                 guard let id = try self.client.head(key)?.versionID else { continue }

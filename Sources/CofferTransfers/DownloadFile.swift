@@ -134,7 +134,7 @@ public struct DownloadFile: FileOperation {
             } else {
                 fetched = try await context.withProgress { (progress) throws(CofferError) -> DownloadRecord in
                     let service = context.service
-                    return try await BlockingIO.run { (flag) throws(CofferError) -> DownloadRecord in
+                    return try await BlockingIO.run(waitingOnNetwork: true) { (flag) throws(CofferError) -> DownloadRecord in
                         try engine.fetch(started, into: try service.openDownloadData(partialName), progress: progress,
                                          cancellation: { flag.isCancelled }, checkpoint: { store.save($0) })
                     }

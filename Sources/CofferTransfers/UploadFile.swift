@@ -154,14 +154,14 @@ public struct UploadFile: FileOperation {
             while offset < node.size {
                 guard let piece = try? await service.readBytes(path, offset: offset, length: 2 << 20), !piece.bytes.isEmpty
                 else { return }
-                let written: Bool = (try? await BlockingIO.run { _ in Self.writeAll(writing, piece.bytes) }) ?? false
+                let written: Bool = (try? await BlockingIO.run(waitingOnNetwork: true) { _ in Self.writeAll(writing, piece.bytes) }) ?? false
                 guard written else { return }
                 offset += Int64(piece.bytes.count)
             }
         }
         defer { producer.cancel() }
         let (url, caFile, put) = (self.url, self.caFile, form.put)
-        let answered = try await BlockingIO.run { (flag) throws(CofferError) -> Result<(HTTPResponse, String), HTTPFailure> in
+        let answered = try await BlockingIO.run(waitingOnNetwork: true) { (flag) throws(CofferError) -> Result<(HTTPResponse, String), HTTPFailure> in
             defer { close(reading) }
             let sender = BodySender(head: head, tail: tail, fileBytes: node.size, pipe: reading, progress: progress, flag: flag)
             var headers: [(name: String, value: String)] = []

@@ -64,13 +64,31 @@ public struct OpenForUpdate: FileOperation {
             // Emptied or made in the copy, and sent when it is saved: one replace in the storage.
             return try await service.stagedCopy(of: existing, at: path, in: backend, emptying: truncating)
         }
-        if let existing {
-            // Replaced by an empty file, as every replace is: what it held becomes a version.
-            if truncating && existing.size > 0 { try await service.writeFile(path, bytes: [], conflict: .replace) }
-        } else {
-            try await service.writeFile(path, bytes: [], conflict: .fail)
-        }
         let path = path
+        guard let existing else {
+            // Made in place, empty, as `open(2)` with `O_CREAT` makes it (a name taken meanwhile
+            // fails): nothing is there to keep, so no partial file and no flush are needed.
+            let descriptor = try await BlockingIO.run { _ throws(CofferError) -> Int32 in
+                try local.withParentFolder(of: path) { folder, name throws(CofferError) -> Int32 in
+                    let made = openat(folder, name, O_RDWR | O_CREAT | O_EXCL | O_NOFOLLOW | O_CLOEXEC, 0o666)
+                    guard made >= 0 else {
+                        if errno == EEXIST { throw CofferError(.fileExists, path: path) }
+                        throw CofferError.lastSystemError("openat", path: path)
+                    }
+                    return made
+                }
+            }
+            await service.indexChanged([path])
+            if let journal = ReplacedItems.current {
+                // Noted as made, for undoing it, as every new file is.
+                var change = ChangeDraft(kind: .create, path: path)
+                change.state = (try? await service.stat(path))?.version?.description
+                journal.note(change)
+            }
+            return UpdatableFile(descriptor: descriptor, path: path)
+        }
+        // Replaced by an empty file, as every replace is: what it held becomes a version.
+        if truncating && existing.size > 0 { try await service.writeFile(path, bytes: [], conflict: .replace) }
         let descriptor = try await BlockingIO.run { _ throws(CofferError) -> Int32 in
             try local.withParentFolder(of: path) { folder, name throws(CofferError) -> Int32 in
                 let opened = openat(folder, name, O_RDWR | O_NOFOLLOW | O_CLOEXEC)

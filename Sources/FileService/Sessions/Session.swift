@@ -187,6 +187,13 @@ public final class Session: Sendable {
         activities.start(key, work)
     }
 
+    /// Starts `work` as a task of this session, as ``start(_:_:)`` does, with `executor` running
+    /// its jobs: a ``WaitingThreadExecutor`` runs them on the thread that waits for the answer.
+    @discardableResult
+    public func start<T: Sendable>(on executor: any TaskExecutor, _ work: @escaping @Sendable () async -> T) -> Task<T, Never> {
+        activities.start(nil, on: executor, work)
+    }
+
     /// Cancels the running work started under `key`; the service turns that into a clean
     /// stop (`cancelled`, nothing half-done).
     public func cancel(_ key: ActivityKey) { activities.cancel(key) }

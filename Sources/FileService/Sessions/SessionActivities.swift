@@ -27,12 +27,13 @@ final class SessionActivities: Sendable {
 
     /// Starts `work` as a task, registered before it can finish. Once the session is
     /// closing it starts cancelled, so it stops at its first check.
-    func start<T: Sendable>(_ key: ActivityKey?, _ work: @escaping @Sendable () async -> T) -> Task<T, Never> {
+    func start<T: Sendable>(_ key: ActivityKey?, on executor: (any TaskExecutor)? = nil,
+                            _ work: @escaping @Sendable () async -> T) -> Task<T, Never> {
         state.withLock { state in
             let serial = state.next
             state.next += 1
             // `finish` takes the lock, so the entry is in place before the task can end.
-            let task = Task { [self] in
+            let task = Task(executorPreference: executor) { [self] in
                 let value = await work()
                 finish(serial)
                 return value
