@@ -9,6 +9,7 @@ unmount cleanly; after `kill -9`, the next `coffer mount` takes the dead mount p
 Usage: mount_check.py COFFER"""
 import json
 import os
+import shutil
 import signal
 import sqlite3
 import subprocess
@@ -266,6 +267,28 @@ def stressors(point):
     run(["rm", "-rf", folder], "the stressors' files are removed")
 
 
+def listings(point, files):
+    """A big folder is read as the kernel asks, a batch at a time: every name once, and again after a rewind."""
+    big = os.path.join(files, "big folder")
+    os.makedirs(big)
+    names = {f"entry {index:05d} 条目" for index in range(20_000)}
+    for name in names:
+        open(os.path.join(big, name), "w").close()
+    shown = os.listdir(os.path.join(point, "big folder"))
+    check(len(shown) == len(names) and set(shown) == names, f"a folder of {len(names)} entries lists each once ({len(shown)})")
+    descriptor = os.open(os.path.join(point, "big folder"), os.O_RDONLY | os.O_DIRECTORY)
+    try:
+        # os.listdir of a descriptor rewinds it first: the second pass starts over.
+        first, second = os.listdir(descriptor), os.listdir(descriptor)
+        check(sorted(first) == sorted(second) == sorted(names), "read again from its start, it lists the same")
+    finally:
+        os.close(descriptor)
+    head = subprocess.run(f"ls -f '{os.path.join(point, 'big folder')}' | head -3", shell=True, capture_output=True,
+                          text=True, timeout=120)
+    check(len(head.stdout.splitlines()) == 3, "a listing left after its first names ends cleanly")
+    shutil.rmtree(big)
+
+
 def fresh(coffer, container, point, files):
     """Changes made elsewhere reach the kernel's caches at once, even when it may trust them for a minute."""
     mount = Mount(coffer, container, point, "--cache-timeout", "60")
@@ -327,6 +350,7 @@ def main():
         saves(coffer, container, point, files)
         programs(point, work)
         editor(point, coffer, container)
+        listings(point, files)
         stressors(point)
     finally:
         if mount.process.poll() is None:

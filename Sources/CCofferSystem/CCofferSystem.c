@@ -236,6 +236,14 @@ void coffer_closedir(coffer_dir *dir) {
     free(dir);
 }
 
+void coffer_rewinddir(coffer_dir *dir) {
+    if (dir) rewinddir(dir->dir);
+}
+
+int coffer_dirfd(coffer_dir *dir) {
+    return dir ? dirfd(dir->dir) : -1;
+}
+
 
 int coffer_syncfs(int fd) {
 #if defined(__linux__)

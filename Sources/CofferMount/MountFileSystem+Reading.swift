@@ -83,52 +83,56 @@ extension MountFileSystem {
         // (A folder deleted or replaced since is not listed: its path names something else now.)
         guard let path = table.path(ino) else { return coffer_fuse_reply_err(request, ENOENT).ignored }
         let session = session
-        switch run({ () async throws(CofferError) in try await session.perform(ListFolderEntries(path)) }) {
-        case .success(let listing):
-            let shown = listing.entries.filter { !pending.hides(path.appending(trustedName: $0.name)) }
-            replyOpen(request, OpenHandle(ino: ino, .folder(shown)), directIO: false)
+        let pending = pending
+        switch run({ () async throws(CofferError) in try await session.perform(OpenFolder(path)) }) {
+        case .success(let folder):
+            let window = FolderWindow(folder) { !pending.hides(path.appending(trustedName: $0.name)) }
+            replyOpen(request, OpenHandle(ino: ino, .folder(window)), directIO: false)
         case .failure(let error): reply(request, error)
         }
     }
 
-    /// An open folder's entries, "." and ".." first, read by index (a listing of 100,000 is not
-    /// copied for each of the kernel's requests).
-    private struct Listing {
-        typealias Entry = (name: String, item: InodeTable.Item?, kind: FolderEntry.Kind)
-        let count: Int
-        let entry: (Int) -> Entry
-    }
+    /// An entry of an open folder as `readdir` answers it.
+    private typealias ListedEntry = (name: String, item: InodeTable.Item?, kind: FolderEntry.Kind)
 
-    private func listing(_ fh: UInt64) -> Listing? {
+    /// Up to `count` entries of the open folder `fh` from index `start` on: "." and ".." first,
+    /// then the folder's, read as the kernel gets to them (``FolderWindow``); `nil` for a handle
+    /// that is not an open folder.
+    private func listed(_ fh: UInt64, from start: Int, count: Int) -> Result<[ListedEntry], CofferError>? {
         guard let handle = handle(fh) else { return nil }
+        let dots: [ListedEntry] = [(".", nil, .folder), ("..", nil, .folder)]
+        let leading = Array(dots.dropFirst(min(start, 2)).prefix(count))
         switch handle.current {
-        case .folder(let entries)?:
+        case .folder(let window)?:
             guard case .path(let folder)? = table.item(handle.ino) else { return nil }
-            return Listing(count: entries.count + 2) { index in
-                if index < 2 { return (index == 0 ? "." : "..", nil, .folder) }
-                let entry = entries[index - 2]
-                return (entry.name, .path(folder.appending(trustedName: entry.name)), entry.kind)
+            return Result { () throws(CofferError) -> [ListedEntry] in
+                let entries = try window.entries(from: max(0, start - 2), count: count - leading.count)
+                return leading + entries.map { ($0.name, .path(folder.appending(trustedName: $0.name)), $0.kind) }
             }
         case .mounts?:
-            let mounts = mounts
-            return Listing(count: mounts.count + 2) { index in
-                index < 2 ? (index == 0 ? "." : "..", nil, .folder) : (mounts[index - 2], .path(.root(of: mounts[index - 2])), .folder)
-            }
+            let shown = mounts.dropFirst(max(0, start - 2)).prefix(count - leading.count)
+            return .success(leading + shown.map { ($0, .path(.root(of: $0)), .folder) })
         default: return nil
         }
     }
 
     func readdir(_ request: OpaquePointer, ino: UInt64, size: Int, offset: Int64, fh: UInt64, plus: Bool) {
-        guard let all = listing(fh) else { return coffer_fuse_reply_err(request, EBADF).ignored }
         let start = Int(max(0, offset))
-        guard start < all.count else { return coffer_fuse_reply_buf(request, nil, 0).ignored }
         let capacity = min(size, 1 << 20)
+        // The part that can fit (with attributes, its items are read in one batch).
+        guard let listed = listed(fh, from: start, count: max(1, capacity / 96)) else {
+            return coffer_fuse_reply_err(request, EBADF).ignored
+        }
+        let part: [ListedEntry]
+        switch listed {
+        case .success(let entries): part = entries
+        case .failure(let error): return reply(request, error)
+        }
+        guard !part.isEmpty else { return coffer_fuse_reply_buf(request, nil, 0).ignored }
         let buffer = UnsafeMutablePointer<CChar>.allocate(capacity: capacity)
         defer { buffer.deallocate() }
         var used = 0
         var counted: [UInt64] = []
-        // With attributes: the items of the part that can fit, read in one batch.
-        let part = (start..<min(all.count, start + max(1, capacity / 96))).map(all.entry)
         var nodes: [InodeTable.Item: FileNode] = [:]
         if plus {
             let paths = part.compactMap { entry -> VirtualPath? in

@@ -14,9 +14,8 @@ final class OpenHandle: Sendable {
         /// A file opened for writing (and reading): a local one in place, another storage's as a
         /// copy on local disk.
         case updating(UpdatableFile)
-        /// A folder's entries as they were when it was opened (a listing does not shift under
-        /// the offsets the kernel continues from).
-        case folder([FolderEntry])
+        /// A folder being read, a batch at a time as the kernel asks.
+        case folder(FolderWindow)
         /// The root of `--all`.
         case mounts
     }
@@ -68,7 +67,8 @@ final class OpenHandle: Sendable {
         case .reading(let reader): reader.close()
         case .remote(let file): Task { await file.close() }
         case .updating(let file): file.close()
-        case .folder, .mounts: break
+        case .folder(let window): window.close()
+        case .mounts: break
         }
     }
 }

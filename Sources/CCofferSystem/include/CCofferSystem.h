@@ -82,6 +82,10 @@ coffer_dir *coffer_opendir(int dirfd);
 /// `type` receives the d_type hint (DT_UNKNOWN when the file system gives none).
 const char *coffer_readdir(coffer_dir *dir, unsigned char *type);
 void coffer_closedir(coffer_dir *dir);
+/// Back to the first entry.
+void coffer_rewinddir(coffer_dir *dir);
+/// The folder's descriptor (owned by the stream).
+int coffer_dirfd(coffer_dir *dir);
 
 /// sync_file_range(2) with SYNC_FILE_RANGE_WRITE: start writing back a range without waiting.
 int coffer_start_writeback(int fd, int64_t offset, int64_t length);

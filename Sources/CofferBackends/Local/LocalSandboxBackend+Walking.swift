@@ -59,31 +59,46 @@ extension LocalSandboxBackend {
     func entriesSync(in folder: Descriptor, at path: VirtualPath) throws(CofferError) -> [FolderEntry] {
         var hasHiddenList = false
         var entries = try folder.readEntries(reporting: path) { raw, type -> FolderEntry? in
-            let name = String(cString: raw)
-            if PartialName.isPartial(name) { return nil }
-            if name == HiddenList.fileName { hasHiddenList = true }
-            let kind: FolderEntry.Kind
-            switch Int32(type) {
-            case Int32(DT_DIR): kind = .folder
-            case Int32(DT_REG): kind = .file
-            case Int32(DT_UNKNOWN):
-                // Some file systems give no type: ask for it.
-                var info = coffer_stat()
-                guard coffer_statx(folder.raw, raw, &info) == 0 else { return nil }
-                switch FileMode(info.mode) {
-                case .directory: kind = .folder
-                case .regular: kind = .file
-                default: kind = .special
-                }
-            default: kind = .special
-            }
-            return FolderEntry(name: name, kind: kind, isHidden: FileNode.isDotName(name))
+            let entry = Self.entry(raw, type: type, in: folder.raw)
+            if entry?.name == HiddenList.fileName { hasHiddenList = true }
+            return entry
         }
         if hasHiddenList {
             let hidden = metadata.hiddenList(of: folder)
             for index in entries.indices where hidden.contains(entries[index].name) { entries[index].isHidden = true }
         }
         return entries
+    }
+
+    /// The entry a `readdir` name and type hint stand for in the open folder `folder`; `nil`
+    /// for a partial file (Coffer's own, never shown) or one gone before its type was read.
+    static func entry(_ raw: UnsafePointer<CChar>, type: UInt8, in folder: Int32) -> FolderEntry? {
+        let name = String(cString: raw)
+        if PartialName.isPartial(name) { return nil }
+        let kind: FolderEntry.Kind
+        switch Int32(type) {
+        case Int32(DT_DIR): kind = .folder
+        case Int32(DT_REG): kind = .file
+        case Int32(DT_UNKNOWN):
+            // Some file systems give no type: ask for it.
+            var info = coffer_stat()
+            guard coffer_statx(folder, raw, &info) == 0 else { return nil }
+            switch FileMode(info.mode) {
+            case .directory: kind = .folder
+            case .regular: kind = .file
+            default: kind = .special
+            }
+        default: kind = .special
+        }
+        return FolderEntry(name: name, kind: kind, isHidden: FileNode.isDotName(name))
+    }
+
+    /// A reader of the folder at `path`'s entries, a batch at a time (``FolderEntryReader``).
+    /// Blocking: call it off Swift's cooperative pool.
+    public func entryReader(at path: VirtualPath) throws(CofferError) -> FolderEntryReader {
+        let folder = try openFolder(at: path)
+        guard let stream = coffer_opendir(folder.raw) else { throw CofferError.lastSystemError("opendir", path: path) }
+        return FolderEntryReader(stream: stream, path: path)
     }
 
     /// Split over the cores for long lists (the index asks about every folder it holds).
