@@ -25,10 +25,11 @@ final class FolderWindow: Sendable {
         self.shows = shows
     }
 
-    /// Up to `count` entries from index `start` on (fewer at the end of the folder).
-    func entries(from start: Int, count: Int) throws(CofferError) -> [FolderEntry] {
+    /// Up to `count` entries from index `start` on (fewer at the end of the folder);
+    /// `restarting`: the kernel reads the folder from its start again (`rewinddir`).
+    func entries(from start: Int, count: Int, restarting: Bool) throws(CofferError) -> [FolderEntry] {
         try state.withLock { state throws(CofferError) -> [FolderEntry] in
-            if start < state.base {
+            if start < state.base || (restarting && (state.base > 0 || !state.entries.isEmpty || state.ended)) {
                 folder.rewind()
                 state = State()
             }

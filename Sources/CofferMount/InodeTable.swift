@@ -146,13 +146,23 @@ final class InodeTable: Sendable {
 
     /// `number` is being opened, its content as `content` shows it now (`nil`: unknown): whether
     /// the pages the kernel kept from before may stay, because the file shows what it showed
-    /// when they were cached. Either way, `content` is what they stand for from now on.
+    /// when they were cached. When they may not, nothing is recorded until the kernel has taken
+    /// the answer that drops them (``dropped(_:content:)``): an open the kernel never took drops
+    /// nothing, and opens meanwhile drop them too.
     func opened(_ number: UInt64, content: ContentStamp?) -> Bool {
         state.withLock { state in
             guard state.entries[number] != nil else { return false }
-            let same = content != nil && state.entries[number]!.content == content
-            state.entries[number]!.content = content
-            return same
+            if content != nil && state.entries[number]!.content == content { return true }
+            state.entries[number]!.content = nil
+            return false
+        }
+    }
+
+    /// The kernel took an open that dropped `number`'s pages: from now on they stand for
+    /// `content`, unless something else was recorded meanwhile.
+    func dropped(_ number: UInt64, content: ContentStamp?) {
+        state.withLock { state in
+            if state.entries[number] != nil, state.entries[number]!.content == nil { state.entries[number]!.content = content }
         }
     }
 
@@ -170,7 +180,8 @@ final class InodeTable: Sendable {
 /// with every write, whatever a program sets the modification time to); for a file of other
 /// storage its size, time and version (an ETag).
 struct ContentStamp: Hashable, Sendable {
-    private let identity: Int
+    /// The file's inode on disk (its device too), or its version in other storage.
+    let identity: Int
     private let size: Int64
     private let modified: Int64
     private let changed: Int64
@@ -179,7 +190,10 @@ struct ContentStamp: Hashable, Sendable {
     init?(descriptor: Int32) {
         var facts = stat()
         guard fstat(descriptor, &facts) == 0 else { return nil }
-        identity = Int(bitPattern: UInt(facts.st_ino))
+        var hasher = Hasher()
+        hasher.combine(facts.st_dev)
+        hasher.combine(facts.st_ino)
+        identity = hasher.finalize()
         size = Int64(facts.st_size)
         modified = Int64(facts.st_mtim.tv_sec) * 1_000_000_000 + Int64(facts.st_mtim.tv_nsec)
         changed = Int64(facts.st_ctim.tv_sec) * 1_000_000_000 + Int64(facts.st_ctim.tv_nsec)

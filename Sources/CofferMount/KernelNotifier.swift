@@ -23,6 +23,8 @@ final class KernelNotifier: Sendable {
         var stopped = false
         /// Paths changed through the mount, and when.
         var own: [VirtualPath: ContinuousClock.Instant] = [:]
+        /// How many paths `own` may hold before it is pruned again.
+        var pruneAt = 4096
     }
 
     private let state = Mutex(State())
@@ -40,8 +42,13 @@ final class KernelNotifier: Sendable {
         let now = ContinuousClock.now
         state.withLock { state in
             state.own[path] = now
-            // (Pruned here too: storage that is not watched sends no batch that would.)
-            if state.own.count > 4096 { state.own = state.own.filter { now - $0.value < Self.ownWindow } }
+            // (Pruned here too: storage that is not watched sends no batch that would. After a
+            // pruning it may grow to twice what stayed, so that `rm -r` of 10,000 files within
+            // the window does not prune at every call.)
+            if state.own.count > state.pruneAt {
+                state.own = state.own.filter { now - $0.value < Self.ownWindow }
+                state.pruneAt = max(4096, 2 * state.own.count)
+            }
         }
     }
 

@@ -30,7 +30,8 @@ extension MountFileSystem {
         switch opened {
         case .success(let content):
             let handle = OpenHandle(ino: ino, content)
-            replyOpen(request, handle, directIO: false, keepCache: table.opened(ino, content: Self.stamp(of: content)))
+            let stamp = cacheStamp(ino, content)
+            replyOpen(request, handle, directIO: false, keepCache: table.opened(ino, content: stamp), stamp: stamp)
         case .failure(let error): reply(request, error)
         }
     }
@@ -52,7 +53,26 @@ extension MountFileSystem {
         let writes = handle.writes
         guard writes.happened, case .updating(let file)? = handle.current else { return }
         let now = file.isStaged ? nil : file.withDescriptor { ContentStamp(descriptor: $0) }
-        table.wrote(handle.ino, content: now != nil && now == writes.stamp ? now : nil)
+        let kept = now != nil && now == writes.stamp && onlyOneFile(handle.ino, now!)
+        table.wrote(handle.ino, content: kept ? now : nil)
+    }
+
+    /// What the kernel's pages of `ino` stand for once `content` is opened (the pages are kept
+    /// when the record already says so: ``InodeTable/opened(_:content:)``); `nil`, so that they
+    /// are dropped and nothing is recorded, when that is not known.
+    func cacheStamp(_ ino: UInt64, _ content: OpenHandle.Content) -> ContentStamp? {
+        guard let stamp = Self.stamp(of: content), onlyOneFile(ino, stamp) else { return nil }
+        return stamp
+    }
+
+    /// Whether every open handle of `ino` reads the file `stamp` was taken of. One still open on
+    /// a file since replaced (a reader of a file emptied by a truncation, say) fills the kernel's
+    /// pages of the number with what that file holds: they are not kept then.
+    func onlyOneFile(_ ino: UInt64, _ stamp: ContentStamp) -> Bool {
+        handles(of: ino).allSatisfy { handle in
+            guard let content = handle.current, let other = Self.stamp(of: content) else { return true }
+            return other.identity == stamp.identity
+        }
     }
 
     func create(_ request: OpaquePointer, parent: UInt64, name: String, flags: Int32) {
@@ -77,7 +97,8 @@ extension MountFileSystem {
         case .success(let (node, file, path)):
             let number = table.lookUp(.path(path))
             let opened = OpenHandle(ino: number, .updating(file))
-            _ = table.opened(number, content: Self.stamp(of: .updating(file)))
+            let stamp = cacheStamp(number, .updating(file))
+            let keep = table.opened(number, content: stamp)
             let handle = open(opened)
             guard var facts = node.map({ attributes($0, number: number) }) ?? Self.openAttributes(opened) else {
                 file.discard()
@@ -87,11 +108,13 @@ extension MountFileSystem {
             }
             facts.st_ino = ino_t(number)
             if coffer_fuse_reply_create(request, number, 0, &facts, options.attributeTimeout, options.attributeTimeout,
-                                        handle, 0, 1) != 0 {
+                                        handle, 0, keep ? 1 : 0) != 0 {
                 // The program gave up: no file of its making appears later.
                 file.discard()
                 close(handle)
                 table.forget(number, 1)
+            } else if !keep {
+                table.dropped(number, content: stamp)
             }
         case .failure(let error): reply(request, error)
         }

@@ -106,7 +106,7 @@ extension MountFileSystem {
         case .folder(let window)?:
             guard case .path(let folder)? = table.item(handle.ino) else { return nil }
             return Result { () throws(CofferError) -> [ListedEntry] in
-                let entries = try window.entries(from: max(0, start - 2), count: count - leading.count)
+                let entries = try window.entries(from: max(0, start - 2), count: count - leading.count, restarting: start == 0)
                 return leading + entries.map { ($0.name, .path(folder.appending(trustedName: $0.name)), $0.kind) }
             }
         case .mounts?:
@@ -187,12 +187,18 @@ extension MountFileSystem {
     /// Answers an open with a new handle for `handle` (closed again when the kernel did not
     /// take it).
     /// The kernel keeps what it read of a file from one open to the next (`keepCache`) when
-    /// the file is as it was then, or as the mount's own writes left it (``InodeTable/opened(_:content:)``);
-    /// otherwise the open drops it. Changes made elsewhere while it is open are sent by the
-    /// ``KernelNotifier``; a change of size the kernel sees drops what lies beyond it.
-    func replyOpen(_ request: OpaquePointer, _ handle: OpenHandle, directIO: Bool, keepCache: Bool = true) {
+    /// the file is as it was then, or as the mount's own writes left it (``cacheStamp(_:_:)``);
+    /// otherwise the open drops it, and once the kernel has taken the answer its pages stand for
+    /// `stamp`. Changes made elsewhere while it is open are sent by the ``KernelNotifier``; a
+    /// change of size the kernel sees drops its pages too.
+    func replyOpen(_ request: OpaquePointer, _ handle: OpenHandle, directIO: Bool, keepCache: Bool = true,
+                   stamp: ContentStamp? = nil) {
         let number = open(handle)
-        if coffer_fuse_reply_open(request, number, directIO ? 1 : 0, keepCache ? 1 : 0) != 0 { close(number) }
+        if coffer_fuse_reply_open(request, number, directIO ? 1 : 0, keepCache ? 1 : 0) != 0 {
+            close(number)
+        } else if !keepCache {
+            table.dropped(handle.ino, content: stamp)
+        }
     }
 
     func reply(_ request: OpaquePointer, _ error: CofferError) {

@@ -38,7 +38,8 @@ final class MountFileSystem: Sendable {
     // MARK: Waiting for the session
 
     /// Runs `body` as work of the session and waits for it here, on libfuse's thread, at most
-    /// the operation timeout: a store that stops answering gives `EIO`, never a hung program.
+    /// the operation timeout: a store that stops answering gives `EIO`, never a hung program
+    /// (a local disk's system calls are not cut off: ``run(within:_:)``).
     func run<T: Sendable>(_ body: @escaping @Sendable () async throws(CofferError) -> T) -> Result<T, CofferError> {
         run(within: options.operationTimeout, body)
     }
@@ -50,9 +51,12 @@ final class MountFileSystem: Sendable {
         run(within: options.operationTimeout + Double(max(0, size)) / 1_048_576, body)
     }
 
+    /// Runs `body` as work of the session and waits for it here at most `timeout` seconds.
     ///
     /// The operation runs on the calling thread (``WaitingThreadExecutor``), as far as it does
-    /// not wait for something else: a call costs no hand-over between threads.
+    /// not wait for something else: a call costs no hand-over between threads. A store's requests
+    /// run elsewhere and are cut off at the deadline; a system call on local disk runs here, and,
+    /// as for any program, is not (a disk that hangs holds this thread; the loop's others answer).
     private func run<T: Sendable>(within timeout: Double, _ body: @escaping @Sendable () async throws(CofferError) -> T) -> Result<T, CofferError> {
         let executor = WaitingThreadExecutor()
         let result = Mutex<Result<T, CofferError>?>(nil)

@@ -8,7 +8,7 @@ import Glibc
 /// Runs a task's work on the thread that waits for it: for a front end whose own threads must
 /// block until an operation's answer (a file system's calls), so that the operation costs no
 /// hand-over from thread to thread. The task is started with this executor as its preference
-/// (``Session/start(on:_:)``); the waiting thread then calls ``run(until:isDone:)``, which runs
+/// (``Session/start(on:_:)``); the waiting thread then calls ``run(within:isDone:)``, which runs
 /// the task's jobs as they come, and ``BlockingIO`` runs its calls right there instead of
 /// handing them to its queue.
 ///
@@ -51,7 +51,7 @@ public final class WaitingThreadExecutor: TaskExecutor, @unchecked Sendable {
         let finished = WaitingThread.marked {
             while true {
                 let jobs = state.withLock { state in
-                    defer { state.jobs.removeAll(keepingCapacity: true) }
+                    defer { state.jobs = [] }
                     return state.jobs
                 }
                 for job in jobs { job.runSynchronously(on: asUnownedTaskExecutor()) }

@@ -36,7 +36,8 @@ public final class FolderEntryReader: Sendable {
             while entries.count < count, let raw = coffer_readdir(stream, &type) {
                 if let entry = LocalSandboxBackend.entry(raw, type: type, in: folder) { entries.append(entry) }
             }
-            if entries.count < count, errno != 0 { throw CofferError.lastSystemError("readdir", path: path) }
+            // What was read before a failure is given; the next call meets the failure again.
+            if entries.isEmpty, count > 0, errno != 0 { throw CofferError.lastSystemError("readdir", path: path) }
             return entries
         }
     }

@@ -97,8 +97,10 @@ extension LocalSandboxBackend {
     /// Blocking: call it off Swift's cooperative pool.
     public func entryReader(at path: VirtualPath) throws(CofferError) -> FolderEntryReader {
         let folder = try openFolder(at: path)
-        guard let stream = coffer_opendir(folder.raw) else { throw CofferError.lastSystemError("opendir", path: path) }
-        return FolderEntryReader(stream: stream, path: path)
+        return try withExtendedLifetime(folder) { () throws(CofferError) -> FolderEntryReader in
+            guard let stream = coffer_opendir(folder.raw) else { throw CofferError.lastSystemError("opendir", path: path) }
+            return FolderEntryReader(stream: stream, path: path)
+        }
     }
 
     /// Split over the cores for long lists (the index asks about every folder it holds).

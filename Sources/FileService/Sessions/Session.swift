@@ -188,7 +188,7 @@ public final class Session: Sendable {
     }
 
     /// Starts `work` as a task of this session, as ``start(_:_:)`` does, with `executor` running
-    /// its jobs: a ``WaitingThreadExecutor`` runs them on the thread that waits for the answer.
+    /// its jobs: a `WaitingThreadExecutor` (CofferRuntime) runs them on the thread that waits for the answer.
     @discardableResult
     public func start<T: Sendable>(on executor: any TaskExecutor, _ work: @escaping @Sendable () async -> T) -> Task<T, Never> {
         activities.start(nil, on: executor, work)
