@@ -154,9 +154,10 @@ def main():
                 figures["write"][side].append(write_file(os.path.join(point, name), size,
                                                          os.path.join(files, name) if side == "rclone" else None))
                 figures["read"][side].append(read_file(os.path.join(point, name)))
-                clone = f"clone-{side}-{index}"
-                # rclone's mount fails a clone now and then (`.git/config.lock`): it is run again, and counted.
+                # rclone's mount fails a clone now and then (`.git/config.lock`): it is run again, into a
+                # folder of its own (what the failed one left may not go at once), and counted.
                 for attempt in range(3):
+                    clone = f"clone-{side}-{index}-{attempt}"
                     try:
                         figures["clone"][side].append(timed(["git", "clone", "-q", "file://" + repository, os.path.join(point, clone)]))
                         break
@@ -169,7 +170,7 @@ def main():
                 # Made through the side itself, so its caches know the tree it removes.
                 make_tree(os.path.join(point, removed), removed_files, 20)
                 figures["remove"][side].append(timed(["rm", "-r", os.path.join(point, removed)]))
-                for leftover in [name, clone]:
+                for leftover in [name] + [entry for entry in os.listdir(files) if entry.startswith(f"clone-{side}-{index}-")]:
                     path = os.path.join(files, leftover)
                     shutil.rmtree(path) if os.path.isdir(path) else os.remove(path)
             finally:
