@@ -41,9 +41,10 @@ final class FolderWindow: Sendable {
                     state.base += passed
                 }
                 if state.ended || state.base + state.entries.count >= start + count { break }
-                let asked = max(256, count)
-                let more = try folder.next(asked)
-                if more.count < asked { state.ended = true }
+                // Only an empty batch ends the folder: one cut short by a failure is followed by
+                // a call that reports it.
+                let more = try folder.next(max(256, count))
+                if more.isEmpty { state.ended = true }
                 state.entries.append(contentsOf: more.lazy.filter(shows))
             }
             let from = start - state.base

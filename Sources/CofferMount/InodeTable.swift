@@ -27,6 +27,8 @@ final class InodeTable: Sendable {
         var attached: Bool
         /// What the file held when the kernel last cached it, if that is known.
         var content: ContentStamp?
+        /// How many opens found that unknown or changed: only the latest of them records.
+        var drops: UInt64 = 0
     }
 
     private struct State {
@@ -145,24 +147,29 @@ final class InodeTable: Sendable {
     // MARK: What the kernel caches
 
     /// `number` is being opened, its content as `content` shows it now (`nil`: unknown): whether
-    /// the pages the kernel kept from before may stay, because the file shows what it showed
-    /// when they were cached. When they may not, nothing is recorded until the kernel has taken
-    /// the answer that drops them (``dropped(_:content:)``): an open the kernel never took drops
-    /// nothing, and opens meanwhile drop them too.
-    func opened(_ number: UInt64, content: ContentStamp?) -> Bool {
+    /// the pages the kernel kept from before may stay (`keep`), because the file shows what it
+    /// showed when they were cached. When they may not, nothing is recorded until the kernel has
+    /// taken the answer that drops them (``dropped(_:ticket:content:)`` with `ticket`), and only
+    /// for the latest such open: an open the kernel never took drops nothing, and opens meanwhile
+    /// drop the pages too.
+    func opened(_ number: UInt64, content: ContentStamp?) -> (keep: Bool, ticket: UInt64) {
         state.withLock { state in
-            guard state.entries[number] != nil else { return false }
-            if content != nil && state.entries[number]!.content == content { return true }
-            state.entries[number]!.content = nil
-            return false
+            guard var entry = state.entries[number] else { return (false, 0) }
+            if content != nil && entry.content == content { return (true, 0) }
+            entry.content = nil
+            entry.drops += 1
+            state.entries[number] = entry
+            return (false, entry.drops)
         }
     }
 
-    /// The kernel took an open that dropped `number`'s pages: from now on they stand for
-    /// `content`, unless something else was recorded meanwhile.
-    func dropped(_ number: UInt64, content: ContentStamp?) {
+    /// The kernel took the open `ticket` names, which dropped `number`'s pages: from now on they
+    /// stand for `content`, unless another open or a write came since.
+    func dropped(_ number: UInt64, ticket: UInt64, content: ContentStamp?) {
         state.withLock { state in
-            if state.entries[number] != nil, state.entries[number]!.content == nil { state.entries[number]!.content = content }
+            guard var entry = state.entries[number], entry.content == nil, entry.drops == ticket else { return }
+            entry.content = content
+            state.entries[number] = entry
         }
     }
 
@@ -170,7 +177,10 @@ final class InodeTable: Sendable {
     /// open drops what the kernel cached).
     func wrote(_ number: UInt64, content: ContentStamp?) {
         state.withLock { state in
-            if state.entries[number] != nil { state.entries[number]!.content = content }
+            guard var entry = state.entries[number] else { return }
+            entry.content = content
+            entry.drops += 1
+            state.entries[number] = entry
         }
     }
 }

@@ -29,9 +29,7 @@ extension MountFileSystem {
         }
         switch opened {
         case .success(let content):
-            let handle = OpenHandle(ino: ino, content)
-            let stamp = cacheStamp(ino, content)
-            replyOpen(request, handle, directIO: false, keepCache: table.opened(ino, content: stamp), stamp: stamp)
+            replyOpen(request, OpenHandle(ino: ino, content), directIO: false, decidingCache: true)
         case .failure(let error): reply(request, error)
         }
     }
@@ -97,9 +95,10 @@ extension MountFileSystem {
         case .success(let (node, file, path)):
             let number = table.lookUp(.path(path))
             let opened = OpenHandle(ino: number, .updating(file))
-            let stamp = cacheStamp(number, .updating(file))
-            let keep = table.opened(number, content: stamp)
             let handle = open(opened)
+            // (Decided once the handle is open: an open of another file under the number meanwhile sees it.)
+            let stamp = cacheStamp(number, .updating(file))
+            let (keep, ticket) = table.opened(number, content: stamp)
             guard var facts = node.map({ attributes($0, number: number) }) ?? Self.openAttributes(opened) else {
                 file.discard()
                 close(handle)
@@ -114,7 +113,7 @@ extension MountFileSystem {
                 close(handle)
                 table.forget(number, 1)
             } else if !keep {
-                table.dropped(number, content: stamp)
+                table.dropped(number, ticket: ticket, content: stamp)
             }
         case .failure(let error): reply(request, error)
         }

@@ -186,18 +186,25 @@ extension MountFileSystem {
 
     /// Answers an open with a new handle for `handle` (closed again when the kernel did not
     /// take it).
-    /// The kernel keeps what it read of a file from one open to the next (`keepCache`) when
+    ///
+    /// For a file (`decidingCache`), the kernel keeps what it read from one open to the next when
     /// the file is as it was then, or as the mount's own writes left it (``cacheStamp(_:_:)``);
     /// otherwise the open drops it, and once the kernel has taken the answer its pages stand for
-    /// `stamp`. Changes made elsewhere while it is open are sent by the ``KernelNotifier``; a
-    /// change of size the kernel sees drops its pages too.
-    func replyOpen(_ request: OpaquePointer, _ handle: OpenHandle, directIO: Bool, keepCache: Bool = true,
-                   stamp: ContentStamp? = nil) {
+    /// what the file shows now. That is decided after the handle is open, so that opens of two
+    /// files under one number at once see each other. Changes made elsewhere while it is open
+    /// are sent by the ``KernelNotifier``; a change of size the kernel sees drops its pages too.
+    func replyOpen(_ request: OpaquePointer, _ handle: OpenHandle, directIO: Bool, decidingCache: Bool = false) {
         let number = open(handle)
-        if coffer_fuse_reply_open(request, number, directIO ? 1 : 0, keepCache ? 1 : 0) != 0 {
+        var decision: (keep: Bool, ticket: UInt64) = (true, 0)
+        var stamp: ContentStamp?
+        if decidingCache, let content = handle.current {
+            stamp = cacheStamp(handle.ino, content)
+            decision = table.opened(handle.ino, content: stamp)
+        }
+        if coffer_fuse_reply_open(request, number, directIO ? 1 : 0, decision.keep ? 1 : 0) != 0 {
             close(number)
-        } else if !keepCache {
-            table.dropped(handle.ino, content: stamp)
+        } else if !decision.keep {
+            table.dropped(handle.ino, ticket: decision.ticket, content: stamp)
         }
     }
 

@@ -24,7 +24,8 @@ public final class FolderEntryReader: Sendable {
 
     deinit { close() }
 
-    /// Up to `count` more entries; fewer only at the end of the folder (none once there).
+    /// Up to `count` more entries; none once the folder has been read through. A batch cut short
+    /// by a failure is given as far as it was read, and the next call reports the failure.
     /// - Throws: what `readdir` fails with (`ioError`), or `invalidOperation` once closed.
     public func next(_ count: Int) throws(CofferError) -> [FolderEntry] {
         try stream.withLock { address throws(CofferError) -> [FolderEntry] in

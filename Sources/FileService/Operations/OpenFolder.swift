@@ -44,7 +44,8 @@ public final class OpenedFolder: Sendable {
     init(_ reader: FolderEntryReader) { source = .reader(reader) }
     init(listed entries: [FolderEntry]) { source = .listed(entries) }
 
-    /// Up to `count` more entries; fewer only at the end of the folder (none once there).
+    /// Up to `count` more entries; none once the folder has been read through (a batch cut short
+    /// by a failure to read is followed by a call that reports it).
     /// - Throws: `ioError` when the folder cannot be read, `invalidOperation` once closed.
     public func next(_ count: Int) throws(CofferError) -> [FolderEntry] {
         switch source {
