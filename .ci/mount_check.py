@@ -181,8 +181,9 @@ def saves(coffer, container, point, files):
     check(len(trash_names(coffer, container)) == before, "and nothing went to the trash")
 
 
-def programs(point, work):
-    """git, rsync, tar and SQLite work in the mount as on a disk."""
+def programs(point, work, tree_files=200, rows=300):
+    """git, rsync, tar and SQLite work in the mount as on a disk (`tree_files` copied by rsync
+    and tar, `rows` inserted by each of two SQLite writers)."""
     source = os.path.join(work, "repository")
     git = ["git", "-c", "user.name=Coffer CI", "-c", "user.email=ci@coffer.invalid"]
     run(git + ["init", "-q", source], "git init")
@@ -201,7 +202,7 @@ def programs(point, work):
     tree = os.path.join(work, "tree")
     for folder in ["x", "x/深 层", "y"]:
         os.makedirs(os.path.join(tree, folder), exist_ok=True)
-    for index in range(200):
+    for index in range(tree_files):
         with open(os.path.join(tree, ["x", "x/深 层", "y"][index % 3], f"f{index:03d} 文件.txt"), "wb") as made:
             made.write(os.urandom(index * 37))
     open(os.path.join(tree, "empty"), "w").close()
@@ -221,15 +222,15 @@ def programs(point, work):
     check(mode == "wal", f"SQLite takes WAL mode in the mount ({mode})")
     writer = ("import sqlite3, sys\n"
               "c = sqlite3.connect(sys.argv[1], timeout=60)\n"
-              "for n in range(300):\n"
+              "for n in range(int(sys.argv[3])):\n"
               "    c.execute('INSERT INTO notes VALUES (?, ?)', (int(sys.argv[2]), n)); c.commit()\n")
-    writers = [subprocess.Popen([sys.executable, "-c", writer, database, str(number)]) for number in (1, 2)]
+    writers = [subprocess.Popen([sys.executable, "-c", writer, database, str(number), str(rows)]) for number in (1, 2)]
     codes = [process.wait(timeout=300) for process in writers]
     connection = sqlite3.connect(database)
     count = connection.execute("SELECT COUNT(*) FROM notes").fetchone()[0]
     integrity = connection.execute("PRAGMA integrity_check").fetchone()[0]
     connection.close()
-    check(codes == [0, 0] and count == 600 and integrity == "ok",
+    check(codes == [0, 0] and count == 2 * rows and integrity == "ok",
           f"two processes write SQLite in WAL mode at once: {count} rows, {integrity}")
 
 
@@ -250,17 +251,22 @@ def editor(point, coffer, container):
     check(not any(name.endswith((".swp", "~")) for name in os.listdir(point)), "and leaves no swap file or backup behind")
 
 
-def stressors(point):
-    """stress-ng's file-system stressors with --verify, and fio writing with crc32c checks."""
+STRESSORS = ["dir", "rename", "flock", "fcntl", "xattr", "fallocate", "seek", "hdd"]
+
+
+def stressors(point, names=STRESSORS, fio_size="32M", fio_fsync=64):
+    """stress-ng's file-system stressors with --verify, and fio writing with crc32c checks (an
+    `fsync` every `fio_fsync` writes, 0 for one at the end)."""
     folder = os.path.join(point, "stress")
     os.makedirs(folder)
-    for stressor in ["dir", "rename", "flock", "fcntl", "xattr", "fallocate", "seek", "hdd"]:
+    for stressor in names:
         done = subprocess.run(["stress-ng", f"--{stressor}", "1", f"--{stressor}-ops", "200", "--verify", "--timeout", "20s",
                                "--temp-path", folder], capture_output=True, text=True, timeout=180, stdin=subprocess.DEVNULL, cwd=folder)
         check(done.returncode == 0 and "successful run completed" in done.stderr + done.stdout,
               f"stress-ng --{stressor} --verify passes" if done.returncode == 0 else f"stress-ng --{stressor}: {(done.stderr + done.stdout)[-800:]}")
-    done = subprocess.run(["fio", "--name=coffer", f"--directory={folder}", "--size=32M", "--rw=randwrite", "--bs=4k",
-                           "--verify=crc32c", "--do_verify=1", "--ioengine=psync", "--numjobs=2", "--fsync=64"],
+    syncs = [f"--fsync={fio_fsync}"] if fio_fsync else ["--end_fsync=1"]
+    done = subprocess.run(["fio", "--name=coffer", f"--directory={folder}", f"--size={fio_size}", "--rw=randwrite", "--bs=4k",
+                           "--verify=crc32c", "--do_verify=1", "--ioengine=psync", "--numjobs=2", *syncs],
                           capture_output=True, text=True, timeout=300, stdin=subprocess.DEVNULL, cwd=folder)
     check(done.returncode == 0 and "err= 0" in done.stdout and "verify" not in done.stderr,
           "fio writes at random with crc32c checks, every block read back right" if done.returncode == 0 else f"fio: {done.stdout[-800:]} {done.stderr[-800:]}")

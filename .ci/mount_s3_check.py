@@ -1,7 +1,9 @@
 """`coffer mount` of an S3 mount (issue 54) against the real Ceph RGW, cross-checked with boto3: files written
 through the mount are the objects boto3 reads, and objects boto3 writes are the files the mount shows. A new
 file, an append, a truncating save, rsync -a in and diff -r, tar both ways, rm -r as one trash item; a save
-over a change made meanwhile elsewhere keeps both; one version per save, none of an empty file. Faults:
+over a change made meanwhile elsewhere keeps both; one version per save, none of an empty file; opens of one
+file share its copy, which follows a rename and is dropped by a delete; the local check's programs (git,
+SQLite in WAL mode with two writers, nvim, an office suite's save, stress-ng and fio). Faults:
 kill -9 while a file's upload is under way, then the next mount sends what was left; a store that stops
 answering gives EIO after --timeout, never a hang.
 
@@ -136,11 +138,13 @@ def trees(coffer, container, s3, bucket, point, work):
     run(["tar", "-cf", archive, "-C", point, "tree"], "tar reads the tree from the mount")
     run(["tar", "-xf", archive, "-C", point, "--transform", "s/^tree/untarred/"], "and writes it back under another name")
     run(["diff", "-r", source, os.path.join(point, "untarred")], "the round trip is equal")
+    before = trash_names(coffer, container, bucket)
     run(["rm", "-r", os.path.join(point, "untarred")], "rm -r of the tree")
     deadline = time.monotonic() + 20
     while "b/untarred" not in trash_names(coffer, container, bucket) and time.monotonic() < deadline:
         time.sleep(0.3)
-    check(trash_names(coffer, container, bucket) == ["b/untarred"], "rm -r leaves one folder in the trash")
+    added = [name for name in trash_names(coffer, container, bucket) if name not in before]
+    check(added == ["b/untarred"], f"rm -r leaves one folder in the trash ({added})")
     # (The trash lists the folder as its move begins; the bucket's keys follow as it ends.)
     while keys(s3, bucket, "untarred/") and time.monotonic() < deadline:
         time.sleep(0.3)
@@ -150,6 +154,80 @@ def trees(coffer, container, s3, bucket, point, work):
     while not os.path.isdir(os.path.join(point, "untarred")) and time.monotonic() < deadline:
         time.sleep(0.3)
     run(["diff", "-r", source, os.path.join(point, "untarred")], "restored, the folder is whole again")
+
+
+def programs(coffer, container, bucket, point, work):
+    """The programs of the local check on the S3 mount: git clone and fsck, rsync -a and tar (a
+    smaller tree: each file is a few requests to the store), SQLite in WAL mode with two writers
+    (each commit's fsync sends the log whole), nvim, an office suite's save, and the stressors."""
+    mount_check.programs(point, work, tree_files=30, rows=50)
+
+    text = os.path.join(point, "edited.txt")
+    with open(text, "w") as made:
+        made.write("first line\n")
+    done = subprocess.run(["nvim", "--headless", "--clean", "-c", "set directory=. backupcopy=no writebackup",
+                           "-c", "normal Gosecond line", "-c", "wq", text], capture_output=True, text=True, timeout=120,
+                          stdin=subprocess.DEVNULL, cwd=point)
+    with open(text) as written:
+        content = written.read()
+    check(done.returncode == 0 and content == "first line\nsecond line\n", f"nvim edits and writes a file in the S3 mount: {content!r}")
+    check(len(versions(coffer, container, bucket, "edited.txt")) == 1, "its write keeps what the file held as one version")
+    check(not any(name.endswith((".swp", "~")) for name in os.listdir(point)), "and leaves no swap file or backup behind")
+
+    before = trash_names(coffer, container, bucket)
+    document = os.path.join(point, "report.odt")
+    with open(document, "wb") as made:
+        made.write(b"first draft")
+    temporary = os.path.join(point, "lu4242abc.tmp")
+    with open(temporary, "wb") as made:
+        made.write(b"second draft")
+        made.flush()
+        os.fsync(made.fileno())
+        made.write(b", whole")
+    os.rename(temporary, document)
+    check(len(versions(coffer, container, bucket, "report.odt")) == 1, "an office suite's save over the document keeps one version")
+    # (What the programs above deleted may reach the trash meanwhile: a deletion is held a moment.)
+    added = [name for name in trash_names(coffer, container, bucket) if name not in before]
+    check(not [name for name in added if "report" in name or "lu4242" in name], f"and puts nothing in the trash ({added})")
+    # (The store keeps no user.* attributes: stress-ng skips --xattr there. An fsync sends a
+    # copy whole, so fio syncs once at the end.)
+    mount_check.stressors(point, [name for name in mount_check.STRESSORS if name != "xattr"], fio_size="8M", fio_fsync=0)
+
+
+def versions(coffer, container, bucket, name):
+    return [line for line in coffer_lines(coffer, container, bucket, f"versions b:/{name}") if line[:1].isdigit()]
+
+
+def open_copies(coffer, container, s3, bucket, point):
+    """Every open of a file written through a copy shares the copy: a second program opens a new file
+    not yet sent, and reads what the first wrote; a file renamed or deleted while open is sent
+    where it went, or nowhere."""
+    first = os.open(os.path.join(point, "shared copy.txt"), os.O_RDWR | os.O_CREAT | os.O_EXCL, 0o644)
+    os.write(first, b"written by one")
+    with open(os.path.join(point, "shared copy.txt"), "rb") as second:
+        check(second.read() == b"written by one", "a second open of a new file not yet sent reads what the first wrote")
+    os.close(first)
+
+    kept = os.open(os.path.join(point, "temporary.123"), os.O_RDWR | os.O_CREAT, 0o644)
+    os.write(kept, b"begun ")
+    os.rename(os.path.join(point, "temporary.123"), os.path.join(point, "renamed while open.txt"))
+    os.write(kept, b"and finished")
+    os.close(kept)
+    check(body(s3, bucket, "renamed while open.txt") == b"begun and finished" and body(s3, bucket, "temporary.123") is None,
+          "a file renamed while open is sent whole under its new name only")
+
+    gone = os.open(os.path.join(point, "deleted while open"), os.O_RDWR | os.O_CREAT, 0o644)
+    os.write(gone, b"x" * 100)
+    os.unlink(os.path.join(point, "deleted while open"))
+    os.write(gone, b"written after the unlink")
+    os.close(gone)
+    # (A deletion is held a moment, so that a folder emptied by rm -r goes to the trash whole.)
+    deadline = time.monotonic() + 20
+    while body(s3, bucket, "deleted while open") is not None and time.monotonic() < deadline:
+        time.sleep(0.3)
+    time.sleep(1)
+    check(body(s3, bucket, "deleted while open") is None, "a file deleted while open does not come back when it is closed")
+    check("b/deleted while open" in trash_names(coffer, container, bucket), "what it held when deleted is in the trash")
 
 
 def trash_names(coffer, container, bucket):
@@ -249,7 +327,9 @@ def main():
     mount = Mount(coffer, container, point, bucket)
     try:
         files(coffer, container, s3, bucket, point)
+        open_copies(coffer, container, s3, bucket, point)
         trees(coffer, container, s3, bucket, point, work)
+        programs(coffer, container, bucket, point, work)
     finally:
         if mount.process.poll() is None:
             status = mount.stop()

@@ -31,6 +31,7 @@ extension MountFileSystem {
         guard let path = table.path(ino) else { return coffer_fuse_reply_err(request, EROFS).ignored }
         guard name.hasPrefix("user.") else { return coffer_fuse_reply_err(request, ENOTSUP).ignored }
         notifier.noteOwn(path)
+        if case .failure(let error) = sendOpenCopy(at: path) { return reply(request, error) }
         let bytes = [UInt8](value)
         let session = session
         let changed = run { () async throws(CofferError) in
@@ -57,6 +58,7 @@ extension MountFileSystem {
         guard let path = table.path(ino) else { return coffer_fuse_reply_err(request, EROFS).ignored }
         guard name.hasPrefix("user.") else { return coffer_fuse_reply_err(request, ENOTSUP).ignored }
         notifier.noteOwn(path)
+        if case .failure(let error) = sendOpenCopy(at: path) { return reply(request, error) }
         let session = session
         let removed = run { () async throws(CofferError) -> Bool in
             guard try await session.perform(ReadAttributes(path))[name] != nil else { return false }

@@ -27,7 +27,7 @@ extension MountFileSystem {
         let session = session
         let pending = pending
         let checked = child(parent, name, changing: true).flatMap { path in
-            node(at: path).flatMap { node in
+            sendOpenCopy(at: path).flatMap { node(at: path) }.flatMap { node in
                 run { () async throws(CofferError) -> VirtualPath in
                     let isFolder = node.kind != .file && node.special == nil
                     if folder && !isFolder { throw CofferError(.notADirectory, path: path) }
@@ -41,6 +41,8 @@ extension MountFileSystem {
         }
         switch checked {
         case .success(let path):
+            // A program that still has it open writes to a deleted file from now on.
+            for copy in openCopies() { copy.noteDeleted(at: path) }
             table.detach(path, withContents: folder)
             let full = pending.hold(path)
             coffer_fuse_reply_err(request, 0)
@@ -57,6 +59,7 @@ extension MountFileSystem {
         let paths = child(parent, name, changing: true).flatMap { source in child(newParent, newName, changing: true).map { (source, $0) } }
         let moved = paths.flatMap { (source, target) -> Result<(FileNode, Bool), CofferError> in
             if pending.hides(source) { return .failure(CofferError(.noSuchFile, path: source)) }
+            if case .failure(let error) = sendOpenCopy(at: source) { return .failure(error) }
             clearHeldDeletion(at: target)
             return run { () async throws(CofferError) -> (FileNode, Bool) in
                 let node = try await session.perform(StatItem(source))
@@ -79,7 +82,12 @@ extension MountFileSystem {
         }
         switch moved {
         case .success(let (placed, isFolder)):
-            if case .success(let (source, _)) = paths {
+            if case .success(let (source, target)) = paths {
+                // Copies open of what was there are deleted files now; those of what moved go with it.
+                for copy in openCopies() {
+                    if placed.path == target && source != target { copy.noteDeleted(at: target) }
+                    copy.noteMoved(from: source, to: placed.path)
+                }
                 table.move(source, to: placed.path, withContents: isFolder)
                 if isFolder { pending.move(source, to: placed.path) }
             }
@@ -122,12 +130,28 @@ extension MountFileSystem {
         getattr(request, ino: ino, fh: fh)
     }
 
+    /// Sends what a copy open of the file at `path` (a file of other storage) holds unsent, so
+    /// that a rename or a delete that follows moves what the program wrote; a new file not yet
+    /// sent is in the storage only then.
+    func sendOpenCopy(at path: VirtualPath) -> Result<Void, CofferError> {
+        guard let number = table.existingNumber(.path(path)),
+              let copy = handles(of: number).firstValue({ $0.stagedCopy.flatMap { $0.destination == path ? $0 : nil } }),
+              let failure = send(copy) else { return .success(()) }
+        return .failure(failure)
+    }
+
+    /// The copies on local disk open now (files of other storage), each once.
+    func openCopies() -> [UpdatableFile] {
+        var seen = Set<ObjectIdentifier>()
+        return allHandles().compactMap(\.stagedCopy).filter { seen.insert(ObjectIdentifier($0)).inserted }
+    }
+
     /// A copy of another storage's file open for writing as `fh`, or by any handle of `ino`.
     private func stagedWriter(of ino: UInt64, fh: UInt64) -> UpdatableFile? {
-        (handle(fh).map { [$0] } ?? handles(of: ino)).lazy.compactMap { handle -> UpdatableFile? in
+        (handle(fh).map { [$0] } ?? handles(of: ino)).firstValue { handle -> UpdatableFile? in
             if case .updating(let file)? = handle.current, file.isStaged { return file }
             return nil
-        }.first
+        }
     }
 
     /// `setattr` of a file deleted (or replaced) while open: only what is open changes, in place

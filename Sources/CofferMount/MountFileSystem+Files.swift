@@ -14,6 +14,12 @@ extension MountFileSystem {
             if case .mounts? = table.item(ino) { return coffer_fuse_reply_err(request, EISDIR).ignored }
             return coffer_fuse_reply_err(request, ENOENT).ignored
         }
+        // A file of other storage open for writing is one copy for every open of it meanwhile:
+        // what one program writes, another reads, and a new file not yet sent opens again.
+        // (The kernel empties a file with `setattr`, not with `O_TRUNC` here.)
+        if let (number, handle) = openSharedCopy(of: ino) {
+            return replyOpen(request, handle, number: number, directIO: false, decidingCache: true)
+        }
         let session = session
         let writing = flags & O_ACCMODE != O_RDONLY
         // (Opened for writing, a file of other storage is copied whole first.)
@@ -29,7 +35,8 @@ extension MountFileSystem {
         }
         switch opened {
         case .success(let content):
-            replyOpen(request, OpenHandle(ino: ino, content), directIO: false, decidingCache: true)
+            let (number, handle) = openSharing(OpenHandle(ino: ino, content))
+            replyOpen(request, handle, number: number, directIO: false, decidingCache: true)
         case .failure(let error): reply(request, error)
         }
     }

@@ -13,7 +13,7 @@ extension MountFileSystem {
             // A new file of other storage is there once made, though not yet sent.
             if error.kind == .noSuchFile, case .success(let path) = path {
                 let number = table.lookUp(.path(path))
-                if var facts = handles(of: number).lazy.filter(\.isUnsentCopy).compactMap(Self.openAttributes).first {
+                if var facts = handles(of: number).firstValue { $0.isUnsentCopy ? Self.openAttributes($0) : nil } {
                     facts.st_ino = ino_t(number)
                     if coffer_fuse_reply_entry(request, number, 0, &facts, options.attributeTimeout, options.attributeTimeout) != 0 {
                         table.forget(number, 1)
@@ -30,7 +30,7 @@ extension MountFileSystem {
         // A file still open after it was deleted or replaced is described by what is open; so
         // is a copy with changes not yet sent to its storage.
         let open = handle(fh).map { [$0] } ?? (table.isAttached(ino) ? handles(of: ino).filter(\.isUnsentCopy) : handles(of: ino))
-        if var facts = open.lazy.compactMap(Self.openAttributes).first {
+        if var facts = open.firstValue(Self.openAttributes) {
             facts.st_ino = ino_t(ino)
             coffer_fuse_reply_attr(request, &facts, options.attributeTimeout)
             return
@@ -194,7 +194,11 @@ extension MountFileSystem {
     /// files under one number at once see each other. Changes made elsewhere while it is open
     /// are sent by the ``KernelNotifier``; a change of size the kernel sees drops its pages too.
     func replyOpen(_ request: OpaquePointer, _ handle: OpenHandle, directIO: Bool, decidingCache: Bool = false) {
-        let number = open(handle)
+        replyOpen(request, handle, number: open(handle), directIO: directIO, decidingCache: decidingCache)
+    }
+
+    /// Answers an open with `handle`, already open as `number`.
+    func replyOpen(_ request: OpaquePointer, _ handle: OpenHandle, number: UInt64, directIO: Bool, decidingCache: Bool) {
         var decision: (keep: Bool, ticket: UInt64) = (true, 0)
         var stamp: ContentStamp?
         if decidingCache, let content = handle.current {

@@ -189,15 +189,58 @@ final class MountFileSystem: Sendable {
         number == COFFER_FUSE_NO_HANDLE ? nil : handles.withLock { $0.open[number] }
     }
 
+    /// Every open file.
+    func allHandles() -> [OpenHandle] {
+        handles.withLock { Array($0.open.values) }
+    }
+
     /// The open files of `ino`.
     func handles(of ino: UInt64) -> [OpenHandle] {
         handles.withLock { $0.open.values.filter { $0.ino == ino } }
     }
 
-    /// Lets the handle numbered `number` go, closing what it holds.
+    /// Keeps `handle` open under a new number, as ``open(_:)``, unless it holds a copy on local
+    /// disk of a file another handle opened a copy of meanwhile: then the new number shares that
+    /// copy, and the handle's own, unchanged, is dropped. The handle kept is returned.
+    func openSharing(_ handle: OpenHandle) -> (number: UInt64, handle: OpenHandle) {
+        guard let own = handle.stagedCopy else { return (open(handle), handle) }
+        let (number, kept) = handles.withLock { handles in
+            let number = handles.next
+            handles.next += 1
+            let other = handles.open.values.firstValue { $0.ino == handle.ino ? $0.stagedCopy : nil }
+            let kept = other.map { OpenHandle(ino: handle.ino, .updating($0)) } ?? handle
+            handles.open[number] = kept
+            return (number, kept)
+        }
+        if kept !== handle { own.discard() }
+        return (number, kept)
+    }
+
+    /// Opens `ino` again under a new number, sharing the copy on local disk another handle of it
+    /// writes (a file of other storage, ``UpdatableFile/isStaged``): every open of such a file
+    /// reads and writes one copy while any is open, as every open of a local file reads and
+    /// writes the file. `nil` when no handle of `ino` holds a copy.
+    func openSharedCopy(of ino: UInt64) -> (number: UInt64, handle: OpenHandle)? {
+        handles.withLock { handles in
+            let copy = handles.open.values.firstValue { $0.ino == ino ? $0.stagedCopy : nil }
+            guard let copy else { return nil }
+            let number = handles.next
+            handles.next += 1
+            let handle = OpenHandle(ino: ino, .updating(copy))
+            handles.open[number] = handle
+            return (number, handle)
+        }
+    }
+
+    /// Lets the handle numbered `number` go, closing what it holds unless another handle shares
+    /// it (``openSharedCopy(of:)``): a copy is closed with the last of its handles.
     func close(_ number: UInt64) {
-        let handle = handles.withLock { $0.open.removeValue(forKey: number) }
-        handle?.close()
+        let (handle, shared) = handles.withLock { handles -> (OpenHandle?, Bool) in
+            guard let handle = handles.open.removeValue(forKey: number) else { return (nil, false) }
+            guard let copy = handle.stagedCopy else { return (handle, false) }
+            return (handle, handles.open.values.contains { $0.stagedCopy === copy })
+        }
+        if shared { handle?.detach() } else { handle?.close() }
     }
 
     /// Closes every open file (the mount is ending), sending what copies hold unsent first.

@@ -41,6 +41,12 @@ final class OpenHandle: Sendable {
         return false
     }
 
+    /// The copy on local disk it writes, for a file of other storage (``UpdatableFile/isStaged``).
+    var stagedCopy: UpdatableFile? {
+        if case .updating(let file)? = current, file.isStaged { return file }
+        return nil
+    }
+
     /// This handle wrote: `stamp` is the file as the write left it.
     func noteWritten(_ stamp: ContentStamp?) { written.withLock { $0 = (true, stamp) } }
 
@@ -52,6 +58,11 @@ final class OpenHandle: Sendable {
     /// another thread may be using it; it closes itself when the last user lets it go.
     func replace(with new: Content) {
         content.withLock { $0 = new }
+    }
+
+    /// Lets what it holds go without closing it: another handle still uses it.
+    func detach() {
+        content.withLock { $0 = nil }
     }
 
     func close() {
@@ -70,5 +81,17 @@ final class OpenHandle: Sendable {
         case .folder(let window): window.close()
         case .mounts: break
         }
+    }
+}
+
+extension Sequence {
+    /// The first value `transform` gives (not `nil`), calling it once for each element up to
+    /// that one. (A lazy `compactMap(…).first` calls it twice for the element it returns: what an
+    /// open handle holds may change between the two, when another thread closes it.)
+    func firstValue<T>(_ transform: (Element) throws -> T?) rethrows -> T? {
+        for element in self {
+            if let value = try transform(element) { return value }
+        }
+        return nil
     }
 }

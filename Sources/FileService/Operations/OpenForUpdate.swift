@@ -136,6 +136,29 @@ public final class UpdatableFile: @unchecked Sendable {
     /// Whether it is a copy with changes ``SaveUpdatedFile`` has not sent yet.
     public var hasUnsentChanges: Bool { staging?.hasUnsentChanges ?? false }
 
+    /// Where a copy (``isStaged``) is sent: its path, or where a move or a conflict took it.
+    public var destination: VirtualPath { staging?.state.withLock { $0.destination } ?? path }
+
+    /// For a copy (``isStaged``): the file, or a folder holding it, was moved from `source` to
+    /// `target` while open (a rename under `coffer mount`), so the copy is sent where it went.
+    /// A local file, written in place, goes with its folder by itself.
+    public func noteMoved(from source: VirtualPath, to target: VirtualPath) {
+        staging?.moved(from: source, to: target)
+    }
+
+    /// For a copy (``isStaged``): the file was deleted while open, so what it holds, and what is
+    /// written to it from now on, is never sent (as a program's writes to a deleted local file
+    /// reach no name). A local file needs nothing.
+    public func noteDeleted() {
+        staging?.deleted()
+    }
+
+    /// ``noteDeleted()`` when the copy is sent to `path` (nothing for a local file).
+    public func noteDeleted(at path: VirtualPath) {
+        guard let staging, staging.state.withLock({ $0.destination == path }) else { return }
+        staging.deleted()
+    }
+
     /// Up to `buffer.count` bytes from `offset` into `buffer`: how many, 0 at the end.
     public func read(at offset: Int64, into buffer: UnsafeMutableRawBufferPointer) throws(CofferError) -> Int {
         try retrying("pread") { pread(descriptor, buffer.baseAddress, buffer.count, off_t(offset)) }

@@ -21,7 +21,7 @@ final class StagedCopy: Sendable {
         var destination: String
         /// The version the copy began from; none for a new file.
         var base: String?
-        /// Whether that version was empty (replaced without keeping it).
+        /// Whether that version is replaced without keeping it (it was empty, or the copy's own).
         var emptyBase: Bool?
     }
 
@@ -32,6 +32,10 @@ final class StagedCopy: Sendable {
         var base: FileVersion?
         /// Whether that version is empty: replacing it keeps no version of nothing.
         var baseIsEmpty: Bool
+        /// Whether that version is what this copy sent: replacing it keeps no version either,
+        /// so a file sent at each `fsync` while open keeps one version, of what it replaced
+        /// first, as a local file written in place does.
+        var baseIsOwn = false
         /// Changes made, and the count of them already sent.
         var changes = 0
         var sent = 0
@@ -39,9 +43,11 @@ final class StagedCopy: Sendable {
         /// Whether the record on disk names the unsent changes (a record that could not be
         /// written is tried again at the next change).
         var recorded = false
+        /// Whether the file was deleted while open: nothing is sent any more.
+        var deleted = false
 
         func record(of name: String) -> Record {
-            Record(data: name, destination: destination.description, base: base?.token, emptyBase: baseIsEmpty)
+            Record(data: name, destination: destination.description, base: base?.token, emptyBase: baseIsEmpty || baseIsOwn)
         }
     }
 
@@ -68,6 +74,7 @@ final class StagedCopy: Sendable {
     /// Notes a change; the record is written when it does not name unsent changes yet.
     func changed() throws(CofferError) {
         let failure = state.withLock { state -> CofferError? in
+            guard !state.deleted else { return nil }
             state.changes += 1
             guard !state.recorded else { return nil }
             if let failure = Self.write(state.record(of: name), to: recordPath, naming: state.destination) { return failure }
@@ -86,6 +93,7 @@ final class StagedCopy: Sendable {
             state.destination = node.path
             state.base = node.version
             state.baseIsEmpty = node.size == 0
+            state.baseIsOwn = true
             if state.changes == state.sent {
                 unlink(recordPath)
                 state.recorded = false
@@ -94,6 +102,28 @@ final class StagedCopy: Sendable {
                 // fail, the old one stands, and a later finishing keeps the copy beside.)
                 _ = Self.write(state.record(of: name), to: recordPath, naming: state.destination)
             }
+        }
+    }
+
+    /// The file, or a folder holding it, was moved from `source` to `target` while open: the
+    /// copy is sent to where it went (and the record, if any, says so).
+    func moved(from source: VirtualPath, to target: VirtualPath) {
+        state.withLock { state in
+            guard source.contains(state.destination) else { return }
+            state.destination = VirtualPath(mount: target.mount, trustedComponents: target.components
+                                            + state.destination.components.dropFirst(source.components.count))
+            if state.recorded { _ = Self.write(state.record(of: name), to: recordPath, naming: state.destination) }
+        }
+    }
+
+    /// The file was deleted while open: what it holds, and what is written to it from now on,
+    /// is sent nowhere.
+    func deleted() {
+        state.withLock { state in
+            state.deleted = true
+            state.sent = state.changes
+            if state.recorded { unlink(recordPath) }
+            state.recorded = false
         }
     }
 
@@ -233,9 +263,11 @@ extension FileService {
             if claimed { break }
             do { try await Task.sleep(for: .milliseconds(5)) } catch { throw CofferError(.cancelled, path: staging.state.withLock { $0.destination }) }
         }
-        let (changes, destination, base, empty) = staging.state.withLock { ($0.changes, $0.destination, $0.base, $0.baseIsEmpty) }
+        let (changes, destination, base, keepingNone) = staging.state.withLock {
+            ($0.changes, $0.destination, $0.base, $0.baseIsEmpty || $0.baseIsOwn)
+        }
         do throws(CofferError) {
-            let node = try await place(copyAt: staging.name, at: destination, expecting: base, empty: empty)
+            let node = try await place(copyAt: staging.name, at: destination, expecting: base, keepingNone: keepingNone)
             staging.sent(changes, as: node)
             return node
         } catch {
@@ -246,17 +278,17 @@ extension FileService {
 
     /// Sends the copy named `name` in the uploads area to `destination`, replacing the file
     /// there while it is at `base` (a new file: while the name is free); otherwise beside it,
-    /// under a new name. An `empty` base is replaced by one conditional write of the storage,
-    /// keeping no version of nothing. The copy stays.
+    /// under a new name. A base that is empty, or that this copy sent itself (`keepingNone`), is
+    /// replaced by one conditional write of the storage, keeping no version of it. The copy stays.
     private func place(copyAt name: String, at destination: VirtualPath, expecting base: FileVersion?,
-                       empty: Bool) async throws(CofferError) -> FileNode {
+                       keepingNone: Bool) async throws(CofferError) -> FileNode {
         let registry = try require(UploadRegistry.self, "uploads")
         let source = registry.backend
         let temporary = VirtualPath.root(of: UploadRegistry.mountName).appending(trustedName: name)
         let backend = try writableMount(for: destination).backend
         let placed: VirtualPath
         do throws(CofferError) {
-            if let base, empty {
+            if let base, keepingNone {
                 try await call(destination) {
                     try await StreamingCopy.copy(from: source, at: temporary, to: backend, at: destination, conflict: .replace,
                                                  replacing: base, progress: .none)
@@ -326,7 +358,7 @@ extension FileService {
                     continue
                 }
                 let node = try await place(copyAt: name, at: destination, expecting: record.base.flatMap(FileVersion.init(token:)),
-                                           empty: record.emptyBase ?? false)
+                                           keepingNone: record.emptyBase ?? false)
                 unlink(staging.recordPath)
                 unlink(staging.dataPath)
                 results.append(.success(node))
