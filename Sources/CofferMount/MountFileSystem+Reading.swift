@@ -13,7 +13,7 @@ extension MountFileSystem {
             // A new file of other storage is there once made, though not yet sent.
             if error.kind == .noSuchFile, case .success(let path) = path {
                 let number = table.lookUp(.path(path))
-                if var facts = handles(of: number).firstValue { $0.isUnsentCopy ? Self.openAttributes($0) : nil } {
+                if var facts = handles(of: number).firstValue({ $0.isUnsentCopy ? Self.openAttributes($0) : nil }) {
                     facts.st_ino = ino_t(number)
                     if coffer_fuse_reply_entry(request, number, 0, &facts, options.attributeTimeout, options.attributeTimeout) != 0 {
                         table.forget(number, 1)

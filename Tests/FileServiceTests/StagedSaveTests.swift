@@ -71,7 +71,12 @@ struct StagedSaveTests {
         _ = try await session.perform(SaveUpdatedFile(file))
         #expect(try await text("/doc.txt") == "0123abc789!")
         file.close()
-        #expect(try await service.versions(of: try path("/doc.txt")).map(\.size) == [10, 10])
+        // The second send replaced what the copy sent itself: one version, of the file as it was.
+        let versions = try await service.versions(of: try path("/doc.txt"))
+        #expect(versions.map(\.size) == [10])
+        let kept = try await service.openVersion(try #require(versions.first?.id), of: try path("/doc.txt"))
+        #expect(String(decoding: try await kept.read(upTo: 100), as: UTF8.self) == "0123456789")
+        await kept.close()
         #expect(copies.isEmpty)
     }
 

@@ -113,6 +113,15 @@ struct UpdateInPlaceTests {
             Issue.record("a lone backup was not deleted")
             return
         }
+        // SQLite's log beside its database is scratch; a document named like one is not.
+        try await fixture.save("db", at: "/notes.db")
+        try await fixture.save("log", at: "/notes.db-wal")
+        try await fixture.save("words", at: "/travel-journal")
+        guard case .discarded = try await mount.perform(DeleteItem(try fixture.path("/notes.db-wal"))),
+              case .trashed = try await mount.perform(DeleteItem(try fixture.path("/travel-journal"))) else {
+            Issue.record("a database's log went to the trash, or a document named like one did not")
+            return
+        }
         await mount.close()
     }
 
@@ -126,5 +135,8 @@ struct UpdateInPlaceTests {
             #expect(!names.contains(name), "\(name)")
         }
         #expect(try ScratchNames(["*.tmp"]).contains("x.tmp"))
+        #expect(ScratchNames.database(ofCompanion: "notes.db-wal") == "notes.db")
+        #expect(ScratchNames.database(ofCompanion: "notes.sqlite-journal") == "notes.sqlite")
+        #expect(ScratchNames.database(ofCompanion: "-shm") == nil && ScratchNames.database(ofCompanion: "notes.db") == nil)
     }
 }

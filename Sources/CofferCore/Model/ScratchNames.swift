@@ -26,4 +26,18 @@ public struct ScratchNames: Sendable {
 
     /// Whether `name` (one item's name, not a path) is a scratch file's.
     public func contains(_ name: String) -> Bool { globs.contains { $0.matches(name) } }
+
+    /// The endings SQLite gives the files it keeps beside a database while it writes it: the
+    /// rollback journal, the write-ahead log and its shared index (`notes.db-wal`).
+    public static let databaseCompanionEndings = ["-journal", "-wal", "-shm"]
+
+    /// The name of the database `name` would be a companion file of (`notes.db` for
+    /// `notes.db-wal`), or `nil`. A name ending so is a scratch file's only when that database is
+    /// beside it: `travel-journal` alone is a document.
+    public static func database(ofCompanion name: String) -> String? {
+        for ending in databaseCompanionEndings where name.hasSuffix(ending) && name.count > ending.count {
+            return String(name.dropLast(ending.count))
+        }
+        return nil
+    }
 }

@@ -1,7 +1,8 @@
 @_spi(Engine) public import CofferCore
 
 /// Deletes one item as its front end means it: a scratch file (a name its front end's
-/// ``FrontEndDefaults/scratchNames`` lists: an editor's lock or swap file) is deleted for good,
+/// ``FrontEndDefaults/scratchNames`` lists: an editor's lock or swap file; or SQLite's journal or
+/// write-ahead log beside its database, `ScratchNames.database(ofCompanion:)`) is deleted for good,
 /// except an editor's backup `NAME~` beside a file `NAME`, which becomes a version of it (what
 /// the file held before the editor saved it anew); anything else goes to the trash, as
 /// ``TrashItems`` moves it. What `unlink(2)` and `rmdir(2)`
@@ -32,7 +33,7 @@ public struct DeleteItem: FileOperation {
     public func run(in context: OperationContext) async throws(CofferError) -> Outcome {
         let service = context.service
         guard !path.isRoot else { throw CofferError(.invalidOperation, path: path) }
-        if let scratch = context.session.defaults.scratchNames, scratch.contains(path.name) {
+        if let scratch = context.session.defaults.scratchNames, try await isScratch(path, scratch, service) {
             let node = try await service.stat(path)
             // An editor's backup of a file it saved anew (Vim's `notes.txt~`) is what the file
             // held: kept as its version rather than lost.
@@ -50,6 +51,15 @@ public struct DeleteItem: FileOperation {
             }
         }
         return .trashed(try await service.trash([path])[0].get())
+    }
+
+    /// Whether the item at `path` is a scratch file: its name is one of `scratch`'s, or it is a
+    /// database's companion file (`ScratchNames.database(ofCompanion:)`) with the database beside it.
+    private func isScratch(_ path: VirtualPath, _ scratch: ScratchNames, _ service: FileService) async throws(CofferError) -> Bool {
+        if scratch.contains(path.name) { return true }
+        guard let database = ScratchNames.database(ofCompanion: path.name),
+              let beside = try? path.replacingName(with: database) else { return false }
+        return (try? await service.stat(beside))?.kind == .file
     }
 
     public func auditRecords(for outcome: Result<Outcome, CofferError>) -> [AuditRecord] {
