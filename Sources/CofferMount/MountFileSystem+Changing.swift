@@ -86,7 +86,12 @@ extension MountFileSystem {
                 // Copies open of what was there are deleted files now; those of what moved go with it.
                 for copy in openCopies() {
                     if placed.path == target && source != target { copy.noteDeleted(at: target) }
-                    copy.noteMoved(from: source, to: placed.path)
+                    // The store may have made the object anew (an S3 copy has a new ETag): the copy
+                    // takes it as what it sent, not as a change made elsewhere.
+                    if copy.noteMoved(from: source, to: placed.path),
+                       case .success(let node) = run({ () async throws(CofferError) in try await session.perform(StatItem(copy.destination)) }) {
+                        copy.noteStored(as: node)
+                    }
                 }
                 table.move(source, to: placed.path, withContents: isFolder)
                 if isFolder { pending.move(source, to: placed.path) }
@@ -132,12 +137,14 @@ extension MountFileSystem {
 
     /// Sends what a copy open of the file at `path` (a file of other storage) holds unsent, so
     /// that a rename or a delete that follows moves what the program wrote; a new file not yet
-    /// sent is in the storage only then.
+    /// sent is in the storage only then. A folder's copies are sent too, so that a rename of the
+    /// folder moves them and an `rmdir` sees them.
     func sendOpenCopy(at path: VirtualPath) -> Result<Void, CofferError> {
-        guard let number = table.existingNumber(.path(path)),
-              let copy = handles(of: number).firstValue({ $0.stagedCopy.flatMap { $0.destination == path ? $0 : nil } }),
-              let failure = send(copy) else { return .success(()) }
-        return .failure(failure)
+        // (`send` waits for a send under way, then sends what came since, if anything.)
+        for copy in openCopies() where path.contains(copy.destination) {
+            if let failure = send(copy) { return .failure(failure) }
+        }
+        return .success(())
     }
 
     /// The copies on local disk open now (files of other storage), each once.

@@ -107,17 +107,16 @@ extension MountFileSystem {
             let stamp = cacheStamp(number, .updating(file))
             let (keep, ticket) = table.opened(number, content: stamp)
             guard var facts = node.map({ attributes($0, number: number) }) ?? Self.openAttributes(opened) else {
-                file.discard()
-                close(handle)
+                close(handle, discarding: true)   // (unless an open meanwhile shares it)
                 table.forget(number, 1)
                 return coffer_fuse_reply_err(request, EIO).ignored
             }
             facts.st_ino = ino_t(number)
             if coffer_fuse_reply_create(request, number, 0, &facts, options.attributeTimeout, options.attributeTimeout,
                                         handle, 0, keep ? 1 : 0) != 0 {
-                // The program gave up: no file of its making appears later.
-                file.discard()
-                close(handle)
+                // The program gave up: no file of its making appears later (unless an open
+                // meanwhile shares the copy).
+                close(handle, discarding: true)
                 table.forget(number, 1)
             } else if !keep {
                 table.dropped(number, ticket: ticket, content: stamp)

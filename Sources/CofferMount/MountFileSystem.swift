@@ -204,16 +204,31 @@ final class MountFileSystem: Sendable {
     /// copy, and the handle's own, unchanged, is dropped. The handle kept is returned.
     func openSharing(_ handle: OpenHandle) -> (number: UInt64, handle: OpenHandle) {
         guard let own = handle.stagedCopy else { return (open(handle), handle) }
+        let path = table.path(handle.ino)
         let (number, kept) = handles.withLock { handles in
             let number = handles.next
             handles.next += 1
-            let other = handles.open.values.firstValue { $0.ino == handle.ino ? $0.stagedCopy : nil }
+            let other = handles.open.values.firstValue { Self.copy(of: $0, ino: handle.ino, at: path) }
             let kept = other.map { OpenHandle(ino: handle.ino, .updating($0)) } ?? handle
             handles.open[number] = kept
             return (number, kept)
         }
-        if kept !== handle { own.discard() }
+        if kept !== handle {
+            own.discard()
+        } else if let now = table.path(handle.ino), now != own.destination {
+            // Renamed while the copy was being made: it goes where the file went.
+            own.noteMoved(from: own.destination, to: now)
+        } else if !table.isAttached(handle.ino) {
+            own.noteDeleted()   // deleted meanwhile
+        }
         return (number, kept)
+    }
+
+    /// The copy `handle` holds, when it is one of the file `ino` is at `path` now (not one a
+    /// conflict sent elsewhere).
+    private static func copy(of handle: OpenHandle, ino: UInt64, at path: VirtualPath?) -> UpdatableFile? {
+        guard handle.ino == ino, let copy = handle.stagedCopy, let path, copy.destination == path else { return nil }
+        return copy
     }
 
     /// Opens `ino` again under a new number, sharing the copy on local disk another handle of it
@@ -221,8 +236,9 @@ final class MountFileSystem: Sendable {
     /// reads and writes one copy while any is open, as every open of a local file reads and
     /// writes the file. `nil` when no handle of `ino` holds a copy.
     func openSharedCopy(of ino: UInt64) -> (number: UInt64, handle: OpenHandle)? {
-        handles.withLock { handles in
-            let copy = handles.open.values.firstValue { $0.ino == ino ? $0.stagedCopy : nil }
+        let path = table.path(ino)
+        return handles.withLock { handles in
+            let copy = handles.open.values.firstValue { Self.copy(of: $0, ino: ino, at: path) }
             guard let copy else { return nil }
             let number = handles.next
             handles.next += 1
@@ -234,13 +250,19 @@ final class MountFileSystem: Sendable {
 
     /// Lets the handle numbered `number` go, closing what it holds unless another handle shares
     /// it (``openSharedCopy(of:)``): a copy is closed with the last of its handles.
-    func close(_ number: UInt64) {
+    /// With `discarding`, a copy closed so drops what it holds unsent (an open the program gave up on).
+    func close(_ number: UInt64, discarding: Bool = false) {
         let (handle, shared) = handles.withLock { handles -> (OpenHandle?, Bool) in
             guard let handle = handles.open.removeValue(forKey: number) else { return (nil, false) }
             guard let copy = handle.stagedCopy else { return (handle, false) }
             return (handle, handles.open.values.contains { $0.stagedCopy === copy })
         }
-        if shared { handle?.detach() } else { handle?.close() }
+        if shared {
+            handle?.detach()
+        } else {
+            if discarding, let copy = handle?.stagedCopy { copy.discard() }
+            handle?.close()
+        }
     }
 
     /// Closes every open file (the mount is ending), sending what copies hold unsent first.

@@ -114,11 +114,14 @@ struct UpdateInPlaceTests {
             return
         }
         // SQLite's log beside its database is scratch; a document named like one is not.
-        try await fixture.save("db", at: "/notes.db")
+        try await fixture.save("SQLite format 3\u{0}and pages", at: "/notes.db")
         try await fixture.save("log", at: "/notes.db-wal")
         try await fixture.save("words", at: "/travel-journal")
+        try await fixture.save("a plan", at: "/trip")
+        try await fixture.save("notes of the trip", at: "/trip-journal")
         guard case .discarded = try await mount.perform(DeleteItem(try fixture.path("/notes.db-wal"))),
-              case .trashed = try await mount.perform(DeleteItem(try fixture.path("/travel-journal"))) else {
+              case .trashed = try await mount.perform(DeleteItem(try fixture.path("/travel-journal"))),
+              case .trashed = try await mount.perform(DeleteItem(try fixture.path("/trip-journal"))) else {
             Issue.record("a database's log went to the trash, or a document named like one did not")
             return
         }

@@ -54,12 +54,20 @@ public struct DeleteItem: FileOperation {
     }
 
     /// Whether the item at `path` is a scratch file: its name is one of `scratch`'s, or it is a
-    /// database's companion file (`ScratchNames.database(ofCompanion:)`) with the database beside it.
+    /// database's companion file (`ScratchNames.database(ofCompanion:)`) with the SQLite database
+    /// beside it.
     private func isScratch(_ path: VirtualPath, _ scratch: ScratchNames, _ service: FileService) async throws(CofferError) -> Bool {
         if scratch.contains(path.name) { return true }
         guard let database = ScratchNames.database(ofCompanion: path.name),
-              let beside = try? path.replacingName(with: database) else { return false }
-        return (try? await service.stat(beside))?.kind == .file
+              let beside = try? path.replacingName(with: database),
+              (try? await service.stat(beside))?.kind == .file, let backend = try? service.mount(for: beside).backend else { return false }
+        // Beside a database only: a file that begins as SQLite's do.
+        return (try? await service.call(beside) { () async throws -> Bool in
+            let file = try await backend.openFile(at: beside)
+            let head = try? await file.read(at: 0, upTo: 16)
+            await file.close()
+            return head == Array("SQLite format 3\0".utf8)
+        }) ?? false
     }
 
     public func auditRecords(for outcome: Result<Outcome, CofferError>) -> [AuditRecord] {

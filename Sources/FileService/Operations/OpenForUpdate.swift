@@ -142,8 +142,20 @@ public final class UpdatableFile: @unchecked Sendable {
     /// For a copy (``isStaged``): the file, or a folder holding it, was moved from `source` to
     /// `target` while open (a rename under `coffer mount`), so the copy is sent where it went.
     /// A local file, written in place, goes with its folder by itself.
-    public func noteMoved(from source: VirtualPath, to target: VirtualPath) {
-        staging?.moved(from: source, to: target)
+    ///
+    /// Returns whether the copy moved: then the caller gives it the file as it now is at
+    /// ``destination`` with ``noteStored(as:)``, as a move may make the storage's object anew
+    /// under another version (an S3 copy gives a new ETag).
+    @discardableResult
+    public func noteMoved(from source: VirtualPath, to target: VirtualPath) -> Bool {
+        staging?.moved(from: source, to: target) ?? false
+    }
+
+    /// For a copy (``isStaged``) that was sent and then moved (``noteMoved(from:to:)``): `node`
+    /// is the file now at ``destination``, holding what the copy last sent, so the next send
+    /// replaces it (keeping no version) rather than taking it for a change made elsewhere.
+    public func noteStored(as node: FileNode) {
+        staging?.rebase(on: node)
     }
 
     /// For a copy (``isStaged``): the file was deleted while open, so what it holds, and what is

@@ -84,12 +84,24 @@ final class StagedCopy: Sendable {
         if let failure { throw failure }
     }
 
-    /// After a send of the first `changes`, to `destination` as `node`: crossed off when
-    /// nothing came meanwhile, else the record names the new base.
-    func sent(_ changes: Int, as node: FileNode) {
+    /// After a send of the first `changes`, begun to `destination`, arrived as `node`: crossed
+    /// off when nothing came meanwhile, else the record names the new base. A file deleted during
+    /// the send stays deleted; one moved during it keeps the destination it was moved to.
+    func sent(_ changes: Int, to destination: VirtualPath, as node: FileNode) {
         state.withLock { state in
             state.isSending = false
+            if state.deleted {
+                state.sent = state.changes
+                if state.recorded { unlink(recordPath) }
+                state.recorded = false
+                return
+            }
             state.sent = changes
+            guard state.destination == destination else {
+                // (Moved meanwhile: what was sent is at the old name, and the next send goes to the new one.)
+                if state.recorded { _ = Self.write(state.record(of: name), to: recordPath, naming: state.destination) }
+                return
+            }
             state.destination = node.path
             state.base = node.version
             state.baseIsEmpty = node.size == 0
@@ -106,12 +118,24 @@ final class StagedCopy: Sendable {
     }
 
     /// The file, or a folder holding it, was moved from `source` to `target` while open: the
-    /// copy is sent to where it went (and the record, if any, says so).
-    func moved(from source: VirtualPath, to target: VirtualPath) {
+    /// copy is sent to where it went (and the record, if any, says so). Whether it moved.
+    @discardableResult
+    func moved(from source: VirtualPath, to target: VirtualPath) -> Bool {
         state.withLock { state in
-            guard source.contains(state.destination) else { return }
+            guard source.contains(state.destination) else { return false }
             state.destination = VirtualPath(mount: target.mount, trustedComponents: target.components
                                             + state.destination.components.dropFirst(source.components.count))
+            if state.recorded { _ = Self.write(state.record(of: name), to: recordPath, naming: state.destination) }
+            return true
+        }
+    }
+
+    /// The file at the destination is `node` now, holding what the copy last sent (a move made
+    /// its object anew, under another version): later sends replace it, keeping no version.
+    func rebase(on node: FileNode) {
+        state.withLock { state in
+            guard !state.deleted, node.path == state.destination, state.base != nil else { return }
+            state.base = node.version
             if state.recorded { _ = Self.write(state.record(of: name), to: recordPath, naming: state.destination) }
         }
     }
@@ -254,7 +278,7 @@ extension FileService {
         // One send at a time per copy: a second would find the version the first made.
         while true {
             let claimed = staging.state.withLock { state -> Bool? in
-                if state.changes == state.sent { return nil }
+                if state.changes == state.sent || state.deleted { return nil }
                 if state.isSending { return false }
                 state.isSending = true
                 return true
@@ -268,7 +292,7 @@ extension FileService {
         }
         do throws(CofferError) {
             let node = try await place(copyAt: staging.name, at: destination, expecting: base, keepingNone: keepingNone)
-            staging.sent(changes, as: node)
+            staging.sent(changes, to: destination, as: node)
             return node
         } catch {
             staging.state.withLock { $0.isSending = false }
