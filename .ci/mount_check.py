@@ -234,9 +234,12 @@ def programs(point, work, tree_files=200, rows=300):
           f"two processes write SQLite in WAL mode at once: {count} rows, {integrity}")
 
 
-def editor(point, coffer, container):
+def editor(point, coffer, container, versions_of=None):
     """Neovim edits a file in the mount and writes it: its swap file beside the file, and the file renamed
-    aside as a backup (`edited.txt~`) while the new one is written, then deleted: it becomes a version."""
+    aside as a backup (`edited.txt~`) while the new one is written, then deleted: it becomes a version.
+    `versions_of(name)` lists a file's versions (default: of `files:`)."""
+    if versions_of is None:
+        versions_of = lambda name: coffer_json(coffer, container, f"versions --json {name}")["versions"]
     text = os.path.join(point, "edited.txt")
     with open(text, "w") as made:
         made.write("first line\n")
@@ -246,7 +249,7 @@ def editor(point, coffer, container):
     with open(text) as written:
         content = written.read()
     check(done.returncode == 0 and content == "first line\nsecond line\n", f"nvim edits and writes a file in the mount: {content!r}")
-    versions = coffer_json(coffer, container, "versions --json edited.txt")["versions"]
+    versions = versions_of("edited.txt")
     check(len(versions) == 1, f"its write keeps what the file held as one version: {versions}")
     check(not any(name.endswith((".swp", "~")) for name in os.listdir(point)), "and leaves no swap file or backup behind")
 

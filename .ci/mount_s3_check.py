@@ -162,17 +162,7 @@ def programs(coffer, container, bucket, point, work):
     (each commit's fsync sends the log whole), nvim, an office suite's save, and the stressors."""
     mount_check.programs(point, work, tree_files=30, rows=50)
 
-    text = os.path.join(point, "edited.txt")
-    with open(text, "w") as made:
-        made.write("first line\n")
-    done = subprocess.run(["nvim", "--headless", "--clean", "-c", "set directory=. backupcopy=no writebackup",
-                           "-c", "normal Gosecond line", "-c", "wq", text], capture_output=True, text=True, timeout=120,
-                          stdin=subprocess.DEVNULL, cwd=point)
-    with open(text) as written:
-        content = written.read()
-    check(done.returncode == 0 and content == "first line\nsecond line\n", f"nvim edits and writes a file in the S3 mount: {content!r}")
-    check(len(versions(coffer, container, bucket, "edited.txt")) == 1, "its write keeps what the file held as one version")
-    check(not any(name.endswith((".swp", "~")) for name in os.listdir(point)), "and leaves no swap file or backup behind")
+    mount_check.editor(point, coffer, container, lambda name: versions(coffer, container, bucket, name))
 
     before = trash_names(coffer, container, bucket)
     document = os.path.join(point, "report.odt")

@@ -57,7 +57,7 @@ extension MountFileSystem {
     func noteWrites(of handle: OpenHandle) {
         let writes = handle.writes
         guard writes.happened, case .updating(let file)? = handle.current else { return }
-        let now = file.isStaged ? nil : file.withDescriptor { ContentStamp(descriptor: $0) }
+        let now = Self.stamp(of: .updating(file))
         let kept = now != nil && now == writes.stamp && onlyOneFile(handle.ino, now!)
         table.wrote(handle.ino, content: kept ? now : nil)
     }
@@ -167,7 +167,7 @@ extension MountFileSystem {
         if let path = table.path(handle.ino) { notifier.noteOwn(path) }
         do throws(CofferError) {
             let written = try file.write(at: offset, UnsafeRawBufferPointer(start: data, count: size))
-            handle.noteWritten(file.isStaged ? nil : file.withDescriptor { ContentStamp(descriptor: $0) })
+            handle.noteWritten(Self.stamp(of: .updating(file)))
             coffer_fuse_reply_write(request, written)
         } catch {
             reply(request, error)
