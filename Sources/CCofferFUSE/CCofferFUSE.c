@@ -83,6 +83,28 @@ typedef struct {
     size_t spare[8];   // room for fields later libfuse releases add at the end (zeroed)
 } request_buffer;
 
+// One piece of a write's data as libfuse hands it over: bytes in memory, or waiting in a pipe
+// (`is_fd`, read from the device with splice). A `seek` descriptor is written at `pos`.
+typedef struct {
+    size_t size;
+    int flags;
+    void *mem;
+    int fd;
+    off_t pos;
+} data_piece;
+
+enum { BUF_IS_FD = 1 << 1, BUF_FD_SEEK = 1 << 2 };
+
+// The pieces of one write (libfuse's fuse_bufvec): `idx` and `off` say how far it was taken.
+typedef struct {
+    size_t count;
+    size_t idx;
+    size_t off;
+    data_piece piece[1];
+} data_pieces;
+
+struct coffer_fuse_data { data_pieces pieces; };
+
 // The low-level operations table, in libfuse's order. Slots the shim never fills are typed
 // `unused`; libfuse only compares them with NULL.
 typedef void (*unused)(void);
@@ -104,7 +126,7 @@ typedef struct {
     unused link;
     void (*open)(request_t, uint64_t ino, file_info *fi);
     void (*read)(request_t, uint64_t ino, size_t size, off_t offset, file_info *fi);
-    void (*write)(request_t, uint64_t ino, const char *data, size_t size, off_t offset, file_info *fi);
+    unused write;  // write_buf instead: it receives a write's data where it lies
     void (*flush)(request_t, uint64_t ino, file_info *fi);
     void (*release)(request_t, uint64_t ino, file_info *fi);
     void (*fsync)(request_t, uint64_t ino, int datasync, file_info *fi);
@@ -119,7 +141,9 @@ typedef struct {
     void (*removexattr)(request_t, uint64_t ino, const char *name);
     void (*access)(request_t, uint64_t ino, int mask);
     void (*create)(request_t, uint64_t parent, const char *name, mode_t mode, file_info *fi);
-    unused getlk, setlk, bmap, ioctl, poll, write_buf, retrieve_reply;
+    unused getlk, setlk, bmap, ioctl, poll;
+    void (*write_buf)(request_t, uint64_t ino, data_pieces *data, off_t offset, file_info *fi);
+    unused retrieve_reply;
     void (*forget_multi)(request_t, size_t count, forget_item *items);
     unused flock;
     void (*fallocate)(request_t, uint64_t ino, int mode, off_t offset, off_t length, file_info *fi);
@@ -165,6 +189,8 @@ static struct {
     int (*notify_inval_entry)(struct fuse_session *session, uint64_t parent, const char *name, size_t length);
     int (*notify_delete)(struct fuse_session *session, uint64_t parent, uint64_t child, const char *name,
                          size_t length);
+    size_t (*buf_size)(const data_pieces *data);
+    ssize_t (*buf_copy)(data_pieces *destination, data_pieces *source, int flags);
     void (*set_log_func)(log_handler handler);  // since 3.7; optional
 } fuse;
 
@@ -226,6 +252,8 @@ static void load(void) {
     FIND(notify_inval_inode, "fuse_lowlevel_notify_inval_inode");
     FIND(notify_inval_entry, "fuse_lowlevel_notify_inval_entry");
     FIND(notify_delete, "fuse_lowlevel_notify_delete");
+    FIND(buf_size, "fuse_buf_size");
+    FIND(buf_copy, "fuse_buf_copy");
 #undef FIND
     if (missing != NULL) {
         snprintf(load_error, sizeof load_error, "libfuse3.so.3 has no %s", missing);
@@ -272,11 +300,18 @@ static void on_init(void *userdata, connection_info *conn) {
     coffer_fuse_session *session = userdata;
     unsigned int want = conn->want;  // libfuse's defaults, adjusted:
     // Truncations as setattr, never as an O_TRUNC to handle in open; the kernel clears setuid
-    // bits itself; no splicing (plain buffers only); no NFS export (it would look up "." and
-    // ".." by inode number); the write-back cache only when asked. Whether a file's cached pages
-    // stay valid is decided at each open (its keep_cache), not whenever its time is seen to
-    // change: the mount's own writes change the time too, and the pages they left are right.
-    want &= ~(unsigned int)(CAP_ATOMIC_O_TRUNC | CAP_HANDLE_KILLPRIV | CAP_SPLICE_READ | CAP_SPLICE_WRITE
+    // bits itself; no NFS export (it would look up "." and ".." by inode number); the write-back
+    // cache only when asked. Whether a file's cached pages stay valid is decided at each open
+    // (its keep_cache), not whenever its time is seen to change: the mount's own writes change
+    // the time too, and the pages they left are right.
+    //
+    // Requests are read from the device with splice (libfuse's default once write_buf is
+    // given): a write's data then stays in the kernel's pages, held by a pipe, and is spliced
+    // from there into the file, one copy fewer than reading it into memory and writing it out.
+    // libfuse reads requests that carry no big payload out of the pipe at once; where the pipe
+    // cannot be made big enough for a whole write (an unprivileged process, 1 MiB at most by
+    // default), it reads the device as before. Replies are plain buffers (no SPLICE_WRITE).
+    want &= ~(unsigned int)(CAP_ATOMIC_O_TRUNC | CAP_HANDLE_KILLPRIV | CAP_SPLICE_WRITE
                             | CAP_SPLICE_MOVE | CAP_EXPORT_SUPPORT | CAP_WRITEBACK_CACHE
                             | CAP_READDIRPLUS | CAP_READDIRPLUS_AUTO | CAP_AUTO_INVAL_DATA);
     want |= CAP_ASYNC_READ;
@@ -288,8 +323,12 @@ static void on_init(void *userdata, connection_info *conn) {
         if (session->ops.readdir != NULL) want |= CAP_READDIRPLUS_AUTO;
     }
     conn->want = want & conn->capable;  // asking for more than offered would fail the mount
-    // Writes of up to 1 MiB (libfuse has already lowered this to 128 KiB for kernels before 4.20).
-    if (conn->max_write > 1u << 20) conn->max_write = 1u << 20;
+    // Writes of up to 512 KiB (libfuse has already lowered this to 128 KiB for kernels before
+    // 4.20): with a page for its header, a write request then fits in a pipe of 1 MiB, the most
+    // a process without CAP_SYS_RESOURCE may have by default, so its data can be spliced. (At
+    // 1 MiB the pipe could not hold one, every request was read into memory, and writing cost
+    // 2.5 times the CPU: Benchmarks/README.md.)
+    if (conn->max_write > 512u << 10) conn->max_write = 512u << 10;
 }
 
 static void on_lookup(request_t r, uint64_t parent, const char *name) { FORWARD(lookup, r, parent, name); }
@@ -327,8 +366,19 @@ static void on_open(request_t r, uint64_t ino, file_info *fi) { FORWARD(open, r,
 static void on_read(request_t r, uint64_t ino, size_t size, off_t offset, file_info *fi) {
     FORWARD(read, r, ino, size, (int64_t)offset, fi->fh);
 }
-static void on_write(request_t r, uint64_t ino, const char *data, size_t size, off_t offset, file_info *fi) {
-    FORWARD(write, r, ino, data, size, (int64_t)offset, fi->fh);
+static void on_write_buf(request_t r, uint64_t ino, data_pieces *data, off_t offset, file_info *fi) {
+    FORWARD(write, r, ino, (coffer_fuse_data *)data, fuse.buf_size(data), (int64_t)offset, fi->fh);
+}
+
+ssize_t coffer_fuse_write_data(coffer_fuse_data *data, int fd, int64_t offset) {
+    size_t size = fuse.buf_size(&data->pieces);
+    data_pieces destination = {
+        .count = 1,
+        .piece = {{.size = size, .flags = BUF_IS_FD | BUF_FD_SEEK, .fd = fd, .pos = (off_t)offset}},
+    };
+    // Splices from the pipe where the data waits in one; writes from memory otherwise. Either
+    // way libfuse goes on until all is written or a call fails (then the count so far, if any).
+    return fuse.buf_copy(&destination, &data->pieces, 0);
 }
 static void on_flush(request_t r, uint64_t ino, file_info *fi) { FORWARD(flush, r, ino, fi->fh); }
 static void on_release(request_t r, uint64_t ino, file_info *fi) { FORWARD(release, r, ino, fi->flags, fi->fh); }
@@ -370,12 +420,13 @@ static lowlevel_ops table_for(const coffer_fuse_ops *ops) {
     table.init = on_init;
 #define WIRE(op) if (ops->op != NULL) table.op = on_##op
     WIRE(lookup); WIRE(forget); WIRE(getattr); WIRE(setattr); WIRE(readlink); WIRE(symlink);
-    WIRE(mkdir); WIRE(unlink); WIRE(rmdir); WIRE(rename); WIRE(open); WIRE(read); WIRE(write);
+    WIRE(mkdir); WIRE(unlink); WIRE(rmdir); WIRE(rename); WIRE(open); WIRE(read);
     WIRE(flush); WIRE(release); WIRE(fsync); WIRE(opendir); WIRE(readdir); WIRE(readdirplus);
     WIRE(releasedir); WIRE(statfs); WIRE(setxattr); WIRE(getxattr); WIRE(listxattr);
     WIRE(removexattr); WIRE(access); WIRE(create); WIRE(fallocate); WIRE(lseek);
 #undef WIRE
     if (ops->forget != NULL) table.forget_multi = on_forget_multi;
+    if (ops->write != NULL) table.write_buf = on_write_buf;
     return table;
 }
 

@@ -38,8 +38,8 @@ enum MountCallbacks {
         ops.read = { context, request, _, size, offset, fh in
             system(context).read(request!, size: size, offset: offset, fh: fh)
         }
-        ops.write = { context, request, _, data, size, offset, fh in
-            system(context).write(request!, data: data!, size: size, offset: offset, fh: fh)
+        ops.write = { context, request, _, data, _, offset, fh in
+            system(context).write(request!, data: data!, offset: offset, fh: fh)
         }
         ops.flush = { context, request, _, fh in system(context).flush(request!, fh: fh) }
         ops.release = { context, request, _, _, fh in

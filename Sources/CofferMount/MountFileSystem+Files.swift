@@ -161,12 +161,17 @@ extension MountFileSystem {
         coffer_fuse_reply_buf(request, buffer.baseAddress, filled)
     }
 
-    func write(_ request: OpaquePointer, data: UnsafePointer<CChar>, size: Int, offset: Int64, fh: UInt64) {
+    func write(_ request: OpaquePointer, data: OpaquePointer, offset: Int64, fh: UInt64) {
         guard let handle = handle(fh) else { return coffer_fuse_reply_err(request, EBADF).ignored }
         guard case .updating(let file)? = handle.current else { return coffer_fuse_reply_err(request, EBADF).ignored }
         if let path = table.path(handle.ino) { notifier.noteOwn(path) }
         do throws(CofferError) {
-            let written = try file.write(at: offset, UnsafeRawBufferPointer(start: data, count: size))
+            // Spliced from the kernel's pages where the request came through a pipe.
+            let written = try file.write(at: offset) { descriptor, offset in
+                let result = coffer_fuse_write_data(data, descriptor, offset)
+                if result < 0 { Glibc.errno = Int32(-result); return -1 }
+                return result
+            }
             handle.noteWritten(Self.stamp(of: .updating(file)))
             coffer_fuse_reply_write(request, written)
         } catch {

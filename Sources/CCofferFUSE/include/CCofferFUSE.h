@@ -29,6 +29,10 @@ typedef struct coffer_fuse_request coffer_fuse_request;
 /// A mounted file system.
 typedef struct coffer_fuse_session coffer_fuse_session;
 
+/// The data of a write, in memory or still in the kernel (in a pipe the request was spliced
+/// into), valid during the `write` operation that receives it.
+typedef struct coffer_fuse_data coffer_fuse_data;
+
 /// The inode number of the mount's root.
 #define COFFER_FUSE_ROOT_ID 1ULL
 
@@ -93,8 +97,9 @@ typedef struct coffer_fuse_ops {
     /// Answer with `reply_buf`: `size` bytes unless the file ends first (unless `direct_io`).
     void (*read)(void *context, coffer_fuse_request *request, uint64_t ino, size_t size, int64_t offset,
                  uint64_t fh);
-    /// Answer with `reply_write`. `data` is only valid during the call.
-    void (*write)(void *context, coffer_fuse_request *request, uint64_t ino, const char *data, size_t size,
+    /// Answer with `reply_write`. `data` (`size` bytes, written out with
+    /// `coffer_fuse_write_data`) is only valid during the call.
+    void (*write)(void *context, coffer_fuse_request *request, uint64_t ino, coffer_fuse_data *data, size_t size,
                   int64_t offset, uint64_t fh);
     /// A descriptor of the open file was closed (once per close(2), so maybe several times).
     void (*flush)(void *context, coffer_fuse_request *request, uint64_t ino, uint64_t fh);
@@ -222,6 +227,11 @@ int coffer_fuse_reply_readlink(coffer_fuse_request *request, const char *target)
 /// `keep_cache` keeps cached data from an earlier open. When it fails the kernel never learned
 /// the handle: release it here.
 int coffer_fuse_reply_open(coffer_fuse_request *request, uint64_t fh, int direct_io, int keep_cache);
+
+/// Writes a write's data to `fd` at `offset` (`pwrite`, or `splice` from the pipe it waits in,
+/// which leaves it in no buffer of the process): the number of bytes written, or -errno when
+/// none could be. Once per `write` call; what is left unwritten is dropped when it returns.
+ssize_t coffer_fuse_write_data(coffer_fuse_data *data, int fd, int64_t offset);
 
 /// Answers a write with the number of bytes written.
 int coffer_fuse_reply_write(coffer_fuse_request *request, size_t count);

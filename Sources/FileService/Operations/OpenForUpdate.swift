@@ -190,6 +190,16 @@ public final class UpdatableFile: @unchecked Sendable {
         return written
     }
 
+    /// Writes at `offset` with `body`, given the open descriptor and the offset, for data that is
+    /// not in the process's memory (a FUSE write still in a pipe, spliced into the file). `body`
+    /// returns how many bytes it wrote, or -1 with `errno` set when it wrote none; it may write
+    /// fewer than it was given (a full disk). The count is returned.
+    public func write(at offset: Int64, using body: (_ descriptor: Int32, _ offset: Int64) -> Int) throws(CofferError) -> Int {
+        let written = try retrying("write") { body(descriptor, offset) }
+        try staging?.changed()
+        return written
+    }
+
     /// Sets the file's size: cut, or grown with zeros.
     public func resize(to size: Int64) throws(CofferError) {
         _ = try retrying("ftruncate") { Int(ftruncate(descriptor, off_t(size))) }
