@@ -196,7 +196,19 @@ def open_copies(coffer, container, s3, bucket, point):
     os.write(first, b"written by one")
     with open(os.path.join(point, "shared copy.txt"), "rb") as second:
         check(second.read() == b"written by one", "a second open of a new file not yet sent reads what the first wrote")
+    listed = os.listdir(point)
+    check(listed.count("shared copy.txt") == 1, f"a new file not yet sent is in its folder's listing, once ({sorted(listed)})")
+    long = subprocess.run(["ls", "-l", point], capture_output=True, text=True).stdout.splitlines()
+    check(any(line.endswith(" shared copy.txt") and " 14 " in line for line in long),
+          f"and ls -l shows its size as written ({[line for line in long if 'shared' in line]})")
     os.close(first)
+    s3.put_object(Bucket=bucket, Key="appended while open.txt", Body=b"stored\n")
+    appending = os.open(os.path.join(point, "appended while open.txt"), os.O_WRONLY | os.O_APPEND)
+    os.write(appending, b"and more, not yet sent\n")
+    long = subprocess.run(["ls", "-l", point], capture_output=True, text=True).stdout.splitlines()
+    mine = [line for line in long if line.endswith(" appended while open.txt")]
+    check(len(mine) == 1 and " 30 " in mine[0], f"a stored file with changes not yet sent is listed once, as it is now ({mine})")
+    os.close(appending)
 
     kept = os.open(os.path.join(point, "temporary.123"), os.O_RDWR | os.O_CREAT, 0o644)
     os.write(kept, b"begun ")
@@ -241,6 +253,21 @@ def open_copies(coffer, container, s3, bucket, point):
     time.sleep(1)
     check(body(s3, bucket, "deleted while open") is None, "a file deleted while open does not come back when it is closed")
     check("b/deleted while open" in trash_names(coffer, container, bucket), "what it held when deleted is in the trash")
+
+
+def big_folder(s3, bucket, point):
+    """A folder of 2,500 objects (three pages of ListObjectsV2) lists whole through the mount, each name
+    once, as boto3 lists it, with each file's size."""
+    import concurrent.futures
+    names = [f"item {index:04d} 条.txt" for index in range(2_500)]
+    with concurrent.futures.ThreadPoolExecutor(8) as pool:
+        list(pool.map(lambda name: s3.put_object(Bucket=bucket, Key="Big/" + name, Body=b"x" * (int(name[5:9]) % 7)), names))
+    listed = os.listdir(os.path.join(point, "Big"))
+    check(sorted(listed) == sorted(names), f"a folder of 2,500 objects lists whole through the mount ({len(listed)} names)")
+    sizes = {entry.name: entry.stat().st_size for entry in os.scandir(os.path.join(point, "Big"))}
+    check(all(sizes.get(name) == int(name[5:9]) % 7 for name in names), "with each file's size")
+    with open(os.path.join(point, "Big", names[-1]), "rb") as last:
+        check(last.read() == b"x" * (2_499 % 7), "and the last page's files read as stored")
 
 
 def trash_names(coffer, container, bucket):
@@ -341,6 +368,7 @@ def main():
     try:
         files(coffer, container, s3, bucket, point)
         open_copies(coffer, container, s3, bucket, point)
+        big_folder(s3, bucket, point)
         trees(coffer, container, s3, bucket, point, work)
         programs(coffer, container, bucket, point, work)
     finally:

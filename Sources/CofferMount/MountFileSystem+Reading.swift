@@ -86,32 +86,46 @@ extension MountFileSystem {
         let pending = pending
         switch run({ () async throws(CofferError) in try await session.perform(OpenFolder(path)) }) {
         case .success(let folder):
-            let window = FolderWindow(folder) { !pending.hides(path.appending(trustedName: $0.name)) }
+            let window = FolderWindow(folder, shows: { !pending.hides(path.appending(trustedName: $0.name)) },
+                                      fetch: { [unowned self] folder, count throws(CofferError) in
+                                          try run { () async throws(CofferError) in try await folder.next(count) }.get()
+                                      },
+                                      unsent: { [unowned self] in unsentFiles(in: path) })
             replyOpen(request, OpenHandle(ino: ino, .folder(window)), directIO: false)
         case .failure(let error): reply(request, error)
         }
     }
 
+    /// The files of `folder` open as copies with changes not yet sent to their storage (S3):
+    /// shown in its listing as they are now, new ones included.
+    private func unsentFiles(in folder: VirtualPath) -> [OpenedFolder.Item] {
+        openCopies().compactMap { copy -> OpenedFolder.Item? in
+            let path = copy.destination
+            guard copy.hasUnsentChanges, path.parent == folder, !pending.hides(path) else { return nil }
+            return OpenedFolder.Item(entry: FolderEntry(name: path.name, kind: .file, isHidden: path.name.hasPrefix(".")))
+        }
+    }
+
     /// An entry of an open folder as `readdir` answers it.
-    private typealias ListedEntry = (name: String, item: InodeTable.Item?, kind: FolderEntry.Kind)
+    private typealias ListedEntry = (name: String, item: InodeTable.Item?, kind: FolderEntry.Kind, node: FileNode?)
 
     /// Up to `count` entries of the open folder `fh` from index `start` on: "." and ".." first,
     /// then the folder's, read as the kernel gets to them (``FolderWindow``); `nil` for a handle
     /// that is not an open folder.
     private func listed(_ fh: UInt64, from start: Int, count: Int) -> Result<[ListedEntry], CofferError>? {
         guard let handle = handle(fh) else { return nil }
-        let dots: [ListedEntry] = [(".", nil, .folder), ("..", nil, .folder)]
+        let dots: [ListedEntry] = [(".", nil, .folder, nil), ("..", nil, .folder, nil)]
         let leading = Array(dots.dropFirst(min(start, 2)).prefix(count))
         switch handle.current {
         case .folder(let window)?:
             guard case .path(let folder)? = table.item(handle.ino) else { return nil }
             return Result { () throws(CofferError) -> [ListedEntry] in
                 let entries = try window.entries(from: max(0, start - 2), count: count - leading.count, restarting: start == 0)
-                return leading + entries.map { ($0.name, .path(folder.appending(trustedName: $0.name)), $0.kind) }
+                return leading + entries.map { ($0.name, .path(folder.appending(trustedName: $0.name)), $0.entry.kind, $0.node) }
             }
         case .mounts?:
             let shown = mounts.dropFirst(max(0, start - 2)).prefix(count - leading.count)
-            return .success(leading + shown.map { ($0, .path(.root(of: $0)), .folder) })
+            return .success(leading + shown.map { ($0, .path(.root(of: $0)), .folder, nil) })
         default: return nil
         }
     }
@@ -135,22 +149,27 @@ extension MountFileSystem {
         var counted: [UInt64] = []
         var nodes: [InodeTable.Item: FileNode] = [:]
         if plus {
+            // Items the listing gave (S3's pages) are used as they are; the others are read together.
+            for entry in part { if let item = entry.item, let node = entry.node { nodes[item] = node } }
             let paths = part.compactMap { entry -> VirtualPath? in
-                if case .path(let path)? = entry.item { return path }
+                if entry.node == nil, case .path(let path)? = entry.item { return path }
                 return nil
             }
             let session = session
-            if case .success(let found) = run({ () async throws(CofferError) in try await session.perform(StatItems(paths)) }) {
+            if !paths.isEmpty,
+               case .success(let found) = run({ () async throws(CofferError) in try await session.perform(StatItems(paths)) }) {
                 for node in found.compactMap({ $0 }) { nodes[.path(node.path)] = node }
             }
         }
+        // Files open with changes not yet sent are described by what is open (as getattr does).
+        let unsent = plus ? Set(allHandles().filter(\.isUnsentCopy).map(\.ino)) : []
         for (index, entry) in zip(start..., part) {
             let remaining = capacity - used
             let next = Int64(index + 1)
             var written: Int
-            if plus, let item = entry.item, let node = nodes[item] {
-                let number = table.lookUp(item)
-                var facts = attributes(node, number: number)
+            if plus, let item = entry.item, let facts = describe(item, nodes[item], unsent: unsent) {
+                let number = facts.number
+                var facts = facts.stat
                 written = entry.name.withCString {
                     coffer_fuse_add_direntry_plus(request, buffer + used, remaining, $0, number, 0, &facts,
                                                   options.attributeTimeout, options.attributeTimeout, next)
@@ -171,6 +190,20 @@ extension MountFileSystem {
         }
         // The kernel that stopped waiting learned none of the names counted.
         if coffer_fuse_reply_buf(request, buffer, used) != 0 { for number in counted { table.forget(number, 1) } }
+    }
+
+    /// The attributes `readdirplus` gives `item` (looked up, so counted: the caller forgets it
+    /// again if the entry does not fit), from an open copy not yet sent or from `node`; `nil`
+    /// when neither is known.
+    private func describe(_ item: InodeTable.Item, _ node: FileNode?, unsent: Set<UInt64>) -> (number: UInt64, stat: stat)? {
+        let open = unsent.isEmpty ? nil : table.existingNumber(item).flatMap { number in
+            unsent.contains(number) ? handles(of: number).firstValue { $0.isUnsentCopy ? Self.openAttributes($0) : nil } : nil
+        }
+        guard open != nil || node != nil else { return nil }
+        let number = table.lookUp(item)
+        guard var facts = open else { return (number, attributes(node!, number: number)) }
+        facts.st_ino = ino_t(number)
+        return (number, facts)
     }
 
     // MARK: Replies

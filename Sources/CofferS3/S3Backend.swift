@@ -81,32 +81,58 @@ public final class S3Backend: StorageBackend {
     }
 
     func listFolder(_ path: VirtualPath) throws(CofferError) -> [FileNode] {
-        let folder = folderKey(path)
+        var listing = FolderListing(path, in: self)
         var nodes: [FileNode] = []
-        var files = Set<String>()
-        var sawAnything = false
-        var continuation: String?
         repeat {
-            let page = try client.list(prefix: folder, continuation: continuation)
+            nodes += listing.nodes(of: try client.list(prefix: listing.folder, continuation: listing.continuation))
+        } while !listing.ended
+        if !listing.sawAnything && !path.isRoot { throw CofferError(.noSuchFile, path: path) }
+        return nodes
+    }
+
+    /// A folder's listing as its pages arrive: the items of each, the names of files met so far
+    /// (a folder of the same name as a file is not shown; a key sorts before the keys under it,
+    /// so the file comes first) and where the next page starts.
+    struct FolderListing {
+        let path: VirtualPath
+        /// The prefix of the folder's keys.
+        let folder: String
+        private let backend: S3Backend
+        /// The token of the next page; `nil` before the first and after the last.
+        private(set) var continuation: String?
+        private(set) var ended = false
+        /// Whether any key (a marker included) was under the folder.
+        private(set) var sawAnything = false
+        private var files = Set<String>()
+
+        init(_ path: VirtualPath, in backend: S3Backend) {
+            self.path = path
+            self.backend = backend
+            folder = backend.folderKey(path)
+        }
+
+        /// The items `page` shows, recording where the next one starts.
+        mutating func nodes(of page: S3Listing) -> [FileNode] {
+            var nodes: [FileNode] = []
             for object in page.objects {
                 sawAnything = true
                 // The folder's own marker and `a//b` have no name; one Coffer cannot show as it is gets a safe one.
-                guard let name = names.shown(String(object.key.dropFirst(folder.count)), in: folder) else { continue }
+                guard let name = backend.names.shown(String(object.key.dropFirst(folder.count)), in: folder) else { continue }
                 files.insert(name)
-                nodes.append(fileNode(path.appending(trustedName: name), object))
+                nodes.append(backend.fileNode(path.appending(trustedName: name), object))
             }
             for common in page.commonPrefixes {
                 sawAnything = true
-                guard let name = names.shown(String(common.dropFirst(folder.count).dropLast()), in: folder),
+                guard let name = backend.names.shown(String(common.dropFirst(folder.count).dropLast()), in: folder),
                       !files.contains(name) else { continue }
-                nodes.append(folderNode(path.appending(trustedName: name)))
+                nodes.append(backend.folderNode(path.appending(trustedName: name)))
             }
             continuation = page.continuation
-        } while continuation != nil
-        if !sawAnything && !path.isRoot { throw CofferError(.noSuchFile, path: path) }
-        // The bucket's trash and versions are at its top: a mount of the whole bucket does not show them.
-        let kept = path.isRoot ? hiddenAtTop : []
-        return nodes.filter { !PartialName.isPartial($0.name) && !kept.contains($0.name) }
+            ended = page.continuation == nil
+            // The bucket's trash and versions are at its top: a mount of the whole bucket does not show them.
+            let kept = path.isRoot ? backend.hiddenAtTop : []
+            return nodes.filter { !PartialName.isPartial($0.name) && !kept.contains($0.name) }
+        }
     }
 
     public func node(at path: VirtualPath) async throws -> FileNode {

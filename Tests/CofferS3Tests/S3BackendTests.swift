@@ -40,6 +40,49 @@ struct S3BackendTests {
         #expect(listing.count == 2_340)
         #expect(listing.filter { $0.kind == .folder }.count == 40)
         #expect(client.sent.withLock { $0 } == ["GET": 3], "\(client.sent.withLock { $0 })")
+
+        // Read as a program reads it (`coffer mount`'s readdir): a request per page, each when
+        // the one before has been taken; the same items as the listing read whole.
+        client.sent.withLock { $0.removeAll() }
+        let big = VirtualPath.root(of: "s3").appending(trustedName: "Big")
+        let pages = try await backend.folderPages(at: big)
+        #expect(client.sent.withLock { $0 } == ["GET": 1])
+        var paged: [FileNode] = []
+        while true {
+            let page = try await pages.nextPage()
+            if page.isEmpty { break }
+            #expect(page.count <= 1_000)
+            paged += page
+            #expect(client.sent.withLock { $0["GET"] ?? 0 } <= 3)
+        }
+        #expect(client.sent.withLock { $0 } == ["GET": 3], "\(client.sent.withLock { $0 })")
+        #expect(paged.map(\.name).sorted() == listing.map(\.name).sorted())
+        #expect(paged.map(\.size).reduce(0, +) == listing.map(\.size).reduce(0, +))
+        await #expect { _ = try await backend.folderPages(at: big.appending(trustedName: "Nothing")) } throws: { error in
+            (error as? CofferError)?.kind == .noSuchFile
+        }
+    }
+
+    /// Pages that show nothing (Coffer's partial uploads and the folder's own marker come first)
+    /// are read past; a file and a folder of one name show once, as the file, even across pages.
+    @Test func pagesSkipWhatIsNotShown() async throws {
+        guard let client = try S3TestServer.newBucket() else { return }
+        let keys = ["Box/", "Box/a", "Box/a/inside.txt", "Box/b.txt"] + (0..<5).map { "Box/c/\($0).txt" }
+            + (1...4).map { "Box/.coffer-partial-0000abcd-\($0)" } + ["Box/e.txt"]
+        for key in keys { try client.put(key, body: .bytes(key.hasSuffix("/") ? [] : [7])) }
+        let backend = S3Backend(client: client, spoolFolder: NSTemporaryDirectory())
+        let box = VirtualPath.root(of: "s3").appending(trustedName: "Box")
+        let pages = S3FolderPages(box, in: backend, pageSize: 2)
+        try await pages.readFirst()
+        var names: [String] = []
+        while true {
+            let page = try await pages.nextPage()
+            if page.isEmpty { break }
+            names += page.map(\.name)
+        }
+        let whole = try await backend.contentsOfFolder(at: box)
+        #expect(names.sorted() == whole.map(\.name).sorted(), "\(names)")
+        #expect(names.sorted() == ["a", "b.txt", "c", "e.txt"], "\(names)")
     }
 
     /// Folders as S3 tools make them: a listing of a prefix written by another tool, with an

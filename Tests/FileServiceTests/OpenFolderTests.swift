@@ -29,10 +29,10 @@ struct OpenFolderTests {
     }
 
     /// Every entry `folder` gives, `batch` at a time.
-    func readAll(_ folder: OpenedFolder, batch: Int) throws -> [String] {
+    func readAll(_ folder: OpenedFolder, batch: Int) async throws -> [String] {
         var read: [String] = []
         while true {
-            let more = try folder.next(batch)
+            let more = try await folder.next(batch)
             read += more.map(\.name)
             if more.count < batch { return read }
         }
@@ -40,27 +40,31 @@ struct OpenFolderTests {
 
     @Test func aLocalFolderIsReadABatchAtATimeAndAgainAfterARewind() async throws {
         let folder = try await session.perform(OpenFolder(try VirtualPath(parsing: "/Big")))
-        let first = try folder.next(100)
+        let first = try await folder.next(100)
         #expect(first.count == 100)
-        let rest = try readAll(folder, batch: 100)
+        let rest = try await readAll(folder, batch: 100)
         #expect(Set(first.map(\.name) + rest) == names && first.count + rest.count == names.count)
-        #expect(try folder.next(100).isEmpty)
+        #expect(try await folder.next(100).isEmpty)
         // A file made after the start shows once the folder is read again from it.
         FileManager.default.createFile(atPath: directory.url("files/Big/late.txt"), contents: nil)
         folder.rewind()
-        let again = try readAll(folder, batch: 333)
+        let again = try await readAll(folder, batch: 333)
         #expect(Set(again) == names.union(["late.txt"]))
         folder.close()
-        #expect(throws: CofferError.self) { try folder.next(1) }
+        await #expect(throws: CofferError.self) { try await folder.next(1) }
     }
 
     @Test func otherStorageGivesItsListingTheSameWay() async throws {
         let folder = try await session.perform(OpenFolder(try VirtualPath(parsing: "memory:/Box")))
-        let read = try readAll(folder, batch: 3)
+        let read = try await readAll(folder, batch: 3)
         #expect(Set(read) == Set((0..<10).map { "m\($0).txt" }))
         folder.rewind()
-        #expect(try folder.next(100).count == 10)
+        let items = try await folder.next(100)
+        #expect(items.count == 10)
+        // The listing's items come with each entry.
+        #expect(items.allSatisfy { $0.node?.size == 1 && $0.node?.name == $0.name })
         folder.close()
+        await #expect(throws: CofferError.self) { try await folder.next(1) }
     }
 
     @Test func aFileOrNothingIsRefused() async throws {

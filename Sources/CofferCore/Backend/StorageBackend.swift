@@ -424,6 +424,27 @@ public protocol TreeListingBackend: StorageBackend {
     func contentsOfTree(at path: VirtualPath) async throws -> [VirtualPath: [FileNode]]
 }
 
+/// A backend whose folders are listed in pages the store hands out one request at a time (an
+/// S3 bucket answers `ListObjectsV2` 1,000 keys at once): a program that reads a folder as it
+/// goes (`coffer mount`'s `readdir`) gets the first entries after one request, and nothing
+/// holds a huge folder's listing whole.
+public protocol PagedListingBackend: StorageBackend {
+    /// The listing of the folder at `path`, its first page already read: a folder that is not
+    /// there fails here.
+    /// - Throws: as ``StorageBackend/contentsOfFolder(at:)``.
+    func folderPages(at path: VirtualPath) async throws -> any FolderPages
+}
+
+/// A folder's listing read a page at a time (``PagedListingBackend``). Each item comes with
+/// what the store said of it, as ``StorageBackend/contentsOfFolder(at:)`` gives it; together
+/// the pages hold what that call returns, though not necessarily in its order. One reader at
+/// a time: the pages follow each other.
+public protocol FolderPages: Sendable {
+    /// The next page's items; empty once the folder has been read through.
+    /// - Throws: `ioError` (and the store's other failures) when a page cannot be read.
+    func nextPage() async throws -> [FileNode]
+}
+
 /// An open file that a C library can read through a descriptor of its own (libvips and
 /// libarchive read previews this way): the files of a local backend, already confined by
 /// how the backend opened them.
