@@ -114,6 +114,24 @@ def basics(coffer, container, point, files):
         check(error.errno == 13, f"a link that leads out is not followed through the mount (errno {error.errno})")
     check(os.readlink(os.path.join(point, "inside")) == "a/data.bin" and os.path.getsize(os.path.join(point, "inside")) == 3 << 20,
           "a link inside the mount is followed")
+    # ln -s through the mount: a link that stays inside is made, one that would lead out is refused.
+    os.symlink("../a/data.bin", os.path.join(point, "a", "made link"))
+    check(os.readlink(os.path.join(files, "a", "made link")) == "../a/data.bin"
+          and os.path.getsize(os.path.join(point, "a", "made link")) == 3 << 20, "ln -s makes a link that stays inside")
+    for target in ["/etc/passwd", "../../etc/passwd"]:
+        try:
+            os.symlink(target, os.path.join(point, "a", "escape"))
+            check(False, f"ln -s {target} is refused")
+        except OSError as error:
+            check(error.errno == 13 and not os.path.lexists(os.path.join(files, "a", "escape")),
+                  f"ln -s {target} is refused with EACCES and makes nothing (errno {error.errno})")
+    try:
+        os.symlink("data.bin", os.path.join(point, "a", "made link"))
+        check(False, "ln -s over an existing name is refused")
+    except OSError as error:
+        check(error.errno == 17, f"ln -s over an existing name is refused with EEXIST ({error.errno})")
+    os.remove(os.path.join(point, "a", "made link"))
+    check(in_trash(coffer, container, "made link"), "a link deleted through the mount is in the trash")
 
     # Deleting goes to the trash; an editor's lock file is deleted for good.
     os.remove(name)

@@ -18,6 +18,10 @@ enum MountCallbacks {
             system(context).setattr(request!, ino: ino, attributes: attributes!, toSet: toSet, fh: fh)
         }
         ops.readlink = { context, request, ino in system(context).readlink(request!, ino: ino) }
+        ops.symlink = { context, request, targetText, parent, text in
+            guard let request, let target = decoded(targetText, request), let name = decoded(text, request) else { return }
+            system(context).symlink(request, target: target, parent: parent, name: name)
+        }
         ops.mkdir = { context, request, parent, text, _ in
             guard let request, let name = decoded(text, request) else { return }
             system(context).mkdir(request, parent: parent, name: name)

@@ -19,6 +19,20 @@ extension MountFileSystem {
         }
     }
 
+    /// `ln -s`: a link that stays inside its mount (``CreateSymbolicLink``); one that would lead
+    /// out is refused (`EACCES`), as reading one is.
+    func symlink(_ request: OpaquePointer, target: String, parent: UInt64, name: String) {
+        let session = session
+        let made = child(parent, name, changing: true).flatMap { path in
+            clearHeldDeletion(at: path)
+            return run { () async throws(CofferError) in try await session.perform(CreateSymbolicLink(path, target: target)) }
+        }
+        switch made {
+        case .success(let node): replyEntry(request, node)
+        case .failure(let error): reply(request, error)
+        }
+    }
+
     /// `unlink` and `rmdir`: to the trash (a scratch file for good), after the checks POSIX
     /// makes (a folder must be empty to go by `rmdir`, and a file does not go by it). Held a
     /// moment first (``PendingDeletes``): a folder whose items were all just deleted goes to the

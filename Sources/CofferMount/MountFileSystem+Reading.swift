@@ -58,22 +58,10 @@ extension MountFileSystem {
             // Only a link that stays inside its mount is shown: one that leads out is refused
             // here as everywhere in Coffer (the kernel would follow it out of the sandbox).
             guard node.special == .symbolicLink, let target = node.linkTarget else { return coffer_fuse_reply_err(request, EINVAL).ignored }
-            guard Self.staysInside(target, from: path) else { return coffer_fuse_reply_err(request, EACCES).ignored }
+            guard path.linkStaysInside(target) else { return coffer_fuse_reply_err(request, EACCES).ignored }
             coffer_fuse_reply_readlink(request, target)
         case .failure(let error): reply(request, error)
         }
-    }
-
-    /// Whether the link at `path` pointing at `target` names an item of its own mount: a
-    /// relative target that never climbs above the mount's root.
-    static func staysInside(_ target: String, from path: VirtualPath) -> Bool {
-        guard !target.hasPrefix("/"), !target.isEmpty else { return false }
-        var depth = path.components.count - 1
-        for part in target.split(separator: "/", omittingEmptySubsequences: true) {
-            if part == ".." { depth -= 1 } else if part != "." { depth += 1 }
-            if depth < 0 { return false }
-        }
-        return true
     }
 
     // MARK: Folders

@@ -73,9 +73,9 @@ struct MountBookkeepingTests {
 
     @Test func linksThatLeadOutAreNotShown() throws {
         let link = try path("/a/b/link")
-        #expect(MountFileSystem.staysInside("target.txt", from: link))
-        #expect(MountFileSystem.staysInside("../../x", from: link))
-        #expect(!MountFileSystem.staysInside("../../../etc/passwd", from: link))
-        #expect(!MountFileSystem.staysInside("/etc/passwd", from: link))
+        #expect(link.linkStaysInside("target.txt"))
+        #expect(link.linkStaysInside("../../x"))
+        #expect(!link.linkStaysInside("../../../etc/passwd"))
+        #expect(!link.linkStaysInside("/etc/passwd"))
     }
 }

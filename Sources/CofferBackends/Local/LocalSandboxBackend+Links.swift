@@ -76,3 +76,16 @@ extension LocalSandboxBackend: LinkResolvingBackend {
         return String(cString: pointer)
     }
 }
+
+extension LocalSandboxBackend: LinkingBackend {
+    public func createSymbolicLink(at path: VirtualPath, target: String) async throws {
+        try requireWritable(path)
+        guard path.linkStaysInside(target) else { throw CofferError(.outsideSandbox, path: path, detail: "a link that leads out of its mount") }
+        try await BlockingIO.run { _ throws(CofferError) in
+            let parent = try self.openParent(of: path)
+            guard symlinkat(target, parent.raw, path.name) == 0 else {
+                throw CofferError.lastSystemError("symlinkat", path: path)
+            }
+        }
+    }
+}

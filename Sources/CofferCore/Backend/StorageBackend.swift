@@ -424,6 +424,15 @@ public protocol TreeListingBackend: StorageBackend {
     func contentsOfTree(at path: VirtualPath) async throws -> [VirtualPath: [FileNode]]
 }
 
+/// A backend that can make symbolic links (a local disk). Only links that stay inside their
+/// mount are asked for (``VirtualPath/linkStaysInside(_:)``); the backend never follows one.
+public protocol LinkingBackend: StorageBackend {
+    /// Makes a symbolic link at `path` whose target is `target`, never replacing anything.
+    /// - Throws: `fileExists` when something is at `path`, `noSuchFile` when its folder is
+    ///   missing, `readOnly` on a read-only mount.
+    func createSymbolicLink(at path: VirtualPath, target: String) async throws
+}
+
 /// A backend whose folders are listed in pages the store hands out one request at a time (an
 /// S3 bucket answers `ListObjectsV2` 1,000 keys at once): a program that reads a folder as it
 /// goes (`coffer mount`'s `readdir`) gets the first entries after one request, and nothing

@@ -109,6 +109,19 @@ public struct VirtualPath: Sendable, CustomStringConvertible {
         isRoot ? nil : VirtualPath(uncheckedMount: mount, components: Array(components.dropLast()))
     }
 
+    /// Whether a symbolic link here pointing at `target` names an item of its own mount: a
+    /// relative target that never climbs above the mount's root. Coffer makes no other link,
+    /// and shows no other to a program that would follow it (`coffer mount`).
+    public func linkStaysInside(_ target: String) -> Bool {
+        guard !target.hasPrefix("/"), !target.isEmpty, !target.utf8.contains(0) else { return false }
+        var depth = components.count - 1
+        for part in target.split(separator: "/", omittingEmptySubsequences: true) {
+            if part == ".." { depth -= 1 } else if part != "." { depth += 1 }
+            if depth < 0 { return false }
+        }
+        return true
+    }
+
     /// This path with one more component.
     public func appending(_ name: String) throws(CofferError) -> VirtualPath {
         try FileName.validate(name, path: self)
