@@ -118,7 +118,9 @@ def basics(coffer, container, point, files):
     os.symlink("../a/data.bin", os.path.join(point, "a", "made link"))
     check(os.readlink(os.path.join(files, "a", "made link")) == "../a/data.bin"
           and os.path.getsize(os.path.join(point, "a", "made link")) == 3 << 20, "ln -s makes a link that stays inside")
-    for target in ["/etc/passwd", "../../etc/passwd"]:
+    # Two links that each look inside would climb out together: `up` leads to `..`, `up/../..` from there.
+    os.symlink("..", os.path.join(point, "a", "up"))
+    for target in ["/etc/passwd", "../../etc/passwd", "up/../.."]:
         try:
             os.symlink(target, os.path.join(point, "a", "escape"))
             check(False, f"ln -s {target} is refused")
@@ -130,6 +132,7 @@ def basics(coffer, container, point, files):
         check(False, "ln -s over an existing name is refused")
     except OSError as error:
         check(error.errno == 17, f"ln -s over an existing name is refused with EEXIST ({error.errno})")
+    os.remove(os.path.join(point, "a", "up"))
     os.remove(os.path.join(point, "a", "made link"))
     check(in_trash(coffer, container, "made link"), "a link deleted through the mount is in the trash")
 

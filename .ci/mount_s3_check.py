@@ -198,16 +198,15 @@ def open_copies(coffer, container, s3, bucket, point):
         check(second.read() == b"written by one", "a second open of a new file not yet sent reads what the first wrote")
     listed = os.listdir(point)
     check(listed.count("shared copy.txt") == 1, f"a new file not yet sent is in its folder's listing, once ({sorted(listed)})")
-    long = subprocess.run(["ls", "-l", point], capture_output=True, text=True).stdout.splitlines()
-    check(any(line.endswith(" shared copy.txt") and " 14 " in line for line in long),
-          f"and ls -l shows its size as written ({[line for line in long if 'shared' in line]})")
+    sizes = {entry.name: entry.stat().st_size for entry in os.scandir(point)}
+    check(sizes.get("shared copy.txt") == 14, f"and the listing's attributes give its size as written ({sizes})")
     os.close(first)
     s3.put_object(Bucket=bucket, Key="appended while open.txt", Body=b"stored\n")
     appending = os.open(os.path.join(point, "appended while open.txt"), os.O_WRONLY | os.O_APPEND)
     os.write(appending, b"and more, not yet sent\n")
-    long = subprocess.run(["ls", "-l", point], capture_output=True, text=True).stdout.splitlines()
-    mine = [line for line in long if line.endswith(" appended while open.txt")]
-    check(len(mine) == 1 and " 30 " in mine[0], f"a stored file with changes not yet sent is listed once, as it is now ({mine})")
+    listed = [(entry.name, entry.stat().st_size) for entry in os.scandir(point) if entry.name == "appended while open.txt"]
+    check(listed == [("appended while open.txt", 30)],
+          f"a stored file with changes not yet sent is listed once, as it is now ({listed})")
     os.close(appending)
 
     kept = os.open(os.path.join(point, "temporary.123"), os.O_RDWR | os.O_CREAT, 0o644)

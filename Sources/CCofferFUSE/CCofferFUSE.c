@@ -93,7 +93,7 @@ typedef struct {
     off_t pos;
 } data_piece;
 
-enum { BUF_IS_FD = 1 << 1, BUF_FD_SEEK = 1 << 2 };
+enum { BUF_IS_FD = 1 << 1, BUF_FD_SEEK = 1 << 2, BUF_FD_RETRY = 1 << 3 };
 
 // The pieces of one write (libfuse's fuse_bufvec): `idx` and `off` say how far it was taken.
 typedef struct {
@@ -374,11 +374,13 @@ ssize_t coffer_fuse_write_data(coffer_fuse_data *data, int fd, int64_t offset) {
     size_t size = fuse.buf_size(&data->pieces);
     data_pieces destination = {
         .count = 1,
-        .piece = {{.size = size, .flags = BUF_IS_FD | BUF_FD_SEEK, .fd = fd, .pos = (off_t)offset}},
+        .piece = {{.size = size, .flags = BUF_IS_FD | BUF_FD_SEEK | BUF_FD_RETRY, .fd = fd, .pos = (off_t)offset}},
     };
-    // Splices from the pipe where the data waits in one; writes from memory otherwise. Either
-    // way libfuse goes on until all is written or a call fails (then the count so far, if any).
-    return fuse.buf_copy(&destination, &data->pieces, 0);
+    // Splices from the pipe where the data waits in one; writes from memory otherwise. With
+    // FD_RETRY libfuse goes on after a short splice or write until all is written or a call
+    // fails: then it gives the count so far, or the failure when nothing was written.
+    ssize_t written = fuse.buf_copy(&destination, &data->pieces, 0);
+    return written == 0 && size > 0 ? -EIO : written;
 }
 static void on_flush(request_t r, uint64_t ino, file_info *fi) { FORWARD(flush, r, ino, fi->fh); }
 static void on_release(request_t r, uint64_t ino, file_info *fi) { FORWARD(release, r, ino, fi->flags, fi->fh); }

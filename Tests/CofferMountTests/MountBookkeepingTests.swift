@@ -77,5 +77,10 @@ struct MountBookkeepingTests {
         #expect(link.linkStaysInside("../../x"))
         #expect(!link.linkStaysInside("../../../etc/passwd"))
         #expect(!link.linkStaysInside("/etc/passwd"))
+        // A `..` after a name climbs from wherever that name leads, if it is a link: refused.
+        #expect(!link.linkStaysInside("up/../.."))
+        #expect(!link.linkStaysInside("x/../y"))
+        #expect(link.linkStaysInside("./../../x/./y"))
+        #expect(!(try path("/link")).linkStaysInside(".."))
     }
 }

@@ -230,7 +230,8 @@ int coffer_fuse_reply_open(coffer_fuse_request *request, uint64_t fh, int direct
 
 /// Writes a write's data to `fd` at `offset` (`pwrite`, or `splice` from the pipe it waits in,
 /// which leaves it in no buffer of the process): the number of bytes written, or -errno when
-/// none could be. Once per `write` call; what is left unwritten is dropped when it returns.
+/// none could be (-EIO when the file took nothing). Call it once per `write`: what it took from
+/// the pipe is gone, and what is left unwritten is dropped when the operation returns.
 ssize_t coffer_fuse_write_data(coffer_fuse_data *data, int fd, int64_t offset);
 
 /// Answers a write with the number of bytes written.

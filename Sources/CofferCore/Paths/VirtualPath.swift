@@ -110,16 +110,25 @@ public struct VirtualPath: Sendable, CustomStringConvertible {
     }
 
     /// Whether a symbolic link here pointing at `target` names an item of its own mount: a
-    /// relative target that never climbs above the mount's root. Coffer makes no other link,
-    /// and shows no other to a program that would follow it (`coffer mount`).
+    /// relative target that climbs (`..`) only at its start, and never above the mount's root,
+    /// then only goes down (`../Shared/plan.txt`). A `..` after a name is refused: the name may be
+    /// a link itself, and the kernel climbs from where that link leads (`up/../..` with `up` a
+    /// link to `..` climbs three folders). Every link kept to this rule lands inside the mount,
+    /// whatever links it passes through. Coffer makes no other link, and shows no other to a
+    /// program that would follow it (`coffer mount`).
     public func linkStaysInside(_ target: String) -> Bool {
         guard !target.hasPrefix("/"), !target.isEmpty, !target.utf8.contains(0) else { return false }
-        var depth = components.count - 1
-        for part in target.split(separator: "/", omittingEmptySubsequences: true) {
-            if part == ".." { depth -= 1 } else if part != "." { depth += 1 }
-            if depth < 0 { return false }
+        var climbs = 0
+        var descended = false
+        for part in target.split(separator: "/", omittingEmptySubsequences: true) where part != "." {
+            if part == ".." {
+                if descended { return false }
+                climbs += 1
+            } else {
+                descended = true
+            }
         }
-        return true
+        return climbs <= components.count - 1
     }
 
     /// This path with one more component.

@@ -74,6 +74,17 @@ public final class OpenedFolder: Sendable {
         var waiting: [FileNode] = []
         /// The last page has been read.
         var ended = false
+        /// A page is being asked for (one at a time: the pages follow each other).
+        var reading = false
+        /// Counts the passes (each rewind and the close start a new one): a page that arrives for
+        /// an earlier pass, after its caller stopped waiting, is dropped.
+        var pass = 0
+    }
+
+    private enum Step {
+        case ready
+        case busy
+        case read(pages: (any FolderPages)?, pass: Int)
     }
 
     private let source: Source
@@ -105,17 +116,36 @@ public final class OpenedFolder: Sendable {
             }
         case .pages(let reopening):
             try requireOpen()
-            while true {
-                let (pages, ready) = paging.withLock { paging in (paging.pages, paging.waiting.count >= count || paging.ended) }
-                if ready { break }
-                let current: any FolderPages
-                if let pages { current = pages } else { current = try await reopening() }
-                let more: [FileNode]
-                do { more = try await current.nextPage() } catch { throw CofferError.wrapping(error) }
-                paging.withLock { paging in
-                    paging.pages = current
-                    paging.waiting += more
-                    if more.isEmpty { paging.ended = true }
+            reading: while true {
+                let step = paging.withLock { paging -> Step in
+                    if paging.waiting.count >= count || paging.ended { return .ready }
+                    if paging.reading { return .busy }
+                    paging.reading = true
+                    return .read(pages: paging.pages, pass: paging.pass)
+                }
+                switch step {
+                case .ready: break reading
+                case .busy:
+                    // A caller that stopped waiting (a timeout) left its page coming: it is taken
+                    // when it arrives, never asked for twice.
+                    throw CofferError(.ioError, detail: "the store has not yet answered for this folder's last page")
+                case .read(let pages, let pass):
+                    do throws(CofferError) {
+                        let current: any FolderPages
+                        if let pages { current = pages } else { current = try await reopening() }
+                        let more: [FileNode]
+                        do { more = try await current.nextPage() } catch { throw CofferError.wrapping(error) }
+                        paging.withLock { paging in
+                            guard paging.pass == pass else { return }
+                            paging.reading = false
+                            paging.pages = current
+                            paging.waiting += more
+                            if more.isEmpty { paging.ended = true }
+                        }
+                    } catch {
+                        paging.withLock { paging in if paging.pass == pass { paging.reading = false } }
+                        throw error
+                    }
                 }
             }
             return paging.withLock { paging in
@@ -132,7 +162,7 @@ public final class OpenedFolder: Sendable {
         switch source {
         case .reader(let reader): reader.rewind()
         case .listed: position.withLock { $0 = 0 }
-        case .pages: paging.withLock { $0 = Paging() }
+        case .pages: paging.withLock { $0 = Paging(pass: $0.pass + 1) }
         }
     }
 
@@ -140,7 +170,7 @@ public final class OpenedFolder: Sendable {
     public func close() {
         closed.store(true, ordering: .relaxed)
         if case .reader(let reader) = source { reader.close() }
-        paging.withLock { $0 = Paging() }
+        paging.withLock { $0 = Paging(pass: $0.pass + 1) }
     }
 
     private func requireOpen() throws(CofferError) {

@@ -192,10 +192,13 @@ public final class UpdatableFile: @unchecked Sendable {
 
     /// Writes at `offset` with `body`, given the open descriptor and the offset, for data that is
     /// not in the process's memory (a FUSE write still in a pipe, spliced into the file). `body`
-    /// returns how many bytes it wrote, or -1 with `errno` set when it wrote none; it may write
-    /// fewer than it was given (a full disk). The count is returned.
+    /// is called once (what it consumed cannot be given again) and returns how many bytes it
+    /// wrote, or -1 with `errno` set when it wrote none; it may write fewer than it was given (a
+    /// full disk). The count is returned.
     public func write(at offset: Int64, using body: (_ descriptor: Int32, _ offset: Int64) -> Int) throws(CofferError) -> Int {
-        let written = try retrying("write") { body(descriptor, offset) }
+        guard !closed.withLock({ $0 }) else { throw CofferError(.invalidOperation, path: path, detail: "closed") }
+        let written = body(descriptor, offset)
+        if written < 0 { throw CofferError.lastSystemError("write", path: path) }
         try staging?.changed()
         return written
     }
