@@ -7,7 +7,7 @@ import Synchronization
 /// folder: what a file system's `opendir` asks (`coffer mount`). On a local mount the entries are
 /// read from the folder as they are asked for, so a folder of 100,000 entries gives its first ones
 /// at once and nothing holds all its names; storage that lists in pages (S3,
-/// ``PagedListingBackend``) is read a page at a time the same way, each entry with its item; other
+/// `PagedListingBackend`) is read a page at a time the same way, each entry with its item; other
 /// storage gives its listing, read whole when the folder is opened, as ``ListFolderEntries`` reads it.
 ///
 /// Fails with `noSuchFile` when nothing is there, `notADirectory` for a file.
